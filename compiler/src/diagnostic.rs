@@ -1,0 +1,106 @@
+//! The one diagnostic type of the toolchain. Every phase (lexer, parser, checker, XML importer,
+//! runtime set-up) reports through it; the CLI, the snapshot tests and the language server
+//! render it. Only `render` knows how it is drawn.
+
+use crate::span::Span;
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+/// A labelled span. The primary label says what is wrong here; secondary labels point at
+/// related places (the block that was opened, the earlier declaration, ...).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// A stable code such as `E0101`; `affect explain CODE` prints its page.
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub primary: Label,
+    pub secondary: Vec<Label>,
+    pub notes: Vec<String>,
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: &'static str, message: impl Into<String>, span: Span) -> Diagnostic {
+        Diagnostic::new(Severity::Error, code, message, span)
+    }
+
+    pub fn warning(code: &'static str, message: impl Into<String>, span: Span) -> Diagnostic {
+        Diagnostic::new(Severity::Warning, code, message, span)
+    }
+
+    fn new(severity: Severity, code: &'static str, message: impl Into<String>, span: Span) -> Self {
+        debug_assert!(
+            crate::codes::lookup(code).is_some(),
+            "diagnostic code {code} is not in the code list"
+        );
+        Diagnostic {
+            code,
+            severity,
+            message: message.into(),
+            primary: Label {
+                span,
+                message: String::new(),
+            },
+            secondary: Vec::new(),
+            notes: Vec::new(),
+            help: None,
+        }
+    }
+
+    /// The text under the primary span.
+    pub fn with_label(mut self, message: impl Into<String>) -> Self {
+        self.primary.message = message.into();
+        self
+    }
+
+    pub fn with_secondary(mut self, span: Span, message: impl Into<String>) -> Self {
+        self.secondary.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// True when any diagnostic is an error (warnings never fail a command).
+pub fn has_errors(diags: &[Diagnostic]) -> bool {
+    diags.iter().any(Diagnostic::is_error)
+}

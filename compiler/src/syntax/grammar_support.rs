@@ -1,0 +1,50 @@
+//! Small constructors the grammar's actions call, kept here so the grammar stays readable.
+
+use super::ast::*;
+use crate::span::Span;
+
+pub fn sp(l: usize, r: usize) -> Span {
+    Span::new(l, r.max(l))
+}
+
+/// What follows a setting's key, before its `;` or block.
+pub struct SettingHead {
+    pub args: Option<(Vec<Expr>, Vec<(Ident, Expr)>)>,
+    pub assign: Option<Expr>,
+    pub value: Option<Expr>,
+}
+
+pub fn setting(key: Ident, head: SettingHead, block: Option<SettingBlock>, span: Span) -> Setting {
+    let (args, pairs) = head.args.unwrap_or_default();
+    Setting {
+        doc: None,
+        key,
+        args,
+        assign: head.assign,
+        pairs,
+        value: head.value,
+        block,
+        span,
+    }
+}
+
+/// `behavior Name { ... }` inside a settings block is a nested behaviour module, not a setting.
+pub fn setting_entry(s: Setting) -> SettingEntry {
+    let nested_behavior = s.key.name == "behavior"
+        && s.args.len() == 1
+        && s.pairs.is_empty()
+        && s.assign.is_none()
+        && s.value.is_none()
+        && s.block.is_some();
+    if nested_behavior {
+        if let ExprKind::Name(p) = &s.args[0].kind {
+            if p.segments.len() == 1 {
+                let name = p.segments[0].clone();
+                let span = s.span;
+                let body = s.block.expect("checked above");
+                return SettingEntry::Behavior(Box::new(BehaviorDecl { doc: None, name, body }), span);
+            }
+        }
+    }
+    SettingEntry::Setting(s)
+}

@@ -1,0 +1,626 @@
+//! The lexer: logos tokens with byte spans. Comments are trivia, kept aside for the formatter
+//! and for attaching doc comments; lexical errors are reported and become tokens the parser
+//! can skip, so one bad character never stops the parse.
+
+use super::token::{Kw, NumLit, Tok, Unit};
+use crate::diagnostic::Diagnostic;
+use crate::span::Span;
+use logos::Logos;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommentKind {
+    /// `// ...`
+    Line,
+    /// `/* ... */` (may nest)
+    Block,
+    /// `/// ...`: documents the next declaration.
+    Doc,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comment {
+    pub kind: CommentKind,
+    /// The whole comment as written, including its `//`, `///` or `/* */`.
+    pub text: String,
+    pub span: Span,
+}
+
+impl Comment {
+    /// The text of a doc comment without `///` and one following space.
+    pub fn doc_text(&self) -> &str {
+        let t = self.text.strip_prefix("///").unwrap_or(&self.text);
+        t.strip_prefix(' ').unwrap_or(t)
+    }
+}
+
+pub struct Lexed<'a> {
+    pub tokens: Vec<(usize, Tok<'a>, usize)>,
+    pub comments: Vec<Comment>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Default)]
+struct Extras {
+    errors: Vec<Diagnostic>,
+}
+
+#[derive(Logos, Debug, Clone, PartialEq)]
+#[logos(extras = Extras)]
+#[logos(skip r"[ \t\r\n\f]+")]
+enum Raw {
+    #[regex(r"//[^\n]*", priority = 3, allow_greedy = true)]
+    LineComment,
+    #[regex(r"///([^/\n][^\n]*)?", priority = 5, allow_greedy = true)]
+    DocComment,
+    #[token("/*", block_comment)]
+    BlockComment,
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
+    Word,
+    #[regex(r"`[^`\n]*`?")]
+    RawIdent,
+    #[regex(r"@[A-Za-z_][A-Za-z0-9_]*")]
+    RootIdent,
+    #[regex(r"[0-9]", number)]
+    Number(NumLit),
+    #[token("\"", string)]
+    Str(String),
+    #[token("{")]
+    LBrace,
+    #[token("}")]
+    RBrace,
+    #[token("(")]
+    LParen,
+    #[token(")")]
+    RParen,
+    #[token("[")]
+    LBracket,
+    #[token("]")]
+    RBracket,
+    #[token(",")]
+    Comma,
+    #[token(";")]
+    Semi,
+    #[token(":")]
+    Colon,
+    #[token("::")]
+    ColonColon,
+    #[token(".")]
+    Dot,
+    #[token("..")]
+    DotDot,
+    #[token("=>")]
+    FatArrow,
+    #[token("->")]
+    Arrow,
+    #[token("=")]
+    Eq,
+    #[token(":=")]
+    ColonEq,
+    #[token("+=")]
+    PlusEq,
+    #[token("-=")]
+    MinusEq,
+    #[token("*=")]
+    StarEq,
+    #[token("/=")]
+    SlashEq,
+    #[token("==")]
+    EqEq,
+    #[token("!=")]
+    NotEq,
+    #[token("<")]
+    Lt,
+    #[token("<=")]
+    Le,
+    #[token(">")]
+    Gt,
+    #[token(">=")]
+    Ge,
+    #[token("+")]
+    Plus,
+    #[token("-")]
+    Minus,
+    #[token("*")]
+    Star,
+    #[token("/")]
+    Slash,
+    #[token("%")]
+    Percent,
+    #[token("?")]
+    Question,
+    #[token("!")]
+    Bang,
+    #[token("~")]
+    Tilde,
+    #[token("&")]
+    Amp,
+    #[token("|")]
+    Pipe,
+    #[token("^")]
+    Caret,
+    #[token("&&")]
+    AndAnd,
+    #[token("||")]
+    OrOr,
+    #[token("#")]
+    Hash,
+}
+
+/// Scans a (possibly nested) block comment after its opening `/*`.
+fn block_comment(lex: &mut logos::Lexer<Raw>) {
+    let rest = lex.remainder().as_bytes();
+    let mut depth = 1usize;
+    let mut i = 0;
+    while i < rest.len() {
+        if rest[i] == b'/' && rest.get(i + 1) == Some(&b'*') {
+            depth += 1;
+            i += 2;
+        } else if rest[i] == b'*' && rest.get(i + 1) == Some(&b'/') {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                lex.bump(i);
+                return;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    let start = lex.span().start;
+    lex.bump(rest.len());
+    lex.extras.errors.push(
+        Diagnostic::error(
+            "E0104",
+            "unterminated block comment",
+            Span::new(start, start + 2),
+        )
+        .with_label("this comment is never closed")
+        .with_help(if depth > 1 {
+            "block comments nest: every `/*` inside needs its own `*/`"
+        } else {
+            "close it with `*/`"
+        }),
+    );
+}
+
+/// Scans a number after its first digit: decimal with optional fraction, exponent and unit
+/// suffix (`9ms`, `2kHz`, `1e-3`), or hexadecimal (`0x48`).
+fn number(lex: &mut logos::Lexer<Raw>) -> NumLit {
+    let start = lex.span().start;
+    let first = lex.slice().as_bytes()[0];
+    let rest = lex.remainder().as_bytes();
+    let mut i = 0;
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+
+    if first == b'0' && matches!(rest.first(), Some(b'x' | b'X')) {
+        i = 1;
+        while i < rest.len() && is_ident(rest[i]) {
+            i += 1;
+        }
+        lex.bump(i);
+        let text = lex.slice().to_string();
+        let digits: String = text[2..].chars().filter(|&c| c != '_').collect();
+        let value = match u64::from_str_radix(&digits, 16) {
+            Ok(v) if v <= (1u64 << 53) => v as f64,
+            Ok(_) => {
+                lex.extras.errors.push(
+                    Diagnostic::error(
+                        "E0106",
+                        "hexadecimal literal is too large",
+                        Span::new(start, start + text.len()),
+                    )
+                    .with_label("numbers are 64-bit floats: integers above 2^53 lose precision"),
+                );
+                0.0
+            }
+            Err(_) => {
+                lex.extras.errors.push(
+                    Diagnostic::error(
+                        "E0106",
+                        format!("invalid hexadecimal literal `{text}`"),
+                        Span::new(start, start + text.len()),
+                    )
+                    .with_label("expected hexadecimal digits 0-9, a-f after `0x`"),
+                );
+                0.0
+            }
+        };
+        return NumLit {
+            value,
+            integer: true,
+            unit: None,
+            text,
+        };
+    }
+
+    let digits = |i: &mut usize| {
+        while *i < rest.len() && (rest[*i].is_ascii_digit() || rest[*i] == b'_') {
+            *i += 1;
+        }
+    };
+    digits(&mut i);
+    let mut integer = true;
+    if i + 1 < rest.len() && rest[i] == b'.' && rest[i + 1].is_ascii_digit() {
+        integer = false;
+        i += 1;
+        digits(&mut i);
+    }
+    if i < rest.len() && matches!(rest[i], b'e' | b'E') {
+        let mut j = i + 1;
+        if j < rest.len() && matches!(rest[j], b'+' | b'-') {
+            j += 1;
+        }
+        if j < rest.len() && rest[j].is_ascii_digit() {
+            integer = false;
+            i = j;
+            digits(&mut i);
+        }
+    }
+    let num_end = i;
+    while i < rest.len() && is_ident(rest[i]) {
+        i += 1;
+    }
+    lex.bump(i);
+    let text = lex.slice().to_string();
+    let num_len = 1 + num_end;
+    let numeric: String = text[..num_len].chars().filter(|&c| c != '_').collect();
+    let value = numeric.parse::<f64>().unwrap_or(0.0);
+    let suffix = &text[num_len..];
+    let unit = if suffix.is_empty() {
+        None
+    } else if let Some(u) = Unit::parse(suffix) {
+        Some(u)
+    } else {
+        let units: Vec<&str> = Unit::ALL.iter().map(|u| u.as_str()).collect();
+        lex.extras.errors.push(
+            Diagnostic::error(
+                "E0106",
+                format!("unknown unit `{suffix}` on number `{}`", &text[..num_len]),
+                Span::new(start + num_len, start + text.len()),
+            )
+            .with_label("not a unit")
+            .with_help(format!(
+                "units are {}; to multiply, write `{} * {suffix}`",
+                units.join(", "),
+                &text[..num_len]
+            )),
+        );
+        None
+    };
+    NumLit {
+        value,
+        integer,
+        unit,
+        text,
+    }
+}
+
+/// Scans a string after its opening quote, decoding escapes. Stops at the closing quote, or
+/// reports an unterminated string at the end of the line.
+fn string(lex: &mut logos::Lexer<Raw>) -> String {
+    let start = lex.span().start;
+    let rest = lex.remainder();
+    let mut out = String::new();
+    let mut chars = rest.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => {
+                lex.bump(i + 1);
+                return out;
+            }
+            '\n' => break,
+            '\\' => {
+                let esc_start = start + 1 + i;
+                match chars.next() {
+                    Some((_, 'n')) => out.push('\n'),
+                    Some((_, 't')) => out.push('\t'),
+                    Some((_, 'r')) => out.push('\r'),
+                    Some((_, '0')) => out.push('\0'),
+                    Some((_, '\\')) => out.push('\\'),
+                    Some((_, '"')) => out.push('"'),
+                    Some((_, '\'')) => out.push('\''),
+                    Some((j, 'u')) => {
+                        let tail = &rest[j + 1..];
+                        let decoded = tail.strip_prefix('{').and_then(|t| {
+                            let close = t.find('}')?;
+                            let cp = u32::from_str_radix(&t[..close], 16).ok()?;
+                            Some((char::from_u32(cp)?, close + 2))
+                        });
+                        match decoded {
+                            Some((ch, used)) => {
+                                out.push(ch);
+                                for _ in 0..used {
+                                    chars.next();
+                                }
+                            }
+                            None => lex.extras.errors.push(
+                                Diagnostic::error(
+                                    "E0107",
+                                    "invalid unicode escape",
+                                    Span::new(esc_start, esc_start + 2),
+                                )
+                                .with_label("expected `\\u{...}` with 1 to 6 hex digits"),
+                            ),
+                        }
+                    }
+                    Some((_, other)) => lex.extras.errors.push(
+                        Diagnostic::error(
+                            "E0107",
+                            format!("unknown escape sequence `\\{other}`"),
+                            Span::new(esc_start, esc_start + 1 + other.len_utf8()),
+                        )
+                        .with_label("not an escape")
+                        .with_help(
+                            "escapes are \\n \\t \\r \\0 \\\\ \\\" \\' and \\u{...}; write `\\\\` for a backslash",
+                        ),
+                    ),
+                    None => break,
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    let len = rest.find('\n').unwrap_or(rest.len());
+    lex.bump(len);
+    lex.extras.errors.push(
+        Diagnostic::error("E0103", "unterminated string", Span::new(start, start + 1))
+            .with_label("this string is never closed")
+            .with_help("close the string with `\"` on the same line; use `\\n` for a line break"),
+    );
+    out
+}
+
+pub fn lex(src: &str) -> Lexed<'_> {
+    let mut lexer = Raw::lexer(src);
+    let mut tokens = Vec::new();
+    let mut comments = Vec::new();
+    let mut diagnostics = Vec::new();
+    while let Some(raw) = lexer.next() {
+        let span = lexer.span();
+        let slice = lexer.slice();
+        let tok = match raw {
+            Ok(Raw::LineComment) | Ok(Raw::DocComment) | Ok(Raw::BlockComment) => {
+                let kind = match raw {
+                    Ok(Raw::LineComment) => CommentKind::Line,
+                    Ok(Raw::DocComment) => CommentKind::Doc,
+                    _ => CommentKind::Block,
+                };
+                comments.push(Comment {
+                    kind,
+                    text: slice.trim_end().to_string(),
+                    span: Span::new(span.start, span.start + slice.trim_end().len()),
+                });
+                continue;
+            }
+            Ok(Raw::Word) => {
+                if slice == "_" {
+                    Tok::Underscore
+                } else if let Some(kw) = Kw::from_word(slice) {
+                    Tok::Kw(kw)
+                } else {
+                    Tok::Ident(slice)
+                }
+            }
+            Ok(Raw::RawIdent) => {
+                let inner = slice.trim_start_matches('`');
+                match inner.strip_suffix('`') {
+                    Some(name) if !name.is_empty() => Tok::RawIdent(name),
+                    Some(_) => {
+                        diagnostics.push(
+                            Diagnostic::error(
+                                "E0116",
+                                "empty quoted name",
+                                Span::new(span.start, span.end),
+                            )
+                            .with_label("a name in backticks needs at least one character"),
+                        );
+                        Tok::Error
+                    }
+                    None => {
+                        diagnostics.push(
+                            Diagnostic::error(
+                                "E0116",
+                                "unterminated quoted name",
+                                Span::new(span.start, span.start + 1),
+                            )
+                            .with_label("this backtick is never closed on its line")
+                            .with_help("quoted names are written `` `like this` `` on one line"),
+                        );
+                        if inner.is_empty() {
+                            Tok::Error
+                        } else {
+                            Tok::RawIdent(inner)
+                        }
+                    }
+                }
+            }
+            Ok(Raw::RootIdent) => Tok::RootIdent(&slice[1..]),
+            Ok(Raw::Number(n)) => Tok::Num(n),
+            Ok(Raw::Str(s)) => Tok::Str(s),
+            Ok(Raw::LBrace) => Tok::LBrace,
+            Ok(Raw::RBrace) => Tok::RBrace,
+            Ok(Raw::LParen) => Tok::LParen,
+            Ok(Raw::RParen) => Tok::RParen,
+            Ok(Raw::LBracket) => Tok::LBracket,
+            Ok(Raw::RBracket) => Tok::RBracket,
+            Ok(Raw::Comma) => Tok::Comma,
+            Ok(Raw::Semi) => Tok::Semi,
+            Ok(Raw::Colon) => Tok::Colon,
+            Ok(Raw::ColonColon) => Tok::ColonColon,
+            Ok(Raw::Dot) => Tok::Dot,
+            Ok(Raw::DotDot) => Tok::DotDot,
+            Ok(Raw::FatArrow) => Tok::FatArrow,
+            Ok(Raw::Arrow) => Tok::Arrow,
+            Ok(Raw::Eq) => Tok::Eq,
+            Ok(Raw::ColonEq) => {
+                diagnostics.push(
+                    Diagnostic::error("E0115", "`:=` is not an operator in affect", span_of(&span))
+                        .with_label("use `=`")
+                        .with_help("variables are declared with `var` and assigned with `=`; `:=` is BehaviorTree.CPP script syntax"),
+                );
+                Tok::Eq
+            }
+            Ok(Raw::PlusEq) => Tok::PlusEq,
+            Ok(Raw::MinusEq) => Tok::MinusEq,
+            Ok(Raw::StarEq) => Tok::StarEq,
+            Ok(Raw::SlashEq) => Tok::SlashEq,
+            Ok(Raw::EqEq) => Tok::EqEq,
+            Ok(Raw::NotEq) => Tok::NotEq,
+            Ok(Raw::Lt) => Tok::Lt,
+            Ok(Raw::Le) => Tok::Le,
+            Ok(Raw::Gt) => Tok::Gt,
+            Ok(Raw::Ge) => Tok::Ge,
+            Ok(Raw::Plus) => Tok::Plus,
+            Ok(Raw::Minus) => Tok::Minus,
+            Ok(Raw::Star) => Tok::Star,
+            Ok(Raw::Slash) => Tok::Slash,
+            Ok(Raw::Percent) => {
+                diagnostics.push(
+                    Diagnostic::error("E0115", "`%` is not an operator", span_of(&span))
+                        .with_label("no remainder or percent operator")
+                        .with_help("BehaviorTree.CPP scripts have no `%`, so affect has none either; write `x - n * floor(x / n)` for a remainder"),
+                );
+                Tok::Error
+            }
+            Ok(Raw::Question) => Tok::Question,
+            Ok(Raw::Bang) => Tok::Bang,
+            Ok(Raw::Tilde) => Tok::Tilde,
+            Ok(Raw::Amp) => Tok::Amp,
+            Ok(Raw::Pipe) => Tok::Pipe,
+            Ok(Raw::Caret) => Tok::Caret,
+            Ok(Raw::AndAnd) => Tok::AndAnd,
+            Ok(Raw::OrOr) => Tok::OrOr,
+            Ok(Raw::Hash) => Tok::Hash,
+            Err(()) => {
+                let ch = slice.chars().next().unwrap_or('?');
+                let mut d = Diagnostic::error(
+                    "E0105",
+                    format!("unexpected character `{}`", ch.escape_debug()),
+                    span_of(&span),
+                )
+                .with_label("not part of the language");
+                if ch == '\'' {
+                    d = d.with_help("strings use double quotes: \"text\"");
+                } else if ch == '$' {
+                    d = d.with_help("names are letters, digits and `_`");
+                }
+                diagnostics.push(d);
+                Tok::Error
+            }
+        };
+        tokens.push((span.start, tok, span.end));
+    }
+    diagnostics.append(&mut lexer.extras.errors);
+    diagnostics.sort_by_key(|d| d.primary.span.start);
+    Lexed {
+        tokens,
+        comments,
+        diagnostics,
+    }
+}
+
+fn span_of(r: &std::ops::Range<usize>) -> Span {
+    Span::new(r.start, r.end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(src: &str) -> Vec<Tok<'_>> {
+        lex(src).tokens.into_iter().map(|(_, t, _)| t).collect()
+    }
+
+    #[test]
+    fn numbers_with_units_and_hex() {
+        let t = toks("9ms 10Hz 2kHz 0x48 1e-3 0.75 24cm 2min");
+        let lits: Vec<(f64, Option<Unit>)> = t
+            .iter()
+            .map(|t| match t {
+                Tok::Num(n) => (n.value, n.unit),
+                other => panic!("not a number: {other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            lits,
+            vec![
+                (9.0, Some(Unit::Ms)),
+                (10.0, Some(Unit::Hz)),
+                (2.0, Some(Unit::KHz)),
+                (72.0, None),
+                (0.001, None),
+                (0.75, None),
+                (24.0, Some(Unit::Cm)),
+                (2.0, Some(Unit::Min)),
+            ]
+        );
+    }
+
+    #[test]
+    fn range_is_not_a_fraction() {
+        assert_eq!(
+            toks("0..100").len(),
+            3,
+            "`0..100` must lex as number, `..`, number"
+        );
+    }
+
+    #[test]
+    fn unknown_unit_is_reported_and_number_kept() {
+        let l = lex("5kg");
+        assert_eq!(l.diagnostics.len(), 1);
+        assert_eq!(l.diagnostics[0].code, "E0106");
+        assert!(matches!(l.tokens[0].1, Tok::Num(ref n) if n.value == 5.0));
+    }
+
+    #[test]
+    fn nested_block_comments_and_docs_are_trivia() {
+        let l = lex("/* a /* b */ c */ x /// doc\n// line\n//// not doc\ny");
+        assert_eq!(l.tokens.len(), 2);
+        let kinds: Vec<CommentKind> = l.comments.iter().map(|c| c.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                CommentKind::Block,
+                CommentKind::Doc,
+                CommentKind::Line,
+                CommentKind::Line
+            ]
+        );
+    }
+
+    #[test]
+    fn unterminated_string_and_comment() {
+        let l = lex("\"abc\nx /* never");
+        let codes: Vec<&str> = l.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, vec!["E0103", "E0104"]);
+        assert!(matches!(l.tokens[0].1, Tok::Str(ref s) if s == "abc"));
+    }
+
+    #[test]
+    fn string_escapes() {
+        assert_eq!(toks(r#""a\n\"b\u{41}""#), vec![Tok::Str("a\n\"bA".into())]);
+    }
+
+    #[test]
+    fn keywords_raw_and_root_names() {
+        assert_eq!(
+            toks("drive `Pick All` @goal _ x"),
+            vec![
+                Tok::Kw(Kw::Drive),
+                Tok::RawIdent("Pick All"),
+                Tok::RootIdent("goal"),
+                Tok::Underscore,
+                Tok::Ident("x")
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_character_becomes_error_token() {
+        let l = lex("a $ b");
+        assert_eq!(l.tokens.len(), 3);
+        assert_eq!(l.tokens[1].1, Tok::Error);
+        assert_eq!(l.diagnostics[0].code, "E0105");
+    }
+}

@@ -1,0 +1,125 @@
+//! `parse`: text → syntax tree + comments + diagnostics. Lexes, balances delimiters, runs the
+//! LALRPOP parser with error recovery, attaches doc comments and checks shapes the grammar
+//! leaves open (settings, assignment targets, duplicate modifiers).
+
+use super::ast::{File, Item, ItemKind};
+use super::delimiters;
+use super::docs;
+use super::generated::FileParser;
+use super::lexer::{self, Comment};
+use super::parse_errors::{self, ErrorSite};
+use super::shape;
+use super::token::Tok;
+use crate::diagnostic::Diagnostic;
+use crate::span::Span;
+use lalrpop_util::{ErrorRecovery, ParseError};
+
+pub struct Parsed {
+    pub file: File,
+    /// Every comment of the file in order, doc comments included (for the formatter).
+    pub comments: Vec<Comment>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+pub fn parse(src: &str) -> Parsed {
+    let lexed = lexer::lex(src);
+    let mut diagnostics = lexed.diagnostics;
+    let balanced = delimiters::balance(src.len(), lexed.tokens);
+    diagnostics.extend(balanced.diagnostics);
+    let tokens = balanced.tokens;
+
+    let mut recovered: Vec<ErrorRecovery<usize, Tok, ()>> = Vec::new();
+    let result = FileParser::new().parse(&mut recovered, tokens.iter().cloned());
+
+    let mut parse_diags = Vec::new();
+    let mut report = |err: &ParseError<usize, Tok, ()>| {
+        if let Some(d) = diagnose(src, &tokens, &balanced.pairs, &balanced.synthetic, err) {
+            parse_diags.push(d);
+        }
+    };
+    for r in &recovered {
+        report(&r.error);
+    }
+    let mut file = match result {
+        Ok(file) => file,
+        Err(err) => {
+            report(&err);
+            File {
+                items: vec![Item {
+                    doc: None,
+                    attrs: vec![],
+                    kind: ItemKind::Error,
+                    span: Span::new(0, src.len()),
+                }],
+                span: Span::new(0, src.len()),
+            }
+        }
+    };
+    // One diagnostic per place: cascades at the same token say nothing new.
+    parse_diags.sort_by_key(|d: &Diagnostic| d.primary.span.start);
+    parse_diags.dedup_by_key(|d| d.primary.span.start);
+    diagnostics.extend(parse_diags);
+
+    let starts: Vec<usize> = tokens.iter().map(|(s, _, _)| *s).collect();
+    diagnostics.extend(docs::attach(&mut file, &lexed.comments, &starts));
+    diagnostics.extend(shape::check(&file));
+    diagnostics.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
+
+    Parsed {
+        file,
+        comments: lexed.comments,
+        diagnostics,
+    }
+}
+
+fn diagnose(
+    src: &str,
+    tokens: &[(usize, Tok, usize)],
+    pairs: &[delimiters::Pair],
+    synthetic: &[usize],
+    err: &ParseError<usize, Tok, ()>,
+) -> Option<Diagnostic> {
+    let (offset, expected, token) = match err {
+        ParseError::UnrecognizedToken { token, expected } => (token.0, expected, Some(token)),
+        ParseError::UnrecognizedEof { location, expected } => (*location, expected, None),
+        ParseError::InvalidToken { location } => {
+            return Some(
+                Diagnostic::error("E0105", "invalid token", Span::at(*location))
+                    .with_label("not part of the language"),
+            )
+        }
+        ParseError::ExtraToken { token } => {
+            return Some(
+                Diagnostic::error(
+                    "E0101",
+                    format!("unexpected {}", token.1.describe()),
+                    Span::new(token.0, token.2),
+                )
+                .with_label("expected the end of the file"),
+            )
+        }
+        ParseError::User { .. } => return None,
+    };
+    // The lexer or the delimiter pass has already explained these.
+    if matches!(token, Some((_, Tok::Error, _))) {
+        return None;
+    }
+    if let Some((s, _, e)) = token {
+        if s == e && synthetic.contains(s) {
+            return None;
+        }
+    }
+    let idx = tokens.partition_point(|(s, _, _)| *s < offset);
+    let prev_end = idx.checked_sub(1).map(|i| tokens[i].2);
+    let tok_ref = token.and_then(|t| tokens.iter().find(|x| x.0 == t.0 && x.2 == t.2));
+    Some(parse_errors::diagnose(
+        src,
+        ErrorSite {
+            token: tok_ref,
+            prev_end,
+            offset,
+            expected,
+        },
+        pairs,
+    ))
+}

@@ -1,0 +1,1 @@
+//! The affect runtime: interpreter, JIT, affect model, devices and simulated worlds.

@@ -1,0 +1,32 @@
+//! `affect check`: every diagnostic of every file, exit 1 on any error.
+
+use super::report::Reporter;
+use super::{FAILED, OK, USAGE};
+use crate::{files, Format};
+use std::path::PathBuf;
+
+pub fn run(paths: &[PathBuf], format: Format) -> u8 {
+    let mut reporter = Reporter::new(format);
+    let mut io_failed = false;
+    for path in paths {
+        let src = match files::read_source(path) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {e}");
+                io_failed = true;
+                continue;
+            }
+        };
+        let diags = affect_compiler::check_source(&src);
+        reporter.add(&path.display().to_string(), &src, &diags);
+    }
+    let errors = reporter.errors;
+    reporter.finish(paths.len());
+    if io_failed {
+        USAGE
+    } else if errors > 0 {
+        FAILED
+    } else {
+        OK
+    }
+}

@@ -1,0 +1,72 @@
+//! Printing diagnostics for the commands, in the human or the JSON form.
+
+use crate::Format;
+use affect_compiler::render;
+use affect_compiler::span::LineIndex;
+use affect_compiler::{Diagnostic, Severity};
+use std::io::IsTerminal;
+
+/// Collects the diagnostics of a run and prints them as each command wants.
+pub struct Reporter {
+    format: Format,
+    color: bool,
+    json: Vec<serde_json::Value>,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+impl Reporter {
+    pub fn new(format: Format) -> Reporter {
+        let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        Reporter {
+            format,
+            color,
+            json: Vec::new(),
+            errors: 0,
+            warnings: 0,
+        }
+    }
+
+    pub fn add(&mut self, file: &str, src: &str, diags: &[Diagnostic]) {
+        let index = LineIndex::new(src);
+        for d in diags {
+            match d.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+                Severity::Note => {}
+            }
+            match self.format {
+                Format::Human => eprint!("{}", render::human(d, file, src, self.color)),
+                Format::Json => self.json.push(render::json(d, file, src, &index)),
+            }
+        }
+    }
+
+    /// Prints the JSON document or the human summary line.
+    pub fn finish(self, files: usize) {
+        match self.format {
+            Format::Json => {
+                let doc = serde_json::json!({
+                    "diagnostics": self.json,
+                    "summary": {"files": files, "errors": self.errors, "warnings": self.warnings},
+                });
+                println!("{doc}");
+            }
+            Format::Human => {
+                if self.errors + self.warnings > 0 {
+                    eprintln!(
+                        "affect: {} and {} in {} file{}",
+                        plural(self.errors, "error"),
+                        plural(self.warnings, "warning"),
+                        files,
+                        if files == 1 { "" } else { "s" }
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}

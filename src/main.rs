@@ -1,0 +1,75 @@
+//! The `affect` command: argument parsing and dispatch only. Each subcommand lives in
+//! `commands/`.
+
+mod commands;
+mod files;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The affect toolchain: check, format, run and export affective robot behaviour.
+#[derive(Parser)]
+#[command(name = "affect", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Source excerpts with labels, for people.
+    Human,
+    /// One JSON document with every diagnostic, for tools.
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check .affect files and report every error and warning.
+    ///
+    /// Exit status: 0 when no errors were found (warnings allowed), 1 when any error was
+    /// reported, 2 when a file could not be read or the arguments were wrong.
+    Check {
+        /// Files to check.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// How to print diagnostics.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Format .affect files in place in the one canonical layout.
+    ///
+    /// Comments and doc comments are kept; meaning never changes. Files with syntax errors
+    /// are left untouched and their errors reported.
+    Fmt {
+        /// Files to format.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// Change nothing; exit 1 if any file is not formatted, naming it.
+        #[arg(long)]
+        check: bool,
+        /// Print the formatted text to standard output instead of writing the file.
+        #[arg(long, conflicts_with = "check")]
+        stdout: bool,
+    },
+    /// Print the explanation of a diagnostic code, with a wrong and a corrected example.
+    Explain {
+        /// A code such as E0101 (case does not matter).
+        code: String,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let status = match cli.command {
+        Command::Check { files, format } => commands::check::run(&files, format),
+        Command::Fmt {
+            files,
+            check,
+            stdout,
+        } => commands::fmt::run(&files, check, stdout),
+        Command::Explain { code } => commands::explain::run(&code),
+    };
+    ExitCode::from(status)
+}
