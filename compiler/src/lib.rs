@@ -3,6 +3,7 @@
 
 pub mod codes;
 pub mod diagnostic;
+pub mod fmt;
 pub mod render;
 pub mod span;
 pub mod suggest;
