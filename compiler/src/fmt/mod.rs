@@ -290,7 +290,7 @@ impl<'a> Printer<'a> {
                 if !t.ports.is_empty() {
                     self.ports(&t.ports, Span::new(item.span.start as usize, t.body.span.start as usize));
                 }
-                self.node_block(&t.body);
+                self.tree_body(t);
             }
             ItemKind::Emotion(r) => self.record("emotion", r, item.span),
             ItemKind::Tendency(r) => self.record("tendency", r, item.span),
@@ -695,6 +695,32 @@ impl<'a> Printer<'a> {
     }
 
     // ------------------------------------------------------------------ trees
+
+    fn tree_body(&mut self, t: &TreeDecl) {
+        if t.locals.is_empty() {
+            self.node_block(&t.body);
+            return;
+        }
+        self.open();
+        self.elements(&t.locals, |v| v.span, |p, v| {
+            p.doc(&v.doc);
+            p.cur.push_str(&format!("var {}", name(&v.name.name)));
+            if let Some(ty) = &v.ty {
+                p.cur.push_str(&format!(": {}", expr::ty(ty)));
+            }
+            if let Some(i) = &v.init {
+                p.cur.push_str(&format!(" = {}", expr::expr(i)));
+            }
+            p.cur.push(';');
+        });
+        if let Some(first) = t.body.nodes.first() {
+            // Locals and nodes are separated by one blank line.
+            self.leading(first.span.start, true);
+            self.last_end = None;
+        }
+        self.elements(&t.body.nodes, |n| n.span, |p, n| p.node(n));
+        self.close(t.body.span.end);
+    }
 
     fn node_block(&mut self, b: &NodeBlock) {
         if b.nodes.is_empty() && !self.has_comments_in(b.span) {

@@ -219,7 +219,20 @@ pub struct TreeDecl {
     pub is_main: bool,
     pub name: Ident,
     pub ports: Vec<PortDecl>,
+    /// `var` declarations at the top of the body: entries of the tree's own blackboard.
+    pub locals: Vec<LocalVar>,
+    /// The nodes; its span covers the braces of the whole body.
     pub body: NodeBlock,
+}
+
+/// `var kicks: int = 0;` at the top of a tree body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocalVar {
+    pub doc: Option<Doc>,
+    pub name: Ident,
+    pub ty: Option<Type>,
+    pub init: Option<Expr>,
+    pub span: Span,
 }
 
 /// A braced list of tree nodes.

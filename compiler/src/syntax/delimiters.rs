@@ -51,57 +51,165 @@ fn word<'a>(t: &Tok<'a>) -> Option<&'a str> {
     }
 }
 
+/// Start of the line holding byte `offset`.
+fn line_start(src: &str, offset: usize) -> usize {
+    src[..offset.min(src.len())].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// Indentation (in characters) of the line holding byte `offset`.
+fn indent_of(src: &str, offset: usize) -> usize {
+    let start = line_start(src, offset);
+    src[start..]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .count()
+}
+
+/// True when only spaces stand between the start of its line and `offset`.
+fn first_on_line(src: &str, offset: usize) -> bool {
+    src[line_start(src, offset)..offset]
+        .chars()
+        .all(|c| c == ' ' || c == '\t')
+}
+
+/// Keywords that head a block-carrying construct and are followed by its name
+/// (`agent Navigator {`, `switch drive {`).
+fn head_with_name(k: Kw) -> bool {
+    !matches!(
+        k,
+        Kw::Do
+            | Kw::Check
+            | Kw::If
+            | Kw::Else
+            | Kw::While
+            | Kw::SkipIf
+            | Kw::SuccessIf
+            | Kw::FailureIf
+            | Kw::OnSuccess
+            | Kw::OnFailure
+            | Kw::OnHalted
+            | Kw::After
+            | Kw::Update
+            | Kw::Personality
+            | Kw::Behaviors
+            | Kw::Main
+    )
+}
+
 /// Describes the block opened by `tokens[i]` from the tokens before it.
-fn describe(tokens: &[(usize, Tok, usize)], i: usize, matching_open: &[Option<usize>]) -> String {
+fn describe(
+    src: &str,
+    tokens: &[(usize, Tok, usize)],
+    i: usize,
+    matching_open: &[Option<usize>],
+) -> String {
     let open = &tokens[i].1;
+    let prev = i.checked_sub(1).map(|j| &tokens[j]);
     match open {
         Tok::LParen => {
-            return match i.checked_sub(1).and_then(|j| word(&tokens[j].1)) {
-                Some(w) => format!("the argument list of `{w}`"),
+            return match prev.and_then(|p| word(&p.1)) {
+                Some(w) => {
+                    let declares = i >= 2
+                        && matches!(
+                            tokens[i - 2].1,
+                            Tok::Kw(Kw::Action | Kw::Condition | Kw::Control | Kw::Decorator | Kw::Tree)
+                        );
+                    if declares {
+                        format!("the port list of `{w}`")
+                    } else {
+                        format!("the argument list of `{w}`")
+                    }
+                }
                 None => "these parentheses".to_string(),
             }
         }
-        Tok::LBracket => return "this list".to_string(),
+        Tok::LBracket => {
+            return match prev {
+                Some((_, Tok::Hash, _)) => "this attribute".to_string(),
+                Some((_, Tok::Ident(_) | Tok::RawIdent(_) | Tok::RootIdent(_) | Tok::RParen | Tok::RBracket, e))
+                    if *e == tokens[i].0 =>
+                {
+                    "this index".to_string()
+                }
+                _ => "this list".to_string(),
+            }
+        }
         _ => {}
     }
-    // `{`: skip back over an argument list `(...)`, a `= Initial` or a type, to the head words.
+    // `{`: the head of the construct is on the line of the `{` (or on the line before when
+    // the `{` starts its line), after the last `;`, `{` or `}`. Argument lists, lists and
+    // attributes are skipped as a whole.
+    let anchor = match prev {
+        Some(p) if first_on_line(src, tokens[i].0) => p.0,
+        _ => tokens[i].0,
+    };
+    let from = line_start(src, anchor);
+    let mut range: Vec<usize> = Vec::new(); // token indices, right to left
     let mut j = i;
-    let mut words: Vec<&str> = Vec::new();
-    while j > 0 && words.len() < 3 {
+    while j > 0 {
         j -= 1;
+        if tokens[j].0 < from {
+            break;
+        }
         match &tokens[j].1 {
-            Tok::RParen => match matching_open[j] {
-                Some(o) => j = o,
-                None => break,
-            },
-            t => match word(t) {
-                Some(w) => {
-                    words.push(w);
-                    if let Tok::Kw(k) = t {
-                        if is_head_keyword(*k) {
-                            break;
-                        }
-                    }
+            Tok::Semi | Tok::LBrace | Tok::RBrace | Tok::Hash => break,
+            Tok::RParen | Tok::RBracket => match matching_open[j] {
+                Some(o) if tokens[o].0 >= from => {
+                    range.push(j);
+                    j = o;
                 }
-                None => {
-                    if !words.is_empty() {
-                        break;
-                    }
-                    if !matches!(t, Tok::Colon | Tok::Eq | Tok::Num(_) | Tok::Str(_)) {
-                        break;
-                    }
-                }
+                _ => break,
             },
+            _ => range.push(j),
         }
     }
-    words.reverse();
-    match words.as_slice() {
-        [] => "this block".to_string(),
-        [w] => format!("the `{w}` block"),
-        [k, rest @ ..] if Kw::from_word(k).is_some_and(is_head_keyword) => {
-            format!("the `{k} {}` block", rest[0])
+    range.reverse();
+    let name_after = |h: usize| match tokens.get(h + 1).map(|t| &t.1) {
+        Some(t @ (Tok::Ident(_) | Tok::RawIdent(_) | Tok::Kw(_))) if !matches!(t, Tok::Kw(k) if k.is_hard()) => {
+            word(t)
         }
-        [.., last] => format!("the `{last}` block"),
+        _ => None,
+    };
+    let head = |h: usize| -> String {
+        let Tok::Kw(k) = tokens[h].1 else {
+            unreachable!("heads are keywords")
+        };
+        // `main tree Name {`
+        if k == Kw::Main && matches!(tokens.get(h + 1).map(|t| &t.1), Some(Tok::Kw(Kw::Tree))) {
+            return match name_after(h + 1) {
+                Some(n) => format!("the `tree {n}` block"),
+                None => "the `tree` block".to_string(),
+            };
+        }
+        match name_after(h) {
+            Some(n) if head_with_name(k) => format!("the `{} {n}` block", k.as_str()),
+            _ => format!("the `{}` block", k.as_str()),
+        }
+    };
+    // The nearest hard keyword heads the block (`on_success {`, `switch x {`, `else {`)...
+    for &j in range.iter().rev() {
+        if let Tok::Kw(k) = tokens[j].1 {
+            if k.is_hard() && is_head_keyword(k) && !matches!(k, Kw::When | Kw::Use | Kw::Const | Kw::Var | Kw::Let) {
+                return head(j);
+            }
+        }
+    }
+    // ... else a soft keyword that starts the member or item (`memory feelings keyed by x {`).
+    if let Some(&first) = range.first() {
+        if matches!(tokens[first].1, Tok::Kw(k) if !k.is_hard()) {
+            return head(first);
+        }
+        // A setting with a block: `field light = 50 {`.
+        if let (Tok::Ident(a), Some((_, Tok::Ident(b), _))) = (&tokens[first].1, tokens.get(first + 1)) {
+            if range.get(1) == Some(&(first + 1)) {
+                return format!("the `{a} {b}` block");
+            }
+        }
+    }
+    // A tree node: the nearest name (`retry(3) {`, `sequence {`).
+    match range.iter().rev().find_map(|&j| word(&tokens[j].1)) {
+        Some(w) => format!("the `{w}` block"),
+        None => "this block".to_string(),
     }
 }
 
@@ -112,7 +220,8 @@ fn is_head_keyword(k: Kw) -> bool {
     )
 }
 
-pub fn balance<'a>(src_len: usize, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<'a> {
+pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<'a> {
+    let src_len = src.len();
     // First pass on the raw tokens: which opener each closer matches (for descriptions).
     let mut matching_open: Vec<Option<usize>> = vec![None; tokens.len()];
     {
@@ -151,7 +260,7 @@ pub fn balance<'a>(src_len: usize, tokens: Vec<(usize, Tok<'a>, usize)>) -> Bala
 
     for (i, (s, t, e)) in tokens.iter().enumerate() {
         if closer_of(t).is_some() {
-            stack.push((i, describe(&tokens, i, &matching_open)));
+            stack.push((i, describe(src, &tokens, i, &matching_open)));
             out.push((*s, t.clone(), *e));
         } else if is_closer(t) {
             let matches_top = stack
@@ -186,21 +295,52 @@ pub fn balance<'a>(src_len: usize, tokens: Vec<(usize, Tok<'a>, usize)>) -> Bala
                 let (o, desc) = stack.pop().expect("match exists");
                 close_pair(&mut pairs, o, desc, Span::new(*s, *e));
                 out.push((*s, t.clone(), *e));
+            } else if let Some((o, desc)) = stack
+                .last()
+                .filter(|(o, _)| {
+                    matches!(tokens[*o].1, Tok::LParen | Tok::LBracket)
+                        && matches!(t, Tok::RParen | Tok::RBracket)
+                        && line_start(src, tokens[*o].0) == line_start(src, *s)
+                })
+                .cloned()
+            {
+                // `scores[0)`: the wrong closer for a delimiter opened on the same line is
+                // taken as the right one, so the parser sees `scores[0]`.
+                let want = closer_of(&tokens[o].1).expect("opener");
+                diagnostics.push(
+                    Diagnostic::error(
+                        "E0108",
+                        format!(
+                            "mismatched closing delimiter: expected `{}`, found `{}`",
+                            want.punct_str(),
+                            char_of(t)
+                        ),
+                        Span::new(*s, *e),
+                    )
+                    .with_label(format!("expected `{}` to close {desc}", want.punct_str()))
+                    .with_secondary(Span::new(tokens[o].0, tokens[o].2), format!("{desc} opened here")),
+                );
+                stack.pop();
+                close_pair(&mut pairs, o, desc, Span::new(*s, *e));
+                out.push((*s, want, *e));
             } else {
+                let opener = match t {
+                    Tok::RParen => "(",
+                    Tok::RBracket => "[",
+                    _ => "{",
+                };
                 let mut d = Diagnostic::error(
                     "E0108",
                     format!("unexpected closing `{}`", char_of(t)),
                     Span::new(*s, *e),
                 )
-                .with_label("nothing is open here for this to close");
+                .with_label(format!("no `{opener}` is open here for this to close"))
+                .with_help("remove it, or add the missing opening delimiter where it belongs");
                 if let Some((o, desc)) = stack.last() {
-                    let want = closer_of(&tokens[*o].1).expect("opener");
-                    d = d
-                        .with_label(format!("expected `{}` here", want.punct_str()))
-                        .with_secondary(
-                            Span::new(tokens[*o].0, tokens[*o].2),
-                            format!("{desc} opened here"),
-                        );
+                    d = d.with_secondary(
+                        Span::new(tokens[*o].0, tokens[*o].2),
+                        format!("inside {desc} opened here"),
+                    );
                 }
                 diagnostics.push(d);
             }
@@ -208,18 +348,42 @@ pub fn balance<'a>(src_len: usize, tokens: Vec<(usize, Tok<'a>, usize)>) -> Bala
             out.push((*s, t.clone(), *e));
         }
     }
+    let mut hinted: Vec<usize> = Vec::new();
     while let Some((o, desc)) = stack.pop() {
         let open_tok = &tokens[o];
         let want = closer_of(&open_tok.1).expect("opener");
-        diagnostics.push(
-            Diagnostic::error(
-                "E0102",
-                format!("expected `{}` to close {} opened here", want.punct_str(), desc),
-                Span::at(src_len),
-            )
-            .with_label("the file ends here")
-            .with_secondary(Span::new(open_tok.0, open_tok.2), format!("{desc} opened here")),
-        );
+        let mut d = Diagnostic::error(
+            "E0102",
+            format!("expected `{}` to close {} opened here", want.punct_str(), desc),
+            Span::at(src_len),
+        )
+        .with_label("the file ends here")
+        .with_secondary(Span::new(open_tok.0, open_tok.2), format!("{desc} opened here"));
+        // The `}` that went missing is usually just before a `}` indented like an outer
+        // block: that `}` closed the inner block instead.
+        let suspect = pairs
+            .iter()
+            .enumerate()
+            .filter(|(k, p)| {
+                p.kind == '{'
+                    && !hinted.contains(k)
+                    && p.open.start as usize > open_tok.0
+                    && !p.close.is_empty()
+                    && first_on_line(src, p.close.start as usize)
+                    && indent_of(src, p.close.start as usize) < indent_of(src, p.open.start as usize)
+            })
+            .min_by_key(|(_, p)| p.close.start);
+        if let Some((k, p)) = suspect {
+            hinted.push(k);
+            let line = src[..p.close.start as usize].matches('\n').count() + 1;
+            d = d
+                .with_secondary(
+                    p.close,
+                    format!("this `}}` closes {}, but it is indented like an outer block", p.describe),
+                )
+                .with_help(format!("a `}}` is probably missing before line {line}"));
+        }
+        diagnostics.push(d);
         synthetic.push(src_len);
         close_pair(&mut pairs, o, desc, Span::at(src_len));
         out.push((src_len, want, src_len));

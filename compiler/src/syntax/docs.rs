@@ -96,6 +96,9 @@ impl Attacher<'_> {
             ItemKind::Leaf(l) => self.ports(&mut l.ports),
             ItemKind::Tree(t) => {
                 self.ports(&mut t.ports);
+                for v in &mut t.locals {
+                    self.claim(v.span, &mut v.doc);
+                }
                 self.nodes(&mut t.body);
             }
             ItemKind::Emotion(r) | ItemKind::Tendency(r) => self.fields(&mut r.fields),

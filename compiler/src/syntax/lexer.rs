@@ -272,19 +272,23 @@ fn number(lex: &mut logos::Lexer<Raw>) -> NumLit {
         Some(u)
     } else {
         let units: Vec<&str> = Unit::ALL.iter().map(|u| u.as_str()).collect();
-        lex.extras.errors.push(
-            Diagnostic::error(
-                "E0106",
-                format!("unknown unit `{suffix}` on number `{}`", &text[..num_len]),
-                Span::new(start + num_len, start + text.len()),
-            )
-            .with_label("not a unit")
-            .with_help(format!(
-                "units are {}; to multiply, write `{} * {suffix}`",
-                units.join(", "),
-                &text[..num_len]
+        let number = &text[..num_len];
+        let mut d = Diagnostic::error(
+            "E0106",
+            format!("unknown unit `{suffix}` on number `{number}`"),
+            Span::new(start + num_len, start + text.len()),
+        )
+        .with_label("not a unit");
+        d = match unit_suggestion(suffix) {
+            Some(u) => d
+                .with_help(format!("did you mean `{number}{}`?", u.as_str()))
+                .with_note(format!("units are {}", units.join(", "))),
+            None => d.with_help(format!(
+                "units are {}; to multiply, write `{number} * {suffix}`",
+                units.join(", ")
             )),
-        );
+        };
+        lex.extras.errors.push(d);
         None
     };
     NumLit {
@@ -293,6 +297,30 @@ fn number(lex: &mut logos::Lexer<Raw>) -> NumLit {
         unit,
         text,
     }
+}
+
+/// The unit a misspelt suffix most likely means: a case slip (`10hz`), a common long
+/// spelling (`3sec`, `2mins`) or a near miss.
+fn unit_suggestion(suffix: &str) -> Option<Unit> {
+    if let Some(u) = Unit::ALL.iter().find(|u| u.as_str().eq_ignore_ascii_case(suffix)) {
+        return Some(*u);
+    }
+    let alias = match suffix.to_ascii_lowercase().as_str() {
+        "sec" | "secs" | "second" | "seconds" => Some(Unit::S),
+        "msec" | "msecs" | "millis" | "millisecond" | "milliseconds" => Some(Unit::Ms),
+        "mins" | "minute" | "minutes" => Some(Unit::Min),
+        "hr" | "hrs" | "hour" | "hours" => Some(Unit::H),
+        "hertz" => Some(Unit::Hz),
+        "khertz" => Some(Unit::KHz),
+        "meter" | "meters" | "metre" | "metres" => Some(Unit::M),
+        "feet" | "foot" => Some(Unit::Ft),
+        "degree" | "degrees" => Some(Unit::Deg),
+        _ => None,
+    };
+    alias.or_else(|| {
+        let names: Vec<&str> = Unit::ALL.iter().map(|u| u.as_str()).collect();
+        crate::suggest::closest(suffix, names).and_then(Unit::parse)
+    })
 }
 
 /// Scans a string after its opening quote, decoding escapes. Stops at the closing quote, or
@@ -361,7 +389,16 @@ fn string(lex: &mut logos::Lexer<Raw>) -> String {
         }
     }
     let len = rest.find('\n').unwrap_or(rest.len());
-    lex.bump(len);
+    // `Say(text: "hello)`: the closers at the end of the line most likely belong to the
+    // code around the string, so they are left for the parser (no cascade of errors).
+    let line = &rest[..len];
+    let body = line.trim_end_matches(|c: char| c.is_whitespace() || ")]};,".contains(c));
+    let body_len = if body.ends_with('\\') { len } else { body.len() };
+    let given_back = line[body_len..].chars().count();
+    for _ in 0..given_back {
+        out.pop();
+    }
+    lex.bump(body_len);
     lex.extras.errors.push(
         Diagnostic::error("E0103", "unterminated string", Span::new(start, start + 1))
             .with_label("this string is never closed")
@@ -402,7 +439,7 @@ pub fn lex(src: &str) -> Lexed<'_> {
                 }
             }
             Ok(Raw::RawIdent) => {
-                let inner = slice.trim_start_matches('`');
+                let inner = &slice[1..];
                 match inner.strip_suffix('`') {
                     Some(name) if !name.is_empty() => Tok::RawIdent(name),
                     Some(_) => {
@@ -493,6 +530,7 @@ pub fn lex(src: &str) -> Lexed<'_> {
             Ok(Raw::Hash) => Tok::Hash,
             Err(()) => {
                 let ch = slice.chars().next().unwrap_or('?');
+                let after = &src[span.end..];
                 let mut d = Diagnostic::error(
                     "E0105",
                     format!("unexpected character `{}`", ch.escape_debug()),
@@ -500,9 +538,42 @@ pub fn lex(src: &str) -> Lexed<'_> {
                 )
                 .with_label("not part of the language");
                 if ch == '\'' {
+                    // `'text'`: reported once, then read as the string it was meant to be.
+                    let line = &after[..after.find('\n').unwrap_or(after.len())];
+                    if let Some(close) = line.find('\'') {
+                        let text = &line[..close];
+                        let end = span.end + close + 1;
+                        diagnostics.push(
+                            Diagnostic::error(
+                                "E0105",
+                                "strings use double quotes, not `'`",
+                                Span::new(span.start, end),
+                            )
+                            .with_label("single quotes do not make a string")
+                            .with_help(format!("write \"{}\"", text.escape_debug())),
+                        );
+                        lexer.bump(close + 1);
+                        tokens.push((span.start, Tok::Str(text.to_string()), end));
+                        continue;
+                    }
                     d = d.with_help("strings use double quotes: \"text\"");
+                } else if ch == '$' && after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                    // `$battery`: the sigil is dropped, the name read on.
+                    let name: String = after
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    diagnostics.push(
+                        d.with_label("blackboard variables need no `$`")
+                            .with_help(format!("write `{name}`; `@{name}` names a key of the root blackboard")),
+                    );
+                    continue;
                 } else if ch == '$' {
                     d = d.with_help("names are letters, digits and `_`");
+                } else if ch == '@' {
+                    d = d.with_help("write `@name` with no space: `@goal` is the key `goal` of the root blackboard");
+                } else if ch.is_alphabetic() {
+                    d = d.with_help("names are ASCII letters, digits and `_`; to keep this spelling, quote the whole name in backticks");
                 }
                 diagnostics.push(d);
                 Tok::Error

@@ -2,10 +2,13 @@
 //! statement", "expected an agent member such as `var` or `main`", with the enclosing block
 //! named and pointed at, never the grammar's terminal names.
 
+use super::ast::*;
 use super::delimiters::Pair;
 use super::token::{Kw, Tok};
+use super::visit::{self, Visitor};
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
+use crate::suggest::closest;
 use std::collections::BTreeSet;
 
 /// One expected thing, as a user would say it.
@@ -18,6 +21,7 @@ enum Want {
     Member,
     Node,
     Modifier,
+    Type,
     Keyword(String),
 }
 
@@ -32,8 +36,53 @@ const ITEM_KEYWORDS: &[&str] = &[
     "world",
     "emotion",
 ];
+/// Every keyword that can start a top-level declaration.
+const ITEM_STARTS: &[&str] = &[
+    "use",
+    "const",
+    "enum",
+    "action",
+    "condition",
+    "control",
+    "decorator",
+    "main",
+    "tree",
+    "emotion",
+    "tendency",
+    "agent",
+    "world",
+    "component",
+    "behavior",
+];
 const MEMBER_KEYWORDS: &[&str] = &[
     "var", "let", "sensor", "hormone", "emotions", "drive", "memory", "main",
+];
+/// Every keyword that can start an agent member.
+const MEMBER_STARTS: &[&str] = &[
+    "rate",
+    "var",
+    "let",
+    "sensor",
+    "event",
+    "actuator",
+    "hormone",
+    "update",
+    "on",
+    "personality",
+    "emotions",
+    "tendencies",
+    "drive",
+    "memory",
+    "behavior",
+    "behaviors",
+    "recruitment",
+    "component",
+    "main",
+];
+/// Hard keywords that may still name a port or an argument (`Precondition(if: .., else: ..)`).
+const HARD_ARG_NAMES: &[&str] = &[
+    "if", "else", "in", "out", "inout", "while", "for", "do", "check", "switch", "when", "after",
+    "use", "const", "enum", "var", "let",
 ];
 const MODIFIERS: &[&str] = &[
     "skip_if",
@@ -57,11 +106,16 @@ fn classify(expected: &[String]) -> Vec<Want> {
     let has = |t: &str| expected.iter().any(|e| e == t);
     let has_word = |w: &str| has(&format!("\"{w}\""));
     let mut wants = BTreeSet::new();
+    // Soft keywords are names wherever a name may stand, so a name is expected exactly when
+    // a plain identifier is.
+    let name = has("Ident");
     let expression = EXPR_STARTS.iter().all(|t| has(t));
-    let declaration = ITEM_KEYWORDS.iter().all(|w| has_word(w));
-    let member = MEMBER_KEYWORDS.iter().all(|w| has_word(w));
-    let node = has_word("do") && has_word("check") && has_word("switch");
+    let declaration = !name && ITEM_KEYWORDS.iter().all(|w| has_word(w));
+    let member = !name && MEMBER_KEYWORDS.iter().all(|w| has_word(w));
+    let node = name && !expression && has_word("do") && has_word("check") && has_word("switch");
     let modifier = MODIFIERS.iter().all(|w| has_word(w));
+    let arg_names = name && has_word("if") && has_word("else") && has_word("inout");
+    let ty = name && !expression && !node && has("\"[\"") && has("Str");
     if expression {
         wants.insert(Want::Expression);
     }
@@ -77,16 +131,19 @@ fn classify(expected: &[String]) -> Vec<Want> {
     if modifier {
         wants.insert(Want::Modifier);
     }
+    if ty {
+        wants.insert(Want::Type);
+    }
     for e in expected {
         let t = unquote(e);
         match t {
             "Ident" | "RawIdent" => {
-                if !(expression || node || declaration || member) {
+                if !(expression || node || ty) {
                     wants.insert(Want::Name);
                 }
             }
             "Num" | "Str" | "RootIdent" | "InvalidToken" => {
-                if !expression {
+                if !expression && !ty {
                     if t == "Str" && !node {
                         wants.insert(Want::Keyword("a string".into()));
                     } else if t == "Num" {
@@ -96,16 +153,21 @@ fn classify(expected: &[String]) -> Vec<Want> {
             }
             _ => {
                 if let Some(kw) = Kw::from_word(t) {
-                    let covered = (expression && matches!(kw, Kw::Not | Kw::True | Kw::False))
-                        || (declaration && ITEM_KEYWORDS.contains(&t))
-                        || (member && MEMBER_KEYWORDS.contains(&t))
-                        || (node && matches!(kw, Kw::Do | Kw::Check | Kw::Switch | Kw::For))
-                        || (modifier && MODIFIERS.contains(&t))
-                        || !kw.is_hard();
+                    let covered = if kw.is_hard() {
+                        (expression && matches!(kw, Kw::Not | Kw::True | Kw::False))
+                            || (declaration && ITEM_STARTS.contains(&t))
+                            || (member && MEMBER_STARTS.contains(&t))
+                            || (node && matches!(kw, Kw::Do | Kw::Check | Kw::Switch | Kw::For))
+                            || (modifier && MODIFIERS.contains(&t))
+                            || (arg_names && HARD_ARG_NAMES.contains(&t))
+                    } else {
+                        name || (declaration && ITEM_STARTS.contains(&t))
+                            || (member && MEMBER_STARTS.contains(&t))
+                    };
                     if !covered {
                         wants.insert(Want::Keyword(format!("`{t}`")));
                     }
-                } else if expression && ["(", "-", "!", "~", "["].contains(&t) {
+                } else if (expression && ["(", "-", "!", "~", "["].contains(&t)) || (ty && t == "[") {
                 } else if t == "#" {
                     // Attributes may start almost anything; naming them is noise.
                 } else {
@@ -113,10 +175,6 @@ fn classify(expected: &[String]) -> Vec<Want> {
                 }
             }
         }
-    }
-    // Soft keywords alone mean "a name" where nothing larger was recognised.
-    if wants.is_empty() && expected.iter().any(|e| Kw::from_word(unquote(e)).is_some()) {
-        wants.insert(Want::Name);
     }
     wants.into_iter().collect()
 }
@@ -132,6 +190,7 @@ fn want_text(w: &Want) -> String {
         Want::Member => "an agent member (`var`, `let`, `sensor`, `update`, `main`, ...)".into(),
         Want::Node => "a tree node".into(),
         Want::Modifier => "a modifier (`skip_if`, `on_success`, ...)".into(),
+        Want::Type => "a type".into(),
         Want::Keyword(k) => k.clone(),
     }
 }
@@ -161,7 +220,24 @@ pub struct ErrorSite<'t, 'a> {
     pub expected: &'t [String],
 }
 
-pub fn diagnose(src: &str, site: ErrorSite, pairs: &[Pair]) -> Diagnostic {
+/// The identifier that ends at byte `end`, if any.
+fn word_before(src: &str, end: usize) -> Option<&str> {
+    let head = &src[..end.min(src.len())];
+    let start = head
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    let w = &head[start..];
+    (!w.is_empty() && !w.starts_with(|c: char| c.is_ascii_digit())).then_some(w)
+}
+
+/// The rest of the line from byte `from`, trimmed.
+fn rest_of_line(src: &str, from: usize) -> &str {
+    let tail = &src[from.min(src.len())..];
+    tail[..tail.find('\n').unwrap_or(tail.len())].trim()
+}
+
+/// Diagnoses one parse error, or `None` when it only follows from an earlier one.
+pub fn diagnose(src: &str, site: ErrorSite, pairs: &[Pair]) -> Option<Diagnostic> {
     let wants = classify(site.expected);
     let texts: Vec<String> = wants.iter().map(want_text).collect();
     let expects_semi = wants.contains(&Want::Punct(";".into()));
@@ -172,35 +248,46 @@ pub fn diagnose(src: &str, site: ErrorSite, pairs: &[Pair]) -> Diagnostic {
             _ => None,
         });
     let block = enclosing(pairs, site.offset);
+    let at_top_level = wants.contains(&Want::Declaration)
+        || (wants == [Want::Keyword("`tree`".into())] && word_before(src, site.prev_end.unwrap_or(0)) == Some("main"));
+    // The parser believes it is between declarations while the token is inside a block:
+    // an earlier error made it take a `}` for the end of the declaration. Whatever it says
+    // now is a consequence of that error.
+    if at_top_level && block.is_some() && site.token.is_some() {
+        return None;
+    }
 
     let (found, span) = match site.token {
         Some((s, t, e)) => (t.describe(), Span::new(*s, *e)),
         None => ("end of file".to_string(), Span::at(site.offset)),
     };
+    let same_line = site
+        .prev_end
+        .is_some_and(|p| !src[p.min(src.len())..site.offset.min(src.len())].contains('\n'));
 
-    // A `;` missing at the end of a line: point just after the previous token.
+    // A `;` missing at the end of a line: point just after the previous token. Not after a
+    // `;`, `{` or `}`: there the `;` the parser would take is an empty statement.
     if expects_semi {
         if let Some(prev) = site.prev_end {
-            let gap = &src[prev.min(src.len())..site.offset.min(src.len())];
-            if gap.contains('\n') || site.token.is_none() || wants.len() <= 2 {
+            let after_separator = src[..prev.min(src.len())].ends_with([';', '{', '}']);
+            let only_ends = wants
+                .iter()
+                .all(|w| matches!(w, Want::Punct(p) if p == ";" || p == "}"));
+            if !after_separator && (!same_line || site.token.is_none() || only_ends) {
                 let mut d = Diagnostic::error("E0109", "expected `;`", Span::at(prev))
                     .with_label(format!("add `;` here (found {found} next)"));
                 if texts.len() > 1 && texts.len() <= 4 {
                     d = d.with_note(format!("the parser expected {}", join_or(&texts)));
                 }
-                return d;
+                return Some(d);
             }
         }
     }
 
-    let mut d = Diagnostic::error(
-        "E0101",
-        format!("unexpected {found}"),
-        span,
-    )
-    .with_label(format!("expected {}", join_or(&texts)));
-    if let (Some(close), Some(b)) = (expects_close, block) {
-        if b.kind == opener_of(&close) {
+    let mut d = Diagnostic::error("E0101", format!("unexpected {found}"), span)
+        .with_label(format!("expected {}", join_or(&texts)));
+    if let (Some(close), Some(b)) = (&expects_close, block) {
+        if b.kind == opener_of(close) {
             d = d.with_secondary(
                 b.open,
                 format!("expected `{close}` to close {} opened here", b.describe),
@@ -209,21 +296,250 @@ pub fn diagnose(src: &str, site: ErrorSite, pairs: &[Pair]) -> Diagnostic {
     } else if let Some(b) = block {
         d = d.with_secondary(b.open, format!("in {} opened here", b.describe));
     }
-    if let Some((_, Tok::Kw(k), _)) = site.token {
-        if k.is_hard() && wants.contains(&Want::Name) {
-            d = d.with_help(format!(
+    if let Some(help) = help_for(src, &site, &wants, block, at_top_level, same_line) {
+        d = d.with_help(help);
+    }
+    Some(d)
+}
+
+/// The keyword `word` is most likely a misspelling of: one edit away, or the same letters
+/// in another order (`agnet`).
+fn likely_typo(word: &str, keywords: &[&'static str]) -> Option<&'static str> {
+    let best = closest(word, keywords.iter().copied())?;
+    let sorted = |s: &str| {
+        let mut c: Vec<char> = s.to_lowercase().chars().collect();
+        c.sort_unstable();
+        c
+    };
+    (crate::suggest::edit_distance(&word.to_lowercase(), best) <= 1 || sorted(word) == sorted(best))
+        .then_some(best)
+}
+
+/// A hint for the common ways of getting here.
+fn help_for(
+    src: &str,
+    site: &ErrorSite,
+    wants: &[Want],
+    block: Option<&Pair>,
+    at_top_level: bool,
+    same_line: bool,
+) -> Option<String> {
+    let tok = site.token.map(|(_, t, _)| t);
+    let prev_word = site.prev_end.and_then(|p| word_before(src, p));
+    let only_brace = wants == [Want::Punct("{".into())];
+    match tok {
+        Some(Tok::Kw(k)) if k.is_hard() && wants.contains(&Want::Name) => {
+            return Some(format!(
                 "`{}` is a keyword; to use it as a name, quote it: `` `{}` ``",
                 k.as_str(),
                 k.as_str()
-            ));
+            ))
+        }
+        Some(Tok::Kw(Kw::Else)) => {
+            return Some("`else` must come right after the `}` of an `if` block".into())
+        }
+        Some(Tok::Eq) if block.is_some_and(|b| b.kind == '(') && wants.contains(&Want::Punct(",".into())) => {
+            return Some("arguments are named with `:`, as in `power: 3`".into())
+        }
+        // After a complete condition: a `=` meant as `==`.
+        Some(Tok::Eq)
+            if !wants.contains(&Want::Punct("=".into()))
+                && wants.iter().any(|w| {
+                    matches!(w, Want::Node | Want::Modifier)
+                        || matches!(w, Want::Punct(p) if [";", "{", ")", "]"].contains(&p.as_str()))
+                }) =>
+        {
+            return Some(
+                "to compare, write `==`; assignments go in `do { }`, `update { }` and `on` blocks"
+                    .into(),
+            )
+        }
+        Some(Tok::Semi) if wants.contains(&Want::Node) => {
+            return Some(
+                "tree nodes follow one another without `;`; only statements inside `do { }` end with `;`"
+                    .into(),
+            )
+        }
+        Some(Tok::Lt) if wants.contains(&Want::Node) => {
+            return Some(
+                "this looks like BehaviorTree.CPP XML; write nodes as `Name(port: value)` and children in `{ }`, or convert the file with `affect import`"
+                    .into(),
+            )
+        }
+        Some(Tok::Arrow) if wants.contains(&Want::Punct("=>".into())) => {
+            return Some("write `=>` here; `->` is for transitions of an emotion machine".into())
+        }
+        Some(Tok::Num(_) | Tok::Str(_)) if wants.contains(&Want::Node) && same_line => {
+            if let Some(w) = prev_word.filter(|w| Kw::from_word(w).is_none()) {
+                let arg = rest_of_line(src, site.offset)
+                    .split(|c: char| c.is_whitespace() || c == '{')
+                    .next()
+                    .unwrap_or("");
+                return Some(format!(
+                    "to pass arguments to `{w}`, put them in parentheses: `{w}({arg})`"
+                ));
+            }
+        }
+        _ => {}
+    }
+    let opens_body = !matches!(
+        tok,
+        None | Some(Tok::Semi | Tok::Comma | Tok::RParen | Tok::RBracket | Tok::RBrace)
+    );
+    if only_brace && same_line && opens_body {
+        let rest = rest_of_line(src, site.offset);
+        if !rest.is_empty() && !rest.contains(['{', '}']) {
+            return Some(format!("put the body in braces: `{{ {rest} }}`"));
         }
     }
-    if let Some((_, Tok::Eq, _)) = site.token {
-        if wants.contains(&Want::Punct("==".into())) || texts.iter().any(|t| t.contains("==")) {
-            d = d.with_help("to compare, write `==`");
+    if ["`in`", "`out`", "`inout`"]
+        .iter()
+        .all(|k| wants.contains(&Want::Keyword((*k).into())))
+    {
+        return Some("every port starts with its direction: `in`, `out` or `inout`, as in `in target: Pose`".into());
+    }
+    if at_top_level {
+        if prev_word == Some("main") && wants == [Want::Keyword("`tree`".into())] {
+            return Some(
+                "at the top of a file write `main tree Name { ... }`; a `main { ... }` block belongs inside an `agent`"
+                    .into(),
+            );
+        }
+        match tok {
+            Some(Tok::Kw(k @ (Kw::Var | Kw::Let))) => {
+                return Some(format!(
+                    "`{}` declares a member of an agent; move it into an `agent` block, or use `const` for a value the whole file shares",
+                    k.as_str()
+                ))
+            }
+            Some(Tok::Ident(w)) => {
+                return Some(match likely_typo(w, ITEM_STARTS) {
+                    Some(k) => format!("did you mean `{k}`?"),
+                    None => "statements and assignments go in `update`, `on` and `do` blocks; the top of a file holds declarations".into(),
+                })
+            }
+            _ => {}
         }
     }
-    d
+    if wants.contains(&Want::Member) {
+        if let Some(Tok::Ident(w)) = tok {
+            return Some(match likely_typo(w, MEMBER_STARTS) {
+                Some(k) => format!("did you mean `{k}`?"),
+                None => "agent members start with a keyword such as `var` (state), `let` (derived values), `sensor`, `event`, `update`, `on`, `emotions`, `drive`, `memory` or `main`".into(),
+            });
+        }
+    }
+    if wants.contains(&Want::Punct("=>".into())) && wants.len() <= 3 {
+        if let Some(t) = tok {
+            if !matches!(t, Tok::Ident(_) | Tok::RawIdent(_) | Tok::Kw(_) | Tok::Arrow) {
+                return Some("patterns are literals, names such as `Explore`, or `_`".into());
+            }
+        }
+    }
+    None
+}
+
+/// Collects the spans of the error nodes recovery left in the tree.
+struct ErrorSpans(Vec<Span>);
+
+impl Visitor for ErrorSpans {
+    fn visit_item(&mut self, item: &Item) {
+        if matches!(item.kind, ItemKind::Error) {
+            self.0.push(item.span);
+        }
+        visit::walk_item(self, item);
+    }
+    fn visit_member(&mut self, member: &Member) {
+        match &member.kind {
+            MemberKind::Error => self.0.push(member.span),
+            MemberKind::Drive(d) => {
+                for e in &d.entries {
+                    if let DriveEntry::Error(s) = e {
+                        self.0.push(*s);
+                    }
+                }
+            }
+            _ => {}
+        }
+        visit::walk_member(self, member);
+    }
+    fn visit_node(&mut self, node: &Node) {
+        if matches!(node.kind, NodeKind::Error) {
+            self.0.push(node.span);
+        }
+        visit::walk_node(self, node);
+    }
+    fn visit_stmt(&mut self, stmt: &Stmt) {
+        if matches!(stmt.kind, StmtKind::Error) {
+            self.0.push(stmt.span);
+        }
+        visit::walk_stmt(self, stmt);
+    }
+    fn visit_settings(&mut self, owner: &str, block: &SettingBlock) {
+        for e in &block.entries {
+            if let SettingEntry::Error(s) = e {
+                self.0.push(*s);
+            }
+        }
+        visit::walk_settings(self, owner, block);
+    }
+}
+
+/// Drops parse errors that are only consequences of an earlier error, so each mistake is
+/// reported once:
+/// - an error on a token a lexical error already covers, or later on a line that already has
+///   an error (the parser is still recovering there);
+/// - an error after a recovery that swallowed a `{` but not its `}`: the parser then takes
+///   that `}` for the end of the enclosing block, and is out of step until that block ends.
+pub fn filter_cascades(
+    src: &str,
+    file: &File,
+    tokens: &[(usize, Tok, usize)],
+    pairs: &[Pair],
+    earlier: &[Diagnostic],
+    parse: Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
+    let line_of = |offset: u32| src[..(offset as usize).min(src.len())].matches('\n').count();
+    let mut spans = ErrorSpans(Vec::new());
+    visit::walk_file(&mut spans, file);
+    // (after, until, own error token): parse errors in `after..=until` are out of step.
+    let mut out_of_step: Vec<(u32, u32, u32)> = Vec::new();
+    for s in &spans.0 {
+        let swallowed = pairs
+            .iter()
+            .filter(|p| p.kind == '{' && s.start <= p.open.start && p.open.end <= s.end && p.close.start >= s.end);
+        for p in swallowed {
+            // One level short from `p`'s `}` on, the parser stays out of step until the
+            // declaration around it ends.
+            let until = pairs
+                .iter()
+                .filter(|q| q.open.start <= p.open.start && q.close.end >= p.close.end)
+                .map(|q| q.close.end)
+                .max()
+                .unwrap_or(p.close.end);
+            let next = tokens
+                .iter()
+                .find(|t| t.0 >= s.end as usize)
+                .map_or(u32::MAX, |t| t.0 as u32);
+            out_of_step.push((s.end, until, next));
+        }
+    }
+    let mut kept: Vec<Diagnostic> = Vec::new();
+    for d in parse {
+        let start = d.primary.span.start;
+        let covered = earlier.iter().chain(kept.iter()).any(|e| {
+            let es = e.primary.span;
+            (es.start <= start && line_of(es.start) == line_of(start))
+                || (es.start < d.primary.span.end.max(start + 1) && start < es.end.max(es.start + 1))
+        });
+        let stepped = out_of_step
+            .iter()
+            .any(|&(after, until, own)| start > after && start <= until && start != own);
+        if !covered && !stepped {
+            kept.push(d);
+        }
+    }
+    kept
 }
 
 fn opener_of(close: &str) -> char {

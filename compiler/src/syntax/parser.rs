@@ -24,7 +24,7 @@ pub struct Parsed {
 pub fn parse(src: &str) -> Parsed {
     let lexed = lexer::lex(src);
     let mut diagnostics = lexed.diagnostics;
-    let balanced = delimiters::balance(src.len(), lexed.tokens);
+    let balanced = delimiters::balance(src, lexed.tokens);
     diagnostics.extend(balanced.diagnostics);
     let tokens = balanced.tokens;
 
@@ -58,6 +58,14 @@ pub fn parse(src: &str) -> Parsed {
     // One diagnostic per place: cascades at the same token say nothing new.
     parse_diags.sort_by_key(|d: &Diagnostic| d.primary.span.start);
     parse_diags.dedup_by_key(|d| d.primary.span.start);
+    let parse_diags = parse_errors::filter_cascades(
+        src,
+        &file,
+        &tokens,
+        &balanced.pairs,
+        &diagnostics,
+        parse_diags,
+    );
     diagnostics.extend(parse_diags);
 
     let starts: Vec<usize> = tokens.iter().map(|(s, _, _)| *s).collect();
@@ -112,7 +120,7 @@ fn diagnose(
     let idx = tokens.partition_point(|(s, _, _)| *s < offset);
     let prev_end = idx.checked_sub(1).map(|i| tokens[i].2);
     let tok_ref = token.and_then(|t| tokens.iter().find(|x| x.0 == t.0 && x.2 == t.2));
-    Some(parse_errors::diagnose(
+    parse_errors::diagnose(
         src,
         ErrorSite {
             token: tok_ref,
@@ -121,5 +129,5 @@ fn diagnose(
             expected,
         },
         pairs,
-    ))
+    )
 }

@@ -79,6 +79,14 @@ pub fn walk_item<V: Visitor + ?Sized>(v: &mut V, item: &Item) {
         ItemKind::Leaf(l) => walk_ports(v, &l.ports),
         ItemKind::Tree(t) => {
             walk_ports(v, &t.ports);
+            for local in &t.locals {
+                if let Some(ty) = &local.ty {
+                    v.visit_type(ty);
+                }
+                if let Some(e) = &local.init {
+                    v.visit_expr(e);
+                }
+            }
             walk_nodes(v, &t.body);
         }
         ItemKind::Emotion(r) | ItemKind::Tendency(r) => {
