@@ -115,6 +115,12 @@ pub fn schema(owner: &str) -> Option<&'static [SettingShape]> {
     })
 }
 
+/// "a `memory` block", "an `emotions` block".
+fn a_block(owner: &str) -> String {
+    let article = if owner.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    format!("{article} `{owner}` block")
+}
+
 pub fn check(file: &File) -> Vec<Diagnostic> {
     let mut c = Checker { diags: Vec::new() };
     visit::walk_file(&mut c, file);
@@ -139,7 +145,7 @@ impl Checker {
                         self.diags.push(
                             Diagnostic::error(
                                 "E0112",
-                                format!("a `{owner}` block cannot hold a behaviour module"),
+                                format!("a behaviour module cannot be nested in {}", a_block(owner)),
                                 *span,
                             )
                             .with_label(format!("`behavior {}` is not allowed here", b.name.name)),
@@ -152,7 +158,7 @@ impl Checker {
                         self.diags.push(
                             Diagnostic::error(
                                 "E0112",
-                                format!("transitions belong in an `emotions` block, not a `{owner}` block"),
+                                format!("transitions belong in an `emotions` block, not in {}", a_block(owner)),
                                 t.span,
                             )
                             .with_label("transition outside an emotion machine"),
@@ -167,11 +173,11 @@ impl Checker {
                 let names: Vec<&str> = shapes.iter().map(|sh| sh.key).collect();
                 let mut d = Diagnostic::error(
                     "E0112",
-                    format!("unknown setting `{key}` in a `{owner}` block"),
+                    format!("unknown setting `{key}` in {}", a_block(owner)),
                     s.key.span,
                 )
                 .with_label("not a setting of this block")
-                .with_note(format!("a `{owner}` block takes: {}", names.join(", ")));
+                .with_note(format!("{} takes: {}", a_block(owner), names.join(", ")));
                 if let Some(best) = closest(key, names.iter().copied()) {
                     d = d.with_help(format!("did you mean `{best}`?"));
                 }
@@ -182,27 +188,49 @@ impl Checker {
                 self.diags.push(
                     Diagnostic::error("E0114", format!("`{key}` is set twice"), s.key.span)
                         .with_label("set again here")
-                        .with_secondary(*first, "first set here"),
+                        .with_secondary(*first, "first set here")
+                        .with_help("keep one of the two: a setting has one value"),
                 );
             } else {
                 seen.push((key, s.key.span));
             }
-            self.check_shape(owner, shape, s);
+            self.check_shape(owner, shapes, shape, s);
         }
     }
 
-    fn check_shape(&mut self, owner: &str, shape: &SettingShape, s: &Setting) {
+    fn check_shape(&mut self, owner: &str, shapes: &[SettingShape], shape: &SettingShape, s: &Setting) {
         let malformed = |what: String, span: Span| {
             Diagnostic::error(
                 "E0113",
-                format!("malformed `{}` setting in a `{owner}` block", shape.key),
+                format!("malformed `{}` setting in {}", shape.key, a_block(owner)),
                 span,
             )
             .with_label(what)
             .with_help(format!("write it like `{}`", shape.example))
         };
+        // `short_term 7 weights [..]` then `persist "x";` on the next line reads as one
+        // setting with a `persist` part: a `;` is missing, not a part.
+        let mut prev_end = s.args.last().map(|a| a.span.end);
+        for (k, v) in &s.pairs {
+            if !shape.pairs.contains(&k.name.as_str()) && shapes.iter().any(|sh| sh.key == k.name) {
+                let at = Span::at(prev_end.unwrap_or(s.key.span.end) as usize);
+                self.diags.push(
+                    Diagnostic::error("E0109", "expected `;`", at)
+                        .with_label(format!("add `;` here (the setting `{}` follows)", k.name))
+                        .with_note(format!(
+                            "without the `;`, `{}` reads as a part of the `{}` setting",
+                            k.name, shape.key
+                        )),
+                );
+                return;
+            }
+            prev_end = Some(v.span.end);
+        }
         let n = s.args.len();
-        if n < shape.min_args {
+        let wrong_separator = n == 0 && (s.assign.is_some() || s.value.is_some());
+        if wrong_separator {
+            // `threshold = 0.75;` / `baseline: 50;`: one error, about the separator.
+        } else if n < shape.min_args {
             self.diags
                 .push(malformed("a value is missing".into(), s.key.span));
         } else if n > shape.max_args {
@@ -221,12 +249,20 @@ impl Checker {
             }
         }
         if let Some(a) = &s.assign {
-            self.diags
-                .push(malformed("no `=` belongs in this setting".into(), a.span));
+            let what = if wrong_separator {
+                format!("settings are written `{} value;`, without `=`", shape.key)
+            } else {
+                "no `=` belongs in this setting".into()
+            };
+            self.diags.push(malformed(what, a.span));
         }
         if let Some(v) = &s.value {
-            self.diags
-                .push(malformed("no `:` belongs in this setting".into(), v.span));
+            let what = if wrong_separator {
+                format!("settings are written `{} value;`, without `:`", shape.key)
+            } else {
+                "no `:` belongs in this setting".into()
+            };
+            self.diags.push(malformed(what, v.span));
         }
         if let Some(b) = &s.block {
             self.diags
@@ -262,17 +298,43 @@ impl Checker {
     }
 }
 
+fn value_of(stmt: &Stmt) -> &Expr {
+    match &stmt.kind {
+        StmtKind::Assign { value, .. } => value,
+        _ => unreachable!("only assignments have a target"),
+    }
+}
+
+fn path_text(p: &Path) -> String {
+    p.segments
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
 impl Visitor for Checker {
     fn visit_node(&mut self, node: &Node) {
         let mut seen: Vec<(&'static str, Span)> = Vec::new();
         for m in &node.modifiers {
             let kw = m.kind.keyword();
             if let Some((_, first)) = seen.iter().find(|(k, _)| *k == kw) {
+                let help = match &m.kind {
+                    ModifierKind::While(_) => {
+                        "combine the two conditions into one with `and`".to_string()
+                    }
+                    ModifierKind::SkipIf(_)
+                    | ModifierKind::SuccessIf(_)
+                    | ModifierKind::FailureIf(_) => {
+                        format!("combine the two conditions into one: `{kw} a or b`")
+                    }
+                    _ => format!("merge the two blocks into one `{kw} {{ ... }}`"),
+                };
                 self.diags.push(
                     Diagnostic::error("E0114", format!("`{kw}` is given twice on one node"), m.span)
                         .with_label("second one")
                         .with_secondary(*first, "first one")
-                        .with_help(format!("combine the two: `{kw}` takes one condition or block")),
+                        .with_help(help),
                 );
             } else {
                 seen.push((kw, m.span));
@@ -305,11 +367,23 @@ impl Visitor for Checker {
                 ExprKind::Name(_) | ExprKind::Root(_) | ExprKind::Field(..) | ExprKind::Index(..) | ExprKind::Error
             );
             if !ok {
-                self.diags.push(
-                    Diagnostic::error("E0110", "cannot assign to this expression", target.span)
-                        .with_label("not a variable")
-                        .with_help("the left side of `=` must be a variable, such as `score` or `@goal`"),
-                );
+                let mut d = Diagnostic::error("E0110", "cannot assign to this expression", target.span)
+                    .with_label("not a variable");
+                // `50 = score`: written backwards.
+                let swapped = match (&target.kind, &value_of(stmt).kind) {
+                    (ExprKind::Num(n), ExprKind::Name(p)) => Some((n.text.clone(), path_text(p))),
+                    (ExprKind::Str(t), ExprKind::Name(p)) => Some((format!("{t:?}"), path_text(p))),
+                    _ => None,
+                };
+                d = match swapped {
+                    Some((lit, var)) => d.with_help(format!(
+                        "the variable goes on the left: `{var} = {lit}`"
+                    )),
+                    None => d.with_help(
+                        "the left side of `=` must be a variable, a field or an element, such as `score`, `@goal` or `scores[0]`",
+                    ),
+                };
+                self.diags.push(d);
             }
         }
         visit::walk_stmt(self, stmt);
@@ -331,7 +405,11 @@ impl Visitor for Checker {
                                 op.as_str(),
                                 inner.as_str()
                             ))
-                            .with_help("split it with `and`: `a < b and b < c`"),
+                            .with_help(format!(
+                                "split it with `and`: `a {} b and b {} c`",
+                                inner.as_str(),
+                                op.as_str()
+                            )),
                         );
                     }
                 }

@@ -1,0 +1,5 @@
+//! The tick program: what the compiler hands the runtime. A flat node table per agent, a
+//! typed blackboard slot layout, expression code, the affect model's update order, and the
+//! worlds the program can run in. The runtime depends on this, never on the syntax tree.
+
+pub mod world;

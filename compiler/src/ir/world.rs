@@ -1,0 +1,1 @@
+//! Worlds: placeholder, being written.
