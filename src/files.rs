@@ -5,7 +5,8 @@ use std::io::Write;
 use std::path::Path;
 
 pub fn read_source(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     String::from_utf8(bytes).map_err(|e| {
         format!(
             "cannot read `{}`: not UTF-8 text (invalid byte at offset {})",
@@ -38,4 +39,23 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), String> {
         let _ = std::fs::remove_file(&tmp);
         format!("cannot write `{}`: {e}", path.display())
     })
+}
+
+/// Loads the files a program `use`s, relative to the program's own directory.
+pub struct FileLoader {
+    dir: std::path::PathBuf,
+}
+
+impl FileLoader {
+    pub fn beside(file: &Path) -> FileLoader {
+        FileLoader {
+            dir: file.parent().map(Path::to_path_buf).unwrap_or_default(),
+        }
+    }
+}
+
+impl affect_compiler::sema::Loader for FileLoader {
+    fn load(&self, path: &str) -> Result<String, String> {
+        read_source(&self.dir.join(path))
+    }
 }

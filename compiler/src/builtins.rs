@@ -70,7 +70,12 @@ pub struct Builtin {
     pub summary: &'static str,
 }
 
-const fn arg(name: &'static str, port: &'static str, ty: ArgType, default: Option<&'static str>) -> BuiltinArg {
+const fn arg(
+    name: &'static str,
+    port: &'static str,
+    ty: ArgType,
+    default: Option<&'static str>,
+) -> BuiltinArg {
     BuiltinArg {
         name,
         port,
@@ -82,7 +87,12 @@ const fn arg(name: &'static str, port: &'static str, ty: ArgType, default: Optio
 
 const MANY: usize = usize::MAX;
 
-const fn control(name: &'static str, v4: &'static str, v3: Option<&'static str>, summary: &'static str) -> Builtin {
+const fn control(
+    name: &'static str,
+    v4: &'static str,
+    v3: Option<&'static str>,
+    summary: &'static str,
+) -> Builtin {
     Builtin {
         name,
         v4: Some(v4),
@@ -94,7 +104,12 @@ const fn control(name: &'static str, v4: &'static str, v3: Option<&'static str>,
     }
 }
 
-const fn decorator(name: &'static str, v4: &'static str, v3: Option<&'static str>, summary: &'static str) -> Builtin {
+const fn decorator(
+    name: &'static str,
+    v4: &'static str,
+    v3: Option<&'static str>,
+    summary: &'static str,
+) -> Builtin {
     Builtin {
         name,
         v4: Some(v4),
@@ -282,9 +297,10 @@ pub fn by_name(name: &str) -> Option<&'static Builtin> {
 pub fn by_xml_id(id: &str) -> Option<&'static Builtin> {
     match id {
         "LoopInt" | "LoopBool" | "LoopString" | "LoopDouble" => return by_name("loop"),
-        "BlackboardCheckInt" | "BlackboardCheckDouble" | "BlackboardCheckString" | "BlackboardCheckBool" => {
-            return by_name("blackboard_check")
-        }
+        "BlackboardCheckInt"
+        | "BlackboardCheckDouble"
+        | "BlackboardCheckString"
+        | "BlackboardCheckBool" => return by_name("blackboard_check"),
         _ => {}
     }
     BUILTINS
@@ -315,7 +331,10 @@ mod tests {
 
     #[test]
     fn lookups() {
-        assert_eq!(by_xml_id("SequenceStar").unwrap().name, "sequence_with_memory");
+        assert_eq!(
+            by_xml_id("SequenceStar").unwrap().name,
+            "sequence_with_memory"
+        );
         assert_eq!(by_xml_id("RetryUntilSuccessful").unwrap().name, "retry");
         assert_eq!(by_name("parallel").unwrap().args[0].port, "success_count");
         assert_eq!(by_xml_id("LoopInt").unwrap().name, "loop");

@@ -7,6 +7,7 @@ pub mod diagnostic;
 pub mod fmt;
 pub mod ir;
 pub mod render;
+pub mod sema;
 pub mod span;
 pub mod suggest;
 pub mod syntax;
@@ -14,7 +15,24 @@ pub mod syntax;
 pub use diagnostic::{Diagnostic, Label, Severity};
 pub use span::Span;
 
-/// Checks one source text and returns every diagnostic, errors and warnings, in order.
+/// Checks one source text (syntax, names and types) and returns every diagnostic, errors and
+/// warnings, in order. Files it `use`s come through `loader`.
+pub fn check_source_with(src: &str, loader: &dyn sema::Loader) -> sema::Analysis {
+    let parsed = syntax::parse(src);
+    let mut analysis = sema::analyze(&parsed.file, loader);
+    let mut diags = parsed.diagnostics;
+    if diagnostic::has_errors(&diags) {
+        // Names and types of a file that does not parse would only repeat its syntax errors.
+        analysis.program = None;
+        analysis.diagnostics.retain(|d| !d.is_error());
+    }
+    diags.append(&mut analysis.diagnostics);
+    diags.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
+    analysis.diagnostics = diags;
+    analysis
+}
+
+/// Checks the syntax of one source text and returns every diagnostic, in order.
 pub fn check_source(src: &str) -> Vec<Diagnostic> {
     syntax::parse(src).diagnostics
 }

@@ -21,7 +21,11 @@ pub fn human(diag: &Diagnostic, file: &str, src: &str, color: bool) -> String {
     let config = Config::default()
         .with_color(color)
         .with_index_type(IndexType::Byte)
-        .with_char_set(if color { CharSet::Unicode } else { CharSet::Ascii });
+        .with_char_set(if color {
+            CharSet::Unicode
+        } else {
+            CharSet::Ascii
+        });
     let mut report = Report::build(kind, (file, clamp(diag.primary.span)))
         .with_config(config)
         .with_code(diag.code)
@@ -31,17 +35,20 @@ pub fn human(diag: &Diagnostic, file: &str, src: &str, color: bool) -> String {
     } else {
         diag.primary.message.clone()
     };
+    // Labels are drawn in source order, so one excerpt shows them all (ariadne starts a new
+    // excerpt, headed by the primary location, whenever a label goes back to an earlier line).
+    let order = |s: Span| i32::try_from(s.start).unwrap_or(i32::MAX);
     report = report.with_label(
         Label::new((file, clamp(diag.primary.span)))
             .with_message(primary_msg)
-            .with_order(0)
+            .with_order(order(diag.primary.span))
             .with_priority(10),
     );
-    for (i, l) in diag.secondary.iter().enumerate() {
+    for l in &diag.secondary {
         report = report.with_label(
             Label::new((file, clamp(l.span)))
                 .with_message(&l.message)
-                .with_order(i as i32 + 1),
+                .with_order(order(l.span)),
         );
     }
     for n in &diag.notes {
@@ -73,7 +80,13 @@ fn position(index: &LineIndex, src: &str, span: Span) -> Value {
 /// columns count characters.
 pub fn json(diag: &Diagnostic, file: &str, src: &str, index: &LineIndex) -> Value {
     let pos = position(index, src, diag.primary.span);
-    let mut labels = vec![label_json(index, src, diag.primary.span, &diag.primary.message, true)];
+    let mut labels = vec![label_json(
+        index,
+        src,
+        diag.primary.span,
+        &diag.primary.message,
+        true,
+    )];
     labels.extend(
         diag.secondary
             .iter()

@@ -24,7 +24,11 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .into_iter()
         .filter(|c| *c != word)
         .map(|c| {
-            let d = if c.to_lowercase() == lower { 0 } else { edit_distance(word, c) };
+            let d = if c.to_lowercase() == lower {
+                0
+            } else {
+                edit_distance(word, c)
+            };
             (d, c)
         })
         .filter(|(d, _)| *d <= limit)
@@ -46,7 +50,10 @@ mod tests {
     #[test]
     fn suggestions() {
         assert_eq!(closest("alfa", ["alpha", "beta"]), Some("alpha"));
-        assert_eq!(closest("Seqence", ["sequence", "fallback"]), Some("sequence"));
+        assert_eq!(
+            closest("Seqence", ["sequence", "fallback"]),
+            Some("sequence")
+        );
         assert_eq!(closest("zzz", ["alpha", "beta"]), None);
     }
 }

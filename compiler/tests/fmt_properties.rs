@@ -47,9 +47,16 @@ fn formatting_is_idempotent_and_keeps_the_tree_and_comments() {
         if once != twice {
             failures.push(format!("{name}: not idempotent"));
         }
-        let (a, b) = (debug_without_spans(&parse(&src).file), debug_without_spans(&parse(&once).file));
+        let (a, b) = (
+            debug_without_spans(&parse(&src).file),
+            debug_without_spans(&parse(&once).file),
+        );
         if let Some((x, y)) = a.lines().zip(b.lines()).find(|(x, y)| x != y) {
-            failures.push(format!("{name}: the syntax tree changed: `{}` became `{}`", x.trim(), y.trim()));
+            failures.push(format!(
+                "{name}: the syntax tree changed: `{}` became `{}`",
+                x.trim(),
+                y.trim()
+            ));
         } else if a.lines().count() != b.lines().count() {
             failures.push(format!("{name}: the syntax tree changed in length"));
         }

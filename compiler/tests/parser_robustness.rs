@@ -39,20 +39,83 @@ fn mutation() -> impl Strategy<Value = Mutation> {
     // Insertions favour the language's own punctuation and keywords: they reach deeper
     // into the grammar than random letters.
     let snippets = prop::sample::select(vec![
-        "{", "}", "(", ")", "[", "]", ";", ",", ":", "::", "..", "=>", "->", "=", "==", "\"",
-        "/*", "*/", "///", "//", "#[", "@", "`", "0x", "9ms", "1e", "agent ", "tree ",
-        "sequence ", "do ", "check ", "switch ", "skip_if ", "on_success ", "var ", "let ",
-        "drive ", "memory ", "emotions ", "not ", "and ", "?", "\\", "\n", "é", "\u{0}",
+        "{",
+        "}",
+        "(",
+        ")",
+        "[",
+        "]",
+        ";",
+        ",",
+        ":",
+        "::",
+        "..",
+        "=>",
+        "->",
+        "=",
+        "==",
+        "\"",
+        "/*",
+        "*/",
+        "///",
+        "//",
+        "#[",
+        "@",
+        "`",
+        "0x",
+        "9ms",
+        "1e",
+        "agent ",
+        "tree ",
+        "sequence ",
+        "do ",
+        "check ",
+        "switch ",
+        "skip_if ",
+        "on_success ",
+        "var ",
+        "let ",
+        "drive ",
+        "memory ",
+        "emotions ",
+        "not ",
+        "and ",
+        "?",
+        "\\",
+        "\n",
+        "é",
+        "\u{0}",
     ]);
     prop_oneof![
-        (any::<prop::sample::Index>(), 1usize..40).prop_map(|(i, len)| Mutation::Delete { at: i.index(usize::MAX), len }),
-        (any::<prop::sample::Index>(), prop::collection::vec(snippets, 1..4))
-            .prop_map(|(i, s)| Mutation::Insert { at: i.index(usize::MAX), text: s.concat() }),
-        any::<prop::sample::Index>().prop_map(|i| Mutation::Truncate { at: i.index(usize::MAX) }),
-        (any::<prop::sample::Index>(), any::<prop::sample::Index>())
-            .prop_map(|(a, b)| Mutation::SwapLines { a: a.index(usize::MAX), b: b.index(usize::MAX) }),
-        (any::<prop::sample::Index>(), prop::collection::vec(any::<u8>(), 1..8))
-            .prop_map(|(i, bytes)| Mutation::RandomBytes { at: i.index(usize::MAX), bytes }),
+        (any::<prop::sample::Index>(), 1usize..40).prop_map(|(i, len)| Mutation::Delete {
+            at: i.index(usize::MAX),
+            len
+        }),
+        (
+            any::<prop::sample::Index>(),
+            prop::collection::vec(snippets, 1..4)
+        )
+            .prop_map(|(i, s)| Mutation::Insert {
+                at: i.index(usize::MAX),
+                text: s.concat()
+            }),
+        any::<prop::sample::Index>().prop_map(|i| Mutation::Truncate {
+            at: i.index(usize::MAX)
+        }),
+        (any::<prop::sample::Index>(), any::<prop::sample::Index>()).prop_map(|(a, b)| {
+            Mutation::SwapLines {
+                a: a.index(usize::MAX),
+                b: b.index(usize::MAX),
+            }
+        }),
+        (
+            any::<prop::sample::Index>(),
+            prop::collection::vec(any::<u8>(), 1..8)
+        )
+            .prop_map(|(i, bytes)| Mutation::RandomBytes {
+                at: i.index(usize::MAX),
+                bytes
+            }),
     ]
 }
 
@@ -120,7 +183,10 @@ fn mutated_examples_never_panic() {
             // A variant that still parses cleanly must format, and format stably.
             if let Ok(once) = format_source(&src) {
                 let twice = format_source(&once);
-                prop_assert!(twice.as_deref() == Ok(once.as_str()), "formatting is not stable");
+                prop_assert!(
+                    twice.as_deref() == Ok(once.as_str()),
+                    "formatting is not stable"
+                );
             }
             Ok(())
         })

@@ -17,8 +17,11 @@ pub fn run(paths: &[PathBuf], format: Format) -> u8 {
                 continue;
             }
         };
-        let diags = affect_compiler::check_source(&src);
-        reporter.add(&path.display().to_string(), &src, &diags);
+        let analysis = affect_compiler::check_source_with(&src, &files::FileLoader::beside(path));
+        reporter.add(&path.display().to_string(), &src, &analysis.diagnostics);
+        for (file, text, d) in &analysis.imported_diagnostics {
+            reporter.add(file, text, std::slice::from_ref(d));
+        }
     }
     let errors = reporter.errors;
     reporter.finish(paths.len());

@@ -22,7 +22,10 @@ pub fn run(paths: &[PathBuf], check: bool, stdout: bool) -> u8 {
             Ok(f) => f,
             Err(diags) => {
                 reporter.add(&path.display().to_string(), &src, &diags);
-                eprintln!("affect fmt: `{}` has syntax errors; left unchanged", path.display());
+                eprintln!(
+                    "affect fmt: `{}` has syntax errors; left unchanged",
+                    path.display()
+                );
                 status = status.max(FAILED);
                 continue;
             }

@@ -87,7 +87,10 @@ pub fn expr(e: &Expr) -> String {
                 format!("@{}", id.name)
             } else {
                 // Not expressible as `@key`; keep it visible rather than lose it.
-                format!("@{}", id.name.replace(|c: char| !c.is_ascii_alphanumeric(), "_"))
+                format!(
+                    "@{}",
+                    id.name.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+                )
             }
         }
         ExprKind::Unary(op, inner) => {

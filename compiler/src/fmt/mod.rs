@@ -16,6 +16,16 @@ use crate::syntax::ast::*;
 use crate::syntax::{self, Comment, CommentKind};
 pub use expr::{arg_name, is_plain_ident, name};
 
+/// An expression on one line, as the formatter prints it.
+pub fn format_expr(e: &Expr) -> String {
+    expr::expr(e)
+}
+
+/// A type, as the formatter prints it.
+pub fn format_type(t: &Type) -> String {
+    expr::ty(t)
+}
+
 pub const WIDTH: usize = 100;
 const INDENT: usize = 4;
 
@@ -123,7 +133,11 @@ impl<'a> Printer<'a> {
             if c.span.start >= start {
                 break;
             }
-            if forced || self.last_end.is_some_and(|e| self.source_has_blank(e, c.span.start)) {
+            if forced
+                || self
+                    .last_end
+                    .is_some_and(|e| self.source_has_blank(e, c.span.start))
+            {
                 self.blank_line();
             }
             forced = false;
@@ -132,7 +146,10 @@ impl<'a> Printer<'a> {
             self.next += 1;
         }
         if start != u32::MAX
-            && (forced || self.last_end.is_some_and(|e| self.source_has_blank(e, start)))
+            && (forced
+                || self
+                    .last_end
+                    .is_some_and(|e| self.source_has_blank(e, start)))
         {
             self.blank_line();
         }
@@ -198,7 +215,8 @@ impl<'a> Printer<'a> {
     }
 
     fn fits(&self, s: &str) -> bool {
-        !s.contains('\n') && self.indent * INDENT + self.cur.chars().count() + s.chars().count() <= WIDTH
+        !s.contains('\n')
+            && self.indent * INDENT + self.cur.chars().count() + s.chars().count() <= WIDTH
     }
 
     /// Opens a block: the current line ends with `{`.
@@ -235,7 +253,12 @@ impl<'a> Printer<'a> {
     }
 
     /// Prints a list of elements one per line, with their comments.
-    fn elements<T>(&mut self, items: &[T], span: impl Fn(&T) -> Span, mut print: impl FnMut(&mut Self, &T)) {
+    fn elements<T>(
+        &mut self,
+        items: &[T],
+        span: impl Fn(&T) -> Span,
+        mut print: impl FnMut(&mut Self, &T),
+    ) {
         for it in items {
             let sp = span(it);
             self.leading(sp.start, false);
@@ -278,7 +301,8 @@ impl<'a> Printer<'a> {
             }
             ItemKind::Enum(e) => self.enum_decl(e, item.span),
             ItemKind::Leaf(l) => {
-                self.cur.push_str(&format!("{} {}", l.kind.keyword(), name(&l.name.name)));
+                self.cur
+                    .push_str(&format!("{} {}", l.kind.keyword(), name(&l.name.name)));
                 self.ports(&l.ports, item.span);
                 self.cur.push(';');
             }
@@ -288,7 +312,10 @@ impl<'a> Printer<'a> {
                 }
                 self.cur.push_str(&format!("tree {}", name(&t.name.name)));
                 if !t.ports.is_empty() {
-                    self.ports(&t.ports, Span::new(item.span.start as usize, t.body.span.start as usize));
+                    self.ports(
+                        &t.ports,
+                        Span::new(item.span.start as usize, t.body.span.start as usize),
+                    );
                 }
                 self.tree_body(t);
             }
@@ -318,11 +345,13 @@ impl<'a> Printer<'a> {
                 self.setting_block(&w.body, false);
             }
             ItemKind::Component(c) => {
-                self.cur.push_str(&format!("component {}", name(&c.name.name)));
+                self.cur
+                    .push_str(&format!("component {}", name(&c.name.name)));
                 self.setting_block(&c.body, false);
             }
             ItemKind::Behavior(b) => {
-                self.cur.push_str(&format!("behavior {}", name(&b.name.name)));
+                self.cur
+                    .push_str(&format!("behavior {}", name(&b.name.name)));
                 self.setting_block(&b.body, false);
             }
             ItemKind::Error => self.cur.push_str("/* error */"),
@@ -337,7 +366,11 @@ impl<'a> Printer<'a> {
         };
         let flat = format!(
             " {{ {} }}",
-            e.variants.iter().map(variant).collect::<Vec<_>>().join(", ")
+            e.variants
+                .iter()
+                .map(variant)
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         let docs = e.variants.iter().any(|v| v.doc.is_some());
         if e.variants.is_empty() {
@@ -346,10 +379,14 @@ impl<'a> Printer<'a> {
             self.cur.push_str(&flat);
         } else {
             self.open();
-            self.elements(&e.variants, |v| v.span, |p, v| {
-                p.doc(&v.doc);
-                p.cur.push_str(&format!("{},", variant(v)));
-            });
+            self.elements(
+                &e.variants,
+                |v| v.span,
+                |p, v| {
+                    p.doc(&v.doc);
+                    p.cur.push_str(&format!("{},", variant(v)));
+                },
+            );
             self.close(span.end);
         }
     }
@@ -373,10 +410,14 @@ impl<'a> Printer<'a> {
         self.newline();
         self.indent += 1;
         self.last_end = None;
-        self.elements(ports, |p| p.span, |p, port| {
-            p.doc(&port.doc);
-            p.cur.push_str(&format!("{},", expr::port(port)));
-        });
+        self.elements(
+            ports,
+            |p| p.span,
+            |p, port| {
+                p.doc(&port.doc);
+                p.cur.push_str(&format!("{},", expr::port(port)));
+            },
+        );
         let close = ports.last().map(|p| p.span.end).unwrap_or(span.end);
         self.leading(close, false);
         self.indent -= 1;
@@ -392,19 +433,31 @@ impl<'a> Printer<'a> {
     fn fields(&mut self, fields: &[Field], span: Span, max_inline: usize) {
         let flat = format!(
             " {{ {} }}",
-            fields.iter().map(expr::field).collect::<Vec<_>>().join(", ")
+            fields
+                .iter()
+                .map(expr::field)
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         let docs = fields.iter().any(|f| f.doc.is_some());
         if fields.is_empty() {
             self.cur.push_str(" {}");
-        } else if fields.len() <= max_inline && !docs && !self.has_comments_in(span) && self.fits(&flat) {
+        } else if fields.len() <= max_inline
+            && !docs
+            && !self.has_comments_in(span)
+            && self.fits(&flat)
+        {
             self.cur.push_str(&flat);
         } else {
             self.open();
-            self.elements(fields, |f| f.span, |p, f| {
-                p.doc(&f.doc);
-                p.cur.push_str(&format!("{},", expr::field(f)));
-            });
+            self.elements(
+                fields,
+                |f| f.span,
+                |p, f| {
+                    p.doc(&f.doc);
+                    p.cur.push_str(&format!("{},", expr::field(f)));
+                },
+            );
             self.close(span.end);
         }
     }
@@ -452,7 +505,8 @@ impl<'a> Printer<'a> {
             }
             SettingEntry::Behavior(b, _) => {
                 self.doc(&b.doc);
-                self.cur.push_str(&format!("behavior {}", name(&b.name.name)));
+                self.cur
+                    .push_str(&format!("behavior {}", name(&b.name.name)));
                 self.setting_block(&b.body, false);
             }
             SettingEntry::Transition(t) => {
@@ -493,9 +547,16 @@ impl<'a> Printer<'a> {
                 self.cur
                     .push_str(&format!("{} = {};", typed("let", n, ty), expr::expr(value)));
             }
-            MemberKind::Sensor { name: n, ty, source } => {
-                self.cur
-                    .push_str(&format!("{} = {};", typed("sensor", n, ty), expr::expr(source)));
+            MemberKind::Sensor {
+                name: n,
+                ty,
+                source,
+            } => {
+                self.cur.push_str(&format!(
+                    "{} = {};",
+                    typed("sensor", n, ty),
+                    expr::expr(source)
+                ));
             }
             MemberKind::Event { name: n, source } => {
                 self.cur.push_str(&format!("event {}", name(&n.name)));
@@ -504,17 +565,27 @@ impl<'a> Printer<'a> {
                 }
                 self.cur.push(';');
             }
-            MemberKind::Actuator { name: n, ty, source } => {
-                self.cur
-                    .push_str(&format!("{} = {};", typed("actuator", n, ty), expr::expr(source)));
+            MemberKind::Actuator {
+                name: n,
+                ty,
+                source,
+            } => {
+                self.cur.push_str(&format!(
+                    "{} = {};",
+                    typed("actuator", n, ty),
+                    expr::expr(source)
+                ));
             }
             MemberKind::Hormone {
                 name: n,
                 value,
                 settings,
             } => {
-                self.cur
-                    .push_str(&format!("hormone {} = {}", name(&n.name), expr::expr(value)));
+                self.cur.push_str(&format!(
+                    "hormone {} = {}",
+                    name(&n.name),
+                    expr::expr(value)
+                ));
                 match settings {
                     Some(s) => self.setting_block(s, true),
                     None => self.cur.push(';'),
@@ -547,27 +618,32 @@ impl<'a> Printer<'a> {
                 self.setting_block(body, false);
             }
             MemberKind::Tendencies { machine, arms } => {
-                self.cur.push_str(&format!("tendencies {}", name(&machine.name)));
+                self.cur
+                    .push_str(&format!("tendencies {}", name(&machine.name)));
                 self.open();
-                self.elements(arms, |a| a.span, |p, a| {
-                    p.doc(&a.doc);
-                    let targets: Vec<String> = a
-                        .targets
-                        .iter()
-                        .map(|t| {
-                            let mut s = expr::path(&t.name);
-                            if let Some(args) = &t.args {
-                                s.push_str(&expr::arg_list(args));
-                            }
-                            s
-                        })
-                        .collect();
-                    p.cur.push_str(&format!(
-                        "{} => {};",
-                        expr::pattern(&a.pattern),
-                        targets.join(", ")
-                    ));
-                });
+                self.elements(
+                    arms,
+                    |a| a.span,
+                    |p, a| {
+                        p.doc(&a.doc);
+                        let targets: Vec<String> = a
+                            .targets
+                            .iter()
+                            .map(|t| {
+                                let mut s = expr::path(&t.name);
+                                if let Some(args) = &t.args {
+                                    s.push_str(&expr::arg_list(args));
+                                }
+                                s
+                            })
+                            .collect();
+                        p.cur.push_str(&format!(
+                            "{} => {};",
+                            expr::pattern(&a.pattern),
+                            targets.join(", ")
+                        ));
+                    },
+                );
                 self.close(m.span.end);
             }
             MemberKind::Drive(d) => self.drive(d, m.span),
@@ -579,7 +655,8 @@ impl<'a> Printer<'a> {
                 self.setting_block(body, false);
             }
             MemberKind::Behavior(b) => {
-                self.cur.push_str(&format!("behavior {}", name(&b.name.name)));
+                self.cur
+                    .push_str(&format!("behavior {}", name(&b.name.name)));
                 self.setting_block(&b.body, false);
             }
             MemberKind::Behaviors(s) => {
@@ -587,11 +664,13 @@ impl<'a> Printer<'a> {
                 self.setting_block(s, false);
             }
             MemberKind::Recruitment(s) => {
-                self.cur.push_str(&format!("recruitment {}", name(&s.name.name)));
+                self.cur
+                    .push_str(&format!("recruitment {}", name(&s.name.name)));
                 self.setting_block(&s.body, false);
             }
             MemberKind::Component(s) => {
-                self.cur.push_str(&format!("component {}", name(&s.name.name)));
+                self.cur
+                    .push_str(&format!("component {}", name(&s.name.name)));
                 self.setting_block(&s.body, false);
             }
             MemberKind::Main(b) => {
@@ -631,10 +710,18 @@ impl<'a> Printer<'a> {
                     p.cur.push_str(&format!(": {}", expr::ty(t)));
                 }
                 p.open();
-                p.elements(&i.arms, |a| a.span, |p, a| {
-                    let pats: Vec<String> = a.patterns.iter().map(expr::pattern).collect();
-                    p.cur.push_str(&format!("{} => {};", pats.join(", "), expr::expr(&a.value)));
-                });
+                p.elements(
+                    &i.arms,
+                    |a| a.span,
+                    |p, a| {
+                        let pats: Vec<String> = a.patterns.iter().map(expr::pattern).collect();
+                        p.cur.push_str(&format!(
+                            "{} => {};",
+                            pats.join(", "),
+                            expr::expr(&a.value)
+                        ));
+                    },
+                );
                 p.close(i.span.end);
             }
             DriveEntry::Error(_) => p.cur.push_str("/* error */"),
@@ -702,17 +789,21 @@ impl<'a> Printer<'a> {
             return;
         }
         self.open();
-        self.elements(&t.locals, |v| v.span, |p, v| {
-            p.doc(&v.doc);
-            p.cur.push_str(&format!("var {}", name(&v.name.name)));
-            if let Some(ty) = &v.ty {
-                p.cur.push_str(&format!(": {}", expr::ty(ty)));
-            }
-            if let Some(i) = &v.init {
-                p.cur.push_str(&format!(" = {}", expr::expr(i)));
-            }
-            p.cur.push(';');
-        });
+        self.elements(
+            &t.locals,
+            |v| v.span,
+            |p, v| {
+                p.doc(&v.doc);
+                p.cur.push_str(&format!("var {}", name(&v.name.name)));
+                if let Some(ty) = &v.ty {
+                    p.cur.push_str(&format!(": {}", expr::ty(ty)));
+                }
+                if let Some(i) = &v.init {
+                    p.cur.push_str(&format!(" = {}", expr::expr(i)));
+                }
+                p.cur.push(';');
+            },
+        );
         if let Some(first) = t.body.nodes.first() {
             // Locals and nodes are separated by one blank line.
             self.leading(first.span.start, true);
@@ -813,13 +904,19 @@ impl<'a> Printer<'a> {
             }
             NodeKind::Check(e) => self.cur.push_str(&format!("check {}", expr::expr(e))),
             NodeKind::Switch { subject, arms } => {
-                self.cur.push_str(&format!("switch {}", expr::expr(subject)));
+                self.cur
+                    .push_str(&format!("switch {}", expr::expr(subject)));
                 self.open();
-                self.elements(arms, |a| a.span, |p, a| {
-                    p.doc(&a.doc);
-                    p.cur.push_str(&format!("{} => ", expr::pattern(&a.pattern)));
-                    p.node(&a.node);
-                });
+                self.elements(
+                    arms,
+                    |a| a.span,
+                    |p, a| {
+                        p.doc(&a.doc);
+                        p.cur
+                            .push_str(&format!("{} => ", expr::pattern(&a.pattern)));
+                        p.node(&a.node);
+                    },
+                );
                 self.close(n.span_end_of_block());
             }
             NodeKind::For { var, queue, body } => {
@@ -843,9 +940,13 @@ impl<'a> Printer<'a> {
         self.newline();
         self.indent += 1;
         self.last_end = None;
-        self.elements(&a.args, |x| x.span, |p, x| {
-            p.cur.push_str(&format!("{},", expr::arg(x)));
-        });
+        self.elements(
+            &a.args,
+            |x| x.span,
+            |p, x| {
+                p.cur.push_str(&format!("{},", expr::arg(x)));
+            },
+        );
         if let Some(rest) = a.rest {
             self.leading(rest.start, false);
             self.cur.push_str("..");

@@ -37,7 +37,9 @@ impl Path {
     }
 
     pub fn last(&self) -> &Ident {
-        self.segments.last().expect("a path has at least one segment")
+        self.segments
+            .last()
+            .expect("a path has at least one segment")
     }
 
     pub fn to_string_path(&self) -> String {
@@ -276,7 +278,10 @@ pub enum NodeKind {
     /// `check expr`: a ScriptCondition node.
     Check(Expr),
     /// `switch x { A => node, _ => node }`
-    Switch { subject: Expr, arms: Vec<SwitchArm> },
+    Switch {
+        subject: Expr,
+        arms: Vec<SwitchArm>,
+    },
     /// `for x in queue { node }`: pops each element of a queue into `x`.
     For {
         var: Ident,
@@ -670,7 +675,10 @@ pub enum MemberKind {
         source: Expr,
     },
     /// `event loud_noise = gpio_edge(pin: 17, edge: rising);` or `event help_needed;`
-    Event { name: Ident, source: Option<Expr> },
+    Event {
+        name: Ident,
+        source: Option<Expr>,
+    },
     /// `actuator base = romi32u4(bus: 1, address: 0x14);`
     Actuator {
         name: Ident,
@@ -686,7 +694,10 @@ pub enum MemberKind {
     /// `update { ... }`
     Update(Block),
     /// `on loud_noise { ... }`, `on failed(lidar) { ... }`
-    On { event: Expr, body: Block },
+    On {
+        event: Expr,
+        body: Block,
+    },
     /// `personality { caution: 0.7 }`
     Personality(Vec<Field>),
     /// `emotions waiter: WaiterEmotion = Happy { from progress; rise ..; A -> B when ..; }`

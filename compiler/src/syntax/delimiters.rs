@@ -53,7 +53,9 @@ fn word<'a>(t: &Tok<'a>) -> Option<&'a str> {
 
 /// Start of the line holding byte `offset`.
 fn line_start(src: &str, offset: usize) -> usize {
-    src[..offset.min(src.len())].rfind('\n').map_or(0, |i| i + 1)
+    src[..offset.min(src.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1)
 }
 
 /// Indentation (in characters) of the line holding byte `offset`.
@@ -112,7 +114,9 @@ fn describe(
                     let declares = i >= 2
                         && matches!(
                             tokens[i - 2].1,
-                            Tok::Kw(Kw::Action | Kw::Condition | Kw::Control | Kw::Decorator | Kw::Tree)
+                            Tok::Kw(
+                                Kw::Action | Kw::Condition | Kw::Control | Kw::Decorator | Kw::Tree
+                            )
                         );
                     if declares {
                         format!("the port list of `{w}`")
@@ -126,11 +130,15 @@ fn describe(
         Tok::LBracket => {
             return match prev {
                 Some((_, Tok::Hash, _)) => "this attribute".to_string(),
-                Some((_, Tok::Ident(_) | Tok::RawIdent(_) | Tok::RootIdent(_) | Tok::RParen | Tok::RBracket, e))
-                    if *e == tokens[i].0 =>
-                {
-                    "this index".to_string()
-                }
+                Some((
+                    _,
+                    Tok::Ident(_)
+                    | Tok::RawIdent(_)
+                    | Tok::RootIdent(_)
+                    | Tok::RParen
+                    | Tok::RBracket,
+                    e,
+                )) if *e == tokens[i].0 => "this index".to_string(),
                 _ => "this list".to_string(),
             }
         }
@@ -189,7 +197,10 @@ fn describe(
     // The nearest hard keyword heads the block (`on_success {`, `switch x {`, `else {`)...
     for &j in range.iter().rev() {
         if let Tok::Kw(k) = tokens[j].1 {
-            if k.is_hard() && is_head_keyword(k) && !matches!(k, Kw::When | Kw::Use | Kw::Const | Kw::Var | Kw::Let) {
+            if k.is_hard()
+                && is_head_keyword(k)
+                && !matches!(k, Kw::When | Kw::Use | Kw::Const | Kw::Var | Kw::Let)
+            {
                 return head(j);
             }
         }
@@ -200,7 +211,9 @@ fn describe(
             return head(first);
         }
         // A setting with a block: `field light = 50 {`.
-        if let (Tok::Ident(a), Some((_, Tok::Ident(b), _))) = (&tokens[first].1, tokens.get(first + 1)) {
+        if let (Tok::Ident(a), Some((_, Tok::Ident(b), _))) =
+            (&tokens[first].1, tokens.get(first + 1))
+        {
             if range.get(1) == Some(&(first + 1)) {
                 return format!("the `{a} {b}` block");
             }
@@ -282,11 +295,23 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
                     diagnostics.push(
                         Diagnostic::error(
                             "E0102",
-                            format!("unclosed `{}`: expected `{}` before this `{}`", char_of(&open_tok.1), want.punct_str(), char_of(t)),
+                            format!(
+                                "unclosed `{}`: expected `{}` before this `{}`",
+                                char_of(&open_tok.1),
+                                want.punct_str(),
+                                char_of(t)
+                            ),
                             Span::new(*s, *e),
                         )
-                        .with_label(format!("expected `{}` to close {} first", want.punct_str(), desc))
-                        .with_secondary(Span::new(open_tok.0, open_tok.2), format!("{desc} opened here")),
+                        .with_label(format!(
+                            "expected `{}` to close {} first",
+                            want.punct_str(),
+                            desc
+                        ))
+                        .with_secondary(
+                            Span::new(open_tok.0, open_tok.2),
+                            format!("{desc} opened here"),
+                        ),
                     );
                     synthetic.push(*s);
                     close_pair(&mut pairs, o, desc, Span::at(*s));
@@ -318,7 +343,10 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
                         Span::new(*s, *e),
                     )
                     .with_label(format!("expected `{}` to close {desc}", want.punct_str()))
-                    .with_secondary(Span::new(tokens[o].0, tokens[o].2), format!("{desc} opened here")),
+                    .with_secondary(
+                        Span::new(tokens[o].0, tokens[o].2),
+                        format!("{desc} opened here"),
+                    ),
                 );
                 stack.pop();
                 close_pair(&mut pairs, o, desc, Span::new(*s, *e));
@@ -354,11 +382,19 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
         let want = closer_of(&open_tok.1).expect("opener");
         let mut d = Diagnostic::error(
             "E0102",
-            format!("expected `{}` to close {} opened here", want.punct_str(), desc),
-            Span::at(src_len),
+            format!(
+                "expected `{}` to close {} opened here",
+                want.punct_str(),
+                desc
+            ),
+            // "The file ends here": just after its last visible character.
+            Span::at(src.trim_end().len()),
         )
         .with_label("the file ends here")
-        .with_secondary(Span::new(open_tok.0, open_tok.2), format!("{desc} opened here"));
+        .with_secondary(
+            Span::new(open_tok.0, open_tok.2),
+            format!("{desc} opened here"),
+        );
         // The `}` that went missing is usually just before a `}` indented like an outer
         // block: that `}` closed the inner block instead.
         let suspect = pairs
@@ -370,7 +406,8 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
                     && p.open.start as usize > open_tok.0
                     && !p.close.is_empty()
                     && first_on_line(src, p.close.start as usize)
-                    && indent_of(src, p.close.start as usize) < indent_of(src, p.open.start as usize)
+                    && indent_of(src, p.close.start as usize)
+                        < indent_of(src, p.open.start as usize)
             })
             .min_by_key(|(_, p)| p.close.start);
         if let Some((k, p)) = suspect {
@@ -379,7 +416,10 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
             d = d
                 .with_secondary(
                     p.close,
-                    format!("this `}}` closes {}, but it is indented like an outer block", p.describe),
+                    format!(
+                        "this `}}` closes {}, but it is indented like an outer block",
+                        p.describe
+                    ),
                 )
                 .with_help(format!("a `}}` is probably missing before line {line}"));
         }

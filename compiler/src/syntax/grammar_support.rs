@@ -42,7 +42,14 @@ pub fn setting_entry(s: Setting) -> SettingEntry {
                 let name = p.segments[0].clone();
                 let span = s.span;
                 let body = s.block.expect("checked above");
-                return SettingEntry::Behavior(Box::new(BehaviorDecl { doc: None, name, body }), span);
+                return SettingEntry::Behavior(
+                    Box::new(BehaviorDecl {
+                        doc: None,
+                        name,
+                        body,
+                    }),
+                    span,
+                );
             }
         }
     }

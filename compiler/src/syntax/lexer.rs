@@ -150,10 +150,12 @@ enum Raw {
 fn block_comment(lex: &mut logos::Lexer<Raw>) {
     let rest = lex.remainder().as_bytes();
     let mut depth = 1usize;
+    let mut nested = false;
     let mut i = 0;
     while i < rest.len() {
         if rest[i] == b'/' && rest.get(i + 1) == Some(&b'*') {
             depth += 1;
+            nested = true;
             i += 2;
         } else if rest[i] == b'*' && rest.get(i + 1) == Some(&b'/') {
             depth -= 1;
@@ -175,8 +177,9 @@ fn block_comment(lex: &mut logos::Lexer<Raw>) {
             Span::new(start, start + 2),
         )
         .with_label("this comment is never closed")
-        .with_help(if depth > 1 {
-            "block comments nest: every `/*` inside needs its own `*/`"
+        .with_note("everything from here to the end of the file is part of the comment")
+        .with_help(if nested {
+            "block comments nest: every `/*` inside a comment needs its own `*/`, and then the comment needs its own"
         } else {
             "close it with `*/`"
         }),
@@ -302,7 +305,10 @@ fn number(lex: &mut logos::Lexer<Raw>) -> NumLit {
 /// The unit a misspelt suffix most likely means: a case slip (`10hz`), a common long
 /// spelling (`3sec`, `2mins`) or a near miss.
 fn unit_suggestion(suffix: &str) -> Option<Unit> {
-    if let Some(u) = Unit::ALL.iter().find(|u| u.as_str().eq_ignore_ascii_case(suffix)) {
+    if let Some(u) = Unit::ALL
+        .iter()
+        .find(|u| u.as_str().eq_ignore_ascii_case(suffix))
+    {
         return Some(*u);
     }
     let alias = match suffix.to_ascii_lowercase().as_str() {
@@ -393,7 +399,11 @@ fn string(lex: &mut logos::Lexer<Raw>) -> String {
     // code around the string, so they are left for the parser (no cascade of errors).
     let line = &rest[..len];
     let body = line.trim_end_matches(|c: char| c.is_whitespace() || ")]};,".contains(c));
-    let body_len = if body.ends_with('\\') { len } else { body.len() };
+    let body_len = if body.ends_with('\\') {
+        len
+    } else {
+        body.len()
+    };
     let given_back = line[body_len..].chars().count();
     for _ in 0..given_back {
         out.pop();
@@ -557,16 +567,17 @@ pub fn lex(src: &str) -> Lexed<'_> {
                         continue;
                     }
                     d = d.with_help("strings use double quotes: \"text\"");
-                } else if ch == '$' && after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                } else if ch == '$'
+                    && after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                {
                     // `$battery`: the sigil is dropped, the name read on.
                     let name: String = after
                         .chars()
                         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                         .collect();
-                    diagnostics.push(
-                        d.with_label("blackboard variables need no `$`")
-                            .with_help(format!("write `{name}`; `@{name}` names a key of the root blackboard")),
-                    );
+                    diagnostics.push(d.with_label("blackboard variables need no `$`").with_help(
+                        format!("write `{name}`; `@{name}` names a key of the root blackboard"),
+                    ));
                     continue;
                 } else if ch == '$' {
                     d = d.with_help("names are letters, digits and `_`");

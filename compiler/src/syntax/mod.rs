@@ -8,10 +8,16 @@ pub mod lexer;
 mod parse_errors;
 mod parser;
 pub mod shape;
-pub mod visit;
 pub mod token;
+pub mod visit;
 
-#[allow(clippy::all, clippy::pedantic, unused_parens, unused_imports, dead_code)]
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    unused_parens,
+    unused_imports,
+    dead_code
+)]
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/affect.rs"));
 }

@@ -167,7 +167,8 @@ fn classify(expected: &[String]) -> Vec<Want> {
                     if !covered {
                         wants.insert(Want::Keyword(format!("`{t}`")));
                     }
-                } else if (expression && ["(", "-", "!", "~", "["].contains(&t)) || (ty && t == "[") {
+                } else if (expression && ["(", "-", "!", "~", "["].contains(&t)) || (ty && t == "[")
+                {
                 } else if t == "#" {
                     // Attributes may start almost anything; naming them is noise.
                 } else {
@@ -222,17 +223,19 @@ pub struct ErrorSite<'t, 'a> {
 
 /// The identifier that ends at byte `end`, if any.
 fn word_before(src: &str, end: usize) -> Option<&str> {
-    let head = &src[..end.min(src.len())];
+    let head = src.get(..end.min(src.len())).unwrap_or("");
     let start = head
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let w = &head[start..];
     (!w.is_empty() && !w.starts_with(|c: char| c.is_ascii_digit())).then_some(w)
 }
 
 /// The rest of the line from byte `from`, trimmed.
 fn rest_of_line(src: &str, from: usize) -> &str {
-    let tail = &src[from.min(src.len())..];
+    let tail = src.get(from.min(src.len())..).unwrap_or("");
     tail[..tail.find('\n').unwrap_or(tail.len())].trim()
 }
 
@@ -241,15 +244,14 @@ pub fn diagnose(src: &str, site: ErrorSite, pairs: &[Pair]) -> Option<Diagnostic
     let wants = classify(site.expected);
     let texts: Vec<String> = wants.iter().map(want_text).collect();
     let expects_semi = wants.contains(&Want::Punct(";".into()));
-    let expects_close = wants
-        .iter()
-        .find_map(|w| match w {
-            Want::Punct(p) if p == "}" || p == ")" || p == "]" => Some(p.clone()),
-            _ => None,
-        });
+    let expects_close = wants.iter().find_map(|w| match w {
+        Want::Punct(p) if p == "}" || p == ")" || p == "]" => Some(p.clone()),
+        _ => None,
+    });
     let block = enclosing(pairs, site.offset);
     let at_top_level = wants.contains(&Want::Declaration)
-        || (wants == [Want::Keyword("`tree`".into())] && word_before(src, site.prev_end.unwrap_or(0)) == Some("main"));
+        || (wants == [Want::Keyword("`tree`".into())]
+            && word_before(src, site.prev_end.unwrap_or(0)) == Some("main"));
     // The parser believes it is between declarations while the token is inside a block:
     // an earlier error made it take a `}` for the end of the declaration. Whatever it says
     // now is a consequence of that error.
@@ -261,15 +263,19 @@ pub fn diagnose(src: &str, site: ErrorSite, pairs: &[Pair]) -> Option<Diagnostic
         Some((s, t, e)) => (t.describe(), Span::new(*s, *e)),
         None => ("end of file".to_string(), Span::at(site.offset)),
     };
-    let same_line = site
-        .prev_end
-        .is_some_and(|p| !src[p.min(src.len())..site.offset.min(src.len())].contains('\n'));
+    let same_line = site.prev_end.is_some_and(|p| {
+        !src.get(p.min(src.len())..site.offset.min(src.len()))
+            .unwrap_or("")
+            .contains('\n')
+    });
 
     // A `;` missing at the end of a line: point just after the previous token. Not after a
     // `;`, `{` or `}`: there the `;` the parser would take is an empty statement.
     if expects_semi {
         if let Some(prev) = site.prev_end {
-            let after_separator = src[..prev.min(src.len())].ends_with([';', '{', '}']);
+            let after_separator = src
+                .get(..prev.min(src.len()))
+                .is_some_and(|s| s.ends_with([';', '{', '}']));
             let only_ends = wants
                 .iter()
                 .all(|w| matches!(w, Want::Punct(p) if p == ";" || p == "}"));
@@ -362,7 +368,7 @@ fn help_for(
         }
         Some(Tok::Lt) if wants.contains(&Want::Node) => {
             return Some(
-                "this looks like BehaviorTree.CPP XML; write nodes as `Name(port: value)` and children in `{ }`, or convert the file with `affect import`"
+                "this looks like BehaviorTree.CPP XML; in affect a node is written `Name(port: value)`, with its children in `{ }`"
                     .into(),
             )
         }
@@ -396,7 +402,10 @@ fn help_for(
         .iter()
         .all(|k| wants.contains(&Want::Keyword((*k).into())))
     {
-        return Some("every port starts with its direction: `in`, `out` or `inout`, as in `in target: Pose`".into());
+        return Some(
+            "every port starts with its direction: `in`, `out` or `inout`, as in `in target: Pose`"
+                .into(),
+        );
     }
     if at_top_level {
         if prev_word == Some("main") && wants == [Want::Keyword("`tree`".into())] {
@@ -431,7 +440,10 @@ fn help_for(
     }
     if wants.contains(&Want::Punct("=>".into())) && wants.len() <= 3 {
         if let Some(t) = tok {
-            if !matches!(t, Tok::Ident(_) | Tok::RawIdent(_) | Tok::Kw(_) | Tok::Arrow) {
+            if !matches!(
+                t,
+                Tok::Ident(_) | Tok::RawIdent(_) | Tok::Kw(_) | Tok::Arrow
+            ) {
                 return Some("patterns are literals, names such as `Explore`, or `_`".into());
             }
         }
@@ -499,15 +511,23 @@ pub fn filter_cascades(
     earlier: &[Diagnostic],
     parse: Vec<Diagnostic>,
 ) -> Vec<Diagnostic> {
-    let line_of = |offset: u32| src[..(offset as usize).min(src.len())].matches('\n').count();
+    let line_of = |offset: u32| {
+        src.as_bytes()[..(offset as usize).min(src.len())]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+    };
     let mut spans = ErrorSpans(Vec::new());
     visit::walk_file(&mut spans, file);
     // (after, until, own error token): parse errors in `after..=until` are out of step.
     let mut out_of_step: Vec<(u32, u32, u32)> = Vec::new();
     for s in &spans.0 {
-        let swallowed = pairs
-            .iter()
-            .filter(|p| p.kind == '{' && s.start <= p.open.start && p.open.end <= s.end && p.close.start >= s.end);
+        let swallowed = pairs.iter().filter(|p| {
+            p.kind == '{'
+                && s.start <= p.open.start
+                && p.open.end <= s.end
+                && p.close.start >= s.end
+        });
         for p in swallowed {
             // One level short from `p`'s `}` on, the parser stays out of step until the
             // declaration around it ends.
@@ -530,7 +550,8 @@ pub fn filter_cascades(
         let covered = earlier.iter().chain(kept.iter()).any(|e| {
             let es = e.primary.span;
             (es.start <= start && line_of(es.start) == line_of(start))
-                || (es.start < d.primary.span.end.max(start + 1) && start < es.end.max(es.start + 1))
+                || (es.start < d.primary.span.end.max(start + 1)
+                    && start < es.end.max(es.start + 1))
         });
         let stepped = out_of_step
             .iter()

@@ -25,7 +25,14 @@ pub fn parse(src: &str) -> Parsed {
     let lexed = lexer::lex(src);
     let mut diagnostics = lexed.diagnostics;
     let balanced = delimiters::balance(src, lexed.tokens);
-    diagnostics.extend(balanced.diagnostics);
+    // A block comment that runs to the end of the file swallows the closers after it; the
+    // unclosed blocks at the end of the file are that comment's doing, already reported.
+    let comment_runs_to_end = diagnostics.iter().any(|d| d.code == "E0104");
+    diagnostics.extend(balanced.diagnostics.into_iter().filter(|d| {
+        !(comment_runs_to_end
+            && d.code == "E0102"
+            && d.primary.span.start as usize == src.trim_end().len())
+    }));
     let tokens = balanced.tokens;
 
     let mut recovered: Vec<ErrorRecovery<usize, Tok, ()>> = Vec::new();

@@ -5,8 +5,8 @@
 use super::ast::*;
 use super::visit::{self, Visitor};
 use crate::diagnostic::Diagnostic;
-use crate::suggest::closest;
 use crate::span::Span;
+use crate::suggest::closest;
 
 /// The shape of one setting: how many leading arguments, which keyword pairs, and whether a
 /// `= value`, a `: value` or a nested block may follow.
@@ -56,10 +56,21 @@ const fn with_pairs(
 /// Settings of each configuration block. Worlds are open-ended and checked when they run.
 pub fn schema(owner: &str) -> Option<&'static [SettingShape]> {
     static MEMORY: &[SettingShape] = &[
-        with_pairs("short_term", &["weights"], "short_term 7 weights [0.3, 0.21, 0.15, 0.12, 0.09, 0.06, 0.06];"),
-        one("retrospection", "retrospection sigmoid(gain: 0.2, center: 50);"),
+        with_pairs(
+            "short_term",
+            &["weights"],
+            "short_term 7 weights [0.3, 0.21, 0.15, 0.12, 0.09, 0.06, 0.06];",
+        ),
+        one(
+            "retrospection",
+            "retrospection sigmoid(gain: 0.2, center: 50);",
+        ),
         one("persist", "persist \"feelings.eltm\";"),
-        with_pairs("familiarity", &["gain", "decay"], "familiarity 22 gain 10 decay 1;"),
+        with_pairs(
+            "familiarity",
+            &["gain", "decay"],
+            "familiarity 22 gain 10 decay 1;",
+        ),
         one("threshold", "threshold 25;"),
     ];
     static EMOTIONS: &[SettingShape] = &[
@@ -117,7 +128,11 @@ pub fn schema(owner: &str) -> Option<&'static [SettingShape]> {
 
 /// "a `memory` block", "an `emotions` block".
 fn a_block(owner: &str) -> String {
-    let article = if owner.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    let article = if owner.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
     format!("{article} `{owner}` block")
 }
 
@@ -145,7 +160,10 @@ impl Checker {
                         self.diags.push(
                             Diagnostic::error(
                                 "E0112",
-                                format!("a behaviour module cannot be nested in {}", a_block(owner)),
+                                format!(
+                                    "a behaviour module cannot be nested in {}",
+                                    a_block(owner)
+                                ),
                                 *span,
                             )
                             .with_label(format!("`behavior {}` is not allowed here", b.name.name)),
@@ -158,7 +176,10 @@ impl Checker {
                         self.diags.push(
                             Diagnostic::error(
                                 "E0112",
-                                format!("transitions belong in an `emotions` block, not in {}", a_block(owner)),
+                                format!(
+                                    "transitions belong in an `emotions` block, not in {}",
+                                    a_block(owner)
+                                ),
                                 t.span,
                             )
                             .with_label("transition outside an emotion machine"),
@@ -177,7 +198,11 @@ impl Checker {
                     s.key.span,
                 )
                 .with_label("not a setting of this block")
-                .with_note(format!("{} takes: {}", a_block(owner), names.join(", ")));
+                .with_note(format!(
+                    "{} takes: {}",
+                    a_block(owner),
+                    names.join(", ")
+                ));
                 if let Some(best) = closest(key, names.iter().copied()) {
                     d = d.with_help(format!("did you mean `{best}`?"));
                 }
@@ -198,7 +223,13 @@ impl Checker {
         }
     }
 
-    fn check_shape(&mut self, owner: &str, shapes: &[SettingShape], shape: &SettingShape, s: &Setting) {
+    fn check_shape(
+        &mut self,
+        owner: &str,
+        shapes: &[SettingShape],
+        shape: &SettingShape,
+        s: &Setting,
+    ) {
         let malformed = |what: String, span: Span| {
             Diagnostic::error(
                 "E0113",
@@ -243,7 +274,15 @@ impl Checker {
                 let label = if shape.pairs.is_empty() {
                     format!("`{}` takes no `{}` part", shape.key, k.name)
                 } else {
-                    format!("expected {} here", shape.pairs.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(" or "))
+                    format!(
+                        "expected {} here",
+                        shape
+                            .pairs
+                            .iter()
+                            .map(|p| format!("`{p}`"))
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    )
                 };
                 self.diags.push(malformed(label, k.span));
             }
@@ -331,10 +370,14 @@ impl Visitor for Checker {
                     _ => format!("merge the two blocks into one `{kw} {{ ... }}`"),
                 };
                 self.diags.push(
-                    Diagnostic::error("E0114", format!("`{kw}` is given twice on one node"), m.span)
-                        .with_label("second one")
-                        .with_secondary(*first, "first one")
-                        .with_help(help),
+                    Diagnostic::error(
+                        "E0114",
+                        format!("`{kw}` is given twice on one node"),
+                        m.span,
+                    )
+                    .with_label("second one")
+                    .with_secondary(*first, "first one")
+                    .with_help(help),
                 );
             } else {
                 seen.push((kw, m.span));
@@ -364,11 +407,16 @@ impl Visitor for Checker {
         if let StmtKind::Assign { target, .. } = &stmt.kind {
             let ok = matches!(
                 &target.kind,
-                ExprKind::Name(_) | ExprKind::Root(_) | ExprKind::Field(..) | ExprKind::Index(..) | ExprKind::Error
+                ExprKind::Name(_)
+                    | ExprKind::Root(_)
+                    | ExprKind::Field(..)
+                    | ExprKind::Index(..)
+                    | ExprKind::Error
             );
             if !ok {
-                let mut d = Diagnostic::error("E0110", "cannot assign to this expression", target.span)
-                    .with_label("not a variable");
+                let mut d =
+                    Diagnostic::error("E0110", "cannot assign to this expression", target.span)
+                        .with_label("not a variable");
                 // `50 = score`: written backwards.
                 let swapped = match (&target.kind, &value_of(stmt).kind) {
                     (ExprKind::Num(n), ExprKind::Name(p)) => Some((n.text.clone(), path_text(p))),
@@ -434,7 +482,10 @@ impl Visitor for Checker {
                 self.diags.push(
                     Diagnostic::error(
                         "E0114",
-                        format!("drive `{}` has more than one `intention` block", d.name.name),
+                        format!(
+                            "drive `{}` has more than one `intention` block",
+                            d.name.name
+                        ),
                         intentions[1],
                     )
                     .with_label("second intention")

@@ -1,0 +1,925 @@
+//! BehaviorTree.CPP scripts, both ways.
+//!
+//! Reading: the union of both script dialects BehaviorTree.CPP has had. The lexy grammar of
+//! 4.0–4.8 also took double-quoted strings and `\`-newlines and refused to mix arithmetic with
+//! bitwise operators without parentheses; the Pratt parser of 4.9+ takes single quotes only.
+//! Precedence (low to high): assignment, `? :`, `||`, `&&`, comparisons (chainable: `a < b < c`
+//! means `a < b && b < c`), `| ^`, `&`, `+ - ..`, `* /`, prefix `- ! ~`.
+//!
+//! Mapping to affect: `:=` and `=` both become `=` (affect declares its variables, so creating
+//! one is the declaration's job), `..` becomes `concat(a, b)`, `@key` becomes `@key`, `&&`/`||`/`!`
+//! become `and`/`or`/`not`.
+//!
+//! Parentheses: the exporter puts parentheses around every compound operand (BehaviorTree.CPP
+//! 4.8 evaluates `a - b + c` as `a - (b + c)`, and its lexy grammar needs them between math and
+//! bitwise operators). So that `.affect → XML → .affect` keeps the tree exactly, parentheses
+//! the affect source wrote where precedence does not need them are written doubled, `((a + b))`.
+//! Reading inverts that: a single pair around a compound operand that precedence does not need
+//! is dropped, a doubled pair is one `Paren`, and every other pair is a `Paren` as in the source.
+
+use crate::syntax::ast::*;
+use crate::syntax::token::{NumLit, Tok, Unit};
+use crate::span::Span;
+
+// ------------------------------------------------------------------------------ tokens
+
+#[derive(Clone, Debug, PartialEq)]
+enum T {
+    Ident(String),
+    Num(String),
+    Str(String),
+    True,
+    False,
+    Op(&'static str),
+    LParen,
+    RParen,
+    Semi,
+}
+
+/// A script that BehaviorTree.CPP would refuse, with the byte range inside the script.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScriptError {
+    pub message: String,
+    pub start: usize,
+    pub end: usize,
+    pub help: Option<String>,
+}
+
+fn err(message: impl Into<String>, start: usize, end: usize) -> ScriptError {
+    ScriptError {
+        message: message.into(),
+        start,
+        end,
+        help: None,
+    }
+}
+
+const OPS: &[&str] = &[
+    ":=", "+=", "-=", "*=", "/=", "==", "!=", "<=", ">=", "&&", "||", "..", "=", "<", ">", "+",
+    "-", "*", "/", "!", "~", "&", "|", "^", "?", ":",
+];
+
+fn lex(src: &str) -> Result<Vec<(T, usize, usize)>, ScriptError> {
+    let b = src.as_bytes();
+    let mut i = 0;
+    let mut out = Vec::new();
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        // The lexy grammar allowed a backslash before a line break.
+        if c == b'\\' && matches!(b.get(i + 1), Some(b'\n' | b'\r')) {
+            i += 2;
+            continue;
+        }
+        let start = i;
+        if c.is_ascii_alphabetic() || c == b'_' || c == b'@' || c >= 0x80 {
+            i += 1;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] >= 0x80) {
+                i += 1;
+            }
+            let word = &src[start..i];
+            if word == "@" {
+                return Err(err("`@` must be followed by a name", start, i));
+            }
+            if word[1..].contains('@') {
+                return Err(err("`@` may only start a name", start, i));
+            }
+            let tok = match word {
+                "true" => T::True,
+                "false" => T::False,
+                _ => T::Ident(word.to_string()),
+            };
+            out.push((tok, start, i));
+            continue;
+        }
+        if c.is_ascii_digit() {
+            if c == b'0' && matches!(b.get(i + 1), Some(b'x' | b'X')) {
+                i += 2;
+                let digits = i;
+                while i < b.len() && b[i].is_ascii_hexdigit() {
+                    i += 1;
+                }
+                if i == digits {
+                    return Err(err("`0x` needs hexadecimal digits", start, i));
+                }
+            } else {
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+                // `65..` is an integer followed by `..`.
+                if i + 1 < b.len() && b[i] == b'.' && b[i + 1].is_ascii_digit() {
+                    i += 1;
+                    while i < b.len() && b[i].is_ascii_digit() {
+                        i += 1;
+                    }
+                }
+                if i < b.len() && matches!(b[i], b'e' | b'E') {
+                    let mut j = i + 1;
+                    if j < b.len() && matches!(b[j], b'+' | b'-') {
+                        j += 1;
+                    }
+                    if j < b.len() && b[j].is_ascii_digit() {
+                        i = j;
+                        while i < b.len() && b[i].is_ascii_digit() {
+                            i += 1;
+                        }
+                    }
+                }
+            }
+            if i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'_') {
+                return Err(err(
+                    format!("invalid number `{}`", &src[start..=i]),
+                    start,
+                    i + 1,
+                ));
+            }
+            out.push((T::Num(src[start..i].to_string()), start, i));
+            continue;
+        }
+        if c == b'\'' || c == b'"' {
+            let Some(len) = src[i + 1..].find(c as char) else {
+                return Err(err("unterminated string", start, start + 1));
+            };
+            let s = src[i + 1..i + 1 + len].to_string();
+            i += len + 2;
+            out.push((T::Str(s), start, i));
+            continue;
+        }
+        match c {
+            b'(' => {
+                out.push((T::LParen, i, i + 1));
+                i += 1;
+                continue;
+            }
+            b')' => {
+                out.push((T::RParen, i, i + 1));
+                i += 1;
+                continue;
+            }
+            b';' => {
+                out.push((T::Semi, i, i + 1));
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(op) = OPS.iter().find(|op| src[i..].starts_with(**op)) {
+            i += op.len();
+            out.push((T::Op(op), start, i));
+            continue;
+        }
+        let ch = src[i..].chars().next().unwrap_or('?');
+        let mut e = err(format!("invalid character `{}` in script", ch.escape_debug()), i, i + ch.len_utf8());
+        if ch == '%' {
+            e.help = Some("BehaviorTree.CPP scripts have no `%` operator".into());
+        }
+        return Err(e);
+    }
+    Ok(out)
+}
+
+// ------------------------------------------------------------------------------ raw tree
+
+/// A script expression as BehaviorTree.CPP reads it, parentheses kept as `Group`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Raw {
+    Num(String),
+    Str(String),
+    Bool(bool),
+    Ident(String),
+    Unary(UnOp, Box<Raw>),
+    Binary(BinOp, Box<Raw>, Box<Raw>),
+    /// `a .. b`
+    Concat(Box<Raw>, Box<Raw>),
+    /// `a < b <= c`: operands and the operators between them.
+    Chain(Vec<Raw>, Vec<BinOp>),
+    Ternary(Box<Raw>, Box<Raw>, Box<Raw>),
+    /// `x := e`, `x = e`, `x += e`, ...; `create` for `:=`.
+    Assign {
+        target: String,
+        op: AssignOp,
+        create: bool,
+        value: Box<Raw>,
+    },
+    Group(Box<Raw>),
+}
+
+struct Parser {
+    toks: Vec<(T, usize, usize)>,
+    pos: usize,
+    len: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&T> {
+        self.toks.get(self.pos).map(|t| &t.0)
+    }
+
+    fn span(&self) -> (usize, usize) {
+        self.toks
+            .get(self.pos)
+            .map(|t| (t.1, t.2))
+            .unwrap_or((self.len, self.len))
+    }
+
+    fn unexpected(&self, what: &str) -> ScriptError {
+        let (s, e) = self.span();
+        match self.toks.get(self.pos) {
+            None => err(format!("unexpected end of script, expected {what}"), s, e),
+            Some(_) => err(format!("unexpected token, expected {what}"), s, e),
+        }
+    }
+
+    fn statement(&mut self) -> Result<Raw, ScriptError> {
+        let left = self.ternary()?;
+        let op = match self.peek() {
+            Some(T::Op(":=")) => Some((AssignOp::Set, true)),
+            Some(T::Op("=")) => Some((AssignOp::Set, false)),
+            Some(T::Op("+=")) => Some((AssignOp::Add, false)),
+            Some(T::Op("-=")) => Some((AssignOp::Sub, false)),
+            Some(T::Op("*=")) => Some((AssignOp::Mul, false)),
+            Some(T::Op("/=")) => Some((AssignOp::Div, false)),
+            _ => None,
+        };
+        let Some((op, create)) = op else { return Ok(left) };
+        let Raw::Ident(target) = left else {
+            let (s, e) = self.span();
+            return Err(err("only a variable can be assigned", s, e));
+        };
+        self.pos += 1;
+        let value = self.statement()?;
+        Ok(Raw::Assign {
+            target,
+            op,
+            create,
+            value: Box::new(value),
+        })
+    }
+
+    fn ternary(&mut self) -> Result<Raw, ScriptError> {
+        let c = self.binary(0)?;
+        if self.peek() != Some(&T::Op("?")) {
+            return Ok(c);
+        }
+        self.pos += 1;
+        let a = self.ternary()?;
+        if self.peek() != Some(&T::Op(":")) {
+            return Err(self.unexpected("`:` of `? :`"));
+        }
+        self.pos += 1;
+        let b = self.ternary()?;
+        Ok(Raw::Ternary(Box::new(c), Box::new(a), Box::new(b)))
+    }
+
+    /// Binary operators by level: 0 `||`, 1 `&&`, 2 comparisons, 3 `| ^`, 4 `&`, 5 `+ - ..`,
+    /// 6 `* /`.
+    fn binary(&mut self, level: u8) -> Result<Raw, ScriptError> {
+        if level > 6 {
+            return self.unary();
+        }
+        let mut left = self.binary(level + 1)?;
+        if level == 2 {
+            let mut operands = vec![left];
+            let mut ops = Vec::new();
+            while let Some(op) = self.peek().and_then(|t| bin_op(t, 2)) {
+                self.pos += 1;
+                ops.push(op);
+                operands.push(self.binary(3)?);
+            }
+            return Ok(if ops.is_empty() {
+                operands.pop().expect("one operand")
+            } else {
+                Raw::Chain(operands, ops)
+            });
+        }
+        loop {
+            if level == 5 && self.peek() == Some(&T::Op("..")) {
+                self.pos += 1;
+                let right = self.binary(6)?;
+                left = Raw::Concat(Box::new(left), Box::new(right));
+                continue;
+            }
+            let Some(op) = self.peek().and_then(|t| bin_op(t, level)) else { break };
+            self.pos += 1;
+            let right = self.binary(level + 1)?;
+            left = Raw::Binary(op, Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+
+    fn unary(&mut self) -> Result<Raw, ScriptError> {
+        let op = match self.peek() {
+            Some(T::Op("-")) => Some(UnOp::Neg),
+            Some(T::Op("!")) => Some(UnOp::Not),
+            Some(T::Op("~")) => Some(UnOp::BitNot),
+            _ => None,
+        };
+        if let Some(op) = op {
+            self.pos += 1;
+            let inner = self.unary()?;
+            return Ok(Raw::Unary(op, Box::new(inner)));
+        }
+        self.atom()
+    }
+
+    fn atom(&mut self) -> Result<Raw, ScriptError> {
+        let tok = self.peek().cloned();
+        let raw = match tok {
+            Some(T::Num(n)) => Raw::Num(n),
+            Some(T::Str(s)) => Raw::Str(s),
+            Some(T::True) => Raw::Bool(true),
+            Some(T::False) => Raw::Bool(false),
+            Some(T::Ident(s)) => Raw::Ident(s),
+            Some(T::LParen) => {
+                self.pos += 1;
+                let inner = self.statement()?;
+                if self.peek() != Some(&T::RParen) {
+                    return Err(self.unexpected("`)`"));
+                }
+                self.pos += 1;
+                return Ok(Raw::Group(Box::new(inner)));
+            }
+            _ => return Err(self.unexpected("a value, a name or `(`")),
+        };
+        self.pos += 1;
+        Ok(raw)
+    }
+}
+
+fn bin_op(t: &T, level: u8) -> Option<BinOp> {
+    let T::Op(op) = t else { return None };
+    let (l, b) = match *op {
+        "||" => (0, BinOp::Or),
+        "&&" => (1, BinOp::And),
+        "==" => (2, BinOp::Eq),
+        "!=" => (2, BinOp::Ne),
+        "<" => (2, BinOp::Lt),
+        "<=" => (2, BinOp::Le),
+        ">" => (2, BinOp::Gt),
+        ">=" => (2, BinOp::Ge),
+        "|" => (3, BinOp::BitOr),
+        "^" => (3, BinOp::BitXor),
+        "&" => (4, BinOp::BitAnd),
+        "+" => (5, BinOp::Add),
+        "-" => (5, BinOp::Sub),
+        "*" => (6, BinOp::Mul),
+        "/" => (6, BinOp::Div),
+        _ => return None,
+    };
+    (l == level).then_some(b)
+}
+
+/// Parses a script: statements separated by `;`. An empty script is refused, as
+/// BehaviorTree.CPP does.
+pub fn parse(src: &str) -> Result<Vec<Raw>, ScriptError> {
+    let toks = lex(src)?;
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        len: src.len(),
+    };
+    let mut stmts = Vec::new();
+    loop {
+        while p.peek() == Some(&T::Semi) {
+            p.pos += 1;
+        }
+        if p.peek().is_none() {
+            break;
+        }
+        stmts.push(p.statement()?);
+        match p.peek() {
+            None => break,
+            Some(T::Semi) => {}
+            Some(_) => return Err(p.unexpected("`;` or the end of the script")),
+        }
+    }
+    if stmts.is_empty() {
+        return Err(ScriptError {
+            message: "empty script".into(),
+            start: 0,
+            end: src.len(),
+            help: Some("BehaviorTree.CPP refuses a script without a statement".into()),
+        });
+    }
+    Ok(stmts)
+}
+
+// ------------------------------------------------------------------------------ to affect
+
+/// Why a well-formed script has no affect form (an assignment inside an expression, a name
+/// affect cannot spell). The importer then keeps the script text as it is.
+#[derive(Debug)]
+pub struct Untranslatable;
+
+fn dummy_expr(kind: ExprKind) -> Expr {
+    Expr {
+        kind,
+        span: Span::DUMMY,
+    }
+}
+
+/// The affect number literal for a script number, when affect spells it the same way.
+pub fn number(text: &str) -> Option<NumLit> {
+    let lexed = crate::syntax::lexer::lex(text);
+    if !lexed.diagnostics.is_empty() || lexed.tokens.len() != 1 {
+        return None;
+    }
+    match &lexed.tokens[0].1 {
+        Tok::Num(n) if n.unit.is_none() && n.text == text => Some(n.clone()),
+        _ => None,
+    }
+}
+
+fn name_expr(name: &str) -> Result<Expr, Untranslatable> {
+    if let Some(key) = name.strip_prefix('@') {
+        if !crate::fmt::is_plain_ident(key) {
+            return Err(Untranslatable);
+        }
+        return Ok(dummy_expr(ExprKind::Root(Ident::new(key, Span::DUMMY))));
+    }
+    if name.contains('`') || name.is_empty() {
+        return Err(Untranslatable);
+    }
+    Ok(Expr::name(name, Span::DUMMY))
+}
+
+/// Binding power as the formatter sees it (atoms and calls 9, unary 8, ternary 0).
+fn power(e: &Expr) -> u8 {
+    match &e.kind {
+        ExprKind::Ternary(..) => 0,
+        ExprKind::Binary(op, ..) => op.precedence(),
+        ExprKind::Unary(..) => 8,
+        _ => 9,
+    }
+}
+
+/// Where an operand stands, to decide whether precedence needs parentheses around it there.
+#[derive(Clone, Copy)]
+enum Pos {
+    Left(BinOp),
+    Right(BinOp),
+    Cond,
+    /// A ternary branch or a `concat` argument: never needs parentheses.
+    Free,
+}
+
+fn required(e: &Expr, pos: Pos) -> bool {
+    match pos {
+        Pos::Left(op) => {
+            let p = op.precedence();
+            power(e) < p || (op.is_comparison() && power(e) == p)
+        }
+        Pos::Right(op) => power(e) <= op.precedence(),
+        Pos::Cond => power(e) == 0,
+        Pos::Free => false,
+    }
+}
+
+/// Compound expressions get generated parentheses when they are operands.
+pub fn is_compound(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::Binary(..) | ExprKind::Ternary(..)) || concat_args(e).is_some()
+}
+
+/// `concat(a, b)`: the affect spelling of BehaviorTree.CPP's `a .. b`.
+pub fn concat_args(e: &Expr) -> Option<(&Expr, &Expr)> {
+    let ExprKind::Call(f, args) = &e.kind else { return None };
+    let ExprKind::Name(p) = &f.kind else { return None };
+    if p.segments.len() != 1 || p.segments[0].name != "concat" || args.rest.is_some() {
+        return None;
+    }
+    match args.args.as_slice() {
+        [a, b] if a.name.is_none() && b.name.is_none() => Some((&a.value, &b.value)),
+        _ => None,
+    }
+}
+
+fn paren(e: Expr) -> Expr {
+    dummy_expr(ExprKind::Paren(Box::new(e)))
+}
+
+fn operand(raw: &Raw, pos: Pos) -> Result<Expr, Untranslatable> {
+    if let Raw::Group(g) = raw {
+        let inner = expr(g)?;
+        if is_compound(&inner) && !required(&inner, pos) {
+            return Ok(inner);
+        }
+        if let Raw::Group(h) = &**g {
+            let innermost = expr(h)?;
+            if is_compound(&innermost) && !required(&innermost, pos) {
+                return Ok(paren(innermost));
+            }
+        }
+        return Ok(paren(inner));
+    }
+    expr(raw)
+}
+
+fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
+    dummy_expr(ExprKind::Binary(op, Box::new(a), Box::new(b)))
+}
+
+/// Converts one script expression (no assignment) to affect.
+pub fn expr(raw: &Raw) -> Result<Expr, Untranslatable> {
+    Ok(match raw {
+        Raw::Num(text) => dummy_expr(ExprKind::Num(number(text).ok_or(Untranslatable)?)),
+        Raw::Str(s) => dummy_expr(ExprKind::Str(s.clone())),
+        Raw::Bool(b) => dummy_expr(ExprKind::Bool(*b)),
+        Raw::Ident(name) => name_expr(name)?,
+        Raw::Group(g) => paren(expr(g)?),
+        Raw::Unary(op, inner) => {
+            let operand = match &**inner {
+                Raw::Group(g) => paren(expr(g)?),
+                other => expr(other)?,
+            };
+            dummy_expr(ExprKind::Unary(*op, Box::new(operand)))
+        }
+        Raw::Binary(op, a, b) => {
+            binary(*op, operand(a, Pos::Left(*op))?, operand(b, Pos::Right(*op))?)
+        }
+        Raw::Concat(a, b) => {
+            let arg = |r: &Raw| -> Result<Arg, Untranslatable> {
+                Ok(Arg {
+                    name: None,
+                    value: operand(r, Pos::Free)?,
+                    span: Span::DUMMY,
+                })
+            };
+            dummy_expr(ExprKind::Call(
+                Box::new(Expr::name("concat", Span::DUMMY)),
+                ArgList {
+                    args: vec![arg(a)?, arg(b)?],
+                    rest: None,
+                    span: Span::DUMMY,
+                },
+            ))
+        }
+        Raw::Chain(operands, ops) => {
+            // `a < b < c` is `a < b && b < c` in BehaviorTree.CPP; affect spells that out.
+            let mut result: Option<Expr> = None;
+            for (i, op) in ops.iter().enumerate() {
+                let cmp = binary(
+                    *op,
+                    operand(&operands[i], Pos::Left(*op))?,
+                    operand(&operands[i + 1], Pos::Right(*op))?,
+                );
+                result = Some(match result {
+                    None => cmp,
+                    Some(prev) => binary(BinOp::And, prev, cmp),
+                });
+            }
+            result.ok_or(Untranslatable)?
+        }
+        Raw::Ternary(c, a, b) => dummy_expr(ExprKind::Ternary(
+            Box::new(operand(c, Pos::Cond)?),
+            Box::new(operand(a, Pos::Free)?),
+            Box::new(operand(b, Pos::Free)?),
+        )),
+        Raw::Assign { .. } => return Err(Untranslatable),
+    })
+}
+
+/// Converts a script to affect statements (`do { ... }`, `on_success { ... }`).
+pub fn block(stmts: &[Raw]) -> Result<Block, Untranslatable> {
+    let mut out = Vec::new();
+    for s in stmts {
+        let kind = match s {
+            Raw::Assign {
+                target, op, value, ..
+            } => StmtKind::Assign {
+                target: name_expr(target)?,
+                op: *op,
+                value: expr(value)?,
+            },
+            other => StmtKind::Expr(expr(other)?),
+        };
+        out.push(Stmt {
+            kind,
+            span: Span::DUMMY,
+        });
+    }
+    Ok(Block {
+        stmts: out,
+        span: Span::DUMMY,
+    })
+}
+
+/// Converts a script that is one expression (`ScriptCondition`, `_skipIf`, ...) to affect.
+pub fn condition(stmts: &[Raw]) -> Result<Expr, Untranslatable> {
+    match stmts {
+        [one] => expr(one),
+        _ => Err(Untranslatable),
+    }
+}
+
+/// The variables a script reads and writes, with the type a literal assignment gives them.
+pub fn variables(stmts: &[Raw], out: &mut Vec<(String, bool, Option<&'static str>)>) {
+    fn walk(r: &Raw, out: &mut Vec<(String, bool, Option<&'static str>)>) {
+        match r {
+            Raw::Ident(n) => out.push((n.clone(), false, None)),
+            Raw::Unary(_, a) | Raw::Group(a) => walk(a, out),
+            Raw::Binary(_, a, b) | Raw::Concat(a, b) => {
+                walk(a, out);
+                walk(b, out);
+            }
+            Raw::Chain(xs, _) => xs.iter().for_each(|x| walk(x, out)),
+            Raw::Ternary(a, b, c) => {
+                walk(a, out);
+                walk(b, out);
+                walk(c, out);
+            }
+            Raw::Assign { target, value, op, .. } => {
+                walk(value, out);
+                let ty = match (&**value, op) {
+                    (Raw::Num(n), AssignOp::Set) => Some(if is_int_text(n) { "int" } else { "num" }),
+                    (Raw::Str(_) | Raw::Concat(..), AssignOp::Set) => Some("str"),
+                    (Raw::Bool(_) | Raw::Chain(..), AssignOp::Set) => Some("bool"),
+                    (Raw::Unary(UnOp::Not, _), AssignOp::Set) => Some("bool"),
+                    (Raw::Binary(op, ..), AssignOp::Set) if matches!(op, BinOp::And | BinOp::Or) => Some("bool"),
+                    (Raw::Binary(..) | Raw::Unary(UnOp::Neg, _), AssignOp::Set) => Some("num"),
+                    _ => None,
+                };
+                out.push((target.clone(), true, ty));
+            }
+            Raw::Num(_) | Raw::Str(_) | Raw::Bool(_) => {}
+        }
+    }
+    for s in stmts {
+        walk(s, out);
+    }
+}
+
+fn is_int_text(n: &str) -> bool {
+    n.starts_with("0x") || n.starts_with("0X") || n.bytes().all(|b| b.is_ascii_digit())
+}
+
+// ------------------------------------------------------------------------------ to scripts
+
+/// Writes affect expressions as BehaviorTree.CPP 4.x scripts. Expressions a script cannot
+/// hold (calls, fields, lists, `if` statements, ...) go through `host`, which gets their affect
+/// text and span and names the blackboard entry the affect runtime provides in their place.
+pub struct Writer<'h> {
+    pub host: &'h mut dyn FnMut(&str, Span) -> String,
+    /// The variant name written for an `Enum::Variant` path.
+    pub enum_variant: &'h dyn Fn(&Path) -> Option<String>,
+}
+
+/// A name BehaviorTree.CPP's script tokenizer reads as one identifier.
+pub fn is_script_ident(s: &str) -> bool {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() || c == '_' => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_ascii_alphanumeric() || c == '_') && s != "true" && s != "false"
+}
+
+/// A number as a script literal: the affect spelling when the script lexer reads it the same
+/// way, else the value (units converted to SI base units: seconds, metres, radians, hertz).
+pub fn number_text(n: &NumLit) -> String {
+    if n.unit.is_none() && !n.text.contains('_') {
+        return n.text.clone();
+    }
+    let v = si_value(n);
+    format_f64(v, n.integer && n.unit.is_none())
+}
+
+pub fn si_value(n: &NumLit) -> f64 {
+    let factor = match n.unit {
+        None => 1.0,
+        Some(Unit::Ms) => 0.001,
+        Some(Unit::S) => 1.0,
+        Some(Unit::Min) => 60.0,
+        Some(Unit::H) => 3600.0,
+        Some(Unit::Hz) => 1.0,
+        Some(Unit::KHz) => 1000.0,
+        Some(Unit::Mm) => 0.001,
+        Some(Unit::Cm) => 0.01,
+        Some(Unit::M) => 1.0,
+        Some(Unit::Ft) => 0.3048,
+        Some(Unit::Deg) => std::f64::consts::PI / 180.0,
+    };
+    n.value * factor
+}
+
+/// The shortest spelling of a double that reads back to the same value; integral values of a
+/// `double` keep a `.0` so BehaviorTree.CPP stores a double, not an integer.
+pub fn format_f64(v: f64, integer: bool) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        if integer {
+            format!("{}", v as i64)
+        } else {
+            format!("{:.1}", v)
+        }
+    } else {
+        format!("{v}")
+    }
+}
+
+impl Writer<'_> {
+    pub fn block(&mut self, b: &Block) -> String {
+        let parts: Vec<String> = b.stmts.iter().map(|s| self.stmt(s)).collect();
+        parts.join("; ")
+    }
+
+    pub fn stmt(&mut self, s: &Stmt) -> String {
+        match &s.kind {
+            StmtKind::Assign { target, op, value } => {
+                let target_text = match &target.kind {
+                    ExprKind::Name(p) if p.segments.len() == 1 && is_script_ident(&p.segments[0].name) => {
+                        p.segments[0].name.clone()
+                    }
+                    ExprKind::Root(id) if is_script_ident(&id.name) => format!("@{}", id.name),
+                    _ => return (self.host)(&stmt_text(s), s.span),
+                };
+                // `:=` creates the entry when it is missing; affect has declared it already.
+                let op_text = match op {
+                    AssignOp::Set => ":=",
+                    other => other.as_str(),
+                };
+                format!("{target_text} {op_text} {}", self.top(value))
+            }
+            StmtKind::Expr(e) => self.top(e),
+            StmtKind::If { .. } | StmtKind::Error => (self.host)(&stmt_text(s), s.span),
+        }
+    }
+
+    pub fn top(&mut self, e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Num(n) => number_text(n),
+            ExprKind::Str(s) if !s.contains('\'') => format!("'{s}'"),
+            ExprKind::Bool(b) => b.to_string(),
+            ExprKind::Name(p) if p.segments.len() == 1 && is_script_ident(&p.segments[0].name) => {
+                p.segments[0].name.clone()
+            }
+            ExprKind::Name(p) if p.segments.len() > 1 => match (self.enum_variant)(p) {
+                Some(v) if is_script_ident(&v) => v,
+                _ => (self.host)(&crate::fmt::format_expr(e), e.span),
+            },
+            ExprKind::Root(id) if is_script_ident(&id.name) => format!("@{}", id.name),
+            ExprKind::Paren(x) => format!("({})", self.top(x)),
+            ExprKind::Unary(op, x) => {
+                let op_text = match op {
+                    UnOp::Neg => "-",
+                    UnOp::Not => "!",
+                    UnOp::BitNot => "~",
+                };
+                let inner = match &x.kind {
+                    ExprKind::Paren(y) => format!("({})", self.top(y)),
+                    _ if is_compound(x) => format!("({})", self.top(x)),
+                    ExprKind::Unary(..) => format!(" {}", self.top(x)),
+                    _ => self.top(x),
+                };
+                format!("{op_text}{inner}")
+            }
+            ExprKind::Binary(op, a, b) => {
+                let op_text = match op {
+                    BinOp::Or => "||",
+                    BinOp::And => "&&",
+                    other => other.as_str(),
+                };
+                let left = self.operand(a, Pos::Left(*op));
+                let right = self.operand(b, Pos::Right(*op));
+                format!("{left} {op_text} {right}")
+            }
+            ExprKind::Ternary(c, a, b) => {
+                let c = self.operand(c, Pos::Cond);
+                let a = self.operand(a, Pos::Free);
+                let b = self.operand(b, Pos::Free);
+                format!("{c} ? {a} : {b}")
+            }
+            ExprKind::Call(..) if concat_args(e).is_some() => {
+                let (a, b) = concat_args(e).expect("checked");
+                let a = self.operand(a, Pos::Free);
+                let b = self.operand(b, Pos::Free);
+                format!("{a} .. {b}")
+            }
+            _ => (self.host)(&crate::fmt::format_expr(e), e.span),
+        }
+    }
+
+    fn operand(&mut self, e: &Expr, pos: Pos) -> String {
+        if is_compound(e) {
+            return format!("({})", self.top(e));
+        }
+        if let ExprKind::Paren(x) = &e.kind {
+            if is_compound(x) && !required(x, pos) {
+                return format!("(({}))", self.top(x));
+            }
+        }
+        self.top(e)
+    }
+}
+
+/// A statement's affect text on one line (names host entries and fills diagnostics).
+pub fn stmt_text(s: &Stmt) -> String {
+    use crate::fmt::format_expr as e;
+    match &s.kind {
+        StmtKind::Assign { target, op, value } => {
+            format!("{} {} {}", e(target), op.as_str(), e(value))
+        }
+        StmtKind::Expr(x) => e(x),
+        StmtKind::If { cond, .. } => format!("if {} {{ .. }}", e(cond)),
+        StmtKind::Error => "<error>".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fmt::format_file;
+
+    fn affect_expr(src: &str) -> String {
+        let raw = parse(src).unwrap();
+        let b = block(&raw).unwrap();
+        let file = File {
+            items: vec![Item {
+                doc: None,
+                attrs: vec![],
+                kind: ItemKind::Tree(TreeDecl {
+                    is_main: false,
+                    name: Ident::new("T", Span::DUMMY),
+                    ports: vec![],
+                    locals: vec![],
+                    body: NodeBlock {
+                        nodes: vec![Node {
+                            doc: None,
+                            attrs: vec![],
+                            label: None,
+                            kind: NodeKind::Script(b),
+                            modifiers: vec![],
+                            span: Span::DUMMY,
+                        }],
+                        span: Span::DUMMY,
+                    },
+                }),
+                span: Span::DUMMY,
+            }],
+            span: Span::DUMMY,
+        };
+        let text = format_file(&file, &[], None);
+        text.lines().nth(1).unwrap().trim().to_string()
+    }
+
+    #[test]
+    fn scripts_become_affect() {
+        assert_eq!(affect_expr("a := 1; b += 2"), "do { a = 1; b += 2 }");
+        assert_eq!(affect_expr("x := \"a\" .. y"), "do { x = concat(\"a\", y) }");
+        assert_eq!(affect_expr("A>B && color!=BLUE"), "do { A > B and color != BLUE }");
+        assert_eq!(affect_expr("(a + b) * 2"), "do { (a + b) * 2 }");
+        assert_eq!(affect_expr("a + (b * 2)"), "do { a + b * 2 }");
+        assert_eq!(affect_expr("!(a && b)"), "do { not (a and b) }");
+        assert_eq!(affect_expr("1 < x < 3"), "do { 1 < x and x < 3 }");
+        assert_eq!(affect_expr("@goal := 0x1F"), "do { @goal = 0x1F }");
+        assert_eq!(affect_expr("c ? 'a' : 'b'"), "do { c ? \"a\" : \"b\" }");
+    }
+
+    #[test]
+    fn broken_scripts_are_errors() {
+        assert!(parse("").is_err());
+        assert!(parse("a % 2").is_err());
+        assert!(parse("a := ").is_err());
+        assert!(parse("1 := a").is_err());
+        assert!(parse("'abc").is_err());
+        assert!(parse("a b").is_err());
+        assert!(parse(";;a;;").is_ok());
+    }
+
+    fn written(src: &str) -> String {
+        let parsed = crate::syntax::parse(&format!("tree T {{ do {{ {src} }} }}"));
+        assert!(parsed.diagnostics.is_empty());
+        let ItemKind::Tree(t) = &parsed.file.items[0].kind else { panic!() };
+        let NodeKind::Script(b) = &t.body.nodes[0].kind else { panic!() };
+        let mut host = |_: &str, _: Span| "_affect_host".to_string();
+        let variant = |p: &Path| Some(p.last().name.clone());
+        let mut w = Writer {
+            host: &mut host,
+            enum_variant: &variant,
+        };
+        w.block(b)
+    }
+
+    #[test]
+    fn affect_becomes_scripts_and_back() {
+        for (src, script) in [
+            ("x = a - b + c", "x := (a - b) + c"),
+            ("x = (a + b) / 2", "x := (a + b) / 2"),
+            ("x = a + (b * c)", "x := a + ((b * c))"),
+            ("y = not (a and b)", "y := !(a && b)"),
+            ("s = concat(\"n\", i)", "s := 'n' .. i"),
+            ("d = 2s", "d := 2.0"),
+            ("e = Mode::Fast", "e := Fast"),
+            ("f = g(1)", "f := _affect_host"),
+            ("k = c ? a + 1 : b", "k := c ? (a + 1) : b"),
+        ] {
+            assert_eq!(written(src), script, "{src}");
+        }
+        // What is written reads back to the same affect.
+        for src in ["x = a - b + c", "x = (a + b) / 2", "x = a + (b * c)", "y = not (a and b)", "k = c ? a + 1 : b"] {
+            let back = affect_expr(&written(src));
+            assert_eq!(back, format!("do {{ {src} }}"));
+        }
+    }
+}

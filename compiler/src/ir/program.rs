@@ -1,0 +1,412 @@
+//! The tick program's data types. Every value lives in a typed slot holding an `f64`
+//! (booleans 0/1, enum variants by index, strings and labels by interned symbol, durations in
+//! milliseconds), so a tick reads and writes plain numbers: no string look-ups, no
+//! allocation.
+
+use super::world::WorldSpec;
+
+pub type SlotId = u32;
+pub type NodeId = u32;
+pub type SymbolId = u32;
+
+/// How a slot's number is to be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueKind {
+    Num,
+    Int,
+    Bool,
+    /// An interned string (also labels and foreign values carried as text).
+    Str,
+    /// A variant index of `Program::enums[i]`.
+    Enum(u32),
+    Duration,
+    Rate,
+    Length,
+    Angle,
+    Status,
+    /// A list id into the runtime's list store.
+    List,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnumInfo {
+    pub name: String,
+    pub variants: Vec<String>,
+    /// Explicit integer values (BehaviorTree.CPP scripting enums), else the index.
+    pub values: Vec<i64>,
+}
+
+/// A blackboard entry. Subtree instances get their own slots, named by instance path.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Slot {
+    /// The name shown in traces: `score`, or `Dock::9/goal` inside a subtree instance.
+    pub name: String,
+    pub kind: ValueKind,
+    pub init: f64,
+    /// `num in lo..hi`: assignments are clamped into the range.
+    pub range: Option<(f64, f64)>,
+    /// A variable the user declared and sees in traces (not a temporary).
+    pub visible: bool,
+    /// Which blackboard holds it: 0 is the root (the agent or the main tree), others are
+    /// subtree instances (their index in `AgentProgram::scopes`).
+    pub scope: u32,
+}
+
+/// A node status, numbered as BehaviorTree.CPP numbers them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Status {
+    Idle = 0,
+    Running = 1,
+    Success = 2,
+    Failure = 3,
+    Skipped = 4,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Idle => "IDLE",
+            Status::Running => "RUNNING",
+            Status::Success => "SUCCESS",
+            Status::Failure => "FAILURE",
+            Status::Skipped => "SKIPPED",
+        }
+    }
+
+    pub fn from_index(i: u8) -> Status {
+        match i {
+            1 => Status::Running,
+            2 => Status::Success,
+            3 => Status::Failure,
+            4 => Status::Skipped,
+            _ => Status::Idle,
+        }
+    }
+
+    pub fn is_completed(self) -> bool {
+        matches!(self, Status::Success | Status::Failure)
+    }
+
+    pub fn is_active(self) -> bool {
+        !matches!(self, Status::Idle | Status::Skipped)
+    }
+}
+
+/// A range of instructions in `AgentProgram::code`: an expression leaves one value on the
+/// stack; a statement block leaves none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Code {
+    pub start: u32,
+    pub len: u32,
+}
+
+impl Code {
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+}
+
+/// An argument a node reads when it ticks: a constant, or an expression over the blackboard
+/// (BehaviorTree.CPP reads `{key}` ports at tick time).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Arg {
+    Const(f64),
+    Expr(Code),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeKind {
+    Sequence,
+    SequenceWithMemory,
+    ReactiveSequence,
+    AsyncSequence,
+    Fallback,
+    ReactiveFallback,
+    AsyncFallback,
+    Parallel {
+        success: Arg,
+        failure: Arg,
+    },
+    ParallelAll {
+        max_failures: Arg,
+    },
+    IfThenElse,
+    WhileDoElse,
+    TryCatch {
+        catch_on_halt: bool,
+    },
+    /// Switch2..6: `cases` are compared with the subject as BehaviorTree.CPP compares them
+    /// (as strings, then integers, then reals); the last child is the default.
+    Switch {
+        subject: Code,
+        subject_kind: ValueKind,
+        cases: Vec<CaseValue>,
+    },
+    Inverter,
+    ForceSuccess,
+    ForceFailure,
+    Repeat {
+        cycles: Arg,
+    },
+    Retry {
+        attempts: Arg,
+    },
+    KeepRunningUntilFailure,
+    Timeout {
+        ms: Arg,
+    },
+    Delay {
+        ms: Arg,
+    },
+    RunOnce {
+        then_skip: bool,
+    },
+    Precondition {
+        cond: Code,
+        otherwise: Status,
+    },
+    /// SkipUnlessUpdated (`if_not_updated` SKIPPED) and WaitValueUpdate (RUNNING).
+    EntryUpdated {
+        slot: SlotId,
+        if_not_updated: Status,
+    },
+    Loop {
+        queue: SlotId,
+        value: SlotId,
+        if_empty: Status,
+    },
+    /// A subtree instance. `inputs` are `in` ports given as expressions: each is computed
+    /// into the instance's slot when the subtree starts (is ticked while idle).
+    SubTree {
+        inputs: Vec<(SlotId, Code)>,
+    },
+    AlwaysSuccess,
+    AlwaysFailure,
+    Sleep {
+        ms: Arg,
+    },
+    Script {
+        code: Code,
+    },
+    ScriptCondition {
+        cond: Code,
+    },
+    WasEntryUpdated {
+        slot: SlotId,
+    },
+    /// A node implemented outside the program: a declared action/condition, or a foreign
+    /// control/decorator. The runtime binds an implementation (simulator, device, stand-in).
+    Foreign {
+        leaf: u32,
+        ports: Vec<PortBinding>,
+    },
+}
+
+/// A Switch case literal, kept as the text BehaviorTree.CPP would compare.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaseValue {
+    pub text: String,
+    /// The value in the subject's own terms (variant index, number, symbol).
+    pub value: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PortBinding {
+    /// An input computed from the blackboard or a constant.
+    In(Arg),
+    /// An output or in/out port written to a slot.
+    Slot(SlotId),
+    /// Not given: the declaration's default applies (or nothing).
+    Absent,
+}
+
+/// Pre- and post-conditions (`_failureIf` … `_post`).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Conditions {
+    pub failure_if: Option<Code>,
+    pub success_if: Option<Code>,
+    pub skip_if: Option<Code>,
+    pub while_: Option<Code>,
+    pub on_success: Option<Code>,
+    pub on_failure: Option<Code>,
+    pub post: Option<Code>,
+    pub on_halted: Option<Code>,
+}
+
+impl Conditions {
+    pub fn has_pre(&self) -> bool {
+        self.failure_if.is_some()
+            || self.success_if.is_some()
+            || self.skip_if.is_some()
+            || self.while_.is_some()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        *self == Conditions::default()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub kind: NodeKind,
+    /// Children, as a range of `AgentProgram::children`.
+    pub children: (u32, u32),
+    /// Index into `AgentProgram::conditions`, when the node has any.
+    pub conditions: Option<u32>,
+    /// BehaviorTree.CPP's registration ID (`Sequence`, `RetryUntilSuccessful`, `MoveTo`).
+    pub id: String,
+    /// The instance name (the label, else the ID).
+    pub name: String,
+    /// `TreeNode::fullPath()`: subtree path + name, `ID::uid` when unnamed.
+    pub path: String,
+}
+
+/// A declared foreign node: what `<TreeNodesModel>` would say.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeafInfo {
+    pub name: String,
+    pub class: crate::builtins::NodeClass,
+    pub ports: Vec<LeafPort>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeafPort {
+    pub name: String,
+    pub dir: crate::syntax::ast::PortDir,
+    pub kind: Option<ValueKind>,
+    pub default: Option<f64>,
+}
+
+/// One instruction of the expression machine: a stack of `f64`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Op {
+    Const(f64),
+    Load(SlotId),
+    /// Pops a value and stores it.
+    Store(SlotId),
+    /// Pops a value, clamps it into the slot's range, stores it.
+    StoreClamped(SlotId, f64, f64),
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Neg,
+    Not,
+    /// Equality of numbers with BehaviorTree.CPP's tolerance for doubles.
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    BitAnd,
+    BitOr,
+    BitXor,
+    BitNot,
+    /// Pops a condition; jumps forward by the offset when it is false (0).
+    JumpIfFalse(u32),
+    /// Jumps forward unconditionally.
+    Jump(u32),
+    /// Like `JumpIfFalse` but keeps the value on the stack when jumping (short-circuit).
+    JumpIfFalseKeep(u32),
+    JumpIfTrueKeep(u32),
+    /// Calls a built-in function with `argc` arguments from the stack.
+    Call(crate::ir::functions::Function, u8),
+    Pop,
+    /// Reads an index of a list: pops index and list id.
+    Index,
+}
+
+/// A subtree instance: its path and its blackboard's slots (for traces and `--bb`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scope {
+    pub path: String,
+    pub tree: String,
+}
+
+/// One agent's tick program (or the main tree of a file without agents).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct AgentProgram {
+    pub name: String,
+    /// Ticks per second.
+    pub rate_hz: f64,
+    pub slots: Vec<Slot>,
+    pub scopes: Vec<Scope>,
+    /// The node table in BehaviorTree.CPP uid order: node `i` has uid `i + 1`.
+    pub nodes: Vec<Node>,
+    pub children: Vec<NodeId>,
+    pub conditions: Vec<Conditions>,
+    pub code: Vec<Op>,
+    /// The root of the main tree, if the agent has one.
+    pub root: Option<NodeId>,
+    /// The process phase, run every tick before the tree: hormones and `let`s in dependency
+    /// order, `update`, `on` handlers, drives.
+    pub process: Code,
+    /// The devices the agent reads and drives.
+    pub devices: Vec<Device>,
+    /// Drives, so the runtime can report their changes.
+    pub drives: Vec<DriveInfo>,
+    /// Constructs this agent uses that have no run-time semantics yet: the runtime refuses
+    /// to run them rather than ignore them.
+    pub pending: Vec<(String, crate::span::Span)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceRole {
+    Sensor,
+    Event,
+    Actuator,
+}
+
+/// `sensor light: num = ads1115(bus: 1, ...)`: a member bound to a driver.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Device {
+    pub role: DeviceRole,
+    /// The member's name.
+    pub name: String,
+    /// The slot a sensor or event writes (actuators have none).
+    pub slot: Option<SlotId>,
+    /// The driver: `ads1115`, `camera_label`, `gpio_edge`, ...
+    pub driver: String,
+    pub args: Vec<(String, DeviceArg)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum DeviceArg {
+    Num(f64),
+    Str(String),
+    /// A bare name (`edge: rising`, `robot: refiller`).
+    Name(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DriveInfo {
+    pub name: String,
+    pub slot: SlotId,
+    pub intention: Option<SlotId>,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Program {
+    pub agents: Vec<AgentProgram>,
+    pub enums: Vec<EnumInfo>,
+    pub leaves: Vec<LeafInfo>,
+    pub worlds: Vec<WorldSpec>,
+    /// Interned strings; symbol `i` is `strings[i]`. Symbol 0 is the empty string.
+    pub strings: Vec<String>,
+    /// Initial contents of list slots: a list slot's `init` indexes this.
+    pub lists: Vec<Vec<f64>>,
+    /// The tree a file without agents runs (its program is `agents[0]`).
+    pub main_tree: Option<String>,
+}
+
+impl Program {
+    /// The symbol of a string, if the program has it.
+    pub fn symbol(&self, s: &str) -> Option<SymbolId> {
+        self.strings
+            .iter()
+            .position(|x| x == s)
+            .map(|i| i as SymbolId)
+    }
+}

@@ -1,0 +1,174 @@
+//! The device drivers a `sensor`, `event` or `actuator` can name, with their arguments and
+//! what they give. The runtime implements each one on hardware and in simulation.
+
+use crate::ir::program::DeviceRole;
+
+/// The kind of an argument a driver takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    Num,
+    Str,
+    /// A bare word from a fixed set (`edge: rising`).
+    Word(&'static [&'static str]),
+    /// The name of another agent or component.
+    Name,
+}
+
+pub struct DriverSpec {
+    pub name: &'static str,
+    pub role: DeviceRole,
+    /// What a sensor reads: `num`, `bool`, `str`, `angle`, `length`, `Point`.
+    pub gives: &'static str,
+    pub params: &'static [(&'static str, ParamKind, bool)],
+    pub doc: &'static str,
+}
+
+const REQ: bool = true;
+const OPT: bool = false;
+
+pub static DRIVERS: &[DriverSpec] = &[
+    DriverSpec {
+        name: "ads1115",
+        role: DeviceRole::Sensor,
+        gives: "num",
+        params: &[
+            ("bus", ParamKind::Num, REQ),
+            ("address", ParamKind::Num, REQ),
+            ("channel", ParamKind::Num, REQ),
+            ("gain", ParamKind::Num, OPT),
+        ],
+        doc: "A channel of a TI ADS1115 ADC on I2C, scaled to 0..100 (seed 003).",
+    },
+    DriverSpec {
+        name: "camera_label",
+        role: DeviceRole::Sensor,
+        gives: "str",
+        params: &[],
+        doc: "The letter label under the robot, read by the camera.",
+    },
+    DriverSpec {
+        name: "field_meter",
+        role: DeviceRole::Sensor,
+        gives: "num",
+        params: &[("field", ParamKind::Str, OPT)],
+        doc: "A world field's value at the agent (radio strength, light, ...), 0..100.",
+    },
+    DriverSpec {
+        name: "metal_detector",
+        role: DeviceRole::Sensor,
+        gives: "num",
+        params: &[("channel", ParamKind::Num, OPT)],
+        doc: "Mine-detector signal strength, 0..100.",
+    },
+    DriverSpec {
+        name: "battery_level",
+        role: DeviceRole::Sensor,
+        gives: "num",
+        params: &[],
+        doc: "Battery charge, 0..100.",
+    },
+    DriverSpec {
+        name: "ball_range",
+        role: DeviceRole::Sensor,
+        gives: "num",
+        params: &[],
+        doc: "Distance to the ball in metres (a large value when unseen).",
+    },
+    DriverSpec {
+        name: "ball_detector",
+        role: DeviceRole::Sensor,
+        gives: "bool",
+        params: &[],
+        doc: "True while the ball is in view.",
+    },
+    DriverSpec {
+        name: "face_detector",
+        role: DeviceRole::Sensor,
+        gives: "bool",
+        params: &[],
+        doc: "True while a face is in view.",
+    },
+    DriverSpec {
+        name: "face_familiarity",
+        role: DeviceRole::Sensor,
+        gives: "num",
+        params: &[],
+        doc: "How familiar the face in view is, 0..100.",
+    },
+    DriverSpec {
+        name: "voice_direction",
+        role: DeviceRole::Sensor,
+        gives: "angle",
+        params: &[],
+        doc: "Direction of the last voice heard.",
+    },
+    DriverSpec {
+        name: "gps",
+        role: DeviceRole::Sensor,
+        gives: "Point",
+        params: &[],
+        doc: "Position in the world, in metres.",
+    },
+    DriverSpec {
+        name: "odometry",
+        role: DeviceRole::Sensor,
+        gives: "Point",
+        params: &[],
+        doc: "Position by dead reckoning, in metres.",
+    },
+    DriverSpec {
+        name: "distance_to",
+        role: DeviceRole::Sensor,
+        gives: "length",
+        params: &[("robot", ParamKind::Name, REQ)],
+        doc: "Distance to another agent.",
+    },
+    DriverSpec {
+        name: "gpio_edge",
+        role: DeviceRole::Event,
+        gives: "event",
+        params: &[
+            ("pin", ParamKind::Num, REQ),
+            ("edge", ParamKind::Word(&["rising", "falling", "both"]), OPT),
+        ],
+        doc: "An edge on a GPIO pin (the sound comparator of seed 003).",
+    },
+    DriverSpec {
+        name: "voice_detected",
+        role: DeviceRole::Event,
+        gives: "event",
+        params: &[],
+        doc: "Fires when a voice is heard.",
+    },
+    DriverSpec {
+        name: "romi32u4",
+        role: DeviceRole::Actuator,
+        gives: "",
+        params: &[
+            ("bus", ParamKind::Num, REQ),
+            ("address", ParamKind::Num, REQ),
+        ],
+        doc: "The Pololu Romi 32U4 motor board on I2C: one-cell moves (seed 003).",
+    },
+    DriverSpec {
+        name: "pwm",
+        role: DeviceRole::Actuator,
+        gives: "",
+        params: &[
+            ("channel", ParamKind::Num, REQ),
+            ("frequency", ParamKind::Num, OPT),
+        ],
+        doc: "A PWM output (a buzzer, a servo).",
+    },
+    DriverSpec {
+        name: "motors",
+        role: DeviceRole::Actuator,
+        gives: "",
+        params: &[],
+        doc: "The drive motors of a simulated robot.",
+    },
+];
+
+pub fn lookup(name: &str) -> Option<&'static DriverSpec> {
+    DRIVERS.iter().find(|d| d.name == name)
+}

@@ -1,0 +1,652 @@
+//! Lowering checked templates to the tick program: every subtree call becomes its own copy
+//! of the tree's nodes with its own slots (ports bound to the caller's variables), numbered
+//! in BehaviorTree.CPP's pre-order so uids and paths match it one to one.
+
+use super::frame::ROOT_FLAG;
+use super::modules::Module;
+use super::tree::{TBinding, TKind, TNode, Template, TreeCx};
+use super::Checker;
+use crate::builtins::NodeClass;
+use crate::diagnostic::Diagnostic;
+use crate::ir::program::*;
+use crate::span::Span;
+use crate::syntax::ast::{File, ItemKind, LeafKind};
+
+struct Builder<'a> {
+    c: &'a mut Checker,
+    templates: &'a [Option<Template>],
+    p: AgentProgram,
+    /// Trees being instantiated, to catch a tree that calls itself.
+    stack: Vec<u32>,
+    /// The root blackboard's names, for `@key`.
+    root_names: Vec<(String, SlotId)>,
+    reported: Vec<Span>,
+    /// Trees instantiated, for their pending constructs.
+    used: Vec<u32>,
+}
+
+impl Builder<'_> {
+    /// Appends a template's code with its frame operands mapped to slots; returns the offset
+    /// that the template's code ranges move by.
+    fn copy_code(&mut self, t: &Template, map: &[SlotId]) -> u32 {
+        let base = self.p.code.len() as u32;
+        for op in &t.code {
+            let mapped = match *op {
+                Op::Load(s) => Op::Load(self.slot(t, map, s)),
+                Op::Store(s) => Op::Store(self.slot(t, map, s)),
+                Op::StoreClamped(s, lo, hi) => Op::StoreClamped(self.slot(t, map, s), lo, hi),
+                other => other,
+            };
+            self.p.code.push(mapped);
+        }
+        base
+    }
+
+    fn slot(&mut self, t: &Template, map: &[SlotId], operand: u32) -> SlotId {
+        if operand & ROOT_FLAG == 0 {
+            return map[operand as usize];
+        }
+        let (name, span) = &t.frame.root_refs[(operand & !ROOT_FLAG) as usize];
+        match self.root_names.iter().find(|(n, _)| n == name) {
+            Some((_, s)) => *s,
+            None => {
+                if !self.reported.contains(span) {
+                    self.reported.push(*span);
+                    let names: Vec<&str> =
+                        self.root_names.iter().map(|(n, _)| n.as_str()).collect();
+                    let mut d = Diagnostic::error(
+                        "E0201",
+                        format!("the root blackboard has no `{name}`"),
+                        *span,
+                    )
+                    .with_label("`@` names a variable of the agent or main tree");
+                    if let Some(b) = crate::suggest::closest(name, names.iter().copied()) {
+                        d = d.with_help(format!("did you mean `@{b}`?"));
+                    }
+                    self.c.diags.push(d);
+                }
+                0
+            }
+        }
+    }
+
+    fn shift(code: Code, base: u32) -> Code {
+        if code.len == 0 && code.start == 0 {
+            return code;
+        }
+        Code {
+            start: code.start + base,
+            len: code.len,
+        }
+    }
+
+    fn shift_arg(a: Arg, base: u32) -> Arg {
+        match a {
+            Arg::Expr(c) => Arg::Expr(Self::shift(c, base)),
+            other => other,
+        }
+    }
+
+    fn relocate(&mut self, kind: &NodeKind, t: &Template, map: &[SlotId], base: u32) -> NodeKind {
+        let sh = |c: Code| Self::shift(c, base);
+        let sa = |a: Arg| Self::shift_arg(a, base);
+        match kind.clone() {
+            NodeKind::Parallel { success, failure } => NodeKind::Parallel {
+                success: sa(success),
+                failure: sa(failure),
+            },
+            NodeKind::ParallelAll { max_failures } => NodeKind::ParallelAll {
+                max_failures: sa(max_failures),
+            },
+            NodeKind::Switch {
+                subject,
+                subject_kind,
+                cases,
+            } => NodeKind::Switch {
+                subject: sh(subject),
+                subject_kind,
+                cases,
+            },
+            NodeKind::Repeat { cycles } => NodeKind::Repeat { cycles: sa(cycles) },
+            NodeKind::Retry { attempts } => NodeKind::Retry {
+                attempts: sa(attempts),
+            },
+            NodeKind::Timeout { ms } => NodeKind::Timeout { ms: sa(ms) },
+            NodeKind::Delay { ms } => NodeKind::Delay { ms: sa(ms) },
+            NodeKind::Sleep { ms } => NodeKind::Sleep { ms: sa(ms) },
+            NodeKind::Precondition { cond, otherwise } => NodeKind::Precondition {
+                cond: sh(cond),
+                otherwise,
+            },
+            NodeKind::EntryUpdated {
+                slot,
+                if_not_updated,
+            } => NodeKind::EntryUpdated {
+                slot: self.slot(t, map, slot),
+                if_not_updated,
+            },
+            NodeKind::WasEntryUpdated { slot } => NodeKind::WasEntryUpdated {
+                slot: self.slot(t, map, slot),
+            },
+            NodeKind::Loop {
+                queue,
+                value,
+                if_empty,
+            } => NodeKind::Loop {
+                queue: self.slot(t, map, queue),
+                value: self.slot(t, map, value),
+                if_empty,
+            },
+            NodeKind::Script { code } => NodeKind::Script { code: sh(code) },
+            NodeKind::ScriptCondition { cond } => NodeKind::ScriptCondition { cond: sh(cond) },
+            NodeKind::Foreign { leaf, ports } => NodeKind::Foreign {
+                leaf,
+                ports: ports
+                    .into_iter()
+                    .map(|b| match b {
+                        PortBinding::In(a) => PortBinding::In(sa(a)),
+                        PortBinding::Slot(s) => PortBinding::Slot(self.slot(t, map, s)),
+                        PortBinding::Absent => PortBinding::Absent,
+                    })
+                    .collect(),
+            },
+            other => other,
+        }
+    }
+
+    fn conditions(c: &Conditions, base: u32) -> Conditions {
+        let sh = |x: Option<Code>| x.map(|c| Self::shift(c, base));
+        Conditions {
+            failure_if: sh(c.failure_if),
+            success_if: sh(c.success_if),
+            skip_if: sh(c.skip_if),
+            while_: sh(c.while_),
+            on_success: sh(c.on_success),
+            on_failure: sh(c.on_failure),
+            post: sh(c.post),
+            on_halted: sh(c.on_halted),
+        }
+    }
+
+    fn path(scope_path: &str, part: &str) -> String {
+        if scope_path.is_empty() {
+            part.to_string()
+        } else {
+            format!("{scope_path}/{part}")
+        }
+    }
+
+    /// Instantiates a template node (and its subtree calls) in pre-order; returns its id.
+    fn node(
+        &mut self,
+        n: &TNode,
+        t: &Template,
+        map: &[SlotId],
+        base: u32,
+        scope: u32,
+        scope_path: &str,
+    ) -> NodeId {
+        let id = self.p.nodes.len() as NodeId;
+        let uid = id + 1;
+        let name = n.label.clone().unwrap_or_else(|| n.id.clone());
+        let own = if name == n.id {
+            format!("{}::{uid}", n.id)
+        } else {
+            name.clone()
+        };
+        let conditions = if n.conds.is_empty() {
+            None
+        } else {
+            self.p.conditions.push(Self::conditions(&n.conds, base));
+            Some(self.p.conditions.len() as u32 - 1)
+        };
+        let kind = match &n.kind {
+            TKind::Node(k) => self.relocate(k, t, map, base),
+            // Inputs are filled in once the instance's slots exist.
+            TKind::SubTree { .. } => NodeKind::SubTree { inputs: Vec::new() },
+        };
+        // The SubTree node's own name is the tree's ID when it has no label.
+        let (node_name, node_path) = match &n.kind {
+            TKind::SubTree { tree, .. } => {
+                let tree_name = self.c.g.trees[*tree as usize].name.clone();
+                let nm = n.label.clone().unwrap_or(tree_name.clone());
+                let part = if nm == tree_name {
+                    format!("{tree_name}::{uid}")
+                } else {
+                    nm.clone()
+                };
+                (nm, Self::path(scope_path, &part))
+            }
+            _ => (name, Self::path(scope_path, &own)),
+        };
+        self.p.nodes.push(Node {
+            kind,
+            children: (0, 0),
+            conditions,
+            id: n.id.clone(),
+            name: node_name,
+            path: node_path.clone(),
+        });
+        let mut kids = Vec::new();
+        match &n.kind {
+            TKind::Node(_) => {
+                for c in &n.children {
+                    kids.push(self.node(c, t, map, base, scope, scope_path));
+                }
+            }
+            TKind::SubTree {
+                tree,
+                bindings,
+                name_span,
+            } => {
+                if let Some((child, inputs)) =
+                    self.subtree(*tree, bindings, *name_span, t, map, base, &node_path)
+                {
+                    kids.push(child);
+                    self.p.nodes[id as usize].kind = NodeKind::SubTree { inputs };
+                }
+            }
+        }
+        let start = self.p.children.len() as u32;
+        self.p.children.extend(&kids);
+        self.p.nodes[id as usize].children = (start, kids.len() as u32);
+        id
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn subtree(
+        &mut self,
+        tree: u32,
+        bindings: &[TBinding],
+        span: Span,
+        caller: &Template,
+        caller_map: &[SlotId],
+        caller_base: u32,
+        path: &str,
+    ) -> Option<(NodeId, Vec<(SlotId, Code)>)> {
+        if self.stack.contains(&tree) {
+            let name = self.c.g.trees[tree as usize].name.clone();
+            let d = Diagnostic::error("E0209", format!("tree `{name}` calls itself"), span)
+                .with_label("this call is reached from inside `".to_string() + &name + "`")
+                .with_help("behaviour trees are finite: a tree cannot contain itself, directly or through other trees");
+            if !self.reported.contains(&span) {
+                self.reported.push(span);
+                self.c.diags.push(d);
+            }
+            return None;
+        }
+        let callee = self.templates.get(tree as usize)?.as_ref()?;
+        let root = callee.root.as_ref()?;
+        let scope = self.p.scopes.len() as u32 + 1;
+        let tree_name = self.c.g.trees[tree as usize].name.clone();
+        self.p.scopes.push(Scope {
+            path: path.to_string(),
+            tree: tree_name,
+        });
+        let mut map = Vec::with_capacity(callee.frame.vars.len());
+        let mut inputs = Vec::new();
+        let nports = self.c.g.trees[tree as usize].ports.len();
+        for (i, v) in callee.frame.vars.iter().enumerate() {
+            let bound = if i < nports {
+                match bindings.get(i) {
+                    Some(TBinding::Var(op)) => Some(self.slot(caller, caller_map, *op)),
+                    Some(TBinding::Const(c)) => {
+                        map.push(self.new_slot(v, *c, scope, path));
+                        continue;
+                    }
+                    Some(TBinding::Expr(code)) => {
+                        let s = self.new_slot(v, v.init, scope, path);
+                        inputs.push((s, Self::shift(*code, caller_base)));
+                        map.push(s);
+                        continue;
+                    }
+                    _ => None,
+                }
+            } else {
+                None
+            };
+            match bound {
+                Some(s) => map.push(s),
+                None => map.push(self.new_slot(v, v.init, scope, path)),
+            }
+        }
+        let base = self.copy_code(callee, &map);
+        if !self.used.contains(&tree) {
+            self.used.push(tree);
+        }
+        self.stack.push(tree);
+        let id = self.node(root, callee, &map, base, scope, path);
+        self.stack.pop();
+        Some((id, inputs))
+    }
+
+    fn new_slot(
+        &mut self,
+        v: &super::frame::FrameVar,
+        init: f64,
+        scope: u32,
+        path: &str,
+    ) -> SlotId {
+        self.p.slots.push(Slot {
+            name: Self::path(path, &v.name),
+            kind: v.ty.value_kind(),
+            init,
+            range: v.range,
+            visible: v.kind != super::frame::VarKind::Temp,
+            scope,
+        });
+        self.p.slots.len() as SlotId - 1
+    }
+}
+
+impl Checker {
+    /// Checks every tree and agent and builds the tick program.
+    pub fn lower_program(&mut self, modules: &[Module], main: &File) -> Option<Program> {
+        // Templates, in the order trees were declared.
+        let mut templates: Vec<Option<Template>> = vec![None; self.g.trees.len()];
+        for m in modules {
+            for item in &m.file.items {
+                let ItemKind::Tree(t) = &item.kind else {
+                    continue;
+                };
+                let Some(i) = self
+                    .g
+                    .trees
+                    .iter()
+                    .position(|s| s.name == t.name.name && s.span == t.name.span)
+                else {
+                    continue;
+                };
+                let ports = self.g.trees[i].ports.clone();
+                let frame = super::tree::tree_frame(self, t, &ports);
+                let mut tpl = Template {
+                    frame,
+                    ..Template::default()
+                };
+                tpl.root = self.one_root_tree(&t.body, &mut tpl, &t.name.name);
+                for v in &tpl.frame.vars {
+                    if v.kind == super::frame::VarKind::Local && !v.used {
+                        self.diags.push(
+                            Diagnostic::warning(
+                                "W0201",
+                                format!("`{}` is never used", v.name),
+                                v.span,
+                            )
+                            .with_label("declared here")
+                            .with_help("remove it, or use it in the tree"),
+                        );
+                    }
+                }
+                templates[i] = Some(tpl);
+            }
+        }
+
+        let mut program = Program {
+            enums: self
+                .g
+                .enums
+                .iter()
+                .map(|e| EnumInfo {
+                    name: e.name.clone(),
+                    variants: e.variants.clone(),
+                    values: e.values.clone(),
+                })
+                .collect(),
+            leaves: self
+                .g
+                .leaves
+                .iter()
+                .map(|l| LeafInfo {
+                    name: l.name.clone(),
+                    class: match l.kind {
+                        LeafKind::Action => NodeClass::Action,
+                        LeafKind::Condition => NodeClass::Condition,
+                        LeafKind::Control => NodeClass::Control,
+                        LeafKind::Decorator => NodeClass::Decorator,
+                    },
+                    ports: l
+                        .ports
+                        .iter()
+                        .map(|p| LeafPort {
+                            name: p.name.clone(),
+                            dir: p.dir,
+                            kind: Some(p.ty.value_kind()),
+                            default: p.default,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            ..Program::default()
+        };
+
+        let mut agents: Vec<(String, AgentProgram)> = Vec::new();
+        for item in &main.items {
+            let ItemKind::Agent(a) = &item.kind else {
+                continue;
+            };
+            let Some(members) = &a.members else { continue };
+            let checked = self.check_agent(a, members);
+            let prog = self.build_agent(
+                &checked.name,
+                checked.rate_hz,
+                &checked.template,
+                checked.process,
+                &templates,
+                checked.devices,
+                checked.drives,
+            );
+            agents.push((checked.name, prog));
+        }
+        // Clones: `agent Vonda = Leguin;`
+        for item in &main.items {
+            let ItemKind::Agent(a) = &item.kind else {
+                continue;
+            };
+            let Some(base) = &a.base else { continue };
+            match agents.iter().find(|(n, _)| *n == base.name) {
+                Some((_, p)) => {
+                    let mut copy = p.clone();
+                    copy.name = a.name.name.clone();
+                    if a.members.as_ref().is_some_and(|m| !m.is_empty()) {
+                        copy.pending
+                            .push(("clones with their own members".into(), item.span));
+                    }
+                    agents.push((a.name.name.clone(), copy));
+                }
+                None => {
+                    let names: Vec<&str> = agents.iter().map(|(n, _)| n.as_str()).collect();
+                    let mut d = Diagnostic::error(
+                        "E0201",
+                        format!("no agent `{}` to clone", base.name),
+                        base.span,
+                    )
+                    .with_label("not an agent of this file");
+                    if let Some(b) = crate::suggest::closest(&base.name, names.iter().copied()) {
+                        d = d.with_help(format!("did you mean `{b}`?"));
+                    }
+                    self.diags.push(d);
+                }
+            }
+        }
+        // The order the file wrote them in.
+        let order: Vec<String> = main
+            .items
+            .iter()
+            .filter_map(|i| match &i.kind {
+                ItemKind::Agent(a) => Some(a.name.name.clone()),
+                _ => None,
+            })
+            .collect();
+        for name in order {
+            if let Some(pos) = agents.iter().position(|(n, _)| *n == name) {
+                program.agents.push(agents.remove(pos).1);
+            }
+        }
+
+        if program.agents.is_empty() {
+            if let Some(i) = self.main_tree(main) {
+                let sig = self.g.trees[i].clone();
+                self.used_globals.insert(sig.name.clone());
+                if let Some(t) = templates[i].clone() {
+                    // The main tree's own blackboard is the root one.
+                    program.agents.push(self.build_agent(
+                        &sig.name,
+                        10.0,
+                        &t,
+                        Code::default(),
+                        &templates,
+                        vec![],
+                        vec![],
+                    ));
+                    program.main_tree = Some(sig.name);
+                }
+            }
+        }
+        program.lists = std::mem::take(&mut self.lists);
+        Some(program)
+    }
+
+    fn main_tree(&mut self, main: &File) -> Option<usize> {
+        let mut marked = main.items.iter().filter_map(|i| match &i.kind {
+            ItemKind::Tree(t) if t.is_main => Some(t),
+            _ => None,
+        });
+        let first = marked.next();
+        if let Some(second) = marked.next() {
+            self.diags.push(
+                Diagnostic::error("E0202", "more than one `main tree`", second.name.span)
+                    .with_label("a file runs one main tree"),
+            );
+        }
+        let t = match first {
+            Some(t) => t,
+            None => {
+                let trees: Vec<_> = main
+                    .items
+                    .iter()
+                    .filter_map(|i| match &i.kind {
+                        ItemKind::Tree(t) => Some(t),
+                        _ => None,
+                    })
+                    .collect();
+                if trees.len() != 1 {
+                    return None;
+                }
+                trees[0]
+            }
+        };
+        self.g
+            .trees
+            .iter()
+            .position(|s| s.name == t.name.name && s.span == t.name.span)
+    }
+
+    fn one_root_tree(
+        &mut self,
+        b: &crate::syntax::ast::NodeBlock,
+        t: &mut Template,
+        name: &str,
+    ) -> Option<TNode> {
+        let mut tc = TreeCx {
+            c: self,
+            t,
+            traits: &[],
+            in_agent: false,
+        };
+        let mut nodes: Vec<_> = b.nodes.iter().map(|n| tc.node(n)).collect();
+        match nodes.len() {
+            1 => nodes.pop(),
+            0 => {
+                self.diags.push(
+                    Diagnostic::error("E0313", format!("tree `{name}` is empty"), b.span)
+                        .with_label("no node")
+                        .with_help("put one node here, such as `sequence { .. }`"),
+                );
+                None
+            }
+            n => {
+                self.diags.push(
+                    Diagnostic::error(
+                        "E0313",
+                        format!("tree `{name}` holds {n} nodes; a tree has one root"),
+                        b.span,
+                    )
+                    .with_label("several roots")
+                    .with_help("wrap them in `sequence { .. }` (or another control node)"),
+                );
+                nodes.truncate(1);
+                nodes.pop()
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build_agent(
+        &mut self,
+        name: &str,
+        rate_hz: f64,
+        t: &Template,
+        process: Code,
+        templates: &[Option<Template>],
+        devices: Vec<Device>,
+        drives: Vec<DriveInfo>,
+    ) -> AgentProgram {
+        let mut p = AgentProgram {
+            name: name.to_string(),
+            rate_hz,
+            devices,
+            drives,
+            pending: t.pending.clone(),
+            ..AgentProgram::default()
+        };
+        let mut map = Vec::new();
+        let mut root_names = Vec::new();
+        for v in &t.frame.vars {
+            p.slots.push(Slot {
+                name: v.name.clone(),
+                kind: v.ty.value_kind(),
+                init: v.init,
+                range: v.range,
+                visible: v.kind != super::frame::VarKind::Temp,
+                scope: 0,
+            });
+            let s = p.slots.len() as SlotId - 1;
+            map.push(s);
+            root_names.push((v.name.clone(), s));
+        }
+        let mut b = Builder {
+            c: self,
+            templates,
+            p,
+            stack: Vec::new(),
+            root_names,
+            reported: Vec::new(),
+            used: Vec::new(),
+        };
+        let base = b.copy_code(t, &map);
+        b.p.process = Builder::shift(process, base);
+        if let Some(root) = &t.root {
+            // A main tree instantiated as the root is on the stack too (it may not call itself).
+            if let Some(i) = b.c.g.trees.iter().position(|s| s.name == name) {
+                b.stack.push(i as u32);
+            }
+            let r = b.node(root, t, &map, base, 0, "");
+            b.p.root = Some(r);
+        }
+        // Pending constructs of every instantiated tree.
+        let mut pending = b.p.pending.clone();
+        for tpl in b
+            .used
+            .iter()
+            .filter_map(|&i| templates[i as usize].as_ref())
+        {
+            for item in &tpl.pending {
+                if !pending.contains(item) {
+                    pending.push(item.clone());
+                }
+            }
+        }
+        b.p.pending = pending;
+        b.p
+    }
+}

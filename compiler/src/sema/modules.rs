@@ -1,0 +1,152 @@
+//! Loading the modules a program `use`s: the standard library shipped inside the compiler,
+//! and files relative to the program, through a loader the caller provides (the compiler does
+//! no IO). Import cycles are reported.
+
+use crate::diagnostic::Diagnostic;
+use crate::syntax::ast::{File, ItemKind, UseTarget};
+use crate::syntax::{self};
+
+/// Reads a `use "path"` file for the checker. Paths are as written, relative to the main
+/// file; the command-line tool resolves them.
+pub trait Loader {
+    fn load(&self, path: &str) -> Result<String, String>;
+}
+
+/// A loader for programs that may not import files (the language server's unsaved
+/// buffers, tests).
+pub struct NoFiles;
+
+impl Loader for NoFiles {
+    fn load(&self, path: &str) -> Result<String, String> {
+        Err(format!("no file access here to read `{path}`"))
+    }
+}
+
+/// The standard library: module name → source.
+pub const STDLIB: &[(&str, &str)] = &[("std::akr", include_str!("../../../stdlib/akr.affect"))];
+
+pub struct Module {
+    pub name: String,
+    pub file: File,
+    pub is_main: bool,
+}
+
+pub fn load_all(
+    main: &File,
+    loader: &dyn Loader,
+    diags: &mut Vec<Diagnostic>,
+    imported: &mut Vec<(String, String, Diagnostic)>,
+) -> Vec<Module> {
+    let mut modules = vec![Module {
+        name: "<main>".into(),
+        file: main.clone(),
+        is_main: true,
+    }];
+    let mut stack = vec!["<main>".to_string()];
+    visit(
+        main,
+        loader,
+        diags,
+        imported,
+        &mut modules,
+        &mut stack,
+        true,
+    );
+    modules
+}
+
+fn visit(
+    file: &File,
+    loader: &dyn Loader,
+    diags: &mut Vec<Diagnostic>,
+    imported: &mut Vec<(String, String, Diagnostic)>,
+    modules: &mut Vec<Module>,
+    stack: &mut Vec<String>,
+    is_main: bool,
+) {
+    for item in &file.items {
+        let ItemKind::Use(u) = &item.kind else {
+            continue;
+        };
+        let (name, src) = match &u.target {
+            UseTarget::Module(p) => {
+                let name = p.to_string_path();
+                match STDLIB.iter().find(|(n, _)| *n == name) {
+                    Some((_, src)) => (name, (*src).to_string()),
+                    None => {
+                        if is_main {
+                            let known: Vec<&str> = STDLIB.iter().map(|(n, _)| *n).collect();
+                            let mut d = Diagnostic::error(
+                                "E0207",
+                                format!("there is no module `{name}`"),
+                                p.span,
+                            )
+                            .with_label("unknown module")
+                            .with_note(format!("the standard library has: {}", known.join(", ")));
+                            if let Some(b) = crate::suggest::closest(&name, known.iter().copied()) {
+                                d = d.with_help(format!("did you mean `{b}`?"));
+                            }
+                            diags.push(d);
+                        }
+                        continue;
+                    }
+                }
+            }
+            UseTarget::File(path, span) => match loader.load(path) {
+                Ok(src) => (path.clone(), src),
+                Err(e) => {
+                    if is_main {
+                        diags.push(
+                            Diagnostic::error("E0206", format!("cannot load `{path}`"), *span)
+                                .with_label(e)
+                                .with_help("paths are relative to the file that uses them"),
+                        );
+                    }
+                    continue;
+                }
+            },
+        };
+        if stack.contains(&name) {
+            if is_main || stack.len() > 1 {
+                let chain = stack
+                    .iter()
+                    .skip(1)
+                    .chain(std::iter::once(&name))
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" -> ");
+                let span = match &u.target {
+                    UseTarget::Module(p) => p.span,
+                    UseTarget::File(_, s) => *s,
+                };
+                let d =
+                    Diagnostic::error("E0205", format!("`{name}` is imported in a cycle"), span)
+                        .with_label("this import leads back to a file already being loaded")
+                        .with_note(format!("the cycle: {chain}"));
+                if is_main {
+                    diags.push(d);
+                } else {
+                    imported.push((stack.last().cloned().unwrap_or_default(), String::new(), d));
+                }
+            }
+            continue;
+        }
+        if modules.iter().any(|m| m.name == name) {
+            continue;
+        }
+        let parsed = syntax::parse(&src);
+        for d in &parsed.diagnostics {
+            if d.is_error() {
+                imported.push((name.clone(), src.clone(), d.clone()));
+            }
+        }
+        stack.push(name.clone());
+        visit(&parsed.file, loader, diags, imported, modules, stack, false);
+        stack.pop();
+        modules.push(Module {
+            name,
+            file: parsed.file,
+            is_main: false,
+        });
+    }
+}
