@@ -53,6 +53,12 @@ enum Command {
         #[arg(long, conflicts_with = "check")]
         stdout: bool,
     },
+    /// Run a program in a simulated world (or its main tree, for a file without agents).
+    ///
+    /// Agents tick at their rates: sense, process, act. Foreign nodes nobody implements
+    /// return `--leaf-default` (success) or their `--leaf` override. Same program, world
+    /// and seed: same trace, bit for bit.
+    Run(commands::run::RunArgs),
     /// Print the explanation of a diagnostic code, with a wrong and a corrected example.
     Explain {
         /// A code such as E0101 (case does not matter).
@@ -70,6 +76,7 @@ fn main() -> ExitCode {
             stdout,
         } => commands::fmt::run(&files, check, stdout),
         Command::Explain { code } => commands::explain::run(&code),
+        Command::Run(args) => commands::run::run(&args),
     };
     ExitCode::from(status)
 }

@@ -73,6 +73,9 @@ codes! {
     "E0315" => "too many switch cases",
     "E0316" => "weights do not match the short-term size",
     "E0317" => "unknown or misused device driver",
+    // Running.
+    "E0601" => "construct cannot run yet",
+    "E0602" => "bad run option",
     // Worlds (compiler/src/ir/world).
     "E0501" => "unknown world setting",
     "E0502" => "malformed world setting",

@@ -3,6 +3,8 @@
 pub mod check;
 pub mod explain;
 pub mod fmt;
+pub mod run;
+mod progress;
 mod report;
 
 /// Exit statuses shared by every command.

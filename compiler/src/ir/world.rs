@@ -13,7 +13,23 @@ mod values;
 #[cfg(test)]
 mod tests;
 
-pub use lower::{lower_world, SETTINGS};
+pub use lower::{lower_world, Fits, WorldSetting, SETTINGS};
+
+/// Lowers every world of a file, in order, with all their diagnostics.
+pub fn lower_worlds(
+    file: &crate::syntax::ast::File,
+) -> (Vec<WorldSpec>, Vec<crate::diagnostic::Diagnostic>) {
+    let mut specs = Vec::new();
+    let mut diags = Vec::new();
+    for item in &file.items {
+        if let crate::syntax::ast::ItemKind::World(w) = &item.kind {
+            let (spec, mut d) = lower_world(w);
+            specs.push(spec);
+            diags.append(&mut d);
+        }
+    }
+    (specs, diags)
+}
 
 use crate::span::Span;
 use serde::Serialize;

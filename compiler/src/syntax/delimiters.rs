@@ -357,19 +357,13 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
                     Tok::RBracket => "[",
                     _ => "{",
                 };
-                let mut d = Diagnostic::error(
+                let d = Diagnostic::error(
                     "E0108",
                     format!("unexpected closing `{}`", char_of(t)),
                     Span::new(*s, *e),
                 )
                 .with_label(format!("no `{opener}` is open here for this to close"))
                 .with_help("remove it, or add the missing opening delimiter where it belongs");
-                if let Some((o, desc)) = stack.last() {
-                    d = d.with_secondary(
-                        Span::new(tokens[*o].0, tokens[*o].2),
-                        format!("inside {desc} opened here"),
-                    );
-                }
                 diagnostics.push(d);
             }
         } else {

@@ -179,7 +179,7 @@ fn block_comment(lex: &mut logos::Lexer<Raw>) {
         .with_label("this comment is never closed")
         .with_note("everything from here to the end of the file is part of the comment")
         .with_help(if nested {
-            "block comments nest: every `/*` inside a comment needs its own `*/`, and then the comment needs its own"
+            "block comments nest: each `/*` inside a comment needs its own `*/`, and the outer comment needs one more"
         } else {
             "close it with `*/`"
         }),
@@ -464,6 +464,44 @@ pub fn lex(src: &str) -> Lexed<'_> {
                         Tok::Error
                     }
                     None => {
+                        // `` `Say\n    Hello` ``: the name goes on to the next line and ends
+                        // there. Reported once and read as one name.
+                        let after = &src[span.end..];
+                        let newline = if after.starts_with("\r\n") {
+                            2
+                        } else {
+                            usize::from(after.starts_with('\n'))
+                        };
+                        let next_line = (newline > 0).then(|| {
+                            let rest = &after[newline..];
+                            &rest[..rest.find('\n').unwrap_or(rest.len())]
+                        });
+                        let close = next_line.and_then(|line| {
+                            let k = line.find('`')?;
+                            let between = &line[..k];
+                            (!between.contains([';', '{', '}', '(', ')'])).then_some(k)
+                        });
+                        if let Some(k) = close {
+                            let end = span.end + newline + k + 1;
+                            diagnostics.push(
+                                Diagnostic::error(
+                                    "E0116",
+                                    "quoted name runs onto the next line",
+                                    Span::new(span.start, end),
+                                )
+                                .with_label("a quoted name must end on the line it starts")
+                                .with_help(
+                                    "quoted names are written `` `like this` `` on one line",
+                                ),
+                            );
+                            lexer.bump(end - span.end);
+                            tokens.push((
+                                span.start,
+                                Tok::RawIdent(&src[span.start + 1..end - 1]),
+                                end,
+                            ));
+                            continue;
+                        }
                         diagnostics.push(
                             Diagnostic::error(
                                 "E0116",

@@ -233,6 +233,29 @@ fn word_before(src: &str, end: usize) -> Option<&str> {
     (!w.is_empty() && !w.starts_with(|c: char| c.is_ascii_digit())).then_some(w)
 }
 
+/// Start of the line holding byte `offset`.
+fn line_start(src: &str, offset: usize) -> usize {
+    src.as_bytes()[..offset.min(src.len())]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1)
+}
+
+/// True when only spaces and tabs precede byte `offset` on its line.
+fn starts_line(src: &str, offset: usize) -> bool {
+    src.as_bytes()[line_start(src, offset)..offset.min(src.len())]
+        .iter()
+        .all(|b| *b == b' ' || *b == b'\t')
+}
+
+/// Indentation of the line holding byte `offset`.
+fn indent(src: &str, offset: usize) -> usize {
+    src.as_bytes()[line_start(src, offset)..]
+        .iter()
+        .take_while(|b| **b == b' ' || **b == b'\t')
+        .count()
+}
+
 /// The rest of the line from byte `from`, trimmed.
 fn rest_of_line(src: &str, from: usize) -> &str {
     let tail = src.get(from.min(src.len())..).unwrap_or("");
@@ -292,15 +315,17 @@ pub fn diagnose(src: &str, site: ErrorSite, pairs: &[Pair]) -> Option<Diagnostic
 
     let mut d = Diagnostic::error("E0101", format!("unexpected {found}"), span)
         .with_label(format!("expected {}", join_or(&texts)));
-    if let (Some(close), Some(b)) = (&expects_close, block) {
-        if b.kind == opener_of(close) {
+    // A token at the start of a line, indented no deeper than the line that opened the
+    // block around it, looks like it was meant to come after that block: show the block.
+    if let (Some(close), Some(b), Some((s, _, _))) = (&expects_close, block, site.token) {
+        let dedented =
+            starts_line(src, *s) && indent(src, *s) <= indent(src, b.open.start as usize);
+        if b.kind == opener_of(close) && dedented {
             d = d.with_secondary(
                 b.open,
                 format!("expected `{close}` to close {} opened here", b.describe),
             );
         }
-    } else if let Some(b) = block {
-        d = d.with_secondary(b.open, format!("in {} opened here", b.describe));
     }
     if let Some(help) = help_for(src, &site, &wants, block, at_top_level, same_line) {
         d = d.with_help(help);
@@ -375,6 +400,17 @@ fn help_for(
         Some(Tok::Arrow) if wants.contains(&Want::Punct("=>".into())) => {
             return Some("write `=>` here; `->` is for transitions of an emotion machine".into())
         }
+        Some(Tok::Num(n))
+            if wants.contains(&Want::Node)
+                && rest_of_line(src, site.offset)
+                    .get(n.text.len()..)
+                    .is_some_and(|r| r.trim_start().starts_with(':')) =>
+        {
+            return Some(format!(
+                "a node label is a name or a string, as in `\"step {}\": GoTo(...)`",
+                n.text
+            ))
+        }
         Some(Tok::Num(_) | Tok::Str(_)) if wants.contains(&Want::Node) && same_line => {
             if let Some(w) = prev_word.filter(|w| Kw::from_word(w).is_none()) {
                 let arg = rest_of_line(src, site.offset)
@@ -417,7 +453,7 @@ fn help_for(
         match tok {
             Some(Tok::Kw(k @ (Kw::Var | Kw::Let))) => {
                 return Some(format!(
-                    "`{}` declares a member of an agent; move it into an `agent` block, or use `const` for a value the whole file shares",
+                    "`{}` declares a variable of an agent (or, at the top of a tree body, of a tree); move it there, or use `const` for a value the whole file shares",
                     k.as_str()
                 ))
             }

@@ -327,9 +327,7 @@ impl Reader<'_> {
         e: &Expr,
         read: &mut dyn FnMut(&mut Self, &Expr) -> Option<f64>,
     ) -> Option<Triangular> {
-        let Some(args) = self.call(e, "triangular", &["min", "mode", "max"]) else {
-            return None;
-        };
+        let args = self.call(e, "triangular", &["min", "mode", "max"])?;
         let min = read(self, args[0]);
         let mode = read(self, args[1]);
         let max = read(self, args[2]);

@@ -1,0 +1,323 @@
+//! What keeps `.affect → XML → .affect` lossless: `_`-prefixed attributes, which
+//! BehaviorTree.CPP ignores (v4 stores them as "other attributes"; v3 ignores them on `<root>`,
+//! `<BehaviorTree>` and model entries), holding affect text where the XML alone cannot say
+//! exactly what the source said.
+//!
+//! | attribute | on | holds |
+//! |---|---|---|
+//! | `_affect` | `<root>` | the declarations XML cannot hold (`use std::..`, `const`, `enum`, `emotion`, `tendency`, `world`, agent clones, ...) in source order, with `// @xml KIND NAME` lines where the declarations that live in the XML go |
+//! | `_affect` | `<BehaviorTree>` | the tree's header (`main`, ports, typed `var`s) with an empty body, or the whole agent with an empty `main {}`, when the XML does not give them exactly |
+//! | `_affect` | a node | the node with its children replaced by `succeed`, when the XML form reads back differently (units, quoting, host entries, ...) |
+//! | `_affect` | a model entry | the declaration, when its model reads back differently |
+//! | `_affect_body` | `<Sequence>` | marks the sequence that holds a body of several nodes (a tree, an agent's `main`, a `for`) |
+//! | `_affect_init` | `<RunOnce>` | marks the script that initialises a tree's `var`s once |
+//! | `_inferred` | a model entry | the node was not declared; its model was inferred from its uses |
+//!
+//! The exporter writes `_affect` only where reading the XML back would not give the source's
+//! syntax tree; the importer uses it only while the XML still says what the carried text says
+//! (an element edited in Groot after the export is read from its attributes, with a warning).
+
+use crate::span::Span;
+use crate::syntax::ast::*;
+
+pub const AFFECT: &str = "_affect";
+pub const BODY: &str = "_affect_body";
+pub const INIT: &str = "_affect_init";
+pub const INFERRED_XML: &str = "_inferred";
+/// `#[inferred]` on a leaf declaration: made up by `affect import` from the node's uses; the
+/// export writes no model entry for it.
+pub const INFERRED: &str = "inferred";
+/// `#[model]` on a tree: the export writes a `<SubTree>` model entry even without ports.
+pub const MODEL: &str = "model";
+/// The start of a line in the root `_affect` text that stands for a declaration in the XML.
+pub const MARKER: &str = "// @xml ";
+
+fn file_of(items: Vec<Item>) -> File {
+    File {
+        items,
+        span: Span::DUMMY,
+    }
+}
+
+pub fn format_item(item: &Item) -> String {
+    crate::fmt::format_file(&file_of(vec![item.clone()]), &[], None)
+}
+
+fn tree_around(nodes: Vec<Node>) -> Item {
+    Item {
+        doc: None,
+        attrs: vec![],
+        kind: ItemKind::Tree(TreeDecl {
+            is_main: false,
+            name: Ident::new("T", Span::DUMMY),
+            ports: vec![],
+            locals: vec![],
+            body: NodeBlock {
+                nodes,
+                span: Span::DUMMY,
+            },
+        }),
+        span: Span::DUMMY,
+    }
+}
+
+/// The text of one node as the formatter prints it (with its doc comment), dedented.
+pub fn format_node(node: &Node) -> String {
+    let text = format_item(&tree_around(vec![node.clone()]));
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() < 2 {
+        return String::new();
+    }
+    lines[1..lines.len() - 1]
+        .iter()
+        .map(|l| l.strip_prefix("    ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Reads back a node written by [`format_node`].
+pub fn parse_node(text: &str) -> Option<Node> {
+    let parsed = crate::syntax::parse(&format!("tree T {{\n{text}\n}}\n"));
+    if crate::diagnostic::has_errors(&parsed.diagnostics) || parsed.file.items.len() != 1 {
+        return None;
+    }
+    match parsed.file.items.into_iter().next()?.kind {
+        ItemKind::Tree(t) if t.locals.is_empty() && t.body.nodes.len() == 1 => t.body.nodes.into_iter().next(),
+        _ => None,
+    }
+}
+
+/// Reads back one declaration.
+pub fn parse_item(text: &str) -> Option<Item> {
+    let parsed = crate::syntax::parse(text);
+    if crate::diagnostic::has_errors(&parsed.diagnostics) || parsed.file.items.len() != 1 {
+        return None;
+    }
+    parsed.file.items.into_iter().next()
+}
+
+/// `succeed`: stands for a child in a node's carried text.
+pub fn placeholder() -> Node {
+    Node {
+        doc: None,
+        attrs: vec![],
+        label: None,
+        kind: NodeKind::Call {
+            name: Path::single(Ident::new("succeed", Span::DUMMY)),
+            args: None,
+            children: None,
+        },
+        modifiers: vec![],
+        span: Span::DUMMY,
+    }
+}
+
+/// The node with every child replaced by a placeholder: what one XML element says.
+pub fn head(n: &Node) -> Node {
+    let mut h = Node {
+        doc: n.doc.clone(),
+        attrs: n.attrs.clone(),
+        label: n.label.clone(),
+        kind: NodeKind::Error,
+        modifiers: n.modifiers.clone(),
+        span: n.span,
+    };
+    let block = |b: &NodeBlock| NodeBlock {
+        nodes: b.nodes.iter().map(|_| placeholder()).collect(),
+        span: b.span,
+    };
+    h.kind = match &n.kind {
+        NodeKind::Call {
+            name,
+            args,
+            children,
+        } => NodeKind::Call {
+            name: name.clone(),
+            args: args.clone(),
+            children: children.as_ref().map(block),
+        },
+        NodeKind::Switch { subject, arms } => NodeKind::Switch {
+            subject: subject.clone(),
+            arms: arms
+                .iter()
+                .map(|a| SwitchArm {
+                    doc: a.doc.clone(),
+                    pattern: a.pattern.clone(),
+                    node: placeholder(),
+                    span: a.span,
+                })
+                .collect(),
+        },
+        NodeKind::For { var, queue, body } => NodeKind::For {
+            var: var.clone(),
+            queue: queue.clone(),
+            body: block(body),
+        },
+        other => other.clone(),
+    };
+    h
+}
+
+/// How many children a node has.
+pub fn child_count(n: &Node) -> usize {
+    match &n.kind {
+        NodeKind::Call {
+            children: Some(c), ..
+        } => c.nodes.len(),
+        NodeKind::Switch { arms, .. } => arms.len(),
+        NodeKind::For { body, .. } => body.nodes.len(),
+        _ => 0,
+    }
+}
+
+/// Puts the real children into a node read from carried text, in order. `None` when the
+/// counts differ (the XML was edited).
+pub fn fill(mut n: Node, children: Vec<Node>) -> Option<Node> {
+    if child_count(&n) != children.len() {
+        return None;
+    }
+    let mut it = children.into_iter();
+    match &mut n.kind {
+        NodeKind::Call {
+            children: Some(c), ..
+        } => c.nodes.iter_mut().for_each(|slot| *slot = it.next().expect("counted")),
+        NodeKind::Switch { arms, .. } => arms
+            .iter_mut()
+            .for_each(|a| a.node = it.next().expect("counted")),
+        NodeKind::For { body, .. } => body
+            .nodes
+            .iter_mut()
+            .for_each(|slot| *slot = it.next().expect("counted")),
+        _ => {}
+    }
+    Some(n)
+}
+
+/// Whether two nodes (or heads) print the same, so read back they give the same tree.
+pub fn same_node(a: &Node, b: &Node) -> bool {
+    a == b || format_node(a) == format_node(b)
+}
+
+pub fn same_item(a: &Item, b: &Item) -> bool {
+    a == b || format_item(a) == format_item(b)
+}
+
+/// A reference from the root's carried text to a declaration held by the XML.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum XmlItem {
+    /// `use "path";` ↔ `<include path=..>`
+    Use(String),
+    /// A leaf declaration ↔ a model entry.
+    Leaf(String),
+    /// A tree ↔ a `<BehaviorTree>` (or a `<SubTree>` model entry for a tree without body).
+    Tree(String),
+    /// An agent ↔ the `<BehaviorTree>` of its `main`.
+    Agent(String),
+}
+
+impl XmlItem {
+    pub fn marker(&self) -> String {
+        match self {
+            XmlItem::Use(p) => format!("{MARKER}use {}", crate::fmt::format_expr(&Expr {
+                kind: ExprKind::Str(p.clone()),
+                span: Span::DUMMY,
+            })),
+            XmlItem::Leaf(n) => format!("{MARKER}leaf {n}"),
+            XmlItem::Tree(n) => format!("{MARKER}tree {n}"),
+            XmlItem::Agent(n) => format!("{MARKER}agent {n}"),
+        }
+    }
+
+    fn parse_marker(text: &str) -> Option<XmlItem> {
+        let rest = text.strip_prefix(MARKER)?;
+        let (kind, name) = rest.split_once(' ')?;
+        Some(match kind {
+            "use" => {
+                let lexed = crate::syntax::lexer::lex(name);
+                match lexed.tokens.as_slice() {
+                    [(_, crate::syntax::token::Tok::Str(s), _)] => XmlItem::Use(s.clone()),
+                    _ => return None,
+                }
+            }
+            "leaf" => XmlItem::Leaf(name.to_string()),
+            "tree" => XmlItem::Tree(name.to_string()),
+            "agent" => XmlItem::Agent(name.to_string()),
+            _ => return None,
+        })
+    }
+}
+
+/// One entry of the root's carried text: a declaration, or a place for an XML one.
+#[derive(Clone, Debug)]
+pub enum Entry {
+    Item(Item),
+    Xml(XmlItem),
+}
+
+/// Writes the root's carried text.
+pub fn write_root(entries: &[Entry]) -> String {
+    let mut out = String::new();
+    for e in entries {
+        match e {
+            Entry::Item(item) => out.push_str(&format_item(item)),
+            Entry::Xml(x) => {
+                out.push_str(&x.marker());
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// Reads the root's carried text back. `None` when it does not parse (it was edited badly).
+pub fn read_root(text: &str) -> Option<Vec<Entry>> {
+    let parsed = crate::syntax::parse(text);
+    if crate::diagnostic::has_errors(&parsed.diagnostics) {
+        return None;
+    }
+    let mut events: Vec<(u32, Entry)> = Vec::new();
+    for item in parsed.file.items {
+        let start = item
+            .doc
+            .as_ref()
+            .map(|d| d.span.start)
+            .unwrap_or(item.span.start)
+            .min(item.span.start);
+        events.push((start, Entry::Item(item)));
+    }
+    for c in &parsed.comments {
+        if let Some(x) = XmlItem::parse_marker(&c.text) {
+            events.push((c.span.start, Entry::Xml(x)));
+        }
+    }
+    events.sort_by_key(|(s, _)| *s);
+    Some(events.into_iter().map(|(_, e)| e).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_text_round_trips() {
+        let n = parse_node("/// Doc.\nlabel: retry(3) { succeed }").unwrap();
+        assert_eq!(format_node(&n), "/// Doc.\nlabel: retry(3) { succeed }");
+        assert!(fill(n.clone(), vec![]).is_none());
+        assert!(fill(n, vec![placeholder()]).is_some());
+    }
+
+    #[test]
+    fn root_text_keeps_order() {
+        let entries = vec![
+            Entry::Item(parse_item("const A = 1;").unwrap()),
+            Entry::Xml(XmlItem::Use("lib/x.affect".into())),
+            Entry::Xml(XmlItem::Tree("Main".into())),
+            Entry::Item(parse_item("/// E.\nenum E { A, B }").unwrap()),
+        ];
+        let text = write_root(&entries);
+        let back = read_root(&text).unwrap();
+        assert_eq!(back.len(), 4);
+        assert!(matches!(&back[1], Entry::Xml(XmlItem::Use(p)) if p == "lib/x.affect"));
+        assert!(matches!(&back[3], Entry::Item(i) if i.doc.is_some()));
+    }
+}

@@ -1,0 +1,126 @@
+//! Groot / BehaviorTree.CPP XML, both ways: `affect import` (XML → `.affect`), `affect build
+//! --emit groot|groot-v3` (`.affect` → XML), `affect convert` (v3 ↔ v4 XML), and a semantic
+//! comparison of two XML documents. No IO: text in, text, syntax trees and diagnostics out;
+//! `<include>` files come through [`IncludeLoader`], which the command line implements.
+//!
+//! The mapping in both directions, and how each BehaviorTree.CPP quirk is treated, is
+//! documented in `docs/groot.md`.
+//!
+//! Files: `xml` (the lenient reader and the writer), `script` (BehaviorTree.CPP scripts ↔
+//! affect statements and expressions), `model` (C++ types ↔ affect types, port values),
+//! `import`, `infer` (blackboard variables and undeclared nodes of imported trees), `export`,
+//! `carry` (the `_affect` attributes that keep `.affect → XML → .affect` lossless), `convert`,
+//! `compare`, `names` (BehaviorTree.CPP naming rules).
+
+pub mod carry;
+pub mod compare;
+pub mod convert;
+pub mod export;
+pub mod import;
+pub mod infer;
+pub mod model;
+pub mod names;
+pub mod script;
+pub mod xml;
+
+use crate::syntax::ast::{LeafKind, PortDecl};
+use std::collections::HashMap;
+
+pub use compare::compare;
+pub use convert::{convert, Converted};
+pub use export::{export, Exported};
+pub use import::{import, import_str, Imported, IncludedFile};
+
+/// The two XML dialects: BehaviorTree.CPP 3.x / Groot 1 and BehaviorTree.CPP 4.x / Groot 2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    V3,
+    V4,
+}
+
+impl Dialect {
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::V3 => "v3",
+            Dialect::V4 => "v4",
+        }
+    }
+}
+
+/// Reads the files `<include path="...">` names. `from` is the name of the including file as
+/// the loader returned it (or the name given for the top file); paths are relative to it.
+pub trait IncludeLoader {
+    /// Returns the included file's name (for messages and nested includes) and its text.
+    fn load(&mut self, from: &str, path: &str) -> Result<(String, String), String>;
+}
+
+/// A loader for text without a file system: every include is reported as not found.
+pub struct NoIncludes;
+
+impl IncludeLoader for NoIncludes {
+    fn load(&mut self, _from: &str, path: &str) -> Result<(String, String), String> {
+        Err(format!("`{path}` cannot be read here (no file system)"))
+    }
+}
+
+/// The nodes a file can call besides the built-ins: declared leaves (models) and trees.
+/// The importer builds it from `<TreeNodesModel>` and `<BehaviorTree>` elements, the exporter
+/// from declarations; both directions resolve names through it.
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
+    pub leaves: HashMap<String, LeafSig>,
+    /// Tree name → its ports.
+    pub trees: HashMap<String, Vec<PortDecl>>,
+    /// Enum name → its variants (for `Enum::Variant` in scripts and switch cases).
+    pub enums: HashMap<String, Vec<String>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct LeafSig {
+    pub kind: LeafKind,
+    pub ports: Vec<PortDecl>,
+}
+
+impl Scope {
+    pub fn port<'a>(ports: &'a [PortDecl], name: &str) -> Option<&'a PortDecl> {
+        ports.iter().find(|p| p.name.name == name)
+    }
+
+    /// The variant name of an `Enum::Variant` path when `Enum` is declared with that variant.
+    pub fn enum_variant(&self, path: &crate::syntax::ast::Path) -> Option<String> {
+        if path.segments.len() != 2 {
+            return None;
+        }
+        let variants = self.enums.get(&path.segments[0].name)?;
+        let v = &path.segments[1].name;
+        variants.contains(v).then(|| v.clone())
+    }
+}
+
+/// A custom node of an imported file: what `affect run` needs to stand in for it (the
+/// BehaviorTree.CPP oracle registers the same nodes from the file's `<TreeNodesModel>`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CustomNode {
+    pub name: String,
+    pub kind: LeafKind,
+    pub ports: Vec<String>,
+    /// Declared by a `<TreeNodesModel>` entry (false: inferred from its use).
+    pub declared: bool,
+}
+
+/// The custom (non-built-in) nodes an imported or written `.affect` file declares, in order.
+pub fn custom_nodes(file: &crate::syntax::ast::File) -> Vec<CustomNode> {
+    use crate::syntax::ast::ItemKind;
+    file.items
+        .iter()
+        .filter_map(|item| match &item.kind {
+            ItemKind::Leaf(l) => Some(CustomNode {
+                name: l.name.name.clone(),
+                kind: l.kind,
+                ports: l.ports.iter().map(|p| p.name.name.clone()).collect(),
+                declared: !item.attrs.iter().any(|a| a.name.name == carry::INFERRED),
+            }),
+            _ => None,
+        })
+        .collect()
+}

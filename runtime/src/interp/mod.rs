@@ -1,0 +1,199 @@
+//! The interpreter: runs one agent's tick program with BehaviorTree.CPP v4's node semantics.
+//! Every node's status, child cursor and timer lives in flat arrays indexed by node id; a
+//! steady-state tick allocates nothing.
+
+mod eval;
+mod lists;
+mod nodes;
+
+use crate::leaf::{Leaf, LeafTable};
+use affect_compiler::ir::program::{AgentProgram, NodeId, Program, SlotId, Status};
+pub use lists::Lists;
+
+/// A status change of a node, as BehaviorTree.CPP's StatusChangeLogger reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transition {
+    pub node: NodeId,
+    pub from: Status,
+    pub to: Status,
+}
+
+/// Per-node state beyond the status: a child cursor or counter, a second counter, a timer
+/// deadline and flags. 24 bytes.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct NodeState {
+    /// Current child (sequences), running child (reactive, switch; -1 none), repeat/retry
+    /// count, completed children (parallel).
+    pub a: i32,
+    /// Skipped children, failures (parallel).
+    pub b: i32,
+    /// Deadline of the node's timer in ms (timeout, delay, sleep); `NaN` when none.
+    pub deadline: f64,
+    /// Started / halted / ran-once flags.
+    pub flags: u8,
+}
+
+/// A timer that fired between ticks, for the caller's clock (BehaviorTree.CPP's timers wake
+/// the tree up early).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Wakeup {
+    pub at_ms: f64,
+}
+
+pub struct Machine<'p> {
+    pub(crate) prog: &'p AgentProgram,
+    pub slots: Vec<f64>,
+    /// Write counter of each slot (BehaviorTree.CPP's entry sequence ids).
+    pub(crate) seq: Vec<u32>,
+    pub(crate) status: Vec<Status>,
+    pub(crate) state: Vec<NodeState>,
+    /// Parallel nodes' completed children, per edge of `prog.children`.
+    pub(crate) done: Vec<bool>,
+    /// Last sequence id each entry-watching node saw.
+    pub(crate) seen: Vec<u32>,
+    pub(crate) stack: Vec<f64>,
+    pub(crate) ports: Vec<f64>,
+    pub(crate) outputs: Vec<Option<f64>>,
+    pub lists: Lists,
+    pub(crate) leaves: LeafTable,
+    /// Class of each declared foreign node (by leaf index).
+    pub(crate) leaf_classes: Vec<affect_compiler::builtins::NodeClass>,
+    /// What a foreign action or condition without an implementation returns.
+    pub default_leaf: Status,
+    /// Simulated time in milliseconds.
+    pub now_ms: f64,
+    /// Status changes since the caller last drained them.
+    pub transitions: Vec<Transition>,
+    pub record: bool,
+}
+
+impl<'p> Machine<'p> {
+    pub fn new(program: &'p Program, agent: &'p AgentProgram, leaves: LeafTable) -> Machine<'p> {
+        let n = agent.nodes.len();
+        let lists = Lists::new(&program.lists);
+        let mut m = Machine {
+            prog: agent,
+            slots: Vec::new(),
+            seq: vec![1; agent.slots.len()],
+            status: vec![Status::Idle; n],
+            state: vec![NodeState { a: 0, b: 0, deadline: f64::NAN, flags: 0 }; n],
+            done: vec![false; agent.children.len()],
+            seen: vec![0; n],
+            stack: Vec::with_capacity(64),
+            ports: Vec::with_capacity(16),
+            outputs: Vec::with_capacity(16),
+            lists,
+            leaves,
+            leaf_classes: program.leaves.iter().map(|l| l.class).collect(),
+            default_leaf: Status::Success,
+            now_ms: 0.0,
+            transitions: Vec::with_capacity(4 * n + 16),
+            record: true,
+        };
+        m.slots = agent.slots.iter().map(|s| s.init).collect();
+        // Every list slot gets its own copy of its initial list.
+        for (i, s) in agent.slots.iter().enumerate() {
+            if s.kind == affect_compiler::ir::program::ValueKind::List {
+                m.slots[i] = m.lists.instantiate(s.init);
+            }
+        }
+        for (i, node) in agent.nodes.iter().enumerate() {
+            if matches!(node.kind, affect_compiler::ir::program::NodeKind::Switch { .. } | affect_compiler::ir::program::NodeKind::ReactiveSequence | affect_compiler::ir::program::NodeKind::ReactiveFallback) {
+                m.state[i].a = -1;
+            }
+        }
+        m
+    }
+
+    pub fn program(&self) -> &AgentProgram {
+        self.prog
+    }
+
+    pub fn status_of(&self, node: NodeId) -> Status {
+        self.status[node as usize]
+    }
+
+    /// Writes a slot and counts the write.
+    pub fn write(&mut self, slot: SlotId, v: f64) {
+        let s = slot as usize;
+        self.slots[s] = v;
+        self.seq[s] = self.seq[s].wrapping_add(1);
+    }
+
+    /// Writes a slot only if the value changes (devices: a sensor reading the same value is
+    /// not an update).
+    pub fn write_if_changed(&mut self, slot: SlotId, v: f64) {
+        if self.slots[slot as usize].to_bits() != v.to_bits() {
+            self.write(slot, v);
+        }
+    }
+
+    /// The process phase: hormones, lets, update, handlers, drives.
+    pub fn process(&mut self) {
+        let code = self.prog.process;
+        if code.len > 0 {
+            self.run(code);
+        }
+    }
+
+    /// Ticks the main tree once, as `Tree::tickExactlyOnce` does; the root is reset when it
+    /// completes. Returns the root's status (IDLE when there is no tree).
+    pub fn tick_tree(&mut self) -> Status {
+        let Some(root) = self.prog.root else {
+            return Status::Idle;
+        };
+        let s = self.execute_tick(root);
+        if s.is_completed() {
+            self.reset_status(root);
+        }
+        s
+    }
+
+    /// Advances the clock to `to_ms`, firing the timers that expire on the way in deadline
+    /// order (a timeout halts its running child then, as BehaviorTree.CPP's timer thread
+    /// does). Returns the first wake-up a timer signalled, if any; with `stop_at_wakeup` the
+    /// clock stops there (the tree is woken and ticks next at that time).
+    pub fn advance(&mut self, to_ms: f64, stop_at_wakeup: bool) -> Option<Wakeup> {
+        let mut first: Option<Wakeup> = None;
+        loop {
+            let mut next: Option<(usize, f64)> = None;
+            for (i, st) in self.state.iter().enumerate() {
+                let d = st.deadline;
+                if d.is_nan() || d > to_ms {
+                    continue;
+                }
+                if next.is_none_or(|(_, best)| d < best) {
+                    next = Some((i, d));
+                }
+            }
+            let Some((i, at)) = next else { break };
+            if let Some(w) = first {
+                // Timers due at the same instant all fire; later ones wait for the next tick.
+                if stop_at_wakeup && at > w.at_ms {
+                    return first;
+                }
+            }
+            self.now_ms = self.now_ms.max(at);
+            if self.fire_timer(i as NodeId) && first.is_none() {
+                first = Some(Wakeup { at_ms: at });
+            }
+        }
+        if first.is_none() || !stop_at_wakeup {
+            self.now_ms = self.now_ms.max(to_ms);
+        }
+        first
+    }
+
+    /// The earliest pending timer deadline, if any (for a clock that wakes on timers).
+    pub fn next_deadline(&self) -> Option<f64> {
+        self.state
+            .iter()
+            .filter(|st| !st.deadline.is_nan())
+            .map(|st| st.deadline)
+            .fold(None, |acc: Option<f64>, d| Some(acc.map_or(d, |a| a.min(d))))
+    }
+
+    pub fn leaf_mut(&mut self, node: NodeId) -> Option<&mut dyn Leaf> {
+        self.leaves.get_mut(node)
+    }
+}

@@ -1,0 +1,64 @@
+//! Foreign nodes: actions and conditions the program declares but does not define. The
+//! runtime binds each instance to an implementation — a simulator leaf, a device, or a
+//! stand-in that returns a configured status (what `--leaf` and `--leaf-default` set, and
+//! what the BehaviorTree.CPP oracle's custom nodes do).
+
+use affect_compiler::ir::program::{NodeId, Status};
+
+/// One call of a foreign node.
+pub struct LeafCall<'a> {
+    pub now_ms: f64,
+    /// Ticked from IDLE (BehaviorTree.CPP's `onStart`) rather than while RUNNING
+    /// (`onRunning`).
+    pub starting: bool,
+    /// The value of each declared port, in declaration order (`NaN` when not given).
+    pub inputs: &'a [f64],
+    /// Set an entry to write the declared port at that position.
+    pub outputs: &'a mut [Option<f64>],
+}
+
+pub trait Leaf {
+    /// Ticks the node; returns SUCCESS, FAILURE or RUNNING.
+    fn tick(&mut self, call: &mut LeafCall) -> Status;
+    /// The node was halted while RUNNING.
+    fn halt(&mut self, _now_ms: f64) {}
+}
+
+/// Returns the same status every tick.
+#[derive(Clone, Copy, Debug)]
+pub struct StandIn(pub Status);
+
+impl Leaf for StandIn {
+    fn tick(&mut self, _: &mut LeafCall) -> Status {
+        self.0
+    }
+}
+
+/// The implementation of each foreign node instance, by node id.
+#[derive(Default)]
+pub struct LeafTable {
+    leaves: Vec<Option<Box<dyn Leaf>>>,
+}
+
+impl LeafTable {
+    pub fn new(nodes: usize) -> LeafTable {
+        LeafTable {
+            leaves: (0..nodes).map(|_| None).collect(),
+        }
+    }
+
+    pub fn set(&mut self, node: NodeId, leaf: Box<dyn Leaf>) {
+        let i = node as usize;
+        if i >= self.leaves.len() {
+            self.leaves.resize_with(i + 1, || None);
+        }
+        self.leaves[i] = Some(leaf);
+    }
+
+    pub fn get_mut(&mut self, node: NodeId) -> Option<&mut dyn Leaf> {
+        match self.leaves.get_mut(node as usize) {
+            Some(Some(l)) => Some(l.as_mut()),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,320 @@
+//! Running a program: agents tick at their rates on a simulated clock (sense → process →
+//! act → write), foreign nodes are bound to implementations, and everything observable goes
+//! to the trace. The same program, world and seed give the same trace, bit for bit.
+
+use crate::interp::Machine;
+use crate::leaf::{LeafTable, StandIn};
+use crate::trace::{Event, TraceSink, Value};
+use affect_compiler::diagnostic::Diagnostic;
+use affect_compiler::ir::program::{AgentProgram, NodeKind, Program, Slot, Status, ValueKind};
+use affect_compiler::span::Span;
+
+/// How simulated time advances between ticks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Clock {
+    /// Every agent ticks at its own rate.
+    Fixed,
+    /// BehaviorTree.CPP's `tree.sleep(ms)` between ticks: a timer that fires wakes the tree
+    /// early. Used to compare traces with the real library.
+    SleepBetweenTicks { ms: f64 },
+}
+
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    pub ticks: u64,
+    pub seed: u64,
+    pub agent: Option<String>,
+    /// What foreign leaves without an override return.
+    pub leaf_default: Status,
+    /// `--leaf KEY=STATUS`: KEY is a node path, a label or a declared leaf name.
+    pub leaves: Vec<(String, Status)>,
+    /// `--bb KEY=VALUE` on the root blackboard.
+    pub bb: Vec<(String, String)>,
+    pub clock: Clock,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            ticks: 100,
+            seed: 0,
+            agent: None,
+            leaf_default: Status::Success,
+            leaves: Vec::new(),
+            bb: Vec::new(),
+            clock: Clock::Fixed,
+        }
+    }
+}
+
+/// What one agent did, for the summary.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentSummary {
+    pub agent: String,
+    pub ticks: u64,
+    /// Transitions into IDLE, RUNNING, SUCCESS, FAILURE, SKIPPED.
+    pub statuses: [u64; 5],
+    pub root: Status,
+    /// The root blackboard at the end: (name, value as text).
+    pub variables: Vec<(String, String)>,
+    /// Foreign nodes that ran as stand-ins, by declared name.
+    pub stand_ins: Vec<String>,
+}
+
+/// Parses a status name as `--leaf` and `--leaf-default` take it.
+pub fn parse_status(s: &str) -> Option<Status> {
+    Some(match s.to_ascii_lowercase().as_str() {
+        "success" => Status::Success,
+        "failure" => Status::Failure,
+        "running" => Status::Running,
+        _ => return None,
+    })
+}
+
+/// Refuses constructs without run-time semantics: each one becomes a coded diagnostic.
+pub fn check_runnable(program: &Program, agent: Option<&str>) -> Result<(), Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let mut seen: Vec<(String, Span)> = Vec::new();
+    for a in program.agents.iter().filter(|a| agent.is_none_or(|n| n == a.name)) {
+        for (what, span) in &a.pending {
+            if seen.iter().any(|(w, s)| w == what && s == span) {
+                continue;
+            }
+            seen.push((what.clone(), *span));
+            diags.push(
+                Diagnostic::error("E0601", format!("{what} cannot run yet"), *span)
+                    .with_label(format!("agent `{}` uses {what} here", a.name))
+                    .with_note("the checker accepts this construct, but the runtime does not implement it yet; it is refused rather than ignored"),
+            );
+        }
+    }
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        Err(diags)
+    }
+}
+
+/// Reads a `--bb` value as the slot's kind wants it.
+fn parse_value(program: &Program, slot: &Slot, text: &str) -> Result<f64, String> {
+    match slot.kind {
+        ValueKind::Bool => match text {
+            "true" | "1" => Ok(1.0),
+            "false" | "0" => Ok(0.0),
+            _ => Err(format!("`{}` is a bool: give true or false", slot.name)),
+        },
+        ValueKind::Str => Ok(program.symbol(text).map(f64::from).unwrap_or(-1.0)),
+        ValueKind::Enum(e) => {
+            let info = &program.enums[e as usize];
+            info.variants
+                .iter()
+                .position(|v| v == text)
+                .map(|i| i as f64)
+                .ok_or_else(|| format!("`{}` is a `{}`: one of {}", slot.name, info.name, info.variants.join(", ")))
+        }
+        ValueKind::Int => text.parse::<i64>().map(|v| v as f64).map_err(|_| format!("`{}` is an int", slot.name)),
+        ValueKind::List => Err(format!("`{}` is a list and cannot be set from the command line", slot.name)),
+        _ => text.parse::<f64>().map_err(|_| format!("`{}` is a number", slot.name)),
+    }
+}
+
+/// Shows a slot's value in summaries.
+pub fn show_value(program: &Program, m: &Machine, slot: usize) -> String {
+    let s = &m.program().slots[slot];
+    let v = m.slots[slot];
+    match trace_value(program, m, s, v) {
+        Value::Num(x) => format!("{x}"),
+        Value::Int(i) => format!("{i}"),
+        Value::Bool(b) => format!("{b}"),
+        Value::Str(t) => t.to_string(),
+        Value::List(items) => format!("{items:?}"),
+    }
+}
+
+fn trace_value<'a>(program: &'a Program, m: &Machine, s: &Slot, v: f64) -> Value<'a> {
+    match s.kind {
+        ValueKind::Int => Value::Int(v as i64),
+        ValueKind::Bool => Value::Bool(v != 0.0),
+        ValueKind::Str => Value::Str(program.strings.get(v as usize).map(String::as_str).unwrap_or("")),
+        ValueKind::Enum(e) => Value::Str(
+            program.enums.get(e as usize).and_then(|en| en.variants.get(v as usize)).map(String::as_str).unwrap_or("?"),
+        ),
+        ValueKind::Status => Value::Str(Status::from_index(v as u8).name()),
+        ValueKind::List => Value::List(m.lists.values(v).to_vec()),
+        _ => Value::Num(v),
+    }
+}
+
+/// One agent being run.
+struct Live<'p> {
+    machine: Machine<'p>,
+    program: &'p AgentProgram,
+    next_ms: f64,
+    ticks: u64,
+    statuses: [u64; 5],
+    root: Status,
+    /// Slot values after the previous tick, to report changes.
+    last: Vec<f64>,
+    stand_ins: Vec<String>,
+}
+
+fn bind_leaves(program: &Program, agent: &AgentProgram, config: &RunConfig) -> (LeafTable, Vec<String>) {
+    let mut table = LeafTable::new(agent.nodes.len());
+    let mut stand_ins = Vec::new();
+    for (i, node) in agent.nodes.iter().enumerate() {
+        let NodeKind::Foreign { leaf, .. } = &node.kind else { continue };
+        let info = &program.leaves[*leaf as usize];
+        let status = config
+            .leaves
+            .iter()
+            .find(|(k, _)| *k == node.path)
+            .or_else(|| config.leaves.iter().find(|(k, _)| *k == node.name))
+            .or_else(|| config.leaves.iter().find(|(k, _)| *k == info.name))
+            .map(|(_, s)| *s)
+            .unwrap_or(config.leaf_default);
+        table.set(i as u32, Box::new(StandIn(status)));
+        if !stand_ins.contains(&info.name) {
+            stand_ins.push(info.name.clone());
+        }
+    }
+    (table, stand_ins)
+}
+
+/// Runs a program and writes its trace; returns one summary per agent.
+pub fn run(program: &Program, config: &RunConfig, sink: &mut dyn TraceSink, mut progress: impl FnMut(u64)) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
+    check_runnable(program, config.agent.as_deref())?;
+    let mut live: Vec<Live> = Vec::new();
+    for agent in program.agents.iter().filter(|a| config.agent.as_deref().is_none_or(|n| n == a.name)) {
+        let (leaves, stand_ins) = bind_leaves(program, agent, config);
+        let mut machine = Machine::new(program, agent, leaves);
+        machine.default_leaf = config.leaf_default;
+        for (key, text) in &config.bb {
+            let found = agent.slots.iter().position(|s| s.scope == 0 && s.name == *key);
+            match found {
+                Some(i) => match parse_value(program, &agent.slots[i], text) {
+                    Ok(v) => machine.write(i as u32, v),
+                    Err(e) => return Err(vec![Diagnostic::error("E0602", format!("--bb {key}={text}: {e}"), Span::DUMMY)]),
+                },
+                None if program.agents.len() == 1 => {
+                    let names: Vec<&str> = agent.slots.iter().filter(|s| s.scope == 0 && s.visible).map(|s| s.name.as_str()).collect();
+                    let mut d = Diagnostic::error("E0602", format!("--bb {key}: no variable `{key}` on the root blackboard"), Span::DUMMY);
+                    if let Some(b) = affect_compiler::suggest::closest(key, names.iter().copied()) {
+                        d = d.with_help(format!("did you mean `{b}`?"));
+                    }
+                    return Err(vec![d]);
+                }
+                None => {}
+            }
+        }
+        let last = machine.slots.clone();
+        live.push(Live { machine, program: agent, next_ms: 0.0, ticks: 0, statuses: [0; 5], root: Status::Idle, last, stand_ins });
+    }
+    if live.is_empty() {
+        let names: Vec<&str> = program.agents.iter().map(|a| a.name.as_str()).collect();
+        return Err(vec![Diagnostic::error(
+            "E0602",
+            match &config.agent {
+                Some(a) => format!("no agent `{a}` in this program (agents: {})", names.join(", ")),
+                None => "this program has no agent and no main tree to run".to_string(),
+            },
+            Span::DUMMY,
+        )]);
+    }
+    // Initial values, so a trace starts from a known state.
+    for l in &live {
+        for (i, s) in l.program.slots.iter().enumerate() {
+            if s.visible && s.scope == 0 {
+                let v = trace_value(program, &l.machine, s, l.machine.slots[i]);
+                let _ = sink.line(0, 0.0, &l.program.name, &Event::Var { name: &s.name, value: v });
+            }
+        }
+    }
+    let total: u64 = config.ticks * live.len() as u64;
+    let mut done = 0u64;
+    // Agents tick in time order; ties go to the agent declared first.
+    while let Some(k) = (0..live.len()).filter(|&k| live[k].ticks < config.ticks).min_by(|&a, &b| live[a].next_ms.total_cmp(&live[b].next_ms).then(a.cmp(&b))) {
+        let l = &mut live[k];
+        let tick = l.ticks;
+        let now = l.next_ms;
+        l.machine.advance(now, false);
+        l.machine.now_ms = now;
+        l.machine.process();
+        let root = l.machine.tick_tree();
+        l.root = root;
+        let period = match config.clock {
+            Clock::Fixed => 1000.0 / l.program.rate_hz,
+            Clock::SleepBetweenTicks { ms } => ms,
+        };
+        let mut next = now + period;
+        // Timers firing between this tick and the next are part of this tick (the oracle
+        // labels them so), and may wake the tree early.
+        let wake_early = matches!(config.clock, Clock::SleepBetweenTicks { .. });
+        if let Some(w) = l.machine.advance(next - 1e-9, wake_early) {
+            if wake_early {
+                next = w.at_ms;
+            }
+        }
+        emit(program, l, tick, now, sink);
+        l.ticks += 1;
+        l.next_ms = next;
+        done += 1;
+        progress(done * 100 / total.max(1));
+    }
+    let mut out = Vec::new();
+    for l in &live {
+        let root = match l.root {
+            Status::Idle => "IDLE",
+            s => s.name(),
+        };
+        let _ = sink.line(l.ticks, l.next_ms, &l.program.name, &Event::Summary { ticks: l.ticks, statuses: l.statuses, root });
+        let variables = l
+            .program
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.visible && s.scope == 0)
+            .map(|(i, s)| (s.name.clone(), show_value(program, &l.machine, i)))
+            .collect();
+        out.push(AgentSummary {
+            agent: l.program.name.clone(),
+            ticks: l.ticks,
+            statuses: l.statuses,
+            root: l.root,
+            variables,
+            stand_ins: l.stand_ins.clone(),
+        });
+    }
+    Ok(out)
+}
+
+fn emit(program: &Program, l: &mut Live, tick: u64, now: f64, sink: &mut dyn TraceSink) {
+    let agent = &l.program.name;
+    for t in &l.machine.transitions {
+        l.statuses[t.to as usize] += 1;
+        let node = &l.program.nodes[t.node as usize];
+        let _ = sink.line(tick, now, agent, &Event::Node { uid: t.node + 1, path: &node.path, from: t.from.name(), to: t.to.name() });
+    }
+    l.machine.transitions.clear();
+    for d in &l.program.drives {
+        let (old, new) = (l.last[d.slot as usize], l.machine.slots[d.slot as usize]);
+        if old.to_bits() != new.to_bits() {
+            let s = &l.program.slots[d.slot as usize];
+            let show = |v: f64| match trace_value(program, &l.machine, s, v) {
+                Value::Str(t) => t,
+                _ => "?",
+            };
+            let intention = d.intention.map(|i| trace_value(program, &l.machine, &l.program.slots[i as usize], l.machine.slots[i as usize]));
+            let _ = sink.line(tick, now, agent, &Event::Drive { name: &d.name, from: show(old), to: show(new), intention });
+        }
+    }
+    for (i, s) in l.program.slots.iter().enumerate() {
+        let v = l.machine.slots[i];
+        if s.visible && l.last[i].to_bits() != v.to_bits() {
+            let value = trace_value(program, &l.machine, s, v);
+            let _ = sink.line(tick, now, agent, &Event::Var { name: &s.name, value });
+            l.last[i] = v;
+        } else {
+            l.last[i] = v;
+        }
+    }
+}

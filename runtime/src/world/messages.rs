@@ -1,0 +1,146 @@
+//! The message bus between the agents of one world: unicast or broadcast, each copy lost
+//! with the world's loss probability and never delivered beyond its range, delivered after
+//! its latency. Generic over the payload, which the runtime defines (recruitment messages,
+//! commands between robots).
+//!
+//! Deterministic: copies are queued in send order and, for a broadcast, in recipient order;
+//! one draw from the bus's own random stream decides each copy's loss.
+
+use super::{AgentId, World};
+use crate::rng::Rng;
+use affect_compiler::ir::world::MessageSpec;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recipient {
+    Agent(AgentId),
+    /// Every other agent in range.
+    Broadcast,
+}
+
+/// One delivered copy of a message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Envelope<P> {
+    pub from: AgentId,
+    pub to: Recipient,
+    pub sent_ms: u64,
+    pub payload: P,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BusStats {
+    /// Copies put on the air (one per recipient in range).
+    pub sent: u64,
+    /// Copies lost at random.
+    pub lost: u64,
+    /// Copies not sent because the recipient was out of range.
+    pub out_of_range: u64,
+    /// Copies handed to their recipient.
+    pub delivered: u64,
+}
+
+struct InFlight<P> {
+    deliver_at: u64,
+    recipient: AgentId,
+    envelope: Envelope<P>,
+}
+
+pub struct MessageBus<P> {
+    spec: MessageSpec,
+    rng: Rng,
+    in_flight: Vec<InFlight<P>>,
+    stats: BusStats,
+}
+
+impl<P: Clone> MessageBus<P> {
+    pub fn new(spec: &MessageSpec, seed: u64) -> MessageBus<P> {
+        MessageBus {
+            spec: spec.clone(),
+            rng: Rng::named(seed, "messages"),
+            in_flight: Vec::new(),
+            stats: BusStats::default(),
+        }
+    }
+
+    /// The bus of a world, with its delivery settings and seed.
+    pub fn for_world(world: &World) -> MessageBus<P> {
+        MessageBus::new(&world.spec().messages, world.spec().seed)
+    }
+
+    pub fn spec(&self) -> &MessageSpec {
+        &self.spec
+    }
+
+    pub fn stats(&self) -> BusStats {
+        self.stats
+    }
+
+    /// Sends a message now; returns how many copies went on the air (lost ones included).
+    /// Sending to an unknown agent sends nothing.
+    pub fn send(&mut self, world: &World, from: AgentId, to: Recipient, payload: P) -> usize {
+        let Some(origin) = world.position(from) else {
+            return 0;
+        };
+        let recipients: Vec<AgentId> = match to {
+            Recipient::Agent(id) => world.agent(id).map(|a| a.id).into_iter().collect(),
+            Recipient::Broadcast => world
+                .agents()
+                .iter()
+                .map(|a| a.id)
+                .filter(|id| *id != from)
+                .collect(),
+        };
+        let now = world.now_ms();
+        let mut sent = 0;
+        for recipient in recipients {
+            let in_range = match (self.spec.range_m, world.position(recipient)) {
+                (Some(range), Some(p)) => origin.distance(p) <= range,
+                (None, Some(_)) => true,
+                (_, None) => false,
+            };
+            if !in_range {
+                self.stats.out_of_range += 1;
+                continue;
+            }
+            sent += 1;
+            self.stats.sent += 1;
+            // No draw when nothing is ever lost, so a loss-free world's stream stays unused.
+            if self.spec.loss > 0.0 && self.rng.chance(self.spec.loss) {
+                self.stats.lost += 1;
+                continue;
+            }
+            self.in_flight.push(InFlight {
+                deliver_at: now.saturating_add(self.spec.latency_ms),
+                recipient,
+                envelope: Envelope {
+                    from,
+                    to,
+                    sent_ms: now,
+                    payload: payload.clone(),
+                },
+            });
+        }
+        sent
+    }
+
+    /// The messages that have reached an agent by now, oldest first.
+    pub fn receive(&mut self, world: &World, agent: AgentId) -> Vec<Envelope<P>> {
+        let now = world.now_ms();
+        let mut out = Vec::new();
+        let mut kept = Vec::with_capacity(self.in_flight.len());
+        for m in self.in_flight.drain(..) {
+            if m.recipient == agent && m.deliver_at <= now {
+                out.push(m.envelope);
+            } else {
+                kept.push(m);
+            }
+        }
+        self.in_flight = kept;
+        self.stats.delivered += out.len() as u64;
+        out
+    }
+
+    /// Copies still on their way.
+    pub fn pending(&self) -> usize {
+        self.in_flight.len()
+    }
+}

@@ -1,0 +1,30 @@
+//! A progress line on stderr for long runs, only when stderr is a terminal.
+
+use std::io::{IsTerminal, Write};
+use std::cell::Cell;
+
+pub struct Bar {
+    on: bool,
+    last: Cell<u64>,
+}
+
+impl Bar {
+    pub fn new(wanted: bool) -> Bar {
+        Bar { on: wanted && std::io::stderr().is_terminal(), last: Cell::new(u64::MAX) }
+    }
+
+    pub fn set(&self, pct: u64) {
+        if !self.on || self.last.get() == pct {
+            return;
+        }
+        self.last.set(pct);
+        let filled = (pct as usize * 30) / 100;
+        let _ = write!(std::io::stderr(), "\r[{}{}] {pct:3}%", "#".repeat(filled), " ".repeat(30 - filled));
+    }
+
+    pub fn finish(&self) {
+        if self.on {
+            let _ = write!(std::io::stderr(), "\r{}\r", " ".repeat(40));
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! `affect run`: check a program, then run it in simulation and report what happened.
+
+use super::report::Reporter;
+use super::{FAILED, OK, USAGE};
+use crate::{files, Format};
+use affect_runtime::run::{self, Clock, RunConfig};
+use affect_runtime::trace::{JsonLines, NoTrace, TraceSink};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The program to run.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// The world to run in (default: the file's only world, or none).
+    #[arg(long, value_name = "W")]
+    pub world: Option<String>,
+    /// Run only this agent.
+    #[arg(long, value_name = "A")]
+    pub agent: Option<String>,
+    /// Ticks per agent (default: the world's `ticks`, else 100).
+    #[arg(long, value_name = "N")]
+    pub ticks: Option<u64>,
+    /// Seed of the random generators (default: the world's `seed`, else 0).
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Write the trace as JSON Lines (see docs/trace.md).
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub trace: Option<PathBuf>,
+    /// Set a root-blackboard variable before the first tick.
+    #[arg(long = "bb", value_name = "KEY=VALUE")]
+    pub bb: Vec<String>,
+    /// What one foreign node returns: KEY is its path, its label or its declared name.
+    #[arg(long = "leaf", value_name = "ID=success|failure|running")]
+    pub leaves: Vec<String>,
+    /// What foreign nodes without an implementation or override return.
+    #[arg(long, value_name = "STATUS", default_value = "success")]
+    pub leaf_default: String,
+    /// Tick like BehaviorTree.CPP's `tree.sleep(MS)` loop instead of at the agents' rates:
+    /// timers wake the tree early (for comparing traces with the real library).
+    #[arg(long, value_name = "MS")]
+    pub sleep_between_ticks: Option<f64>,
+    /// Print no summary.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+fn split_kv(s: &str, what: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!("{what} takes KEY=VALUE, got `{s}`")),
+    }
+}
+
+pub fn run(args: &RunArgs) -> u8 {
+    let src = match files::read_source(&args.file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return USAGE;
+        }
+    };
+    let name = args.file.display().to_string();
+    let analysis = affect_compiler::check_source_with(&src, &files::FileLoader::beside(&args.file));
+    let mut reporter = Reporter::new(Format::Human);
+    reporter.add(&name, &src, &analysis.diagnostics);
+    for (file, text, d) in &analysis.imported_diagnostics {
+        reporter.add(file, text, std::slice::from_ref(d));
+    }
+    let Some(program) = analysis.program else {
+        reporter.finish(1);
+        return FAILED;
+    };
+    let mut config = RunConfig {
+        ticks: args.ticks.unwrap_or(100),
+        seed: args.seed.unwrap_or(0),
+        agent: args.agent.clone(),
+        ..RunConfig::default()
+    };
+    let parsed = (|| -> Result<(), String> {
+        config.leaf_default = run::parse_status(&args.leaf_default)
+            .ok_or_else(|| format!("--leaf-default takes success, failure or running, got `{}`", args.leaf_default))?;
+        for l in &args.leaves {
+            let (k, v) = split_kv(l, "--leaf")?;
+            let s = run::parse_status(&v).ok_or_else(|| format!("--leaf {k}: `{v}` is not success, failure or running"))?;
+            config.leaves.push((k, s));
+        }
+        for b in &args.bb {
+            config.bb.push(split_kv(b, "--bb")?);
+        }
+        if let Some(ms) = args.sleep_between_ticks {
+            if !(ms > 0.0) {
+                return Err("--sleep-between-ticks takes a positive number of milliseconds".into());
+            }
+            config.clock = Clock::SleepBetweenTicks { ms };
+        }
+        Ok(())
+    })();
+    if let Err(e) = parsed {
+        eprintln!("error: {e}");
+        return USAGE;
+    }
+    let mut file_sink;
+    let mut no_trace = NoTrace;
+    let sink: &mut dyn TraceSink = match &args.trace {
+        Some(p) => match std::fs::File::create(p) {
+            Ok(f) => {
+                file_sink = JsonLines::new(std::io::BufWriter::new(f));
+                &mut file_sink
+            }
+            Err(e) => {
+                eprintln!("error: cannot write `{}`: {e}", p.display());
+                return USAGE;
+            }
+        },
+        None => &mut no_trace,
+    };
+    let progress = super::progress::Bar::new(!args.quiet && config.ticks >= 2000);
+    let result = run::run(&program, &config, sink, |pct| progress.set(pct));
+    progress.finish();
+    drop(sink);
+    let summaries = match result {
+        Ok(s) => s,
+        Err(diags) => {
+            reporter.add(&name, &src, &diags);
+            reporter.finish(1);
+            return FAILED;
+        }
+    };
+    reporter.finish(1);
+    if !args.quiet {
+        let mut err = std::io::stderr().lock();
+        for s in &summaries {
+            let _ = writeln!(
+                err,
+                "{}: {} ticks, root {}; transitions: {} RUNNING, {} SUCCESS, {} FAILURE, {} IDLE",
+                s.agent, s.ticks, s.root.name(), s.statuses[1], s.statuses[2], s.statuses[3], s.statuses[0]
+            );
+            if !s.stand_ins.is_empty() {
+                let _ = writeln!(err, "  stand-ins (not implemented, returned --leaf values): {}", s.stand_ins.join(", "));
+            }
+            for (k, v) in s.variables.iter().take(12) {
+                let _ = writeln!(err, "  {k} = {v}");
+            }
+            if s.variables.len() > 12 {
+                let _ = writeln!(err, "  ... and {} more variables", s.variables.len() - 12);
+            }
+        }
+    }
+    OK
+}
