@@ -24,13 +24,27 @@ pub trait Leaf {
     fn halt(&mut self, _now_ms: f64) {}
 }
 
-/// Returns the same status every tick.
-#[derive(Clone, Copy, Debug)]
-pub struct StandIn(pub Status);
+/// Plays a script of statuses, one per call, repeating the last: `running,success` runs
+/// for one tick, then succeeds every time after. This is the BehaviorTree.CPP oracle's
+/// stand-in for custom nodes, so both sides behave alike.
+#[derive(Clone, Debug)]
+pub struct StandIn {
+    script: Vec<Status>,
+    at: usize,
+}
+
+impl StandIn {
+    pub fn new(script: Vec<Status>) -> StandIn {
+        let script = if script.is_empty() { vec![Status::Success] } else { script };
+        StandIn { script, at: 0 }
+    }
+}
 
 impl Leaf for StandIn {
     fn tick(&mut self, _: &mut LeafCall) -> Status {
-        self.0
+        let s = self.script[self.at.min(self.script.len() - 1)];
+        self.at += 1;
+        s
     }
 }
 

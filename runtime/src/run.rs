@@ -26,8 +26,9 @@ pub struct RunConfig {
     pub agent: Option<String>,
     /// What foreign leaves without an override return.
     pub leaf_default: Status,
-    /// `--leaf KEY=STATUS`: KEY is a node path, a label or a declared leaf name.
-    pub leaves: Vec<(String, Status)>,
+    /// `--leaf KEY=S1,S2,..`: KEY is a node path, a label or a declared leaf name; each
+    /// instance plays the statuses one per call, repeating the last.
+    pub leaves: Vec<(String, Vec<Status>)>,
     /// `--bb KEY=VALUE` on the root blackboard.
     pub bb: Vec<(String, String)>,
     pub clock: Clock,
@@ -59,6 +60,11 @@ pub struct AgentSummary {
     pub variables: Vec<(String, String)>,
     /// Foreign nodes that ran as stand-ins, by declared name.
     pub stand_ins: Vec<String>,
+}
+
+/// Parses `running,success` as `--leaf` takes it.
+pub fn parse_statuses(s: &str) -> Option<Vec<Status>> {
+    s.split(',').map(|p| parse_status(p.trim())).collect()
 }
 
 /// Parses a status name as `--leaf` and `--leaf-default` take it.
@@ -170,9 +176,9 @@ fn bind_leaves(program: &Program, agent: &AgentProgram, config: &RunConfig) -> (
             .find(|(k, _)| *k == node.path)
             .or_else(|| config.leaves.iter().find(|(k, _)| *k == node.name))
             .or_else(|| config.leaves.iter().find(|(k, _)| *k == info.name))
-            .map(|(_, s)| *s)
-            .unwrap_or(config.leaf_default);
-        table.set(i as u32, Box::new(StandIn(status)));
+            .map(|(_, s)| s.clone())
+            .unwrap_or_else(|| vec![config.leaf_default]);
+        table.set(i as u32, Box::new(StandIn::new(status)));
         if !stand_ins.contains(&info.name) {
             stand_ins.push(info.name.clone());
         }
@@ -249,11 +255,15 @@ pub fn run(program: &Program, config: &RunConfig, sink: &mut dyn TraceSink, mut 
         // Timers firing between this tick and the next are part of this tick (the oracle
         // labels them so), and may wake the tree early.
         let wake_early = matches!(config.clock, Clock::SleepBetweenTicks { .. });
-        if let Some(w) = l.machine.advance(next - 1e-9, wake_early) {
+        if wake_early && l.machine.woken {
+            // Woken during the tick: the sleep returns at once.
+            next = now;
+        } else if let Some(w) = l.machine.advance(next - 1e-9, wake_early) {
             if wake_early {
                 next = w.at_ms;
             }
         }
+        l.machine.woken = false;
         emit(program, l, tick, now, sink);
         l.ticks += 1;
         l.next_ms = next;

@@ -31,7 +31,8 @@ pub struct RunArgs {
     /// Set a root-blackboard variable before the first tick.
     #[arg(long = "bb", value_name = "KEY=VALUE")]
     pub bb: Vec<String>,
-    /// What one foreign node returns: KEY is its path, its label or its declared name.
+    /// What one foreign node returns: ID is its path, its label or its declared name. A
+    /// list (`running,success`) is played one status per tick, the last one repeating.
     #[arg(long = "leaf", value_name = "ID=success|failure|running")]
     pub leaves: Vec<String>,
     /// What foreign nodes without an implementation or override return.
@@ -83,7 +84,7 @@ pub fn run(args: &RunArgs) -> u8 {
             .ok_or_else(|| format!("--leaf-default takes success, failure or running, got `{}`", args.leaf_default))?;
         for l in &args.leaves {
             let (k, v) = split_kv(l, "--leaf")?;
-            let s = run::parse_status(&v).ok_or_else(|| format!("--leaf {k}: `{v}` is not success, failure or running"))?;
+            let s = run::parse_statuses(&v).ok_or_else(|| format!("--leaf {k}: `{v}` is not a list of success, failure and running"))?;
             config.leaves.push((k, s));
         }
         for b in &args.bb {
@@ -119,7 +120,6 @@ pub fn run(args: &RunArgs) -> u8 {
     let progress = super::progress::Bar::new(!args.quiet && config.ticks >= 2000);
     let result = run::run(&program, &config, sink, |pct| progress.set(pct));
     progress.finish();
-    drop(sink);
     let summaries = match result {
         Ok(s) => s,
         Err(diags) => {

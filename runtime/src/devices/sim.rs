@@ -5,6 +5,7 @@
 //! | `ads1115(...)`, any analog sensor | [`SimField`] | the world field of the sensor's name where the agent stands, plus optional seeded noise |
 //! | `camera_label()` | [`SimLabel`] | the label of the agent's cell |
 //! | `odometry()`, `gps()` | [`SimPosition`] | the agent's position in metres |
+//! | `distance_to`, `ball_range`, `ball_detector`, `face_detector`, `face_familiarity`, `metal_detector` | [`SimLocator`] | distance to, presence of, or signal from an agent or landmark |
 //! | `gpio_edge(...)` | [`SimEdgeEvent`] | an edge when the world's script raises the event on the agent |
 //! | `romi32u4(...)` | [`SimGridMotor`] | a one-cell `try_move`, busy for the grid's `move_time` |
 //!
@@ -16,7 +17,7 @@
 
 use super::{DeviceError, Edge, EdgeSource, Motor, MotorCommand, MotorStatus, Reading, Sensor};
 use crate::rng::Rng;
-use crate::world::{AgentId, Direction, EventAction, World};
+use crate::world::{AgentId, Direction, EventAction, LandmarkKind, World};
 use embedded_hal::i2c::{self, ErrorKind, I2c, NoAcknowledgeSource, Operation, SevenBitAddress};
 use std::cell::{Ref, RefCell, RefMut};
 use std::rc::Rc;
@@ -137,6 +138,101 @@ impl Sensor for SimPosition {
             .position(self.agent)
             .ok_or_else(|| DeviceError::unavailable("sim position", "no such agent"))?;
         Ok(Reading::Point(p.x, p.y))
+    }
+}
+
+/// What a [`SimLocator`] looks for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Target {
+    /// Another agent, by instance or program name (`distance_to(robot: refiller)`).
+    Agent(String),
+    /// A landmark by name (`place ball at ..`).
+    Landmark(String),
+    /// The closest landmark of a kind (the nearest mine, the nearest person).
+    Nearest(LandmarkKind),
+}
+
+/// What a [`SimLocator`] reports about its target.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Locate {
+    /// The distance in metres (`distance_to`, `ball_range`).
+    Distance,
+    /// Whether the target is within this many metres (`ball_detector`, `face_detector`).
+    Within(f64),
+    /// A reading that grows from 0 at `range` metres to 100 on top of the target
+    /// (`metal_detector` over a mine).
+    Strength(f64),
+    /// The familiarity of the target person when within `range` metres, else 0
+    /// (`face_familiarity`).
+    Familiarity(f64),
+}
+
+/// A sensor that finds an agent or a landmark relative to its own agent.
+pub struct SimLocator {
+    world: SharedWorld,
+    agent: AgentId,
+    target: Target,
+    locate: Locate,
+}
+
+impl SimLocator {
+    pub fn new(world: SharedWorld, agent: AgentId, target: Target, locate: Locate) -> SimLocator {
+        SimLocator {
+            world,
+            agent,
+            target,
+            locate,
+        }
+    }
+
+    /// Points the sensor at another target (`distance_to(robot: refiller)` when `refiller`
+    /// changes).
+    pub fn retarget(&mut self, target: Target) {
+        self.target = target;
+    }
+}
+
+impl Sensor for SimLocator {
+    fn read(&mut self) -> Result<Reading, DeviceError> {
+        let w = world(&self.world, "sim locator")?;
+        let here = w
+            .position(self.agent)
+            .ok_or_else(|| DeviceError::unavailable("sim locator", "no such agent"))?;
+        let found = match &self.target {
+            Target::Agent(name) => w
+                .agent_by_name(name)
+                .and_then(|id| w.position(id))
+                .map(|p| (here.distance(p), None)),
+            Target::Landmark(name) => w
+                .landmark(name)
+                .map(|l| (here.distance(l.position), l.familiarity)),
+            Target::Nearest(kind) => w
+                .nearest_landmark(self.agent, *kind)
+                .map(|(l, d)| (d, l.familiarity)),
+        };
+        let Some((distance, familiarity)) = found else {
+            return match self.locate {
+                Locate::Distance => Err(DeviceError::unavailable(
+                    "sim locator",
+                    format!("{:?} is not in the world", self.target),
+                )),
+                Locate::Within(_) => Ok(Reading::Bool(false)),
+                Locate::Strength(_) | Locate::Familiarity(_) => Ok(Reading::Num(0.0)),
+            };
+        };
+        Ok(match self.locate {
+            Locate::Distance => Reading::Num(distance),
+            Locate::Within(range) => Reading::Bool(distance <= range),
+            Locate::Strength(range) if range > 0.0 => {
+                Reading::Num((100.0 * (1.0 - distance / range)).clamp(0.0, 100.0))
+            }
+            Locate::Strength(_) => Reading::Num(if distance == 0.0 { 100.0 } else { 0.0 }),
+            Locate::Familiarity(range) => Reading::Num(if distance <= range {
+                familiarity.unwrap_or(0.0)
+            } else {
+                0.0
+            }),
+        })
     }
 }
 
@@ -426,6 +522,7 @@ mod tests {
     use super::*;
     use crate::devices::ads1115::{Ads1115, Channel, Gain};
     use crate::devices::romi32u4::Romi32u4;
+    use crate::world::Point;
     use affect_compiler::ir::world::lower_world;
     use affect_compiler::syntax::ast::ItemKind;
 
@@ -520,6 +617,65 @@ mod tests {
             assert_eq!(other.poll(), Ok(None));
         }
         assert_eq!(edges, vec![40_100]);
+    }
+
+    #[test]
+    fn locators_find_agents_and_landmarks() {
+        let w = shared(
+            r#"world LivingRoom {
+            area 5m x 4m;
+            place ball at (3.5m, 1m);
+            person Alice at (4.5m, 3.5m) familiarity 90;
+            mines (1m, 3m);
+            spawn QRIO at (1m, 1m);
+            spawn Other at (1m, 2m);
+        }"#,
+        );
+        let q = AgentId(0);
+        let read =
+            |target: Target, locate: Locate| SimLocator::new(w.clone(), q, target, locate).read();
+        assert_eq!(
+            read(Target::Landmark("ball".into()), Locate::Distance),
+            Ok(Reading::Num(2.5))
+        );
+        assert_eq!(
+            read(Target::Landmark("ball".into()), Locate::Within(2.0)),
+            Ok(Reading::Bool(false))
+        );
+        assert_eq!(
+            read(Target::Agent("Other".into()), Locate::Distance),
+            Ok(Reading::Num(1.0))
+        );
+        assert_eq!(
+            read(Target::Nearest(LandmarkKind::Mine), Locate::Strength(4.0)),
+            Ok(Reading::Num(50.0))
+        );
+        assert_eq!(
+            read(
+                Target::Nearest(LandmarkKind::Person),
+                Locate::Familiarity(5.0)
+            ),
+            Ok(Reading::Num(90.0))
+        );
+        assert_eq!(
+            read(
+                Target::Nearest(LandmarkKind::Person),
+                Locate::Familiarity(1.0)
+            ),
+            Ok(Reading::Num(0.0))
+        );
+        assert!(read(Target::Agent("Nobody".into()), Locate::Distance).is_err());
+        assert_eq!(
+            read(Target::Landmark("charger".into()), Locate::Within(9.0)),
+            Ok(Reading::Bool(false))
+        );
+        assert!(w
+            .borrow_mut()
+            .set_landmark_position("ball", Point::new(1.0, 1.5)));
+        assert_eq!(
+            read(Target::Landmark("ball".into()), Locate::Within(2.0)),
+            Ok(Reading::Bool(true))
+        );
     }
 
     #[test]

@@ -65,6 +65,9 @@ pub struct Machine<'p> {
     /// Status changes since the caller last drained them.
     pub transitions: Vec<Transition>,
     pub record: bool,
+    /// A node signalled BehaviorTree.CPP's wake-up during the tick (a yielding sequence,
+    /// repeat or retry): a tree sleeping between ticks is ticked again at once.
+    pub woken: bool,
 }
 
 impl<'p> Machine<'p> {
@@ -89,6 +92,7 @@ impl<'p> Machine<'p> {
             now_ms: 0.0,
             transitions: Vec::with_capacity(4 * n + 16),
             record: true,
+            woken: false,
         };
         m.slots = agent.slots.iter().map(|s| s.init).collect();
         // Every list slot gets its own copy of its initial list.

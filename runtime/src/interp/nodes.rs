@@ -168,9 +168,12 @@ impl Machine<'_> {
     fn tick(&mut self, n: NodeId) -> Status {
         let i = n as usize;
         match &self.prog.nodes[i].kind {
-            NodeKind::Sequence | NodeKind::AsyncSequence => self.tick_sequence(n, true),
-            NodeKind::SequenceWithMemory => self.tick_sequence(n, false),
-            NodeKind::Fallback | NodeKind::AsyncFallback => self.tick_fallback(n),
+            NodeKind::Sequence => self.tick_sequence(n, true, false),
+            NodeKind::AsyncSequence => self.tick_sequence(n, true, true),
+            // SequenceWithMemory yields after every child that succeeds from IDLE.
+            NodeKind::SequenceWithMemory => self.tick_sequence(n, false, true),
+            NodeKind::Fallback => self.tick_fallback(n, false),
+            NodeKind::AsyncFallback => self.tick_fallback(n, true),
             NodeKind::ReactiveSequence => self.tick_reactive(n, true),
             NodeKind::ReactiveFallback => self.tick_reactive(n, false),
             NodeKind::Parallel { success, failure } => {
@@ -375,7 +378,7 @@ impl Machine<'_> {
                 let leaf = *leaf;
                 match self.leaf_class(leaf) {
                     // The oracle's stand-in for a control node is BehaviorTree.CPP's Sequence.
-                    NodeClass::Control => self.tick_sequence(n, true),
+                    NodeClass::Control => self.tick_sequence(n, true, false),
                     // A decorator passes its child's status through, like ForceSuccess does.
                     NodeClass::Decorator => {
                         self.set_status(n, Status::Running);
@@ -609,8 +612,10 @@ impl Machine<'_> {
 
     // ------------------------------------------------------------------ controls
 
-    /// Sequence (and, with `reset_on_failure` false, SequenceWithMemory).
-    fn tick_sequence(&mut self, n: NodeId, reset_on_failure: bool) -> Status {
+    /// Sequence, AsyncSequence and (with `reset_on_failure` false) SequenceWithMemory.
+    /// `yields`: return RUNNING after a child that succeeded from IDLE, waking the tree (every
+    /// tree BehaviorTree.CPP builds has a wake-up signal).
+    fn tick_sequence(&mut self, n: NodeId, reset_on_failure: bool, yields: bool) -> Status {
         let i = n as usize;
         let count = self.child_count(n);
         if !self.status[i].is_active() {
@@ -620,6 +625,7 @@ impl Machine<'_> {
         while (self.state[i].a as usize) < count {
             let k = self.state[i].a as usize;
             let c = self.child(n, k);
+            let prev = self.status[c as usize];
             match self.execute_tick(c) {
                 Status::Running => return Status::Running,
                 Status::Failure => {
@@ -633,7 +639,13 @@ impl Machine<'_> {
                     }
                     return Status::Failure;
                 }
-                Status::Success => self.state[i].a += 1,
+                Status::Success => {
+                    self.state[i].a += 1;
+                    if yields && prev == Status::Idle && (self.state[i].a as usize) < count {
+                        self.woken = true;
+                        return Status::Running;
+                    }
+                }
                 Status::Skipped => {
                     self.state[i].a += 1;
                     self.state[i].b += 1;
@@ -654,7 +666,7 @@ impl Machine<'_> {
         }
     }
 
-    fn tick_fallback(&mut self, n: NodeId) -> Status {
+    fn tick_fallback(&mut self, n: NodeId, yields: bool) -> Status {
         let i = n as usize;
         let count = self.child_count(n);
         if !self.status[i].is_active() {
@@ -664,6 +676,7 @@ impl Machine<'_> {
         while (self.state[i].a as usize) < count {
             let k = self.state[i].a as usize;
             let c = self.child(n, k);
+            let prev = self.status[c as usize];
             match self.execute_tick(c) {
                 Status::Running => return Status::Running,
                 Status::Success => {
@@ -671,7 +684,13 @@ impl Machine<'_> {
                     self.state[i].a = 0;
                     return Status::Success;
                 }
-                Status::Failure => self.state[i].a += 1,
+                Status::Failure => {
+                    self.state[i].a += 1;
+                    if yields && prev == Status::Idle && (self.state[i].a as usize) < count {
+                        self.woken = true;
+                        return Status::Running;
+                    }
+                }
                 Status::Skipped => {
                     self.state[i].a += 1;
                     self.state[i].b += 1;
@@ -1007,11 +1026,16 @@ impl Machine<'_> {
         self.set_status(n, Status::Running);
         while again {
             let c = self.child(n, 0);
+            let prev = self.status[c as usize];
             match self.execute_tick(c) {
                 Status::Success => {
                     self.state[i].a += 1;
                     again = self.state[i].a < cycles || cycles == -1;
                     self.reset_child(n);
+                    if prev == Status::Idle && again {
+                        self.woken = true;
+                        return Status::Running;
+                    }
                 }
                 Status::Failure => {
                     self.state[i].a = 0;
@@ -1036,6 +1060,7 @@ impl Machine<'_> {
         self.set_status(n, Status::Running);
         while again {
             let c = self.child(n, 0);
+            let prev = self.status[c as usize];
             match self.execute_tick(c) {
                 Status::Success => {
                     self.state[i].a = 0;
@@ -1048,6 +1073,10 @@ impl Machine<'_> {
                     max = self.arg(attempts) as i32;
                     again = self.state[i].a < max || max == -1;
                     self.reset_child(n);
+                    if prev == Status::Idle && again {
+                        self.woken = true;
+                        return Status::Running;
+                    }
                 }
                 Status::Running => return Status::Running,
                 _ => {

@@ -61,7 +61,7 @@ struct Guest {
     phase: Phase,
 }
 
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(super) struct Guests {
     guests: Vec<Guest>,
     spec: Option<GuestSpec>,

@@ -15,6 +15,7 @@ pub struct WorldEvent {
     pub action: EventAction,
 }
 
+#[derive(Debug)]
 struct Generator {
     event: ScriptedEvent,
     rng: Rng,
@@ -70,6 +71,7 @@ impl Generator {
     }
 }
 
+#[derive(Debug)]
 pub(super) struct Schedule {
     generators: Vec<Generator>,
 }

@@ -6,6 +6,7 @@ use super::geometry::{distance_sq, Cell, Point};
 use crate::rng::Rng;
 use affect_compiler::ir::world::{FieldRule, FieldSpec, WorldSpec};
 
+#[derive(Debug)]
 pub(super) struct FieldState {
     /// The drift so far of each field, in spec order.
     offsets: Vec<f64>,

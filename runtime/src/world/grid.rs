@@ -123,7 +123,7 @@ impl World {
     pub fn shortest_path(&self, from: char, to: char) -> Option<Vec<char>> {
         let g = self.grid_spec()?;
         let (start, goal) = (g.find(from)?, g.find(to)?);
-        let index = |c: Cell| (c.row * g.cols + c.col) as usize;
+        let index = |c: Cell| c.row as usize * g.cols as usize + c.col as usize;
         let mut parent: Vec<Option<Cell>> = vec![None; g.labels.len()];
         let mut seen = vec![false; g.labels.len()];
         let mut queue = VecDeque::from([start]);

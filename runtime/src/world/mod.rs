@@ -18,7 +18,9 @@ pub mod messages;
 #[cfg(test)]
 mod tests;
 
-pub use affect_compiler::ir::world::{EventAction, InitValue, NameRef, WorldSpec};
+pub use affect_compiler::ir::world::{
+    EventAction, InitValue, Landmark, LandmarkKind, NameRef, WorldSpec,
+};
 pub use area::{Blocked, GuestView, MoveOutcome};
 pub use events::WorldEvent;
 pub use geometry::{Cell, Direction, Point};
@@ -87,11 +89,14 @@ fn positive(v: f64) -> bool {
 /// How many random spots to try before giving up on placing one body.
 const PLACEMENT_TRIES: u32 = 10_000;
 
+#[derive(Debug)]
 pub struct World {
     spec: WorldSpec,
     now_ms: u64,
     steps: u64,
     agents: Vec<Agent>,
+    /// The spec's landmarks, which leaves may move (a kicked ball).
+    landmarks: Vec<Landmark>,
     guests: area::Guests,
     fields: fields::FieldState,
     schedule: events::Schedule,
@@ -106,6 +111,7 @@ impl World {
             now_ms: 0,
             steps: 0,
             agents: Vec::new(),
+            landmarks: spec.landmarks.clone(),
             guests: area::Guests::default(),
             fields: fields::FieldState::new(spec),
             schedule: events::Schedule::new(spec),
@@ -122,7 +128,7 @@ impl World {
             WorldKind::Grid(g) => {
                 if g.cols == 0
                     || g.rows == 0
-                    || g.labels.len() != (g.cols as usize) * (g.rows as usize)
+                    || Some(g.labels.len()) != (g.cols as usize).checked_mul(g.rows as usize)
                 {
                     return Err(WorldError::Invalid(
                         "the grid's labels do not match its size".into(),
@@ -336,6 +342,39 @@ impl World {
             Some(cell) => self.fields.at_cell(&self.spec, name, cell),
             None => self.fields.at_point(&self.spec, name, agent.position),
         }
+    }
+
+    pub fn landmarks(&self) -> &[Landmark] {
+        &self.landmarks
+    }
+
+    pub fn landmark(&self, name: &str) -> Option<&Landmark> {
+        self.landmarks.iter().find(|l| l.name == name)
+    }
+
+    /// Moves a landmark (a kicked ball); false when there is none of that name.
+    pub fn set_landmark_position(&mut self, name: &str, p: Point) -> bool {
+        match self.landmarks.iter_mut().find(|l| l.name == name) {
+            Some(l) => {
+                l.position = p;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The landmark of a kind closest to an agent (the first written among equals), with its
+    /// distance in metres.
+    pub fn nearest_landmark(&self, id: AgentId, kind: LandmarkKind) -> Option<(&Landmark, f64)> {
+        let p = self.position(id)?;
+        let mut best: Option<(&Landmark, f64)> = None;
+        for l in self.landmarks.iter().filter(|l| l.kind == kind) {
+            let d = p.distance(l.position);
+            if best.is_none_or(|(_, bd)| d < bd) {
+                best = Some((l, d));
+            }
+        }
+        best
     }
 
     /// The value of a field at a point (on a grid: at the cell the point falls in).
