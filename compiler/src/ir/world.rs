@@ -111,19 +111,17 @@ impl GridSpec {
         if cell.col >= self.cols || cell.row >= self.rows {
             return None;
         }
-        self.labels
-            .get((cell.row * self.cols + cell.col) as usize)
-            .copied()
-            .flatten()
+        let index = cell.row as usize * self.cols as usize + cell.col as usize;
+        self.labels.get(index).copied().flatten()
     }
 
     /// The cell that carries a label.
     pub fn find(&self, label: char) -> Option<Cell> {
         let i = self.labels.iter().position(|l| *l == Some(label))?;
-        let i = i as u32;
+        let cols = (self.cols as usize).max(1);
         Some(Cell {
-            col: i % self.cols,
-            row: i / self.cols,
+            col: (i % cols) as u32,
+            row: (i / cols) as u32,
         })
     }
 

@@ -532,7 +532,8 @@ impl Lowering<'_> {
                 "wrong number of rows",
             );
         }
-        let mut cells = Vec::with_capacity((cols * rows) as usize);
+        // Not preallocated: the size comes from the program, the labels string bounds it.
+        let mut cells = Vec::new();
         for (i, row) in written.iter().enumerate() {
             let n = row.chars().count();
             if n != cols as usize {

@@ -362,6 +362,31 @@ fn shapes_and_ranges() {
     assert_eq!(codes(&world("area 10m x 10m;\nmessages shout;")), ["E0502"]);
     assert_eq!(codes(&world("area 10m x 10m;\nticks 0;")), ["E0504"]);
     assert_eq!(codes(&world("area 10m x 10m;\nlog 3;")), ["E0502"]);
+    assert_eq!(
+        codes(&world(
+            "area 10m x 10m;\nraise e every exponential(rate: 0Hz);"
+        )),
+        ["E0504"]
+    );
+    assert_eq!(
+        codes(&world(
+            "area 10m x 10m;\nraise e every exponential(rate: 2s);"
+        )),
+        ["E0503"]
+    );
+    assert_eq!(
+        codes(&world(
+            "area 10m x 10m;\nraise e every exponential(rate: x);"
+        )),
+        ["E0502"]
+    );
+    let (spec, _) = lower_one(&world(
+        "area 10m x 10m;\nraise e every exponential(rate: 0.25Hz);",
+    ));
+    assert_eq!(
+        spec.events[0].every,
+        Some(Interval::Exponential { mean: 4000.0 })
+    );
 }
 
 #[test]
@@ -483,4 +508,33 @@ fn every_setting_is_documented() {
             s.key
         );
     }
+}
+
+/// Cut every example world short at many points and lower what the parser recovers: bad
+/// input gives diagnostics, never a panic.
+#[test]
+fn truncated_worlds_never_panic() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples");
+    let mut lowered = 0;
+    for entry in std::fs::read_dir(dir).expect("the examples folder") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_none_or(|x| x != "affect") {
+            continue;
+        }
+        let src = std::fs::read_to_string(&path).expect("an example");
+        let Some(start) = src.find("\nworld ") else {
+            continue;
+        };
+        let mut cut = start + 8;
+        while cut < src.len() {
+            if src.is_char_boundary(cut) {
+                let text = format!("{}\n}}\n", &src[..cut]);
+                let parsed = crate::syntax::parse(&text);
+                let (specs, _) = lower_worlds(&parsed.file);
+                lowered += specs.len();
+            }
+            cut += 5;
+        }
+    }
+    assert!(lowered > 100);
 }

@@ -376,18 +376,17 @@ impl Reader<'_> {
                             Some((v, Some(u))) if Measure::of(u) == Measure::Frequency => {
                                 to_si(v, u)
                             }
-                            other => {
-                                self.wrong_unit(
-                                    &a.value,
-                                    "a frequency",
-                                    other.and_then(|o| o.1),
-                                    "0.25Hz",
-                                );
+                            None => {
+                                self.malformed(&a.value, "a frequency like `0.25Hz`");
+                                return None;
+                            }
+                            Some((_, unit)) => {
+                                self.wrong_unit(&a.value, "a frequency", unit, "0.25Hz");
                                 return None;
                             }
                         };
-                        let mean = positive(self, &a.value, 1000.0 / hz)?;
-                        Some(Interval::Exponential { mean })
+                        let hz = positive(self, &a.value, hz)?;
+                        Some(Interval::Exponential { mean: 1000.0 / hz })
                     }
                     _ => {
                         let args = self.call(e, "exponential", &["mean"])?;
