@@ -400,7 +400,8 @@ impl<'a> Printer<'a> {
         (!docs && !self.has_comments_in(span) && self.fits(&format!("{flat} {{"))).then_some(flat)
     }
 
-    /// `(in a: num, out b: bool)`, broken one port per line when it does not fit.
+    /// `(in a: num, out b: bool)`, broken one port per line when it does not fit. `span`
+    /// ends where the list may end: comments before it stay inside the parentheses.
     fn ports(&mut self, ports: &[PortDecl], span: Span) {
         if let Some(flat) = self.inline_ports(ports, span) {
             self.cur.push_str(&flat);
@@ -418,8 +419,9 @@ impl<'a> Printer<'a> {
                 p.cur.push_str(&format!("{},", expr::port(port)));
             },
         );
-        let close = ports.last().map(|p| p.span.end).unwrap_or(span.end);
-        self.leading(close, false);
+        // Comments after the last port belong inside the list (a dangling doc comment there
+        // must not drift onto the next declaration).
+        self.leading(span.end, false);
         self.indent -= 1;
         self.cur.push(')');
     }

@@ -9,7 +9,7 @@ use super::tree::{Template, TreeCx};
 use super::ty::Ty;
 use super::{Checker, Symbol};
 use crate::diagnostic::Diagnostic;
-use crate::ir::program::{Code, Device, DeviceArg, DeviceRole, DriveInfo, Op};
+use crate::ir::program::{Code, Device, DeviceArg, DeviceRole, DriveInfo, MemorySpec, Op};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, ExprKind, MemberKind, SettingEntry};
 
@@ -21,6 +21,7 @@ pub struct CheckedAgent {
     pub process: Code,
     pub devices: Vec<Device>,
     pub drives: Vec<DriveInfo>,
+    pub memories: Vec<MemorySpec>,
 }
 
 impl Checker {
@@ -243,6 +244,7 @@ impl Checker {
         let mut rate_hz = None;
         let mut pending: Vec<(String, Span)> = Vec::new();
         let mut devices_out = Vec::new();
+        let mut memory_count = 0usize;
         let var =
             |name: &ast::Ident, ty: Ty, kind: VarKind, init: f64, range: Option<(f64, f64)>| {
                 FrameVar {
@@ -433,12 +435,15 @@ impl Checker {
                     }
                 }
                 MemberKind::Memory { name, .. } => {
+                    // A memory's `init` is its index among the agent's memories.
+                    let index = memory_count as f64;
+                    memory_count += 1;
                     self.member_var(
                         &mut frame,
                         name,
                         FrameVar {
                             used: true,
-                            ..var(name, Ty::Memory, VarKind::Let, 0.0, None)
+                            ..var(name, Ty::Memory, VarKind::Let, index, None)
                         },
                         &m.doc,
                     );
@@ -508,6 +513,7 @@ impl Checker {
         t.pending = pending;
         let start = t.code.len() as u32;
         let mut drives = Vec::new();
+        let mut memories = Vec::new();
         let dt_ms = 1000.0 / rate_hz.unwrap_or(10.0);
         // Pass 2, the process phase: hormones and lets in dependency order, then update, on
         // handlers, emotion machines and drives.
@@ -537,8 +543,9 @@ impl Checker {
                 MemberKind::Tendencies { machine, arms } => {
                     self.tendencies(machine, arms, &mut t, m.span)
                 }
-                MemberKind::Memory { key, body, .. } => {
-                    self.memory(key.as_ref(), body, &mut t, &traits, m.span)
+                MemberKind::Memory { name, key, body } => {
+                    let spec = self.memory(&name.name, key.as_ref(), body, &mut t, &traits);
+                    memories.push(spec);
                 }
                 _ => {}
             }
@@ -607,6 +614,7 @@ impl Checker {
             process,
             devices: devices_out,
             drives,
+            memories,
         }
     }
 
@@ -1284,102 +1292,105 @@ impl Checker {
         }
     }
 
-    fn memory(
-        &mut self,
-        key: Option<&Expr>,
-        body: &ast::SettingBlock,
-        t: &mut Template,
-        traits: &[(String, f64)],
-        span: Span,
-    ) {
-        t.pending.push(("emotional memory".into(), span));
-        let scratch = t.code.len();
+    /// Checks an emotional memory's settings and builds its configuration.
+    fn memory(&mut self, name: &str, key: Option<&Expr>, body: &ast::SettingBlock, t: &mut Template, traits: &[(String, f64)]) -> MemorySpec {
+        let mut spec = MemorySpec { name: name.to_string(), ..MemorySpec::default() };
         if let Some(k) = key {
-            let mut tc = TreeCx {
-                c: self,
-                t,
-                traits,
-                in_agent: true,
-            };
+            let scratch = t.code.len();
+            let mut tc = TreeCx { c: self, t, traits, in_agent: true };
             tc.cx_expr(k);
+            t.code.truncate(scratch);
         }
-        let mut size = None;
+        let mut weights_given = false;
         for e in &body.entries {
-            let SettingEntry::Setting(s) = e else {
-                continue;
+            let SettingEntry::Setting(s) = e else { continue };
+            let num = |c: &mut Checker, e: &Expr, what: &str| -> Option<f64> {
+                let (v, t) = c.const_value_hint(e, Some(&Ty::Num))?;
+                if !t.fits(&Ty::Num) {
+                    c.diags.push(Diagnostic::error("E0301", format!("{what} is a number"), e.span).with_label(format!("this is {}", article(&c.g.show(&t)))));
+                    return None;
+                }
+                Some(v)
             };
             match s.key.name.as_str() {
                 "short_term" => {
                     if let Some(a) = s.args.first() {
                         if let Some((v, t)) = self.const_value_hint(a, Some(&Ty::Int)) {
                             if t != Ty::Int || v < 1.0 {
-                                self.diags.push(
-                                    Diagnostic::error(
-                                        "E0302",
-                                        "the short-term size is a whole number above 0",
-                                        a.span,
-                                    )
-                                    .with_label("not a size"),
-                                );
+                                self.diags.push(Diagnostic::error("E0302", "the short-term size is a whole number above 0", a.span).with_label("not a size"));
+                            } else {
+                                spec.size = v as usize;
                             }
-                            size = Some(v as usize);
                         }
                     }
                     if let Some((_, w)) = s.pairs.iter().find(|(k, _)| k.name == "weights") {
                         if let ExprKind::List(items) = &w.kind {
-                            if let Some(n) = size {
-                                if items.len() != n {
-                                    self.diags.push(
-                                        Diagnostic::error("E0316", format!("{} weights for a short-term memory of {n}", items.len()), w.span)
-                                            .with_label(format!("expected {n} weights, one per element"))
-                                            .with_help("give one weight per short-term element, most recent first"),
-                                    );
-                                }
+                            if items.len() != spec.size {
+                                self.diags.push(
+                                    Diagnostic::error("E0316", format!("{} weights for a short-term memory of {}", items.len(), spec.size), w.span)
+                                        .with_label(format!("expected {} weights, one per element", spec.size))
+                                        .with_help("give one weight per short-term element, most recent first"),
+                                );
                             }
-                            for it in items {
-                                self.const_value_hint(it, Some(&Ty::Num));
-                            }
+                            spec.weights = items.iter().filter_map(|it| num(self, it, "a weight")).collect();
+                            weights_given = true;
                         } else {
-                            self.diags.push(
-                                Diagnostic::error(
-                                    "E0301",
-                                    "the weights are a list of numbers",
-                                    w.span,
-                                )
-                                .with_label("not a list"),
-                            );
+                            self.diags.push(Diagnostic::error("E0301", "the weights are a list of numbers", w.span).with_label("not a list"));
                         }
                     }
                 }
-                "threshold" | "familiarity" => {
-                    if let Some(a) = s.args.first() {
-                        let mut tc = TreeCx {
-                            c: self,
-                            t,
-                            traits,
-                            in_agent: true,
-                        };
-                        tc.code_expr(a, &Ty::Num, &format!("`{}`", s.key.name));
+                "retrospection" => match s.args.first().map(|a| &a.kind) {
+                    Some(ExprKind::Call(f, args)) if matches!(&f.kind, ExprKind::Name(p) if p.to_string_path() == "sigmoid") => {
+                        for a in &args.args {
+                            let v = num(self, &a.value, "a sigmoid parameter");
+                            match (a.name.as_ref().map(|n| n.name.as_str()), v) {
+                                (Some("gain"), Some(v)) => spec.gain = v,
+                                (Some("center"), Some(v)) => spec.center = v,
+                                (_, Some(_)) => self.diags.push(
+                                    Diagnostic::error("E0305", "`sigmoid` takes `gain:` and `center:`", a.span).with_label("unknown parameter"),
+                                ),
+                                _ => {}
+                            }
+                        }
                     }
-                }
-                "persist" => {
-                    if let Some(a) = s.args.first() {
-                        if !matches!(a.kind, ExprKind::Str(_)) {
-                            self.diags.push(
-                                Diagnostic::error(
-                                    "E0301",
-                                    "`persist` takes a file name in quotes",
-                                    a.span,
-                                )
-                                .with_label("not a string"),
-                            );
+                    Some(_) => self.diags.push(
+                        Diagnostic::error("E0301", "retrospection is `sigmoid(gain: g, center: c)`", s.args[0].span)
+                            .with_label("not a sigmoid")
+                            .with_help("write `retrospection sigmoid(gain: 0.2, center: 50);`"),
+                    ),
+                    None => {}
+                },
+                "familiarity" => {
+                    if let Some(v) = s.args.first().and_then(|a| num(self, a, "the initial familiarity")) {
+                        spec.familiarity = v;
+                    }
+                    for (k, v) in &s.pairs {
+                        let Some(v) = num(self, v, "a familiarity step") else { continue };
+                        match k.name.as_str() {
+                            "gain" => spec.familiarity_gain = v,
+                            "decay" => spec.familiarity_decay = v,
+                            _ => {}
                         }
                     }
                 }
+                "threshold" => {
+                    if let Some(v) = s.args.first().and_then(|a| num(self, a, "the threshold")) {
+                        spec.threshold = v;
+                    }
+                }
+                "persist" => match s.args.first().map(|a| &a.kind) {
+                    Some(ExprKind::Str(f)) => spec.persist = Some(f.clone()),
+                    Some(_) => self.diags.push(Diagnostic::error("E0301", "`persist` takes a file name in quotes", s.args[0].span).with_label("not a string")),
+                    None => {}
+                },
                 _ => {}
             }
         }
-        t.code.truncate(scratch);
+        if !weights_given && spec.size != spec.weights.len() {
+            // The default weights are the seed's seven: any other size weighs elements equally.
+            spec.weights = vec![1.0 / spec.size as f64; spec.size];
+        }
+        spec
     }
 
     /// Drives: rules in order, the first that holds sets the drive; a change sets the

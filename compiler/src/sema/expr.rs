@@ -6,7 +6,7 @@ use super::frame::{Frame, VarKind};
 use super::ty::{Ty, STATUS_NAMES};
 use super::Globals;
 use crate::diagnostic::Diagnostic;
-use crate::ir::functions::{self, Shape};
+use crate::ir::functions::{self, HostFn, Shape};
 use crate::ir::program::Op;
 use crate::span::Span;
 use crate::suggest::closest;
@@ -571,6 +571,9 @@ impl Cx<'_> {
         if name == "failed" || name == "recovered" {
             return self.component_test(&name, args, span);
         }
+        if name == "unvisited" || name == "toward" {
+            return self.world_query(&name, args, span, hint);
+        }
         if let Some(ret) = self.g.world_function(&name, hint) {
             for a in &args.args {
                 self.expr(&a.value, None);
@@ -584,9 +587,16 @@ impl Cx<'_> {
         let mut candidates: Vec<&str> = functions::FUNCTIONS.iter().map(|s| s.name).collect();
         candidates.extend(super::WORLD_FUNCTIONS.iter().map(|(n, _)| *n));
         let best = closest(&name, candidates).map(str::to_string);
+        let is_node = matches!(self.g.names.get(&name), Some((super::Global::Leaf(_) | super::Global::Tree(_), _)))
+            || crate::builtins::by_name(&name).is_some();
         let d = self.error("E0201", format!("unknown function `{name}`"), p.span);
         d.primary.message = "no such function".into();
-        if let Some(b) = best {
+        if is_node {
+            d.primary.message = "a tree node, not a function".into();
+            d.help = Some(format!(
+                "an expression continues onto the next line: if `{name}(..)` is the next node, finish the condition before it (`check ready` then `{name}()`), or write the condition in parentheses"
+            ));
+        } else if let Some(b) = best {
             d.help = Some(format!("did you mean `{b}`?"));
         }
         for a in &args.args {
@@ -767,16 +777,14 @@ impl Cx<'_> {
                 match args.args.as_slice() {
                     [a] => {
                         self.expect(&a.value, elem, "the pushed value");
-                        self.emit(Op::Pop);
                     }
                     _ => {
                         self.error("E0310", "`push` takes one value", args.span);
+                        self.emit(Op::Const(0.0));
                     }
                 }
-                let _ = slot;
-                self.pending
-                    .push(("growing a list while running".into(), span));
-                self.emit(Op::Const(0.0));
+                let _ = span;
+                self.emit(Op::Host(HostFn::ListPush, slot, 1));
                 Ty::Void
             }
             "len" => {
@@ -829,12 +837,54 @@ impl Cx<'_> {
         }
         for (a, p) in args.args.iter().zip(params.iter()) {
             self.expect(&a.value, p, "this argument");
-            self.emit(Op::Pop);
         }
-        self.pending
-            .push(("emotional memory operations".to_string(), span));
-        self.emit(Op::Const(0.0));
+        for _ in args.args.len()..params.len() {
+            self.emit(Op::Const(0.0));
+        }
+        let _ = span;
+        let f = match method.name.as_str() {
+            "recent" => HostFn::MemRecent,
+            "remember" => HostFn::MemRemember,
+            "score" => HostFn::MemScore,
+            "familiarity" => HostFn::MemFamiliarity,
+            "best" => HostFn::MemBest,
+            "best_path" => HostFn::MemBestPath,
+            _ => HostFn::MemPathScore,
+        };
+        // A memory variable's `init` is its index among the agent's memories.
+        let index = self.frame.get(memory).map(|i| self.frame.vars[i as usize].init as u32).unwrap_or(0);
+        self.emit(Op::Host(f, index, params.len() as u8));
         ret
+    }
+
+    /// `unvisited()` and `toward(from, to)`: questions the world answers.
+    fn world_query(&mut self, name: &str, args: &ArgList, span: Span, hint: Option<&Ty>) -> Ty {
+        let want = if name == "unvisited" { 0 } else { 2 };
+        if args.args.len() != want {
+            self.error("E0310", format!("`{name}` takes {want} argument{}", if want == 1 { "" } else { "s" }), args.span);
+        }
+        for a in args.args.iter().take(want) {
+            self.expect(&a.value, &Ty::Str, "a place");
+        }
+        for _ in args.args.len().min(want)..want {
+            self.emit(Op::Const(0.0));
+        }
+        if name == "unvisited" {
+            self.emit(Op::Host(HostFn::Unvisited, 0, 0));
+            return Ty::Str;
+        }
+        match hint {
+            Some(Ty::Enum(e)) => {
+                self.emit(Op::Host(HostFn::Toward, *e, 2));
+                Ty::Enum(*e)
+            }
+            _ => {
+                let d = self.error("E0301", "`toward` gives a direction, and nothing here says which enum", span);
+                d.help = Some("pass it to a port or variable of a direction enum such as `enum Direction { Up, Down, Left, Right }`".into());
+                self.emit(Op::Const(0.0));
+                Ty::Error
+            }
+        }
     }
 
     // ------------------------------------------------------------------ statements

@@ -44,7 +44,9 @@ impl Builder<'_> {
 
     fn slot(&mut self, t: &Template, map: &[SlotId], operand: u32) -> SlotId {
         if operand & ROOT_FLAG == 0 {
-            return map[operand as usize];
+            // A reference left by an error already reported points nowhere useful; the
+            // program is discarded, so any slot will do.
+            return map.get(operand as usize).copied().unwrap_or(0);
         }
         let (name, span) = &t.frame.root_refs[(operand & !ROOT_FLAG) as usize];
         match self.root_names.iter().find(|(n, _)| n == name) {
@@ -502,8 +504,86 @@ impl Checker {
                 }
             }
         }
+        let (worlds, world_diags) = crate::ir::world::lower_worlds(main);
+        self.diags.extend(world_diags);
+        // Grid labels are strings the program may compare with: give each a symbol.
+        for w in &worlds {
+            if let Some(g) = w.grid() {
+                for c in g.labels.iter().flatten() {
+                    self.strings.intern(&c.to_string());
+                }
+            }
+        }
+        for w in &worlds {
+            self.check_world_names(w, &program);
+        }
+        program.worlds = worlds;
         program.lists = std::mem::take(&mut self.lists);
         Some(program)
+    }
+
+    /// The names a world mentions must be the program's: agents to spawn, their variables,
+    /// events and components.
+    fn check_world_names(&mut self, w: &crate::ir::world::WorldSpec, program: &Program) {
+        use crate::ir::world::{EventAction, NameRef};
+        let agent_names: Vec<&str> = program.agents.iter().map(|a| a.name.as_str()).collect();
+        let find_agent = |c: &mut Checker, r: &NameRef| -> Option<usize> {
+            match program.agents.iter().position(|a| a.name == r.name) {
+                Some(i) => Some(i),
+                None => {
+                    let mut d = Diagnostic::error("E0201", format!("world `{}` names an agent `{}` the program does not declare", w.name, r.name), r.span)
+                        .with_label("no such agent");
+                    if let Some(b) = crate::suggest::closest(&r.name, agent_names.iter().copied()) {
+                        d = d.with_help(format!("did you mean `{b}`?"));
+                    }
+                    c.diags.push(d);
+                    None
+                }
+            }
+        };
+        let member = |c: &mut Checker, agent: &AgentProgram, r: &NameRef, what: &str, ok: &dyn Fn(&Slot) -> bool| {
+            let names: Vec<&str> = agent.slots.iter().filter(|s| s.scope == 0 && s.visible && ok(s)).map(|s| s.name.as_str()).collect();
+            if !names.contains(&r.name.as_str()) {
+                let mut d = Diagnostic::error("E0201", format!("agent `{}` has no {what} `{}`", agent.name, r.name), r.span).with_label(format!("not a {what} of `{}`", agent.name));
+                if let Some(b) = crate::suggest::closest(&r.name, names.iter().copied()) {
+                    d = d.with_help(format!("did you mean `{b}`?"));
+                }
+                c.diags.push(d);
+            }
+        };
+        let spawned: Vec<usize> = w.spawns.iter().filter_map(|s| find_agent(self, &s.agent)).collect();
+        for s in &w.spawns {
+            let Some(i) = program.agents.iter().position(|a| a.name == s.agent.name) else { continue };
+            for (name, _) in &s.init {
+                member(self, &program.agents[i], name, "variable", &|_| true);
+            }
+        }
+        // Events and components: on the named agent, else on every spawned agent.
+        for e in &w.events {
+            let (target, agent, what) = match &e.action {
+                EventAction::Raise { event, agent } => (event, agent, "event"),
+                EventAction::Fail { component, agent } | EventAction::Recover { component, agent } => (component, agent, "component"),
+                _ => continue,
+            };
+            let agents: Vec<usize> = match agent {
+                Some(a) => find_agent(self, a).into_iter().collect(),
+                None => spawned.clone(),
+            };
+            for i in agents {
+                if what == "event" {
+                    member(self, &program.agents[i], target, "event", &|s| s.kind == ValueKind::Bool);
+                } else {
+                    let a = &program.agents[i];
+                    let known = a.pending.iter().any(|_| true) || self.g.names.contains_key(&target.name);
+                    if !known {
+                        self.diags.push(
+                            Diagnostic::error("E0201", format!("agent `{}` has no component `{}`", a.name, target.name), target.span)
+                                .with_label("not a component"),
+                        );
+                    }
+                }
+            }
+        }
     }
 
     fn main_tree(&mut self, main: &File) -> Option<usize> {
