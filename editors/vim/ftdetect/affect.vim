@@ -1,0 +1,2 @@
+" Vim filetype detection for the affect language.
+autocmd BufRead,BufNewFile *.affect setfiletype affect
