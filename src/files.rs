@@ -59,3 +59,18 @@ impl affect_compiler::sema::Loader for FileLoader {
         read_source(&self.dir.join(path))
     }
 }
+
+/// Writes a command's result: to the file (atomically) when one is given, else to standard
+/// output.
+pub fn write_output(path: Option<&Path>, text: &str) -> Result<(), String> {
+    match path {
+        Some(p) => write_atomic(p, text.as_bytes()),
+        None => {
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(|e| format!("cannot write to standard output: {e}"))
+        }
+    }
+}

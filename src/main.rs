@@ -59,6 +59,17 @@ enum Command {
     /// return `--leaf-default` (success) or their `--leaf` override. Same program, world
     /// and seed: same trace, bit for bit.
     Run(commands::run::RunArgs),
+    /// Import a Groot / BehaviorTree.CPP XML file (v3 or v4) as readable `.affect` text.
+    ///
+    /// Custom nodes become declarations (inferred, with a warning, when the file has no model
+    /// for them), blackboard entries become tree `var`s, scripts become affect statements.
+    /// Exit status 1 when BehaviorTree.CPP would refuse the file (nothing is written).
+    Import(commands::import::ImportArgs),
+    /// Compile a program to an artefact: `--emit groot` (BehaviorTree.CPP 4 / Groot 2 XML) or
+    /// `--emit groot-v3` (BehaviorTree.CPP 3 / Groot 1 XML).
+    Build(commands::build::BuildArgs),
+    /// Convert BehaviorTree.CPP XML between v3 (Groot 1) and v4 (Groot 2).
+    Convert(commands::convert::ConvertArgs),
     /// Print the explanation of a diagnostic code, with a wrong and a corrected example.
     Explain {
         /// A code such as E0101 (case does not matter).
@@ -77,6 +88,9 @@ fn main() -> ExitCode {
         } => commands::fmt::run(&files, check, stdout),
         Command::Explain { code } => commands::explain::run(&code),
         Command::Run(args) => commands::run::run(&args),
+        Command::Import(args) => commands::import::run(&args),
+        Command::Build(args) => commands::build::run(&args),
+        Command::Convert(args) => commands::convert::run(&args),
     };
     ExitCode::from(status)
 }

@@ -108,6 +108,7 @@ codes! {
     // Running.
     "E0601" => "construct cannot run yet",
     "E0602" => "bad run option",
+    "E0603" => "long-term memory file cannot be used",
     // Worlds (compiler/src/ir/world).
     "E0501" => "unknown world setting",
     "E0502" => "malformed world setting",

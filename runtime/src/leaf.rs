@@ -15,6 +15,8 @@ pub struct LeafCall<'a> {
     pub inputs: &'a [f64],
     /// Set an entry to write the declared port at that position.
     pub outputs: &'a mut [Option<f64>],
+    /// Where list values live (a list port's value is a list id).
+    pub lists: &'a mut crate::interp::Lists,
 }
 
 pub trait Leaf {
@@ -35,7 +37,11 @@ pub struct StandIn {
 
 impl StandIn {
     pub fn new(script: Vec<Status>) -> StandIn {
-        let script = if script.is_empty() { vec![Status::Success] } else { script };
+        let script = if script.is_empty() {
+            vec![Status::Success]
+        } else {
+            script
+        };
         StandIn { script, at: 0 }
     }
 }

@@ -1,8 +1,10 @@
 //! The affect runtime: interpreter, JIT, affect model, devices and simulated worlds.
+pub mod affect;
+pub mod devices;
 pub mod interp;
 pub mod leaf;
-pub mod run;
-pub mod trace;
-pub mod devices;
 pub mod rng;
+pub mod run;
+pub mod sim;
+pub mod trace;
 pub mod world;

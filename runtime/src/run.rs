@@ -2,12 +2,18 @@
 //! act → write), foreign nodes are bound to implementations, and everything observable goes
 //! to the trace. The same program, world and seed give the same trace, bit for bit.
 
+use crate::affect::persist::{self, Stored};
+use crate::devices::sim::SharedWorld;
 use crate::interp::Machine;
-use crate::leaf::{LeafTable, StandIn};
+use crate::sim::{build_agent, Setup, SimAgent};
 use crate::trace::{Event, TraceSink, Value};
+use crate::world::{AgentId, World};
 use affect_compiler::diagnostic::Diagnostic;
-use affect_compiler::ir::program::{AgentProgram, NodeKind, Program, Slot, Status, ValueKind};
+use affect_compiler::ir::program::{AgentProgram, Program, Slot, Status, ValueKind};
+use affect_compiler::ir::world::WorldSpec;
 use affect_compiler::span::Span;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// How simulated time advances between ticks.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -32,6 +38,10 @@ pub struct RunConfig {
     /// `--bb KEY=VALUE` on the root blackboard.
     pub bb: Vec<(String, String)>,
     pub clock: Clock,
+    /// The world to run in (default: the program's only world).
+    pub world: Option<String>,
+    /// Where memories' `persist` files are read and written; `None` keeps them in memory.
+    pub persist_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for RunConfig {
@@ -44,6 +54,8 @@ impl Default for RunConfig {
             leaves: Vec::new(),
             bb: Vec::new(),
             clock: Clock::Fixed,
+            world: None,
+            persist_dir: None,
         }
     }
 }
@@ -81,7 +93,11 @@ pub fn parse_status(s: &str) -> Option<Status> {
 pub fn check_runnable(program: &Program, agent: Option<&str>) -> Result<(), Vec<Diagnostic>> {
     let mut diags = Vec::new();
     let mut seen: Vec<(String, Span)> = Vec::new();
-    for a in program.agents.iter().filter(|a| agent.is_none_or(|n| n == a.name)) {
+    for a in program
+        .agents
+        .iter()
+        .filter(|a| agent.is_none_or(|n| n == a.name))
+    {
         for (what, span) in &a.pending {
             if seen.iter().any(|(w, s)| w == what && s == span) {
                 continue;
@@ -116,11 +132,26 @@ fn parse_value(program: &Program, slot: &Slot, text: &str) -> Result<f64, String
                 .iter()
                 .position(|v| v == text)
                 .map(|i| i as f64)
-                .ok_or_else(|| format!("`{}` is a `{}`: one of {}", slot.name, info.name, info.variants.join(", ")))
+                .ok_or_else(|| {
+                    format!(
+                        "`{}` is a `{}`: one of {}",
+                        slot.name,
+                        info.name,
+                        info.variants.join(", ")
+                    )
+                })
         }
-        ValueKind::Int => text.parse::<i64>().map(|v| v as f64).map_err(|_| format!("`{}` is an int", slot.name)),
-        ValueKind::List => Err(format!("`{}` is a list and cannot be set from the command line", slot.name)),
-        _ => text.parse::<f64>().map_err(|_| format!("`{}` is a number", slot.name)),
+        ValueKind::Int => text
+            .parse::<i64>()
+            .map(|v| v as f64)
+            .map_err(|_| format!("`{}` is an int", slot.name)),
+        ValueKind::List => Err(format!(
+            "`{}` is a list and cannot be set from the command line",
+            slot.name
+        )),
+        _ => text
+            .parse::<f64>()
+            .map_err(|_| format!("`{}` is a number", slot.name)),
     }
 }
 
@@ -141,9 +172,20 @@ fn trace_value<'a>(program: &'a Program, m: &Machine, s: &Slot, v: f64) -> Value
     match s.kind {
         ValueKind::Int => Value::Int(v as i64),
         ValueKind::Bool => Value::Bool(v != 0.0),
-        ValueKind::Str => Value::Str(program.strings.get(v as usize).map(String::as_str).unwrap_or("")),
+        ValueKind::Str => Value::Str(
+            program
+                .strings
+                .get(v as usize)
+                .map(String::as_str)
+                .unwrap_or(""),
+        ),
         ValueKind::Enum(e) => Value::Str(
-            program.enums.get(e as usize).and_then(|en| en.variants.get(v as usize)).map(String::as_str).unwrap_or("?"),
+            program
+                .enums
+                .get(e as usize)
+                .and_then(|en| en.variants.get(v as usize))
+                .map(String::as_str)
+                .unwrap_or("?"),
         ),
         ValueKind::Status => Value::Str(Status::from_index(v as u8).name()),
         ValueKind::List => Value::List(m.lists.values(v).to_vec()),
@@ -151,59 +193,131 @@ fn trace_value<'a>(program: &'a Program, m: &Machine, s: &Slot, v: f64) -> Value
     }
 }
 
-/// One agent being run.
+/// One agent instance being run.
 struct Live<'p> {
-    machine: Machine<'p>,
-    program: &'p AgentProgram,
+    agent: SimAgent<'p>,
     next_ms: f64,
     ticks: u64,
     statuses: [u64; 5],
     root: Status,
     /// Slot values after the previous tick, to report changes.
     last: Vec<f64>,
-    stand_ins: Vec<String>,
 }
 
-fn bind_leaves(program: &Program, agent: &AgentProgram, config: &RunConfig) -> (LeafTable, Vec<String>) {
-    let mut table = LeafTable::new(agent.nodes.len());
-    let mut stand_ins = Vec::new();
-    for (i, node) in agent.nodes.iter().enumerate() {
-        let NodeKind::Foreign { leaf, .. } = &node.kind else { continue };
-        let info = &program.leaves[*leaf as usize];
-        let status = config
-            .leaves
-            .iter()
-            .find(|(k, _)| *k == node.path)
-            .or_else(|| config.leaves.iter().find(|(k, _)| *k == node.name))
-            .or_else(|| config.leaves.iter().find(|(k, _)| *k == info.name))
-            .map(|(_, s)| s.clone())
-            .unwrap_or_else(|| vec![config.leaf_default]);
-        table.set(i as u32, Box::new(StandIn::new(status)));
-        if !stand_ins.contains(&info.name) {
-            stand_ins.push(info.name.clone());
+/// Picks the world to run in: the one named, else the file's only world, else none.
+fn choose_world<'p>(
+    program: &'p Program,
+    config: &RunConfig,
+) -> Result<Option<&'p WorldSpec>, Vec<Diagnostic>> {
+    match &config.world {
+        Some(name) => match program.worlds.iter().find(|w| w.name == *name) {
+            Some(w) => Ok(Some(w)),
+            None => {
+                let names: Vec<&str> = program.worlds.iter().map(|w| w.name.as_str()).collect();
+                Err(vec![Diagnostic::error(
+                    "E0602",
+                    format!(
+                        "--world {name}: no such world (this program has: {})",
+                        if names.is_empty() {
+                            "none".to_string()
+                        } else {
+                            names.join(", ")
+                        }
+                    ),
+                    Span::DUMMY,
+                )])
+            }
+        },
+        None => Ok(match program.worlds.as_slice() {
+            [only] => Some(only),
+            _ => None,
+        }),
+    }
+}
+
+/// Runs a program and writes its trace; returns one summary per agent instance.
+pub fn run(
+    program: &Program,
+    config: &RunConfig,
+    sink: &mut dyn TraceSink,
+    mut progress: impl FnMut(u64),
+) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
+    check_runnable(program, config.agent.as_deref())?;
+    let spec = choose_world(program, config)?;
+    let world: Option<SharedWorld> = match spec {
+        Some(s) => match World::new(s) {
+            Ok(w) => Some(Rc::new(RefCell::new(w))),
+            Err(e) => {
+                return Err(vec![Diagnostic::error(
+                    "E0602",
+                    format!("world `{}` cannot be built: {e}", s.name),
+                    Span::DUMMY,
+                )])
+            }
+        },
+        None => None,
+    };
+    let setup = Setup {
+        leaf_default: config.leaf_default,
+        leaves: &config.leaves,
+        seed: config.seed,
+        persist_dir: config.persist_dir.clone(),
+    };
+    let setup_error = |e: String| vec![Diagnostic::error("E0603", e, Span::DUMMY)];
+    let mut live: Vec<Live> = Vec::new();
+    // In a world, the spawned instances run; without one, every agent once.
+    let mut instances: Vec<(&AgentProgram, String, Option<AgentId>)> = Vec::new();
+    match &world {
+        Some(w) => {
+            for a in w.borrow().agents() {
+                if let Some(p) = program.agents.iter().find(|p| p.name == a.program) {
+                    instances.push((p, a.name.clone(), Some(a.id)));
+                }
+            }
+        }
+        None => {
+            for p in &program.agents {
+                instances.push((p, p.name.clone(), None));
+            }
         }
     }
-    (table, stand_ins)
-}
-
-/// Runs a program and writes its trace; returns one summary per agent.
-pub fn run(program: &Program, config: &RunConfig, sink: &mut dyn TraceSink, mut progress: impl FnMut(u64)) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
-    check_runnable(program, config.agent.as_deref())?;
-    let mut live: Vec<Live> = Vec::new();
-    for agent in program.agents.iter().filter(|a| config.agent.as_deref().is_none_or(|n| n == a.name)) {
-        let (leaves, stand_ins) = bind_leaves(program, agent, config);
-        let mut machine = Machine::new(program, agent, leaves);
-        machine.default_leaf = config.leaf_default;
+    instances.retain(|(p, name, _)| {
+        config
+            .agent
+            .as_deref()
+            .is_none_or(|a| a == p.name || a == name)
+    });
+    for (agent, name, id) in instances {
+        let bound = world.clone().zip(id);
+        let mut sim = build_agent(program, agent, name, bound, &setup).map_err(setup_error)?;
         for (key, text) in &config.bb {
-            let found = agent.slots.iter().position(|s| s.scope == 0 && s.name == *key);
+            let found = agent
+                .slots
+                .iter()
+                .position(|s| s.scope == 0 && s.name == *key);
             match found {
                 Some(i) => match parse_value(program, &agent.slots[i], text) {
-                    Ok(v) => machine.write(i as u32, v),
-                    Err(e) => return Err(vec![Diagnostic::error("E0602", format!("--bb {key}={text}: {e}"), Span::DUMMY)]),
+                    Ok(v) => sim.machine.write(i as u32, v),
+                    Err(e) => {
+                        return Err(vec![Diagnostic::error(
+                            "E0602",
+                            format!("--bb {key}={text}: {e}"),
+                            Span::DUMMY,
+                        )])
+                    }
                 },
                 None if program.agents.len() == 1 => {
-                    let names: Vec<&str> = agent.slots.iter().filter(|s| s.scope == 0 && s.visible).map(|s| s.name.as_str()).collect();
-                    let mut d = Diagnostic::error("E0602", format!("--bb {key}: no variable `{key}` on the root blackboard"), Span::DUMMY);
+                    let names: Vec<&str> = agent
+                        .slots
+                        .iter()
+                        .filter(|s| s.scope == 0 && s.visible)
+                        .map(|s| s.name.as_str())
+                        .collect();
+                    let mut d = Diagnostic::error(
+                        "E0602",
+                        format!("--bb {key}: no variable `{key}` on the root blackboard"),
+                        Span::DUMMY,
+                    );
                     if let Some(b) = affect_compiler::suggest::closest(key, names.iter().copied()) {
                         d = d.with_help(format!("did you mean `{b}`?"));
                     }
@@ -212,63 +326,130 @@ pub fn run(program: &Program, config: &RunConfig, sink: &mut dyn TraceSink, mut 
                 None => {}
             }
         }
-        let last = machine.slots.clone();
-        live.push(Live { machine, program: agent, next_ms: 0.0, ticks: 0, statuses: [0; 5], root: Status::Idle, last, stand_ins });
+        let last = sim.machine.slots.clone();
+        live.push(Live {
+            agent: sim,
+            next_ms: 0.0,
+            ticks: 0,
+            statuses: [0; 5],
+            root: Status::Idle,
+            last,
+        });
     }
     if live.is_empty() {
         let names: Vec<&str> = program.agents.iter().map(|a| a.name.as_str()).collect();
         return Err(vec![Diagnostic::error(
             "E0602",
-            match &config.agent {
-                Some(a) => format!("no agent `{a}` in this program (agents: {})", names.join(", ")),
-                None => "this program has no agent and no main tree to run".to_string(),
+            match (&config.agent, &world) {
+                (Some(a), _) => format!(
+                    "no agent `{a}` in this program (agents: {})",
+                    names.join(", ")
+                ),
+                (None, Some(_)) => "the world spawns none of this program's agents".to_string(),
+                (None, None) => "this program has no agent and no main tree to run".to_string(),
             },
             Span::DUMMY,
         )]);
     }
     // Initial values, so a trace starts from a known state.
     for l in &live {
-        for (i, s) in l.program.slots.iter().enumerate() {
+        let p = l.agent.program;
+        for (i, s) in p.slots.iter().enumerate() {
             if s.visible && s.scope == 0 {
-                let v = trace_value(program, &l.machine, s, l.machine.slots[i]);
-                let _ = sink.line(0, 0.0, &l.program.name, &Event::Var { name: &s.name, value: v });
+                let v = trace_value(program, &l.agent.machine, s, l.agent.machine.slots[i]);
+                let _ = sink.line(
+                    0,
+                    0.0,
+                    &l.agent.name,
+                    &Event::Var {
+                        name: &s.name,
+                        value: v,
+                    },
+                );
             }
         }
     }
-    let total: u64 = config.ticks * live.len() as u64;
+    let ticks = config.ticks;
+    let total: u64 = ticks * live.len() as u64;
     let mut done = 0u64;
-    // Agents tick in time order; ties go to the agent declared first.
-    while let Some(k) = (0..live.len()).filter(|&k| live[k].ticks < config.ticks).min_by(|&a, &b| live[a].next_ms.total_cmp(&live[b].next_ms).then(a.cmp(&b))) {
+    let mut sense_errors = Vec::new();
+    // Agents tick in time order; ties go to the agent spawned first.
+    while let Some(k) = (0..live.len())
+        .filter(|&k| live[k].ticks < ticks)
+        .min_by(|&a, &b| live[a].next_ms.total_cmp(&live[b].next_ms).then(a.cmp(&b)))
+    {
         let l = &mut live[k];
         let tick = l.ticks;
         let now = l.next_ms;
-        l.machine.advance(now, false);
-        l.machine.now_ms = now;
-        l.machine.process();
-        let root = l.machine.tick_tree();
-        l.root = root;
+        if let Some(w) = &world {
+            let mut w = w.borrow_mut();
+            let target = now.floor() as u64;
+            if target > w.now_ms() {
+                let dt = target - w.now_ms();
+                w.step(dt);
+            }
+        }
+        let m = &mut l.agent.machine;
+        m.advance(now, false);
+        m.now_ms = now;
+        sense_errors.clear();
+        l.agent.sense(program, world.as_ref(), &mut sense_errors);
+        let m = &mut l.agent.machine;
+        m.process();
+        l.root = m.tick_tree();
         let period = match config.clock {
-            Clock::Fixed => 1000.0 / l.program.rate_hz,
+            Clock::Fixed => 1000.0 / l.agent.program.rate_hz,
             Clock::SleepBetweenTicks { ms } => ms,
         };
         let mut next = now + period;
-        // Timers firing between this tick and the next are part of this tick (the oracle
-        // labels them so), and may wake the tree early.
         let wake_early = matches!(config.clock, Clock::SleepBetweenTicks { .. });
-        if wake_early && l.machine.woken {
+        if wake_early && m.woken {
             // Woken during the tick: the sleep returns at once.
             next = now;
-        } else if let Some(w) = l.machine.advance(next - 1e-9, wake_early) {
+        } else if let Some(w) = m.advance(next - 1e-9, wake_early) {
             if wake_early {
                 next = w.at_ms;
             }
         }
-        l.machine.woken = false;
+        m.woken = false;
+        for (device, e) in &sense_errors {
+            let _ = sink.line(
+                tick,
+                now,
+                &l.agent.name,
+                &Event::Log {
+                    level: "warn",
+                    text: format!("device `{device}` failed, keeping its last value: {e}"),
+                },
+            );
+        }
         emit(program, l, tick, now, sink);
         l.ticks += 1;
         l.next_ms = next;
         done += 1;
         progress(done * 100 / total.max(1));
+    }
+    // Long-term memories that persist are saved at the end of the run.
+    if let Some(dir) = &config.persist_dir {
+        for l in &live {
+            for (file, stored) in l.agent.stored_memories(program) {
+                let path = dir.join(&file);
+                // Keep what other memories in the same file hold.
+                let mut all: Vec<Stored> = std::fs::read_to_string(&path)
+                    .ok()
+                    .and_then(|t| persist::parse(&t).ok())
+                    .unwrap_or_default();
+                all.retain(|m| m.name != stored.name);
+                all.push(stored);
+                if let Err(e) = persist::write_atomic(&path, &persist::format(&all)) {
+                    return Err(vec![Diagnostic::error(
+                        "E0603",
+                        format!("cannot save long-term memory to `{}`: {e}", path.display()),
+                        Span::DUMMY,
+                    )]);
+                }
+            }
+        }
     }
     let mut out = Vec::new();
     for l in &live {
@@ -276,55 +457,118 @@ pub fn run(program: &Program, config: &RunConfig, sink: &mut dyn TraceSink, mut 
             Status::Idle => "IDLE",
             s => s.name(),
         };
-        let _ = sink.line(l.ticks, l.next_ms, &l.program.name, &Event::Summary { ticks: l.ticks, statuses: l.statuses, root });
-        let variables = l
-            .program
+        let _ = sink.line(
+            l.ticks,
+            l.next_ms,
+            &l.agent.name,
+            &Event::Summary {
+                ticks: l.ticks,
+                statuses: l.statuses,
+                root,
+            },
+        );
+        let p = l.agent.program;
+        let variables = p
             .slots
             .iter()
             .enumerate()
             .filter(|(_, s)| s.visible && s.scope == 0)
-            .map(|(i, s)| (s.name.clone(), show_value(program, &l.machine, i)))
+            .map(|(i, s)| (s.name.clone(), show_value(program, &l.agent.machine, i)))
             .collect();
         out.push(AgentSummary {
-            agent: l.program.name.clone(),
+            agent: l.agent.name.clone(),
             ticks: l.ticks,
             statuses: l.statuses,
             root: l.root,
             variables,
-            stand_ins: l.stand_ins.clone(),
+            stand_ins: l.agent.stand_ins.clone(),
         });
     }
     Ok(out)
 }
 
 fn emit(program: &Program, l: &mut Live, tick: u64, now: f64, sink: &mut dyn TraceSink) {
-    let agent = &l.program.name;
-    for t in &l.machine.transitions {
+    let agent = &l.agent.name;
+    let p = l.agent.program;
+    let m = &mut l.agent.machine;
+    for t in &m.transitions {
         l.statuses[t.to as usize] += 1;
-        let node = &l.program.nodes[t.node as usize];
-        let _ = sink.line(tick, now, agent, &Event::Node { uid: t.node + 1, path: &node.path, from: t.from.name(), to: t.to.name() });
+        let node = &p.nodes[t.node as usize];
+        let _ = sink.line(
+            tick,
+            now,
+            agent,
+            &Event::Node {
+                uid: t.node + 1,
+                path: &node.path,
+                from: t.from.name(),
+                to: t.to.name(),
+            },
+        );
     }
-    l.machine.transitions.clear();
-    for d in &l.program.drives {
-        let (old, new) = (l.last[d.slot as usize], l.machine.slots[d.slot as usize]);
+    m.transitions.clear();
+    {
+        let mut affect = l.agent.affect.borrow_mut();
+        for mem in &mut affect.memories {
+            for e in &mem.events {
+                let key = program
+                    .strings
+                    .get(e.key as usize)
+                    .map(String::as_str)
+                    .unwrap_or("?");
+                let _ = sink.line(
+                    tick,
+                    now,
+                    agent,
+                    &Event::Memory {
+                        op: e.op.name(),
+                        key,
+                        score: e.score,
+                    },
+                );
+            }
+            mem.events.clear();
+        }
+    }
+    let m = &l.agent.machine;
+    for d in &p.drives {
+        let (old, new) = (l.last[d.slot as usize], m.slots[d.slot as usize]);
         if old.to_bits() != new.to_bits() {
-            let s = &l.program.slots[d.slot as usize];
-            let show = |v: f64| match trace_value(program, &l.machine, s, v) {
+            let s = &p.slots[d.slot as usize];
+            let show = |v: f64| match trace_value(program, m, s, v) {
                 Value::Str(t) => t,
                 _ => "?",
             };
-            let intention = d.intention.map(|i| trace_value(program, &l.machine, &l.program.slots[i as usize], l.machine.slots[i as usize]));
-            let _ = sink.line(tick, now, agent, &Event::Drive { name: &d.name, from: show(old), to: show(new), intention });
+            let intention = d
+                .intention
+                .map(|i| trace_value(program, m, &p.slots[i as usize], m.slots[i as usize]));
+            let _ = sink.line(
+                tick,
+                now,
+                agent,
+                &Event::Drive {
+                    name: &d.name,
+                    from: show(old),
+                    to: show(new),
+                    intention,
+                },
+            );
         }
     }
-    for (i, s) in l.program.slots.iter().enumerate() {
-        let v = l.machine.slots[i];
+    for (i, s) in p.slots.iter().enumerate() {
+        let v = m.slots[i];
         if s.visible && l.last[i].to_bits() != v.to_bits() {
-            let value = trace_value(program, &l.machine, s, v);
-            let _ = sink.line(tick, now, agent, &Event::Var { name: &s.name, value });
-            l.last[i] = v;
-        } else {
-            l.last[i] = v;
+            let value = trace_value(program, m, s, v);
+            let _ = sink.line(
+                tick,
+                now,
+                agent,
+                &Event::Var {
+                    name: &s.name,
+                    value,
+                },
+            );
         }
+        l.last[i] = v;
     }
 }

@@ -31,13 +31,25 @@ pub enum Event<'a> {
         cause: &'a str,
     },
     /// An emotional memory process ran.
-    Memory { op: &'a str, key: &'a str, score: f64 },
+    Memory {
+        op: &'a str,
+        key: &'a str,
+        score: f64,
+    },
     /// A message between agents.
-    Msg { from: &'a str, to: &'a str, kind: &'a str },
+    Msg {
+        from: &'a str,
+        to: &'a str,
+        kind: &'a str,
+    },
     /// A line the runtime or a node wants the user to see.
     Log { level: &'static str, text: String },
     /// The end of an agent's run.
-    Summary { ticks: u64, statuses: [u64; 5], root: &'static str },
+    Summary {
+        ticks: u64,
+        statuses: [u64; 5],
+        root: &'static str,
+    },
 }
 
 /// A value as the trace shows it.
@@ -112,7 +124,12 @@ pub fn write_event(out: &mut Vec<u8>, tick: u64, t_ms: f64, agent: &str, ev: &Ev
     out.extend_from_slice(b",\"agent\":");
     json_str(out, agent);
     match ev {
-        Event::Node { uid, path, from, to } => {
+        Event::Node {
+            uid,
+            path,
+            from,
+            to,
+        } => {
             let _ = write!(out, ",\"ev\":\"node\",\"uid\":{uid},\"path\":");
             json_str(out, path);
             let _ = write!(out, ",\"from\":\"{from}\",\"to\":\"{to}\"");
@@ -123,7 +140,12 @@ pub fn write_event(out: &mut Vec<u8>, tick: u64, t_ms: f64, agent: &str, ev: &Ev
             out.extend_from_slice(b",\"value\":");
             json_value(out, value);
         }
-        Event::Drive { name, from, to, intention } => {
+        Event::Drive {
+            name,
+            from,
+            to,
+            intention,
+        } => {
             out.extend_from_slice(b",\"ev\":\"drive\",\"name\":");
             json_str(out, name);
             out.extend_from_slice(b",\"from\":");
@@ -136,7 +158,13 @@ pub fn write_event(out: &mut Vec<u8>, tick: u64, t_ms: f64, agent: &str, ev: &Ev
                 None => out.extend_from_slice(b"null"),
             }
         }
-        Event::Emotion { machine, from, to, intensity, cause } => {
+        Event::Emotion {
+            machine,
+            from,
+            to,
+            intensity,
+            cause,
+        } => {
             out.extend_from_slice(b",\"ev\":\"emotion\",\"machine\":");
             json_str(out, machine);
             out.extend_from_slice(b",\"from\":");
@@ -168,7 +196,11 @@ pub fn write_event(out: &mut Vec<u8>, tick: u64, t_ms: f64, agent: &str, ev: &Ev
             let _ = write!(out, ",\"ev\":\"log\",\"level\":\"{level}\",\"text\":");
             json_str(out, text);
         }
-        Event::Summary { ticks, statuses, root } => {
+        Event::Summary {
+            ticks,
+            statuses,
+            root,
+        } => {
             let _ = write!(
                 out,
                 ",\"ev\":\"summary\",\"ticks\":{ticks},\"statuses\":{{\"IDLE\":{},\"RUNNING\":{},\"SUCCESS\":{},\"FAILURE\":{},\"SKIPPED\":{}}},\"root\":\"{root}\"",
@@ -201,7 +233,10 @@ pub struct JsonLines<W: Write> {
 
 impl<W: Write> JsonLines<W> {
     pub fn new(out: W) -> JsonLines<W> {
-        JsonLines { out, buf: Vec::with_capacity(256) }
+        JsonLines {
+            out,
+            buf: Vec::with_capacity(256),
+        }
     }
 
     pub fn into_inner(self) -> W {
@@ -229,7 +264,12 @@ mod tests {
 
     #[test]
     fn node_lines_have_the_common_fields_first() {
-        let l = line(&Event::Node { uid: 4, path: "seq/Move::4", from: "IDLE", to: "RUNNING" });
+        let l = line(&Event::Node {
+            uid: 4,
+            path: "seq/Move::4",
+            from: "IDLE",
+            to: "RUNNING",
+        });
         assert_eq!(
             l,
             "{\"tick\":3,\"t_ms\":300.0,\"agent\":\"Nav\",\"ev\":\"node\",\"uid\":4,\"path\":\"seq/Move::4\",\"from\":\"IDLE\",\"to\":\"RUNNING\"}\n"
@@ -240,7 +280,10 @@ mod tests {
 
     #[test]
     fn strings_are_escaped_and_non_finite_numbers_are_null() {
-        let l = line(&Event::Var { name: "a\"b", value: Value::Num(f64::NAN) });
+        let l = line(&Event::Var {
+            name: "a\"b",
+            value: Value::Num(f64::NAN),
+        });
         let v: serde_json::Value = serde_json::from_str(&l).unwrap();
         assert_eq!(v["name"], "a\"b");
         assert!(v["value"].is_null());

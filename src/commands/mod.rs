@@ -1,11 +1,14 @@
 //! One module per subcommand. Each returns the process exit status.
 
+pub mod build;
 pub mod check;
+pub mod convert;
 pub mod explain;
 pub mod fmt;
-pub mod run;
+pub mod import;
 mod progress;
 mod report;
+pub mod run;
 
 /// Exit statuses shared by every command.
 pub const OK: u8 = 0;

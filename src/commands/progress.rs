@@ -1,7 +1,7 @@
 //! A progress line on stderr for long runs, only when stderr is a terminal.
 
-use std::io::{IsTerminal, Write};
 use std::cell::Cell;
+use std::io::{IsTerminal, Write};
 
 pub struct Bar {
     on: bool,
@@ -10,7 +10,10 @@ pub struct Bar {
 
 impl Bar {
     pub fn new(wanted: bool) -> Bar {
-        Bar { on: wanted && std::io::stderr().is_terminal(), last: Cell::new(u64::MAX) }
+        Bar {
+            on: wanted && std::io::stderr().is_terminal(),
+            last: Cell::new(u64::MAX),
+        }
     }
 
     pub fn set(&self, pct: u64) {
@@ -19,7 +22,12 @@ impl Bar {
         }
         self.last.set(pct);
         let filled = (pct as usize * 30) / 100;
-        let _ = write!(std::io::stderr(), "\r[{}{}] {pct:3}%", "#".repeat(filled), " ".repeat(30 - filled));
+        let _ = write!(
+            std::io::stderr(),
+            "\r[{}{}] {pct:3}%",
+            "#".repeat(filled),
+            " ".repeat(30 - filled)
+        );
     }
 
     pub fn finish(&self) {

@@ -73,18 +73,37 @@ pub fn run(args: &RunArgs) -> u8 {
         reporter.finish(1);
         return FAILED;
     };
+    // The world's own `ticks` and `seed` apply unless the command line says otherwise.
+    let world = match &args.world {
+        Some(w) => program.worlds.iter().find(|x| x.name == *w),
+        None => program.worlds.first().filter(|_| program.worlds.len() == 1),
+    };
     let mut config = RunConfig {
-        ticks: args.ticks.unwrap_or(100),
-        seed: args.seed.unwrap_or(0),
+        ticks: args.ticks.or(world.and_then(|w| w.ticks)).unwrap_or(100),
+        seed: args.seed.or(world.map(|w| w.seed)).unwrap_or(0),
         agent: args.agent.clone(),
+        world: args.world.clone(),
+        persist_dir: Some(
+            args.file
+                .parent()
+                .map(|p| p.to_path_buf())
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or_else(|| ".".into()),
+        ),
         ..RunConfig::default()
     };
     let parsed = (|| -> Result<(), String> {
-        config.leaf_default = run::parse_status(&args.leaf_default)
-            .ok_or_else(|| format!("--leaf-default takes success, failure or running, got `{}`", args.leaf_default))?;
+        config.leaf_default = run::parse_status(&args.leaf_default).ok_or_else(|| {
+            format!(
+                "--leaf-default takes success, failure or running, got `{}`",
+                args.leaf_default
+            )
+        })?;
         for l in &args.leaves {
             let (k, v) = split_kv(l, "--leaf")?;
-            let s = run::parse_statuses(&v).ok_or_else(|| format!("--leaf {k}: `{v}` is not a list of success, failure and running"))?;
+            let s = run::parse_statuses(&v).ok_or_else(|| {
+                format!("--leaf {k}: `{v}` is not a list of success, failure and running")
+            })?;
             config.leaves.push((k, s));
         }
         for b in &args.bb {
@@ -135,10 +154,20 @@ pub fn run(args: &RunArgs) -> u8 {
             let _ = writeln!(
                 err,
                 "{}: {} ticks, root {}; transitions: {} RUNNING, {} SUCCESS, {} FAILURE, {} IDLE",
-                s.agent, s.ticks, s.root.name(), s.statuses[1], s.statuses[2], s.statuses[3], s.statuses[0]
+                s.agent,
+                s.ticks,
+                s.root.name(),
+                s.statuses[1],
+                s.statuses[2],
+                s.statuses[3],
+                s.statuses[0]
             );
             if !s.stand_ins.is_empty() {
-                let _ = writeln!(err, "  stand-ins (not implemented, returned --leaf values): {}", s.stand_ins.join(", "));
+                let _ = writeln!(
+                    err,
+                    "  stand-ins (not implemented, returned --leaf values): {}",
+                    s.stand_ins.join(", ")
+                );
             }
             for (k, v) in s.variables.iter().take(12) {
                 let _ = writeln!(err, "  {k} = {v}");

@@ -11,7 +11,9 @@ pub fn eval_const(code: &[Op]) -> Option<f64> {
         pc += 1;
         match op {
             Op::Const(v) => stack.push(v),
-            Op::Load(_) | Op::Store(_) | Op::StoreClamped(..) | Op::Index => return None,
+            Op::Load(_) | Op::Store(_) | Op::StoreClamped(..) | Op::Index | Op::Host(..) => {
+                return None
+            }
             Op::Call(f, argc) => {
                 if f == super::functions::Function::Len {
                     return None;

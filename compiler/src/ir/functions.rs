@@ -227,3 +227,29 @@ mod tests {
         assert!((Function::Sigmoid.apply(&[50.0, 0.2, 50.0]) - 0.5).abs() < 1e-12);
     }
 }
+
+/// Operations the runtime provides rather than the expression machine: emotional memory,
+/// world queries, list growth. The interpreter and the JIT call into the runtime for them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HostFn {
+    /// `memory.recent()`
+    MemRecent,
+    /// `memory.remember(key, score)`
+    MemRemember,
+    /// `memory.score(key)`
+    MemScore,
+    /// `memory.familiarity(key)`
+    MemFamiliarity,
+    /// `memory.best()`
+    MemBest,
+    /// `memory.best_path(paths)`
+    MemBestPath,
+    /// `memory.path_score(path)`
+    MemPathScore,
+    /// `unvisited()`: a place not visited yet.
+    Unvisited,
+    /// `toward(from, to)`: the enum variant of the first step's direction.
+    Toward,
+    /// `list.push(x)`
+    ListPush,
+}

@@ -316,6 +316,9 @@ pub enum Op {
     Pop,
     /// Reads an index of a list: pops index and list id.
     Index,
+    /// Calls the runtime with `argc` arguments; `arg` names what it works on (a memory, an
+    /// enum, a list slot).
+    Host(crate::ir::functions::HostFn, u32, u8),
 }
 
 /// A subtree instance: its path and its blackboard's slots (for traces and `--bb`).
@@ -347,6 +350,8 @@ pub struct AgentProgram {
     pub devices: Vec<Device>,
     /// Drives, so the runtime can report their changes.
     pub drives: Vec<DriveInfo>,
+    /// Emotional memories (`memory feelings keyed by place { .. }`).
+    pub memories: Vec<MemorySpec>,
     /// Constructs this agent uses that have no run-time semantics yet: the runtime refuses
     /// to run them rather than ignore them.
     pub pending: Vec<(String, crate::span::Span)>,
@@ -378,6 +383,45 @@ pub enum DeviceArg {
     Str(String),
     /// A bare name (`edge: rising`, `robot: refiller`).
     Name(String),
+}
+
+/// An emotional memory's configuration (LANGUAGE.md §4.6, seed 003).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemorySpec {
+    pub name: String,
+    /// Short-term capacity.
+    pub size: usize,
+    /// Weights of the short-term elements, most recent first.
+    pub weights: Vec<f64>,
+    /// Retrospection: scores drift by `2 / (1 + exp(-gain (s - center))) - 1`.
+    pub gain: f64,
+    pub center: f64,
+    /// Familiarity (hot index) of a new trace, its gain on rehearsal and association, and
+    /// its decay when new knowledge arrives.
+    pub familiarity: f64,
+    pub familiarity_gain: f64,
+    pub familiarity_decay: f64,
+    /// Path choice: a remembered path scoring below this is rejected.
+    pub threshold: f64,
+    /// The long-term store's file, kept across runs.
+    pub persist: Option<String>,
+}
+
+impl Default for MemorySpec {
+    fn default() -> Self {
+        MemorySpec {
+            name: String::new(),
+            size: 7,
+            weights: vec![0.3, 0.21, 0.15, 0.12, 0.09, 0.06, 0.06],
+            gain: 0.2,
+            center: 50.0,
+            familiarity: 22.0,
+            familiarity_gain: 10.0,
+            familiarity_decay: 1.0,
+            threshold: 25.0,
+            persist: None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

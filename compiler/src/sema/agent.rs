@@ -541,7 +541,7 @@ impl Checker {
                     self.machine(name, body, &mut t, &traits, m.span)
                 }
                 MemberKind::Tendencies { machine, arms } => {
-                    self.tendencies(machine, arms, &mut t, m.span)
+                    self.tendencies(machine, arms, &mut t, &traits, m.span)
                 }
                 MemberKind::Memory { name, key, body } => {
                     let spec = self.memory(&name.name, key.as_ref(), body, &mut t, &traits);
@@ -705,9 +705,13 @@ impl Checker {
                             id.span,
                         )
                         .with_label(format!("the variants are {vs}"));
-                        if let Some(b) = best {
-                            d = d.with_help(format!("did you mean `{b}`?"));
-                        }
+                        d = match best {
+                            Some(b) => d.with_help(format!("did you mean `{b}`?")),
+                            None => d.with_help(format!(
+                                "add it to the enum: `enum {en} {{ {vs}, {} }}`",
+                                id.name
+                            )),
+                        };
                         self.diags.push(d);
                         0.0
                     }
@@ -779,9 +783,9 @@ impl Checker {
                 Diagnostic::error(
                     "E0317",
                     format!(
-                        "`{name}` is a {} driver, not a {} one",
-                        what(spec.role),
-                        what(role)
+                        "`{name}` is {} driver, not {} one",
+                        article_word(what(spec.role)),
+                        article_word(what(role))
                     ),
                     p.span,
                 )
@@ -793,7 +797,8 @@ impl Checker {
                 )),
             );
         }
-        let mut out = Vec::new();
+        let mut out: Vec<(String, DeviceArg)> = Vec::new();
+        let mut unknown_arg = false;
         for (i, a) in args.args.iter().enumerate() {
             let pname = a
                 .name
@@ -804,76 +809,135 @@ impl Checker {
                 self.diags.push(
                     Diagnostic::error(
                         "E0310",
-                        format!("`{name}` takes {} arguments", spec.params.len()),
+                        match spec.params.len() {
+                            0 => format!("`{name}` takes no arguments"),
+                            1 => format!("`{name}` takes 1 argument"),
+                            n => format!("`{name}` takes {n} arguments"),
+                        },
                         a.span,
                     )
                     .with_label("extra argument"),
                 );
                 continue;
             };
+            if out.iter().any(|(n, _)| *n == pname) {
+                self.diags.push(
+                    Diagnostic::error("E0309", format!("`{pname}` is given twice"), a.span)
+                        .with_label("again here"),
+                );
+                continue;
+            }
             let Some((_, kind, _)) = spec.params.iter().find(|p| p.0 == pname) else {
                 let names: Vec<&str> = spec.params.iter().map(|p| p.0).collect();
+                let best = crate::suggest::closest(&pname, names.iter().copied());
                 self.diags.push(
                     Diagnostic::error(
                         "E0305",
                         format!("`{name}` has no argument `{pname}`"),
-                        a.span,
+                        a.name.as_ref().map_or(a.span, |n| n.span),
                     )
                     .with_label("unknown argument")
-                    .with_help(if names.is_empty() {
-                        format!("`{name}` takes no arguments")
-                    } else {
-                        format!("its arguments are {}", names.join(", "))
+                    .with_help(match best {
+                        Some(b) => format!("did you mean `{b}`?"),
+                        None if names.is_empty() => format!("`{name}` takes no arguments"),
+                        None => format!("its arguments are `{}`", names.join("`, `")),
                     }),
                 );
+                unknown_arg = true;
                 continue;
             };
             let value = match (kind, &a.value.kind) {
                 (ParamKind::Word(words), ExprKind::Name(p)) if p.segments.len() == 1 => {
                     let w = &p.segments[0].name;
                     if !words.contains(&w.as_str()) {
-                        self.diags.push(
-                            Diagnostic::error(
-                                "E0301",
-                                format!("`{pname}` is one of {}", words.join(", ")),
-                                a.value.span,
-                            )
-                            .with_label("not one of them"),
-                        );
+                        let mut d = Diagnostic::error(
+                            "E0301",
+                            format!("`{pname}` is one of `{}`", words.join("`, `")),
+                            a.value.span,
+                        )
+                        .with_label("not one of them");
+                        if let Some(b) = crate::suggest::closest(w, words.iter().copied()) {
+                            d = d.with_help(format!("did you mean `{b}`?"));
+                        }
+                        self.diags.push(d);
                     }
                     DeviceArg::Name(w.clone())
                 }
                 (ParamKind::Name, ExprKind::Name(p)) => DeviceArg::Name(p.to_string_path()),
                 (ParamKind::Str, ExprKind::Str(s)) => DeviceArg::Str(s.clone()),
                 (ParamKind::Num, _) => match self.const_value_hint(&a.value, Some(&Ty::Num)) {
-                    Some((v, _)) => DeviceArg::Num(v),
+                    // A number, with or without a unit (`frequency: 2kHz`).
+                    Some((v, t)) if t.is_quantity() => DeviceArg::Num(v),
+                    Some((_, t)) => {
+                        self.diags.push(
+                            Diagnostic::error(
+                                "E0301",
+                                format!(
+                                    "`{pname}` of `{name}` is a number, found {}",
+                                    article(&self.g.show(&t))
+                                ),
+                                a.value.span,
+                            )
+                            .with_label("not a number"),
+                        );
+                        continue;
+                    }
                     None => continue,
                 },
                 _ => {
+                    let want = match kind {
+                        ParamKind::Str => "a string in quotes".to_string(),
+                        ParamKind::Word(words) => format!("one of `{}`", words.join("`, `")),
+                        ParamKind::Name => "the name of an agent or component".to_string(),
+                        ParamKind::Num => "a number".to_string(),
+                    };
                     self.diags.push(
                         Diagnostic::error(
                             "E0301",
-                            format!("wrong kind of value for `{pname}`"),
+                            format!("`{pname}` of `{name}` is {want}"),
                             a.value.span,
                         )
-                        .with_label("unexpected here"),
+                        .with_label("wrong kind of value"),
                     );
                     continue;
                 }
             };
             out.push((pname, value));
         }
-        for (pname, _, required) in spec.params {
-            if *required && !out.iter().any(|(n, _)| n == pname) {
-                self.diags.push(
-                    Diagnostic::error(
-                        "E0306",
-                        format!("`{name}` needs its `{pname}` argument"),
-                        args.span,
-                    )
-                    .with_label("missing"),
-                );
-            }
+        // Missing arguments, in one report; an unknown argument was probably meant to be one
+        // of them, so it is reported alone.
+        let missing: Vec<&str> = spec
+            .params
+            .iter()
+            .filter(|(pname, _, required)| *required && !out.iter().any(|(n, _)| n == pname))
+            .map(|(pname, _, _)| *pname)
+            .collect();
+        if !missing.is_empty() && !unknown_arg {
+            let (what, list) = match missing.as_slice() {
+                [one] => ("argument", format!("`{one}`")),
+                [rest @ .., last] => ("arguments", format!("`{}` and `{last}`", rest.join("`, `"))),
+                [] => unreachable!("not empty"),
+            };
+            let example: Vec<String> = spec
+                .params
+                .iter()
+                .filter(|(_, _, required)| *required)
+                .map(|(p, k, _)| match k {
+                    ParamKind::Num => format!("{p}: 1"),
+                    ParamKind::Str => format!("{p}: \"..\""),
+                    ParamKind::Word(w) => format!("{p}: {}", w[0]),
+                    ParamKind::Name => format!("{p}: name"),
+                })
+                .collect();
+            self.diags.push(
+                Diagnostic::error(
+                    "E0306",
+                    format!("`{name}` needs its {list} {what}"),
+                    args.span,
+                )
+                .with_label("missing")
+                .with_help(format!("for example `{name}({})`", example.join(", "))),
+            );
         }
         let gives = match spec.gives {
             "num" => Some(Ty::Num),
@@ -927,7 +991,7 @@ impl Checker {
                     .collect()
             })
             .collect();
-        // Depth-first topological order; a cycle is reported once.
+        // Depth-first topological order; a cycle is reported once, with its members.
         let mut state = vec![0u8; derived.len()];
         let mut order = Vec::new();
         fn visit(
@@ -935,32 +999,76 @@ impl Checker {
             deps: &[Vec<usize>],
             state: &mut [u8],
             order: &mut Vec<usize>,
-            cycle: &mut Option<usize>,
+            path: &mut Vec<usize>,
+            cycle: &mut Option<Vec<usize>>,
         ) {
             if state[i] == 2 {
                 return;
             }
             if state[i] == 1 {
-                cycle.get_or_insert(i);
+                if cycle.is_none() {
+                    let from = path.iter().position(|&p| p == i).unwrap_or(0);
+                    *cycle = Some(path[from..].to_vec());
+                }
                 return;
             }
             state[i] = 1;
+            path.push(i);
             for &d in &deps[i] {
-                visit(d, deps, state, order, cycle);
+                visit(d, deps, state, order, path, cycle);
             }
+            path.pop();
             state[i] = 2;
             order.push(i);
         }
         let mut cycle = None;
         for i in 0..derived.len() {
-            visit(i, &deps, &mut state, &mut order, &mut cycle);
-        }
-        if let Some(i) = cycle {
-            self.diags.push(
-                Diagnostic::error("E0210", format!("`{}` depends on itself", derived[i].0.name), derived[i].0.span)
-                    .with_label("part of a cycle of derived values")
-                    .with_help("a `let` or hormone is computed from others each tick; break the cycle with a `var` updated in `update { }`"),
+            visit(
+                i,
+                &deps,
+                &mut state,
+                &mut order,
+                &mut Vec::new(),
+                &mut cycle,
             );
+        }
+        if let Some(members) = cycle {
+            let first = derived[members[0]].0;
+            let message = match members.as_slice() {
+                [_] => format!("`{}` depends on itself", first.name),
+                [_, second] => format!(
+                    "`{}` and `{}` depend on each other",
+                    first.name, derived[*second].0.name
+                ),
+                _ => format!("`{}` depends on itself through other values", first.name),
+            };
+            let chain: Vec<&str> = members
+                .iter()
+                .chain(std::iter::once(&members[0]))
+                .map(|&i| derived[i].0.name.as_str())
+                .collect();
+            let mut d = Diagnostic::error("E0210", message, first.span)
+                .with_label("part of a cycle of derived values")
+                .with_help("a `let` or hormone is computed from others each tick; break the cycle with a `var` updated in `update { }`");
+            for &i in &members[1..] {
+                d = d.with_secondary(derived[i].0.span, "also in the cycle");
+            }
+            if members.len() > 1 {
+                d = d.with_note(format!("the cycle: {}", chain.join(" -> ")));
+            }
+            self.diags.push(d);
+            // The values are not computed, but the names they read are used.
+            for (_, m) in &derived {
+                if let MemberKind::Let { value, .. } | MemberKind::Hormone { value, .. } = &m.kind {
+                    let mut names = Vec::new();
+                    names_in(value, &mut names);
+                    for n in names {
+                        if let Some(i) = t.frame.get(&n) {
+                            t.frame.vars[i as usize].used = true;
+                        }
+                    }
+                }
+            }
             return;
         }
         for i in order {
@@ -1087,6 +1195,7 @@ impl Checker {
             ExprKind::Name(p) if p.segments.len() == 1 => match t.frame.get(&p.segments[0].name) {
                 Some(i) if t.frame.vars[i as usize].kind == VarKind::Event => Some(i),
                 Some(i) => {
+                    t.frame.vars[i as usize].used = true;
                     let v = &t.frame.vars[i as usize];
                     let (n, kind, span) = (v.name.clone(), v.kind.describe(), v.span);
                     self.diags.push(
@@ -1136,7 +1245,19 @@ impl Checker {
                 None
             }
         };
-        let Some(slot) = slot else { return };
+        let Some(slot) = slot else {
+            // Still check the body (and count the names it uses), compiled to nothing.
+            let start = t.code.len();
+            let mut tc = TreeCx {
+                c: self,
+                t,
+                traits,
+                in_agent: true,
+            };
+            tc.code_block(body);
+            t.code.truncate(start);
+            return;
+        };
         t.code.push(Op::Load(slot));
         let at = t.code.len();
         t.code.push(Op::JumpIfFalse(0));
@@ -1215,23 +1336,46 @@ impl Checker {
         machine: &ast::Ident,
         arms: &[ast::TendencyArm],
         t: &mut Template,
+        traits: &[(String, f64)],
         span: Span,
     ) {
-        let Some(slot) = t.frame.get(&machine.name) else {
-            self.diags.push(
-                Diagnostic::error(
-                    "E0201",
-                    format!("no emotion machine `{}` in this agent", machine.name),
-                    machine.span,
-                )
-                .with_label("declare it with `emotions`"),
-            );
-            return;
+        let slot = t
+            .frame
+            .get(&machine.name)
+            .filter(|&i| t.frame.vars[i as usize].kind == VarKind::Machine);
+        if slot.is_none() {
+            let machines: Vec<&str> = t
+                .frame
+                .vars
+                .iter()
+                .filter(|v| v.kind == VarKind::Machine)
+                .map(|v| v.name.as_str())
+                .collect();
+            let mut d = Diagnostic::error(
+                "E0201",
+                format!("no emotion machine `{}` in this agent", machine.name),
+                machine.span,
+            )
+            .with_label("not an `emotions` member");
+            d = match crate::suggest::closest(&machine.name, machines.iter().copied()) {
+                Some(b) => d.with_help(format!("did you mean `{b}`?")),
+                None => d.with_help(format!(
+                    "a `tendencies` table belongs to an emotion machine: declare it with `emotions {}: States = Initial {{ .. }}`",
+                    machine.name
+                )),
+            };
+            self.diags.push(d);
+        }
+        let ty = match slot {
+            Some(i) => {
+                t.frame.vars[i as usize].used = true;
+                t.frame.vars[i as usize].ty.clone()
+            }
+            None => Ty::Error,
         };
-        t.frame.vars[slot as usize].used = true;
-        let ty = t.frame.vars[slot as usize].ty.clone();
         let mut covered = Vec::new();
         let mut wildcard = false;
+        let mut bad_pattern = false;
         for arm in arms {
             match &arm.pattern {
                 ast::Pattern::Wildcard(_) => wildcard = true,
@@ -1242,27 +1386,71 @@ impl Checker {
                         let v = self.variant_of(&ty, &id);
                         if self.diags.len() == before {
                             covered.push(v as usize);
+                        } else {
+                            bad_pattern = true;
                         }
+                    } else {
+                        bad_pattern = true;
+                        self.diags.push(
+                            Diagnostic::error(
+                                "E0314",
+                                "a tendency arm names a state of its machine",
+                                e.span,
+                            )
+                            .with_label("not a state")
+                            .with_help(
+                                "write a variant of the machine's enum, or `_` for the others",
+                            ),
+                        );
                     }
                 }
             }
             for target in &arm.targets {
                 let n = target.name.to_string_path();
-                if !matches!(
-                    self.g.names.get(&n).map(|g| g.0),
-                    Some(super::Global::Tree(_) | super::Global::Tendency | super::Global::Leaf(_))
-                ) {
-                    self.diags.push(
-                        Diagnostic::error(
+                match self.g.names.get(&n).map(|g| g.0) {
+                    Some(g @ (super::Global::Tree(_) | super::Global::Leaf(_))) => {
+                        self.used_globals.insert(n);
+                        // The arguments bind the tree's ports like a call in `main`.
+                        let start = t.code.len();
+                        let mut tc = TreeCx {
+                            c: self,
+                            t,
+                            traits,
+                            in_agent: true,
+                        };
+                        match g {
+                            super::Global::Tree(i) => {
+                                tc.subtree_bindings(i, &target.name, target.args.as_ref());
+                            }
+                            super::Global::Leaf(i) => {
+                                tc.leaf(i, &target.name, target.args.as_ref(), None);
+                            }
+                            _ => {}
+                        }
+                        t.code.truncate(start);
+                    }
+                    Some(super::Global::Tendency) => {
+                        self.used_globals.insert(n);
+                    }
+                    _ => {
+                        let mut candidates: Vec<&str> =
+                            self.g.trees.iter().map(|t| t.name.as_str()).collect();
+                        candidates.extend(self.g.leaves.iter().map(|l| l.name.as_str()));
+                        let best = crate::suggest::closest(&n, candidates).map(str::to_string);
+                        let mut d = Diagnostic::error(
                             "E0201",
                             format!("unknown behaviour `{n}`"),
                             target.name.span,
                         )
-                        .with_label("not a tree, tendency or node")
-                        .with_help("a tendency selects a `tree` (or declared node) to run"),
-                    );
-                } else {
-                    self.used_globals.insert(n);
+                        .with_label("not a tree, tendency or node");
+                        d = match best {
+                            Some(b) => d.with_help(format!("did you mean `{b}`?")),
+                            None => {
+                                d.with_help("a tendency selects a `tree` (or declared node) to run")
+                            }
+                        };
+                        self.diags.push(d);
+                    }
                 }
             }
         }
@@ -1275,7 +1463,7 @@ impl Checker {
                 .filter(|(i, _)| !covered.contains(i))
                 .map(|(_, v)| v.as_str())
                 .collect();
-            if !wildcard && !missing.is_empty() {
+            if !wildcard && !bad_pattern && !missing.is_empty() {
                 self.diags.push(
                     Diagnostic::error(
                         "E0308",
@@ -1293,49 +1481,103 @@ impl Checker {
     }
 
     /// Checks an emotional memory's settings and builds its configuration.
-    fn memory(&mut self, name: &str, key: Option<&Expr>, body: &ast::SettingBlock, t: &mut Template, traits: &[(String, f64)]) -> MemorySpec {
-        let mut spec = MemorySpec { name: name.to_string(), ..MemorySpec::default() };
+    fn memory(
+        &mut self,
+        name: &str,
+        key: Option<&Expr>,
+        body: &ast::SettingBlock,
+        t: &mut Template,
+        traits: &[(String, f64)],
+    ) -> MemorySpec {
+        let mut spec = MemorySpec {
+            name: name.to_string(),
+            ..MemorySpec::default()
+        };
         if let Some(k) = key {
             let scratch = t.code.len();
-            let mut tc = TreeCx { c: self, t, traits, in_agent: true };
+            let mut tc = TreeCx {
+                c: self,
+                t,
+                traits,
+                in_agent: true,
+            };
             tc.cx_expr(k);
             t.code.truncate(scratch);
         }
         let mut weights_given = false;
         for e in &body.entries {
-            let SettingEntry::Setting(s) = e else { continue };
+            let SettingEntry::Setting(s) = e else {
+                continue;
+            };
             let num = |c: &mut Checker, e: &Expr, what: &str| -> Option<f64> {
                 let (v, t) = c.const_value_hint(e, Some(&Ty::Num))?;
                 if !t.fits(&Ty::Num) {
-                    c.diags.push(Diagnostic::error("E0301", format!("{what} is a number"), e.span).with_label(format!("this is {}", article(&c.g.show(&t)))));
+                    c.diags.push(
+                        Diagnostic::error("E0301", format!("{what} is a number"), e.span)
+                            .with_label(format!("this is {}", article(&c.g.show(&t)))),
+                    );
                     return None;
                 }
                 Some(v)
             };
             match s.key.name.as_str() {
                 "short_term" => {
+                    let mut size_ok = true;
                     if let Some(a) = s.args.first() {
                         if let Some((v, t)) = self.const_value_hint(a, Some(&Ty::Int)) {
                             if t != Ty::Int || v < 1.0 {
-                                self.diags.push(Diagnostic::error("E0302", "the short-term size is a whole number above 0", a.span).with_label("not a size"));
+                                self.diags.push(
+                                    Diagnostic::error(
+                                        "E0302",
+                                        "the short-term size is a whole number above 0",
+                                        a.span,
+                                    )
+                                    .with_label("not a size"),
+                                );
+                                size_ok = false;
                             } else {
                                 spec.size = v as usize;
                             }
+                        } else {
+                            size_ok = false;
                         }
                     }
                     if let Some((_, w)) = s.pairs.iter().find(|(k, _)| k.name == "weights") {
                         if let ExprKind::List(items) = &w.kind {
-                            if items.len() != spec.size {
+                            if size_ok && items.len() != spec.size {
                                 self.diags.push(
-                                    Diagnostic::error("E0316", format!("{} weights for a short-term memory of {}", items.len(), spec.size), w.span)
-                                        .with_label(format!("expected {} weights, one per element", spec.size))
-                                        .with_help("give one weight per short-term element, most recent first"),
+                                    Diagnostic::error(
+                                        "E0316",
+                                        format!(
+                                            "{} weights for a short-term memory of {}",
+                                            items.len(),
+                                            spec.size
+                                        ),
+                                        w.span,
+                                    )
+                                    .with_label(format!(
+                                        "expected {} weights, one per element",
+                                        spec.size
+                                    ))
+                                    .with_help(
+                                        "give one weight per short-term element, most recent first",
+                                    ),
                                 );
                             }
-                            spec.weights = items.iter().filter_map(|it| num(self, it, "a weight")).collect();
+                            spec.weights = items
+                                .iter()
+                                .filter_map(|it| num(self, it, "a weight"))
+                                .collect();
                             weights_given = true;
                         } else {
-                            self.diags.push(Diagnostic::error("E0301", "the weights are a list of numbers", w.span).with_label("not a list"));
+                            self.diags.push(
+                                Diagnostic::error(
+                                    "E0301",
+                                    "the weights are a list of numbers",
+                                    w.span,
+                                )
+                                .with_label("not a list"),
+                            );
                         }
                     }
                 }
@@ -1347,25 +1589,40 @@ impl Checker {
                                 (Some("gain"), Some(v)) => spec.gain = v,
                                 (Some("center"), Some(v)) => spec.center = v,
                                 (_, Some(_)) => self.diags.push(
-                                    Diagnostic::error("E0305", "`sigmoid` takes `gain:` and `center:`", a.span).with_label("unknown parameter"),
+                                    Diagnostic::error(
+                                        "E0305",
+                                        "`sigmoid` takes `gain:` and `center:`",
+                                        a.span,
+                                    )
+                                    .with_label("unknown parameter"),
                                 ),
                                 _ => {}
                             }
                         }
                     }
                     Some(_) => self.diags.push(
-                        Diagnostic::error("E0301", "retrospection is `sigmoid(gain: g, center: c)`", s.args[0].span)
-                            .with_label("not a sigmoid")
-                            .with_help("write `retrospection sigmoid(gain: 0.2, center: 50);`"),
+                        Diagnostic::error(
+                            "E0301",
+                            "retrospection is `sigmoid(gain: g, center: c)`",
+                            s.args[0].span,
+                        )
+                        .with_label("not a sigmoid")
+                        .with_help("write `retrospection sigmoid(gain: 0.2, center: 50);`"),
                     ),
                     None => {}
                 },
                 "familiarity" => {
-                    if let Some(v) = s.args.first().and_then(|a| num(self, a, "the initial familiarity")) {
+                    if let Some(v) = s
+                        .args
+                        .first()
+                        .and_then(|a| num(self, a, "the initial familiarity"))
+                    {
                         spec.familiarity = v;
                     }
                     for (k, v) in &s.pairs {
-                        let Some(v) = num(self, v, "a familiarity step") else { continue };
+                        let Some(v) = num(self, v, "a familiarity step") else {
+                            continue;
+                        };
                         match k.name.as_str() {
                             "gain" => spec.familiarity_gain = v,
                             "decay" => spec.familiarity_decay = v,
@@ -1380,7 +1637,14 @@ impl Checker {
                 }
                 "persist" => match s.args.first().map(|a| &a.kind) {
                     Some(ExprKind::Str(f)) => spec.persist = Some(f.clone()),
-                    Some(_) => self.diags.push(Diagnostic::error("E0301", "`persist` takes a file name in quotes", s.args[0].span).with_label("not a string")),
+                    Some(_) => self.diags.push(
+                        Diagnostic::error(
+                            "E0301",
+                            "`persist` takes a file name in quotes",
+                            s.args[0].span,
+                        )
+                        .with_label("not a string"),
+                    ),
                     None => {}
                 },
                 _ => {}
@@ -1415,7 +1679,6 @@ impl Checker {
             used: true,
             doc: None,
         });
-        t.code.extend([Op::Load(slot), Op::Store(prev)]);
         let mut ends = Vec::new();
         for r in d.rules() {
             let target = self.variant_of(&ty, &r.target);
@@ -1457,6 +1720,7 @@ impl Checker {
                             t.code.push(Op::Const(1.0));
                         }
                         ast::Pattern::Expr(e) => {
+                            let before = self.diags.len();
                             let v = match &e.kind {
                                 ExprKind::Name(path) => self.variant_of(&ty, path.last()),
                                 _ => {
@@ -1466,12 +1730,18 @@ impl Checker {
                                             "an intention arm names drive values",
                                             e.span,
                                         )
-                                        .with_label("not a drive value"),
+                                        .with_label("not a drive value")
+                                        .with_help("write values of the drive's enum, or `_` for the others"),
                                     );
                                     0.0
                                 }
                             };
-                            covered.push(v as usize);
+                            if self.diags.len() == before {
+                                covered.push(v as usize);
+                            } else {
+                                // Reported: not every value is then listed on top of it.
+                                wildcard = true;
+                            }
                             t.code.extend([Op::Load(slot), Op::Const(v), Op::Eq]);
                         }
                     }
@@ -1527,6 +1797,9 @@ impl Checker {
                 }
             }
         }
+        // Remember this tick's drive: a change next tick generates a new intention (and the
+        // first tick, whose `previous` starts at -1, generates the first one).
+        t.code.extend([Op::Load(slot), Op::Store(prev)]);
         Some(DriveInfo {
             name: d.name.name.clone(),
             slot,
@@ -1566,4 +1839,12 @@ fn names_in(e: &Expr, out: &mut Vec<String>) {
     }
     let mut v = Names(out);
     crate::syntax::visit::Visitor::visit_expr(&mut v, e);
+}
+
+/// `a sensor`, `an event`, `an actuator`.
+fn article_word(w: &str) -> String {
+    match w.chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => format!("an {w}"),
+        _ => format!("a {w}"),
+    }
 }

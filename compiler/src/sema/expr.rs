@@ -80,7 +80,7 @@ impl Cx<'_> {
         if !got.fits(want) {
             let (sw, sg) = (self.show(want), self.show(&got));
             let mut d = Diagnostic::error(
-                "E0301",
+                mismatch_code(&got, want),
                 format!("{what} must be {}, found {}", article(&sw), article(&sg)),
                 e.span,
             )
@@ -210,7 +210,7 @@ impl Cx<'_> {
         let (sa, sb) = (self.show(a), self.show(b));
         self.error(
             "E0301",
-            format!("the branches have different types: {sa} and {sb}"),
+            format!("the branches have different types: `{sa}` and `{sb}`"),
             span,
         )
         .primary
@@ -302,12 +302,13 @@ impl Cx<'_> {
                     .iter()
                     .map(|(ei, _)| format!("`{}::{name}`", self.g.enums[*ei as usize].name))
                     .collect();
-                self.error(
+                let d = self.error(
                     "E0208",
                     format!("`{name}` is a variant of several enums"),
                     span,
-                )
-                .help = Some(format!("write {}", owners.join(" or ")));
+                );
+                d.primary.message = "which enum is meant is not known here".into();
+                d.help = Some(format!("write {}", owners.join(" or ")));
                 self.emit(Op::Const(0.0));
                 return Ty::Error;
             }
@@ -319,28 +320,26 @@ impl Cx<'_> {
     }
 
     fn unknown_name(&mut self, name: &str, span: Span) {
-        let mut candidates: Vec<&str> = self.frame.names().collect();
+        let mut candidates: Vec<&str> = self.frame.names().filter(|n| !n.contains('.')).collect();
         candidates.extend(self.traits.iter().map(|(n, _)| n.as_str()));
         candidates.extend(self.g.consts.keys().map(String::as_str));
         candidates.extend(self.g.variants.keys().map(String::as_str));
         candidates.sort_unstable();
         let best = closest(name, candidates.iter().copied()).map(str::to_string);
-        let in_tree = self
-            .frame
-            .vars
-            .iter()
-            .any(|v| matches!(v.kind, VarKind::Port(_) | VarKind::Local));
+        // The variable the typo meant is used: no "never used" warning on top of this error.
+        if let Some(i) = best.as_deref().and_then(|b| self.frame.get(b)) {
+            self.frame.vars[i as usize].used = true;
+        }
+        let tree = self.frame.tree.clone();
         let d = self.error("E0201", format!("unknown name `{name}`"), span);
         d.primary.message = "not declared".into();
-        if let Some(b) = best {
-            d.help = Some(format!("did you mean `{b}`?"));
-        } else if in_tree {
-            d.help = Some(format!(
-                "a tree sees only its ports and its own `var`s: declare `var {name}: num = 0;` at the top of the tree, or pass it in as a port"
-            ));
-        } else {
-            d.help = Some(format!("declare it, for example `var {name}: num = 0;`"));
-        }
+        d.help = Some(match (best, tree) {
+            (Some(b), _) => format!("did you mean `{b}`?"),
+            (None, Some(t)) => format!(
+                "tree `{t}` sees only its ports and its own `var`s: pass `{name}` in as a port (`in {name}: num`), declare `var {name}: num = 0;` at the top of the tree, or read the agent's variable as `@{name}`"
+            ),
+            (None, None) => format!("declare it, for example `var {name}: num = 0;`"),
+        });
     }
 
     fn unary(&mut self, op: UnOp, inner: &Expr, span: Span) -> Ty {
@@ -447,7 +446,7 @@ impl Cx<'_> {
                 format!("cannot compare {} with {}", article(&sa), article(&sb))
             };
             let hint = unit_hint(b, a);
-            let d = self.error("E0301", msg, span);
+            let d = self.error(mismatch_code(b, a), msg, span);
             d.primary.message = format!("{sa} {} {sb}", op.as_str());
             if let Some(h) = hint {
                 d.help = Some(h);
@@ -587,8 +586,10 @@ impl Cx<'_> {
         let mut candidates: Vec<&str> = functions::FUNCTIONS.iter().map(|s| s.name).collect();
         candidates.extend(super::WORLD_FUNCTIONS.iter().map(|(n, _)| *n));
         let best = closest(&name, candidates).map(str::to_string);
-        let is_node = matches!(self.g.names.get(&name), Some((super::Global::Leaf(_) | super::Global::Tree(_), _)))
-            || crate::builtins::by_name(&name).is_some();
+        let is_node = matches!(
+            self.g.names.get(&name),
+            Some((super::Global::Leaf(_) | super::Global::Tree(_), _))
+        ) || crate::builtins::by_name(&name).is_some();
         let d = self.error("E0201", format!("unknown function `{name}`"), p.span);
         d.primary.message = "no such function".into();
         if is_node {
@@ -629,7 +630,9 @@ impl Cx<'_> {
                 ),
                 args.span,
             )
-            .help = Some(format!(
+            .primary
+            .message = format!("{} given", args.args.len());
+            self.diags.last_mut().expect("just pushed").help = Some(format!(
                 "call it as `{}({})`",
                 sig.name,
                 sig.params.join(", ")
@@ -642,12 +645,17 @@ impl Cx<'_> {
                 Some(n) => match sig.params.iter().position(|p| *p == n.name) {
                     Some(j) => j,
                     None => {
-                        self.error(
+                        let best = closest(&n.name, sig.params.iter().copied()).map(str::to_string);
+                        let d = self.error(
                             "E0305",
                             format!("`{}` has no parameter `{}`", sig.name, n.name),
                             n.span,
-                        )
-                        .help = Some(format!("its parameters are {}", sig.params.join(", ")));
+                        );
+                        d.primary.message = "unknown parameter".into();
+                        d.help = Some(match best {
+                            Some(b) => format!("did you mean `{b}`?"),
+                            None => format!("its parameters are `{}`", sig.params.join("`, `")),
+                        });
                         continue;
                     }
                 },
@@ -695,7 +703,7 @@ impl Cx<'_> {
                         }
                         Some(u) => {
                             let (su, sn) = (self.show(u), self.show(&norm));
-                            self.error(
+                            let d = self.error(
                                 "E0303",
                                 format!(
                                     "`{}` mixes {} and {}",
@@ -705,6 +713,7 @@ impl Cx<'_> {
                                 ),
                                 span,
                             );
+                            d.primary.message = "the arguments must share one unit".into();
                             return Ty::Error;
                         }
                     }
@@ -735,11 +744,13 @@ impl Cx<'_> {
                     ExprKind::Name(p) if p.segments.len() == 1 => {
                         let n = &p.segments[0].name;
                         match self.frame.get(n) {
-                            Some(i) if self.frame.vars[i as usize].kind == VarKind::Component => {
+                            Some(i) => {
                                 self.frame.vars[i as usize].used = true;
-                                true
+                                self.frame.vars[i as usize].kind == VarKind::Component
                             }
-                            _ => matches!(self.g.names.get(n), Some((super::Global::Component, _))),
+                            None => {
+                                matches!(self.g.names.get(n), Some((super::Global::Component, _)))
+                            }
                         }
                     }
                     _ => false,
@@ -833,7 +844,9 @@ impl Cx<'_> {
                     args.args.len()
                 ),
                 args.span,
-            );
+            )
+            .primary
+            .message = format!("{} given", args.args.len());
         }
         for (a, p) in args.args.iter().zip(params.iter()) {
             self.expect(&a.value, p, "this argument");
@@ -852,7 +865,11 @@ impl Cx<'_> {
             _ => HostFn::MemPathScore,
         };
         // A memory variable's `init` is its index among the agent's memories.
-        let index = self.frame.get(memory).map(|i| self.frame.vars[i as usize].init as u32).unwrap_or(0);
+        let index = self
+            .frame
+            .get(memory)
+            .map(|i| self.frame.vars[i as usize].init as u32)
+            .unwrap_or(0);
         self.emit(Op::Host(f, index, params.len() as u8));
         ret
     }
@@ -861,7 +878,14 @@ impl Cx<'_> {
     fn world_query(&mut self, name: &str, args: &ArgList, span: Span, hint: Option<&Ty>) -> Ty {
         let want = if name == "unvisited" { 0 } else { 2 };
         if args.args.len() != want {
-            self.error("E0310", format!("`{name}` takes {want} argument{}", if want == 1 { "" } else { "s" }), args.span);
+            self.error(
+                "E0310",
+                format!(
+                    "`{name}` takes {want} argument{}",
+                    if want == 1 { "" } else { "s" }
+                ),
+                args.span,
+            );
         }
         for a in args.args.iter().take(want) {
             self.expect(&a.value, &Ty::Str, "a place");
@@ -879,7 +903,11 @@ impl Cx<'_> {
                 Ty::Enum(*e)
             }
             _ => {
-                let d = self.error("E0301", "`toward` gives a direction, and nothing here says which enum", span);
+                let d = self.error(
+                    "E0301",
+                    "`toward` gives a direction, and nothing here says which enum",
+                    span,
+                );
                 d.help = Some("pass it to a port or variable of a direction enum such as `enum Direction { Up, Down, Left, Right }`".into());
                 self.emit(Op::Const(0.0));
                 Ty::Error
@@ -967,12 +995,19 @@ impl Cx<'_> {
                         Some((i, ty, range))
                     }
                     None => {
-                        if self.g.consts.contains_key(name) {
-                            self.error(
+                        if let Some(c) = self.g.consts.get(name) {
+                            let decl = c.span;
+                            let d = Diagnostic::error(
                                 "E0311",
                                 format!("cannot assign to `{name}`: it is a constant"),
                                 target.span,
+                            )
+                            .with_label("not assignable")
+                            .with_secondary(decl, format!("`{name}` is declared here"))
+                            .with_help(
+                                "constants never change: declare a `var` to hold a value that does",
                             );
+                            self.diags.push(d);
                         } else {
                             self.unknown_name(name, p.span);
                         }
@@ -1070,8 +1105,25 @@ fn verb(op: BinOp) -> &'static str {
     }
 }
 
+/// The code of a value of type `got` where `want` is expected: a unit mismatch (E0303) when
+/// both are quantities and one of them carries a unit, else a type mismatch (E0301).
+pub fn mismatch_code(got: &Ty, want: &Ty) -> &'static str {
+    let unit = |t: &Ty| matches!(t, Ty::Duration | Ty::Rate | Ty::Length | Ty::Angle);
+    let known = |t: &Ty| !matches!(t, Ty::Any | Ty::Error);
+    if got.is_quantity()
+        && want.is_quantity()
+        && known(got)
+        && known(want)
+        && (unit(got) || unit(want))
+    {
+        "E0303"
+    } else {
+        "E0301"
+    }
+}
+
 /// A help line when a unit is missing or wrong: `timeout(2)` wants `2s`.
-fn unit_hint(got: &Ty, want: &Ty) -> Option<String> {
+pub fn unit_hint(got: &Ty, want: &Ty) -> Option<String> {
     match (got, want) {
         (Ty::Num | Ty::Int, Ty::Duration) => {
             Some("durations carry a unit: write `500ms`, `2s` or `1min`".into())
@@ -1080,6 +1132,7 @@ fn unit_hint(got: &Ty, want: &Ty) -> Option<String> {
         (Ty::Num | Ty::Int, Ty::Length) => {
             Some("lengths carry a unit: write `24cm`, `1.5m` or `50ft`".into())
         }
+        (Ty::Num | Ty::Int, Ty::Angle) => Some("angles carry a unit: write `90deg`".into()),
         (Ty::Duration, Ty::Num | Ty::Int) => {
             Some("to use a duration as a number of milliseconds, divide it: `d / 1ms`".into())
         }

@@ -54,9 +54,14 @@ impl VarKind {
 
     /// Whether statements may assign it.
     pub fn assignable(self) -> bool {
+        use crate::syntax::ast::PortDir;
         matches!(
             self,
-            VarKind::Var | VarKind::Local | VarKind::Temp | VarKind::Port(_)
+            VarKind::Var
+                | VarKind::Intention
+                | VarKind::Local
+                | VarKind::Temp
+                | VarKind::Port(PortDir::Out | PortDir::InOut)
         )
     }
 }
@@ -79,6 +84,8 @@ pub struct Frame {
     pub by_name: HashMap<String, u32>,
     /// `@key` references, resolved against the root blackboard when instantiated.
     pub root_refs: Vec<(String, Span)>,
+    /// The tree this frame belongs to (`None` in an agent), for messages.
+    pub tree: Option<String>,
 }
 
 impl Frame {

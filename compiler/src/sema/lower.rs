@@ -428,7 +428,7 @@ impl Checker {
             };
             let Some(members) = &a.members else { continue };
             let checked = self.check_agent(a, members);
-            let prog = self.build_agent(
+            let mut prog = self.build_agent(
                 &checked.name,
                 checked.rate_hz,
                 &checked.template,
@@ -437,6 +437,7 @@ impl Checker {
                 checked.devices,
                 checked.drives,
             );
+            prog.memories = checked.memories;
             agents.push((checked.name, prog));
         }
         // Clones: `agent Vonda = Leguin;`
@@ -531,8 +532,15 @@ impl Checker {
             match program.agents.iter().position(|a| a.name == r.name) {
                 Some(i) => Some(i),
                 None => {
-                    let mut d = Diagnostic::error("E0201", format!("world `{}` names an agent `{}` the program does not declare", w.name, r.name), r.span)
-                        .with_label("no such agent");
+                    let mut d = Diagnostic::error(
+                        "E0201",
+                        format!(
+                            "world `{}` names an agent `{}` the program does not declare",
+                            w.name, r.name
+                        ),
+                        r.span,
+                    )
+                    .with_label("no such agent");
                     if let Some(b) = crate::suggest::closest(&r.name, agent_names.iter().copied()) {
                         d = d.with_help(format!("did you mean `{b}`?"));
                     }
@@ -541,19 +549,39 @@ impl Checker {
                 }
             }
         };
-        let member = |c: &mut Checker, agent: &AgentProgram, r: &NameRef, what: &str, ok: &dyn Fn(&Slot) -> bool| {
-            let names: Vec<&str> = agent.slots.iter().filter(|s| s.scope == 0 && s.visible && ok(s)).map(|s| s.name.as_str()).collect();
+        let member = |c: &mut Checker,
+                      agent: &AgentProgram,
+                      r: &NameRef,
+                      what: &str,
+                      ok: &dyn Fn(&Slot) -> bool| {
+            let names: Vec<&str> = agent
+                .slots
+                .iter()
+                .filter(|s| s.scope == 0 && s.visible && ok(s))
+                .map(|s| s.name.as_str())
+                .collect();
             if !names.contains(&r.name.as_str()) {
-                let mut d = Diagnostic::error("E0201", format!("agent `{}` has no {what} `{}`", agent.name, r.name), r.span).with_label(format!("not a {what} of `{}`", agent.name));
+                let mut d = Diagnostic::error(
+                    "E0201",
+                    format!("agent `{}` has no {what} `{}`", agent.name, r.name),
+                    r.span,
+                )
+                .with_label(format!("not a {what} of `{}`", agent.name));
                 if let Some(b) = crate::suggest::closest(&r.name, names.iter().copied()) {
                     d = d.with_help(format!("did you mean `{b}`?"));
                 }
                 c.diags.push(d);
             }
         };
-        let spawned: Vec<usize> = w.spawns.iter().filter_map(|s| find_agent(self, &s.agent)).collect();
+        let spawned: Vec<usize> = w
+            .spawns
+            .iter()
+            .filter_map(|s| find_agent(self, &s.agent))
+            .collect();
         for s in &w.spawns {
-            let Some(i) = program.agents.iter().position(|a| a.name == s.agent.name) else { continue };
+            let Some(i) = program.agents.iter().position(|a| a.name == s.agent.name) else {
+                continue;
+            };
             for (name, _) in &s.init {
                 member(self, &program.agents[i], name, "variable", &|_| true);
             }
@@ -562,7 +590,8 @@ impl Checker {
         for e in &w.events {
             let (target, agent, what) = match &e.action {
                 EventAction::Raise { event, agent } => (event, agent, "event"),
-                EventAction::Fail { component, agent } | EventAction::Recover { component, agent } => (component, agent, "component"),
+                EventAction::Fail { component, agent }
+                | EventAction::Recover { component, agent } => (component, agent, "component"),
                 _ => continue,
             };
             let agents: Vec<usize> = match agent {
@@ -571,14 +600,21 @@ impl Checker {
             };
             for i in agents {
                 if what == "event" {
-                    member(self, &program.agents[i], target, "event", &|s| s.kind == ValueKind::Bool);
+                    member(self, &program.agents[i], target, "event", &|s| {
+                        s.kind == ValueKind::Bool
+                    });
                 } else {
                     let a = &program.agents[i];
-                    let known = a.pending.iter().any(|_| true) || self.g.names.contains_key(&target.name);
+                    let known =
+                        a.pending.iter().any(|_| true) || self.g.names.contains_key(&target.name);
                     if !known {
                         self.diags.push(
-                            Diagnostic::error("E0201", format!("agent `{}` has no component `{}`", a.name, target.name), target.span)
-                                .with_label("not a component"),
+                            Diagnostic::error(
+                                "E0201",
+                                format!("agent `{}` has no component `{}`", a.name, target.name),
+                                target.span,
+                            )
+                            .with_label("not a component"),
                         );
                     }
                 }

@@ -16,7 +16,7 @@ use crate::ir::program::Program;
 use crate::span::Span;
 use crate::suggest::closest;
 use crate::syntax::ast::{self, File, ItemKind, LeafKind, PortDir};
-pub use modules::{Loader, NoFiles};
+pub use modules::{Loader, NoFiles, STDLIB};
 use std::collections::HashMap;
 use ty::Ty;
 
@@ -572,23 +572,43 @@ impl Checker {
                     if self.g.consts.contains_key(&c.name.name) {
                         continue;
                     }
-                    if let Some((value, mut ty)) = self.const_value(&c.value) {
-                        if let Some(t) = &c.ty {
-                            let want = self.resolve_type(t);
+                    // The declared type first: `const START: Drive = Explore;` resolves the
+                    // variant against it.
+                    let declared = c.ty.as_ref().map(|t| (self.resolve_type(t), t));
+                    let hint = declared.as_ref().map(|(w, _)| w.clone());
+                    if let Some((value, mut ty)) = self.const_value_hint(&c.value, hint.as_ref()) {
+                        if let Some((want, t)) = declared {
                             if !ty.fits(&want) {
-                                self.diags.push(
-                                    Diagnostic::error(
-                                        "E0301",
-                                        format!(
-                                            "constant `{}` is declared {} but its value is {}",
-                                            c.name.name,
-                                            self.g.show(&want),
-                                            self.g.show(&ty)
-                                        ),
-                                        c.value.span,
-                                    )
-                                    .with_label("wrong type"),
-                                );
+                                let mut d = Diagnostic::error(
+                                    expr::mismatch_code(&ty, &want),
+                                    format!(
+                                        "constant `{}` is declared {} but its value is {}",
+                                        c.name.name,
+                                        expr::article(&self.g.show(&want)),
+                                        expr::article(&self.g.show(&ty))
+                                    ),
+                                    c.value.span,
+                                )
+                                .with_label("wrong type");
+                                if let Some(h) = expr::unit_hint(&ty, &want) {
+                                    d = d.with_help(h);
+                                }
+                                self.diags.push(d);
+                            }
+                            if let Some((lo, hi)) = self.type_range(t) {
+                                if value < lo || value > hi {
+                                    self.diags.push(
+                                        Diagnostic::error(
+                                            "E0302",
+                                            format!(
+                                                "constant `{}` is {value}, outside its range {lo}..{hi}",
+                                                c.name.name
+                                            ),
+                                            c.value.span,
+                                        )
+                                        .with_label("out of range"),
+                                    );
+                                }
                             }
                             ty = want;
                         }
@@ -697,19 +717,21 @@ impl Checker {
                         match self.const_value(d) {
                             Some((v, dt)) => {
                                 if !dt.fits(&ty) {
-                                    self.diags.push(
-                                        Diagnostic::error(
-                                            "E0301",
-                                            format!(
-                                                "the default of `{}` must be {}, found {}",
-                                                p.name.name,
-                                                expr::article(&self.g.show(&ty)),
-                                                expr::article(&self.g.show(&dt))
-                                            ),
-                                            d.span,
-                                        )
-                                        .with_label("wrong type"),
-                                    );
+                                    let mut diag = Diagnostic::error(
+                                        expr::mismatch_code(&dt, &ty),
+                                        format!(
+                                            "the default of `{}` must be {}, found {}",
+                                            p.name.name,
+                                            expr::article(&self.g.show(&ty)),
+                                            expr::article(&self.g.show(&dt))
+                                        ),
+                                        d.span,
+                                    )
+                                    .with_label("wrong type");
+                                    if let Some(h) = expr::unit_hint(&dt, &ty) {
+                                        diag = diag.with_help(h);
+                                    }
+                                    self.diags.push(diag);
                                 }
                                 Some(v)
                             }
@@ -734,7 +756,13 @@ impl Checker {
     fn warn_unused_globals(&mut self, file: &File) {
         for item in &file.items {
             if let ItemKind::Tree(t) = &item.kind {
-                if !t.is_main && !self.used_globals.contains(&t.name.name) {
+                // A tree refused as a duplicate or a built-in's name is reported already.
+                let declared = self
+                    .g
+                    .trees
+                    .iter()
+                    .any(|s| s.name == t.name.name && s.span == t.name.span);
+                if declared && !t.is_main && !self.used_globals.contains(&t.name.name) {
                     self.diags.push(
                         Diagnostic::warning(
                             "W0202",

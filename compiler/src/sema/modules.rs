@@ -45,6 +45,7 @@ pub fn load_all(
     let mut stack = vec!["<main>".to_string()];
     visit(
         main,
+        "",
         loader,
         diags,
         imported,
@@ -55,8 +56,12 @@ pub fn load_all(
     modules
 }
 
+/// Loads the modules `file` uses; `text` is its source (for diagnostics in used files; the
+/// main file's diagnostics go to `diags`).
+#[allow(clippy::too_many_arguments)]
 fn visit(
     file: &File,
+    text: &str,
     loader: &dyn Loader,
     diags: &mut Vec<Diagnostic>,
     imported: &mut Vec<(String, String, Diagnostic)>,
@@ -83,7 +88,13 @@ fn visit(
                             )
                             .with_label("unknown module")
                             .with_note(format!("the standard library has: {}", known.join(", ")));
-                            if let Some(b) = crate::suggest::closest(&name, known.iter().copied()) {
+                            // Compare the last segments: `std::math` is not close to `std::akr`.
+                            let last = |n: &'static str| n.rsplit("::").next().unwrap_or(n);
+                            let wanted = name.rsplit("::").next().unwrap_or(&name);
+                            if let Some(b) =
+                                crate::suggest::closest(wanted, known.iter().map(|n| last(n)))
+                                    .and_then(|b| known.iter().find(|n| last(n) == b))
+                            {
                                 d = d.with_help(format!("did you mean `{b}`?"));
                             }
                             diags.push(d);
@@ -126,7 +137,11 @@ fn visit(
                 if is_main {
                     diags.push(d);
                 } else {
-                    imported.push((stack.last().cloned().unwrap_or_default(), String::new(), d));
+                    imported.push((
+                        stack.last().cloned().unwrap_or_default(),
+                        text.to_string(),
+                        d,
+                    ));
                 }
             }
             continue;
@@ -141,7 +156,16 @@ fn visit(
             }
         }
         stack.push(name.clone());
-        visit(&parsed.file, loader, diags, imported, modules, stack, false);
+        visit(
+            &parsed.file,
+            &src,
+            loader,
+            diags,
+            imported,
+            modules,
+            stack,
+            false,
+        );
         stack.pop();
         modules.push(Module {
             name,

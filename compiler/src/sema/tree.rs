@@ -127,22 +127,67 @@ impl TreeCx<'_> {
                         Some((i, self.t.frame.vars[i as usize].ty.clone()))
                     }
                     None => {
-                        self.cx().expr(e, None);
-                        self.t.code.pop();
+                        // Unknown names are reported as such; a constant or an enum variant
+                        // is a value, not a variable.
+                        let before = self.c.diags.len();
+                        self.scratch_expr(e);
+                        if self.c.diags.len() == before {
+                            self.not_a_variable(e, what);
+                        }
                         None
                     }
                 }
             }
             ExprKind::Root(id) => Some((self.t.frame.root_ref(&id.name, id.span), Ty::Any)),
             _ => {
-                self.err(
-                    Diagnostic::error("E0307", format!("{what} must be a variable"), e.span)
-                        .with_label("not a variable name")
-                        .with_help("write the name of a `var`, a port or a sensor"),
-                );
+                self.scratch_expr(e);
+                self.not_a_variable(e, what);
                 None
             }
         }
+    }
+
+    /// An `out` or `inout` port bound to a variable writes it: it must be assignable.
+    fn check_writable(&mut self, slot: u32, port: &str, span: Span) {
+        if slot & ROOT_FLAG != 0 || self.t.frame.vars[slot as usize].kind.assignable() {
+            return;
+        }
+        let v = &self.t.frame.vars[slot as usize];
+        let (vn, vkind, decl) = (v.name.clone(), v.kind, v.span);
+        let help = match vkind {
+            VarKind::Let => "a `let` is recomputed every tick: bind the port to a `var`",
+            VarKind::Sensor | VarKind::Event => {
+                "devices are written by the runtime: bind the port to a `var`"
+            }
+            VarKind::Port(PortDir::In) => {
+                "`in` ports are read-only: declare the tree's port `inout` or `out`"
+            }
+            _ => "bind the port to a `var`",
+        };
+        self.err(
+            Diagnostic::error(
+                "E0311",
+                format!("{port} would write `{vn}`, a {}", vkind.describe()),
+                span,
+            )
+            .with_label("not writable")
+            .with_secondary(decl, format!("`{vn}` is declared here"))
+            .with_help(help),
+        );
+    }
+
+    fn not_a_variable(&mut self, e: &Expr, what: &str) {
+        let writes = what.contains("`out` port") || what.contains("`inout` port");
+        let help = if writes {
+            "the node writes this port: bind it to a `var` (or a port of the tree) that receives the value"
+        } else {
+            "write the name of a `var`, a port or a sensor"
+        };
+        self.err(
+            Diagnostic::error("E0307", format!("{what} must be a variable"), e.span)
+                .with_label("not a variable")
+                .with_help(help),
+        );
     }
 
     pub fn node(&mut self, n: &ast::Node) -> TNode {
@@ -198,11 +243,15 @@ impl TreeCx<'_> {
                     Some((s, t)) => {
                         if !t.is_error() && t != Ty::Any {
                             let shown = self.c.g.show(&t);
-                            self.err(Diagnostic::error(
-                                "E0301",
-                                format!("`for` needs a list, found {}", article(&shown)),
-                                queue.span,
-                            ));
+                            self.err(
+                                Diagnostic::error(
+                                    "E0301",
+                                    format!("`for` needs a list, found {}", article(&shown)),
+                                    queue.span,
+                                )
+                                .with_label("not a list")
+                                .with_help("`for x in queue` pops each element of a list variable"),
+                            );
                         }
                         (s, Ty::Any)
                     }
@@ -330,6 +379,66 @@ impl TreeCx<'_> {
         }
     }
 
+    /// `tendencies(machine)`: the one argument names an emotion machine of the agent.
+    fn tendencies_machine(&mut self, name: &ast::Path, args: Option<&ast::ArgList>) {
+        let machines: Vec<String> = self
+            .t
+            .frame
+            .vars
+            .iter()
+            .filter(|v| v.kind == VarKind::Machine)
+            .map(|v| v.name.clone())
+            .collect();
+        let arg = match args.map(|a| a.args.as_slice()) {
+            Some([a]) => a,
+            _ => {
+                let at = args.map_or(name.span, |a| a.span);
+                self.err(
+                    Diagnostic::error("E0310", "`tendencies` takes one emotion machine", at)
+                        .with_label("one argument expected")
+                        .with_help(match machines.first() {
+                            Some(m) => format!("write `tendencies({m})`"),
+                            None => {
+                                "declare an `emotions` machine and its `tendencies` table first"
+                                    .to_string()
+                            }
+                        }),
+                );
+                return;
+            }
+        };
+        let found = match &arg.value.kind {
+            ExprKind::Name(p) if p.segments.len() == 1 => {
+                let n = &p.segments[0].name;
+                match self.t.frame.get(n) {
+                    Some(i) => {
+                        self.t.frame.vars[i as usize].used = true;
+                        self.t.frame.vars[i as usize].kind == VarKind::Machine
+                    }
+                    None => false,
+                }
+            }
+            _ => false,
+        };
+        if !found {
+            let shown = crate::fmt::format_expr(&arg.value);
+            let mut d = Diagnostic::error(
+                "E0201",
+                format!("`{shown}` is not an emotion machine of this agent"),
+                arg.value.span,
+            )
+            .with_label("not an `emotions` member");
+            d = match closest(&shown, machines.iter().map(String::as_str)) {
+                Some(b) => d.with_help(format!("did you mean `{b}`?")),
+                None if machines.is_empty() => {
+                    d.with_help("declare an `emotions` machine and its `tendencies` table first")
+                }
+                None => d.with_help(format!("the machines are `{}`", machines.join("`, `"))),
+            };
+            self.err(d);
+        }
+    }
+
     fn call(
         &mut self,
         node: &ast::Node,
@@ -341,18 +450,27 @@ impl TreeCx<'_> {
         if let Some(b) = builtins::by_name(&text) {
             return self.builtin(b, name, args, children);
         }
+        if text == "tendencies" && !self.in_agent && self.c.g.names.get(&text).is_none() {
+            self.err(
+                Diagnostic::error(
+                    "E0204",
+                    "`tendencies(..)` runs an agent's tendency table",
+                    name.span,
+                )
+                .with_label("not available in a tree")
+                .with_help(
+                    "call it in the agent's `main`, which sees the agent's emotion machines",
+                ),
+            );
+            return (
+                TKind::Node(NodeKind::AlwaysFailure),
+                "Tendencies".into(),
+                vec![],
+            );
+        }
         if text == "tendencies" && self.in_agent {
             self.no_children(children, "tendencies");
-            if let Some(a) = args {
-                for arg in &a.args {
-                    if let ExprKind::Name(p) = &arg.value.kind {
-                        if let Some(i) = p.segments.first().and_then(|s| self.t.frame.get(&s.name))
-                        {
-                            self.t.frame.vars[i as usize].used = true;
-                        }
-                    }
-                }
-            }
+            self.tendencies_machine(name, args);
             self.t
                 .pending
                 .push(("running a `tendencies` table".into(), node.span));
@@ -426,9 +544,12 @@ impl TreeCx<'_> {
         params: &[(&str, &str)],
         args: Option<&'e ast::ArgList>,
         allow_rest: bool,
-    ) -> Vec<Option<&'e Expr>> {
+    ) -> (Vec<Option<&'e Expr>>, bool) {
         let mut out: Vec<Option<&Expr>> = vec![None; params.len()];
-        let Some(args) = args else { return out };
+        let mut unknown = false;
+        let Some(args) = args else {
+            return (out, unknown);
+        };
         if let (Some(rest), false) = (args.rest, allow_rest) {
             self.err(
                 Diagnostic::error("E0117", "`..` only binds the ports of a tree call", rest)
@@ -459,11 +580,14 @@ impl TreeCx<'_> {
                                 None if names.is_empty() => {
                                     d.with_help(format!("`{what}` takes no arguments"))
                                 }
-                                None => {
-                                    d.with_help(format!("its arguments are {}", names.join(", ")))
-                                }
+                                None => d.with_help(format!(
+                                    "its arguments are `{}`",
+                                    names.join("`, `")
+                                )),
                             };
                             self.err(d);
+                            unknown = true;
+                            self.scratch_expr(&a.value);
                             continue;
                         }
                     }
@@ -471,19 +595,20 @@ impl TreeCx<'_> {
                 None if named => continue,
                 None => {
                     if i >= params.len() {
+                        let takes = match params.len() {
+                            0 => "no arguments".to_string(),
+                            1 => "1 argument".to_string(),
+                            n => format!("{n} arguments"),
+                        };
                         self.err(
                             Diagnostic::error(
                                 "E0310",
-                                format!(
-                                    "`{what}` takes {} argument{}, found {}",
-                                    params.len(),
-                                    if params.len() == 1 { "" } else { "s" },
-                                    args.args.len()
-                                ),
+                                format!("`{what}` takes {takes}, found {}", args.args.len()),
                                 a.span,
                             )
                             .with_label("extra argument"),
                         );
+                        self.scratch_expr(&a.value);
                         continue;
                     }
                     i
@@ -498,11 +623,20 @@ impl TreeCx<'_> {
                     )
                     .with_label("again here"),
                 );
+                self.scratch_expr(&a.value);
                 continue;
             }
             out[slot] = Some(&a.value);
         }
-        out
+        (out, unknown)
+    }
+
+    /// Checks an expression that is not used (a misplaced argument): its names count as used
+    /// and its own mistakes are reported, but it compiles to nothing.
+    fn scratch_expr(&mut self, e: &Expr) {
+        let start = self.t.code.len();
+        self.cx().expr(e, None);
+        self.t.code.truncate(start);
     }
 
     fn builtin(
@@ -513,7 +647,7 @@ impl TreeCx<'_> {
         children: Option<&ast::NodeBlock>,
     ) -> (TKind, String, Vec<TNode>) {
         let params: Vec<(&str, &str)> = b.args.iter().map(|a| (a.name, a.port)).collect();
-        let given = self.match_args(b.name, &params, args, false);
+        let (given, unknown_arg) = self.match_args(b.name, &params, args, false);
         let mut vals: Vec<Option<Arg>> = Vec::new();
         let mut vars: Vec<Option<u32>> = Vec::new();
         let mut statuses: Vec<Option<Status>> = Vec::new();
@@ -521,6 +655,7 @@ impl TreeCx<'_> {
         for (spec, e) in b.args.iter().zip(&given) {
             let (mut v, mut var, mut st, mut cond) = (None, None, None, None);
             match (e, spec.default) {
+                (None, None) if unknown_arg => {}
                 (None, None) => {
                     let at = args.map(|a| a.span).unwrap_or(name.span);
                     self.err(
@@ -555,6 +690,7 @@ impl TreeCx<'_> {
                                     format!("`{}` must be a status written out", spec.name),
                                     e.span,
                                 )
+                                .with_label("not known before the tree runs")
                                 .with_help("write `success`, `failure`, `running` or `skipped`"),
                             ),
                         }
@@ -701,7 +837,7 @@ impl TreeCx<'_> {
         }
     }
 
-    fn leaf(
+    pub(crate) fn leaf(
         &mut self,
         i: u32,
         name: &ast::Path,
@@ -714,12 +850,12 @@ impl TreeCx<'_> {
             .iter()
             .map(|p| (p.name.as_str(), p.name.as_str()))
             .collect();
-        let given = self.match_args(&def.name, &params, args, false);
+        let (given, unknown_arg) = self.match_args(&def.name, &params, args, false);
         let mut ports = Vec::new();
         for (p, e) in def.ports.iter().zip(&given) {
             let binding = match (e, p.dir) {
                 (None, _) => {
-                    if p.default.is_none() && p.dir == PortDir::In {
+                    if p.default.is_none() && p.dir == PortDir::In && !unknown_arg {
                         self.err(
                             Diagnostic::warning(
                                 "W0204",
@@ -749,7 +885,7 @@ impl TreeCx<'_> {
                                 let (sp, sv) = (self.c.g.show(&p.ty), self.c.g.show(&vt));
                                 self.err(
                                     Diagnostic::error(
-                                        "E0301",
+                                        super::expr::mismatch_code(&p.ty, &vt),
                                         format!(
                                             "port `{}` writes {} into {}",
                                             p.name,
@@ -762,20 +898,8 @@ impl TreeCx<'_> {
                                     .with_secondary(p.span, format!("declared {}", article(&sp))),
                                 );
                             }
-                            if slot & ROOT_FLAG == 0
-                                && !self.t.frame.vars[slot as usize].kind.assignable()
-                            {
-                                let v = &self.t.frame.vars[slot as usize];
-                                let (vn, kind) = (v.name.clone(), v.kind.describe());
-                                self.err(
-                                    Diagnostic::error(
-                                        "E0311",
-                                        format!("port `{}` would write `{vn}`, a {kind}", p.name),
-                                        e.span,
-                                    )
-                                    .with_label("not writable"),
-                                );
-                            }
+                            let port = format!("`{}` port `{}`", dir.keyword(), p.name);
+                            self.check_writable(slot, &port, e.span);
                             PortBinding::Slot(slot)
                         }
                         None => PortBinding::Absent,
@@ -825,7 +949,7 @@ impl TreeCx<'_> {
         )
     }
 
-    fn subtree_bindings(
+    pub(crate) fn subtree_bindings(
         &mut self,
         tree: u32,
         name: &ast::Path,
@@ -838,7 +962,7 @@ impl TreeCx<'_> {
             .map(|p| (p.name.as_str(), p.name.as_str()))
             .collect();
         let rest = args.and_then(|a| a.rest).is_some();
-        let given = self.match_args(&sig.name, &params, args, true);
+        let (given, unknown_arg) = self.match_args(&sig.name, &params, args, true);
         let mut out = Vec::new();
         for (p, e) in sig.ports.iter().zip(given) {
             let b = match e {
@@ -857,7 +981,7 @@ impl TreeCx<'_> {
                                     let (sp, sv) = (self.c.g.show(&p.ty), self.c.g.show(&vt));
                                     self.err(
                                         Diagnostic::error(
-                                            "E0301",
+                                            super::expr::mismatch_code(&vt, &p.ty),
                                             format!(
                                                 "port `{}` of `{}` is {}, but this variable is {}",
                                                 p.name,
@@ -871,30 +995,16 @@ impl TreeCx<'_> {
                                         .with_secondary(p.span, "the port is declared here"),
                                     );
                                 }
-                                if p.dir != PortDir::In
-                                    && slot & ROOT_FLAG == 0
-                                    && !self.t.frame.vars[slot as usize].kind.assignable()
-                                {
-                                    let v = &self.t.frame.vars[slot as usize];
-                                    let (vn, kind) = (v.name.clone(), v.kind.describe());
-                                    self.err(
-                                        Diagnostic::error(
-                                            "E0311",
-                                            format!(
-                                                "`{}` port `{}` would write `{vn}`, a {kind}",
-                                                p.dir.keyword(),
-                                                p.name
-                                            ),
-                                            e.span,
-                                        )
-                                        .with_label("not writable"),
-                                    );
+                                if p.dir != PortDir::In {
+                                    let port = format!("`{}` port `{}`", p.dir.keyword(), p.name);
+                                    self.check_writable(slot, &port, e.span);
                                 }
                                 TBinding::Var(slot)
                             }
                             None => TBinding::Default,
                         }
                     } else if p.dir != PortDir::In {
+                        self.scratch_expr(e);
                         self.err(
                             Diagnostic::error(
                                 "E0307",
@@ -927,12 +1037,24 @@ impl TreeCx<'_> {
                             continue;
                         }
                     }
-                    if p.default.is_none() && p.dir == PortDir::In {
+                    if p.default.is_none() && p.dir == PortDir::In && !unknown_arg {
+                        let help = if rest {
+                            format!(
+                                "`..` binds a port to the variable of the same name, and there is no variable `{0}` here: pass it, `{0}: value`",
+                                p.name
+                            )
+                        } else {
+                            format!("pass it: `{}: value`, or end the call with `..` to bind variables of the same names", p.name)
+                        };
                         self.err(
-                            Diagnostic::error("E0306", format!("`{}` needs its `{}` port", sig.name, p.name), args.map(|a| a.span).unwrap_or(name.span))
-                                .with_label("not given")
-                                .with_secondary(p.span, "declared here, without a default")
-                                .with_help(format!("pass it: `{}: value`, or end the call with `..` to bind variables of the same names", p.name)),
+                            Diagnostic::error(
+                                "E0306",
+                                format!("`{}` needs its `{}` port", sig.name, p.name),
+                                args.map(|a| a.span).unwrap_or(name.span),
+                            )
+                            .with_label("not given")
+                            .with_secondary(p.span, "declared here, without a default")
+                            .with_help(help),
                         );
                     }
                     match p.default {
@@ -962,6 +1084,8 @@ impl TreeCx<'_> {
         let mut children = Vec::new();
         let mut default: Option<TNode> = None;
         let mut seen: Vec<(String, Span)> = Vec::new();
+        // A case already reported makes the coverage check guess: it is skipped then.
+        let mut bad_case = false;
         for arm in arms {
             match &arm.pattern {
                 ast::Pattern::Wildcard(ws) => {
@@ -987,10 +1111,24 @@ impl TreeCx<'_> {
                         );
                     }
                     let pstart = self.t.code.len();
+                    let before = self.c.diags.len();
                     let pty = self.cx().expr(e, Some(&sty));
-                    let value = crate::ir::eval::eval_const(&self.t.code[pstart..]).unwrap_or(0.0);
+                    let folded = crate::ir::eval::eval_const(&self.t.code[pstart..]);
                     self.t.code.truncate(pstart);
+                    let mut arm_bad = false;
+                    if self.c.diags.len() > before {
+                        arm_bad = true;
+                    } else if folded.is_none() {
+                        arm_bad = true;
+                        self.err(
+                            Diagnostic::error("E0314", "a switch case must be a constant", e.span)
+                                .with_label("computed while the tree runs")
+                                .with_help("write a literal, a constant or an enum variant; test other values with `if_then_else` and `check`"),
+                        );
+                    }
+                    let value = folded.unwrap_or(0.0);
                     if !pty.fits(&sty) && !sty.is_error() {
+                        arm_bad = true;
                         let (sp, ss) = (self.c.g.show(&pty), self.c.g.show(&sty));
                         self.err(
                             Diagnostic::error(
@@ -1015,7 +1153,9 @@ impl TreeCx<'_> {
                         (ExprKind::Num(n), _) => n.text.clone(),
                         _ => crate::fmt::format_expr(e),
                     };
-                    if let Some((_, first)) = seen.iter().find(|(t, _)| *t == text) {
+                    bad_case |= arm_bad;
+                    let earlier = seen.iter().find(|(t, _)| *t == text).filter(|_| !arm_bad);
+                    if let Some((_, first)) = earlier {
                         self.err(
                             Diagnostic::error(
                                 "E0314",
@@ -1026,7 +1166,9 @@ impl TreeCx<'_> {
                             .with_secondary(*first, "first here"),
                         );
                     }
-                    seen.push((text.clone(), e.span));
+                    if !arm_bad {
+                        seen.push((text.clone(), e.span));
+                    }
                     cases.push(CaseValue { text, value });
                     children.push(self.node(&arm.node));
                 }
@@ -1040,7 +1182,7 @@ impl TreeCx<'_> {
                     .filter(|v| !seen.iter().any(|(t, _)| t == *v))
                     .cloned()
                     .collect();
-                if !missing.is_empty() {
+                if !missing.is_empty() && !bad_case {
                     let name = self.c.g.enums[*ei as usize].name.clone();
                     self.err(
                         Diagnostic::error(
@@ -1065,6 +1207,17 @@ impl TreeCx<'_> {
             );
         }
         if cases.is_empty() || cases.len() > 6 {
+            let (label, help) = if cases.is_empty() {
+                (
+                    "no case to choose",
+                    "a switch with only `_` always ticks that node: write the node alone",
+                )
+            } else {
+                (
+                    "BehaviorTree.CPP's Switch2..Switch6 allow at most 6",
+                    "split it into nested switches, or use `if_then_else`",
+                )
+            };
             self.err(
                 Diagnostic::error(
                     "E0315",
@@ -1074,8 +1227,8 @@ impl TreeCx<'_> {
                     ),
                     span,
                 )
-                .with_label("BehaviorTree.CPP's Switch2..Switch6 allow at most 6")
-                .with_help("split it into nested switches, or use `if_then_else`"),
+                .with_label(label)
+                .with_help(help),
             );
         }
         // BehaviorTree.CPP's Switch always has a default child: the last.
@@ -1145,7 +1298,10 @@ fn example_call(b: &Builtin) -> String {
 
 /// Builds a tree's frame: its ports, then its locals.
 pub fn tree_frame(c: &mut Checker, tree: &ast::TreeDecl, sig_ports: &[super::PortSig]) -> Frame {
-    let mut frame = Frame::default();
+    let mut frame = Frame {
+        tree: Some(tree.name.name.clone()),
+        ..Frame::default()
+    };
     for p in sig_ports {
         frame.add(FrameVar {
             name: p.name.clone(),

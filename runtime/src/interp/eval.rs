@@ -3,7 +3,7 @@
 
 use super::Machine;
 use affect_compiler::ir::eval::{binary, unary};
-use affect_compiler::ir::functions::Function;
+use affect_compiler::ir::functions::{Function, HostFn};
 use affect_compiler::ir::program::{Code, Op};
 
 impl Machine<'_> {
@@ -74,6 +74,23 @@ impl Machine<'_> {
                             self.lists.len_of(id) as f64
                         }
                         _ => f.apply(&self.stack[at..]),
+                    };
+                    self.stack.truncate(at);
+                    self.stack.push(v);
+                }
+                Op::Host(f, arg, argc) => {
+                    let at = self.stack.len().saturating_sub(argc as usize);
+                    let v = match f {
+                        HostFn::ListPush => {
+                            let id = self.slots.get(arg as usize).copied().unwrap_or(f64::NAN);
+                            let x = self.stack.get(at).copied().unwrap_or(0.0);
+                            self.lists.push(id, x);
+                            0.0
+                        }
+                        _ => match self.host.as_mut() {
+                            Some(h) => h.call(f, arg, &self.stack[at..], &mut self.lists),
+                            None => f64::NAN,
+                        },
                     };
                     self.stack.truncate(at);
                     self.stack.push(v);

@@ -24,7 +24,16 @@ impl Lists {
     }
 
     pub fn values(&self, id: f64) -> &[f64] {
+        if !(id >= 0.0) {
+            return &[];
+        }
         self.live.get(id as usize).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// A new list (leaves that produce lists allocate once and then reuse theirs).
+    pub fn alloc(&mut self, values: &[f64]) -> f64 {
+        self.live.push(values.to_vec());
+        (self.live.len() - 1) as f64
     }
 
     pub fn len_of(&self, id: f64) -> usize {
@@ -40,12 +49,18 @@ impl Lists {
     }
 
     pub fn push(&mut self, id: f64, v: f64) {
+        if !(id >= 0.0) {
+            return;
+        }
         if let Some(l) = self.live.get_mut(id as usize) {
             l.push(v);
         }
     }
 
     pub fn pop_front(&mut self, id: f64) -> Option<f64> {
+        if !(id >= 0.0) {
+            return None;
+        }
         let l = self.live.get_mut(id as usize)?;
         if l.is_empty() {
             None
@@ -55,6 +70,9 @@ impl Lists {
     }
 
     pub fn set(&mut self, id: f64, values: &[f64]) {
+        if !(id >= 0.0) {
+            return;
+        }
         if let Some(l) = self.live.get_mut(id as usize) {
             l.clear();
             l.extend_from_slice(values);

@@ -6,6 +6,18 @@ mod eval;
 mod lists;
 mod nodes;
 
+/// What the runtime provides to compiled code: emotional memory, world questions. The
+/// interpreter calls it for `Op::Host`; so does JIT-compiled code.
+pub trait Host {
+    fn call(
+        &mut self,
+        f: affect_compiler::ir::functions::HostFn,
+        arg: u32,
+        args: &[f64],
+        lists: &mut Lists,
+    ) -> f64;
+}
+
 use crate::leaf::{Leaf, LeafTable};
 use affect_compiler::ir::program::{AgentProgram, NodeId, Program, SlotId, Status};
 pub use lists::Lists;
@@ -68,6 +80,8 @@ pub struct Machine<'p> {
     /// A node signalled BehaviorTree.CPP's wake-up during the tick (a yielding sequence,
     /// repeat or retry): a tree sleeping between ticks is ticked again at once.
     pub woken: bool,
+    /// The runtime services compiled code calls.
+    pub host: Option<Box<dyn Host + 'p>>,
 }
 
 impl<'p> Machine<'p> {
@@ -79,7 +93,15 @@ impl<'p> Machine<'p> {
             slots: Vec::new(),
             seq: vec![1; agent.slots.len()],
             status: vec![Status::Idle; n],
-            state: vec![NodeState { a: 0, b: 0, deadline: f64::NAN, flags: 0 }; n],
+            state: vec![
+                NodeState {
+                    a: 0,
+                    b: 0,
+                    deadline: f64::NAN,
+                    flags: 0
+                };
+                n
+            ],
             done: vec![false; agent.children.len()],
             seen: vec![0; n],
             stack: Vec::with_capacity(64),
@@ -93,6 +115,7 @@ impl<'p> Machine<'p> {
             transitions: Vec::with_capacity(4 * n + 16),
             record: true,
             woken: false,
+            host: None,
         };
         m.slots = agent.slots.iter().map(|s| s.init).collect();
         // Every list slot gets its own copy of its initial list.
@@ -102,7 +125,12 @@ impl<'p> Machine<'p> {
             }
         }
         for (i, node) in agent.nodes.iter().enumerate() {
-            if matches!(node.kind, affect_compiler::ir::program::NodeKind::Switch { .. } | affect_compiler::ir::program::NodeKind::ReactiveSequence | affect_compiler::ir::program::NodeKind::ReactiveFallback) {
+            if matches!(
+                node.kind,
+                affect_compiler::ir::program::NodeKind::Switch { .. }
+                    | affect_compiler::ir::program::NodeKind::ReactiveSequence
+                    | affect_compiler::ir::program::NodeKind::ReactiveFallback
+            ) {
                 m.state[i].a = -1;
             }
         }
@@ -194,7 +222,9 @@ impl<'p> Machine<'p> {
             .iter()
             .filter(|st| !st.deadline.is_nan())
             .map(|st| st.deadline)
-            .fold(None, |acc: Option<f64>, d| Some(acc.map_or(d, |a| a.min(d))))
+            .fold(None, |acc: Option<f64>, d| {
+                Some(acc.map_or(d, |a| a.min(d)))
+            })
     }
 
     pub fn leaf_mut(&mut self, node: NodeId) -> Option<&mut dyn Leaf> {

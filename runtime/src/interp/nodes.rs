@@ -26,7 +26,11 @@ impl Machine<'_> {
         let prev = self.status[n as usize];
         self.status[n as usize] = s;
         if prev != s && self.record {
-            self.transitions.push(Transition { node: n, from: prev, to: s });
+            self.transitions.push(Transition {
+                node: n,
+                from: prev,
+                to: s,
+            });
         }
     }
 
@@ -34,7 +38,11 @@ impl Machine<'_> {
         let prev = self.status[n as usize];
         self.status[n as usize] = Status::Idle;
         if prev != Status::Idle && self.record {
-            self.transitions.push(Transition { node: n, from: prev, to: Status::Idle });
+            self.transitions.push(Transition {
+                node: n,
+                from: prev,
+                to: Status::Idle,
+            });
         }
     }
 
@@ -108,12 +116,16 @@ impl Machine<'_> {
     }
 
     fn leaf_class(&self, leaf: u32) -> NodeClass {
-        self.leaf_classes.get(leaf as usize).copied().unwrap_or(NodeClass::Action)
+        self.leaf_classes
+            .get(leaf as usize)
+            .copied()
+            .unwrap_or(NodeClass::Action)
     }
 
     fn pre_conditions(&mut self, n: NodeId, ci: u32) -> Option<Status> {
         let c = &self.prog.conditions[ci as usize];
-        let (failure_if, success_if, skip_if, while_) = (c.failure_if, c.success_if, c.skip_if, c.while_);
+        let (failure_if, success_if, skip_if, while_) =
+            (c.failure_if, c.success_if, c.skip_if, c.while_);
         let st = self.status[n as usize];
         if st == Status::Idle || st == Status::Skipped {
             if let Some(code) = failure_if {
@@ -207,7 +219,11 @@ impl Machine<'_> {
                 }
             }
             NodeKind::ForceSuccess | NodeKind::ForceFailure => {
-                let forced = if matches!(self.prog.nodes[i].kind, NodeKind::ForceSuccess) { Status::Success } else { Status::Failure };
+                let forced = if matches!(self.prog.nodes[i].kind, NodeKind::ForceSuccess) {
+                    Status::Success
+                } else {
+                    Status::Failure
+                };
                 self.set_status(n, Status::Running);
                 let c = self.child(n, 0);
                 let s = self.execute_tick(c);
@@ -256,7 +272,11 @@ impl Machine<'_> {
             NodeKind::RunOnce { then_skip } => {
                 let skip = *then_skip;
                 if self.state[i].flags & RAN_ONCE != 0 {
-                    return if skip { Status::Skipped } else { Status::from_index(self.state[i].b as u8) };
+                    return if skip {
+                        Status::Skipped
+                    } else {
+                        Status::from_index(self.state[i].b as u8)
+                    };
                 }
                 self.set_status(n, Status::Running);
                 let c = self.child(n, 0);
@@ -284,7 +304,10 @@ impl Machine<'_> {
                 }
                 s
             }
-            NodeKind::EntryUpdated { slot, if_not_updated } => {
+            NodeKind::EntryUpdated {
+                slot,
+                if_not_updated,
+            } => {
                 let (slot, otherwise) = (*slot, *if_not_updated);
                 let c = self.child(n, 0);
                 if self.state[i].flags & CHILD_RUNNING != 0 {
@@ -302,7 +325,11 @@ impl Machine<'_> {
                 self.set_flag(n, CHILD_RUNNING, s == Status::Running);
                 s
             }
-            NodeKind::Loop { queue, value, if_empty } => {
+            NodeKind::Loop {
+                queue,
+                value,
+                if_empty,
+            } => {
                 let (queue, value, if_empty) = (*queue, *value, *if_empty);
                 self.tick_loop(n, queue, value, if_empty)
             }
@@ -469,7 +496,13 @@ impl Machine<'_> {
         let default = self.default_leaf;
         let status = match self.leaves.get_mut(n) {
             Some(leaf) => {
-                let mut call = LeafCall { now_ms: now, starting, inputs: &self.ports, outputs: &mut self.outputs };
+                let mut call = LeafCall {
+                    now_ms: now,
+                    starting,
+                    inputs: &self.ports,
+                    outputs: &mut self.outputs,
+                    lists: &mut self.lists,
+                };
                 leaf.tick(&mut call)
             }
             None => default,
@@ -538,7 +571,9 @@ impl Machine<'_> {
                 self.control_halt(n);
             }
             // SequenceWithMemory keeps its place across a halt.
-            NodeKind::SequenceWithMemory | NodeKind::WhileDoElse | NodeKind::TryCatch { .. } => self.control_halt(n),
+            NodeKind::SequenceWithMemory | NodeKind::WhileDoElse | NodeKind::TryCatch { .. } => {
+                self.control_halt(n)
+            }
             NodeKind::ReactiveSequence | NodeKind::ReactiveFallback | NodeKind::Switch { .. } => {
                 self.state[i].a = -1;
                 self.control_halt(n);
@@ -871,7 +906,11 @@ impl Machine<'_> {
             self.state[i].a = 0;
             let failed = self.state[i].b as usize >= threshold;
             self.state[i].b = 0;
-            return if failed { Status::Failure } else { Status::Success };
+            return if failed {
+                Status::Failure
+            } else {
+                Status::Success
+            };
         }
         Status::Running
     }
@@ -988,14 +1027,21 @@ impl Machine<'_> {
 
     fn tick_switch(&mut self, n: NodeId) -> Status {
         let i = n as usize;
-        let NodeKind::Switch { subject, subject_kind, cases } = &self.prog.nodes[i].kind else {
+        let NodeKind::Switch {
+            subject,
+            subject_kind,
+            cases,
+        } = &self.prog.nodes[i].kind
+        else {
             return Status::Failure;
         };
         let (subject, kind, ncases) = (*subject, *subject_kind, cases.len());
         let value = self.eval(subject);
         let mut matched = ncases;
         for k in 0..ncases {
-            let NodeKind::Switch { cases, .. } = &self.prog.nodes[i].kind else { break };
+            let NodeKind::Switch { cases, .. } = &self.prog.nodes[i].kind else {
+                break;
+            };
             if switch_matches(value, kind, &cases[k]) {
                 matched = k;
                 break;
@@ -1170,9 +1216,18 @@ impl Machine<'_> {
 /// Does a switch case match the subject? Enums, booleans and strings match by value;
 /// numbers as BehaviorTree.CPP compares their text: as integers (leading digits), then as
 /// reals within a float epsilon.
-fn switch_matches(value: f64, kind: ValueKind, case: &affect_compiler::ir::program::CaseValue) -> bool {
+fn switch_matches(
+    value: f64,
+    kind: ValueKind,
+    case: &affect_compiler::ir::program::CaseValue,
+) -> bool {
     match kind {
-        ValueKind::Num | ValueKind::Int | ValueKind::Duration | ValueKind::Rate | ValueKind::Length | ValueKind::Angle => {
+        ValueKind::Num
+        | ValueKind::Int
+        | ValueKind::Duration
+        | ValueKind::Rate
+        | ValueKind::Length
+        | ValueKind::Angle => {
             let text = if kind == ValueKind::Int || value.fract() == 0.0 && kind == ValueKind::Int {
                 format!("{}", value as i64)
             } else {

@@ -1,0 +1,7 @@
+//! The affect model's run-time state: emotional memories (and, with them, the processes the
+//! trace reports).
+
+pub mod memory;
+pub mod persist;
+
+pub use memory::{MemEvent, MemOp, Memory, Trace};

@@ -1,0 +1,219 @@
+//! Simulator implementations of the movement and sensing leaves the examples declare. A
+//! declared `action`/`condition` is bound to one of these by name when its ports fit;
+//! anything else runs as a stand-in (and the run's summary names it).
+//!
+//! | leaf | world | does |
+//! |---|---|---|
+//! | `Move(in direction)` | grid | one cell through the motor; RUNNING for the grid's `move_time`, FAILURE when blocked |
+//! | `ObstacleAhead(in direction, ..)` | grid | SUCCESS when the next cell that way is taken, blank or off the grid |
+//! | `TracePaths(in from, in to, in source, out paths)` | grid | candidate paths, shortest first; `source` `Memory` keeps the paths through remembered places only |
+
+use super::host::AgentAffect;
+use super::Labels;
+use crate::devices::sim::{SharedWorld, SimGridMotor};
+use crate::devices::{Motor, MotorCommand, MotorStatus};
+use crate::leaf::{Leaf, LeafCall};
+use crate::world::{AgentId, Direction};
+use affect_compiler::ir::program::{EnumInfo, LeafInfo, Status, ValueKind};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// What a simulated leaf may use.
+pub struct LeafEnv {
+    pub world: SharedWorld,
+    pub agent: AgentId,
+    pub labels: Rc<Labels>,
+    pub enums: Rc<Vec<EnumInfo>>,
+    pub affect: Rc<RefCell<AgentAffect>>,
+}
+
+/// The enum variant at `v` as a direction, when the variant is named like one.
+fn direction(enums: &[EnumInfo], kind: Option<ValueKind>, v: f64) -> Option<Direction> {
+    let Some(ValueKind::Enum(e)) = kind else {
+        return None;
+    };
+    if !(v >= 0.0) {
+        return None;
+    }
+    let name = enums.get(e as usize)?.variants.get(v as usize)?;
+    Direction::from_name(name)
+}
+
+/// Binds a declared leaf to a simulator implementation, if there is one for it.
+pub fn bind(info: &LeafInfo, env: &LeafEnv) -> Option<Box<dyn Leaf>> {
+    let is_grid = env.world.borrow().spec().grid().is_some();
+    let port = |name: &str| info.ports.iter().position(|p| p.name == name);
+    match (info.name.as_str(), is_grid) {
+        ("Move", true) => {
+            let d = port("direction")?;
+            Some(Box::new(GridMove {
+                motor: SimGridMotor::new(env.world.clone(), env.agent),
+                port: d,
+                kind: info.ports[d].kind,
+                enums: env.enums.clone(),
+            }))
+        }
+        ("ObstacleAhead", true) => {
+            let d = port("direction")?;
+            Some(Box::new(ObstacleAhead {
+                world: env.world.clone(),
+                agent: env.agent,
+                port: d,
+                kind: info.ports[d].kind,
+                enums: env.enums.clone(),
+            }))
+        }
+        ("TracePaths", true) => Some(Box::new(TracePaths {
+            world: env.world.clone(),
+            labels: env.labels.clone(),
+            enums: env.enums.clone(),
+            affect: env.affect.clone(),
+            from: port("from")?,
+            to: port("to")?,
+            source: port("source"),
+            source_kind: port("source").and_then(|i| info.ports[i].kind),
+            paths: port("paths")?,
+            outer: None,
+            pool: Vec::new(),
+        })),
+        _ => None,
+    }
+}
+
+struct GridMove {
+    motor: SimGridMotor,
+    port: usize,
+    kind: Option<ValueKind>,
+    enums: Rc<Vec<EnumInfo>>,
+}
+
+impl Leaf for GridMove {
+    fn tick(&mut self, call: &mut LeafCall) -> Status {
+        if call.starting {
+            let Some(d) = direction(&self.enums, self.kind, call.inputs[self.port]) else {
+                return Status::Failure;
+            };
+            if self.motor.command(MotorCommand::Step(d)).is_err() {
+                return Status::Failure;
+            }
+        }
+        match self.motor.status() {
+            Ok(MotorStatus::Moving) => Status::Running,
+            Ok(MotorStatus::Idle) => Status::Success,
+            _ => Status::Failure,
+        }
+    }
+
+    fn halt(&mut self, _now_ms: f64) {
+        let _ = self.motor.command(MotorCommand::Stop);
+    }
+}
+
+struct ObstacleAhead {
+    world: SharedWorld,
+    agent: AgentId,
+    port: usize,
+    kind: Option<ValueKind>,
+    enums: Rc<Vec<EnumInfo>>,
+}
+
+impl Leaf for ObstacleAhead {
+    fn tick(&mut self, call: &mut LeafCall) -> Status {
+        let Some(d) = direction(&self.enums, self.kind, call.inputs[self.port]) else {
+            return Status::Failure;
+        };
+        let Ok(w) = self.world.try_borrow() else {
+            return Status::Failure;
+        };
+        let Some(here) = w.cell_of(self.agent) else {
+            return Status::Failure;
+        };
+        let free = w
+            .neighbours(here)
+            .into_iter()
+            .any(|(dir, cell)| dir == d && w.occupant(cell).is_none());
+        if free {
+            Status::Failure
+        } else {
+            Status::Success
+        }
+    }
+}
+
+/// Candidate paths from the map, shortest first; through remembered places only when the
+/// source is `Memory` (the seed's "learning by experience" versus "by being told").
+struct TracePaths {
+    world: SharedWorld,
+    labels: Rc<Labels>,
+    enums: Rc<Vec<EnumInfo>>,
+    affect: Rc<RefCell<AgentAffect>>,
+    from: usize,
+    to: usize,
+    source: Option<usize>,
+    source_kind: Option<ValueKind>,
+    paths: usize,
+    /// The output list and the path lists it holds, reused from call to call.
+    outer: Option<f64>,
+    pool: Vec<f64>,
+}
+
+const EXTRA_STEPS: usize = 2;
+const MAX_PATHS: usize = 8;
+
+impl Leaf for TracePaths {
+    fn tick(&mut self, call: &mut LeafCall) -> Status {
+        let (Some(a), Some(b)) = (
+            self.labels.char_of(call.inputs[self.from]),
+            self.labels.char_of(call.inputs[self.to]),
+        ) else {
+            return Status::Failure;
+        };
+        let from_memory = match (self.source, self.source_kind) {
+            (Some(i), Some(ValueKind::Enum(e))) => {
+                let v = call.inputs[i];
+                self.enums
+                    .get(e as usize)
+                    .and_then(|en| en.variants.get(v as usize))
+                    .is_some_and(|n| n == "Memory")
+            }
+            _ => false,
+        };
+        let found = match self.world.try_borrow() {
+            Ok(w) => w.paths_between(a, b, EXTRA_STEPS, MAX_PATHS),
+            Err(_) => return Status::Failure,
+        };
+        let affect = self.affect.borrow();
+        let known = |c: char| {
+            let sym = self.labels.symbol_of(c);
+            affect
+                .memories
+                .first()
+                .is_some_and(|m| sym.is_some_and(|s| m.long_term().iter().any(|t| t.key == s)))
+        };
+        let keep: Vec<Vec<f64>> = found
+            .into_iter()
+            .filter(|p| !from_memory || p.iter().all(|c| known(*c)))
+            .map(|p| {
+                p.iter()
+                    .filter_map(|c| self.labels.symbol_of(*c))
+                    .map(f64::from)
+                    .collect()
+            })
+            .collect();
+        drop(affect);
+        while self.pool.len() < keep.len() {
+            self.pool.push(call.lists.alloc(&[]));
+        }
+        for (i, p) in keep.iter().enumerate() {
+            call.lists.set(self.pool[i], p);
+        }
+        let outer = *self.outer.get_or_insert_with(|| call.lists.alloc(&[]));
+        call.lists.set(outer, &self.pool[..keep.len()]);
+        call.outputs[self.paths] = Some(outer);
+        if keep.is_empty() {
+            Status::Failure
+        } else {
+            Status::Success
+        }
+    }
+}
