@@ -1214,34 +1214,21 @@ impl Machine<'_> {
 }
 
 /// Does a switch case match the subject? Enums, booleans and strings match by value;
-/// numbers as BehaviorTree.CPP compares their text: as integers (leading digits), then as
-/// reals within a float epsilon.
-fn switch_matches(
-    value: f64,
-    kind: ValueKind,
-    case: &affect_compiler::ir::program::CaseValue,
-) -> bool {
+/// numbers as BehaviorTree.CPP compares the subject's text (`%ld`, or `%f` for a double)
+/// with the case's: equal text, then equal leading integers, then reals within a float
+/// epsilon. Equal text implies one of the other two, so no text is built.
+fn switch_matches(value: f64, kind: ValueKind, case: &affect_compiler::ir::program::CaseValue) -> bool {
     match kind {
-        ValueKind::Num
-        | ValueKind::Int
-        | ValueKind::Duration
-        | ValueKind::Rate
-        | ValueKind::Length
-        | ValueKind::Angle => {
-            let text = if kind == ValueKind::Int || value.fract() == 0.0 && kind == ValueKind::Int {
-                format!("{}", value as i64)
-            } else {
-                format!("{value:.6}")
-            };
-            if text == case.text {
-                return true;
-            }
-            if let (Some(a), Some(b)) = (leading_int(&text), leading_int(&case.text)) {
-                if a == b {
-                    return true;
+        ValueKind::Num | ValueKind::Int | ValueKind::Duration | ValueKind::Rate | ValueKind::Length | ValueKind::Angle => {
+            // `%f` and `%ld` both start with the integer part, truncated toward zero.
+            if value.is_finite() {
+                if let Some(b) = leading_int(&case.text) {
+                    if value.trunc() == b as f64 {
+                        return true;
+                    }
                 }
             }
-            match case.text.parse::<f64>() {
+            match case.text.trim().parse::<f64>() {
                 Ok(b) => (value - b).abs() <= f32::EPSILON as f64,
                 Err(_) => false,
             }
