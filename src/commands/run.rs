@@ -42,6 +42,10 @@ pub struct RunArgs {
     /// timers wake the tree early (for comparing traces with the real library).
     #[arg(long, value_name = "MS")]
     pub sleep_between_ticks: Option<f64>,
+    /// Neither read nor write long-term memory files (`persist`): every run starts with
+    /// empty memories.
+    #[arg(long)]
+    pub no_persist: bool,
     /// Print no summary.
     #[arg(long)]
     pub quiet: bool,
@@ -83,13 +87,11 @@ pub fn run(args: &RunArgs) -> u8 {
         seed: args.seed.or(world.map(|w| w.seed)).unwrap_or(0),
         agent: args.agent.clone(),
         world: args.world.clone(),
-        persist_dir: Some(
-            args.file
-                .parent()
-                .map(|p| p.to_path_buf())
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or_else(|| ".".into()),
-        ),
+        persist_dir: if args.no_persist {
+            None
+        } else {
+            Some(args.file.parent().map(|p| p.to_path_buf()).filter(|p| !p.as_os_str().is_empty()).unwrap_or_else(|| ".".into()))
+        },
         ..RunConfig::default()
     };
     let parsed = (|| -> Result<(), String> {
