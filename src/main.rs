@@ -59,6 +59,9 @@ enum Command {
     /// return `--leaf-default` (success) or their `--leaf` override. Same program, world
     /// and seed: same trace, bit for bit.
     Run(commands::run::RunArgs),
+    /// Time the program's ticks and print one JSON object (ns per tick and per node tick,
+    /// compile time, state size).
+    Bench(commands::bench::BenchArgs),
     /// Import a Groot / BehaviorTree.CPP XML file (v3 or v4) as readable `.affect` text.
     ///
     /// Custom nodes become declarations (inferred, with a warning, when the file has no model
@@ -75,6 +78,15 @@ enum Command {
         /// A code such as E0101 (case does not matter).
         code: String,
     },
+    /// Run the language server on standard input and output (for editors).
+    ///
+    /// Diagnostics as `affect check` reports them, hover, go to definition, document
+    /// symbols, completion and formatting. Editors start it themselves; see docs/editors.md.
+    Lsp {
+        /// Accepted for editors that pass it (the transport is always standard I/O).
+        #[arg(long)]
+        stdio: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -87,7 +99,9 @@ fn main() -> ExitCode {
             stdout,
         } => commands::fmt::run(&files, check, stdout),
         Command::Explain { code } => commands::explain::run(&code),
+        Command::Lsp { stdio: _ } => commands::lsp::run(),
         Command::Run(args) => commands::run::run(&args),
+        Command::Bench(args) => commands::bench::run(&args),
         Command::Import(args) => commands::import::run(&args),
         Command::Build(args) => commands::build::run(&args),
         Command::Convert(args) => commands::convert::run(&args),

@@ -1,5 +1,6 @@
 //! The affect runtime: interpreter, JIT, affect model, devices and simulated worlds.
 pub mod affect;
+pub mod bench;
 pub mod devices;
 pub mod interp;
 pub mod leaf;

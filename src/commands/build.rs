@@ -14,6 +14,8 @@ pub enum Emit {
     Groot,
     /// BehaviorTree.CPP 3 / Groot 1 XML (built-ins compact, custom nodes explicit).
     GrootV3,
+    /// The tick program, readably: slots, the node table in uid order, code.
+    Ir,
 }
 
 #[derive(clap::Args)]
@@ -49,7 +51,26 @@ pub fn run(args: &BuildArgs) -> u8 {
         eprintln!("affect build: `{name}` has syntax errors; nothing written");
         return FAILED;
     }
+    if args.emit == Emit::Ir {
+        let analysis = affect_compiler::check_source_with(&src, &files::FileLoader::beside(&args.file));
+        reporter.add(&name, &src, &analysis.diagnostics);
+        let Some(program) = analysis.program else {
+            reporter.finish(1);
+            eprintln!("affect build: nothing written");
+            return FAILED;
+        };
+        reporter.finish(1);
+        let text = affect_compiler::ir::print::print_program(&program);
+        return match files::write_output(args.output.as_deref(), &text) {
+            Ok(()) => OK,
+            Err(e) => {
+                eprintln!("error: {e}");
+                USAGE
+            }
+        };
+    }
     let (text, diags) = match args.emit {
+        Emit::Ir => unreachable!("handled above"),
         Emit::Groot | Emit::GrootV3 => {
             let dialect = if args.emit == Emit::Groot {
                 Dialect::V4

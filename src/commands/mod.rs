@@ -1,11 +1,13 @@
 //! One module per subcommand. Each returns the process exit status.
 
+pub mod bench;
 pub mod build;
 pub mod check;
 pub mod convert;
 pub mod explain;
 pub mod fmt;
 pub mod import;
+pub mod lsp;
 mod progress;
 mod report;
 pub mod run;

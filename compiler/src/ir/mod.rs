@@ -4,5 +4,6 @@
 
 pub mod eval;
 pub mod functions;
+pub mod print;
 pub mod program;
 pub mod world;

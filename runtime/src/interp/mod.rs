@@ -82,6 +82,8 @@ pub struct Machine<'p> {
     pub woken: bool,
     /// The runtime services compiled code calls.
     pub host: Option<Box<dyn Host + 'p>>,
+    /// Nodes ticked so far (`executeTick` calls), for benchmarks.
+    pub node_ticks: u64,
 }
 
 impl<'p> Machine<'p> {
@@ -116,6 +118,7 @@ impl<'p> Machine<'p> {
             record: true,
             woken: false,
             host: None,
+            node_ticks: 0,
         };
         m.slots = agent.slots.iter().map(|s| s.init).collect();
         // Every list slot gets its own copy of its initial list.
@@ -225,6 +228,18 @@ impl<'p> Machine<'p> {
             .fold(None, |acc: Option<f64>, d| {
                 Some(acc.map_or(d, |a| a.min(d)))
             })
+    }
+
+    /// Bytes of run-time state this machine keeps for its program (slots, statuses, node
+    /// state, cursors), not counting the program itself.
+    pub fn state_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.slots.len() * size_of::<f64>()
+            + self.seq.len() * size_of::<u32>()
+            + self.status.len() * size_of::<Status>()
+            + self.state.len() * size_of::<NodeState>()
+            + self.done.len() * size_of::<bool>()
+            + self.seen.len() * size_of::<u32>()
     }
 
     pub fn leaf_mut(&mut self, node: NodeId) -> Option<&mut dyn Leaf> {

@@ -66,6 +66,7 @@ impl Machine<'_> {
 
     /// `TreeNode::executeTick`: pre-conditions, the tick, post-conditions, the status.
     pub(crate) fn execute_tick(&mut self, n: NodeId) -> Status {
+        self.node_ticks += 1;
         let node = &self.prog.nodes[n as usize];
         let conditions = node.conditions;
         let pre = match conditions {

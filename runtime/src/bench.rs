@@ -1,0 +1,147 @@
+//! Timing the tick program (`affect bench`): ticks of the main tree, repeated, with the
+//! minimum, median and maximum per tick and per node tick. Benchmarks measure; tests never
+//! time anything.
+
+use crate::interp::Machine;
+use crate::leaf::{LeafTable, StandIn};
+use affect_compiler::ir::program::{AgentProgram, NodeKind, Program, Status};
+use std::time::Instant;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stats {
+    pub min: f64,
+    pub median: f64,
+    pub max: f64,
+}
+
+impl Stats {
+    pub fn of(mut xs: Vec<f64>) -> Stats {
+        xs.sort_by(f64::total_cmp);
+        let n = xs.len();
+        let median = if n == 0 {
+            f64::NAN
+        } else if n % 2 == 1 {
+            xs[n / 2]
+        } else {
+            (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+        };
+        Stats { min: xs.first().copied().unwrap_or(f64::NAN), median, max: xs.last().copied().unwrap_or(f64::NAN) }
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({"min": round(self.min), "median": round(self.median), "max": round(self.max)})
+    }
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+#[derive(Clone, Debug)]
+pub struct BenchResult {
+    pub nodes: usize,
+    /// Node ticks per root tick, measured (every node of a benchmark tree ticks once).
+    pub node_ticks_per_tick: f64,
+    pub ticks: u64,
+    pub state_bytes: usize,
+    pub ns_per_tick: Stats,
+    pub ns_per_node: Stats,
+    /// The root blackboard at the end: (name, value).
+    pub blackboard: Vec<(String, f64)>,
+}
+
+/// Something that ticks the main tree: the interpreter, or JIT-compiled code.
+pub trait Engine {
+    fn tick(&mut self);
+    fn state_bytes(&self) -> usize;
+    fn node_ticks(&self) -> u64;
+    fn slots(&self) -> Vec<f64>;
+    fn set_slot(&mut self, slot: usize, v: f64);
+}
+
+/// The interpreter as an engine; foreign nodes succeed.
+pub fn interpreter<'p>(program: &'p Program, agent: &'p AgentProgram) -> Machine<'p> {
+    let mut leaves = LeafTable::new(agent.nodes.len());
+    for (i, n) in agent.nodes.iter().enumerate() {
+        if let NodeKind::Foreign { .. } = n.kind {
+            leaves.set(i as u32, Box::new(StandIn::new(vec![Status::Success])));
+        }
+    }
+    let mut m = Machine::new(program, agent, leaves);
+    m.record = false;
+    m
+}
+
+impl Engine for Machine<'_> {
+    fn tick(&mut self) {
+        self.process();
+        self.tick_tree();
+        self.transitions.clear();
+    }
+
+    fn state_bytes(&self) -> usize {
+        Machine::state_bytes(self)
+    }
+
+    fn node_ticks(&self) -> u64 {
+        self.node_ticks
+    }
+
+    fn slots(&self) -> Vec<f64> {
+        self.slots.clone()
+    }
+
+    fn set_slot(&mut self, slot: usize, v: f64) {
+        self.write(slot as u32, v);
+    }
+}
+
+/// Ticks an engine `ticks` times (after a warm-up), per repeat; returns the statistics. The
+/// blackboard is read from `agent`'s root slots at the end.
+pub fn measure(engine: &mut dyn Engine, agent: &AgentProgram, ticks: u64, repeats: u32) -> BenchResult {
+    // Warm-up, and node ticks per tick measured on it.
+    let warm = (ticks / 10).max(10);
+    let before = engine.node_ticks();
+    for _ in 0..warm {
+        engine.tick();
+    }
+    let per_tick = (engine.node_ticks() - before) as f64 / warm as f64;
+    let mut per_tick_ns = Vec::new();
+    for _ in 0..repeats.max(1) {
+        let t0 = Instant::now();
+        for _ in 0..ticks {
+            engine.tick();
+        }
+        per_tick_ns.push(t0.elapsed().as_nanos() as f64 / ticks as f64);
+    }
+    let per_node: Vec<f64> = per_tick_ns.iter().map(|t| t / per_tick.max(1.0)).collect();
+    let slots = engine.slots();
+    let blackboard = agent
+        .slots
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.scope == 0 && s.visible)
+        .map(|(i, s)| (s.name.clone(), slots[i]))
+        .collect();
+    BenchResult {
+        nodes: agent.nodes.len(),
+        node_ticks_per_tick: per_tick,
+        ticks: warm + ticks * repeats.max(1) as u64,
+        state_bytes: engine.state_bytes(),
+        ns_per_tick: Stats::of(per_tick_ns),
+        ns_per_node: Stats::of(per_node),
+        blackboard,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats() {
+        let s = Stats::of(vec![3.0, 1.0, 2.0]);
+        assert_eq!((s.min, s.median, s.max), (1.0, 2.0, 3.0));
+        assert_eq!(Stats::of(vec![4.0, 1.0]).median, 2.5);
+    }
+}

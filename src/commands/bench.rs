@@ -1,0 +1,111 @@
+//! `affect bench FILE`: times ticks of the program's first agent (or main tree) and prints
+//! one JSON object. FILE may be `.affect` or Groot / BehaviorTree.CPP XML (imported first).
+
+use super::report::Reporter;
+use super::{FAILED, OK, USAGE};
+use crate::{files, Format};
+use affect_runtime::bench::{self, Engine};
+use clap::ValueEnum;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineKind {
+    /// The interpreter.
+    Interp,
+}
+
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// The program (`.affect`, or `.xml` to import first).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Which engine ticks the program.
+    #[arg(long, value_enum, default_value_t = EngineKind::Interp)]
+    pub engine: EngineKind,
+    /// Ticks per repeat.
+    #[arg(long, default_value_t = 2000)]
+    pub ticks: u64,
+    /// Timed repeats (the statistics are over these).
+    #[arg(long, default_value_t = 7)]
+    pub repeats: u32,
+    /// Set a root-blackboard variable first.
+    #[arg(long = "bb", value_name = "KEY=VALUE")]
+    pub bb: Vec<String>,
+}
+
+pub fn run(args: &BenchArgs) -> u8 {
+    let text = match files::read_source(&args.file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return USAGE;
+        }
+    };
+    let name = args.file.display().to_string();
+    let t0 = Instant::now();
+    let is_xml = args.file.extension().is_some_and(|e| e == "xml");
+    let src = if is_xml {
+        let imported = affect_compiler::groot::import_str(&text);
+        if imported.has_errors() {
+            let mut r = Reporter::new(Format::Human);
+            r.add(&name, &text, &imported.diagnostics);
+            r.finish(1);
+            return FAILED;
+        }
+        imported.text()
+    } else {
+        text
+    };
+    let analysis = affect_compiler::check_source_with(&src, &files::FileLoader::beside(&args.file));
+    let Some(program) = analysis.program else {
+        let mut r = Reporter::new(Format::Human);
+        r.add(&name, &src, &analysis.diagnostics);
+        r.finish(1);
+        return FAILED;
+    };
+    let Some(agent) = program.agents.first() else {
+        eprintln!("error: `{name}` has no agent and no main tree to benchmark");
+        return FAILED;
+    };
+    let mut engine: Box<dyn Engine> = match args.engine {
+        EngineKind::Interp => Box::new(bench::interpreter(&program, agent)),
+    };
+    let compile_ms = t0.elapsed().as_secs_f64() * 1000.0;
+    for b in &args.bb {
+        let Some((k, v)) = b.split_once('=') else {
+            eprintln!("error: --bb takes KEY=VALUE, got `{b}`");
+            return USAGE;
+        };
+        let Some(i) = agent.slots.iter().position(|s| s.scope == 0 && s.name == k) else {
+            eprintln!("error: --bb {k}: no such variable");
+            return USAGE;
+        };
+        let Ok(x) = v.parse::<f64>() else {
+            eprintln!("error: --bb {k}: `{v}` is not a number");
+            return USAGE;
+        };
+        engine_set(&mut *engine, i, x);
+    }
+    let r = bench::measure(&mut *engine, agent, args.ticks, args.repeats);
+    let bb: serde_json::Map<String, serde_json::Value> = r.blackboard.iter().map(|(k, v)| (k.clone(), serde_json::json!(v))).collect();
+    let out = serde_json::json!({
+        "engine": match args.engine { EngineKind::Interp => "interp" },
+        "file": name,
+        "nodes": r.nodes,
+        "node_ticks_per_tick": r.node_ticks_per_tick,
+        "ticks": r.ticks,
+        "compile_ms": (compile_ms * 1000.0).round() / 1000.0,
+        "state_bytes": r.state_bytes,
+        "state_bytes_per_node": (r.state_bytes as f64 / r.nodes.max(1) as f64 * 10.0).round() / 10.0,
+        "ns_per_tick": r.ns_per_tick.json(),
+        "ns_per_node": r.ns_per_node.json(),
+        "blackboard": bb,
+    });
+    println!("{out}");
+    OK
+}
+
+fn engine_set(engine: &mut dyn Engine, slot: usize, v: f64) {
+    engine.set_slot(slot, v);
+}
