@@ -1,0 +1,125 @@
+//! The compiler's diagnostics as LSP diagnostics: the same codes and messages as
+//! `affect check`, secondary labels as related information, the primary label, notes and
+//! help appended to the message.
+
+use crate::documents::{path_to_uri, Document, Lines};
+use affect_compiler::syntax::ast::{ItemKind, UseTarget};
+use affect_compiler::{Diagnostic, Severity, Span};
+use lsp_types::{
+    DiagnosticRelatedInformation, DiagnosticSeverity, DiagnosticTag, Location, NumberOrString,
+    Range, Uri,
+};
+
+/// Every diagnostic of a document, its imported files' errors included (shown on the `use`
+/// that brings them in).
+pub fn for_document(doc: &Document) -> Vec<lsp_types::Diagnostic> {
+    let mut out: Vec<lsp_types::Diagnostic> = doc
+        .diagnostics
+        .iter()
+        .map(|d| {
+            convert(
+                d,
+                &doc.uri,
+                &doc.text,
+                &doc.lines,
+                doc.range(d.primary.span),
+            )
+        })
+        .collect();
+    for (file, text, d) in &doc.imported_diagnostics {
+        let Some(use_span) = use_span(doc, file) else {
+            continue;
+        };
+        let lines = Lines::new(text);
+        // The imported file's own location, when it is a file on disk.
+        let location = doc
+            .path
+            .as_ref()
+            .and_then(|p| p.parent())
+            .and_then(|dir| path_to_uri(&dir.join(file)))
+            .map(|uri| Location::new(uri, lines.range(text, d.primary.span)));
+        let mut diag = convert(d, &doc.uri, text, &lines, doc.range(use_span));
+        diag.message = format!("in `{file}`: {}", diag.message);
+        // Secondary labels point into the imported file, not this one.
+        diag.related_information = location.map(|l| {
+            vec![DiagnosticRelatedInformation {
+                location: l,
+                message: if d.primary.message.is_empty() {
+                    d.message.clone()
+                } else {
+                    d.primary.message.clone()
+                },
+            }]
+        });
+        out.push(diag);
+    }
+    out
+}
+
+/// The span of the `use` item that imports `file` (a path as written, or a module name).
+fn use_span(doc: &Document, file: &str) -> Option<Span> {
+    let mut first = None;
+    for item in &doc.file.items {
+        if let ItemKind::Use(u) = &item.kind {
+            let (name, span) = match &u.target {
+                UseTarget::Module(p) => (p.to_string_path(), p.span),
+                UseTarget::File(s, span) => (s.clone(), *span),
+            };
+            if name == file {
+                return Some(span);
+            }
+            first.get_or_insert(span);
+        }
+    }
+    // A file imported by an imported file: blame the first `use`.
+    first
+}
+
+fn convert(
+    d: &Diagnostic,
+    uri: &Uri,
+    text: &str,
+    lines: &Lines,
+    range: Range,
+) -> lsp_types::Diagnostic {
+    let mut message = d.message.clone();
+    if !d.primary.message.is_empty() && d.primary.message != d.message {
+        message.push('\n');
+        message.push_str(&d.primary.message);
+    }
+    for n in &d.notes {
+        message.push_str("\nnote: ");
+        message.push_str(n);
+    }
+    if let Some(h) = &d.help {
+        message.push_str("\nhelp: ");
+        message.push_str(h);
+    }
+    let related: Vec<DiagnosticRelatedInformation> = d
+        .secondary
+        .iter()
+        .map(|l| DiagnosticRelatedInformation {
+            location: Location::new(uri.clone(), lines.range(text, l.span)),
+            message: if l.message.is_empty() {
+                "related".to_string()
+            } else {
+                l.message.clone()
+            },
+        })
+        .collect();
+    lsp_types::Diagnostic {
+        range,
+        severity: Some(match d.severity {
+            Severity::Error => DiagnosticSeverity::ERROR,
+            Severity::Warning => DiagnosticSeverity::WARNING,
+            Severity::Note => DiagnosticSeverity::INFORMATION,
+        }),
+        code: Some(NumberOrString::String(d.code.to_string())),
+        code_description: None,
+        source: Some("affect".to_string()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        tags: matches!(d.code, "W0201" | "W0202").then(|| vec![DiagnosticTag::UNNECESSARY]),
+        data: None,
+    }
+}

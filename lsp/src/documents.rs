@@ -1,0 +1,286 @@
+//! Open documents: their text, what the compiler says about them, and positions. LSP
+//! positions count UTF-16 code units per line; the compiler's spans are byte offsets.
+
+use crate::resolve::Index;
+use affect_compiler::sema::{self, Loader, Symbol};
+use affect_compiler::syntax::{self, ast::File, Comment};
+use affect_compiler::Diagnostic;
+use lsp_types::{Position, Range, Uri};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// Line starts of a text, for conversions between byte offsets and LSP positions.
+#[derive(Clone, Debug, Default)]
+pub struct Lines {
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    pub fn new(text: &str) -> Lines {
+        let mut starts = vec![0];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                starts.push(i + 1);
+            }
+        }
+        Lines { starts }
+    }
+
+    /// The LSP position of a byte offset (clamped to the text, moved back to a character
+    /// boundary).
+    pub fn position(&self, text: &str, offset: usize) -> Position {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        let start = self.starts.get(line).copied().unwrap_or(0).min(offset);
+        let col: usize = text[start..offset].chars().map(char::len_utf16).sum();
+        Position::new(line as u32, col as u32)
+    }
+
+    /// The byte offset of an LSP position. A line past the end gives the end of the text; a
+    /// column past the end of its line gives the end of the line.
+    pub fn offset(&self, text: &str, pos: Position) -> usize {
+        let Some(&start) = self.starts.get(pos.line as usize) else {
+            return text.len();
+        };
+        let end = self
+            .starts
+            .get(pos.line as usize + 1)
+            .map(|&s| s - 1)
+            .unwrap_or(text.len());
+        let line = &text[start.min(text.len())..end.min(text.len())];
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let mut units = 0usize;
+        for (i, c) in line.char_indices() {
+            if units >= pos.character as usize {
+                return start + i;
+            }
+            units += c.len_utf16();
+        }
+        start + line.len()
+    }
+
+    pub fn range(&self, text: &str, span: affect_compiler::Span) -> Range {
+        Range::new(
+            self.position(text, span.start as usize),
+            self.position(text, span.end as usize),
+        )
+    }
+}
+
+/// The path of a `file:` URI.
+pub fn uri_to_path(uri: &Uri) -> Option<PathBuf> {
+    let s = uri.as_str();
+    let rest = s.strip_prefix("file://")?;
+    // `file://host/path`: only local files (empty host or localhost).
+    let rest = if let Some(r) = rest.strip_prefix("localhost") {
+        r
+    } else {
+        rest
+    };
+    if !rest.starts_with('/') {
+        return None;
+    }
+    let rest = rest.split(['?', '#']).next().unwrap_or(rest);
+    let decoded = percent_decode(rest)?;
+    // `/C:/dir` on Windows.
+    let bytes = decoded.as_bytes();
+    if cfg!(windows) && bytes.len() >= 3 && bytes[2] == b':' && bytes[1].is_ascii_alphabetic() {
+        return Some(PathBuf::from(&decoded[1..]));
+    }
+    Some(PathBuf::from(decoded))
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// A `file:` URI for a path.
+pub fn path_to_uri(path: &Path) -> Option<Uri> {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().ok()?.join(path)
+    };
+    let text = abs.to_str()?.replace('\\', "/");
+    let mut out = String::from("file://");
+    if !text.starts_with('/') {
+        out.push('/');
+    }
+    for &c in text.as_bytes() {
+        if c.is_ascii_alphanumeric() || b"-._~/:".contains(&c) {
+            out.push(c as char);
+        } else {
+            out.push_str(&format!("%{c:02X}"));
+        }
+    }
+    Uri::from_str(&out).ok()
+}
+
+/// A path with `.` and `..` resolved lexically, to compare paths of open documents with
+/// paths of `use`d files.
+pub fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Reads the files a document `use`s: from the editor's open buffers when they are open,
+/// else from disk, relative to the document's folder. Documents that are not files cannot
+/// import.
+pub struct DocLoader<'a> {
+    pub dir: Option<PathBuf>,
+    pub open: &'a HashMap<PathBuf, String>,
+}
+
+impl Loader for DocLoader<'_> {
+    fn load(&self, path: &str) -> Result<String, String> {
+        let Some(dir) = &self.dir else {
+            return sema::NoFiles.load(path);
+        };
+        let full = dir.join(path);
+        if let Some(text) = self.open.get(&normalize(&full)) {
+            return Ok(text.clone());
+        }
+        let bytes =
+            std::fs::read(&full).map_err(|e| format!("cannot read `{}`: {e}", full.display()))?;
+        String::from_utf8(bytes).map_err(|e| {
+            format!(
+                "cannot read `{}`: not UTF-8 text (invalid byte at offset {})",
+                full.display(),
+                e.utf8_error().valid_up_to()
+            )
+        })
+    }
+}
+
+/// An open document and everything computed from its text.
+pub struct Document {
+    pub uri: Uri,
+    pub path: Option<PathBuf>,
+    pub version: i32,
+    pub text: String,
+    pub lines: Lines,
+    pub file: File,
+    pub comments: Vec<Comment>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Errors inside `use`d files: (file as written, its text, the diagnostic).
+    pub imported_diagnostics: Vec<(String, String, Diagnostic)>,
+    pub symbols: Vec<Symbol>,
+    pub index: Index,
+}
+
+impl Document {
+    /// Parses, checks and indexes a text. `open` holds the texts of the other open
+    /// documents, by path, for the files this one `use`s.
+    pub fn new(uri: Uri, version: i32, text: String, open: &HashMap<PathBuf, String>) -> Document {
+        let path = uri_to_path(&uri);
+        let loader = DocLoader {
+            dir: path
+                .as_ref()
+                .map(|p| p.parent().map(Path::to_path_buf).unwrap_or_default()),
+            open,
+        };
+        let analysis = affect_compiler::check_source_with(&text, &loader);
+        let parsed = syntax::parse(&text);
+        let index = Index::build(
+            &parsed.file,
+            loader.dir.as_deref(),
+            &loader,
+            &analysis.symbols,
+        );
+        Document {
+            lines: Lines::new(&text),
+            uri,
+            path,
+            version,
+            file: parsed.file,
+            comments: parsed.comments,
+            diagnostics: analysis.diagnostics,
+            imported_diagnostics: analysis.imported_diagnostics,
+            symbols: analysis.symbols,
+            index,
+            text,
+        }
+    }
+
+    pub fn range(&self, span: affect_compiler::Span) -> Range {
+        self.lines.range(&self.text, span)
+    }
+
+    pub fn offset(&self, pos: Position) -> usize {
+        self.lines.offset(&self.text, pos)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf16_positions_round_trip() {
+        let text = "a\u{e9}\u{1F600}b\r\nsecond\n";
+        let lines = Lines::new(text);
+        // `b` is after a (1), é (1), 😀 (2 units).
+        let b = text.find('b').unwrap();
+        assert_eq!(lines.position(text, b), Position::new(0, 4));
+        assert_eq!(lines.offset(text, Position::new(0, 4)), b);
+        // Past the end of the line: before the `\r\n`.
+        assert_eq!(lines.offset(text, Position::new(0, 99)), b + 1);
+        assert_eq!(
+            lines.offset(text, Position::new(1, 3)),
+            text.find("ond").unwrap()
+        );
+        assert_eq!(lines.offset(text, Position::new(9, 0)), text.len());
+        // Inside a character: the start of the character.
+        let smile = text.find('\u{1F600}').unwrap();
+        assert_eq!(lines.position(text, smile + 1), Position::new(0, 2));
+    }
+
+    #[test]
+    fn file_uris() {
+        let uri = Uri::from_str("file:///tmp/my%20dir/a.affect").unwrap();
+        assert_eq!(
+            uri_to_path(&uri),
+            Some(PathBuf::from("/tmp/my dir/a.affect"))
+        );
+        let back = path_to_uri(Path::new("/tmp/my dir/a.affect")).unwrap();
+        assert_eq!(back.as_str(), "file:///tmp/my%20dir/a.affect");
+        assert_eq!(
+            uri_to_path(&Uri::from_str("untitled:Untitled-1").unwrap()),
+            None
+        );
+        assert_eq!(percent_decode("/bad%zz"), None);
+        assert_eq!(percent_decode("/a%2"), Some("/a%2".to_string()));
+    }
+}

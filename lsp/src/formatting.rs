@@ -1,0 +1,44 @@
+//! Formatting through `affect fmt`'s formatter. A document with syntax errors gets no edit.
+//! The edit replaces only the part that changes (common prefix and suffix kept), so the
+//! editor keeps its cursor and folds where the text stays the same.
+
+use crate::documents::Document;
+use lsp_types::TextEdit;
+
+/// The edits that format a document, or `None` when it has syntax errors.
+pub fn format(doc: &Document) -> Option<Vec<TextEdit>> {
+    let formatted = affect_compiler::fmt::format_source(&doc.text).ok()?;
+    Some(edit(doc, &formatted).into_iter().collect())
+}
+
+fn edit(doc: &Document, new: &str) -> Option<TextEdit> {
+    let old = doc.text.as_str();
+    if old == new {
+        return None;
+    }
+    // Common prefix and suffix, on character boundaries of both texts.
+    let mut prefix = old
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !old.is_char_boundary(prefix) || !new.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let max_suffix = (old.len() - prefix).min(new.len() - prefix);
+    let mut suffix = old
+        .bytes()
+        .rev()
+        .zip(new.bytes().rev())
+        .take(max_suffix)
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !old.is_char_boundary(old.len() - suffix) || !new.is_char_boundary(new.len() - suffix) {
+        suffix -= 1;
+    }
+    let span = affect_compiler::Span::new(prefix, old.len() - suffix);
+    Some(TextEdit {
+        range: doc.range(span),
+        new_text: new[prefix..new.len() - suffix].to_string(),
+    })
+}

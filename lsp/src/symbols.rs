@@ -1,0 +1,573 @@
+//! Document symbols: the outline of a file. Items, with their variants, ports and fields;
+//! agents with their members; trees and `main` blocks with their nodes (labels shown).
+
+use crate::documents::Document;
+use affect_compiler::builtins;
+use affect_compiler::fmt::{format_expr, format_type};
+use affect_compiler::span::Span;
+use affect_compiler::syntax::ast::*;
+use lsp_types::{DocumentSymbol, SymbolKind};
+
+pub fn document_symbols(doc: &Document) -> Vec<DocumentSymbol> {
+    let o = Outline { doc };
+    doc.file.items.iter().filter_map(|i| o.item(i)).collect()
+}
+
+struct Outline<'a> {
+    doc: &'a Document,
+}
+
+impl Outline<'_> {
+    fn sym(
+        &self,
+        name: impl Into<String>,
+        detail: Option<String>,
+        kind: SymbolKind,
+        span: Span,
+        selection: Span,
+        children: Vec<DocumentSymbol>,
+    ) -> DocumentSymbol {
+        let mut name = name.into();
+        if name.trim().is_empty() {
+            name = "?".into();
+        }
+        // The selection must lie inside the range.
+        let span = span.to(selection);
+        #[allow(deprecated)]
+        DocumentSymbol {
+            name,
+            detail: detail.filter(|d| !d.is_empty()),
+            kind,
+            tags: None,
+            deprecated: None,
+            range: self.doc.range(span),
+            selection_range: self.doc.range(selection),
+            children: (!children.is_empty()).then_some(children),
+        }
+    }
+
+    fn item(&self, item: &Item) -> Option<DocumentSymbol> {
+        let span = item.span;
+        Some(match &item.kind {
+            ItemKind::Use(u) => {
+                let (name, s) = match &u.target {
+                    UseTarget::Module(p) => (p.to_string_path(), p.span),
+                    UseTarget::File(f, s) => (format!("\"{f}\""), *s),
+                };
+                self.sym(
+                    format!("use {name}"),
+                    None,
+                    SymbolKind::MODULE,
+                    span,
+                    s,
+                    vec![],
+                )
+            }
+            ItemKind::Const(c) => self.sym(
+                &c.name.name,
+                Some(format!(
+                    "{}= {}",
+                    c.ty.as_ref()
+                        .map(|t| format!("{} ", format_type(t)))
+                        .unwrap_or_default(),
+                    format_expr(&c.value)
+                )),
+                SymbolKind::CONSTANT,
+                span,
+                c.name.span,
+                vec![],
+            ),
+            ItemKind::Enum(e) => {
+                let kids = e
+                    .variants
+                    .iter()
+                    .map(|v| {
+                        self.sym(
+                            &v.name.name,
+                            v.value.as_ref().map(format_expr),
+                            SymbolKind::ENUM_MEMBER,
+                            v.span,
+                            v.name.span,
+                            vec![],
+                        )
+                    })
+                    .collect();
+                self.sym(
+                    &e.name.name,
+                    None,
+                    SymbolKind::ENUM,
+                    span,
+                    e.name.span,
+                    kids,
+                )
+            }
+            ItemKind::Leaf(l) => self.sym(
+                &l.name.name,
+                Some(l.kind.keyword().into()),
+                SymbolKind::FUNCTION,
+                span,
+                l.name.span,
+                self.ports(&l.ports),
+            ),
+            ItemKind::Tree(t) => {
+                let mut kids = self.ports(&t.ports);
+                for v in &t.locals {
+                    kids.push(
+                        self.sym(
+                            &v.name.name,
+                            Some(
+                                v.ty.as_ref()
+                                    .map(|t| format!("var: {}", format_type(t)))
+                                    .unwrap_or_else(|| "var".into()),
+                            ),
+                            SymbolKind::VARIABLE,
+                            v.span,
+                            v.name.span,
+                            vec![],
+                        ),
+                    );
+                }
+                kids.extend(self.nodes(&t.body));
+                self.sym(
+                    &t.name.name,
+                    Some(if t.is_main { "main tree" } else { "tree" }.into()),
+                    SymbolKind::FUNCTION,
+                    span,
+                    t.name.span,
+                    kids,
+                )
+            }
+            ItemKind::Emotion(r) | ItemKind::Tendency(r) => {
+                let kw = if matches!(item.kind, ItemKind::Emotion(_)) {
+                    "emotion"
+                } else {
+                    "tendency"
+                };
+                self.sym(
+                    &r.name.name,
+                    Some(kw.into()),
+                    SymbolKind::STRUCT,
+                    span,
+                    r.name.span,
+                    self.fields(&r.fields),
+                )
+            }
+            ItemKind::Agent(a) => {
+                let kids = a
+                    .members
+                    .iter()
+                    .flatten()
+                    .filter_map(|m| self.member(m))
+                    .collect();
+                self.sym(
+                    &a.name.name,
+                    Some(match &a.base {
+                        Some(b) => format!("agent = {}", b.name),
+                        None => "agent".into(),
+                    }),
+                    SymbolKind::CLASS,
+                    span,
+                    a.name.span,
+                    kids,
+                )
+            }
+            ItemKind::World(w) => self.sym(
+                &w.name.name,
+                Some("world".into()),
+                SymbolKind::NAMESPACE,
+                span,
+                w.name.span,
+                self.settings(&w.body),
+            ),
+            ItemKind::Component(c) => self.sym(
+                &c.name.name,
+                Some("component".into()),
+                SymbolKind::MODULE,
+                span,
+                c.name.span,
+                self.settings(&c.body),
+            ),
+            ItemKind::Behavior(b) => self.sym(
+                &b.name.name,
+                Some("behavior".into()),
+                SymbolKind::MODULE,
+                span,
+                b.name.span,
+                self.settings(&b.body),
+            ),
+            ItemKind::Error => return None,
+        })
+    }
+
+    fn ports(&self, ports: &[PortDecl]) -> Vec<DocumentSymbol> {
+        ports
+            .iter()
+            .map(|p| {
+                let detail = match &p.ty {
+                    Some(t) => format!("{} {}", p.dir.keyword(), format_type(t)),
+                    None => p.dir.keyword().to_string(),
+                };
+                self.sym(
+                    &p.name.name,
+                    Some(detail),
+                    SymbolKind::PROPERTY,
+                    p.span,
+                    p.name.span,
+                    vec![],
+                )
+            })
+            .collect()
+    }
+
+    fn fields(&self, fields: &[Field]) -> Vec<DocumentSymbol> {
+        fields
+            .iter()
+            .map(|f| {
+                self.sym(
+                    &f.key.name,
+                    Some(format_expr(&f.value)),
+                    SymbolKind::FIELD,
+                    f.span,
+                    f.key.span,
+                    vec![],
+                )
+            })
+            .collect()
+    }
+
+    fn settings(&self, block: &SettingBlock) -> Vec<DocumentSymbol> {
+        block
+            .entries
+            .iter()
+            .filter_map(|e| match e {
+                SettingEntry::Setting(s) => Some(
+                    self.sym(
+                        &s.key.name,
+                        Some(crate::resolve::setting_text(s)),
+                        SymbolKind::PROPERTY,
+                        s.span,
+                        s.key.span,
+                        s.block
+                            .as_ref()
+                            .map(|b| self.settings(b))
+                            .unwrap_or_default(),
+                    ),
+                ),
+                SettingEntry::Behavior(b, span) => Some(self.sym(
+                    &b.name.name,
+                    Some("behavior".into()),
+                    SymbolKind::MODULE,
+                    *span,
+                    b.name.span,
+                    self.settings(&b.body),
+                )),
+                SettingEntry::Transition(t) => Some(self.sym(
+                    format!("{} -> {}", t.from.name, t.to.name),
+                    Some(format!("when {}", format_expr(&t.guard))),
+                    SymbolKind::EVENT,
+                    t.span,
+                    t.from.span.to(t.to.span),
+                    vec![],
+                )),
+                SettingEntry::Error(_) => None,
+            })
+            .collect()
+    }
+
+    fn member(&self, m: &Member) -> Option<DocumentSymbol> {
+        let span = m.span;
+        let typed = |kw: &str, ty: &Option<Type>| match ty {
+            Some(t) => format!("{kw}: {}", format_type(t)),
+            None => kw.to_string(),
+        };
+        // A member without a name is shown by its keyword, selected at its start.
+        let head = Span::new(span.start as usize, span.start as usize);
+        Some(match &m.kind {
+            MemberKind::Rate(e) => self.sym(
+                "rate",
+                Some(format_expr(e)),
+                SymbolKind::PROPERTY,
+                span,
+                head,
+                vec![],
+            ),
+            MemberKind::Var { name, ty, .. } => self.sym(
+                &name.name,
+                Some(typed("var", ty)),
+                SymbolKind::VARIABLE,
+                span,
+                name.span,
+                vec![],
+            ),
+            MemberKind::Let { name, ty, .. } => self.sym(
+                &name.name,
+                Some(typed("let", ty)),
+                SymbolKind::VARIABLE,
+                span,
+                name.span,
+                vec![],
+            ),
+            MemberKind::Sensor { name, ty, .. } => self.sym(
+                &name.name,
+                Some(typed("sensor", ty)),
+                SymbolKind::PROPERTY,
+                span,
+                name.span,
+                vec![],
+            ),
+            MemberKind::Actuator { name, ty, .. } => self.sym(
+                &name.name,
+                Some(typed("actuator", ty)),
+                SymbolKind::PROPERTY,
+                span,
+                name.span,
+                vec![],
+            ),
+            MemberKind::Event { name, .. } => self.sym(
+                &name.name,
+                Some("event".into()),
+                SymbolKind::EVENT,
+                span,
+                name.span,
+                vec![],
+            ),
+            MemberKind::Hormone { name, settings, .. } => self.sym(
+                &name.name,
+                Some("hormone".into()),
+                SymbolKind::VARIABLE,
+                span,
+                name.span,
+                settings
+                    .as_ref()
+                    .map(|s| self.settings(s))
+                    .unwrap_or_default(),
+            ),
+            MemberKind::Update(_) => {
+                self.sym("update", None, SymbolKind::METHOD, span, head, vec![])
+            }
+            MemberKind::On { event, .. } => self.sym(
+                format!("on {}", format_expr(event)),
+                None,
+                SymbolKind::METHOD,
+                span,
+                event.span,
+                vec![],
+            ),
+            MemberKind::Personality(fields) => self.sym(
+                "personality",
+                None,
+                SymbolKind::STRUCT,
+                span,
+                head,
+                self.fields(fields),
+            ),
+            MemberKind::Emotions { name, ty, body, .. } => self.sym(
+                &name.name,
+                Some(format!("emotions: {}", format_type(ty))),
+                SymbolKind::ENUM,
+                span,
+                name.span,
+                self.settings(body),
+            ),
+            MemberKind::Tendencies { machine, arms } => {
+                let kids = arms
+                    .iter()
+                    .map(|a| {
+                        let pat = match &a.pattern {
+                            Pattern::Wildcard(_) => "_".to_string(),
+                            Pattern::Expr(e) => format_expr(e),
+                        };
+                        let targets: Vec<String> =
+                            a.targets.iter().map(|t| t.name.to_string_path()).collect();
+                        let sel = match &a.pattern {
+                            Pattern::Wildcard(s) => *s,
+                            Pattern::Expr(e) => e.span,
+                        };
+                        self.sym(
+                            pat,
+                            Some(format!("=> {}", targets.join(", "))),
+                            SymbolKind::ENUM_MEMBER,
+                            a.span,
+                            sel,
+                            vec![],
+                        )
+                    })
+                    .collect();
+                self.sym(
+                    format!("tendencies {}", machine.name),
+                    None,
+                    SymbolKind::OBJECT,
+                    span,
+                    machine.span,
+                    kids,
+                )
+            }
+            MemberKind::Drive(d) => {
+                let mut kids = Vec::new();
+                for e in &d.entries {
+                    match e {
+                        DriveEntry::Rule(r) => kids.push(self.sym(
+                            &r.target.name,
+                            Some(format!("when {}", format_expr(&r.guard))),
+                            SymbolKind::EVENT,
+                            r.span,
+                            r.target.span,
+                            vec![],
+                        )),
+                        DriveEntry::Intention(i) => kids.push(self.sym(
+                            &i.name.name,
+                            Some(typed("intention", &i.ty)),
+                            SymbolKind::VARIABLE,
+                            i.span,
+                            i.name.span,
+                            vec![],
+                        )),
+                        DriveEntry::Error(_) => {}
+                    }
+                }
+                self.sym(
+                    &d.name.name,
+                    Some(format!("drive: {}", format_type(&d.ty))),
+                    SymbolKind::ENUM,
+                    span,
+                    d.name.span,
+                    kids,
+                )
+            }
+            MemberKind::Memory { name, body, .. } => self.sym(
+                &name.name,
+                Some("memory".into()),
+                SymbolKind::OBJECT,
+                span,
+                name.span,
+                self.settings(body),
+            ),
+            MemberKind::Behavior(b) => self.sym(
+                &b.name.name,
+                Some("behavior".into()),
+                SymbolKind::MODULE,
+                span,
+                b.name.span,
+                self.settings(&b.body),
+            ),
+            MemberKind::Behaviors(s) => self.sym(
+                "behaviors",
+                None,
+                SymbolKind::NAMESPACE,
+                span,
+                head,
+                self.settings(s),
+            ),
+            MemberKind::Recruitment(s) => self.sym(
+                &s.name.name,
+                Some("recruitment".into()),
+                SymbolKind::OBJECT,
+                span,
+                s.name.span,
+                self.settings(&s.body),
+            ),
+            MemberKind::Component(s) => self.sym(
+                &s.name.name,
+                Some("component".into()),
+                SymbolKind::MODULE,
+                span,
+                s.name.span,
+                self.settings(&s.body),
+            ),
+            MemberKind::Main(b) => self.sym(
+                "main",
+                Some("tree".into()),
+                SymbolKind::FUNCTION,
+                span,
+                head,
+                self.nodes(b),
+            ),
+            MemberKind::Error => return None,
+        })
+    }
+
+    fn nodes(&self, block: &NodeBlock) -> Vec<DocumentSymbol> {
+        block.nodes.iter().filter_map(|n| self.node(n)).collect()
+    }
+
+    fn node(&self, n: &Node) -> Option<DocumentSymbol> {
+        let (text, detail, kind, sel, kids) = match &n.kind {
+            NodeKind::Call {
+                name,
+                args,
+                children,
+            } => {
+                let text = name.to_string_path();
+                let builtin = builtins::by_name(&text);
+                let detail = args.as_ref().map(|a| {
+                    let parts: Vec<String> = a
+                        .args
+                        .iter()
+                        .map(|x| match &x.name {
+                            Some(n) => format!("{}: {}", n.name, format_expr(&x.value)),
+                            None => format_expr(&x.value),
+                        })
+                        .chain(a.rest.map(|_| "..".to_string()))
+                        .collect();
+                    format!("({})", parts.join(", "))
+                });
+                let kind = if builtin.is_some() {
+                    SymbolKind::OPERATOR
+                } else {
+                    SymbolKind::METHOD
+                };
+                let kids = children.as_ref().map(|c| self.nodes(c)).unwrap_or_default();
+                (text, detail, kind, name.span, kids)
+            }
+            NodeKind::Script(b) => (
+                "do".to_string(),
+                None,
+                SymbolKind::OPERATOR,
+                Span::new(b.span.start as usize, b.span.start as usize),
+                vec![],
+            ),
+            NodeKind::Check(e) => (
+                "check".to_string(),
+                Some(format_expr(e)),
+                SymbolKind::OPERATOR,
+                e.span,
+                vec![],
+            ),
+            NodeKind::Switch { subject, arms } => {
+                let kids = arms
+                    .iter()
+                    .filter_map(|a| {
+                        let mut s = self.node(&a.node)?;
+                        let pat = match &a.pattern {
+                            Pattern::Wildcard(_) => "_".to_string(),
+                            Pattern::Expr(e) => format_expr(e),
+                        };
+                        s.name = format!("{pat} => {}", s.name);
+                        s.range = self.doc.range(a.span.to(a.node.span));
+                        Some(s)
+                    })
+                    .collect();
+                (
+                    "switch".to_string(),
+                    Some(format_expr(subject)),
+                    SymbolKind::STRUCT,
+                    subject.span,
+                    kids,
+                )
+            }
+            NodeKind::For { var, queue, body } => (
+                format!("for {}", var.name),
+                Some(format!("in {}", format_expr(queue))),
+                SymbolKind::ARRAY,
+                var.span,
+                self.nodes(body),
+            ),
+            NodeKind::Error => return None,
+        };
+        let (name, sel) = match &n.label {
+            Some(l) => (format!("{}: {text}", l.text), l.span),
+            None => (text, sel),
+        };
+        Some(self.sym(name, detail, kind, n.span, sel, kids))
+    }
+}

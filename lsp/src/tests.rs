@@ -1,0 +1,199 @@
+//! Unit tests of the features on small documents; `tests/lsp.rs` in the root package drives
+//! the built server over standard I/O.
+
+use crate::documents::Document;
+use crate::{completion, definition, formatting, hover, symbols};
+use lsp_types::Uri;
+use std::collections::HashMap;
+use std::str::FromStr;
+
+/// A document from a text with one `|` marking the cursor; returns it and the offset.
+fn doc_at(marked: &str) -> (Document, usize) {
+    let offset = marked.find('|').expect("a cursor mark");
+    let text = format!("{}{}", &marked[..offset], &marked[offset + 1..]);
+    (doc(&text), offset)
+}
+
+fn doc(text: &str) -> Document {
+    Document::new(
+        Uri::from_str("untitled:test").unwrap(),
+        1,
+        text.to_string(),
+        &HashMap::new(),
+    )
+}
+
+fn hover_text(marked: &str) -> String {
+    let (d, o) = doc_at(marked);
+    match hover::hover(&d, o).map(|h| h.contents) {
+        Some(lsp_types::HoverContents::Markup(m)) => m.value,
+        other => panic!("no markdown hover: {other:?}"),
+    }
+}
+
+fn labels(marked: &str) -> Vec<String> {
+    let (d, o) = doc_at(marked);
+    completion::completion(&d, o)
+        .into_iter()
+        .map(|c| c.label)
+        .collect()
+}
+
+const NAV: &str = "
+enum Dir { Up, Down }
+/// Moves one cell.
+action Move(in d: Dir, in speed: num = 1);
+tree Walk(in d: Dir) {
+    var steps: int = 0;
+    sequence {
+        Move(d: d)
+        do { steps += 1 }
+    }
+}
+agent R {
+    var heading: Dir = Dir::Up;
+    sensor place: Label = camera_label();
+    memory feelings keyed by place { threshold 25; }
+    main {
+        sequence {
+            Walk(d: heading)
+            check feelings.recent() > 50
+        }
+    }
+}
+";
+
+fn at(text: &str, needle: &str, extra: usize) -> String {
+    let i = text.find(needle).expect("needle") + extra;
+    format!("{}|{}", &text[..i], &text[i..])
+}
+
+#[test]
+fn hover_on_declarations_uses_and_builtins() {
+    let h = hover_text(&at(NAV, "Move(d: d)", 1));
+    assert!(
+        h.contains("action Move(in d: Dir, in speed: num = 1)"),
+        "{h}"
+    );
+    assert!(h.contains("Moves one cell."), "{h}");
+    let h = hover_text(&at(NAV, "steps += 1", 1));
+    assert!(h.contains("var steps: int = 0"), "{h}");
+    assert!(h.contains("tree variable of tree `Walk`"), "{h}");
+    let h = hover_text(&at(NAV, "sequence {\n        Move", 2));
+    assert!(h.contains("BehaviorTree.CPP `Sequence`"), "{h}");
+    let h = hover_text(&at(NAV, "recent()", 2));
+    assert!(h.contains("memory.recent()"), "{h}");
+    let h = hover_text(&at(NAV, "camera_label", 2));
+    assert!(h.contains("device driver"), "{h}");
+    let h = hover_text(&at(NAV, "threshold 25", 2));
+    assert!(h.contains("setting of a `memory` block"), "{h}");
+    let h = hover_text(&at(NAV, "Dir::Up;", 6));
+    assert!(h.contains("Dir::Up"), "{h}");
+}
+
+#[test]
+fn definition_of_calls_ports_and_members() {
+    let (d, o) = doc_at(&at(NAV, "Walk(d: heading)", 10));
+    let loc = definition::definition(&d, o).expect("a definition");
+    let decl = NAV.find("var heading").unwrap() + 4;
+    assert_eq!(loc.range.start, d.lines.position(&d.text, decl));
+    let (d, o) = doc_at(&at(NAV, "Walk(d: heading)", 5));
+    let loc = definition::definition(&d, o).expect("a port");
+    let port = NAV.find("tree Walk(in d").unwrap() + 13;
+    assert_eq!(loc.range.start, d.lines.position(&d.text, port));
+}
+
+#[test]
+fn completion_contexts() {
+    let l = labels(&at(NAV, "            check", 12));
+    assert!(l.contains(&"Walk".to_string()) && l.contains(&"retry".to_string()));
+    assert!(l.contains(&"Move".to_string()));
+    let call =
+        "enum Dir { Up }\naction Move(in d: Dir, in speed: num);\ntree T { Move(d: Dir::Up, |) }\n";
+    let l = labels(call);
+    assert!(
+        l.contains(&"speed".to_string()) && !l.contains(&"d".to_string()),
+        "{l:?}"
+    );
+    let l = labels("action Move(in d: num, in speed: num);\ntree T { Move(|, speed: 2) }\n");
+    assert!(
+        l.contains(&"d".to_string()) && !l.contains(&"speed".to_string()),
+        "{l:?}"
+    );
+    let l = labels(&at(NAV, "Move(d: d)", 8));
+    assert_eq!(l.first().map(String::as_str), Some("Dir::Down"), "{l:?}");
+    let l = labels(&at(NAV, "Dir::Up;", 5));
+    assert_eq!(l, ["Down", "Up"]);
+    let l = labels(&at(NAV, "recent()", 0));
+    assert!(l.contains(&"remember".to_string()), "{l:?}");
+    let l = labels(&at(NAV, "threshold 25", 0));
+    assert!(l.contains(&"short_term".to_string()), "{l:?}");
+    let l = labels(&at(NAV, "    var heading", 4));
+    assert!(l.contains(&"sensor".to_string()), "{l:?}");
+    let l = labels("enum E { A, B }\ntree T(in x: E) {\n    switch x {\n        A => succeed\n        |\n    }\n}\n");
+    assert!(
+        l.contains(&"B".to_string()) && l.contains(&"_".to_string()),
+        "{l:?}"
+    );
+    assert!(labels("// a comment |\n").is_empty());
+    assert!(labels("const S = \"a |b\";\n").is_empty());
+}
+
+#[test]
+fn symbols_are_hierarchical() {
+    let d = doc(NAV);
+    let syms = symbols::document_symbols(&d);
+    let names: Vec<&str> = syms.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["Dir", "Move", "Walk", "R"]);
+    let walk = &syms[2];
+    let kids: Vec<&str> = walk
+        .children
+        .iter()
+        .flatten()
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(kids, ["d", "steps", "sequence"]);
+}
+
+#[test]
+fn formatting_edits_only_when_it_parses() {
+    let d = doc("tree  T {succeed}\n");
+    let edits = formatting::format(&d).expect("formats");
+    assert_eq!(edits.len(), 1);
+    let d = doc("tree T { succeed\n");
+    assert!(formatting::format(&d).is_none());
+    let d = doc("tree T {\n    succeed\n}\n");
+    assert_eq!(formatting::format(&d).map(|e| e.len()), Some(0));
+}
+
+/// Every feature at many offsets of broken and truncated texts: nothing may panic.
+#[test]
+fn no_panics_on_broken_text() {
+    let sources = [
+        NAV.to_string(),
+        include_str!("../../examples/waiter.affect").to_string(),
+    ];
+    for src in &sources {
+        let cuts: Vec<usize> = (0..12).map(|k| src.len() * k / 11).collect();
+        for cut in cuts {
+            let mut cut = cut.min(src.len());
+            while !src.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            for text in [
+                src[..cut].to_string(),
+                format!("{}(({{ `x{}", &src[..cut], &src[cut..]),
+            ] {
+                let d = doc(&text);
+                let _ = symbols::document_symbols(&d);
+                let _ = formatting::format(&d);
+                let _ = crate::diagnostics::for_document(&d);
+                for o in (0..=text.len()).step_by(97) {
+                    let _ = hover::hover(&d, o);
+                    let _ = definition::definition(&d, o);
+                    let _ = completion::completion(&d, o);
+                }
+            }
+        }
+    }
+}
