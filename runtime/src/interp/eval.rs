@@ -1,111 +1,183 @@
-//! The expression machine: runs compiled code over the slots with a preallocated stack.
-//! No allocation, no string look-ups.
+//! The expression machine: runs compiled code over the slots with a fixed stack on the
+//! native stack. No allocation, no string look-ups.
 
 use super::Machine;
 use affect_compiler::ir::eval::{binary, unary};
 use affect_compiler::ir::functions::{Function, HostFn};
 use affect_compiler::ir::program::{Code, Op};
 
+/// Deeper expressions than this do not occur in practice (the parser's own recursion
+/// limits nesting long before); an overflowing push is dropped rather than a panic.
+const STACK: usize = 32;
+
+/// The expression stack; one per machine, reused by every evaluation.
+pub(crate) struct Stack {
+    v: [f64; STACK],
+    sp: usize,
+}
+
+impl Default for Stack {
+    fn default() -> Self {
+        Stack { v: [0.0; STACK], sp: 0 }
+    }
+}
+
+impl Stack {
+    #[inline(always)]
+    fn push(&mut self, x: f64) {
+        if let Some(slot) = self.v.get_mut(self.sp) {
+            *slot = x;
+            self.sp += 1;
+        }
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) -> f64 {
+        if self.sp == 0 {
+            return 0.0;
+        }
+        self.sp -= 1;
+        self.v[self.sp]
+    }
+
+    #[inline(always)]
+    fn top(&self) -> f64 {
+        if self.sp == 0 {
+            0.0
+        } else {
+            self.v[self.sp - 1]
+        }
+    }
+}
+
 impl Machine<'_> {
     /// Runs a statement block (scripts, handlers, post-conditions).
     pub(crate) fn run(&mut self, code: Code) {
         self.exec(code);
-        self.stack.clear();
     }
 
     /// Evaluates an expression.
     pub(crate) fn eval(&mut self, code: Code) -> f64 {
-        self.exec(code);
-        let v = self.stack.pop().unwrap_or(0.0);
-        self.stack.clear();
-        v
+        self.exec(code)
     }
 
     pub(crate) fn eval_bool(&mut self, code: Code) -> bool {
-        self.eval(code) != 0.0
+        self.exec(code) != 0.0
     }
 
-    fn exec(&mut self, code: Code) {
-        let ops = &self.prog.code[code.start as usize..(code.start + code.len) as usize];
+    /// Runs code; returns what is left on top of the stack (an expression's value).
+    fn exec(&mut self, code: Code) -> f64 {
+        let start = code.start as usize;
+        let end = start + code.len as usize;
+        let prog = self.prog;
+        let Some(ops) = prog.code.get(start..end) else { return f64::NAN };
+        // The stack is taken out of the machine for the run (a box moves, nothing is copied)
+        // so that slots can be written while it is in use.
+        let mut st = self.stk.take().unwrap_or_default();
+        st.sp = 0;
+        let v = self.exec_on(ops, &mut st);
+        self.stk = Some(st);
+        v
+    }
+
+    fn exec_on(&mut self, ops: &[Op], st: &mut Stack) -> f64 {
         let mut pc = 0usize;
-        while pc < ops.len() {
-            let op = ops[pc];
+        while let Some(&op) = ops.get(pc) {
             pc += 1;
             match op {
-                Op::Const(v) => self.stack.push(v),
-                Op::Load(s) => self.stack.push(self.slots[s as usize]),
+                Op::Const(v) => st.push(v),
+                Op::Load(s) => st.push(self.slots.get(s as usize).copied().unwrap_or(f64::NAN)),
                 Op::Store(s) => {
-                    let v = self.stack.pop().unwrap_or(0.0);
+                    let v = st.pop();
                     self.write(s, v);
                 }
                 Op::StoreClamped(s, lo, hi) => {
-                    let v = self.stack.pop().unwrap_or(0.0);
+                    let v = st.pop();
                     self.write(s, v.clamp(lo, hi));
                 }
+                Op::Add => {
+                    let b = st.pop();
+                    let a = st.pop();
+                    st.push(a + b);
+                }
+                Op::Sub => {
+                    let b = st.pop();
+                    let a = st.pop();
+                    st.push(a - b);
+                }
+                Op::Mul => {
+                    let b = st.pop();
+                    let a = st.pop();
+                    st.push(a * b);
+                }
+                Op::Div => {
+                    let b = st.pop();
+                    let a = st.pop();
+                    st.push(a / b);
+                }
                 Op::Pop => {
-                    self.stack.pop();
+                    st.pop();
                 }
                 Op::Jump(off) => pc += off as usize,
                 Op::JumpIfFalse(off) => {
-                    if self.stack.pop().unwrap_or(0.0) == 0.0 {
+                    if st.pop() == 0.0 {
                         pc += off as usize;
                     }
                 }
                 Op::JumpIfFalseKeep(off) => {
-                    if self.stack.last().copied().unwrap_or(0.0) == 0.0 {
+                    if st.top() == 0.0 {
                         pc += off as usize;
                     }
                 }
                 Op::JumpIfTrueKeep(off) => {
-                    if self.stack.last().copied().unwrap_or(0.0) != 0.0 {
+                    if st.top() != 0.0 {
                         pc += off as usize;
                     }
                 }
                 Op::Neg | Op::Not | Op::BitNot => {
-                    let a = self.stack.pop().unwrap_or(0.0);
-                    self.stack.push(unary(op, a));
+                    let a = st.pop();
+                    st.push(unary(op, a));
                 }
                 Op::Call(f, argc) => {
-                    let n = argc as usize;
-                    let at = self.stack.len().saturating_sub(n);
+                    let n = (argc as usize).min(st.sp);
+                    let at = st.sp - n;
                     let v = match f {
-                        Function::Len => {
-                            let id = self.stack.get(at).copied().unwrap_or(0.0);
-                            self.lists.len_of(id) as f64
-                        }
-                        _ => f.apply(&self.stack[at..]),
+                        Function::Len => self.lists.len_of(st.v[at]) as f64,
+                        _ => f.apply(&st.v[at..st.sp]),
                     };
-                    self.stack.truncate(at);
-                    self.stack.push(v);
+                    st.sp = at;
+                    st.push(v);
                 }
                 Op::Host(f, arg, argc) => {
-                    let at = self.stack.len().saturating_sub(argc as usize);
+                    let n = (argc as usize).min(st.sp);
+                    let at = st.sp - n;
                     let v = match f {
                         HostFn::ListPush => {
                             let id = self.slots.get(arg as usize).copied().unwrap_or(f64::NAN);
-                            let x = self.stack.get(at).copied().unwrap_or(0.0);
+                            let x = if n > 0 { st.v[at] } else { 0.0 };
                             self.lists.push(id, x);
                             0.0
                         }
                         _ => match self.host.as_mut() {
-                            Some(h) => h.call(f, arg, &self.stack[at..], &mut self.lists),
+                            Some(h) => h.call(f, arg, &st.v[at..st.sp], &mut self.lists),
                             None => f64::NAN,
                         },
                     };
-                    self.stack.truncate(at);
-                    self.stack.push(v);
+                    st.sp = at;
+                    st.push(v);
                 }
                 Op::Index => {
-                    let i = self.stack.pop().unwrap_or(0.0);
-                    let list = self.stack.pop().unwrap_or(0.0);
-                    self.stack.push(self.lists.get(list, i));
+                    let i = st.pop();
+                    let list = st.pop();
+                    st.push(self.lists.get(list, i));
                 }
                 _ => {
-                    let b = self.stack.pop().unwrap_or(0.0);
-                    let a = self.stack.pop().unwrap_or(0.0);
-                    self.stack.push(binary(op, a, b));
+                    let b = st.pop();
+                    let a = st.pop();
+                    st.push(binary(op, a, b));
                 }
             }
         }
+        st.top()
     }
 }

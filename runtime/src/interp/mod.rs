@@ -19,7 +19,7 @@ pub trait Host {
 }
 
 use crate::leaf::{Leaf, LeafTable};
-use affect_compiler::ir::program::{AgentProgram, NodeId, Program, SlotId, Status};
+use affect_compiler::ir::program::{AgentProgram, Code, NodeId, Program, SlotId, Status};
 pub use lists::Lists;
 
 /// A status change of a node, as BehaviorTree.CPP's StatusChangeLogger reports it.
@@ -45,6 +45,34 @@ pub(crate) struct NodeState {
     pub flags: u8,
 }
 
+/// The hot part of a node, packed for the tick loop: what it is, whether it has conditions
+/// or is a decorator, its children and its code. Built once from the program.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Hot {
+    pub op: u8,
+    pub flags: u8,
+    pub first_child: u32,
+    pub children: u32,
+    pub code: Code,
+}
+
+pub(crate) const HAS_CONDITIONS: u8 = 1;
+pub(crate) const DECORATOR: u8 = 2;
+
+/// Opcodes of the kinds the tick loop dispatches directly; the rest go through `NodeKind`.
+pub(crate) mod op {
+    pub const OTHER: u8 = 0;
+    pub const SEQUENCE: u8 = 1;
+    pub const FALLBACK: u8 = 2;
+    pub const SCRIPT: u8 = 3;
+    pub const SCRIPT_CONDITION: u8 = 4;
+    pub const ALWAYS_SUCCESS: u8 = 5;
+    pub const ALWAYS_FAILURE: u8 = 6;
+    pub const INVERTER: u8 = 7;
+    pub const FORCE_SUCCESS: u8 = 8;
+    pub const FORCE_FAILURE: u8 = 9;
+}
+
 /// A timer that fired between ticks, for the caller's clock (BehaviorTree.CPP's timers wake
 /// the tree up early).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -54,6 +82,7 @@ pub struct Wakeup {
 
 pub struct Machine<'p> {
     pub(crate) prog: &'p AgentProgram,
+    pub(crate) hot: Vec<Hot>,
     pub slots: Vec<f64>,
     /// Write counter of each slot (BehaviorTree.CPP's entry sequence ids).
     pub(crate) seq: Vec<u32>,
@@ -64,6 +93,7 @@ pub struct Machine<'p> {
     /// Last sequence id each entry-watching node saw.
     pub(crate) seen: Vec<u32>,
     pub(crate) stack: Vec<f64>,
+    pub(crate) stk: Option<Box<eval::Stack>>,
     pub(crate) ports: Vec<f64>,
     pub(crate) outputs: Vec<Option<f64>>,
     pub lists: Lists,
@@ -90,8 +120,53 @@ impl<'p> Machine<'p> {
     pub fn new(program: &'p Program, agent: &'p AgentProgram, leaves: LeafTable) -> Machine<'p> {
         let n = agent.nodes.len();
         let lists = Lists::new(&program.lists);
+        let hot = agent
+            .nodes
+            .iter()
+            .map(|n| {
+                use affect_compiler::ir::program::NodeKind as K;
+                let (o, code) = match &n.kind {
+                    K::Sequence => (op::SEQUENCE, Code::default()),
+                    K::Fallback => (op::FALLBACK, Code::default()),
+                    K::Script { code } => (op::SCRIPT, *code),
+                    K::ScriptCondition { cond } => (op::SCRIPT_CONDITION, *cond),
+                    K::AlwaysSuccess => (op::ALWAYS_SUCCESS, Code::default()),
+                    K::AlwaysFailure => (op::ALWAYS_FAILURE, Code::default()),
+                    K::Inverter => (op::INVERTER, Code::default()),
+                    K::ForceSuccess => (op::FORCE_SUCCESS, Code::default()),
+                    K::ForceFailure => (op::FORCE_FAILURE, Code::default()),
+                    _ => (op::OTHER, Code::default()),
+                };
+                let decorator = match &n.kind {
+                    K::Inverter
+                    | K::ForceSuccess
+                    | K::ForceFailure
+                    | K::Repeat { .. }
+                    | K::Retry { .. }
+                    | K::KeepRunningUntilFailure
+                    | K::Timeout { .. }
+                    | K::Delay { .. }
+                    | K::RunOnce { .. }
+                    | K::Precondition { .. }
+                    | K::EntryUpdated { .. }
+                    | K::Loop { .. }
+                    | K::SubTree { .. } => true,
+                    K::Foreign { leaf, .. } => program.leaves.get(*leaf as usize).is_some_and(|l| l.class == affect_compiler::builtins::NodeClass::Decorator),
+                    _ => false,
+                };
+                let mut flags = 0;
+                if n.conditions.is_some() {
+                    flags |= HAS_CONDITIONS;
+                }
+                if decorator && n.children.1 > 0 {
+                    flags |= DECORATOR;
+                }
+                Hot { op: o, flags, first_child: n.children.0, children: n.children.1, code }
+            })
+            .collect();
         let mut m = Machine {
             prog: agent,
+            hot,
             slots: Vec::new(),
             seq: vec![1; agent.slots.len()],
             status: vec![Status::Idle; n],
@@ -107,6 +182,7 @@ impl<'p> Machine<'p> {
             done: vec![false; agent.children.len()],
             seen: vec![0; n],
             stack: Vec::with_capacity(64),
+            stk: Some(Box::default()),
             ports: Vec::with_capacity(16),
             outputs: Vec::with_capacity(16),
             lists,

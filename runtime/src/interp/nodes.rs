@@ -3,7 +3,7 @@
 //! sees, and the equivalence suite compares them one to one with the real library.
 //! Deliberate differences are listed in docs/semantics.md.
 
-use super::{Machine, Transition};
+use super::{op, Machine, Transition, DECORATOR, HAS_CONDITIONS};
 use crate::leaf::LeafCall;
 use affect_compiler::builtins::NodeClass;
 use affect_compiler::ir::program::{Arg, NodeId, NodeKind, PortBinding, Status, ValueKind};
@@ -46,13 +46,14 @@ impl Machine<'_> {
         }
     }
 
+    #[inline]
     fn child(&self, n: NodeId, i: usize) -> NodeId {
-        let (start, _) = self.prog.nodes[n as usize].children;
-        self.prog.children[start as usize + i]
+        self.prog.children[self.hot[n as usize].first_child as usize + i]
     }
 
+    #[inline]
     fn child_count(&self, n: NodeId) -> usize {
-        self.prog.nodes[n as usize].children.1 as usize
+        self.hot[n as usize].children as usize
     }
 
     fn arg(&mut self, a: Arg) -> f64 {
@@ -67,15 +68,35 @@ impl Machine<'_> {
     /// `TreeNode::executeTick`: pre-conditions, the tick, post-conditions, the status.
     pub(crate) fn execute_tick(&mut self, n: NodeId) -> Status {
         self.node_ticks += 1;
-        let node = &self.prog.nodes[n as usize];
-        let conditions = node.conditions;
+        let h = self.hot[n as usize];
+        let conditions = if h.flags & HAS_CONDITIONS != 0 { self.prog.nodes[n as usize].conditions } else { None };
         let pre = match conditions {
             Some(ci) => self.pre_conditions(n, ci),
             None => None,
         };
         let new = match pre {
             Some(s) => s,
-            None => self.tick(n),
+            None => match h.op {
+                op::SCRIPT => {
+                    self.run(h.code);
+                    Status::Success
+                }
+                op::SCRIPT_CONDITION => {
+                    if self.eval_bool(h.code) {
+                        Status::Success
+                    } else {
+                        Status::Failure
+                    }
+                }
+                op::ALWAYS_SUCCESS => Status::Success,
+                op::ALWAYS_FAILURE => Status::Failure,
+                op::SEQUENCE => self.tick_sequence(n, true, false),
+                op::FALLBACK => self.tick_fallback(n, false),
+                op::INVERTER => self.tick_inverter(n),
+                op::FORCE_SUCCESS => self.tick_force(n, Status::Success),
+                op::FORCE_FAILURE => self.tick_force(n, Status::Failure),
+                _ => self.tick(n),
+            },
         };
         if new.is_completed() {
             if let Some(ci) = conditions {
@@ -87,8 +108,8 @@ impl Machine<'_> {
             self.set_status(n, new);
         }
         // `DecoratorNode::executeTick`: a completed child is reset after the parent's status.
-        if self.is_decorator(n) && self.child_count(n) > 0 {
-            let c = self.child(n, 0);
+        if h.flags & DECORATOR != 0 {
+            let c = self.prog.children[h.first_child as usize];
             if self.status[c as usize].is_completed() {
                 self.reset_status(c);
             }
@@ -96,23 +117,31 @@ impl Machine<'_> {
         new
     }
 
-    fn is_decorator(&self, n: NodeId) -> bool {
-        match &self.prog.nodes[n as usize].kind {
-            NodeKind::Inverter
-            | NodeKind::ForceSuccess
-            | NodeKind::ForceFailure
-            | NodeKind::Repeat { .. }
-            | NodeKind::Retry { .. }
-            | NodeKind::KeepRunningUntilFailure
-            | NodeKind::Timeout { .. }
-            | NodeKind::Delay { .. }
-            | NodeKind::RunOnce { .. }
-            | NodeKind::Precondition { .. }
-            | NodeKind::EntryUpdated { .. }
-            | NodeKind::Loop { .. }
-            | NodeKind::SubTree { .. } => true,
-            NodeKind::Foreign { leaf, .. } => self.leaf_class(*leaf) == NodeClass::Decorator,
-            _ => false,
+    fn tick_inverter(&mut self, n: NodeId) -> Status {
+        self.set_status(n, Status::Running);
+        let c = self.child(n, 0);
+        match self.execute_tick(c) {
+            Status::Success => {
+                self.reset_child(n);
+                Status::Failure
+            }
+            Status::Failure => {
+                self.reset_child(n);
+                Status::Success
+            }
+            other => other,
+        }
+    }
+
+    fn tick_force(&mut self, n: NodeId, forced: Status) -> Status {
+        self.set_status(n, Status::Running);
+        let c = self.child(n, 0);
+        let s = self.execute_tick(c);
+        if s.is_completed() {
+            self.reset_child(n);
+            forced
+        } else {
+            s
         }
     }
 
