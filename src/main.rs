@@ -3,6 +3,9 @@
 
 mod commands;
 mod files;
+mod narrate;
+mod observe;
+mod plot;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -73,6 +76,11 @@ enum Command {
     Build(commands::build::BuildArgs),
     /// Convert BehaviorTree.CPP XML between v3 (Groot 1) and v4 (Groot 2).
     Convert(commands::convert::ConvertArgs),
+    /// Look into long-term emotional memory files (`memory .. { persist "FILE"; }`).
+    Memory {
+        #[command(subcommand)]
+        command: commands::memory::MemoryCommand,
+    },
     /// Print the explanation of a diagnostic code, with a wrong and a corrected example.
     Explain {
         /// A code such as E0101 (case does not matter).
@@ -105,6 +113,7 @@ fn main() -> ExitCode {
         Command::Import(args) => commands::import::run(&args),
         Command::Build(args) => commands::build::run(&args),
         Command::Convert(args) => commands::convert::run(&args),
+        Command::Memory { command } => commands::memory::run(&command),
     };
     ExitCode::from(status)
 }

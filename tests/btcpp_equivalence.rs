@@ -35,7 +35,11 @@ enum Var {
 fn ours(case: &Case) -> Result<(Trace, Vec<(String, Var)>), String> {
     let analysis = affect_compiler::check_source_with(&case.affect, &NoFiles);
     let Some(program) = analysis.program else {
-        let msgs: Vec<String> = analysis.diagnostics.iter().map(|d| format!("{} {}", d.code, d.message)).collect();
+        let msgs: Vec<String> = analysis
+            .diagnostics
+            .iter()
+            .map(|d| format!("{} {}", d.code, d.message))
+            .collect();
         return Err(format!("does not compile: {}", msgs.join("; ")));
     };
     let config = RunConfig {
@@ -45,11 +49,14 @@ fn ours(case: &Case) -> Result<(Trace, Vec<(String, Var)>), String> {
             .iter()
             .map(|(k, v)| (k.clone(), run::parse_statuses(v).expect("valid script")))
             .collect(),
-        clock: Clock::SleepBetweenTicks { ms: case.sleep_ms.unwrap_or(1) as f64 },
+        clock: Clock::SleepBetweenTicks {
+            ms: case.sleep_ms.unwrap_or(1) as f64,
+        },
         ..RunConfig::default()
     };
     let mut sink = JsonLines::new(Vec::new());
-    let summaries = run::run(&program, &config, &mut sink, |_| {}).map_err(|d| format!("does not run: {}", d[0].message))?;
+    let summaries = run::run(&program, &config, &mut sink, |_| {})
+        .map_err(|d| format!("does not run: {}", d[0].message))?;
     let text = String::from_utf8(sink.into_inner()).unwrap();
     let mut trace = Vec::new();
     for line in text.lines() {
@@ -67,16 +74,29 @@ fn ours(case: &Case) -> Result<(Trace, Vec<(String, Var)>), String> {
     let vars = summaries[0]
         .variables
         .iter()
-        .map(|(k, v)| (k.clone(), v.parse::<f64>().map(Var::Num).unwrap_or_else(|_| Var::Text(v.clone()))))
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                v.parse::<f64>()
+                    .map(Var::Num)
+                    .unwrap_or_else(|_| Var::Text(v.clone())),
+            )
+        })
         .collect();
     Ok((trace, vars))
 }
 
-fn oracle(case: &Case, vars: &[(String, String, &str)]) -> Result<(Trace, serde_json::Value), String> {
+fn oracle(
+    case: &Case,
+    vars: &[(String, String, &str)],
+) -> Result<(Trace, serde_json::Value), String> {
     let dir = support::workspace().join("target").join("equivalence");
     let xml = support::write_temp(&dir, &format!("{}.xml", case.name), &case.xml);
     let mut cmd = Command::new(support::oracle());
-    cmd.arg("trace").arg(&xml).arg("--ticks").arg(case.ticks.to_string());
+    cmd.arg("trace")
+        .arg(&xml)
+        .arg("--ticks")
+        .arg(case.ticks.to_string());
     if let Some(ms) = case.sleep_ms {
         cmd.arg("--sleep-ms").arg(ms.to_string());
     }
@@ -89,12 +109,18 @@ fn oracle(case: &Case, vars: &[(String, String, &str)]) -> Result<(Trace, serde_
     let out = cmd.output().map_err(|e| e.to_string())?;
     let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
-        return Err(format!("oracle failed ({}): {}{}", out.status, String::from_utf8_lossy(&out.stderr), text));
+        return Err(format!(
+            "oracle failed ({}): {}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr),
+            text
+        ));
     }
     let mut trace = Vec::new();
     let mut bb = serde_json::Value::Null;
     for line in text.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("{e}: {line}"))?;
+        let v: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| format!("{e}: {line}"))?;
         if v.get("uid").is_some() {
             trace.push((
                 v["tick"].as_u64().unwrap(),
@@ -117,7 +143,11 @@ fn compare(case: &Case) -> Result<(), String> {
     let initial = initial_values(&case.affect);
     let (their_trace, bb) = oracle(case, &initial)?;
     if our_trace != their_trace {
-        let first = our_trace.iter().zip(&their_trace).position(|(a, b)| a != b).unwrap_or(our_trace.len().min(their_trace.len()));
+        let first = our_trace
+            .iter()
+            .zip(&their_trace)
+            .position(|(a, b)| a != b)
+            .unwrap_or(our_trace.len().min(their_trace.len()));
         return Err(format!(
             "traces differ at transition {first} (ours {} lines, BehaviorTree.CPP {}):\n  ours:  {:?}\n  btcpp: {:?}",
             our_trace.len(),
@@ -130,11 +160,15 @@ fn compare(case: &Case) -> Result<(), String> {
         let theirs = bb.get(k).cloned().unwrap_or(serde_json::Value::Null);
         let same = match (&theirs, v) {
             (serde_json::Value::String(t), Var::Text(o)) => t == o,
-            (t, Var::Num(o)) => t.as_f64().is_some_and(|t| (t - o).abs() <= 1e-9 * t.abs().max(1.0)),
+            (t, Var::Num(o)) => t
+                .as_f64()
+                .is_some_and(|t| (t - o).abs() <= 1e-9 * t.abs().max(1.0)),
             _ => false,
         };
         if !same {
-            return Err(format!("blackboard `{k}`: ours {v:?}, BehaviorTree.CPP {theirs}"));
+            return Err(format!(
+                "blackboard `{k}`: ours {v:?}, BehaviorTree.CPP {theirs}"
+            ));
         }
     }
     Ok(())
@@ -145,10 +179,16 @@ fn initial_values(affect: &str) -> Vec<(String, String, &'static str)> {
     let mut out = Vec::new();
     for line in affect.lines() {
         let l = line.trim();
-        let Some(rest) = l.strip_prefix("var ") else { continue };
+        let Some(rest) = l.strip_prefix("var ") else {
+            continue;
+        };
         let (name, rest) = rest.split_once(':').unwrap();
         let (ty, value) = rest.split_once('=').unwrap();
-        let value = value.trim().trim_end_matches(';').trim_matches('"').to_string();
+        let value = value
+            .trim()
+            .trim_end_matches(';')
+            .trim_matches('"')
+            .to_string();
         let name = name.trim().to_string();
         let ty = match (ty.trim(), name.as_str()) {
             ("int", "k") => "int",
@@ -188,7 +228,11 @@ fn case(name: &str, ticks: u32, sleep_ms: Option<u32>, affect_body: &str, xml_bo
     let _ = write!(affect, "main tree Main {{\n    {VARS}\n{affect_body}\n}}\n");
     let mut models = String::new();
     for (id, class, _) in LEAVES {
-        let tag = if *class == "action" { "Action" } else { "Condition" };
+        let tag = if *class == "action" {
+            "Action"
+        } else {
+            "Condition"
+        };
         let _ = write!(models, "<{tag} ID=\"{id}\"/>");
     }
     let xml = format!(
@@ -200,7 +244,10 @@ fn case(name: &str, ticks: u32, sleep_ms: Option<u32>, affect_body: &str, xml_bo
         xml,
         ticks,
         sleep_ms,
-        leaves: LEAVES.iter().map(|(id, _, s)| (id.to_string(), s.to_string())).collect(),
+        leaves: LEAVES
+            .iter()
+            .map(|(id, _, s)| (id.to_string(), s.to_string()))
+            .collect(),
     }
 }
 
@@ -274,8 +321,15 @@ fn subtree_cases() -> Vec<Case> {
     );
     out.push(c);
     // A labelled subtree call: the label is the instance path.
-    let mut c = case("subtree_named", 3, None, "helper: Twice2() skip_if c > 5", "<SubTree ID=\"Twice2\" name=\"helper\" _skipIf=\"c &gt; 5\"/>");
-    c.affect.push_str("tree Twice2 {\n    sequence { Twice() Ok() }\n}\n");
+    let mut c = case(
+        "subtree_named",
+        3,
+        None,
+        "helper: Twice2() skip_if c > 5",
+        "<SubTree ID=\"Twice2\" name=\"helper\" _skipIf=\"c &gt; 5\"/>",
+    );
+    c.affect
+        .push_str("tree Twice2 {\n    sequence { Twice() Ok() }\n}\n");
     c.xml = c.xml.replace("<TreeNodesModel>", "<BehaviorTree ID=\"Twice2\"><Sequence><Twice/><Ok/></Sequence></BehaviorTree>\n<TreeNodesModel>");
     out.push(c);
     out
@@ -306,7 +360,10 @@ impl Gen {
         match self.pick(3) {
             0 => (format!("c < {k}"), format!("c &lt; {k}")),
             1 => (format!("x >= {k}.0"), format!("x &gt;= {k}.0")),
-            _ => (format!("c == {k} or y > {k}.0"), format!("c == {k} || y &gt; {k}.0")),
+            _ => (
+                format!("c == {k} or y > {k}.0"),
+                format!("c == {k} || y &gt; {k}.0"),
+            ),
         }
     }
 
@@ -333,7 +390,10 @@ impl Gen {
             }
             1 => {
                 let (a, x) = self.cond();
-                (format!("check {a}"), format!("<ScriptCondition code=\"{x}\"/>"))
+                (
+                    format!("check {a}"),
+                    format!("<ScriptCondition code=\"{x}\"/>"),
+                )
             }
             2 => ("succeed".into(), "<AlwaysSuccess/>".into()),
             3 => ("fail".into(), "<AlwaysFailure/>".into()),
@@ -348,11 +408,23 @@ impl Gen {
     fn modifier(&mut self) -> (String, String) {
         match self.pick(8) {
             0 => ("skip_if c > 2".into(), " _skipIf=\"c &gt; 2\"".into()),
-            1 => ("failure_if x > 3.0".into(), " _failureIf=\"x &gt; 3.0\"".into()),
+            1 => (
+                "failure_if x > 3.0".into(),
+                " _failureIf=\"x &gt; 3.0\"".into(),
+            ),
             2 => ("success_if c == 3".into(), " _successIf=\"c == 3\"".into()),
-            3 => ("on_success { c = c + 1 }".into(), " _onSuccess=\"c = c + 1\"".into()),
-            4 => ("on_failure { x = x + 1.0 }".into(), " _onFailure=\"x = x + 1.0\"".into()),
-            5 => ("after { y = y + 0.5 }".into(), " _post=\"y = y + 0.5\"".into()),
+            3 => (
+                "on_success { c = c + 1 }".into(),
+                " _onSuccess=\"c = c + 1\"".into(),
+            ),
+            4 => (
+                "on_failure { x = x + 1.0 }".into(),
+                " _onFailure=\"x = x + 1.0\"".into(),
+            ),
+            5 => (
+                "after { y = y + 0.5 }".into(),
+                " _post=\"y = y + 0.5\"".into(),
+            ),
             _ => (String::new(), String::new()),
         }
     }
@@ -371,7 +443,9 @@ impl Gen {
                         ("reactive_fallback", "ReactiveFallback", true),
                     ][k];
                     let n = 2 + self.pick(2);
-                    let kids: Vec<_> = (0..n).map(|_| self.node(depth - 1, may_run && !reactive)).collect();
+                    let kids: Vec<_> = (0..n)
+                        .map(|_| self.node(depth - 1, may_run && !reactive))
+                        .collect();
                     control(an, xn, "", &kids)
                 }
                 5 => {
@@ -379,16 +453,37 @@ impl Gen {
                     let kids: Vec<_> = (0..n).map(|_| self.node(depth - 1, may_run)).collect();
                     let s = [-1i32, 1, 2][self.pick(3)].min(n as i32);
                     let f = [1i32, 2, -1][self.pick(3)].min(n as i32);
-                    control(&format!("parallel(success: {s}, failure: {f})"), "Parallel", &format!(" success_count=\"{s}\" failure_count=\"{f}\""), &kids)
+                    control(
+                        &format!("parallel(success: {s}, failure: {f})"),
+                        "Parallel",
+                        &format!(" success_count=\"{s}\" failure_count=\"{f}\""),
+                        &kids,
+                    )
                 }
                 // The condition is a plain leaf: BehaviorTree.CPP throws on a skipped one (see
                 // docs/semantics.md), which the hand-written cases cover.
                 6 => {
-                    let kids: Vec<_> = (0..3).map(|k| if k == 0 { self.leaf(may_run) } else { self.node(depth - 1, may_run) }).collect();
+                    let kids: Vec<_> = (0..3)
+                        .map(|k| {
+                            if k == 0 {
+                                self.leaf(may_run)
+                            } else {
+                                self.node(depth - 1, may_run)
+                            }
+                        })
+                        .collect();
                     control("if_then_else", "IfThenElse", "", &kids)
                 }
                 7 => {
-                    let kids: Vec<_> = (0..3).map(|k| if k == 0 { self.leaf(false) } else { self.node(depth - 1, may_run) }).collect();
+                    let kids: Vec<_> = (0..3)
+                        .map(|k| {
+                            if k == 0 {
+                                self.leaf(false)
+                            } else {
+                                self.node(depth - 1, may_run)
+                            }
+                        })
+                        .collect();
                     control("while_do_else", "WhileDoElse", "", &kids)
                 }
                 k @ 8..=11 => {
@@ -396,11 +491,19 @@ impl Gen {
                         8 => ("invert".to_string(), "Inverter", String::new()),
                         9 => {
                             let r = 1 + self.pick(3);
-                            (format!("retry({r})"), "RetryUntilSuccessful", format!(" num_attempts=\"{r}\""))
+                            (
+                                format!("retry({r})"),
+                                "RetryUntilSuccessful",
+                                format!(" num_attempts=\"{r}\""),
+                            )
                         }
                         10 => {
                             let r = 1 + self.pick(3);
-                            (format!("repeat({r})"), "Repeat", format!(" num_cycles=\"{r}\""))
+                            (
+                                format!("repeat({r})"),
+                                "Repeat",
+                                format!(" num_cycles=\"{r}\""),
+                            )
                         }
                         _ => {
                             if self.pick(2) == 0 {
@@ -421,23 +524,41 @@ impl Gen {
             (a, x)
         } else {
             // The modifier follows the node; in XML it is an attribute right after the tag name.
-            let tag_end = 1 + x[1..].find(|c: char| !c.is_ascii_alphanumeric() && c != '_').unwrap_or(x.len() - 1);
+            let tag_end = 1 + x[1..]
+                .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                .unwrap_or(x.len() - 1);
             let x2 = format!("{}{}{}", &x[..tag_end], mx, &x[tag_end..]);
             (format!("{a} {ma}"), x2)
         }
     }
 }
 
-fn control(affect_name: &str, xml_id: &str, xml_attrs: &str, kids: &[(String, String)]) -> (String, String) {
-    let a = format!("{affect_name} {{ {} }}", kids.iter().map(|k| k.0.as_str()).collect::<Vec<_>>().join("  "));
-    let x = format!("<{xml_id}{xml_attrs}>{}</{xml_id}>", kids.iter().map(|k| k.1.as_str()).collect::<String>());
+fn control(
+    affect_name: &str,
+    xml_id: &str,
+    xml_attrs: &str,
+    kids: &[(String, String)],
+) -> (String, String) {
+    let a = format!(
+        "{affect_name} {{ {} }}",
+        kids.iter()
+            .map(|k| k.0.as_str())
+            .collect::<Vec<_>>()
+            .join("  ")
+    );
+    let x = format!(
+        "<{xml_id}{xml_attrs}>{}</{xml_id}>",
+        kids.iter().map(|k| k.1.as_str()).collect::<String>()
+    );
     (a, x)
 }
 
 fn generated(count: u64) -> Vec<Case> {
     (0..count)
         .map(|seed| {
-            let mut g = Gen { state: seed.wrapping_mul(7919).wrapping_add(17) };
+            let mut g = Gen {
+                state: seed.wrapping_mul(7919).wrapping_add(17),
+            };
             let (a, x) = g.node(3, true);
             case(&format!("generated_{seed:02}"), 8, None, &a, &x)
         })
@@ -448,14 +569,26 @@ fn generated(count: u64) -> Vec<Case> {
 fn interpreter_matches_btcpp() {
     let mut cases = handwritten();
     cases.extend(subtree_cases());
-    let generated_count = std::env::var("AFFECT_EQUIV_GENERATED").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
+    let generated_count = std::env::var("AFFECT_EQUIV_GENERATED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
     cases.extend(generated(generated_count));
     assert!(cases.len() >= 50, "the suite has {} trees", cases.len());
     let mut failures = Vec::new();
     for c in &cases {
         if let Err(e) = compare(c) {
-            failures.push(format!("{}: {e}\n--- affect:\n{}\n--- xml:\n{}", c.name, c.affect, c.xml));
+            failures.push(format!(
+                "{}: {e}\n--- affect:\n{}\n--- xml:\n{}",
+                c.name, c.affect, c.xml
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} trees differ:\n\n{}", failures.len(), cases.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} trees differ:\n\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n\n")
+    );
 }

@@ -2,6 +2,10 @@
 //! `affect explain` prints, whose wrong example produces the code and whose corrected example
 //! checks clean; every code the compiler source mentions is in the list; every code a fixture
 //! produces is known.
+//!
+//! An example is one file, or several files each starting with a `// file: PATH` line (the
+//! first is checked; the others are what it `use`s). Pages of codes `affect run` reports
+//! (E06xx) pair the program with the ```sh commands that run it, and the commands are run.
 
 use affect_compiler::{check_source, codes, Diagnostic};
 use std::path::{Path, PathBuf};
@@ -31,6 +35,130 @@ fn example<'p>(page: &'p str, section: &str) -> Option<(&'p str, &'p str)> {
     Some((fence[..lang_end].trim(), &body[..body.find("```")?]))
 }
 
+/// The first block fenced as ```{lang} in the section under the heading `## {section}`.
+fn fenced<'p>(page: &'p str, section: &str, lang: &str) -> Option<&'p str> {
+    let heading = format!("\n## {section}\n");
+    let rest = &page[page.find(&heading)? + heading.len()..];
+    let rest = &rest[..rest.find("\n## ").unwrap_or(rest.len())];
+    let open = format!("```{lang}\n");
+    let body = &rest[rest.find(&open)? + open.len()..];
+    Some(&body[..body.find("```")?])
+}
+
+/// The files of an example: one file (`robot.affect`), or several, each starting with a
+/// `// file: PATH` line (the first is the one checked or run; the others are what it uses).
+fn example_files(example: &str) -> Vec<(String, String)> {
+    if !example.starts_with("// file: ") {
+        return vec![("robot.affect".to_string(), example.to_string())];
+    }
+    let mut files: Vec<(String, String)> = Vec::new();
+    for line in example.lines() {
+        match line.strip_prefix("// file: ") {
+            Some(name) => files.push((name.trim().to_string(), String::new())),
+            None => {
+                let (_, text) = files.last_mut().expect("starts with a file line");
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+    }
+    files
+}
+
+/// Writes an example's files into a fresh directory; returns it and the main file's path.
+fn write_example(code: &str, which: &str, example: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir()
+        .join(format!("affect-error-pages-{}", std::process::id()))
+        .join(format!("{code}_{which}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let files = example_files(example);
+    for (name, text) in &files {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+    }
+    let main = dir.join(&files[0].0);
+    (dir, main)
+}
+
+/// Every `[E0123]` / `[W0123]` code in a command's output.
+fn codes_in(text: &str) -> Vec<String> {
+    let mut found: Vec<String> = text
+        .match_indices('[')
+        .filter_map(|(i, _)| text.get(i + 1..i + 7))
+        .filter(|c| {
+            c.ends_with(']')
+                && matches!(c.as_bytes()[0], b'E' | b'W')
+                && c[1..5].bytes().all(|b| b.is_ascii_digit())
+        })
+        .map(|c| c[..5].to_string())
+        .collect();
+    found.dedup();
+    found
+}
+
+/// Runs a page's shell commands (`affect run ...`) in the directory of its example files:
+/// the exit status and everything printed.
+fn run_commands(dir: &Path, commands: &str) -> (Option<i32>, String) {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_affect"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(commands)
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("bash runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code(), text)
+}
+
+/// The problems of a page of a code `affect run` reports (E06xx): its examples are a program
+/// and the ```sh commands that run it.
+fn run_page_problems(code: &str, page: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    let (Some(wrong), Some(corrected), Some(command)) = (
+        fenced(page, "Wrong", "affect"),
+        fenced(page, "Corrected", "affect"),
+        fenced(page, "Wrong", "sh"),
+    ) else {
+        return vec![
+            "the page needs a `## Wrong` section with an ```affect program and the ```sh commands that run it, and a `## Corrected` section with an ```affect program".to_string(),
+        ];
+    };
+    let corrected_command = fenced(page, "Corrected", "sh").unwrap_or(command);
+    let (dir, _) = write_example(code, "wrong", wrong);
+    let (status, text) = run_commands(&dir, command);
+    let codes = codes_in(&text);
+    if !codes.iter().any(|c| c == code) {
+        problems.push(format!(
+            "the wrong example does not produce {code} (exit {status:?}): {}",
+            text.lines().take(3).collect::<Vec<_>>().join(" / ")
+        ));
+    }
+    if let Some(other) = codes.iter().find(|c| c.starts_with("E0") && *c != code) {
+        problems.push(format!("the wrong example produces {other} as well"));
+    }
+    let (dir, _) = write_example(code, "corrected", corrected);
+    let (status, text) = run_commands(&dir, corrected_command);
+    if status != Some(0) || codes_in(&text).iter().any(|c| c.starts_with('E')) {
+        problems.push(format!(
+            "the corrected example fails (exit {status:?}): {}",
+            text.lines().take(3).collect::<Vec<_>>().join(" / ")
+        ));
+    }
+    problems
+}
+
 /// A diagnostic as either checker reports it.
 struct Found {
     code: String,
@@ -41,7 +169,9 @@ struct Found {
 /// Every diagnostic of an example: `check_source` (the syntax checks) and `affect check` run
 /// on a file (every phase, as a user runs it), without duplicates.
 fn diagnose(code: &str, which: &str, example: &str) -> Vec<Found> {
-    let mut found: Vec<Found> = check_source(example)
+    let (_, file) = write_example(code, which, example);
+    let main_text = std::fs::read_to_string(&file).unwrap();
+    let mut found: Vec<Found> = check_source(&main_text)
         .iter()
         .map(|d: &Diagnostic| Found {
             code: d.code.to_string(),
@@ -49,12 +179,8 @@ fn diagnose(code: &str, which: &str, example: &str) -> Vec<Found> {
             message: d.message.clone(),
         })
         .collect();
-    let dir = std::env::temp_dir().join(format!("affect-error-pages-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join(format!("{code}_{which}.affect"));
-    std::fs::write(&file, example).unwrap();
     let out = affect(&["check", "--format", "json", file.to_str().unwrap()]);
-    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_dir_all(file.parent().unwrap());
     match serde_json::from_slice::<serde_json::Value>(&out.stdout) {
         Ok(doc) => {
             for d in doc["diagnostics"].as_array().into_iter().flatten() {
@@ -118,6 +244,11 @@ fn page_problems(info: &codes::CodeInfo) -> Vec<String> {
     }
     if String::from_utf8_lossy(&out.stdout) != page {
         problems.push(format!("`affect explain {code}` does not print the page"));
+    }
+    // Diagnostics of `affect run`: the page's commands run its program.
+    if code.starts_with("E06") {
+        problems.extend(run_page_problems(code, page));
+        return problems;
     }
 
     let (Some((lang, wrong)), Some((_, corrected))) =

@@ -509,7 +509,10 @@ fn document_symbols_of_an_example() {
     }
     let mut nested = Vec::new();
     all_names(main, &mut nested);
-    assert!(nested.iter().any(|n| n == "sequence"), "{nested:?}");
+    assert!(
+        nested.iter().any(|n| n == "reactive_sequence"),
+        "{nested:?}"
+    );
     assert!(
         nested.iter().any(|n| n.contains(": ")),
         "no label: {nested:?}"

@@ -73,6 +73,8 @@ codes! {
     "E0315" => "too many switch cases",
     "E0316" => "weights do not match the short-term size",
     "E0317" => "unknown or misused device driver",
+    "E0318" => "invalid emotion or tendency component",
+    "E0319" => "keys needed twice at once",
     // Groot / BehaviorTree.CPP XML (compiler/src/groot): import, export, convert.
     "E0401" => "malformed XML",
     "E0402" => "unclosed element",
@@ -90,6 +92,7 @@ codes! {
     "E0414" => "invalid node element",
     "E0415" => "include error",
     "E0416" => "invalid model entry",
+    "E0417" => "name affect cannot spell",
     "W0401" => "node without a model",
     "W0402" => "ignored XML content",
     "W0403" => "included file not read",

@@ -5,6 +5,7 @@ pub mod builtins;
 pub mod codes;
 pub mod diagnostic;
 pub mod fmt;
+pub mod groot;
 pub mod ir;
 pub mod render;
 pub mod sema;

@@ -25,7 +25,11 @@ impl Stats {
         } else {
             (xs[n / 2 - 1] + xs[n / 2]) / 2.0
         };
-        Stats { min: xs.first().copied().unwrap_or(f64::NAN), median, max: xs.last().copied().unwrap_or(f64::NAN) }
+        Stats {
+            min: xs.first().copied().unwrap_or(f64::NAN),
+            median,
+            max: xs.last().copied().unwrap_or(f64::NAN),
+        }
     }
 
     pub fn json(&self) -> serde_json::Value {
@@ -98,7 +102,12 @@ impl Engine for Machine<'_> {
 
 /// Ticks an engine `ticks` times (after a warm-up), per repeat; returns the statistics. The
 /// blackboard is read from `agent`'s root slots at the end.
-pub fn measure(engine: &mut dyn Engine, agent: &AgentProgram, ticks: u64, repeats: u32) -> BenchResult {
+pub fn measure(
+    engine: &mut dyn Engine,
+    agent: &AgentProgram,
+    ticks: u64,
+    repeats: u32,
+) -> BenchResult {
     // Warm-up, and node ticks per tick measured on it.
     let warm = (ticks / 10).max(10);
     let before = engine.node_ticks();

@@ -3,6 +3,7 @@ pub mod affect;
 pub mod bench;
 pub mod devices;
 pub mod interp;
+pub mod jit;
 pub mod leaf;
 pub mod rng;
 pub mod run;

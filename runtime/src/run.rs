@@ -2,9 +2,11 @@
 //! act → write), foreign nodes are bound to implementations, and everything observable goes
 //! to the trace. The same program, world and seed give the same trace, bit for bit.
 
+use crate::affect::behavior::Arbiter;
 use crate::affect::persist::{self, Stored};
 use crate::devices::sim::SharedWorld;
 use crate::interp::Machine;
+use crate::jit::{self, EngineKind};
 use crate::sim::{build_agent, Setup, SimAgent};
 use crate::trace::{Event, TraceSink, Value};
 use crate::world::{AgentId, World};
@@ -42,6 +44,10 @@ pub struct RunConfig {
     pub world: Option<String>,
     /// Where memories' `persist` files are read and written; `None` keeps them in memory.
     pub persist_dir: Option<std::path::PathBuf>,
+    /// The engine that runs the tick program. `Jit` falls back to the interpreter where
+    /// there is no JIT (32-bit ARM) or compiling fails, and says so in the trace (a `log`
+    /// event) and in each summary's `fallback`. The interpreter is the reference.
+    pub engine: EngineKind,
 }
 
 impl Default for RunConfig {
@@ -56,6 +62,7 @@ impl Default for RunConfig {
             clock: Clock::Fixed,
             world: None,
             persist_dir: None,
+            engine: EngineKind::Interp,
         }
     }
 }
@@ -72,6 +79,10 @@ pub struct AgentSummary {
     pub variables: Vec<(String, String)>,
     /// Foreign nodes that ran as stand-ins, by declared name.
     pub stand_ins: Vec<String>,
+    /// The engine that ran the agent.
+    pub engine: EngineKind,
+    /// Why the JIT was asked for but the interpreter ran, if it was.
+    pub fallback: Option<String>,
 }
 
 /// Parses `running,success` as `--leaf` takes it.
@@ -115,6 +126,26 @@ pub fn check_runnable(program: &Program, agent: Option<&str>) -> Result<(), Vec<
     } else {
         Err(diags)
     }
+}
+
+/// `--bb AGENT.KEY`: the agent (an agent's name or an instance name like `UGV#2`) and the
+/// key, unless the whole key names a root variable of `agent` (`refiller.intensity`).
+fn bb_scope<'k>(
+    program: &Program,
+    agent: &AgentProgram,
+    key: &'k str,
+) -> Option<(&'k str, &'k str)> {
+    let (who, rest) = key.split_once('.')?;
+    if agent.slots.iter().any(|s| s.scope == 0 && s.name == key) {
+        return None;
+    }
+    let names_agent = program.agents.iter().any(|a| {
+        who == a.name
+            || who
+                .strip_prefix(a.name.as_str())
+                .is_some_and(|n| n.starts_with('#'))
+    });
+    names_agent.then_some((who, rest))
 }
 
 /// Reads a `--bb` value as the slot's kind wants it.
@@ -202,6 +233,43 @@ struct Live<'p> {
     root: Status,
     /// Slot values after the previous tick, to report changes.
     last: Vec<f64>,
+    /// The behaviour arbiter, when the agent has behaviour modules (seed 004).
+    behavior: Option<Arbiter<'p>>,
+}
+
+/// The contents of each visible list variable (points too); empty for the others.
+fn list_contents_of(l: &Live) -> Vec<Vec<f64>> {
+    let m = &l.agent.machine;
+    l.agent
+        .program
+        .slots
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match s.kind {
+            ValueKind::List if s.visible => m.lists.values(m.slots[i]).to_vec(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// A list variable changed in place (a position sensor, a leaf writing its output list)
+/// keeps its list id; marks it so that the trace reports it as a `var` change like any
+/// other. Reuses the copies, so a steady-state tick does not allocate.
+fn note_lists_changed_in_place(l: &mut Live, seen: &mut [Vec<f64>]) {
+    let m = &l.agent.machine;
+    for (i, s) in l.agent.program.slots.iter().enumerate() {
+        if s.kind != ValueKind::List || !s.visible {
+            continue;
+        }
+        let now = m.lists.values(m.slots[i]);
+        if seen[i].as_slice() != now {
+            seen[i].clear();
+            seen[i].extend_from_slice(now);
+            if l.last[i].to_bits() == m.slots[i].to_bits() {
+                l.last[i] = f64::NAN;
+            }
+        }
+    }
 }
 
 /// Picks the world to run in: the one named, else the file's only world, else none.
@@ -262,6 +330,8 @@ pub fn run(
         leaves: &config.leaves,
         seed: config.seed,
         persist_dir: config.persist_dir.clone(),
+        mail: crate::sim::area_leaves::Mail::shared(),
+        team: crate::sim::team::Team::shared(config.seed),
     };
     let setup_error = |e: String| vec![Diagnostic::error("E0603", e, Span::DUMMY)];
     let mut live: Vec<Live> = Vec::new();
@@ -287,10 +357,41 @@ pub fn run(
             .as_deref()
             .is_none_or(|a| a == p.name || a == name)
     });
+    // The JIT compiles each agent program once; its instances share the code. If any
+    // program cannot be compiled, every agent runs in the interpreter.
+    let mut compiled: Vec<(*const AgentProgram, Rc<jit::Compiled>)> = Vec::new();
+    let mut fallback: Option<String> = None;
+    if config.engine == EngineKind::Jit {
+        for (agent, _, _) in &instances {
+            if compiled.iter().any(|(p, _)| std::ptr::eq(*p, *agent)) {
+                continue;
+            }
+            match jit::compile(program, agent) {
+                Ok(code) => compiled.push((*agent, Rc::new(code))),
+                Err(e) => {
+                    fallback = Some(e.to_string());
+                    compiled.clear();
+                    break;
+                }
+            }
+        }
+    }
     for (agent, name, id) in instances {
         let bound = world.clone().zip(id);
         let mut sim = build_agent(program, agent, name, bound, &setup).map_err(setup_error)?;
+        if let Some((_, code)) = compiled.iter().find(|(p, _)| std::ptr::eq(*p, agent)) {
+            sim.machine
+                .install_jit(code.clone())
+                .map_err(|e| setup_error(e.to_string()))?;
+        }
         for (key, text) in &config.bb {
+            // `--bb Butler.refiller=Vonda` sets `refiller` on that agent only; a plain key
+            // sets it on every agent that has it.
+            let (key, scoped) = match bb_scope(program, agent, key) {
+                Some((who, rest)) if who == sim.name || who == agent.name => (rest, true),
+                Some(_) => continue,
+                None => (key.as_str(), false),
+            };
             let found = agent
                 .slots
                 .iter()
@@ -299,14 +400,21 @@ pub fn run(
                 Some(i) => match parse_value(program, &agent.slots[i], text) {
                     Ok(v) => sim.machine.write(i as u32, v),
                     Err(e) => {
-                        return Err(vec![Diagnostic::error(
+                        let mut d = Diagnostic::error(
                             "E0602",
                             format!("--bb {key}={text}: {e}"),
                             Span::DUMMY,
-                        )])
+                        );
+                        if !scoped && program.agents.len() > 1 {
+                            d = d.with_help(format!(
+                                "agent `{}` has it; to set another agent's `{key}` only, write --bb AGENT.{key}={text}",
+                                sim.name
+                            ));
+                        }
+                        return Err(vec![d]);
                     }
                 },
-                None if program.agents.len() == 1 => {
+                None if program.agents.len() == 1 || scoped => {
                     let names: Vec<&str> = agent
                         .slots
                         .iter()
@@ -334,6 +442,10 @@ pub fn run(
             statuses: [0; 5],
             root: Status::Idle,
             last,
+            behavior: agent
+                .behaviors
+                .as_ref()
+                .map(|b| Arbiter::new(b, &agent.roots)),
         });
     }
     if live.is_empty() {
@@ -350,6 +462,17 @@ pub fn run(
             },
             Span::DUMMY,
         )]);
+    }
+    if let (Some(reason), Some(first)) = (&fallback, live.first()) {
+        let _ = sink.line(
+            0,
+            0.0,
+            &first.agent.name,
+            &Event::Log {
+                level: "warn",
+                text: format!("the JIT is not available ({reason}); running the interpreter"),
+            },
+        );
     }
     // Initial values, so a trace starts from a known state.
     for l in &live {
@@ -371,6 +494,7 @@ pub fn run(
     }
     let ticks = config.ticks;
     let total: u64 = ticks * live.len() as u64;
+    let mut list_contents: Vec<Vec<Vec<f64>>> = live.iter().map(list_contents_of).collect();
     let mut done = 0u64;
     let mut sense_errors = Vec::new();
     // Agents tick in time order; ties go to the agent spawned first.
@@ -392,11 +516,19 @@ pub fn run(
         let m = &mut l.agent.machine;
         m.advance(now, false);
         m.now_ms = now;
+        // Commands other robots sent since this one's last tick (`SendCommand`).
+        setup.mail.borrow_mut().deliver(&l.agent.name, m);
         sense_errors.clear();
         l.agent.sense(program, world.as_ref(), &mut sense_errors);
+        // Messages, protocol timers and component supervision (seed 002, seed 001).
+        l.agent.team.before_tick(&mut l.agent.machine);
         let m = &mut l.agent.machine;
         m.process();
         l.root = m.tick_tree();
+        // The act phase goes on with the behaviour modules, after `main`.
+        if let Some(b) = &mut l.behavior {
+            b.tick(m);
+        }
         let period = match config.clock {
             Clock::Fixed => 1000.0 / l.agent.program.rate_hz,
             Clock::SleepBetweenTicks { ms } => ms,
@@ -423,7 +555,29 @@ pub fn run(
                 },
             );
         }
+        if let Some(b) = &mut l.behavior {
+            let spec = b.spec();
+            for c in b.changes.drain(..) {
+                let _ = sink.line(
+                    tick,
+                    now,
+                    &l.agent.name,
+                    &Event::Behavior {
+                        module: &spec.modules[c.module as usize].name,
+                        from: c.from.name(),
+                        to: c.to.name(),
+                        value: c.value,
+                    },
+                );
+            }
+        }
+        note_lists_changed_in_place(l, &mut list_contents[k]);
         emit(program, l, tick, now, sink);
+        setup
+            .mail
+            .borrow_mut()
+            .flush(program, tick, now, &l.agent.name, sink);
+        l.agent.team.flush(tick, now, sink);
         l.ticks += 1;
         l.next_ms = next;
         done += 1;
@@ -482,6 +636,8 @@ pub fn run(
             root: l.root,
             variables,
             stand_ins: l.agent.stand_ins.clone(),
+            engine: l.agent.machine.engine(),
+            fallback: fallback.clone(),
         });
     }
     Ok(out)
@@ -529,6 +685,17 @@ fn emit(program: &Program, l: &mut Live, tick: u64, now: f64, sink: &mut dyn Tra
             }
             mem.events.clear();
         }
+        for text in affect.logs.drain(..) {
+            let _ = sink.line(
+                tick,
+                now,
+                agent,
+                &Event::Log {
+                    level: "info",
+                    text,
+                },
+            );
+        }
     }
     let m = &l.agent.machine;
     for d in &p.drives {
@@ -551,6 +718,33 @@ fn emit(program: &Program, l: &mut Live, tick: u64, now: f64, sink: &mut dyn Tra
                     from: show(old),
                     to: show(new),
                     intention,
+                },
+            );
+        }
+    }
+    for mc in &p.machines {
+        let (old, new) = (l.last[mc.state as usize], m.slots[mc.state as usize]);
+        if old.to_bits() != new.to_bits() {
+            let s = &p.slots[mc.state as usize];
+            let show = |v: f64| match trace_value(program, m, s, v) {
+                Value::Str(t) => t,
+                _ => "?",
+            };
+            let cause = mc
+                .causes
+                .get(new as usize)
+                .and_then(|c| c.as_deref())
+                .unwrap_or("");
+            let _ = sink.line(
+                tick,
+                now,
+                agent,
+                &Event::Emotion {
+                    machine: &mc.name,
+                    from: show(old),
+                    to: show(new),
+                    intensity: m.slots[mc.intensity as usize],
+                    cause,
                 },
             );
         }

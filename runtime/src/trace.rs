@@ -42,6 +42,42 @@ pub enum Event<'a> {
         to: &'a str,
         kind: &'a str,
     },
+    /// A behaviour module changed status (seed 004).
+    Behavior {
+        module: &'a str,
+        from: &'static str,
+        to: &'static str,
+        value: f64,
+    },
+    /// Copies of a message lost on their way (the world's `messages .. loss`).
+    Lost {
+        from: &'a str,
+        to: &'a str,
+        kind: &'a str,
+        copies: u64,
+    },
+    /// A step of the recruitment protocol (seed 002): SHAME deciding on a HELP, the
+    /// requester's choice, the handshake, a side giving up.
+    Recruit {
+        block: &'a str,
+        step: &'a str,
+        peer: Option<&'a str>,
+        shame: Option<f64>,
+        distance: Option<f64>,
+        eta_ms: Option<f64>,
+        offers: Option<u32>,
+        lease_ms: Option<f64>,
+        why: Option<&'a str>,
+    },
+    /// A component's state changed (seed 001): `failed`, `rebound`, `restarted`,
+    /// `recovered`, `abandoned`.
+    Component {
+        name: &'a str,
+        state: &'a str,
+        host: Option<&'a str>,
+        to: Option<&'a str>,
+        silence_ms: Option<f64>,
+    },
     /// A line the runtime or a node wants the user to see.
     Log { level: &'static str, text: String },
     /// The end of an agent's run.
@@ -93,6 +129,20 @@ fn json_num(out: &mut Vec<u8>, v: f64) {
         }
     } else {
         out.extend_from_slice(b"null");
+    }
+}
+
+fn json_opt_str(out: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        Some(s) => json_str(out, s),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+fn json_opt_num(out: &mut Vec<u8>, v: Option<f64>) {
+    match v {
+        Some(v) => json_num(out, v),
+        None => out.extend_from_slice(b"null"),
     }
 }
 
@@ -191,6 +241,79 @@ pub fn write_event(out: &mut Vec<u8>, tick: u64, t_ms: f64, agent: &str, ev: &Ev
             json_str(out, to);
             out.extend_from_slice(b",\"kind\":");
             json_str(out, kind);
+        }
+        Event::Behavior {
+            module,
+            from,
+            to,
+            value,
+        } => {
+            out.extend_from_slice(b",\"ev\":\"behavior\",\"module\":");
+            json_str(out, module);
+            let _ = write!(out, ",\"from\":\"{from}\",\"to\":\"{to}\",\"value\":");
+            json_num(out, *value);
+        }
+        Event::Lost {
+            from,
+            to,
+            kind,
+            copies,
+        } => {
+            out.extend_from_slice(b",\"ev\":\"lost\",\"from\":");
+            json_str(out, from);
+            out.extend_from_slice(b",\"to\":");
+            json_str(out, to);
+            out.extend_from_slice(b",\"kind\":");
+            json_str(out, kind);
+            let _ = write!(out, ",\"copies\":{copies}");
+        }
+        Event::Recruit {
+            block,
+            step,
+            peer,
+            shame,
+            distance,
+            eta_ms,
+            offers,
+            lease_ms,
+            why,
+        } => {
+            out.extend_from_slice(b",\"ev\":\"recruit\",\"block\":");
+            json_str(out, block);
+            out.extend_from_slice(b",\"step\":");
+            json_str(out, step);
+            out.extend_from_slice(b",\"peer\":");
+            json_opt_str(out, *peer);
+            out.extend_from_slice(b",\"shame\":");
+            json_opt_num(out, *shame);
+            out.extend_from_slice(b",\"distance\":");
+            json_opt_num(out, *distance);
+            out.extend_from_slice(b",\"eta_ms\":");
+            json_opt_num(out, *eta_ms);
+            out.extend_from_slice(b",\"offers\":");
+            json_opt_num(out, offers.map(f64::from));
+            out.extend_from_slice(b",\"lease_ms\":");
+            json_opt_num(out, *lease_ms);
+            out.extend_from_slice(b",\"why\":");
+            json_opt_str(out, *why);
+        }
+        Event::Component {
+            name,
+            state,
+            host,
+            to,
+            silence_ms,
+        } => {
+            out.extend_from_slice(b",\"ev\":\"component\",\"name\":");
+            json_str(out, name);
+            out.extend_from_slice(b",\"state\":");
+            json_str(out, state);
+            out.extend_from_slice(b",\"host\":");
+            json_opt_str(out, *host);
+            out.extend_from_slice(b",\"to\":");
+            json_opt_str(out, *to);
+            out.extend_from_slice(b",\"silence_ms\":");
+            json_opt_num(out, *silence_ms);
         }
         Event::Log { level, text } => {
             let _ = write!(out, ",\"ev\":\"log\",\"level\":\"{level}\",\"text\":");

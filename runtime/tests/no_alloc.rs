@@ -1,10 +1,10 @@
 //! A steady-state interpreter tick allocates nothing: a counting allocator watches ticks of a
 //! tree of built-ins, scripts, conditions, decorators and a subtree.
 
+use affect_compiler::ir::program::{NodeKind, Status};
 use affect_compiler::sema::NoFiles;
 use affect_runtime::interp::Machine;
 use affect_runtime::leaf::{LeafTable, StandIn};
-use affect_compiler::ir::program::{NodeKind, Status};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -75,7 +75,9 @@ main tree Main {
 #[test]
 fn a_steady_state_tick_does_not_allocate() {
     let analysis = affect_compiler::check_source_with(PROGRAM, &NoFiles);
-    let program = analysis.program.unwrap_or_else(|| panic!("{:?}", analysis.diagnostics));
+    let program = analysis
+        .program
+        .unwrap_or_else(|| panic!("{:?}", analysis.diagnostics));
     let agent = &program.agents[0];
     let mut leaves = LeafTable::new(agent.nodes.len());
     for (i, n) in agent.nodes.iter().enumerate() {
@@ -103,5 +105,8 @@ fn a_steady_state_tick_does_not_allocate() {
     ON.store(false, Ordering::Relaxed);
     let n = ALLOCS.load(Ordering::Relaxed);
     assert_eq!(n, 0, "{n} allocations in 1980 steady-state ticks");
-    assert!(m.slots[agent.slots.iter().position(|s| s.name == "n").unwrap()] > 100.0, "the tree really ran");
+    assert!(
+        m.slots[agent.slots.iter().position(|s| s.name == "n").unwrap()] > 100.0,
+        "the tree really ran"
+    );
 }

@@ -88,7 +88,11 @@ pub fn run(args: &BenchArgs) -> u8 {
         engine_set(&mut *engine, i, x);
     }
     let r = bench::measure(&mut *engine, agent, args.ticks, args.repeats);
-    let bb: serde_json::Map<String, serde_json::Value> = r.blackboard.iter().map(|(k, v)| (k.clone(), serde_json::json!(v))).collect();
+    let bb: serde_json::Map<String, serde_json::Value> = r
+        .blackboard
+        .iter()
+        .map(|(k, v)| (k.clone(), serde_json::json!(v)))
+        .collect();
     let out = serde_json::json!({
         "engine": match args.engine { EngineKind::Interp => "interp" },
         "file": name,

@@ -35,6 +35,10 @@ pub struct BuildArgs {
 }
 
 pub fn run(args: &BuildArgs) -> u8 {
+    if args.format == Format::Json && args.output.is_none() {
+        eprintln!("error: `--format json` prints the diagnostics to standard output; write the result with `-o FILE`");
+        return USAGE;
+    }
     let src = match files::read_source(&args.file) {
         Ok(s) => s,
         Err(e) => {
@@ -52,7 +56,8 @@ pub fn run(args: &BuildArgs) -> u8 {
         return FAILED;
     }
     if args.emit == Emit::Ir {
-        let analysis = affect_compiler::check_source_with(&src, &files::FileLoader::beside(&args.file));
+        let analysis =
+            affect_compiler::check_source_with(&src, &files::FileLoader::beside(&args.file));
         reporter.add(&name, &src, &analysis.diagnostics);
         let Some(program) = analysis.program else {
             reporter.finish(1);

@@ -32,6 +32,10 @@ pub struct ConvertArgs {
 }
 
 pub fn run(args: &ConvertArgs) -> u8 {
+    if args.format == Format::Json && args.output.is_none() {
+        eprintln!("error: `--format json` prints the diagnostics to standard output; write the result with `-o FILE`");
+        return USAGE;
+    }
     let text = match files::read_source(&args.file) {
         Ok(t) => t,
         Err(e) => {

@@ -32,6 +32,10 @@ impl IncludeLoader for IncludeFiles {
 }
 
 pub fn run(args: &ImportArgs) -> u8 {
+    if args.format == Format::Json && args.output.is_none() {
+        eprintln!("error: `--format json` prints the diagnostics to standard output; write the result with `-o FILE`");
+        return USAGE;
+    }
     let text = match files::read_source(&args.file) {
         Ok(t) => t,
         Err(e) => {

@@ -8,6 +8,7 @@ pub mod explain;
 pub mod fmt;
 pub mod import;
 pub mod lsp;
+pub mod memory;
 mod progress;
 mod report;
 pub mod run;

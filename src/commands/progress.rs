@@ -30,6 +30,11 @@ impl Bar {
         );
     }
 
+    /// Whether the bar is drawn (stderr is a terminal and the run is long).
+    pub fn is_on(&self) -> bool {
+        self.on
+    }
+
     pub fn finish(&self) {
         if self.on {
             let _ = write!(std::io::stderr(), "\r{}\r", " ".repeat(40));

@@ -2,6 +2,9 @@
 
 use super::report::Reporter;
 use super::{FAILED, OK, USAGE};
+use crate::narrate::Narrator;
+use crate::observe::{self, Observers};
+use crate::plot::Recorder;
 use crate::{files, Format};
 use affect_runtime::run::{self, Clock, RunConfig};
 use affect_runtime::trace::{JsonLines, NoTrace, TraceSink};
@@ -28,7 +31,12 @@ pub struct RunArgs {
     /// Write the trace as JSON Lines (see docs/trace.md).
     #[arg(long, value_name = "FILE.jsonl")]
     pub trace: Option<PathBuf>,
-    /// Set a root-blackboard variable before the first tick.
+    /// Draw levels, `let` values, hormones, emotions and drives over simulated time into an
+    /// SVG file, one block of panels per agent (see docs/run.md).
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Set a root-blackboard variable before the first tick, on every agent that has it;
+    /// `AGENT.KEY=VALUE` sets it on that agent (or instance, `UGV#2`) only.
     #[arg(long = "bb", value_name = "KEY=VALUE")]
     pub bb: Vec<String>,
     /// What one foreign node returns: ID is its path, its label or its declared name. A
@@ -46,7 +54,9 @@ pub struct RunArgs {
     /// empty memories.
     #[arg(long)]
     pub no_persist: bool,
-    /// Print no summary.
+    /// Print neither the story of the run (one line whenever something meaningful changes:
+    /// a new place, a drive, an emotion, which branch chose; see docs/run.md) nor the
+    /// summary.
     #[arg(long)]
     pub quiet: bool,
 }
@@ -90,7 +100,13 @@ pub fn run(args: &RunArgs) -> u8 {
         persist_dir: if args.no_persist {
             None
         } else {
-            Some(args.file.parent().map(|p| p.to_path_buf()).filter(|p| !p.as_os_str().is_empty()).unwrap_or_else(|| ".".into()))
+            Some(
+                args.file
+                    .parent()
+                    .map(|p| p.to_path_buf())
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .unwrap_or_else(|| ".".into()),
+            )
         },
         ..RunConfig::default()
     };
@@ -112,7 +128,7 @@ pub fn run(args: &RunArgs) -> u8 {
             config.bb.push(split_kv(b, "--bb")?);
         }
         if let Some(ms) = args.sleep_between_ticks {
-            if !(ms > 0.0) {
+            if ms.is_nan() || ms <= 0.0 {
                 return Err("--sleep-between-ticks takes a positive number of milliseconds".into());
             }
             config.clock = Clock::SleepBetweenTicks { ms };
@@ -139,8 +155,36 @@ pub fn run(args: &RunArgs) -> u8 {
         None => &mut no_trace,
     };
     let progress = super::progress::Bar::new(!args.quiet && config.ticks >= 2000);
-    let result = run::run(&program, &config, sink, |pct| progress.set(pct));
+    // The story and the plot read the same events as the trace file.
+    let views = if args.quiet && args.plot.is_none() {
+        Vec::new()
+    } else {
+        observe::views(&program, &affect_compiler::syntax::parse(&src).file)
+    };
+    let mut observers = Observers {
+        file: Some(sink),
+        plot: args.plot.as_ref().map(|_| Recorder::new(&views)),
+        story: (!args.quiet)
+            .then(|| Narrator::new(&views, Box::new(std::io::stderr())).clearing(progress.is_on())),
+    };
+    let result = run::run(&program, &config, &mut observers, |pct| progress.set(pct));
     progress.finish();
+    if let Some(story) = &mut observers.story {
+        story.finish();
+    }
+    if let (Some(path), Some(rec), Ok(_)) = (&args.plot, &observers.plot, &result) {
+        let title = args
+            .file
+            .file_name()
+            .map_or(name.clone(), |f| f.to_string_lossy().into_owned());
+        let written = rec
+            .render(&title)
+            .and_then(|svg| files::write_atomic(path, svg.as_bytes()));
+        if let Err(e) = written {
+            eprintln!("error: {e}");
+            return USAGE;
+        }
+    }
     let summaries = match result {
         Ok(s) => s,
         Err(diags) => {

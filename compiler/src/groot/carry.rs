@@ -11,7 +11,9 @@
 //! | `_affect` | a model entry | the declaration, when its model reads back differently |
 //! | `_affect_body` | `<Sequence>` | marks the sequence that holds a body of several nodes (a tree, an agent's `main`, a `for`) |
 //! | `_affect_init` | `<RunOnce>` | marks the script that initialises a tree's `var`s once |
-//! | `_inferred` | a model entry | the node was not declared; its model was inferred from its uses |
+//! | `_affect_try` | `<Fallback>` | a `try_catch` written as `Fallback { Sequence { try.. } ForceFailure { catch } }` |
+//! | `_affect_pad` | a Switch child | fills a case of a switch with fewer than two cases (never matched) |
+//! | `_inferred` | a model entry | the node (or tree) was not declared; its model was inferred from its uses |
 //!
 //! The exporter writes `_affect` only where reading the XML back would not give the source's
 //! syntax tree; the importer uses it only while the XML still says what the carried text says
@@ -23,6 +25,12 @@ use crate::syntax::ast::*;
 pub const AFFECT: &str = "_affect";
 pub const BODY: &str = "_affect_body";
 pub const INIT: &str = "_affect_init";
+/// On a Switch child that only fills a case BehaviorTree.CPP needs (a switch of fewer than
+/// two cases is written as `Switch2`): never matched, skipped on import.
+pub const PAD: &str = "_affect_pad";
+/// On a `<Fallback>`: it is `try_catch`, written with nodes every BehaviorTree.CPP 4 has
+/// (`TryCatch` came in 4.9): `Fallback { Sequence { try.. } ForceFailure { catch } }`.
+pub const TRY: &str = "_affect_try";
 pub const INFERRED_XML: &str = "_inferred";
 /// `#[inferred]` on a leaf declaration: made up by `affect import` from the node's uses; the
 /// export writes no model entry for it.
@@ -82,7 +90,9 @@ pub fn parse_node(text: &str) -> Option<Node> {
         return None;
     }
     match parsed.file.items.into_iter().next()?.kind {
-        ItemKind::Tree(t) if t.locals.is_empty() && t.body.nodes.len() == 1 => t.body.nodes.into_iter().next(),
+        ItemKind::Tree(t) if t.locals.is_empty() && t.body.nodes.len() == 1 => {
+            t.body.nodes.into_iter().next()
+        }
         _ => None,
     }
 }
@@ -180,7 +190,10 @@ pub fn fill(mut n: Node, children: Vec<Node>) -> Option<Node> {
     match &mut n.kind {
         NodeKind::Call {
             children: Some(c), ..
-        } => c.nodes.iter_mut().for_each(|slot| *slot = it.next().expect("counted")),
+        } => c
+            .nodes
+            .iter_mut()
+            .for_each(|slot| *slot = it.next().expect("counted")),
         NodeKind::Switch { arms, .. } => arms
             .iter_mut()
             .for_each(|a| a.node = it.next().expect("counted")),
@@ -194,8 +207,174 @@ pub fn fill(mut n: Node, children: Vec<Node>) -> Option<Node> {
 }
 
 /// Whether two nodes (or heads) print the same, so read back they give the same tree.
-pub fn same_node(a: &Node, b: &Node) -> bool {
-    a == b || format_node(a) == format_node(b)
+/// Comparing without spans first spares printing in the common case.
+pub fn same_node(mut a: Node, mut b: Node) -> bool {
+    unspan::node(&mut a);
+    unspan::node(&mut b);
+    a == b || format_node(&a) == format_node(&b)
+}
+
+/// Blanking every span, so that trees compare by content alone.
+mod unspan {
+    use crate::span::Span;
+    use crate::syntax::ast::*;
+
+    fn ident(i: &mut Ident) {
+        i.span = Span::DUMMY;
+    }
+
+    fn path(p: &mut Path) {
+        p.span = Span::DUMMY;
+        p.segments.iter_mut().for_each(ident);
+    }
+
+    fn doc(d: &mut Option<Doc>) {
+        if let Some(d) = d {
+            d.span = Span::DUMMY;
+        }
+    }
+
+    fn args(a: &mut ArgList) {
+        a.span = Span::DUMMY;
+        if a.rest.is_some() {
+            a.rest = Some(Span::DUMMY);
+        }
+        for x in &mut a.args {
+            x.span = Span::DUMMY;
+            if let Some(n) = &mut x.name {
+                ident(n);
+            }
+            expr(&mut x.value);
+        }
+    }
+
+    pub fn expr(e: &mut Expr) {
+        e.span = Span::DUMMY;
+        match &mut e.kind {
+            ExprKind::Name(p) => path(p),
+            ExprKind::Root(i) => ident(i),
+            ExprKind::Unary(_, a) | ExprKind::Paren(a) => expr(a),
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+                expr(a);
+                expr(b);
+            }
+            ExprKind::Ternary(a, b, c) => {
+                expr(a);
+                expr(b);
+                expr(c);
+            }
+            ExprKind::Call(f, a) => {
+                expr(f);
+                args(a);
+            }
+            ExprKind::Field(a, i) => {
+                expr(a);
+                ident(i);
+            }
+            ExprKind::List(xs) | ExprKind::Tuple(xs) => xs.iter_mut().for_each(expr),
+            ExprKind::Num(_) | ExprKind::Str(_) | ExprKind::Bool(_) | ExprKind::Error => {}
+        }
+    }
+
+    fn block(b: &mut Block) {
+        b.span = Span::DUMMY;
+        for s in &mut b.stmts {
+            stmt(s);
+        }
+    }
+
+    fn stmt(s: &mut Stmt) {
+        s.span = Span::DUMMY;
+        match &mut s.kind {
+            StmtKind::Assign { target, value, .. } => {
+                expr(target);
+                expr(value);
+            }
+            StmtKind::Expr(e) => expr(e),
+            StmtKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                expr(cond);
+                block(then);
+                match otherwise.as_deref_mut() {
+                    Some(Else::Block(b)) => block(b),
+                    Some(Else::If(s)) => stmt(s),
+                    None => {}
+                }
+            }
+            StmtKind::Error => {}
+        }
+    }
+
+    fn nodes(b: &mut NodeBlock) {
+        b.span = Span::DUMMY;
+        b.nodes.iter_mut().for_each(node);
+    }
+
+    pub fn node(n: &mut Node) {
+        n.span = Span::DUMMY;
+        doc(&mut n.doc);
+        for a in &mut n.attrs {
+            a.span = Span::DUMMY;
+            ident(&mut a.name);
+            if let Some(v) = &mut a.value {
+                expr(v);
+            }
+        }
+        if let Some(l) = &mut n.label {
+            l.span = Span::DUMMY;
+        }
+        for m in &mut n.modifiers {
+            m.span = Span::DUMMY;
+            match &mut m.kind {
+                ModifierKind::SkipIf(e)
+                | ModifierKind::SuccessIf(e)
+                | ModifierKind::FailureIf(e)
+                | ModifierKind::While(e) => expr(e),
+                ModifierKind::OnSuccess(b)
+                | ModifierKind::OnFailure(b)
+                | ModifierKind::OnHalted(b)
+                | ModifierKind::After(b) => block(b),
+            }
+        }
+        match &mut n.kind {
+            NodeKind::Call {
+                name,
+                args: a,
+                children,
+            } => {
+                path(name);
+                if let Some(a) = a {
+                    args(a);
+                }
+                if let Some(c) = children {
+                    nodes(c);
+                }
+            }
+            NodeKind::Script(b) => block(b),
+            NodeKind::Check(e) => expr(e),
+            NodeKind::Switch { subject, arms } => {
+                expr(subject);
+                for arm in arms {
+                    arm.span = Span::DUMMY;
+                    doc(&mut arm.doc);
+                    match &mut arm.pattern {
+                        Pattern::Wildcard(s) => *s = Span::DUMMY,
+                        Pattern::Expr(e) => expr(e),
+                    }
+                    node(&mut arm.node);
+                }
+            }
+            NodeKind::For { var, queue, body } => {
+                ident(var);
+                expr(queue);
+                nodes(body);
+            }
+            NodeKind::Error => {}
+        }
+    }
 }
 
 pub fn same_item(a: &Item, b: &Item) -> bool {
@@ -218,10 +397,13 @@ pub enum XmlItem {
 impl XmlItem {
     pub fn marker(&self) -> String {
         match self {
-            XmlItem::Use(p) => format!("{MARKER}use {}", crate::fmt::format_expr(&Expr {
-                kind: ExprKind::Str(p.clone()),
-                span: Span::DUMMY,
-            })),
+            XmlItem::Use(p) => format!(
+                "{MARKER}use {}",
+                crate::fmt::format_expr(&Expr {
+                    kind: ExprKind::Str(p.clone()),
+                    span: Span::DUMMY,
+                })
+            ),
             XmlItem::Leaf(n) => format!("{MARKER}leaf {n}"),
             XmlItem::Tree(n) => format!("{MARKER}tree {n}"),
             XmlItem::Agent(n) => format!("{MARKER}agent {n}"),

@@ -17,7 +17,7 @@ use crate::diagnostic::{has_errors, Diagnostic};
 use crate::span::Span;
 use crate::syntax::ast::*;
 use crate::syntax::token::{NumLit, Unit};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// The result of an import: the syntax tree (print it with `fmt::format_file`), the dialect
 /// the file was written in, and every diagnostic (spans are byte offsets into the XML text).
@@ -75,7 +75,8 @@ pub fn import(text: &str, name: &str, loader: &mut dyn IncludeLoader) -> Importe
     let file = reader.document(root, name, loader, &mut out.included);
     out.dialect = reader.dialect;
     out.diagnostics.extend(reader.diags);
-    out.diagnostics.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
+    out.diagnostics
+        .sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
     out.file = file;
     out
 }
@@ -156,7 +157,13 @@ pub fn doc_lines(text: &str) -> Vec<String> {
         .unwrap_or(0);
     lines
         .into_iter()
-        .map(|l| if l.len() >= indent { l[indent..].to_string() } else { l.trim().to_string() })
+        .map(|l| {
+            if l.len() >= indent {
+                l[indent..].to_string()
+            } else {
+                l.trim().to_string()
+            }
+        })
         .collect()
 }
 
@@ -171,7 +178,6 @@ fn description_lines(text: &str) -> Vec<String> {
 /// A model entry of `<TreeNodesModel>`.
 #[derive(Clone, Debug)]
 pub(crate) struct ModelEntry {
-    pub tag: String,
     pub id: String,
     pub item: Item,
     pub inferred: bool,
@@ -225,6 +231,27 @@ impl Reader {
         }
     }
 
+    /// Whether affect can spell a name: in backticks it may hold anything but a backtick
+    /// or a line break.
+    fn spellable(&mut self, name: &str, span: Span, what: &str) -> bool {
+        if !name.is_empty() && !name.contains(['`', '\n', '\r']) {
+            return true;
+        }
+        let shown = name.escape_debug().to_string();
+        self.error(
+            "E0417",
+            format!("{what} `{shown}` cannot be written in affect"),
+            span,
+        );
+        self.amend(|d| {
+            d.with_label("an empty name, or one with a backtick or a line break")
+                .with_help(
+                    "rename it: affect names may hold any other character (quoted in backticks)",
+                )
+        });
+        false
+    }
+
     // ------------------------------------------------------------------------ document
 
     fn document(
@@ -239,7 +266,11 @@ impl Reader {
             span: Span::DUMMY,
         };
         if root.name != "root" {
-            self.error("E0407", format!("the root element is `<{}>`, not `<root>`", root.name), root.name_span);
+            self.error(
+                "E0407",
+                format!("the root element is `<{}>`, not `<root>`", root.name),
+                root.name_span,
+            );
             self.amend(|d| {
                 d.with_label("BehaviorTree.CPP reads only files whose first element is `<root>`")
                     .with_help("wrap the trees in `<root BTCPP_format=\"4\"> ... </root>`")
@@ -253,7 +284,11 @@ impl Reader {
                 "3" => Dialect::V3,
                 other => {
                     let other = other.to_string();
-                    self.error("E0408", format!("unsupported BTCPP_format `{other}`"), a.value_span);
+                    self.error(
+                        "E0408",
+                        format!("unsupported BTCPP_format `{other}`"),
+                        a.value_span,
+                    );
                     self.amend(|d| {
                         d.with_label("expected \"4\" (BehaviorTree.CPP 4, Groot 2) or \"3\"")
                             .with_help("write BTCPP_format=\"4\", or leave it out for a BehaviorTree.CPP 3 file")
@@ -279,7 +314,11 @@ impl Reader {
                         "BehaviorTree" => trees.push((e, docs)),
                         "TreeNodesModel" => {
                             if let Some(first) = models {
-                                self.error("E0409", "more than one `<TreeNodesModel>`", e.name_span);
+                                self.error(
+                                    "E0409",
+                                    "more than one `<TreeNodesModel>`",
+                                    e.name_span,
+                                );
                                 let first = first.name_span;
                                 self.amend(|d| {
                                     d.with_label("second model list")
@@ -294,7 +333,9 @@ impl Reader {
                             let other = other.to_string();
                             self.warn("W0402", format!("`<{other}>` is ignored"), e.name_span);
                             self.amend(|d| {
-                                let d = d.with_label("BehaviorTree.CPP ignores unknown elements in `<root>`");
+                                let d = d.with_label(
+                                    "BehaviorTree.CPP ignores unknown elements in `<root>`",
+                                );
                                 if other == "TreeNodeModel" {
                                     d.with_help("the model list is spelled `<TreeNodesModel>`")
                                 } else {
@@ -320,10 +361,15 @@ impl Reader {
         let mut seen: HashMap<String, Span> = HashMap::new();
         for (i, (bt, _)) in trees.iter().enumerate() {
             let id = match bt.attribute("ID") {
+                Some(a) if !self.spellable(&a.value, a.value_span, "tree ID") => String::new(),
                 Some(a) => {
                     if let Some(first) = seen.get(&a.value) {
                         let first = *first;
-                        self.error("E0410", format!("two trees are called `{}`", a.value), a.value_span);
+                        self.error(
+                            "E0410",
+                            format!("two trees are called `{}`", a.value),
+                            a.value_span,
+                        );
                         self.amend(|d| {
                             d.with_label("second tree with this ID")
                                 .with_secondary(first, "the first one")
@@ -350,7 +396,7 @@ impl Reader {
         // Models, then everything included, make up the scope.
         let model_entries = models.map(|m| self.models(m)).unwrap_or_default();
         for (el, _) in &includes {
-            self.include(el, name, loader, included, &mut Vec::new());
+            self.include(el, name, loader, included, &mut vec![name.to_string()]);
         }
         if has_errors(&self.diags) {
             return empty;
@@ -383,29 +429,58 @@ impl Reader {
                 Some(entries) => Some(entries),
                 None => {
                     let span = a.name_span;
-                    self.warn("W0404", "the `_affect` text of `<root>` does not parse; it is ignored", span);
+                    self.warn(
+                        "W0404",
+                        "the `_affect` text of `<root>` does not parse; it is ignored",
+                        span,
+                    );
                     None
                 }
             })
             .unwrap_or_default();
         for e in &carried {
-            if let Entry::Item(Item {
-                kind: ItemKind::Enum(en),
-                ..
-            }) = e
-            {
-                self.scope.enums.insert(
-                    en.name.name.clone(),
-                    en.variants.iter().map(|v| v.name.name.clone()).collect(),
-                );
+            let Entry::Item(item) = e else { continue };
+            match &item.kind {
+                ItemKind::Enum(en) => {
+                    self.scope.enums.insert(
+                        en.name.name.clone(),
+                        en.variants.iter().map(|v| v.name.name.clone()).collect(),
+                    );
+                }
+                // Declarations the XML does not hold (inferred ones) are known all the same.
+                ItemKind::Leaf(l) => {
+                    self.scope
+                        .leaves
+                        .entry(l.name.name.clone())
+                        .or_insert(LeafSig {
+                            kind: l.kind,
+                            ports: l.ports.clone(),
+                        });
+                }
+                ItemKind::Tree(t) => {
+                    self.scope
+                        .trees
+                        .entry(t.name.name.clone())
+                        .or_insert(t.ports.clone());
+                }
+                _ => {}
             }
         }
 
         let main_attr = root.attr("main_tree_to_execute").map(str::to_string);
         if let Some(main) = &main_attr {
             if !tree_ids.contains(main) && includes.is_empty() {
-                let span = root.attribute("main_tree_to_execute").map(|a| a.value_span).unwrap_or_default();
-                self.warn("W0405", format!("`main_tree_to_execute` names `{main}`, which is not a tree of this file"), span);
+                let span = root
+                    .attribute("main_tree_to_execute")
+                    .map(|a| a.value_span)
+                    .unwrap_or_default();
+                self.warn(
+                    "W0405",
+                    format!(
+                        "`main_tree_to_execute` names `{main}`, which is not a tree of this file"
+                    ),
+                    span,
+                );
             }
         }
         let sole = tree_ids.len() == 1;
@@ -426,8 +501,10 @@ impl Reader {
         let mut signature_items = Vec::new();
         for m in model_entries {
             match &m.item.kind {
-                ItemKind::Leaf(_) if !m.inferred => leaf_items.push((XmlItem::Leaf(m.id.clone()), m.item)),
-                ItemKind::Tree(_) if !tree_ids.contains(&m.id) => {
+                ItemKind::Leaf(_) if !m.inferred => {
+                    leaf_items.push((XmlItem::Leaf(m.id.clone()), m.item))
+                }
+                ItemKind::Tree(_) if !tree_ids.contains(&m.id) && !m.inferred => {
                     signature_items.push((XmlItem::Tree(m.id.clone()), m.item))
                 }
                 _ => {}
@@ -450,7 +527,30 @@ impl Reader {
         let unknown = std::mem::take(&mut self.unknown);
         let mut inferred_items = Vec::new();
         for u in &unknown {
-            self.warn("W0401", format!("`{}` has no model: its declaration is inferred from its use", u.name), u.span);
+            if u.tree {
+                self.warn(
+                    "W0401",
+                    format!(
+                        "no tree `{}` is defined here or in an included file",
+                        u.name
+                    ),
+                    u.span,
+                );
+                self.amend(|d| {
+                    d.with_label("called as a SubTree")
+                        .with_note("the import declares `#[inferred] tree` for it, so the call stays a SubTree")
+                });
+                inferred_items.push((XmlItem::Tree(u.name.clone()), infer::declaration(u)));
+                continue;
+            }
+            self.warn(
+                "W0401",
+                format!(
+                    "`{}` has no model: its declaration is inferred from its use",
+                    u.name
+                ),
+                u.span,
+            );
             let kind = u.kind.keyword();
             self.amend(|d| {
                 d.with_label("not a built-in node and not in `<TreeNodesModel>`")
@@ -490,12 +590,22 @@ impl Reader {
         let extra: Vec<&Attribute> = root
             .attrs
             .iter()
-            .filter(|a| !matches!(a.name.as_str(), "BTCPP_format" | "main_tree_to_execute" | carry::AFFECT))
+            .filter(|a| {
+                !matches!(
+                    a.name.as_str(),
+                    "BTCPP_format" | "main_tree_to_execute" | carry::AFFECT
+                )
+            })
             .collect();
         if !extra.is_empty() {
-            if let Some(first) = items.iter_mut().find(|i| matches!(i.kind, ItemKind::Tree(_) | ItemKind::Agent(_))) {
+            if let Some(first) = items
+                .iter_mut()
+                .find(|i| matches!(i.kind, ItemKind::Tree(_) | ItemKind::Agent(_)))
+            {
                 for a in extra {
-                    first.attrs.push(attr(&format!("{ROOT_PREFIX}{}", a.name), &a.value));
+                    first
+                        .attrs
+                        .push(attr(&format!("{ROOT_PREFIX}{}", a.name), &a.value));
                 }
             }
         }
@@ -510,7 +620,10 @@ impl Reader {
     fn use_item(&mut self, el: &Element, docs: Vec<String>) -> Option<Item> {
         let Some(path) = el.attr("path") else {
             self.error("E0415", "`<include>` without `path`", el.name_span);
-            self.amend(|d| d.with_label("which file?").with_help("write `<include path=\"other.xml\"/>`"));
+            self.amend(|d| {
+                d.with_label("which file?")
+                    .with_help("write `<include path=\"other.xml\"/>`")
+            });
             return None;
         };
         let affect_path = match path.strip_suffix(".xml") {
@@ -543,18 +656,30 @@ impl Reader {
         chain: &mut Vec<String>,
     ) {
         let Some(path) = el.attr("path") else { return };
-        let span = el.attribute("path").map(|a| a.value_span).unwrap_or(el.name_span);
+        let span = el
+            .attribute("path")
+            .map(|a| a.value_span)
+            .unwrap_or(el.name_span);
         if el.attr("ros_pkg").is_some() {
-            self.warn("W0403", format!("`{path}` is found through a ROS package; its nodes are not read"), span);
+            self.warn(
+                "W0403",
+                format!("`{path}` is found through a ROS package; its nodes are not read"),
+                span,
+            );
             return;
         }
         let (name, text) = match loader.load(from, path) {
             Ok(x) => x,
             Err(e) => {
-                self.warn("W0403", format!("cannot read the included file `{path}`"), span);
+                self.warn(
+                    "W0403",
+                    format!("cannot read the included file `{path}`"),
+                    span,
+                );
                 self.amend(|d| {
-                    d.with_label(e)
-                        .with_note("its trees and models are unknown, so nodes it declares are inferred")
+                    d.with_label(e).with_note(
+                        "its trees and models are unknown, so nodes it declares are inferred",
+                    )
                 });
                 return;
             }
@@ -562,7 +687,10 @@ impl Reader {
         if chain.contains(&name) || chain.len() > 16 {
             self.error("E0415", format!("`{path}` includes itself"), span);
             let chain_text = chain.join(" → ");
-            self.amend(|d| d.with_label("include cycle").with_note(format!("through {chain_text}")));
+            self.amend(|d| {
+                d.with_label("include cycle")
+                    .with_note(format!("through {chain_text}"))
+            });
             return;
         }
         let parsed = xml::parse(&text);
@@ -637,19 +765,39 @@ impl Reader {
                 "SubTree" => None,
                 other => {
                     let other = other.to_string();
-                    self.warn("W0402", format!("model entry `<{other}>` is ignored"), e.name_span);
-                    self.amend(|d| d.with_label("model entries are Action, Condition, Control, Decorator or SubTree"));
+                    self.warn(
+                        "W0402",
+                        format!("model entry `<{other}>` is ignored"),
+                        e.name_span,
+                    );
+                    self.amend(|d| {
+                        d.with_label(
+                            "model entries are Action, Condition, Control, Decorator or SubTree",
+                        )
+                    });
                     continue;
                 }
             };
-            let Some(id) = e.attr("ID") else {
-                self.error("E0416", format!("model entry `<{}>` without `ID`", e.name), e.name_span);
+            let Some(id_attr) = e.attribute("ID") else {
+                self.error(
+                    "E0416",
+                    format!("model entry `<{}>` without `ID`", e.name),
+                    e.name_span,
+                );
                 self.amend(|d| d.with_label("which node does it describe?"));
                 continue;
             };
+            if !self.spellable(&id_attr.value, id_attr.value_span, "model ID") {
+                continue;
+            }
+            let id = id_attr.value.as_str();
             if let Some(prev) = out.iter().find(|m| m.id == id) {
                 let prev = prev.span;
-                self.warn("W0402", format!("`{id}` has a second model entry; it is ignored"), e.name_span);
+                self.warn(
+                    "W0402",
+                    format!("`{id}` has a second model entry; it is ignored"),
+                    e.name_span,
+                );
                 self.amend(|d| d.with_secondary(prev, "the first entry"));
                 continue;
             }
@@ -667,7 +815,6 @@ impl Reader {
                 None => natural,
             };
             out.push(ModelEntry {
-                tag: e.name.clone(),
                 id: id.to_string(),
                 item,
                 inferred: e.attr(carry::INFERRED_XML) == Some("true"),
@@ -686,7 +833,20 @@ impl Reader {
         regenerated.is_some_and(|r| same_element(&r, el))
     }
 
-    fn model_item(&mut self, e: &Element, kind: Option<LeafKind>, id: &str, comment_docs: Vec<String>) -> Item {
+    /// A model entry read back as a declaration (the exporter's check).
+    pub(crate) fn model_item_pub(&mut self, e: &Element, kind: Option<LeafKind>, id: &str) -> Item {
+        let item = self.model_item(e, kind, id, vec![]);
+        self.diags.clear();
+        item
+    }
+
+    fn model_item(
+        &mut self,
+        e: &Element,
+        kind: Option<LeafKind>,
+        id: &str,
+        comment_docs: Vec<String>,
+    ) -> Item {
         let mut ports = Vec::new();
         for p in e.elements() {
             let dir = match p.name.as_str() {
@@ -698,20 +858,34 @@ impl Reader {
                 "MetadataFields" | "description" => continue,
                 other => {
                     let other = other.to_string();
-                    self.warn("W0402", format!("`<{other}>` in a model entry is ignored"), p.name_span);
+                    self.warn(
+                        "W0402",
+                        format!("`<{other}>` in a model entry is ignored"),
+                        p.name_span,
+                    );
                     self.amend(|d| d.with_label("ports are input_port, output_port or inout_port"));
                     continue;
                 }
             };
-            let Some(name) = p.attr("name") else {
-                self.error("E0416", format!("`<{}>` without `name`", p.name), p.name_span);
+            let Some(name_attr) = p.attribute("name") else {
+                self.error(
+                    "E0416",
+                    format!("`<{}>` without `name`", p.name),
+                    p.name_span,
+                );
                 self.amend(|d| d.with_label("every port needs a name"));
                 continue;
             };
+            if !self.spellable(&name_attr.value, name_attr.value_span, "port name") {
+                continue;
+            }
+            let name = name_attr.value.as_str();
             let ty = p.attr("type").map(model::type_from_cpp);
-            let default = p.attr("default").map(|v| match model::blackboard_key(v).and_then(model::key_expr) {
-                Some(e) => e,
-                None => model::literal(v, model::value_kind(ty.as_ref())),
+            let default = p.attr("default").map(|v| {
+                match model::blackboard_key(v).and_then(model::key_expr) {
+                    Some(e) => e,
+                    None => model::literal(v, model::value_kind(ty.as_ref())),
+                }
             });
             let text = p.text();
             let desc = if text.trim().is_empty() {
@@ -739,7 +913,11 @@ impl Reader {
         }
         let name = ident(id);
         let kind_ = match kind {
-            Some(k) => ItemKind::Leaf(LeafDecl { kind: k, name, ports }),
+            Some(k) => ItemKind::Leaf(LeafDecl {
+                kind: k,
+                name,
+                ports,
+            }),
             None => {
                 if ports.is_empty() {
                     attrs.push(Attr {
@@ -836,8 +1014,16 @@ impl Reader {
             };
             if !ok {
                 let span = a.name_span;
-                self.warn("W0404", format!("the `_affect` text of tree `{id}` no longer matches it; it is ignored"), span);
-                self.amend(|d| d.with_note("the tree was edited after the export; its XML is read instead"));
+                self.warn(
+                    "W0404",
+                    format!(
+                        "the `_affect` text of tree `{id}` no longer matches it; it is ignored"
+                    ),
+                    span,
+                );
+                self.amend(|d| {
+                    d.with_note("the tree was edited after the export; its XML is read instead")
+                });
                 return None;
             }
             item
@@ -846,10 +1032,15 @@ impl Reader {
             match &mut item.kind {
                 ItemKind::Tree(t) => t.body.nodes = nodes,
                 ItemKind::Agent(ag) => {
-                    if let Some(main) = ag.members.iter_mut().flatten().find_map(|m| match &mut m.kind {
-                        MemberKind::Main(b) => Some(b),
-                        _ => None,
-                    }) {
+                    if let Some(main) =
+                        ag.members
+                            .iter_mut()
+                            .flatten()
+                            .find_map(|m| match &mut m.kind {
+                                MemberKind::Main(b) => Some(b),
+                                _ => None,
+                            })
+                    {
                         main.nodes = nodes;
                     }
                 }
@@ -869,7 +1060,11 @@ impl Reader {
         }
         let ports = self.scope.trees.get(id).cloned().unwrap_or_default();
         let has_empty_model = models
-            .map(|m| m.elements().any(|e| e.name == "SubTree" && e.attr("ID") == Some(id) && e.elements().next().is_none()))
+            .map(|m| {
+                m.elements().any(|e| {
+                    e.name == "SubTree" && e.attr("ID") == Some(id) && e.elements().next().is_none()
+                })
+            })
             .unwrap_or(false);
         if has_empty_model {
             attrs.push(Attr {
@@ -897,8 +1092,13 @@ impl Reader {
     }
 
     fn subtree_model_holds(&self, shadow: &Item, models: Option<&Element>) -> bool {
-        let ItemKind::Tree(t) = &shadow.kind else { return true };
-        let actual = models.and_then(|m| m.elements().find(|e| e.name == "SubTree" && e.attr("ID") == Some(&t.name.name)));
+        let ItemKind::Tree(t) = &shadow.kind else {
+            return true;
+        };
+        let actual = models.and_then(|m| {
+            m.elements()
+                .find(|e| e.name == "SubTree" && e.attr("ID") == Some(&t.name.name))
+        });
         let expected = export::subtree_model(shadow, false);
         match (actual, expected) {
             (None, None) => true,
@@ -916,6 +1116,8 @@ impl Reader {
         for c in &el.children {
             match c {
                 XmlNode::Comment(t, _) => docs.extend(doc_lines(t)),
+                // A pad fills a switch case BehaviorTree.CPP needs; it is not a node of ours.
+                XmlNode::Element(e) if e.attr(carry::PAD) == Some("true") => {}
                 XmlNode::Element(e) => {
                     let d = std::mem::take(&mut docs);
                     if self.shallow {
@@ -926,7 +1128,11 @@ impl Reader {
                 }
                 XmlNode::Text(t, span) => {
                     let t = t.trim().chars().take(30).collect::<String>();
-                    self.warn("W0402", format!("text `{t}` inside `<{}>` is ignored", el.name), *span);
+                    self.warn(
+                        "W0402",
+                        format!("text `{t}` inside `<{}>` is ignored", el.name),
+                        *span,
+                    );
                 }
                 XmlNode::Instruction(..) => {}
             }
@@ -963,15 +1169,32 @@ impl Reader {
         };
         let Some(shadow) = carry::parse_node(&a.value) else {
             let span = a.name_span;
-            self.warn("W0404", "this `_affect` text does not parse; it is ignored", span);
+            self.warn(
+                "W0404",
+                "this `_affect` text does not parse; it is ignored",
+                span,
+            );
             return natural(self);
         };
         // The carried text counts only while the element still says what it says.
-        let regenerated = export::node_element(&carry::head(&shadow), &self.scope, self.dialect);
+        let regenerated = export::node_element(&carry::head(&shadow), &self.scope, self.dialect)
+            .map(|mut r| {
+                // The Loop variant follows the variable's type, which one element does not show.
+                if is_loop(&r) && is_loop(el) {
+                    r.name = el.name.clone();
+                }
+                r
+            });
         let holds = regenerated.is_some_and(|r| same_element(&r, el));
         let kids = if holds {
             if is_loop(el) {
                 self.body_children(el)
+            } else if el.attr(carry::TRY) == Some("true") {
+                let mut v = Vec::new();
+                for part in el.elements() {
+                    v.extend(self.children(part));
+                }
+                v
             } else {
                 self.children(el)
             }
@@ -984,8 +1207,17 @@ impl Reader {
             }
         }
         let span = a.name_span;
-        self.warn("W0404", format!("the `_affect` text of this `<{}>` no longer matches it; it is ignored", el.name), span);
-        self.amend(|d| d.with_note("the element was edited after the export; its attributes are read instead"));
+        self.warn(
+            "W0404",
+            format!(
+                "the `_affect` text of this `<{}>` no longer matches it; it is ignored",
+                el.name
+            ),
+            span,
+        );
+        self.amend(|d| {
+            d.with_note("the element was edited after the export; its attributes are read instead")
+        });
         natural(self)
     }
 
@@ -1001,19 +1233,35 @@ impl Reader {
         };
         // What the node is: explicit form, SubTree, or compact.
         let (id, explicit_tag) = match el.name.as_str() {
-            "Action" | "Condition" | "Control" | "Decorator" => match el.attr("ID") {
-                Some(id) => (id.to_string(), Some(el.name.as_str())),
+            "Action" | "Condition" | "Control" | "Decorator" => match el.attribute("ID") {
+                Some(a) if !self.spellable(&a.value, a.value_span, "node ID") => return node,
+                Some(a) => (a.value.clone(), Some(el.name.as_str())),
                 None => {
-                    self.error("E0414", format!("`<{}>` without `ID`", el.name), el.name_span);
+                    self.error(
+                        "E0414",
+                        format!("`<{}>` without `ID`", el.name),
+                        el.name_span,
+                    );
                     self.amend(|d| d.with_label("the explicit form names the node in `ID`"));
                     return node;
                 }
             },
             _ => (el.name.clone(), None),
         };
-        if explicit_tag.is_none() && self.dialect == Dialect::V4 && el.attribute("ID").is_some() && !is_subtree_tag(&el.name) {
-            let span = el.attribute("ID").map(|a| a.name_span).unwrap_or(el.name_span);
-            self.error("E0414", format!("attribute `ID` is not allowed in `<{}>`", el.name), span);
+        if explicit_tag.is_none()
+            && self.dialect == Dialect::V4
+            && el.attribute("ID").is_some()
+            && !is_subtree_tag(&el.name)
+        {
+            let span = el
+                .attribute("ID")
+                .map(|a| a.name_span)
+                .unwrap_or(el.name_span);
+            self.error(
+                "E0414",
+                format!("attribute `ID` is not allowed in `<{}>`", el.name),
+                span,
+            );
             self.amend(|d| {
                 d.with_label("BehaviorTree.CPP 4 refuses it")
                     .with_help("the compact form names the node by its tag; remove `ID`")
@@ -1028,8 +1276,9 @@ impl Reader {
                 "name" => node.label = Some(label(&a.value)),
                 "_description" => node.doc = node_doc(description_lines(&a.value)),
                 "ID" if explicit_tag.is_some() || is_subtree_tag(&el.name) => {}
-                carry::AFFECT => {}
-                n if self.dialect == Dialect::V4 && PRE_POST.contains(&n) => match self.modifier(a) {
+                carry::AFFECT | carry::TRY => {}
+                n if self.dialect == Dialect::V4 && PRE_POST.contains(&n) => match self.modifier(a)
+                {
                     Some(m) => node.modifiers.push(m),
                     None => node.attrs.push(attr(&a.name, &a.value)),
                 },
@@ -1042,17 +1291,28 @@ impl Reader {
             return node;
         }
         let builtin = match self.dialect {
-            Dialect::V4 => builtins::BUILTINS.iter().find(|b| b.v4 == Some(id.as_str())),
-            Dialect::V3 => builtins::BUILTINS.iter().find(|b| b.v3 == Some(id.as_str())),
+            Dialect::V4 => builtins::BUILTINS
+                .iter()
+                .find(|b| b.v4 == Some(id.as_str())),
+            Dialect::V3 => builtins::BUILTINS
+                .iter()
+                .find(|b| b.v3 == Some(id.as_str())),
         };
         // Nodes with a syntax of their own.
         let special = match (self.dialect, id.as_str()) {
-            (Dialect::V4, builtins::SCRIPT_ID) => self.script_node(el, &rest, &mut node.attrs, false),
-            (Dialect::V4, builtins::SCRIPT_CONDITION_ID) => self.script_node(el, &rest, &mut node.attrs, true),
+            (Dialect::V4, builtins::SCRIPT_ID) => {
+                self.script_node(el, &rest, &mut node.attrs, false)
+            }
+            (Dialect::V4, builtins::SCRIPT_CONDITION_ID) => {
+                self.script_node(el, &rest, &mut node.attrs, true)
+            }
             (_, sw) if switch_cases(sw).is_some() => self.switch(el, sw, &rest, &mut node.attrs),
-            (Dialect::V4, "LoopInt" | "LoopBool" | "LoopDouble" | "LoopString") => self.for_loop(el, &rest, &mut node.attrs),
+            (Dialect::V4, "LoopInt" | "LoopBool" | "LoopDouble" | "LoopString") => {
+                self.for_loop(el, &rest, &mut node.attrs)
+            }
             _ => None,
         };
+        let special = special.or_else(|| self.try_catch(el, &id, &rest));
         if let Some(kind) = special {
             node.kind = kind;
             return node;
@@ -1098,13 +1358,27 @@ impl Reader {
             Err(e) => {
                 let span = if a.verbatim && e.end <= a.value.len() {
                     let start = a.value_span.start as usize + e.start;
-                    let end = a.value_span.start as usize + e.end.max(e.start + 1).min(a.value.len().max(e.start + 1));
+                    let end = a.value_span.start as usize
+                        + e.end.max(e.start + 1).min(a.value.len().max(e.start + 1));
                     Span::new(start, end.min(a.value_span.end as usize).max(start))
                 } else {
                     a.value_span
                 };
+                // An empty value: point at the whole attribute.
+                let span = if span.is_empty() {
+                    Span {
+                        start: a.name_span.start,
+                        end: a.value_span.end + 1,
+                    }
+                } else {
+                    span
+                };
                 let name = a.name.clone();
-                self.error("E0413", format!("broken script in `{name}`: {}", e.message), span);
+                self.error(
+                    "E0413",
+                    format!("broken script in `{name}`: {}", e.message),
+                    span,
+                );
                 let help = e.help.clone();
                 self.amend(|d| {
                     let d = d.with_label(e.message.clone()).with_note(
@@ -1120,7 +1394,13 @@ impl Reader {
         }
     }
 
-    fn script_node(&mut self, el: &Element, rest: &[&Attribute], attrs: &mut Vec<Attr>, condition: bool) -> Option<NodeKind> {
+    fn script_node(
+        &mut self,
+        el: &Element,
+        rest: &[&Attribute],
+        attrs: &mut Vec<Attr>,
+        condition: bool,
+    ) -> Option<NodeKind> {
         let code = rest.iter().find(|a| a.name == "code")?;
         if el.elements().next().is_some() {
             return None;
@@ -1137,7 +1417,13 @@ impl Reader {
         Some(kind)
     }
 
-    fn switch(&mut self, el: &Element, id: &str, rest: &[&Attribute], attrs: &mut Vec<Attr>) -> Option<NodeKind> {
+    fn switch(
+        &mut self,
+        el: &Element,
+        id: &str,
+        rest: &[&Attribute],
+        attrs: &mut Vec<Attr>,
+    ) -> Option<NodeKind> {
         let n = switch_cases(id)?;
         let variable = rest.iter().find(|a| a.name == "variable")?;
         let subject = match model::blackboard_key(&variable.value) {
@@ -1152,34 +1438,91 @@ impl Reader {
             }
             cases.push(model::literal(&c.value, ValueKind::Unknown));
         }
-        if el.elements().count() != n + 1 {
+        let elements: Vec<&Element> = el.elements().collect();
+        if elements.len() != n + 1 || el.children.iter().any(|c| matches!(c, XmlNode::Text(..))) {
             return None;
         }
-        let kids = self.children(el);
-        let known = |a: &&&Attribute| a.name == "variable" || (a.name.starts_with("case_") && a.name[5..].parse::<usize>().is_ok_and(|i| (1..=n).contains(&i)));
+        let known = |a: &&&Attribute| {
+            a.name == "variable"
+                || (a.name.starts_with("case_")
+                    && a.name[5..]
+                        .parse::<usize>()
+                        .is_ok_and(|i| (1..=n).contains(&i)))
+        };
         for a in rest.iter().filter(|a| !known(a)) {
             attrs.push(attr(&a.name, &a.value));
         }
+        // Children with the comments before them as docs; pads (the exporter's filling of a
+        // switch with fewer than two cases) are dropped with their cases.
         let mut arms = Vec::new();
-        for (i, child) in kids.into_iter().enumerate() {
-            let pattern = match cases.get(i) {
-                Some(c) => Pattern::Expr(c.clone()),
-                None => Pattern::Wildcard(Span::DUMMY),
-            };
-            arms.push(SwitchArm {
-                doc: None,
-                pattern,
-                node: child,
-                span: Span::DUMMY,
-            });
+        let mut docs = Vec::new();
+        let mut i = 0;
+        for c in &el.children {
+            match c {
+                XmlNode::Comment(t, _) => docs.extend(doc_lines(t)),
+                XmlNode::Element(child) => {
+                    let d = std::mem::take(&mut docs);
+                    let pattern = match cases.get(i) {
+                        Some(c) => Pattern::Expr(c.clone()),
+                        None => Pattern::Wildcard(Span::DUMMY),
+                    };
+                    i += 1;
+                    if child.attr(carry::PAD) == Some("true") {
+                        continue;
+                    }
+                    let node = if self.shallow {
+                        carry::placeholder()
+                    } else {
+                        self.node(child, d)
+                    };
+                    arms.push(SwitchArm {
+                        doc: None,
+                        pattern,
+                        node,
+                        span: Span::DUMMY,
+                    });
+                }
+                _ => {}
+            }
         }
         Some(NodeKind::Switch { subject, arms })
     }
 
-    fn for_loop(&mut self, el: &Element, rest: &[&Attribute], attrs: &mut Vec<Attr>) -> Option<NodeKind> {
+    /// `<Fallback _affect_try="true"><Sequence>try..</Sequence><ForceFailure>catch</ForceFailure>`:
+    /// the exporter's `try_catch`.
+    fn try_catch(&mut self, el: &Element, id: &str, rest: &[&Attribute]) -> Option<NodeKind> {
+        if id != "Fallback" || el.attr(carry::TRY) != Some("true") || !rest.is_empty() {
+            return None;
+        }
+        let kids: Vec<&Element> = el.elements().collect();
+        let [seq, force] = kids.as_slice() else {
+            return None;
+        };
+        let catch: Vec<&Element> = force.elements().collect();
+        if seq.name != "Sequence"
+            || !seq.attrs.is_empty()
+            || force.name != "ForceFailure"
+            || !force.attrs.is_empty()
+            || catch.len() != 1
+        {
+            return None;
+        }
+        let mut nodes = self.children(seq);
+        nodes.extend(self.children(force));
+        Some(call("try_catch", None, false, Some(nodes)))
+    }
+
+    fn for_loop(
+        &mut self,
+        el: &Element,
+        rest: &[&Attribute],
+        attrs: &mut Vec<Attr>,
+    ) -> Option<NodeKind> {
         let value = rest.iter().find(|a| a.name == "value")?;
         let var = model::blackboard_key(&value.value).and_then(model::key_expr)?;
-        let ExprKind::Name(p) = &var.kind else { return None };
+        let ExprKind::Name(p) = &var.kind else {
+            return None;
+        };
         let var = p.segments[0].clone();
         let queue_attr = rest.iter().find(|a| a.name == "queue")?;
         let queue = match model::blackboard_key(&queue_attr.value) {
@@ -1187,7 +1530,10 @@ impl Reader {
             None => expr(ExprKind::Str(queue_attr.value.clone())),
         };
         let body = self.body_children(el);
-        for a in rest.iter().filter(|a| a.name != "value" && a.name != "queue") {
+        for a in rest
+            .iter()
+            .filter(|a| a.name != "value" && a.name != "queue")
+        {
             attrs.push(attr(&a.name, &a.value));
         }
         Some(NodeKind::For {
@@ -1200,7 +1546,13 @@ impl Reader {
         })
     }
 
-    fn builtin(&mut self, el: &Element, b: &'static Builtin, rest: &[&Attribute], attrs: &mut Vec<Attr>) -> NodeKind {
+    fn builtin(
+        &mut self,
+        el: &Element,
+        b: &'static Builtin,
+        rest: &[&Attribute],
+        attrs: &mut Vec<Attr>,
+    ) -> NodeKind {
         let mut args = Vec::new();
         for a in rest {
             let arg = b.args.iter().find(|x| match self.dialect {
@@ -1213,9 +1565,10 @@ impl Reader {
                 _ => attrs.push(attr(&a.name, &a.value)),
             }
         }
-        // `retry(3)`, `timeout(2s)`: a lone count or duration reads best without its name.
+        // `retry(3)`, `timeout(2s)`, `skip_unless_updated(place)`: a lone argument reads best
+        // without its name (a flag or a status keeps it: `run_once(then_skip: false)`).
         let positional = b.args.len() == 1
-            && matches!(b.args[0].ty, ArgType::Int | ArgType::Duration)
+            && !matches!(b.args[0].ty, ArgType::Bool | ArgType::Status)
             && args.len() == 1;
         let arg_list: Vec<Arg> = args
             .into_iter()
@@ -1226,7 +1579,9 @@ impl Reader {
             })
             .collect();
         let children = match b.class {
-            builtins::NodeClass::Control | builtins::NodeClass::Decorator => Some(self.children(el)),
+            builtins::NodeClass::Control | builtins::NodeClass::Decorator => {
+                Some(self.children(el))
+            }
             _ => {
                 let kids = self.children(el);
                 (!kids.is_empty()).then_some(kids)
@@ -1258,7 +1613,9 @@ impl Reader {
                 k => Some(expr(k)),
             },
             ArgType::Duration => {
-                let ms: u64 = v.parse().ok().filter(|_| v.bytes().all(|b| b.is_ascii_digit()) && !v.starts_with('0') || v == "0")?;
+                let ms: u64 = v.parse().ok().filter(|_| {
+                    v.bytes().all(|b| b.is_ascii_digit()) && !v.starts_with('0') || v == "0"
+                })?;
                 let (value, unit) = if ms >= 1000 && ms % 1000 == 0 {
                     (ms / 1000, Unit::S)
                 } else {
@@ -1277,7 +1634,9 @@ impl Reader {
                 _ => None,
             },
             ArgType::Status => match v {
-                "SUCCESS" | "FAILURE" | "RUNNING" | "SKIPPED" | "IDLE" => Some(Expr::name(v.to_lowercase(), Span::DUMMY)),
+                "SUCCESS" | "FAILURE" | "RUNNING" | "SKIPPED" | "IDLE" => {
+                    Some(Expr::name(v.to_lowercase(), Span::DUMMY))
+                }
                 _ => None,
             },
             ArgType::Condition => {
@@ -1290,13 +1649,25 @@ impl Reader {
     }
 
     fn subtree(&mut self, el: &Element, rest: &[&Attribute], attrs: &mut Vec<Attr>) -> NodeKind {
-        let Some(id) = el.attr("ID") else {
-            self.error("E0414", format!("`<{}>` without `ID`", el.name), el.name_span);
+        let Some(id_attr) = el.attribute("ID") else {
+            self.error(
+                "E0414",
+                format!("`<{}>` without `ID`", el.name),
+                el.name_span,
+            );
             self.amend(|d| d.with_label("which tree does it call?"));
             return NodeKind::Error;
         };
+        if !self.spellable(&id_attr.value, id_attr.value_span, "tree ID") {
+            return NodeKind::Error;
+        }
+        let id = id_attr.value.as_str();
         if let Some(child) = el.elements().next() {
-            self.error("E0414", format!("`<{}>` cannot have children", el.name), child.name_span);
+            self.error(
+                "E0414",
+                format!("`<{}>` cannot have children", el.name),
+                child.name_span,
+            );
             let hint = if child.name == "remap" {
                 "`<remap>` children are gone: write remappings as attributes, `port=\"{key}\"`"
             } else {
@@ -1312,6 +1683,16 @@ impl Reader {
             (Dialect::V3, "SubTreePlus") => "__autoremap",
             _ => "",
         };
+        if !self.scope.trees.contains_key(id) {
+            infer::note_unknown(
+                &mut self.unknown,
+                id,
+                LeafKind::Action,
+                true,
+                &[],
+                el.name_span,
+            );
+        }
         let ports = self.scope.trees.get(id).cloned().unwrap_or_default();
         let mut args = Vec::new();
         let mut rest_flag = false;
@@ -1325,21 +1706,30 @@ impl Reader {
                 continue;
             }
             let value = if bare {
-                model::key_expr(&a.value).filter(|_| !a.value.trim().is_empty() && a.value.trim() == a.value)
+                model::key_expr(&a.value)
+                    .filter(|_| !a.value.trim().is_empty() && a.value.trim() == a.value)
             } else {
                 match model::blackboard_key(&a.value) {
                     Some("=") => model::key_expr(&a.name),
                     Some(k) => {
                         if k.matches('@').count() > 1 {
-                            self.error("E0412", format!("`{}` names the root blackboard twice", a.value), a.value_span);
-                            self.amend(|d| d.with_label("at most one `@`").with_help("write `{@key}`"));
+                            self.error(
+                                "E0412",
+                                format!("`{}` names the root blackboard twice", a.value),
+                                a.value_span,
+                            );
+                            self.amend(|d| {
+                                d.with_label("at most one `@`").with_help("write `{@key}`")
+                            });
                             None
                         } else {
                             model::key_expr(k)
                         }
                     }
                     None => {
-                        let kind = model::value_kind(Scope::port(&ports, &a.name).and_then(|p| p.ty.as_ref()));
+                        let kind = model::value_kind(
+                            Scope::port(&ports, &a.name).and_then(|p| p.ty.as_ref()),
+                        );
                         Some(model::literal(&a.value, kind))
                     }
                 }
@@ -1382,7 +1772,11 @@ impl Reader {
             let value = match model::blackboard_key(&a.value) {
                 Some("=") => model::key_expr(&a.name),
                 Some(k) if k.matches('@').count() > 1 => {
-                    self.error("E0412", format!("`{}` names the root blackboard twice", a.value), a.value_span);
+                    self.error(
+                        "E0412",
+                        format!("`{}` names the root blackboard twice", a.value),
+                        a.value_span,
+                    );
                     self.amend(|d| d.with_label("at most one `@`").with_help("write `{@key}`"));
                     None
                 }
@@ -1411,12 +1805,29 @@ impl Reader {
                 _ => LeafKind::Control,
             },
         };
-        if sig.is_none() && !raw_builtin && !self.scope.trees.contains_key(id) {
-            infer::note_unknown(&mut self.unknown, id, kind, &unknown_ports, el.name_span);
+        // A compact element named like a tree is not a SubTree: BehaviorTree.CPP looks it up
+        // as a registered node ("Node not recognized" without one).
+        if sig.is_none() && !raw_builtin {
+            infer::note_unknown(
+                &mut self.unknown,
+                id,
+                kind,
+                false,
+                &unknown_ports,
+                el.name_span,
+            );
         }
         let leaf = matches!(kind, LeafKind::Action | LeafKind::Condition);
-        let children = if leaf && kids.is_empty() { None } else { Some(kids) };
-        let args = if args.is_empty() && children.is_some() { None } else { Some(args) };
+        let children = if leaf && kids.is_empty() {
+            None
+        } else {
+            Some(kids)
+        };
+        let args = if args.is_empty() && children.is_some() {
+            None
+        } else {
+            Some(args)
+        };
         call(id, args, false, children)
     }
 }
@@ -1442,7 +1853,10 @@ fn is_subtree_tag(tag: &str) -> bool {
 }
 
 fn is_loop(el: &Element) -> bool {
-    matches!(el.name.as_str(), "LoopInt" | "LoopBool" | "LoopDouble" | "LoopString")
+    matches!(
+        el.name.as_str(),
+        "LoopInt" | "LoopBool" | "LoopDouble" | "LoopString"
+    )
 }
 
 fn is_body_sequence(el: &Element) -> bool {
@@ -1471,17 +1885,42 @@ pub fn switch_cases(id: &str) -> Option<usize> {
 /// when a script has no affect spelling): written back as they are, never given a model.
 pub fn is_bt_builtin(id: &str, dialect: Dialect) -> bool {
     const V4_EXTRA: &[&str] = &[
-        "Script", "ScriptCondition", "LoopInt", "LoopBool", "LoopDouble", "LoopString", "SubTree",
-        "Switch2", "Switch3", "Switch4", "Switch5", "Switch6", "ManualSelector", "SequenceStar",
+        "Script",
+        "ScriptCondition",
+        "LoopInt",
+        "LoopBool",
+        "LoopDouble",
+        "LoopString",
+        "SubTree",
+        "Switch2",
+        "Switch3",
+        "Switch4",
+        "Switch5",
+        "Switch6",
+        "ManualSelector",
+        "SequenceStar",
     ];
     const V3_EXTRA: &[&str] = &[
-        "BlackboardCheckInt", "BlackboardCheckDouble", "BlackboardCheckString", "BlackboardCheckBool",
-        "SubTree", "SubTreePlus", "Switch2", "Switch3", "Switch4", "Switch5", "Switch6",
+        "BlackboardCheckInt",
+        "BlackboardCheckDouble",
+        "BlackboardCheckString",
+        "BlackboardCheckBool",
+        "SubTree",
+        "SubTreePlus",
+        "Switch2",
+        "Switch3",
+        "Switch4",
+        "Switch5",
+        "Switch6",
         "ManualSelector",
     ];
     match dialect {
-        Dialect::V4 => V4_EXTRA.contains(&id) || builtins::BUILTINS.iter().any(|b| b.v4 == Some(id)),
-        Dialect::V3 => V3_EXTRA.contains(&id) || builtins::BUILTINS.iter().any(|b| b.v3 == Some(id)),
+        Dialect::V4 => {
+            V4_EXTRA.contains(&id) || builtins::BUILTINS.iter().any(|b| b.v4 == Some(id))
+        }
+        Dialect::V3 => {
+            V3_EXTRA.contains(&id) || builtins::BUILTINS.iter().any(|b| b.v3 == Some(id))
+        }
     }
 }
 
@@ -1508,7 +1947,11 @@ pub fn same_element(a: &Element, b: &Element) -> bool {
         e.elements()
             .filter(|p| p.name.ends_with("_port"))
             .map(|p| {
-                let mut v: Vec<(String, String)> = p.attrs.iter().map(|x| (x.name.clone(), x.value.clone())).collect();
+                let mut v: Vec<(String, String)> = p
+                    .attrs
+                    .iter()
+                    .map(|x| (x.name.clone(), x.value.clone()))
+                    .collect();
                 v.sort();
                 (p.name.clone(), v, p.text().trim().to_string())
             })
@@ -1524,7 +1967,13 @@ pub fn scope_of(dialect: Dialect, root: &Element) -> Scope {
         for entry in r.models(m) {
             match entry.item.kind {
                 ItemKind::Leaf(l) => {
-                    r.scope.leaves.insert(entry.id, LeafSig { kind: l.kind, ports: l.ports });
+                    r.scope.leaves.insert(
+                        entry.id,
+                        LeafSig {
+                            kind: l.kind,
+                            ports: l.ports,
+                        },
+                    );
                 }
                 ItemKind::Tree(t) => {
                     r.scope.trees.insert(entry.id, t.ports);
@@ -1535,6 +1984,3 @@ pub fn scope_of(dialect: Dialect, root: &Element) -> Scope {
     }
     r.scope
 }
-
-#[allow(dead_code)]
-fn unused(_: HashSet<()>) {}

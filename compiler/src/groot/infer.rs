@@ -10,23 +10,33 @@ use crate::span::Span;
 use crate::syntax::ast::*;
 use std::collections::HashMap;
 
-/// A node seen without a model.
+/// A node seen without a model, or a tree called but defined nowhere.
 #[derive(Clone, Debug)]
 pub struct Unknown {
     pub name: String,
     pub kind: LeafKind,
+    /// Called as a `<SubTree>`.
+    pub tree: bool,
     /// Port names in first-use order; `true` when some use binds a blackboard entry.
     pub ports: Vec<(String, bool)>,
     pub span: Span,
 }
 
-pub fn note_unknown(list: &mut Vec<Unknown>, name: &str, kind: LeafKind, ports: &[(String, bool)], span: Span) {
+pub fn note_unknown(
+    list: &mut Vec<Unknown>,
+    name: &str,
+    kind: LeafKind,
+    tree: bool,
+    ports: &[(String, bool)],
+    span: Span,
+) {
     let entry = match list.iter_mut().position(|u| u.name == name) {
         Some(i) => &mut list[i],
         None => {
             list.push(Unknown {
                 name: name.to_string(),
                 kind,
+                tree,
                 ports: vec![],
                 span,
             });
@@ -41,8 +51,31 @@ pub fn note_unknown(list: &mut Vec<Unknown>, name: &str, kind: LeafKind, ports: 
     }
 }
 
-/// `#[inferred] action Name(in literal_port, inout bound_port);`
+/// `#[inferred] action Name(in literal_port, inout bound_port);`, or `#[inferred] tree Name {}`
+/// for a tree called but defined nowhere.
 pub fn declaration(u: &Unknown) -> Item {
+    let attrs = vec![Attr {
+        name: Ident::new(carry::INFERRED, Span::DUMMY),
+        value: None,
+        span: Span::DUMMY,
+    }];
+    if u.tree {
+        return Item {
+            doc: None,
+            attrs,
+            kind: ItemKind::Tree(TreeDecl {
+                is_main: false,
+                name: Ident::new(&u.name, Span::DUMMY),
+                ports: vec![],
+                locals: vec![],
+                body: NodeBlock {
+                    nodes: vec![],
+                    span: Span::DUMMY,
+                },
+            }),
+            span: Span::DUMMY,
+        };
+    }
     let ports = u
         .ports
         .iter()
@@ -59,11 +92,7 @@ pub fn declaration(u: &Unknown) -> Item {
         .collect();
     Item {
         doc: None,
-        attrs: vec![Attr {
-            name: Ident::new(carry::INFERRED, Span::DUMMY),
-            value: None,
-            span: Span::DUMMY,
-        }],
+        attrs,
         kind: ItemKind::Leaf(LeafDecl {
             kind: u.kind,
             name: Ident::new(&u.name, Span::DUMMY),
@@ -136,12 +165,20 @@ impl Vars<'_> {
                 StmtKind::Assign { target, op, value } => {
                     self.reads(value);
                     if let Some(v) = Self::var_of(target) {
-                        let ty = if *op == AssignOp::Set { literal_type(value) } else { None };
+                        let ty = if *op == AssignOp::Set {
+                            literal_type(value)
+                        } else {
+                            None
+                        };
                         self.note(v, ty);
                     }
                 }
                 StmtKind::Expr(e) => self.reads(e),
-                StmtKind::If { cond, then, otherwise } => {
+                StmtKind::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
                     self.reads(cond);
                     self.block(then);
                     let mut next = otherwise.as_deref();
@@ -152,7 +189,12 @@ impl Vars<'_> {
                                 next = None;
                             }
                             Else::If(s) => {
-                                if let StmtKind::If { cond, then, otherwise } = &s.kind {
+                                if let StmtKind::If {
+                                    cond,
+                                    then,
+                                    otherwise,
+                                } = &s.kind
+                                {
                                     self.reads(cond);
                                     self.block(then);
                                     next = otherwise.as_deref();
@@ -263,7 +305,9 @@ fn literal_type(e: &Expr) -> Option<Type> {
         ExprKind::Unary(UnOp::Neg, x) => return literal_type(x),
         ExprKind::Str(_) => named("str"),
         ExprKind::Bool(_) | ExprKind::Unary(UnOp::Not, _) => named("bool"),
-        ExprKind::Binary(op, ..) if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) => named("bool"),
+        ExprKind::Binary(op, ..) if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) => {
+            named("bool")
+        }
         ExprKind::Call(..) if super::script::concat_args(e).is_some() => named("str"),
         _ => return None,
     })
@@ -278,12 +322,18 @@ pub fn locals(nodes: &[Node], ports: &[PortDecl], scope: &Scope) -> Vec<LocalVar
     for n in nodes {
         vars.node(n);
     }
-    let Vars { order, mut types, .. } = vars;
+    let Vars {
+        order, mut types, ..
+    } = vars;
     order
         .into_iter()
         .filter(|name| !ports.iter().any(|p| p.name.name == *name))
         .map(|name| {
-            let ty = types.remove(&name).flatten();
+            // Without evidence an entry holds anything, as in BehaviorTree.CPP.
+            let ty = types
+                .remove(&name)
+                .flatten()
+                .or_else(|| Some(named(super::model::ANY)));
             LocalVar {
                 doc: None,
                 name: Ident::new(name, Span::DUMMY),

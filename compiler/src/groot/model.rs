@@ -59,7 +59,10 @@ pub fn type_from_cpp(cpp: &str) -> Type {
             };
         }
     }
-    if let Some(inner) = cpp.strip_prefix("std::vector<").and_then(|r| r.strip_suffix('>')) {
+    if let Some(inner) = cpp
+        .strip_prefix("std::vector<")
+        .and_then(|r| r.strip_suffix('>'))
+    {
         let t = type_from_cpp(inner);
         if !matches!(t.kind, TypeKind::Foreign(_)) {
             return Type {
@@ -123,7 +126,9 @@ pub enum ValueKind {
 }
 
 pub fn value_kind(t: Option<&Type>) -> ValueKind {
-    let Some(t) = t else { return ValueKind::Unknown };
+    let Some(t) = t else {
+        return ValueKind::Unknown;
+    };
     match &t.kind {
         TypeKind::Named(p) if p.segments.len() == 1 => match p.segments[0].name.as_str() {
             "num" | "int" => ValueKind::Number,
@@ -225,11 +230,26 @@ mod tests {
 
     #[test]
     fn literals() {
-        assert!(matches!(literal("3", ValueKind::Unknown).kind, ExprKind::Num(_)));
-        assert!(matches!(literal("3", ValueKind::Text).kind, ExprKind::Str(_)));
-        assert!(matches!(literal("-2.5", ValueKind::Number).kind, ExprKind::Unary(..)));
-        assert!(matches!(literal("2s", ValueKind::Number).kind, ExprKind::Str(_)));
-        assert!(matches!(literal("true", ValueKind::Bool).kind, ExprKind::Bool(true)));
+        assert!(matches!(
+            literal("3", ValueKind::Unknown).kind,
+            ExprKind::Num(_)
+        ));
+        assert!(matches!(
+            literal("3", ValueKind::Text).kind,
+            ExprKind::Str(_)
+        ));
+        assert!(matches!(
+            literal("-2.5", ValueKind::Number).kind,
+            ExprKind::Unary(..)
+        ));
+        assert!(matches!(
+            literal("2s", ValueKind::Number).kind,
+            ExprKind::Str(_)
+        ));
+        assert!(matches!(
+            literal("true", ValueKind::Bool).kind,
+            ExprKind::Bool(true)
+        ));
         assert_eq!(blackboard_key(" { goal } "), Some("goal"));
         assert_eq!(blackboard_key("{}"), None);
     }

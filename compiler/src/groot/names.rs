@@ -25,7 +25,21 @@ pub fn forbidden_char(name: &str) -> Option<char> {
     name.chars().find(|&c| {
         matches!(
             c,
-            ' ' | '\t' | '\n' | '\r' | '<' | '>' | '&' | '"' | '\'' | '/' | '\\' | ':' | '*' | '?' | '|' | '.'
+            ' ' | '\t'
+                | '\n'
+                | '\r'
+                | '<'
+                | '>'
+                | '&'
+                | '"'
+                | '\''
+                | '/'
+                | '\\'
+                | ':'
+                | '*'
+                | '?'
+                | '|'
+                | '.'
         ) || (c as u32) < 32
             || c as u32 == 127
     })
@@ -54,6 +68,29 @@ pub fn port_name_error(name: &str) -> Option<String> {
         return Some("names starting with `_` are metadata, never ports".into());
     }
     None
+}
+
+/// The XML spelling of a port name BehaviorTree.CPP reserves (`name`, `ID`, `_x`, ...): `name_`,
+/// `ID_`, `p_x`. Other names stay as they are.
+pub fn xml_port(name: &str) -> std::borrow::Cow<'_, str> {
+    if port_name_error(name).is_none() || name.is_empty() {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    if name.starts_with('_') {
+        std::borrow::Cow::Owned(format!("p{name}"))
+    } else {
+        std::borrow::Cow::Owned(format!("{name}_"))
+    }
+}
+
+/// Whether a name can be an XML tag (the compact form); other IDs use the explicit form.
+pub fn is_xml_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(c) if c.is_alphabetic() || c == '_' || c == ':' => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_alphanumeric() || matches!(c, '_' | ':' | '.' | '-'))
 }
 
 /// Whether BehaviorTree.CPP 4 treats an attribute as a port: its first character is an ASCII

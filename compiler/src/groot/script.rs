@@ -17,9 +17,9 @@
 //! Reading inverts that: a single pair around a compound operand that precedence does not need
 //! is dropped, a doubled pair is one `Paren`, and every other pair is a `Paren` as in the source.
 
+use crate::span::Span;
 use crate::syntax::ast::*;
 use crate::syntax::token::{NumLit, Tok, Unit};
-use crate::span::Span;
 
 // ------------------------------------------------------------------------------ tokens
 
@@ -172,7 +172,11 @@ fn lex(src: &str) -> Result<Vec<(T, usize, usize)>, ScriptError> {
             continue;
         }
         let ch = src[i..].chars().next().unwrap_or('?');
-        let mut e = err(format!("invalid character `{}` in script", ch.escape_debug()), i, i + ch.len_utf8());
+        let mut e = err(
+            format!("invalid character `{}` in script", ch.escape_debug()),
+            i,
+            i + ch.len_utf8(),
+        );
         if ch == '%' {
             e.help = Some("BehaviorTree.CPP scripts have no `%` operator".into());
         }
@@ -244,7 +248,9 @@ impl Parser {
             Some(T::Op("/=")) => Some((AssignOp::Div, false)),
             _ => None,
         };
-        let Some((op, create)) = op else { return Ok(left) };
+        let Some((op, create)) = op else {
+            return Ok(left);
+        };
         let Raw::Ident(target) = left else {
             let (s, e) = self.span();
             return Err(err("only a variable can be assigned", s, e));
@@ -302,7 +308,9 @@ impl Parser {
                 left = Raw::Concat(Box::new(left), Box::new(right));
                 continue;
             }
-            let Some(op) = self.peek().and_then(|t| bin_op(t, level)) else { break };
+            let Some(op) = self.peek().and_then(|t| bin_op(t, level)) else {
+                break;
+            };
             self.pos += 1;
             let right = self.binary(level + 1)?;
             left = Raw::Binary(op, Box::new(left), Box::new(right));
@@ -423,6 +431,59 @@ fn dummy_expr(kind: ExprKind) -> Expr {
 
 /// The affect number literal for a script number, when affect spells it the same way.
 pub fn number(text: &str) -> Option<NumLit> {
+    // The usual spellings, without running the lexer: `12`, `0.5`, `1e-3`, `0x1F`.
+    let b = text.as_bytes();
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i > start
+    };
+    let mut i = 0;
+    if b.len() > 2 && b[0] == b'0' && matches!(b[1], b'x' | b'X') {
+        if b[2..].iter().all(u8::is_ascii_hexdigit) {
+            let v = u64::from_str_radix(&text[2..], 16)
+                .ok()
+                .filter(|v| *v <= 1 << 53)?;
+            return Some(NumLit {
+                value: v as f64,
+                integer: true,
+                unit: None,
+                text: text.to_string(),
+            });
+        }
+    } else if digits(&mut i) {
+        let mut integer = true;
+        if i < b.len() && b[i] == b'.' {
+            i += 1;
+            integer = false;
+            if !digits(&mut i) {
+                return None;
+            }
+        }
+        if i < b.len() && matches!(b[i], b'e' | b'E') {
+            i += 1;
+            integer = false;
+            if i < b.len() && matches!(b[i], b'+' | b'-') {
+                i += 1;
+            }
+            if !digits(&mut i) {
+                return None;
+            }
+        }
+        if i == b.len() {
+            return Some(NumLit {
+                value: text.parse().ok()?,
+                integer,
+                unit: None,
+                text: text.to_string(),
+            });
+        }
+    }
+    if !b.first().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
     let lexed = crate::syntax::lexer::lex(text);
     if !lexed.diagnostics.is_empty() || lexed.tokens.len() != 1 {
         return None;
@@ -485,8 +546,12 @@ pub fn is_compound(e: &Expr) -> bool {
 
 /// `concat(a, b)`: the affect spelling of BehaviorTree.CPP's `a .. b`.
 pub fn concat_args(e: &Expr) -> Option<(&Expr, &Expr)> {
-    let ExprKind::Call(f, args) = &e.kind else { return None };
-    let ExprKind::Name(p) = &f.kind else { return None };
+    let ExprKind::Call(f, args) = &e.kind else {
+        return None;
+    };
+    let ExprKind::Name(p) = &f.kind else {
+        return None;
+    };
     if p.segments.len() != 1 || p.segments[0].name != "concat" || args.rest.is_some() {
         return None;
     }
@@ -536,9 +601,11 @@ pub fn expr(raw: &Raw) -> Result<Expr, Untranslatable> {
             };
             dummy_expr(ExprKind::Unary(*op, Box::new(operand)))
         }
-        Raw::Binary(op, a, b) => {
-            binary(*op, operand(a, Pos::Left(*op))?, operand(b, Pos::Right(*op))?)
-        }
+        Raw::Binary(op, a, b) => binary(
+            *op,
+            operand(a, Pos::Left(*op))?,
+            operand(b, Pos::Right(*op))?,
+        ),
         Raw::Concat(a, b) => {
             let arg = |r: &Raw| -> Result<Arg, Untranslatable> {
                 Ok(Arg {
@@ -630,14 +697,22 @@ pub fn variables(stmts: &[Raw], out: &mut Vec<(String, bool, Option<&'static str
                 walk(b, out);
                 walk(c, out);
             }
-            Raw::Assign { target, value, op, .. } => {
+            Raw::Assign {
+                target, value, op, ..
+            } => {
                 walk(value, out);
                 let ty = match (&**value, op) {
-                    (Raw::Num(n), AssignOp::Set) => Some(if is_int_text(n) { "int" } else { "num" }),
+                    (Raw::Num(n), AssignOp::Set) => {
+                        Some(if is_int_text(n) { "int" } else { "num" })
+                    }
                     (Raw::Str(_) | Raw::Concat(..), AssignOp::Set) => Some("str"),
                     (Raw::Bool(_) | Raw::Chain(..), AssignOp::Set) => Some("bool"),
                     (Raw::Unary(UnOp::Not, _), AssignOp::Set) => Some("bool"),
-                    (Raw::Binary(op, ..), AssignOp::Set) if matches!(op, BinOp::And | BinOp::Or) => Some("bool"),
+                    (Raw::Binary(op, ..), AssignOp::Set)
+                        if matches!(op, BinOp::And | BinOp::Or) =>
+                    {
+                        Some("bool")
+                    }
                     (Raw::Binary(..) | Raw::Unary(UnOp::Neg, _), AssignOp::Set) => Some("num"),
                     _ => None,
                 };
@@ -728,7 +803,9 @@ impl Writer<'_> {
         match &s.kind {
             StmtKind::Assign { target, op, value } => {
                 let target_text = match &target.kind {
-                    ExprKind::Name(p) if p.segments.len() == 1 && is_script_ident(&p.segments[0].name) => {
+                    ExprKind::Name(p)
+                        if p.segments.len() == 1 && is_script_ident(&p.segments[0].name) =>
+                    {
                         p.segments[0].name.clone()
                     }
                     ExprKind::Root(id) if is_script_ident(&id.name) => format!("@{}", id.name),
@@ -866,8 +943,14 @@ mod tests {
     #[test]
     fn scripts_become_affect() {
         assert_eq!(affect_expr("a := 1; b += 2"), "do { a = 1; b += 2 }");
-        assert_eq!(affect_expr("x := \"a\" .. y"), "do { x = concat(\"a\", y) }");
-        assert_eq!(affect_expr("A>B && color!=BLUE"), "do { A > B and color != BLUE }");
+        assert_eq!(
+            affect_expr("x := \"a\" .. y"),
+            "do { x = concat(\"a\", y) }"
+        );
+        assert_eq!(
+            affect_expr("A>B && color!=BLUE"),
+            "do { A > B and color != BLUE }"
+        );
         assert_eq!(affect_expr("(a + b) * 2"), "do { (a + b) * 2 }");
         assert_eq!(affect_expr("a + (b * 2)"), "do { a + b * 2 }");
         assert_eq!(affect_expr("!(a && b)"), "do { not (a and b) }");
@@ -890,8 +973,12 @@ mod tests {
     fn written(src: &str) -> String {
         let parsed = crate::syntax::parse(&format!("tree T {{ do {{ {src} }} }}"));
         assert!(parsed.diagnostics.is_empty());
-        let ItemKind::Tree(t) = &parsed.file.items[0].kind else { panic!() };
-        let NodeKind::Script(b) = &t.body.nodes[0].kind else { panic!() };
+        let ItemKind::Tree(t) = &parsed.file.items[0].kind else {
+            panic!()
+        };
+        let NodeKind::Script(b) = &t.body.nodes[0].kind else {
+            panic!()
+        };
         let mut host = |_: &str, _: Span| "_affect_host".to_string();
         let variant = |p: &Path| Some(p.last().name.clone());
         let mut w = Writer {
@@ -917,7 +1004,13 @@ mod tests {
             assert_eq!(written(src), script, "{src}");
         }
         // What is written reads back to the same affect.
-        for src in ["x = a - b + c", "x = (a + b) / 2", "x = a + (b * c)", "y = not (a and b)", "k = c ? a + 1 : b"] {
+        for src in [
+            "x = a - b + c",
+            "x = (a + b) / 2",
+            "x = a + (b * c)",
+            "y = not (a and b)",
+            "k = c ? a + 1 : b",
+        ] {
             let back = affect_expr(&written(src));
             assert_eq!(back, format!("do {{ {src} }}"));
         }

@@ -317,13 +317,22 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn markup(&mut self, stack: &mut Vec<Element>, doc: &mut Document, seen_root: &mut bool) -> Result<(), Fatal> {
+    fn markup(
+        &mut self,
+        stack: &mut Vec<Element>,
+        doc: &mut Document,
+        seen_root: &mut bool,
+    ) -> Result<(), Fatal> {
         let start = self.pos;
         if self.starts("<!--") {
             let Some(len) = self.text[start + 4..].find("-->") else {
                 return Err(self.push(
-                    Diagnostic::error("E0402", "comment is never closed", Span::new(start, start + 4))
-                        .with_label("this comment has no `-->`"),
+                    Diagnostic::error(
+                        "E0402",
+                        "comment is never closed",
+                        Span::new(start, start + 4),
+                    )
+                    .with_label("this comment has no `-->`"),
                 ));
             };
             let body = self.text[start + 4..start + 4 + len].to_string();
@@ -338,16 +347,26 @@ impl<'a> Reader<'a> {
         if self.starts("<![CDATA[") {
             let Some(len) = self.text[start + 9..].find("]]>") else {
                 return Err(self.push(
-                    Diagnostic::error("E0402", "CDATA section is never closed", Span::new(start, start + 9))
-                        .with_label("this section has no `]]>`"),
+                    Diagnostic::error(
+                        "E0402",
+                        "CDATA section is never closed",
+                        Span::new(start, start + 9),
+                    )
+                    .with_label("this section has no `]]>`"),
                 ));
             };
             let body = self.text[start + 9..start + 9 + len].to_string();
             self.pos = start + 9 + len + 3;
             match stack.last_mut() {
-                Some(p) => p.children.push(XmlNode::Text(body, Span::new(start, self.pos))),
+                Some(p) => p
+                    .children
+                    .push(XmlNode::Text(body, Span::new(start, self.pos))),
                 None => {
-                    return Err(self.error("E0401", "CDATA outside the root element", Span::new(start, start + 9)))
+                    return Err(self.error(
+                        "E0401",
+                        "CDATA outside the root element",
+                        Span::new(start, start + 9),
+                    ))
                 }
             }
             return Ok(());
@@ -370,8 +389,12 @@ impl<'a> Reader<'a> {
         if self.starts("<?") {
             let Some(len) = self.text[start + 2..].find("?>") else {
                 return Err(self.push(
-                    Diagnostic::error("E0402", "processing instruction is never closed", Span::new(start, start + 2))
-                        .with_label("no `?>` follows"),
+                    Diagnostic::error(
+                        "E0402",
+                        "processing instruction is never closed",
+                        Span::new(start, start + 2),
+                    )
+                    .with_label("no `?>` follows"),
                 ));
             };
             let body = self.text[start + 2..start + 2 + len].to_string();
@@ -390,11 +413,15 @@ impl<'a> Reader<'a> {
         self.pos += 1;
         if self.pos >= self.bytes.len() || !is_name_start(self.bytes[self.pos]) {
             let here = self.here();
-            let span = Span::new(start, self.here_span().end);
+            let span = Span::new(start, self.here_span().end as usize);
             return Err(self.push(
-                Diagnostic::error("E0401", format!("expected an element name after `<`, found {here}"), span)
-                    .with_label("not a tag")
-                    .with_help("a literal `<` in text is written `&lt;`"),
+                Diagnostic::error(
+                    "E0401",
+                    format!("expected an element name after `<`, found {here}"),
+                    span,
+                )
+                .with_label("not a tag")
+                .with_help("a literal `<` in text is written `&lt;`"),
             ));
         }
         if stack.is_empty() && *seen_root {
@@ -422,8 +449,12 @@ impl<'a> Reader<'a> {
             if self.pos >= self.bytes.len() {
                 let name = el.name.clone();
                 return Err(self.push(
-                    Diagnostic::error("E0402", format!("the tag `<{name}` is never closed"), el.name_span)
-                        .with_label("this start tag has no `>`"),
+                    Diagnostic::error(
+                        "E0402",
+                        format!("the tag `<{name}` is never closed"),
+                        el.name_span,
+                    )
+                    .with_label("this start tag has no `>`"),
                 ));
             }
             match self.bytes[self.pos] {
@@ -460,8 +491,12 @@ impl<'a> Reader<'a> {
                         let here = self.here();
                         let span = self.here_span();
                         return Err(self.push(
-                            Diagnostic::error("E0401", format!("expected a space before the attribute, found {here}"), span)
-                                .with_label("attributes are separated by whitespace"),
+                            Diagnostic::error(
+                                "E0401",
+                                format!("expected a space before the attribute, found {here}"),
+                                span,
+                            )
+                            .with_label("attributes are separated by whitespace"),
                         ));
                     }
                     let attr = self.attribute(&el)?;
@@ -472,8 +507,12 @@ impl<'a> Reader<'a> {
                     let span = self.here_span();
                     let name = el.name.clone();
                     return Err(self.push(
-                        Diagnostic::error("E0401", format!("unexpected {here} in the tag `<{name}>`"), span)
-                            .with_label("expected an attribute name, `>` or `/>`"),
+                        Diagnostic::error(
+                            "E0401",
+                            format!("unexpected {here} in the tag `<{name}>`"),
+                            span,
+                        )
+                        .with_label("expected an attribute name, `>` or `/>`"),
                     ));
                 }
             }
@@ -497,10 +536,14 @@ impl<'a> Reader<'a> {
         if let Some(prev) = el.attrs.iter().find(|a| a.name == name) {
             let prev_span = prev.name_span;
             return Err(self.push(
-                Diagnostic::error("E0405", format!("attribute `{name}` is given twice"), name_span)
-                    .with_label("second value")
-                    .with_secondary(prev_span, "first value")
-                    .with_help("an XML element has each attribute at most once; keep one of them"),
+                Diagnostic::error(
+                    "E0405",
+                    format!("attribute `{name}` is given twice"),
+                    name_span,
+                )
+                .with_label("second value")
+                .with_secondary(prev_span, "first value")
+                .with_help("an XML element has each attribute at most once; keep one of them"),
             ));
         }
         self.skip_ws();
@@ -508,9 +551,13 @@ impl<'a> Reader<'a> {
             let here = self.here();
             let span = self.here_span();
             return Err(self.push(
-                Diagnostic::error("E0401", format!("attribute `{name}` has no value"), name_span)
-                    .with_secondary(span, format!("expected `=` here, found {here}"))
-                    .with_help(format!("write `{name}=\"...\"`")),
+                Diagnostic::error(
+                    "E0401",
+                    format!("attribute `{name}` has no value"),
+                    name_span,
+                )
+                .with_secondary(span, format!("expected `=` here, found {here}"))
+                .with_help(format!("write `{name}=\"...\"`")),
             ));
         }
         self.pos += 1;
@@ -521,9 +568,13 @@ impl<'a> Reader<'a> {
                 let here = self.here();
                 let span = self.here_span();
                 return Err(self.push(
-                    Diagnostic::error("E0401", format!("the value of `{name}` is not quoted"), span)
-                        .with_label(format!("expected `\"` or `'`, found {here}"))
-                        .with_help(format!("write `{name}=\"...\"`")),
+                    Diagnostic::error(
+                        "E0401",
+                        format!("the value of `{name}` is not quoted"),
+                        span,
+                    )
+                    .with_label(format!("expected `\"` or `'`, found {here}"))
+                    .with_help(format!("write `{name}=\"...\"`")),
                 ));
             }
         };
@@ -531,16 +582,26 @@ impl<'a> Reader<'a> {
         let value_start = open + 1;
         let Some(len) = self.bytes[value_start..].iter().position(|&b| b == quote) else {
             return Err(self.push(
-                Diagnostic::error("E0402", format!("the value of `{name}` is never closed"), Span::new(open, open + 1))
-                    .with_label("this quote has no partner")
-                    .with_help("close the value with the same quote it opened with"),
+                Diagnostic::error(
+                    "E0402",
+                    format!("the value of `{name}` is never closed"),
+                    Span::new(open, open + 1),
+                )
+                .with_label("this quote has no partner")
+                .with_help("close the value with the same quote it opened with"),
             ));
         };
         let value_span = Span::new(value_start, value_start + len);
         if len > MAX_ATTRIBUTE {
             return Err(self.push(
-                Diagnostic::error("E0406", format!("the value of `{name}` is too large ({len} bytes)"), name_span)
-                    .with_label(format!("attribute values are limited to {MAX_ATTRIBUTE} bytes")),
+                Diagnostic::error(
+                    "E0406",
+                    format!("the value of `{name}` is too large ({len} bytes)"),
+                    name_span,
+                )
+                .with_label(format!(
+                    "attribute values are limited to {MAX_ATTRIBUTE} bytes"
+                )),
             ));
         }
         let raw = &self.text[value_start..value_start + len];
@@ -574,24 +635,36 @@ impl<'a> Reader<'a> {
             let here = self.here();
             let span = self.here_span();
             return Err(self.push(
-                Diagnostic::error("E0401", format!("expected `>` to end the closing tag, found {here}"), span)
-                    .with_label("a closing tag holds only the element name"),
+                Diagnostic::error(
+                    "E0401",
+                    format!("expected `>` to end the closing tag, found {here}"),
+                    span,
+                )
+                .with_label("a closing tag holds only the element name"),
             ));
         }
         self.pos += 1;
         let Some(mut el) = stack.pop() else {
             return Err(self.push(
-                Diagnostic::error("E0403", format!("closing tag `</{name}>` without an open element"), Span::new(start, self.pos))
-                    .with_label("nothing is open here"),
+                Diagnostic::error(
+                    "E0403",
+                    format!("closing tag `</{name}>` without an open element"),
+                    Span::new(start, self.pos),
+                )
+                .with_label("nothing is open here"),
             ));
         };
         if el.name != name {
             let open = el.name_span;
             let open_name = el.name.clone();
             return Err(self.push(
-                Diagnostic::error("E0403", format!("`</{name}>` closes `<{open_name}>`"), name_span)
-                    .with_label(format!("expected `</{open_name}>`"))
-                    .with_secondary(open, "the element still open here"),
+                Diagnostic::error(
+                    "E0403",
+                    format!("`</{name}>` closes `<{open_name}>`"),
+                    name_span,
+                )
+                .with_label(format!("expected `</{open_name}>`"))
+                .with_secondary(open, "the element still open here"),
             ));
         }
         el.span.end = self.pos as u32;
@@ -614,7 +687,9 @@ pub fn decode(raw: &str) -> (String, bool) {
     while let Some(i) = rest.find('&') {
         out.push_str(&rest[..i]);
         rest = &rest[i..];
-        let semi = rest[..rest.len().min(12)].find(';');
+        let semi = rest.as_bytes()[..rest.len().min(12)]
+            .iter()
+            .position(|&b| b == b';');
         let decoded = semi.and_then(|s| {
             let ent = &rest[1..s];
             let ch = match ent {
@@ -777,7 +852,9 @@ mod tests {
 
     #[test]
     fn lenient_attribute_values_like_tinyxml2() {
-        let d = ok(r#"<root><Precondition if="A>B && color!=BLUE" x='a<b' y="&amp;&foo;&#65;"/></root>"#);
+        let d = ok(
+            r#"<root><Precondition if="A>B && color!=BLUE" x='a<b' y="&amp;&foo;&#65;"/></root>"#,
+        );
         let p = d.root().unwrap().elements().next().unwrap();
         assert_eq!(p.attr("if"), Some("A>B && color!=BLUE"));
         assert_eq!(p.attr("x"), Some("a<b"));
@@ -802,7 +879,10 @@ mod tests {
         assert_eq!(codes("<root><a></root>"), vec!["E0403"]);
         assert_eq!(codes("<root><a>"), vec!["E0402"]);
         assert_eq!(codes("<root a=\"1\" a=\"2\"/>"), vec!["E0405"]);
-        assert_eq!(codes("<!DOCTYPE x [<!ENTITY a \"b\">]><root/>"), vec!["E0404"]);
+        assert_eq!(
+            codes("<!DOCTYPE x [<!ENTITY a \"b\">]><root/>"),
+            vec!["E0404"]
+        );
         assert_eq!(codes("<root a=1/>"), vec!["E0401"]);
         assert_eq!(codes(""), vec!["E0407"]);
         assert_eq!(codes("<root/><root/>"), vec!["W0402"]);

@@ -252,4 +252,11 @@ pub enum HostFn {
     Toward,
     /// `list.push(x)`
     ListPush,
+    /// `failed(c)`: 1 while the component named by the symbol `arg` (or the one serving its
+    /// users) is failed (seed 001).
+    ComponentFailed,
+    /// `recovered(c)`: 1 in the agent's tick in which component `arg` is back.
+    ComponentRecovered,
+    /// `on failed(c)`: 1 in the agent's tick in which component `arg` was found failed.
+    ComponentFailedNow,
 }

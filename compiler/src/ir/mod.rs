@@ -2,6 +2,7 @@
 //! typed blackboard slot layout, expression code, the affect model's update order, and the
 //! worlds the program can run in. The runtime depends on this, never on the syntax tree.
 
+pub mod behavior;
 pub mod eval;
 pub mod functions;
 pub mod print;

@@ -10,7 +10,11 @@ fn kind_name(k: ValueKind, p: &Program) -> String {
         ValueKind::Int => "int".into(),
         ValueKind::Bool => "bool".into(),
         ValueKind::Str => "str".into(),
-        ValueKind::Enum(e) => p.enums.get(e as usize).map(|e| e.name.clone()).unwrap_or_else(|| "enum".into()),
+        ValueKind::Enum(e) => p
+            .enums
+            .get(e as usize)
+            .map(|e| e.name.clone())
+            .unwrap_or_else(|| "enum".into()),
         ValueKind::Duration => "duration".into(),
         ValueKind::Rate => "rate".into(),
         ValueKind::Length => "length".into(),
@@ -21,7 +25,10 @@ fn kind_name(k: ValueKind, p: &Program) -> String {
 }
 
 fn slot_name(a: &AgentProgram, s: SlotId) -> String {
-    a.slots.get(s as usize).map(|x| x.name.clone()).unwrap_or_else(|| format!("#{s}"))
+    a.slots
+        .get(s as usize)
+        .map(|x| x.name.clone())
+        .unwrap_or_else(|| format!("#{s}"))
 }
 
 fn arg(x: Arg) -> String {
@@ -37,7 +44,9 @@ fn code_ref(c: Code) -> String {
 
 fn node_line(p: &Program, a: &AgentProgram, n: &Node) -> String {
     let detail = match &n.kind {
-        NodeKind::Parallel { success, failure } => format!("success {} failure {}", arg(*success), arg(*failure)),
+        NodeKind::Parallel { success, failure } => {
+            format!("success {} failure {}", arg(*success), arg(*failure))
+        }
         NodeKind::ParallelAll { max_failures } => format!("max_failures {}", arg(*max_failures)),
         NodeKind::TryCatch { catch_on_halt } => format!("catch_on_halt {catch_on_halt}"),
         NodeKind::Switch { subject, cases, .. } => {
@@ -46,13 +55,36 @@ fn node_line(p: &Program, a: &AgentProgram, n: &Node) -> String {
         }
         NodeKind::Repeat { cycles } => format!("cycles {}", arg(*cycles)),
         NodeKind::Retry { attempts } => format!("attempts {}", arg(*attempts)),
-        NodeKind::Timeout { ms } | NodeKind::Delay { ms } | NodeKind::Sleep { ms } => format!("{} ms", arg(*ms)),
+        NodeKind::Timeout { ms } | NodeKind::Delay { ms } | NodeKind::Sleep { ms } => {
+            format!("{} ms", arg(*ms))
+        }
         NodeKind::RunOnce { then_skip } => format!("then_skip {then_skip}"),
-        NodeKind::Precondition { cond, otherwise } => format!("if {} else {}", code_ref(*cond), otherwise.name()),
-        NodeKind::EntryUpdated { slot, if_not_updated } => format!("entry {} else {}", slot_name(a, *slot), if_not_updated.name()),
-        NodeKind::Loop { queue, value, if_empty } => format!("{} in {} else {}", slot_name(a, *value), slot_name(a, *queue), if_empty.name()),
+        NodeKind::Precondition { cond, otherwise } => {
+            format!("if {} else {}", code_ref(*cond), otherwise.name())
+        }
+        NodeKind::EntryUpdated {
+            slot,
+            if_not_updated,
+        } => format!(
+            "entry {} else {}",
+            slot_name(a, *slot),
+            if_not_updated.name()
+        ),
+        NodeKind::Loop {
+            queue,
+            value,
+            if_empty,
+        } => format!(
+            "{} in {} else {}",
+            slot_name(a, *value),
+            slot_name(a, *queue),
+            if_empty.name()
+        ),
         NodeKind::SubTree { inputs } => {
-            let ins: Vec<String> = inputs.iter().map(|(s, c)| format!("{} = {}", slot_name(a, *s), code_ref(*c))).collect();
+            let ins: Vec<String> = inputs
+                .iter()
+                .map(|(s, c)| format!("{} = {}", slot_name(a, *s), code_ref(*c)))
+                .collect();
             if ins.is_empty() {
                 String::new()
             } else {
@@ -104,28 +136,71 @@ pub fn print_program(p: &Program) -> String {
         let _ = writeln!(out, "enum {} {{ {} }}", e.name, e.variants.join(", "));
     }
     for l in &p.leaves {
-        let ports: Vec<String> = l.ports.iter().map(|x| format!("{} {}", x.dir.keyword(), x.name)).collect();
+        let ports: Vec<String> = l
+            .ports
+            .iter()
+            .map(|x| format!("{} {}", x.dir.keyword(), x.name))
+            .collect();
         let _ = writeln!(out, "{:?} {}({})", l.class, l.name, ports.join(", "));
     }
     for w in &p.worlds {
-        let _ = writeln!(out, "world {} ({} spawns, {} events, {} ticks)", w.name, w.spawns.len(), w.events.len(), w.ticks.map(|t| t.to_string()).unwrap_or_else(|| "unbounded".into()));
+        let _ = writeln!(
+            out,
+            "world {} ({} spawns, {} events, {} ticks)",
+            w.name,
+            w.spawns.len(),
+            w.events.len(),
+            w.ticks
+                .map(|t| t.to_string())
+                .unwrap_or_else(|| "unbounded".into())
+        );
     }
     if let Some(m) = &p.main_tree {
         let _ = writeln!(out, "main tree {m}");
     }
     for a in &p.agents {
-        let _ = writeln!(out, "\nagent {} (rate {} Hz; {} slots, {} nodes, {} ops)", a.name, a.rate_hz, a.slots.len(), a.nodes.len(), a.code.len());
+        let _ = writeln!(
+            out,
+            "\nagent {} (rate {} Hz; {} slots, {} nodes, {} ops)",
+            a.name,
+            a.rate_hz,
+            a.slots.len(),
+            a.nodes.len(),
+            a.code.len()
+        );
         let _ = writeln!(out, "  slots:");
         for (i, s) in a.slots.iter().enumerate() {
-            let range = s.range.map(|(lo, hi)| format!(" in {lo}..{hi}")).unwrap_or_default();
+            let range = s
+                .range
+                .map(|(lo, hi)| format!(" in {lo}..{hi}"))
+                .unwrap_or_default();
             let hidden = if s.visible { "" } else { "  (internal)" };
-            let _ = writeln!(out, "    {i:4}  {}: {}{range} = {}{hidden}", s.name, kind_name(s.kind, p), s.init);
+            let _ = writeln!(
+                out,
+                "    {i:4}  {}: {}{range} = {}{hidden}",
+                s.name,
+                kind_name(s.kind, p),
+                s.init
+            );
         }
         for d in &a.devices {
-            let _ = writeln!(out, "  {:?} {} = {}(..){}", d.role, d.name, d.driver, d.slot.map(|s| format!(" -> {}", slot_name(a, s))).unwrap_or_default());
+            let _ = writeln!(
+                out,
+                "  {:?} {} = {}(..){}",
+                d.role,
+                d.name,
+                d.driver,
+                d.slot
+                    .map(|s| format!(" -> {}", slot_name(a, s)))
+                    .unwrap_or_default()
+            );
         }
         for m in &a.memories {
-            let _ = writeln!(out, "  memory {} (short term {}, gain {}, center {})", m.name, m.size, m.gain, m.center);
+            let _ = writeln!(
+                out,
+                "  memory {} (short term {}, gain {}, center {})",
+                m.name, m.size, m.gain, m.center
+            );
         }
         if a.process.len > 0 {
             let _ = writeln!(out, "  process: {}", code_ref(a.process));
@@ -137,9 +212,23 @@ pub fn print_program(p: &Program) -> String {
         let _ = writeln!(out, "  nodes:");
         for (i, n) in a.nodes.iter().enumerate() {
             let (start, count) = n.children;
-            let kids: Vec<String> = a.children[start as usize..(start + count) as usize].iter().map(|c| (c + 1).to_string()).collect();
-            let kids = if kids.is_empty() { String::new() } else { format!(" -> [{}]", kids.join(", ")) };
-            let _ = writeln!(out, "    {:4}  {} {}{kids}  {}", i + 1, n.id, node_line(p, a, n), n.path);
+            let kids: Vec<String> = a.children[start as usize..(start + count) as usize]
+                .iter()
+                .map(|c| (c + 1).to_string())
+                .collect();
+            let kids = if kids.is_empty() {
+                String::new()
+            } else {
+                format!(" -> [{}]", kids.join(", "))
+            };
+            let _ = writeln!(
+                out,
+                "    {:4}  {} {}{kids}  {}",
+                i + 1,
+                n.id,
+                node_line(p, a, n),
+                n.path
+            );
             if let Some(ci) = n.conditions {
                 let c = &a.conditions[ci as usize];
                 let show = |name: &str, x: Option<Code>, out: &mut String| {

@@ -3,6 +3,7 @@
 //! milliseconds), so a tick reads and writes plain numbers: no string look-ups, no
 //! allocation.
 
+pub use super::behavior::{BehaviorChild, BehaviorModule, BehaviorPolicy, Behaviors, TreeRoot};
 use super::world::WorldSpec;
 
 pub type SlotId = u32;
@@ -350,11 +351,120 @@ pub struct AgentProgram {
     pub devices: Vec<Device>,
     /// Drives, so the runtime can report their changes.
     pub drives: Vec<DriveInfo>,
+    /// Emotion machines, so the runtime can report their changes (their dynamics are part
+    /// of `process`).
+    pub machines: Vec<MachineInfo>,
     /// Emotional memories (`memory feelings keyed by place { .. }`).
     pub memories: Vec<MemorySpec>,
     /// Constructs this agent uses that have no run-time semantics yet: the runtime refuses
     /// to run them rather than ignore them.
     pub pending: Vec<(String, crate::span::Span)>,
+    /// Recruitment blocks (seed 002), in written order.
+    pub recruitments: Vec<RecruitSpec>,
+    /// The agent's own components (seed 001), in written order; the file's top-level ones
+    /// are `Program::components`.
+    pub components: Vec<ComponentSpec>,
+    /// Extra roots in the node table besides `root`: the trees behaviour modules run, each
+    /// instantiated once for its module.
+    pub roots: Vec<TreeRoot>,
+    /// The behaviour arbiter (seed 004), when the agent has behaviour modules.
+    pub behaviors: Option<Behaviors>,
+}
+
+/// How a recruitment block answers HELP (responder side) and chooses among ACCEPTs
+/// (requester side), after seed 002.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// Answer when SHAME exceeds the threshold; choose the least arrival time.
+    Affective,
+    /// Answer every HELP; choose the least arrival time.
+    Greedy,
+    /// Answer every HELP; choose any accepter at random.
+    Random,
+}
+
+impl Strategy {
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Affective => "affective",
+            Strategy::Greedy => "greedy",
+            Strategy::Random => "random",
+        }
+    }
+}
+
+/// `recruitment help { .. }`: the settings the requester's and the responders' sides of the
+/// protocol use. Defaults are the seed's values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecruitSpec {
+    /// Blocks of the same name in different agents talk to each other.
+    pub name: String,
+    pub strategy: Strategy,
+    /// `t`: SHAME must exceed it to answer.
+    pub threshold: f64,
+    /// `c + d(D)` as code over `distance` (empty: the seed's `0.2 + 0.5 / distance`).
+    pub ignore_cost: Code,
+    /// The slot the runtime writes `D` (world units) into before running `ignore_cost`.
+    pub distance: Option<SlotId>,
+    /// `k`: SHAME lost per millisecond between HELPs.
+    pub decay_per_ms: f64,
+    /// How often a requester repeats HELP while nobody accepts.
+    pub resend_ms: f64,
+    /// How long a responder owns the task after taking over.
+    pub lease_ms: f64,
+    /// The percept a responder must have: a sensor's name or its driver's.
+    pub requires: Option<String>,
+    /// Where `requires` names it, for diagnostics.
+    pub requires_span: crate::span::Span,
+}
+
+impl RecruitSpec {
+    /// The seed's parameters: affective, t = 0.75, k = 0.005/s, HELP every 3 s, a 30 s lease.
+    pub fn seed_defaults(name: &str) -> RecruitSpec {
+        RecruitSpec {
+            name: name.to_string(),
+            strategy: Strategy::Affective,
+            threshold: 0.75,
+            ignore_cost: Code::default(),
+            distance: None,
+            decay_per_ms: 0.005 / 1000.0,
+            resend_ms: 3000.0,
+            lease_ms: 30_000.0,
+            requires: None,
+            requires_span: crate::span::Span::DUMMY,
+        }
+    }
+}
+
+/// `component lidar { heartbeat 100ms; timeout 300ms; restart 3 within 10s; .. }` (seed 001).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ComponentSpec {
+    pub name: String,
+    pub heartbeat_ms: f64,
+    /// Silence longer than this marks the component failed.
+    pub timeout_ms: f64,
+    /// Restarts allowed within `restart_window_ms` (0: never restarted).
+    pub restarts: u32,
+    pub restart_window_ms: f64,
+    /// Components that can take over, in preference order.
+    pub redundant: Vec<String>,
+    /// The hardware it uses.
+    pub device: Option<String>,
+}
+
+impl ComponentSpec {
+    /// A component with only a name: a heartbeat a second, failed after three missed ones.
+    pub fn named(name: &str) -> ComponentSpec {
+        ComponentSpec {
+            name: name.to_string(),
+            heartbeat_ms: 1000.0,
+            timeout_ms: 3000.0,
+            restarts: 0,
+            restart_window_ms: 0.0,
+            redundant: Vec::new(),
+            device: None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -424,6 +534,19 @@ impl Default for MemorySpec {
     }
 }
 
+/// An emotion machine (`emotions waiter: WaiterEmotion = Happy { .. }`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MachineInfo {
+    pub name: String,
+    /// The slot holding the current state (an enum variant index).
+    pub state: SlotId,
+    /// The slot holding the intensity, 0..1.
+    pub intensity: SlotId,
+    /// For each state (by variant index), the causal chain of the `emotion` declared with
+    /// its name, if any.
+    pub causes: Vec<Option<String>>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct DriveInfo {
     pub name: String,
@@ -443,6 +566,8 @@ pub struct Program {
     pub lists: Vec<Vec<f64>>,
     /// The tree a file without agents runs (its program is `agents[0]`).
     pub main_tree: Option<String>,
+    /// Top-level components, shared by every agent of the file (seed 001).
+    pub components: Vec<ComponentSpec>,
 }
 
 impl Program {

@@ -9,7 +9,10 @@ use super::tree::{Template, TreeCx};
 use super::ty::Ty;
 use super::{Checker, Symbol};
 use crate::diagnostic::Diagnostic;
-use crate::ir::program::{Code, Device, DeviceArg, DeviceRole, DriveInfo, MemorySpec, Op};
+use crate::ir::functions::Function;
+use crate::ir::program::{
+    Code, Device, DeviceArg, DeviceRole, DriveInfo, MachineInfo, MemorySpec, Op,
+};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, ExprKind, MemberKind, SettingEntry};
 
@@ -22,7 +25,15 @@ pub struct CheckedAgent {
     pub devices: Vec<Device>,
     pub drives: Vec<DriveInfo>,
     pub memories: Vec<MemorySpec>,
+    pub machines: Vec<MachineInfo>,
+    pub recruitments: Vec<crate::ir::program::RecruitSpec>,
+    pub components: Vec<crate::ir::program::ComponentSpec>,
 }
+
+/// Intensity gained per unit of bad progress when a machine gives no `rise`.
+const DEFAULT_RISE: f64 = 0.1;
+/// Intensity lost per unit of good progress when a machine gives no `fall`.
+const DEFAULT_FALL: f64 = 0.1;
 
 impl Checker {
     /// The type, initial value and range of a `var`.
@@ -32,6 +43,7 @@ impl Checker {
         ty: Option<&ast::Type>,
         init: Option<&Expr>,
     ) -> (Ty, f64, Option<(f64, f64)>) {
+        let first_diag = self.diags.len();
         let ann = ty.map(|t| self.resolve_type(t));
         let range = ty.and_then(|t| self.type_range(t));
         let (mut ty_out, mut value) = (ann.clone(), 0.0);
@@ -76,10 +88,30 @@ impl Checker {
                     };
                     let mut values = Vec::new();
                     let mut elem_ty = elem.clone();
+                    let mut mixed = false;
                     for it in items {
                         if let Some((v, t)) = self.const_value_hint(it, elem.as_ref()) {
                             values.push(v);
-                            elem_ty.get_or_insert(t);
+                            match &elem_ty {
+                                Some(et) if !t.fits(et) && !mixed => {
+                                    mixed = true;
+                                    let d = Diagnostic::error(
+                                        super::expr::mismatch_code(&t, et),
+                                        format!(
+                                            "the elements of `{}` are {}, found {}",
+                                            name.name,
+                                            article(&self.g.show(et)),
+                                            article(&self.g.show(&t))
+                                        ),
+                                        it.span,
+                                    )
+                                    .with_label("wrong type")
+                                    .with_help("a list holds values of one type");
+                                    self.diags.push(d);
+                                }
+                                Some(_) => {}
+                                None => elem_ty = Some(t),
+                            }
                         }
                     }
                     self.lists.push(values);
@@ -166,6 +198,25 @@ impl Checker {
                 Ty::Error
             }
         };
+        // An initial value naming another variable is not unknown: it is not a constant.
+        for d in &mut self.diags[first_diag..] {
+            let Some(n) = d
+                .message
+                .strip_prefix("unknown name `")
+                .and_then(|m| m.strip_suffix('`'))
+            else {
+                continue;
+            };
+            if d.code == "E0201" && self.runtime_names.iter().any(|r| r == n) {
+                let n = n.to_string();
+                *d = Diagnostic::error("E0304", format!("`{n}` is not a constant"), d.primary.span)
+                    .with_label("a variable: its value is known only while the program runs")
+                    .with_help(format!(
+                        "an initial value is computed before the first tick: use literals, constants and enum variants here, and set `{}` from `{n}` in a block (`update {{ }}`, `do {{ }}`)",
+                        name.name
+                    ));
+            }
+        }
         (ty_out, value, range)
     }
 
@@ -194,9 +245,16 @@ impl Checker {
             Some(v) => Some((v, ty)),
             None => {
                 self.diags.push(
-                    Diagnostic::error("E0304", "this must be a constant", e.span)
-                        .with_label("not computable before the program runs")
-                        .with_help("use literals, constants and enum variants here"),
+                    Diagnostic::error(
+                        "E0304",
+                        match &e.kind {
+                            ExprKind::Root(id) => format!("`@{}` is not a constant", id.name),
+                            _ => "this must be a constant".to_string(),
+                        },
+                        e.span,
+                    )
+                    .with_label("not computable before the program runs")
+                    .with_help("use literals, constants and enum variants here"),
                 );
                 None
             }
@@ -240,9 +298,12 @@ impl Checker {
 
     pub fn check_agent(&mut self, a: &ast::AgentDecl, members: &[ast::Member]) -> CheckedAgent {
         let mut frame = Frame::default();
+        // Every member's name, for initial values that name one (`var b = a;`).
+        self.runtime_names = members.iter().flat_map(|m| member_names(&m.kind)).collect();
         let mut traits: Vec<(String, f64)> = Vec::new();
         let mut rate_hz = None;
-        let mut pending: Vec<(String, Span)> = Vec::new();
+        let mut rate_span: Option<Span> = None;
+        let pending: Vec<(String, Span)> = Vec::new();
         let mut devices_out = Vec::new();
         let mut memory_count = 0usize;
         let var =
@@ -449,12 +510,15 @@ impl Checker {
                     );
                 }
                 MemberKind::Rate(e) => {
-                    if rate_hz.is_some() {
+                    if let Some(first) = rate_span {
                         self.diags.push(
                             Diagnostic::error("E0202", "the rate is set twice", e.span)
-                                .with_label("again here"),
+                                .with_label("again here")
+                                .with_secondary(first, "first set here")
+                                .with_help("an agent ticks at one rate: keep one `rate` member"),
                         );
                     }
+                    rate_span.get_or_insert(e.span);
                     rate_hz = match self.const_value_hint(e, Some(&Ty::Rate)) {
                         Some((v, Ty::Rate)) if v > 0.0 => Some(v),
                         Some((_, Ty::Rate)) => {
@@ -492,12 +556,10 @@ impl Checker {
                         },
                         &m.doc,
                     );
-                    pending.push(("components and failure handling".into(), m.span));
                 }
-                MemberKind::Behavior(_) | MemberKind::Behaviors(_) => {
-                    pending.push(("behaviour modules".into(), m.span))
-                }
-                MemberKind::Recruitment(_) => pending.push(("recruitment".into(), m.span)),
+                // Checked and compiled after the process phase (`behavior`).
+                MemberKind::Behavior(_) | MemberKind::Behaviors(_) => {}
+                MemberKind::Recruitment(_) => {}
                 MemberKind::Update(_)
                 | MemberKind::On { .. }
                 | MemberKind::Tendencies { .. }
@@ -514,6 +576,7 @@ impl Checker {
         let start = t.code.len() as u32;
         let mut drives = Vec::new();
         let mut memories = Vec::new();
+        let mut machines = Vec::new();
         let dt_ms = 1000.0 / rate_hz.unwrap_or(10.0);
         // Pass 2, the process phase: hormones and lets in dependency order, then update, on
         // handlers, emotion machines and drives.
@@ -538,7 +601,7 @@ impl Checker {
         for m in members {
             match &m.kind {
                 MemberKind::Emotions { name, body, .. } => {
-                    self.machine(name, body, &mut t, &traits, m.span)
+                    machines.extend(self.machine(name, body, &mut t, &traits));
                 }
                 MemberKind::Tendencies { machine, arms } => {
                     self.tendencies(machine, arms, &mut t, &traits, m.span)
@@ -560,6 +623,7 @@ impl Checker {
                 _ => {}
             }
         }
+        self.check_agent_settings(members, &mut t, &traits);
         for m in members {
             if let MemberKind::Drive(d) = &m.kind {
                 if let Some(info) = self.drive(d, &mut t, &traits) {
@@ -571,6 +635,12 @@ impl Checker {
             start,
             len: t.code.len() as u32 - start,
         };
+        // The behaviour arbiter's code follows the process phase's.
+        self.agent_behaviors(members, &mut t, &traits);
+        // Seed 002's and seed 001's blocks (`recruit.rs`, `component.rs`): any code they
+        // need goes after the process phase, which must not run it.
+        let recruitments = self.recruitments(members, &mut t, &traits);
+        let components = self.member_components(members, &mut t, &traits);
 
         // The tree ticked every tick.
         let mains: Vec<&ast::NodeBlock> = members
@@ -599,7 +669,10 @@ impl Checker {
             );
         }
         for v in &t.frame.vars {
-            if v.kind == VarKind::Var && !v.used {
+            // `@name` in a tree (or here) reads or writes the agent's variable.
+            let rooted = self.root_keys.contains(&v.name)
+                || t.frame.root_refs.iter().any(|(n, _)| *n == v.name);
+            if v.kind == VarKind::Var && !v.used && !rooted {
                 self.diags.push(
                     Diagnostic::warning("W0201", format!("`{}` is never used", v.name), v.span)
                         .with_label("declared here")
@@ -615,6 +688,9 @@ impl Checker {
             devices: devices_out,
             drives,
             memories,
+            machines,
+            recruitments,
+            components,
         }
     }
 
@@ -799,6 +875,8 @@ impl Checker {
         }
         let mut out: Vec<(String, DeviceArg)> = Vec::new();
         let mut unknown_arg = false;
+        // Argument names given, even with a wrong value (so they are not also "missing").
+        let mut given: Vec<String> = Vec::new();
         for (i, a) in args.args.iter().enumerate() {
             let pname = a
                 .name
@@ -820,13 +898,14 @@ impl Checker {
                 );
                 continue;
             };
-            if out.iter().any(|(n, _)| *n == pname) {
+            if given.contains(&pname) {
                 self.diags.push(
                     Diagnostic::error("E0309", format!("`{pname}` is given twice"), a.span)
                         .with_label("again here"),
                 );
                 continue;
             }
+            given.push(pname.clone());
             let Some((_, kind, _)) = spec.params.iter().find(|p| p.0 == pname) else {
                 let names: Vec<&str> = spec.params.iter().map(|p| p.0).collect();
                 let best = crate::suggest::closest(&pname, names.iter().copied());
@@ -909,7 +988,7 @@ impl Checker {
         let missing: Vec<&str> = spec
             .params
             .iter()
-            .filter(|(pname, _, required)| *required && !out.iter().any(|(n, _)| n == pname))
+            .filter(|(pname, _, required)| *required && !given.iter().any(|n| n == pname))
             .map(|(pname, _, _)| *pname)
             .collect();
         if !missing.is_empty() && !unknown_arg {
@@ -1224,21 +1303,7 @@ impl Checker {
             },
             ExprKind::Call(f, _) if matches!(&f.kind, ExprKind::Name(p) if matches!(p.to_string_path().as_str(), "failed" | "recovered")) =>
             {
-                // Checked, but compiled to nothing: components have no run-time semantics yet,
-                // and `pending` stops the run before this could matter.
-                t.pending
-                    .push(("component failure events".into(), event.span));
-                let start = t.code.len();
-                let mut tc = TreeCx {
-                    c: self,
-                    t,
-                    traits,
-                    in_agent: true,
-                };
-                tc.cx_expr(event);
-                tc.code_block(body);
-                t.code.truncate(start);
-                return;
+                return self.component_handler(event, body, t, traits);
             }
             _ => {
                 self.diags.push(Diagnostic::error("E0301", "`on` needs an event", event.span).with_label("not an event").with_help("write `on loud_noise { .. }` with an `event` member, or `on failed(component) { .. }`"));
@@ -1272,55 +1337,108 @@ impl Checker {
         t.code[at] = Op::JumpIfFalse(offset);
     }
 
-    /// Emotion machines: checked here; their dynamics are the runtime's (seed 000).
+    /// An emotion machine (seed 000), compiled into the process phase. Each tick:
+    ///
+    /// ```text
+    /// p = progress
+    /// intensity = clamp(intensity + rise * max(-p, 0) - fall * max(p, 0), 0, 1)
+    /// the first transition out of the current state whose guard holds is taken
+    /// ```
+    ///
+    /// Inside the machine, `intensity` names its own intensity and personality traits are
+    /// in scope (`rise 0.1 * (1 + caution)`).
     fn machine(
         &mut self,
         name: &ast::Ident,
         body: &ast::SettingBlock,
         t: &mut Template,
         traits: &[(String, f64)],
-        span: Span,
-    ) {
-        t.pending.push(("emotion machines".into(), span));
-        let Some(slot) = t.frame.get(&name.name) else {
-            return;
-        };
+    ) -> Option<MachineInfo> {
+        let slot = t.frame.get(&name.name)?;
         let ty = t.frame.vars[slot as usize].ty.clone();
-        let intensity = t.frame.get(&format!("{}.intensity", name.name));
-        // Inside the machine, `intensity` is its own intensity.
+        let intensity = t.frame.get(&format!("{}.intensity", name.name))?;
+        // States that are not an enum are reported where the initial state is resolved.
+        let enum_index = match ty {
+            Ty::Enum(e) => Some(e),
+            _ => None,
+        };
         let shadow = t.frame.by_name.get("intensity").copied();
-        if let Some(i) = intensity {
-            t.frame.by_name.insert("intensity".into(), i);
-        }
-        let scratch_start = t.code.len();
+        t.frame.by_name.insert("intensity".into(), intensity);
+        let progress = t.frame.add(FrameVar {
+            name: format!("{}.progress", name.name),
+            ty: Ty::Num,
+            kind: VarKind::Temp,
+            init: 0.0,
+            range: None,
+            span: name.span,
+            used: true,
+            doc: None,
+        });
+        let setting = |key: &str| {
+            body.entries.iter().find_map(|e| match e {
+                SettingEntry::Setting(s) if s.key.name == key => s.args.first(),
+                _ => None,
+            })
+        };
+        let (from, rise, fall) = (setting("from"), setting("rise"), setting("fall"));
+        // Without `from`, progress is 0 and the intensity stays where it is.
+        self.num_or(t, traits, from, 0.0, "the progress (`from`)");
+        t.code.push(Op::Store(progress));
+        t.code.push(Op::Load(intensity));
+        self.num_or(t, traits, rise, DEFAULT_RISE, "`rise`");
+        t.code.extend([
+            Op::Const(0.0),
+            Op::Load(progress),
+            Op::Sub,
+            Op::Const(0.0),
+            Op::Call(Function::Max, 2),
+            Op::Mul,
+            Op::Add,
+        ]);
+        self.num_or(t, traits, fall, DEFAULT_FALL, "`fall`");
+        t.code.extend([
+            Op::Load(progress),
+            Op::Const(0.0),
+            Op::Call(Function::Max, 2),
+            Op::Mul,
+            Op::Sub,
+            Op::StoreClamped(intensity, 0.0, 1.0),
+        ]);
+        // The first transition out of the current state whose guard holds.
+        let mut ends = Vec::new();
         for e in &body.entries {
-            match e {
-                SettingEntry::Setting(s) => {
-                    if let Some(arg) = s.args.first() {
-                        let mut tc = TreeCx {
-                            c: self,
-                            t,
-                            traits,
-                            in_agent: true,
-                        };
-                        tc.code_expr(arg, &Ty::Num, &format!("`{}`", s.key.name));
-                    }
-                }
-                SettingEntry::Transition(tr) => {
-                    self.variant_of(&ty, &tr.from);
-                    self.variant_of(&ty, &tr.to);
-                    let mut tc = TreeCx {
-                        c: self,
-                        t,
-                        traits,
-                        in_agent: true,
-                    };
-                    tc.code_expr(&tr.guard, &Ty::Bool, "a transition's guard");
-                }
-                _ => {}
+            let SettingEntry::Transition(tr) = e else {
+                continue;
+            };
+            if enum_index.is_none() {
+                break;
+            }
+            let from_v = self.variant_of(&ty, &tr.from);
+            let to_v = self.variant_of(&ty, &tr.to);
+            t.code.extend([Op::Load(slot), Op::Const(from_v), Op::Eq]);
+            let skip_state = t.code.len();
+            t.code.push(Op::JumpIfFalse(0));
+            let mut tc = TreeCx {
+                c: self,
+                t,
+                traits,
+                in_agent: true,
+            };
+            tc.code_expr(&tr.guard, &Ty::Bool, "a transition's guard");
+            let skip_guard = t.code.len();
+            t.code.push(Op::JumpIfFalse(0));
+            t.code.extend([Op::Const(to_v), Op::Store(slot)]);
+            ends.push(t.code.len());
+            t.code.push(Op::Jump(0));
+            for at in [skip_state, skip_guard] {
+                let off = (t.code.len() - at - 1) as u32;
+                t.code[at] = Op::JumpIfFalse(off);
             }
         }
-        t.code.truncate(scratch_start);
+        for at in ends {
+            let off = (t.code.len() - at - 1) as u32;
+            t.code[at] = Op::Jump(off);
+        }
         match shadow {
             Some(s) => {
                 t.frame.by_name.insert("intensity".into(), s);
@@ -1328,6 +1446,42 @@ impl Checker {
             None => {
                 t.frame.by_name.remove("intensity");
             }
+        }
+        let variants = enum_index
+            .map(|e| self.g.enums[e as usize].variants.clone())
+            .unwrap_or_default();
+        let causes = variants
+            .iter()
+            .map(|v| self.g.emotions.get(v).and_then(|d| d.causal_chain.clone()))
+            .collect();
+        Some(MachineInfo {
+            name: name.name.clone(),
+            state: slot,
+            intensity,
+            causes,
+        })
+    }
+
+    /// Code for a numeric setting, or its default when the setting is absent.
+    fn num_or(
+        &mut self,
+        t: &mut Template,
+        traits: &[(String, f64)],
+        e: Option<&Expr>,
+        default: f64,
+        what: &str,
+    ) {
+        match e {
+            Some(e) => {
+                let mut tc = TreeCx {
+                    c: self,
+                    t,
+                    traits,
+                    in_agent: true,
+                };
+                tc.code_expr(e, &Ty::Num, what);
+            }
+            None => t.code.push(Op::Const(default)),
         }
     }
 
@@ -1339,6 +1493,18 @@ impl Checker {
         traits: &[(String, f64)],
         span: Span,
     ) {
+        if t.tendencies.iter().any(|(m, _)| *m == machine.name) {
+            self.diags.push(
+                Diagnostic::error(
+                    "E0202",
+                    format!("a second `tendencies` table for `{}`", machine.name),
+                    span,
+                )
+                .with_label("the first table is the one that runs")
+                .with_help("merge the two tables into one"),
+            );
+        }
+        t.tendencies.push((machine.name.clone(), arms.to_vec()));
         let slot = t
             .frame
             .get(&machine.name)
@@ -1437,6 +1603,7 @@ impl Checker {
                             self.g.trees.iter().map(|t| t.name.as_str()).collect();
                         candidates.extend(self.g.leaves.iter().map(|l| l.name.as_str()));
                         let best = crate::suggest::closest(&n, candidates).map(str::to_string);
+                        self.used_globals.extend(best.clone());
                         let mut d = Diagnostic::error(
                             "E0201",
                             format!("unknown behaviour `{n}`"),
@@ -1846,5 +2013,28 @@ fn article_word(w: &str) -> String {
     match w.chars().next() {
         Some('a' | 'e' | 'i' | 'o' | 'u') => format!("an {w}"),
         _ => format!("a {w}"),
+    }
+}
+
+/// The names a member declares in the agent's frame.
+fn member_names(k: &MemberKind) -> Vec<String> {
+    match k {
+        MemberKind::Var { name, .. }
+        | MemberKind::Let { name, .. }
+        | MemberKind::Sensor { name, .. }
+        | MemberKind::Event { name, .. }
+        | MemberKind::Actuator { name, .. }
+        | MemberKind::Hormone { name, .. }
+        | MemberKind::Emotions { name, .. }
+        | MemberKind::Memory { name, .. } => vec![name.name.clone()],
+        MemberKind::Drive(d) => {
+            let mut v = vec![d.name.name.clone()];
+            if let Some(i) = d.intention() {
+                v.push(i.name.name.clone());
+            }
+            v
+        }
+        MemberKind::Component(c) => vec![c.name.name.clone()],
+        _ => Vec::new(),
     }
 }

@@ -89,6 +89,13 @@ pub static DRIVERS: &[DriverSpec] = &[
         doc: "True while a face is in view.",
     },
     DriverSpec {
+        name: "face_range",
+        role: DeviceRole::Sensor,
+        gives: "num",
+        params: &[],
+        doc: "Distance to the nearest face in view in metres (a large value when none).",
+    },
+    DriverSpec {
         name: "face_familiarity",
         role: DeviceRole::Sensor,
         gives: "num",

@@ -559,8 +559,14 @@ impl Cx<'_> {
             }
         }
         let ExprKind::Name(p) = &f.kind else {
-            self.expr(f, None);
-            self.error("E0301", "only named functions can be called", f.span);
+            // `x.op()` on something without operations is reported by the field access.
+            if !self.expr(f, None).is_error() {
+                self.error("E0301", "only named functions can be called", f.span);
+            }
+            for a in &args.args {
+                self.expr(&a.value, None);
+                self.emit(Op::Pop);
+            }
             return Ty::Error;
         };
         let name = p.to_string_path();
@@ -736,10 +742,15 @@ impl Cx<'_> {
         }
     }
 
-    /// `failed(component)` / `recovered(component)`: component health (seed 001).
-    fn component_test(&mut self, name: &str, args: &ArgList, span: Span) -> Ty {
+    /// `failed(component)` / `recovered(component)`: component health (seed 001), asked of
+    /// the runtime by the component's name (see `sema/component.rs`).
+    fn component_test(&mut self, name: &str, args: &ArgList, _span: Span) -> Ty {
+        let mut component: Option<String> = None;
         match args.args.as_slice() {
             [a] => {
+                if let ExprKind::Name(p) = &a.value.kind {
+                    component = Some(p.to_string_path());
+                }
                 let ok = match &a.value.kind {
                     ExprKind::Name(p) if p.segments.len() == 1 => {
                         let n = &p.segments[0].name;
@@ -769,9 +780,13 @@ impl Cx<'_> {
                 self.error("E0310", format!("`{name}` takes one component"), args.span);
             }
         }
-        self.pending
-            .push(("component failure and recovery".into(), span));
-        self.emit(Op::Const(0.0));
+        let f = if name == "failed" {
+            HostFn::ComponentFailed
+        } else {
+            HostFn::ComponentRecovered
+        };
+        let symbol = self.strings.intern(component.as_deref().unwrap_or(""));
+        self.emit(Op::Host(f, symbol, 0));
         Ty::Bool
     }
 
@@ -932,7 +947,7 @@ impl Cx<'_> {
                     self.diags.push(
                         Diagnostic::warning("W0203", "this expression does nothing", e.span)
                             .with_label("its value is not used")
-                            .with_help("assign it to a variable, or remove it"),
+                            .with_help(does_nothing_help(e)),
                     );
                 }
                 self.emit(Op::Pop);
@@ -985,6 +1000,10 @@ impl Cx<'_> {
                                 VarKind::Let => "a `let` is recomputed every tick; declare it with `var` to change it",
                                 VarKind::Sensor | VarKind::Event => "devices are read by the runtime; keep your own copy in a `var`",
                                 VarKind::Port(crate::syntax::ast::PortDir::In) => "`in` ports are read-only; declare it `inout` or `out` to write it",
+                                VarKind::Drive => "a drive is set by its rules (`Value when guard;`); add a rule instead",
+                                VarKind::Intention => "an intention is computed by its drive's `intention` block when the drive changes",
+                                VarKind::Machine | VarKind::Intensity => "an emotion machine changes by its transitions (`From -> To when guard;`)",
+                                VarKind::Hormone => "a hormone follows its stimulus; keep your own value in a `var`",
                                 _ => "only variables can be assigned",
                             };
                             self.diags.push(d.with_help(help));
@@ -1063,8 +1082,9 @@ impl Cx<'_> {
             let result = self.arith(bin, &ty, &vt, value.span);
             if !result.fits(&ty) {
                 let (sr, st) = (self.show(&result), self.show(&ty));
-                self.error(
-                    "E0301",
+                let code = mismatch_code(&result, &ty);
+                let d = self.error(
+                    code,
                     format!(
                         "`{}` gives {}, which does not fit {}",
                         op.as_str(),
@@ -1073,12 +1093,38 @@ impl Cx<'_> {
                     ),
                     value.span,
                 );
+                d.primary.message = format!("this makes the result {}", article(&sr));
+                if ty == Ty::Int && result == Ty::Num {
+                    d.help = Some("an `int` changes by whole numbers; declare the variable `num` to hold fractions".into());
+                }
             }
         }
         match range {
             Some((lo, hi)) => self.emit(Op::StoreClamped(slot, lo, hi)),
             None => self.emit(Op::Store(slot)),
         };
+    }
+}
+
+/// What a statement that computes and drops a value probably meant.
+fn does_nothing_help(e: &Expr) -> String {
+    let fmt = crate::fmt::format_expr;
+    match &e.kind {
+        ExprKind::Binary(BinOp::Eq, a, b) => {
+            format!("to assign, write `{} = {}`", fmt(a), fmt(b))
+        }
+        ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div), a, b)
+            if matches!(a.kind, ExprKind::Name(_) | ExprKind::Root(_)) =>
+        {
+            format!(
+                "to change `{}`, write `{} {}= {}`",
+                fmt(a),
+                fmt(a),
+                op.as_str(),
+                fmt(b)
+            )
+        }
+        _ => "assign it to a variable, or remove it".to_string(),
     }
 }
 

@@ -271,7 +271,13 @@ impl Builder<'_> {
             let d = Diagnostic::error("E0209", format!("tree `{name}` calls itself"), span)
                 .with_label("this call is reached from inside `".to_string() + &name + "`")
                 .with_help("behaviour trees are finite: a tree cannot contain itself, directly or through other trees");
-            if !self.reported.contains(&span) {
+            // Usually found (with the whole cycle) before lowering, by `report_recursion`.
+            let known = self
+                .c
+                .diags
+                .iter()
+                .any(|x| x.code == "E0209" && x.primary.span == span);
+            if !known && !self.reported.contains(&span) {
                 self.reported.push(span);
                 self.c.diags.push(d);
             }
@@ -344,9 +350,24 @@ impl Builder<'_> {
 impl Checker {
     /// Checks every tree and agent and builds the tick program.
     pub fn lower_program(&mut self, modules: &[Module], main: &File) -> Option<Program> {
+        // Top-level behaviour modules, for the agents that run them.
+        self.shared_behaviors = modules
+            .iter()
+            .flat_map(|m| m.file.items.iter())
+            .filter_map(|i| match &i.kind {
+                ItemKind::Behavior(b) => Some(b.clone()),
+                _ => None,
+            })
+            .collect();
+        for m in modules {
+            let before = self.diags.len();
+            self.check_akr_records(&m.file);
+            self.set_aside(m, before);
+        }
         // Templates, in the order trees were declared.
         let mut templates: Vec<Option<Template>> = vec![None; self.g.trees.len()];
         for m in modules {
+            let before = self.diags.len();
             for item in &m.file.items {
                 let ItemKind::Tree(t) = &item.kind else {
                     continue;
@@ -380,6 +401,13 @@ impl Checker {
                     }
                 }
                 templates[i] = Some(tpl);
+            }
+            self.set_aside(m, before);
+        }
+        self.report_recursion(&templates);
+        for t in templates.iter().flatten() {
+            for (key, _) in &t.frame.root_refs {
+                self.root_keys.insert(key.clone());
             }
         }
 
@@ -438,6 +466,11 @@ impl Checker {
                 checked.drives,
             );
             prog.memories = checked.memories;
+            prog.machines = checked.machines;
+            // The agent's own code starts the program's, so code ranges and frame slots carry
+            // over unchanged (as `process` does).
+            prog.recruitments = checked.recruitments;
+            prog.components = checked.components;
             agents.push((checked.name, prog));
         }
         // Clones: `agent Vonda = Leguin;`
@@ -515,6 +548,26 @@ impl Checker {
                 }
             }
         }
+        // So are robots' names (`SendCommand(robot: refiller, ..)` after `--bb refiller=Vonda`):
+        // every agent's, and every instance name a world makes (`UGV#2`).
+        for a in &program.agents {
+            self.strings.intern(&a.name);
+        }
+        for w in &worlds {
+            for s in &w.spawns {
+                let total: u32 = w
+                    .spawns
+                    .iter()
+                    .filter(|x| x.agent.name == s.agent.name)
+                    .map(|x| x.count)
+                    .sum();
+                for n in (1..=total).filter(|_| total > 1) {
+                    self.strings.intern(&format!("{}#{n}", s.agent.name));
+                }
+            }
+        }
+        program.components = self.global_components(main);
+        self.check_percepts(&program);
         for w in &worlds {
             self.check_world_names(w, &program);
         }
@@ -605,8 +658,8 @@ impl Checker {
                     });
                 } else {
                     let a = &program.agents[i];
-                    let known =
-                        a.pending.iter().any(|_| true) || self.g.names.contains_key(&target.name);
+                    let known = a.components.iter().any(|c| c.name == target.name)
+                        || program.components.iter().any(|c| c.name == target.name);
                     if !known {
                         self.diags.push(
                             Diagnostic::error(
@@ -619,6 +672,81 @@ impl Checker {
                     }
                 }
             }
+        }
+    }
+
+    /// Trees that call themselves, directly or through other trees: found on the call graph,
+    /// so a recursive tree is reported even when nothing instantiates it.
+    fn report_recursion(&mut self, templates: &[Option<Template>]) {
+        fn calls(n: &TNode, out: &mut Vec<(u32, Span)>) {
+            if let TKind::SubTree {
+                tree, name_span, ..
+            } = &n.kind
+            {
+                out.push((*tree, *name_span));
+            }
+            for c in &n.children {
+                calls(c, out);
+            }
+        }
+        let graph: Vec<Vec<(u32, Span)>> = templates
+            .iter()
+            .map(|t| {
+                let mut out = Vec::new();
+                if let Some(root) = t.as_ref().and_then(|t| t.root.as_ref()) {
+                    calls(root, &mut out);
+                }
+                out
+            })
+            .collect();
+        // Depth-first; `path` holds the trees being visited, `done` the finished ones.
+        fn visit(
+            i: usize,
+            graph: &[Vec<(u32, Span)>],
+            path: &mut Vec<usize>,
+            done: &mut [bool],
+            found: &mut Vec<(Span, Vec<usize>)>,
+        ) {
+            if done[i] {
+                return;
+            }
+            path.push(i);
+            for &(callee, span) in &graph[i] {
+                let c = callee as usize;
+                if let Some(at) = path.iter().position(|&p| p == c) {
+                    if !found.iter().any(|(s, _)| *s == span) {
+                        found.push((span, path[at..].to_vec()));
+                    }
+                } else {
+                    visit(c, graph, path, done, found);
+                }
+            }
+            path.pop();
+            done[i] = true;
+        }
+        let mut done = vec![false; graph.len()];
+        let mut found = Vec::new();
+        for i in 0..graph.len() {
+            visit(i, &graph, &mut Vec::new(), &mut done, &mut found);
+        }
+        for (span, cycle) in found {
+            let name = self.g.trees[cycle[0]].name.clone();
+            let mut d = Diagnostic::error("E0209", format!("tree `{name}` calls itself"), span)
+                .with_help("behaviour trees are finite: a tree cannot contain itself, directly or through other trees");
+            if cycle.len() == 1 {
+                d = d.with_label(format!("`{name}` calls `{name}` here"));
+            } else {
+                let last = self.g.trees[*cycle.last().expect("not empty")].name.clone();
+                let chain: Vec<&str> = cycle
+                    .iter()
+                    .chain(std::iter::once(&cycle[0]))
+                    .map(|&i| self.g.trees[i].name.as_str())
+                    .collect();
+                d = d
+                    .with_label(format!("`{last}` calls `{name}` here"))
+                    .with_note(format!("the calls: {}", chain.join(" -> ")));
+            }
+            self.diags.push(d);
         }
     }
 
@@ -748,6 +876,21 @@ impl Checker {
             }
             let r = b.node(root, t, &map, base, 0, "");
             b.p.root = Some(r);
+        }
+        // The trees behaviour modules run: each a root of its own, after `main`'s nodes.
+        for n in &t.roots {
+            let r = b.node(n, t, &map, base, 0, "");
+            let end = b.p.nodes.len() as NodeId;
+            b.p.roots.push(TreeRoot { root: r, end });
+        }
+        if let Some(arbiter) = &t.behaviors {
+            let mut arbiter = arbiter.clone();
+            for m in &mut arbiter.modules {
+                m.motivation = Builder::shift_arg(m.motivation, base);
+                m.satisfaction = Builder::shift_arg(m.satisfaction, base);
+                m.expected = Builder::shift_arg(m.expected, base);
+            }
+            b.p.behaviors = Some(arbiter);
         }
         // Pending constructs of every instantiated tree.
         let mut pending = b.p.pending.clone();

@@ -3,11 +3,17 @@
 //! instantiates (BehaviorTree.CPP creates one node per subtree instance, so do we).
 
 mod agent;
+pub mod akr;
+mod behavior;
+mod component;
 pub mod devices;
 mod expr;
 pub mod frame;
 mod lower;
 mod modules;
+mod recruit;
+mod settings;
+mod tendencies;
 mod tree;
 pub mod ty;
 
@@ -131,6 +137,8 @@ pub struct Globals {
     pub leaves: Vec<LeafDef>,
     pub trees: Vec<TreeSig>,
     pub names: HashMap<String, (Global, Span)>,
+    /// `emotion` declarations by name, for emotion machines' change events.
+    pub emotions: HashMap<String, akr::EmotionDef>,
 }
 
 impl Globals {
@@ -268,13 +276,24 @@ pub fn analyze(file: &File, loader: &dyn Loader) -> Analysis {
     let mut c = Checker::new();
     // Declarations of every module first, so order never matters.
     for m in &modules {
+        let before = c.diags.len();
         c.declare(m, m.is_main);
+        c.set_aside(m, before);
     }
     let mut program = c.lower_program(&modules, file);
+    c.check_global_settings(file);
+    c.check_shared_behaviors(file);
     c.warn_unused_globals(file);
     diags.append(&mut c.diags);
+    // Errors found in used files, shown against their own text.
+    for (name, d) in std::mem::take(&mut c.module_diags) {
+        if let Some(m) = modules.iter().find(|m| m.name == name) {
+            imported_diagnostics.push((name, m.text.clone(), d));
+        }
+    }
     diags.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
-    let has_errors = diags.iter().any(Diagnostic::is_error);
+    let has_errors = diags.iter().any(Diagnostic::is_error)
+        || imported_diagnostics.iter().any(|(_, _, d)| d.is_error());
     if let Some(p) = program.as_mut() {
         p.strings = std::mem::take(&mut c.strings.list);
     }
@@ -295,6 +314,14 @@ pub(crate) struct Checker {
     pub used_globals: std::collections::HashSet<String>,
     /// Initial list contents, indexed by list slots' `init`.
     pub lists: Vec<Vec<f64>>,
+    /// The variables of the agent or tree being checked: initial values cannot read them.
+    pub runtime_names: Vec<String>,
+    /// Root-blackboard keys some tree reads or writes with `@key`.
+    pub root_keys: std::collections::HashSet<String>,
+    /// Errors in used files (their spans are in those files): module name, diagnostic.
+    pub module_diags: Vec<(String, Diagnostic)>,
+    /// Top-level behaviour modules of every file, for the agents that run them (`behavior`).
+    pub shared_behaviors: Vec<ast::BehaviorDecl>,
 }
 
 impl Checker {
@@ -306,6 +333,24 @@ impl Checker {
             symbols: Vec::new(),
             used_globals: Default::default(),
             lists: Vec::new(),
+            runtime_names: Vec::new(),
+            root_keys: Default::default(),
+            module_diags: Vec::new(),
+            shared_behaviors: Vec::new(),
+        }
+    }
+
+    /// Moves the diagnostics reported since `before` while checking a used module out of the
+    /// main file's list: its errors are reported with that file, its warnings dropped (as the
+    /// parser's are).
+    pub(crate) fn set_aside(&mut self, m: &modules::Module, before: usize) {
+        if m.is_main {
+            return;
+        }
+        for d in self.diags.drain(before..) {
+            if d.is_error() {
+                self.module_diags.push((m.name.clone(), d));
+            }
         }
     }
 
@@ -437,9 +482,16 @@ impl Checker {
             Some(v) => Some((v, ty)),
             None => {
                 self.diags.push(
-                    Diagnostic::error("E0304", "this must be a constant", e.span)
-                        .with_label("not computable before the program runs")
-                        .with_help("use literals, constants and enum variants here"),
+                    Diagnostic::error(
+                        "E0304",
+                        match &e.kind {
+                            ast::ExprKind::Root(id) => format!("`@{}` is not a constant", id.name),
+                            _ => "this must be a constant".to_string(),
+                        },
+                        e.span,
+                    )
+                    .with_label("not computable before the program runs")
+                    .with_help("use literals, constants and enum variants here"),
                 );
                 None
             }
@@ -565,75 +617,13 @@ impl Checker {
                 ItemKind::Use(_) | ItemKind::Error => {}
             }
         }
-        // Constants and port signatures need the names above; resolve them now.
+        // Constants and port signatures need the names above; resolve them now, constants
+        // first, each after the constants it reads (items come in any order).
+        for (c, doc) in self.const_order(&m.file) {
+            self.declare_const(c, doc);
+        }
         for item in &m.file.items {
             match &item.kind {
-                ItemKind::Const(c) => {
-                    if self.g.consts.contains_key(&c.name.name) {
-                        continue;
-                    }
-                    // The declared type first: `const START: Drive = Explore;` resolves the
-                    // variant against it.
-                    let declared = c.ty.as_ref().map(|t| (self.resolve_type(t), t));
-                    let hint = declared.as_ref().map(|(w, _)| w.clone());
-                    if let Some((value, mut ty)) = self.const_value_hint(&c.value, hint.as_ref()) {
-                        if let Some((want, t)) = declared {
-                            if !ty.fits(&want) {
-                                let mut d = Diagnostic::error(
-                                    expr::mismatch_code(&ty, &want),
-                                    format!(
-                                        "constant `{}` is declared {} but its value is {}",
-                                        c.name.name,
-                                        expr::article(&self.g.show(&want)),
-                                        expr::article(&self.g.show(&ty))
-                                    ),
-                                    c.value.span,
-                                )
-                                .with_label("wrong type");
-                                if let Some(h) = expr::unit_hint(&ty, &want) {
-                                    d = d.with_help(h);
-                                }
-                                self.diags.push(d);
-                            }
-                            if let Some((lo, hi)) = self.type_range(t) {
-                                if value < lo || value > hi {
-                                    self.diags.push(
-                                        Diagnostic::error(
-                                            "E0302",
-                                            format!(
-                                                "constant `{}` is {value}, outside its range {lo}..{hi}",
-                                                c.name.name
-                                            ),
-                                            c.value.span,
-                                        )
-                                        .with_label("out of range"),
-                                    );
-                                }
-                            }
-                            ty = want;
-                        }
-                        self.symbols.push(Symbol {
-                            name: c.name.name.clone(),
-                            kind: "const",
-                            detail: format!(
-                                "const {}: {} = {}",
-                                c.name.name,
-                                self.g.show(&ty),
-                                crate::fmt::format_expr(&c.value)
-                            ),
-                            doc: Self::doc_text(&item.doc),
-                            span: c.name.span,
-                        });
-                        self.g.consts.insert(
-                            c.name.name.clone(),
-                            ConstDef {
-                                ty,
-                                value,
-                                span: c.name.span,
-                            },
-                        );
-                    }
-                }
                 ItemKind::Leaf(l) => {
                     let Some(Global::Leaf(i)) = self.g.names.get(&l.name.name).map(|(g, _)| *g)
                     else {
@@ -680,6 +670,176 @@ impl Checker {
                 _ => {}
             }
         }
+    }
+
+    /// Folds one constant and records it.
+    fn declare_const(&mut self, c: &ast::ConstDecl, doc: &Option<ast::Doc>) {
+        if self.g.consts.contains_key(&c.name.name) {
+            return;
+        }
+        // The declared type first: `const START: Drive = Explore;` resolves the
+        // variant against it.
+        let declared = c.ty.as_ref().map(|t| (self.resolve_type(t), t));
+        let hint = declared.as_ref().map(|(w, _)| w.clone());
+        if let Some((value, mut ty)) = self.const_value_hint(&c.value, hint.as_ref()) {
+            if let Some((want, t)) = declared {
+                if !ty.fits(&want) {
+                    let mut d = Diagnostic::error(
+                        expr::mismatch_code(&ty, &want),
+                        format!(
+                            "constant `{}` is declared {} but its value is {}",
+                            c.name.name,
+                            expr::article(&self.g.show(&want)),
+                            expr::article(&self.g.show(&ty))
+                        ),
+                        c.value.span,
+                    )
+                    .with_label("wrong type");
+                    if let Some(h) = expr::unit_hint(&ty, &want) {
+                        d = d.with_help(h);
+                    }
+                    self.diags.push(d);
+                }
+                if let Some((lo, hi)) = self.type_range(t) {
+                    if value < lo || value > hi {
+                        self.diags.push(
+                            Diagnostic::error(
+                                "E0302",
+                                format!(
+                                    "constant `{}` is {value}, outside its range {lo}..{hi}",
+                                    c.name.name
+                                ),
+                                c.value.span,
+                            )
+                            .with_label("out of range"),
+                        );
+                    }
+                }
+                ty = want;
+            }
+            self.symbols.push(Symbol {
+                name: c.name.name.clone(),
+                kind: "const",
+                detail: format!(
+                    "const {}: {} = {}",
+                    c.name.name,
+                    self.g.show(&ty),
+                    crate::fmt::format_expr(&c.value)
+                ),
+                doc: Self::doc_text(doc),
+                span: c.name.span,
+            });
+            self.g.consts.insert(
+                c.name.name.clone(),
+                ConstDef {
+                    ty,
+                    value,
+                    span: c.name.span,
+                },
+            );
+        } else {
+            // Reported already; known from here on, so its uses add nothing.
+            self.g.consts.insert(
+                c.name.name.clone(),
+                ConstDef {
+                    ty: Ty::Error,
+                    value: 0.0,
+                    span: c.name.span,
+                },
+            );
+        }
+    }
+
+    /// The constants of a file in an order where each comes after the constants it reads. A
+    /// constant that reads itself (directly or not) is reported and recorded as an error.
+    fn const_order<'f>(
+        &mut self,
+        file: &'f File,
+    ) -> Vec<(&'f ast::ConstDecl, &'f Option<ast::Doc>)> {
+        let consts: Vec<(&ast::ConstDecl, &Option<ast::Doc>)> = file
+            .items
+            .iter()
+            .filter_map(|i| match &i.kind {
+                ItemKind::Const(c) => Some((c, &i.doc)),
+                _ => None,
+            })
+            .collect();
+        struct Names(Vec<String>);
+        impl crate::syntax::visit::Visitor for Names {
+            fn visit_expr(&mut self, e: &ast::Expr) {
+                if let ast::ExprKind::Name(p) = &e.kind {
+                    if p.segments.len() == 1 {
+                        self.0.push(p.segments[0].name.clone());
+                    }
+                }
+                crate::syntax::visit::walk_expr(self, e);
+            }
+        }
+        let deps: Vec<Vec<usize>> = consts
+            .iter()
+            .map(|(c, _)| {
+                let mut names = Names(Vec::new());
+                crate::syntax::visit::Visitor::visit_expr(&mut names, &c.value);
+                names
+                    .0
+                    .iter()
+                    .filter_map(|n| consts.iter().position(|(d, _)| d.name.name == *n))
+                    .collect()
+            })
+            .collect();
+        fn visit(
+            i: usize,
+            deps: &[Vec<usize>],
+            state: &mut [u8],
+            order: &mut Vec<usize>,
+            cyclic: &mut Vec<usize>,
+        ) {
+            match state[i] {
+                2 => return,
+                1 => {
+                    if !cyclic.contains(&i) {
+                        cyclic.push(i);
+                    }
+                    return;
+                }
+                _ => {}
+            }
+            state[i] = 1;
+            for &d in &deps[i] {
+                visit(d, deps, state, order, cyclic);
+            }
+            state[i] = 2;
+            order.push(i);
+        }
+        let mut state = vec![0u8; consts.len()];
+        let (mut order, mut cyclic) = (Vec::new(), Vec::new());
+        for i in 0..consts.len() {
+            visit(i, &deps, &mut state, &mut order, &mut cyclic);
+        }
+        for &i in &cyclic {
+            let c = consts[i].0;
+            if self.g.consts.contains_key(&c.name.name) {
+                continue;
+            }
+            self.diags.push(
+                Diagnostic::error(
+                    "E0210",
+                    format!("constant `{}` depends on itself", c.name.name),
+                    c.name.span,
+                )
+                .with_label("its value reads itself, directly or through other constants")
+                .with_help("give one of the constants a value that does not read the others"),
+            );
+            self.g.consts.insert(
+                c.name.name.clone(),
+                ConstDef {
+                    ty: Ty::Error,
+                    value: 0.0,
+                    span: c.name.span,
+                },
+            );
+        }
+        order.into_iter().map(|i| consts[i]).collect()
     }
 
     fn port_sigs(&mut self, ports: &[ast::PortDecl]) -> Vec<PortSig> {

@@ -29,6 +29,8 @@ pub struct Module {
     pub name: String,
     pub file: File,
     pub is_main: bool,
+    /// The source text (empty for the main file), for diagnostics in used files.
+    pub text: String,
 }
 
 pub fn load_all(
@@ -41,6 +43,7 @@ pub fn load_all(
         name: "<main>".into(),
         file: main.clone(),
         is_main: true,
+        text: String::new(),
     }];
     let mut stack = vec!["<main>".to_string()];
     visit(
@@ -79,43 +82,48 @@ fn visit(
                 match STDLIB.iter().find(|(n, _)| *n == name) {
                     Some((_, src)) => (name, (*src).to_string()),
                     None => {
-                        if is_main {
-                            let known: Vec<&str> = STDLIB.iter().map(|(n, _)| *n).collect();
-                            let mut d = Diagnostic::error(
-                                "E0207",
-                                format!("there is no module `{name}`"),
-                                p.span,
-                            )
-                            .with_label("unknown module")
-                            .with_note(format!("the standard library has: {}", known.join(", ")));
-                            // Compare the last segments: `std::math` is not close to `std::akr`.
-                            let last = |n: &'static str| n.rsplit("::").next().unwrap_or(n);
-                            let wanted = name.rsplit("::").next().unwrap_or(&name);
-                            if let Some(b) =
-                                crate::suggest::closest(wanted, known.iter().map(|n| last(n)))
-                                    .and_then(|b| known.iter().find(|n| last(n) == b))
-                            {
-                                d = d.with_help(format!("did you mean `{b}`?"));
-                            }
-                            diags.push(d);
+                        let known: Vec<&str> = STDLIB.iter().map(|(n, _)| *n).collect();
+                        let mut d = Diagnostic::error(
+                            "E0207",
+                            format!("there is no module `{name}`"),
+                            p.span,
+                        )
+                        .with_label("unknown module")
+                        .with_note(format!("the standard library has: {}", known.join(", ")));
+                        // Compare the last segments: `std::math` is not close to `std::akr`.
+                        let last = |n: &'static str| n.rsplit("::").next().unwrap_or(n);
+                        let wanted = name.rsplit("::").next().unwrap_or(&name);
+                        if let Some(b) =
+                            crate::suggest::closest(wanted, known.iter().map(|n| last(n)))
+                                .and_then(|b| known.iter().find(|n| last(n) == b))
+                        {
+                            d = d.with_help(format!("did you mean `{b}`?"));
                         }
+                        report(diags, imported, is_main, stack, text, d);
                         continue;
                     }
                 }
             }
-            UseTarget::File(path, span) => match loader.load(path) {
-                Ok(src) => (path.clone(), src),
-                Err(e) => {
-                    if is_main {
-                        diags.push(
-                            Diagnostic::error("E0206", format!("cannot load `{path}`"), *span)
-                                .with_label(e)
-                                .with_help("paths are relative to the file that uses them"),
-                        );
+            UseTarget::File(path, span) => {
+                // Relative to the file that uses it; the loader takes paths relative to the
+                // main file.
+                let base = if is_main {
+                    ""
+                } else {
+                    stack.last().map_or("", String::as_str)
+                };
+                let resolved = relative_to(base, path);
+                match loader.load(&resolved) {
+                    Ok(src) => (resolved, src),
+                    Err(e) => {
+                        let d = Diagnostic::error("E0206", format!("cannot load `{path}`"), *span)
+                            .with_label(e)
+                            .with_help("paths are relative to the file that uses them");
+                        report(diags, imported, is_main, stack, text, d);
+                        continue;
                     }
-                    continue;
                 }
-            },
+            }
         };
         if stack.contains(&name) {
             if is_main || stack.len() > 1 {
@@ -171,6 +179,66 @@ fn visit(
             name,
             file: parsed.file,
             is_main: false,
+            text: src,
         });
+    }
+}
+
+/// A diagnostic about a `use`: in the main file's list, or with the used file it is in.
+fn report(
+    diags: &mut Vec<Diagnostic>,
+    imported: &mut Vec<(String, String, Diagnostic)>,
+    is_main: bool,
+    stack: &[String],
+    text: &str,
+    d: Diagnostic,
+) {
+    if is_main {
+        diags.push(d);
+    } else {
+        let file = stack.last().cloned().unwrap_or_default();
+        imported.push((file, text.to_string(), d));
+    }
+}
+
+/// `path` written in the file `base` (a path relative to the main file, or empty for the
+/// main file itself), as a path relative to the main file: `lib/a.affect` using `b.affect`
+/// means `lib/b.affect`; `..` goes up.
+fn relative_to(base: &str, path: &str) -> String {
+    if path.starts_with('/') {
+        return path.to_string();
+    }
+    let mut parts: Vec<&str> = base.split('/').collect();
+    parts.pop(); // the file name of `base`
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    parts.retain(|p| !p.is_empty());
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relative_to;
+
+    #[test]
+    fn paths_are_relative_to_the_using_file() {
+        assert_eq!(relative_to("", "lib/grid.affect"), "lib/grid.affect");
+        assert_eq!(
+            relative_to("lib/grid.affect", "cells.affect"),
+            "lib/cells.affect"
+        );
+        assert_eq!(relative_to("lib/a.affect", "../b.affect"), "b.affect");
+        assert_eq!(relative_to("a.affect", "../b.affect"), "../b.affect");
+        assert_eq!(
+            relative_to("lib/a.affect", "./x/b.affect"),
+            "lib/x/b.affect"
+        );
     }
 }

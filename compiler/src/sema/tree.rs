@@ -22,6 +22,13 @@ pub struct Template {
     pub code: Vec<Op>,
     pub root: Option<TNode>,
     pub pending: Vec<(String, Span)>,
+    /// An agent's behaviour module trees, each instantiated as a root of its own
+    /// (`BehaviorChild::Tree` indexes this).
+    pub roots: Vec<TNode>,
+    /// An agent's behaviour arbiter, its codes relative to this template's code.
+    pub behaviors: Option<crate::ir::program::Behaviors>,
+    /// The agent's `tendencies` tables by machine name, for `tendencies(machine)` nodes.
+    pub tendencies: Vec<(String, Vec<ast::TendencyArm>)>,
 }
 
 #[derive(Clone, Debug)]
@@ -155,14 +162,14 @@ impl TreeCx<'_> {
         let v = &self.t.frame.vars[slot as usize];
         let (vn, vkind, decl) = (v.name.clone(), v.kind, v.span);
         let help = match vkind {
-            VarKind::Let => "a `let` is recomputed every tick: bind the port to a `var`",
+            VarKind::Let => "a `let` is recomputed every tick: write into a `var` instead",
             VarKind::Sensor | VarKind::Event => {
-                "devices are written by the runtime: bind the port to a `var`"
+                "devices are written by the runtime: write into a `var` instead"
             }
             VarKind::Port(PortDir::In) => {
                 "`in` ports are read-only: declare the tree's port `inout` or `out`"
             }
-            _ => "bind the port to a `var`",
+            _ => "write into a `var` instead",
         };
         self.err(
             Diagnostic::error(
@@ -237,6 +244,9 @@ impl TreeCx<'_> {
                 }
                 let value =
                     self.variable(&Expr::name(var.name.clone(), var.span), "the loop variable");
+                if let Some((slot, _)) = value {
+                    self.check_writable(slot, "`for`", var.span);
+                }
                 let children = self.children(body, 1, 1, "for");
                 let (queue, elem) = match q {
                     Some((s, Ty::List(elem))) => (s, *elem),
@@ -380,7 +390,11 @@ impl TreeCx<'_> {
     }
 
     /// `tendencies(machine)`: the one argument names an emotion machine of the agent.
-    fn tendencies_machine(&mut self, name: &ast::Path, args: Option<&ast::ArgList>) {
+    fn tendencies_machine(
+        &mut self,
+        name: &ast::Path,
+        args: Option<&ast::ArgList>,
+    ) -> Option<String> {
         let machines: Vec<String> = self
             .t
             .frame
@@ -404,7 +418,7 @@ impl TreeCx<'_> {
                             }
                         }),
                 );
-                return;
+                return None;
             }
         };
         let found = match &arg.value.kind {
@@ -413,14 +427,14 @@ impl TreeCx<'_> {
                 match self.t.frame.get(n) {
                     Some(i) => {
                         self.t.frame.vars[i as usize].used = true;
-                        self.t.frame.vars[i as usize].kind == VarKind::Machine
+                        (self.t.frame.vars[i as usize].kind == VarKind::Machine).then(|| n.clone())
                     }
-                    None => false,
+                    None => None,
                 }
             }
-            _ => false,
+            _ => None,
         };
-        if !found {
+        if found.is_none() {
             let shown = crate::fmt::format_expr(&arg.value);
             let mut d = Diagnostic::error(
                 "E0201",
@@ -437,6 +451,7 @@ impl TreeCx<'_> {
             };
             self.err(d);
         }
+        found
     }
 
     fn call(
@@ -450,7 +465,7 @@ impl TreeCx<'_> {
         if let Some(b) = builtins::by_name(&text) {
             return self.builtin(b, name, args, children);
         }
-        if text == "tendencies" && !self.in_agent && self.c.g.names.get(&text).is_none() {
+        if text == "tendencies" && !self.in_agent && !self.c.g.names.contains_key(&text) {
             self.err(
                 Diagnostic::error(
                     "E0204",
@@ -470,10 +485,11 @@ impl TreeCx<'_> {
         }
         if text == "tendencies" && self.in_agent {
             self.no_children(children, "tendencies");
-            self.tendencies_machine(name, args);
-            self.t
-                .pending
-                .push(("running a `tendencies` table".into(), node.span));
+            if let Some(machine) = self.tendencies_machine(name, args) {
+                if let Some(lowered) = self.tendencies_switch(node.span, &machine) {
+                    return lowered;
+                }
+            }
             return (
                 TKind::Node(NodeKind::AlwaysFailure),
                 "Tendencies".into(),
@@ -512,6 +528,7 @@ impl TreeCx<'_> {
                 candidates.extend(self.c.g.leaves.iter().map(|l| l.name.as_str()));
                 candidates.extend(self.c.g.trees.iter().map(|t| t.name.as_str()));
                 let best = closest(&text, candidates).map(str::to_string);
+                self.c.used_globals.extend(best.clone());
                 let looks_builtin = builtins::BUILTINS
                     .iter()
                     .find(|b| b.v4.is_some_and(|id| id.eq_ignore_ascii_case(&text)));
@@ -646,6 +663,7 @@ impl TreeCx<'_> {
         args: Option<&ast::ArgList>,
         children: Option<&ast::NodeBlock>,
     ) -> (TKind, String, Vec<TNode>) {
+        let children_block = children;
         let params: Vec<(&str, &str)> = b.args.iter().map(|a| (a.name, a.port)).collect();
         let (given, unknown_arg) = self.match_args(b.name, &params, args, false);
         let mut vals: Vec<Option<Arg>> = Vec::new();
@@ -699,7 +717,16 @@ impl TreeCx<'_> {
                         cond = Some(self.code_expr(e, &Ty::Bool, &format!("`{}`", spec.name)).0)
                     }
                     ArgType::Variable => {
-                        var = self.variable(e, &format!("`{}`", spec.name)).map(|x| x.0)
+                        var = self.variable(e, &format!("`{}`", spec.name)).map(|x| x.0);
+                        // These are written by the node.
+                        let writes = matches!(
+                            (b.name, spec.name),
+                            ("set_blackboard", "output_key") | ("loop", "value")
+                        );
+                        if let (true, Some(slot)) = (writes, var) {
+                            let what = format!("`{}` of `{}`", spec.name, b.name);
+                            self.check_writable(slot, &what, e.span);
+                        }
                     }
                 },
             }
@@ -826,6 +853,30 @@ impl TreeCx<'_> {
                 }
             },
         };
+        if let (NodeKind::Parallel { success, failure }, Some(block)) = (&kind, children_block) {
+            // BehaviorTree.CPP refuses thresholds above the number of children when it ticks.
+            let n = children.len();
+            for (arg, what, plural) in [
+                (success, "success", "successes"),
+                (failure, "failure", "failures"),
+            ] {
+                if let Arg::Const(v) = arg {
+                    if *v > n as f64 {
+                        self.err(
+                            Diagnostic::error(
+                                "E0302",
+                                format!("`parallel` needs {v} {plural} but has {n} children"),
+                                block.span,
+                            )
+                            .with_label(format!("{n} children here"))
+                            .with_help(format!(
+                                "`{what}` is at most the number of children; `-1` means all of them"
+                            )),
+                        );
+                    }
+                }
+            }
+        }
         (TKind::Node(kind), id, children)
     }
 
@@ -1314,6 +1365,11 @@ pub fn tree_frame(c: &mut Checker, tree: &ast::TreeDecl, sig_ports: &[super::Por
             doc: p.doc.clone(),
         });
     }
+    c.runtime_names = sig_ports
+        .iter()
+        .map(|p| p.name.clone())
+        .chain(tree.locals.iter().map(|v| v.name.name.clone()))
+        .collect();
     for v in &tree.locals {
         if let Some(prev) = frame.get(&v.name.name) {
             let prev_span = frame.vars[prev as usize].span;

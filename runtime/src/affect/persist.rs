@@ -3,23 +3,30 @@
 //! file and line, and the file is left as it was.
 //!
 //! ```text
-//! affect long-term memory v1
+//! affect long-term memory v2
 //! memory feelings
 //! A	63.2	42
 //! K	18.5	22
+//! A	K
 //! ```
-//! Each line after `memory NAME` is a key, its score (0..100) and its familiarity (0..100),
-//! separated by tabs.
+//! Each line after `memory NAME` is either a trace, three fields separated by tabs (a key, its
+//! score 0..100 and its familiarity 0..100), or a connection, two keys separated by a tab
+//! (they were remembered one after the other). Version 1 files, which have no connections,
+//! are read too.
 
 use std::path::Path;
 
-pub const HEADER: &str = "affect long-term memory v1";
+pub const HEADER: &str = "affect long-term memory v2";
 
-/// One memory's traces by key name.
-#[derive(Clone, Debug, PartialEq)]
+/// The previous format, without connections: still read.
+const HEADER_V1: &str = "affect long-term memory v1";
+
+/// One memory's traces and connections by key name.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stored {
     pub name: String,
     pub traces: Vec<(String, f64, f64)>,
+    pub links: Vec<(String, String)>,
 }
 
 pub fn format(memories: &[Stored]) -> String {
@@ -29,6 +36,9 @@ pub fn format(memories: &[Stored]) -> String {
         out.push_str(&format!("memory {}\n", m.name));
         for (k, s, f) in &m.traces {
             out.push_str(&format!("{}\t{s}\t{f}\n", escape(k)));
+        }
+        for (a, b) in &m.links {
+            out.push_str(&format!("{}\t{}\n", escape(a), escape(b)));
         }
     }
     out
@@ -62,11 +72,18 @@ fn unescape(k: &str) -> String {
 pub fn parse(text: &str) -> Result<Vec<Stored>, String> {
     let mut lines = text.lines().enumerate();
     match lines.next() {
-        Some((_, h)) if h.trim_end() == HEADER => {}
+        Some((_, h)) if h.trim_end() == HEADER || h.trim_end() == HEADER_V1 => {}
         Some((_, h)) if h.starts_with("affect long-term memory v") => {
-            return Err(format!("line 1: this file is format `{}`; this version of affect reads `{HEADER}`", h.trim()))
+            return Err(format!(
+            "line 1: this file is format `{}`; this version of affect reads `{HEADER}` (and v1)",
+            h.trim()
+        ))
         }
-        _ => return Err("line 1: not an affect long-term memory file (the first line must be `affect long-term memory v1`)".into()),
+        _ => {
+            return Err(format!(
+                "line 1: not an affect long-term memory file (the first line must be `{HEADER}`)"
+            ))
+        }
     }
     let mut out: Vec<Stored> = Vec::new();
     for (i, line) in lines {
@@ -77,7 +94,7 @@ pub fn parse(text: &str) -> Result<Vec<Stored>, String> {
         if let Some(name) = line.strip_prefix("memory ") {
             out.push(Stored {
                 name: name.trim().to_string(),
-                traces: Vec::new(),
+                ..Stored::default()
             });
             continue;
         }
@@ -85,9 +102,13 @@ pub fn parse(text: &str) -> Result<Vec<Stored>, String> {
             return Err(format!("line {n}: a trace before any `memory NAME` line"));
         };
         let parts: Vec<&str> = line.split('\t').collect();
+        if let [a, b] = parts.as_slice() {
+            current.links.push((unescape(a), unescape(b)));
+            continue;
+        }
         let [k, s, f] = parts.as_slice() else {
             return Err(format!(
-                "line {n}: expected `key<TAB>score<TAB>familiarity`"
+                "line {n}: expected `key<TAB>score<TAB>familiarity` or `key<TAB>key`"
             ));
         };
         let num = |x: &str, what: &str| -> Result<f64, String> {
@@ -137,8 +158,22 @@ mod tests {
         let m = vec![Stored {
             name: "feelings".into(),
             traces: vec![("A".into(), 63.25, 42.0), ("tab\there".into(), 0.0, 100.0)],
+            links: vec![("A".into(), "tab\there".into())],
         }];
         assert_eq!(parse(&format(&m)).unwrap(), m);
+    }
+
+    #[test]
+    fn version_1_files_without_connections_are_read() {
+        let m = parse("affect long-term memory v1\nmemory feelings\nK\t18.5\t22\n").unwrap();
+        assert_eq!(
+            m,
+            vec![Stored {
+                name: "feelings".into(),
+                traces: vec![("K".into(), 18.5, 22.0)],
+                links: vec![],
+            }]
+        );
     }
 
     #[test]

@@ -18,7 +18,10 @@ pub(crate) struct Stack {
 
 impl Default for Stack {
     fn default() -> Self {
-        Stack { v: [0.0; STACK], sp: 0 }
+        Stack {
+            v: [0.0; STACK],
+            sp: 0,
+        }
     }
 }
 
@@ -70,7 +73,9 @@ impl Machine<'_> {
         let start = code.start as usize;
         let end = start + code.len as usize;
         let prog = self.prog;
-        let Some(ops) = prog.code.get(start..end) else { return f64::NAN };
+        let Some(ops) = prog.code.get(start..end) else {
+            return f64::NAN;
+        };
         // The stack is taken out of the machine for the run (a box moves, nothing is copied)
         // so that slots can be written while it is in use.
         let mut st = self.stk.take().unwrap_or_default();

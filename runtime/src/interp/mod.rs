@@ -4,7 +4,8 @@
 
 mod eval;
 mod lists;
-mod nodes;
+pub(crate) mod nodes;
+mod roots;
 
 /// What the runtime provides to compiled code: emotional memory, world questions. The
 /// interpreter calls it for `Op::Host`; so does JIT-compiled code.
@@ -23,7 +24,9 @@ use affect_compiler::ir::program::{AgentProgram, Code, NodeId, Program, SlotId, 
 pub use lists::Lists;
 
 /// A status change of a node, as BehaviorTree.CPP's StatusChangeLogger reports it.
+/// `repr(C)`: JIT-compiled code appends transitions itself (`jit::View`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct Transition {
     pub node: NodeId,
     pub from: Status,
@@ -31,8 +34,9 @@ pub struct Transition {
 }
 
 /// Per-node state beyond the status: a child cursor or counter, a second counter, a timer
-/// deadline and flags. 24 bytes.
+/// deadline and flags. 24 bytes; `repr(C)` because JIT-compiled code addresses the fields.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub(crate) struct NodeState {
     /// Current child (sequences), running child (reactive, switch; -1 none), repeat/retry
     /// count, completed children (parallel).
@@ -114,6 +118,9 @@ pub struct Machine<'p> {
     pub host: Option<Box<dyn Host + 'p>>,
     /// Nodes ticked so far (`executeTick` calls), for benchmarks.
     pub node_ticks: u64,
+    /// JIT-compiled code for this program, when installed (`install_jit`): the process
+    /// phase, tree ticks and halts then run natively on this machine's state.
+    pub(crate) jit: Option<std::rc::Rc<crate::jit::Compiled>>,
 }
 
 impl<'p> Machine<'p> {
@@ -151,7 +158,11 @@ impl<'p> Machine<'p> {
                     | K::EntryUpdated { .. }
                     | K::Loop { .. }
                     | K::SubTree { .. } => true,
-                    K::Foreign { leaf, .. } => program.leaves.get(*leaf as usize).is_some_and(|l| l.class == affect_compiler::builtins::NodeClass::Decorator),
+                    K::Foreign { leaf, .. } => {
+                        program.leaves.get(*leaf as usize).is_some_and(|l| {
+                            l.class == affect_compiler::builtins::NodeClass::Decorator
+                        })
+                    }
                     _ => false,
                 };
                 let mut flags = 0;
@@ -161,7 +172,13 @@ impl<'p> Machine<'p> {
                 if decorator && n.children.1 > 0 {
                     flags |= DECORATOR;
                 }
-                Hot { op: o, flags, first_child: n.children.0, children: n.children.1, code }
+                Hot {
+                    op: o,
+                    flags,
+                    first_child: n.children.0,
+                    children: n.children.1,
+                    code,
+                }
             })
             .collect();
         let mut m = Machine {
@@ -195,6 +212,7 @@ impl<'p> Machine<'p> {
             woken: false,
             host: None,
             node_ticks: 0,
+            jit: None,
         };
         m.slots = agent.slots.iter().map(|s| s.init).collect();
         // Every list slot gets its own copy of its initial list.
@@ -241,6 +259,10 @@ impl<'p> Machine<'p> {
 
     /// The process phase: hormones, lets, update, handlers, drives.
     pub fn process(&mut self) {
+        if let Some(jit) = self.jit.clone() {
+            jit.process(self);
+            return;
+        }
         let code = self.prog.process;
         if code.len > 0 {
             self.run(code);
@@ -253,6 +275,11 @@ impl<'p> Machine<'p> {
         let Some(root) = self.prog.root else {
             return Status::Idle;
         };
+        if let Some(jit) = self.jit.clone() {
+            if let Some(s) = jit.tick_root(self, root) {
+                return s;
+            }
+        }
         let s = self.execute_tick(root);
         if s.is_completed() {
             self.reset_status(root);

@@ -69,7 +69,11 @@ impl Machine<'_> {
     pub(crate) fn execute_tick(&mut self, n: NodeId) -> Status {
         self.node_ticks += 1;
         let h = self.hot[n as usize];
-        let conditions = if h.flags & HAS_CONDITIONS != 0 { self.prog.nodes[n as usize].conditions } else { None };
+        let conditions = if h.flags & HAS_CONDITIONS != 0 {
+            self.prog.nodes[n as usize].conditions
+        } else {
+            None
+        };
         let pre = match conditions {
             Some(ci) => self.pre_conditions(n, ci),
             None => None,
@@ -556,6 +560,13 @@ impl Machine<'_> {
 
     /// `TreeNode::haltNode`: the node's `halt()`, then its `_onHalted` script.
     pub(crate) fn halt_node(&mut self, n: NodeId) {
+        // With compiled code installed, halts (between ticks: timers, a behaviour module
+        // stopping) run the compiled halt, so both engines never mix within one program.
+        if let Some(jit) = self.jit.clone() {
+            if jit.halt(self, n) {
+                return;
+            }
+        }
         self.halt(n);
         if let Some(ci) = self.prog.nodes[n as usize].conditions {
             if let Some(code) = self.prog.conditions[ci as usize].on_halted {
@@ -1247,9 +1258,18 @@ impl Machine<'_> {
 /// numbers as BehaviorTree.CPP compares the subject's text (`%ld`, or `%f` for a double)
 /// with the case's: equal text, then equal leading integers, then reals within a float
 /// epsilon. Equal text implies one of the other two, so no text is built.
-fn switch_matches(value: f64, kind: ValueKind, case: &affect_compiler::ir::program::CaseValue) -> bool {
+fn switch_matches(
+    value: f64,
+    kind: ValueKind,
+    case: &affect_compiler::ir::program::CaseValue,
+) -> bool {
     match kind {
-        ValueKind::Num | ValueKind::Int | ValueKind::Duration | ValueKind::Rate | ValueKind::Length | ValueKind::Angle => {
+        ValueKind::Num
+        | ValueKind::Int
+        | ValueKind::Duration
+        | ValueKind::Rate
+        | ValueKind::Length
+        | ValueKind::Angle => {
             // `%f` and `%ld` both start with the integer part, truncated toward zero.
             if value.is_finite() {
                 if let Some(b) = leading_int(&case.text) {
@@ -1268,7 +1288,7 @@ fn switch_matches(value: f64, kind: ValueKind, case: &affect_compiler::ir::progr
 }
 
 /// `std::from_chars` for an int: an optional minus and at least one digit, the rest ignored.
-fn leading_int(s: &str) -> Option<i64> {
+pub(crate) fn leading_int(s: &str) -> Option<i64> {
     let bytes = s.as_bytes();
     let mut end = usize::from(bytes.first() == Some(&b'-'));
     let digits_start = end;

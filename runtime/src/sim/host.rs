@@ -18,6 +18,9 @@ pub struct AgentAffect {
     pub memories: Vec<Memory>,
     /// Labels the agent has stood on (for `unvisited()`).
     pub visited: Vec<u32>,
+    /// `log` lines for the trace since the run loop last drained them (the emotional decision
+    /// overriding the shortest path, ...).
+    pub logs: Vec<String>,
 }
 
 pub struct AgentHost {
@@ -49,6 +52,21 @@ impl AgentHost {
         }
         let i = self.rng.below(pool.len() as u64) as usize;
         pool[i] as f64
+    }
+
+    /// A path's places by label, separated by spaces (`#12` for a key that is no label).
+    fn names(&self, path: &[f64]) -> String {
+        let mut out = String::new();
+        for (i, k) in path.iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            match self.labels.char_of(*k) {
+                Some(c) => out.push(c),
+                None => out.push_str(&format!("#{k}")),
+            }
+        }
+        out
     }
 
     fn toward(&self, enum_index: u32, from: f64, to: f64) -> f64 {
@@ -101,14 +119,29 @@ impl Host for AgentHost {
             HostFn::MemPathScore => m.path_score(lists.values(a(0))),
             HostFn::MemBestPath => {
                 let paths = lists.values(a(0)).to_vec();
-                let mut best: Option<(f64, f64)> = None;
-                for p in paths {
-                    let s = m.path_score(lists.values(p));
+                let mut best: Option<(usize, f64)> = None;
+                for (i, p) in paths.iter().enumerate() {
+                    let s = m.path_score(lists.values(*p));
                     if best.is_none_or(|(_, b)| s > b) {
-                        best = Some((p, s));
+                        best = Some((i, s));
                     }
                 }
-                best.map(|(p, _)| p).unwrap_or(f64::NAN)
+                let Some((i, score)) = best else {
+                    return f64::NAN;
+                };
+                if i > 0 {
+                    // The candidates come shortest first (TracePaths): the emotional decision
+                    // overrides the physical one, as in the seed's Fig. 56.
+                    let first = lists.values(paths[0]);
+                    let text = format!(
+                        "best_path: {} (score {score:.2}) instead of the first candidate {} (score {:.2})",
+                        self.names(lists.values(paths[i])),
+                        self.names(first),
+                        m.path_score(first),
+                    );
+                    affect.logs.push(text);
+                }
+                paths[i]
             }
             _ => f64::NAN,
         }

@@ -6,14 +6,17 @@
 //! |---|---|---|
 //! | `Move(in direction)` | grid | one cell through the motor; RUNNING for the grid's `move_time`, FAILURE when blocked |
 //! | `ObstacleAhead(in direction, ..)` | grid | SUCCESS when the next cell that way is taken, blank or off the grid |
-//! | `TracePaths(in from, in to, in source, out paths)` | grid | candidate paths, shortest first; `source` `Memory` keeps the paths through remembered places only |
+//! | `TracePaths(in from, in to, in source, out paths)` | grid | candidate paths, shortest first; `source` `Memory` keeps the paths through remembered places and connections only |
+//!
+//! The CARS leaves (`SendCommand`, `Locate`, `Near`, `Say`, `RandomWalk`, `GoTo`, `Stop`) are
+//! in [`super::area_leaves`].
 
 use super::host::AgentAffect;
 use super::Labels;
 use crate::devices::sim::{SharedWorld, SimGridMotor};
 use crate::devices::{Motor, MotorCommand, MotorStatus};
 use crate::leaf::{Leaf, LeafCall};
-use crate::world::{AgentId, Direction};
+use crate::world::{AgentId, Direction, World};
 use affect_compiler::ir::program::{EnumInfo, LeafInfo, Status, ValueKind};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -25,6 +28,10 @@ pub struct LeafEnv {
     pub labels: Rc<Labels>,
     pub enums: Rc<Vec<EnumInfo>>,
     pub affect: Rc<RefCell<AgentAffect>>,
+    /// What the agent's area leaves share (`area_leaves`).
+    pub area: Rc<super::area_leaves::AreaAgent>,
+    /// QRIO's head and camera (`qrio`).
+    pub body: Rc<super::qrio::Body>,
 }
 
 /// The enum variant at `v` as a direction, when the variant is named like one.
@@ -76,7 +83,8 @@ pub fn bind(info: &LeafInfo, env: &LeafEnv) -> Option<Box<dyn Leaf>> {
             outer: None,
             pool: Vec::new(),
         })),
-        _ => None,
+        _ => super::area_leaves::bind(info, env, is_grid)
+            .or_else(|| super::qrio::bind(info, env, is_grid)),
     }
 }
 
@@ -140,8 +148,9 @@ impl Leaf for ObstacleAhead {
     }
 }
 
-/// Candidate paths from the map, shortest first; through remembered places only when the
-/// source is `Memory` (the seed's "learning by experience" versus "by being told").
+/// Candidate paths from the map, shortest first; when the source is `Memory`, only those
+/// made of places long-term memory knows and of connections the robot has travelled (the
+/// seed's "learning by experience" versus "by being told").
 struct TracePaths {
     world: SharedWorld,
     labels: Rc<Labels>,
@@ -159,6 +168,24 @@ struct TracePaths {
 
 const EXTRA_STEPS: usize = 2;
 const MAX_PATHS: usize = 8;
+
+/// What `TracePaths` hands out: the map's paths from `from` to `to` at most `EXTRA_STEPS`
+/// longer than the shortest, shortest first, that `keep` accepts, at most `MAX_PATHS` of
+/// them. `keep` chooses before the limit applies, so a remembered detour is not crowded out
+/// by shorter paths through places the robot has never been.
+fn candidate_paths(
+    world: &World,
+    from: char,
+    to: char,
+    keep: impl Fn(&[char]) -> bool,
+) -> Vec<Vec<char>> {
+    world
+        .paths_between(from, to, EXTRA_STEPS, usize::MAX)
+        .into_iter()
+        .filter(|p| keep(p))
+        .take(MAX_PATHS)
+        .collect()
+}
 
 impl Leaf for TracePaths {
     fn tick(&mut self, call: &mut LeafCall) -> Status {
@@ -178,21 +205,20 @@ impl Leaf for TracePaths {
             }
             _ => false,
         };
-        let found = match self.world.try_borrow() {
-            Ok(w) => w.paths_between(a, b, EXTRA_STEPS, MAX_PATHS),
-            Err(_) => return Status::Failure,
-        };
         let affect = self.affect.borrow();
-        let known = |c: char| {
-            let sym = self.labels.symbol_of(c);
-            affect
-                .memories
-                .first()
-                .is_some_and(|m| sym.is_some_and(|s| m.long_term().iter().any(|t| t.key == s)))
+        let recalled = |p: &[char]| {
+            let (Some(m), Some(start)) = (affect.memories.first(), self.labels.symbol_of(a)) else {
+                return false;
+            };
+            let route: Option<Vec<u32>> = p.iter().map(|c| self.labels.symbol_of(*c)).collect();
+            route.is_some_and(|r| m.knows_route(start, &r))
+        };
+        let found = match self.world.try_borrow() {
+            Ok(w) => candidate_paths(&w, a, b, |p| !from_memory || recalled(p)),
+            Err(_) => return Status::Failure,
         };
         let keep: Vec<Vec<f64>> = found
             .into_iter()
-            .filter(|p| !from_memory || p.iter().all(|c| known(*c)))
             .map(|p| {
                 p.iter()
                     .filter_map(|c| self.labels.symbol_of(*c))
@@ -215,5 +241,56 @@ impl Leaf for TracePaths {
         } else {
             Status::Success
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use affect_compiler::ir::world::lower_world;
+    use affect_compiler::syntax::ast::ItemKind;
+
+    /// The seed's floor (Fig. 23).
+    fn floor() -> World {
+        let src = r#"world Floor {
+            grid 5 x 5 cell 24cm labels "OITWG / SDA.U / HXKVN / CMFRE / PQLBJ";
+            spawn Navigator at P;
+        }"#;
+        let parsed = affect_compiler::syntax::parse(src);
+        let decl = parsed
+            .file
+            .items
+            .iter()
+            .find_map(|i| match &i.kind {
+                ItemKind::World(w) => Some(w),
+                _ => None,
+            })
+            .expect("a world");
+        World::new(&lower_world(decl).0).expect("a world")
+    }
+
+    fn path(s: &str) -> Vec<char> {
+        s.chars().filter(|c| !c.is_whitespace()).collect()
+    }
+
+    #[test]
+    fn remembered_detours_are_not_crowded_out_by_unknown_shorter_paths() {
+        let w = floor();
+        // Seed 003, Fig. 55: the robot knows the dark way P C H X K A and the bright way
+        // P C H S O I D A. The map has more than `MAX_PATHS` paths of up to seven steps from
+        // P to A, the bright one among the longest: filtering after the limit lost it.
+        let (dark, bright) = (path("C H X K A"), path("C H S O I D A"));
+        assert!(w.paths_between('P', 'A', EXTRA_STEPS, usize::MAX).len() > MAX_PATHS);
+        let known = |p: &[char]| p == dark.as_slice() || p == bright.as_slice();
+        assert_eq!(candidate_paths(&w, 'P', 'A', known), vec![dark, bright]);
+        // From the map, the shortest come first and at most `MAX_PATHS` of them.
+        let all = candidate_paths(&w, 'P', 'A', |_| true);
+        assert_eq!(all.len(), MAX_PATHS);
+        assert_eq!(
+            all[0],
+            path("C H S D A"),
+            "ties break Up, Down, Left, Right"
+        );
+        assert!(all.iter().all(|p| p.len() == 5));
     }
 }

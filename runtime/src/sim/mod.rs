@@ -3,14 +3,19 @@
 //! simulated I2C bus), its declared leaves to simulator implementations where there are
 //! some, and its memories and world questions to a host.
 
+pub mod area_leaves;
 pub mod host;
 pub mod leaves;
+pub mod minefield;
+pub mod qrio;
+pub mod team;
 
 use crate::affect::persist::{self, Stored};
 use crate::affect::{Memory, Trace};
 use crate::devices::ads1115::Ads1115;
 use crate::devices::sim::{
-    NoDelay, SharedWorld, SimEdgeEvent, SimField, SimI2c, SimLabel, SimPosition,
+    Locate, NoDelay, SharedWorld, SimEdgeEvent, SimField, SimI2c, SimLabel, SimLocator,
+    SimPosition, Target,
 };
 use crate::devices::{DeviceError, EdgeSource, Reading, Sensor};
 use crate::interp::Machine;
@@ -62,6 +67,17 @@ impl Labels {
     }
 }
 
+/// The text of a string symbol (empty for none).
+fn symbol_text(program: &Program, symbol: f64) -> &str {
+    if !(symbol >= 0.0) {
+        return "";
+    }
+    program
+        .strings
+        .get(symbol as usize)
+        .map_or("", String::as_str)
+}
+
 /// A sensor bound to a slot.
 struct BoundSensor {
     slot: SlotId,
@@ -71,6 +87,9 @@ struct BoundSensor {
     device: Box<dyn Sensor>,
     /// A label sensor: what it reads marks the place visited.
     marks_visited: bool,
+    /// `distance_to(robot: refiller)` with `refiller` a string variable: the variable's slot
+    /// and the symbol the sensor is aimed at, re-aimed when the variable changes.
+    follows: Option<(SlotId, f64)>,
 }
 
 /// An event bound to a slot: a device edge, or the world's `raise` aimed at this agent.
@@ -92,6 +111,9 @@ pub struct SimAgent<'p> {
     events: Vec<BoundEvent>,
     /// Declared leaves bound to nothing: they ran as stand-ins.
     pub stand_ins: Vec<String>,
+    /// Recruitment and components (`team`): call `before_tick` before the process phase
+    /// and `flush` after the tick.
+    pub team: team::Link,
 }
 
 /// A problem found while setting agents up (an unreadable memory file, ...).
@@ -103,6 +125,10 @@ pub struct Setup<'a> {
     pub seed: u64,
     /// Where `persist` files live (the program's directory); `None` keeps memories in memory.
     pub persist_dir: Option<std::path::PathBuf>,
+    /// The run's commands between robots (`SendCommand`); every instance built registers.
+    pub mail: area_leaves::SharedMail,
+    /// What the run's instances share for recruitment and components (`team`).
+    pub team: team::SharedTeam,
 }
 
 fn stand_in_for(
@@ -158,6 +184,12 @@ pub fn build_agent<'p>(
                         })
                         .collect();
                     m.set_long_term(traces);
+                    let links = s
+                        .links
+                        .iter()
+                        .filter_map(|(a, b)| Some((program.symbol(a)?, program.symbol(b)?)))
+                        .collect();
+                    m.set_links(links);
                 }
             }
         }
@@ -166,8 +198,20 @@ pub fn build_agent<'p>(
     let affect = Rc::new(RefCell::new(AgentAffect {
         memories,
         visited: Vec::new(),
+        logs: Vec::new(),
     }));
 
+    setup.mail.borrow_mut().register(program, agent, &name);
+    // QRIO's head and camera, shared by its leaves and sensors (`qrio`).
+    let body = Rc::new(qrio::Body::default());
+    let area = Rc::new(area_leaves::AreaAgent::new(
+        &name,
+        agent.rate_hz,
+        Rc::new(program.strings.clone()),
+        setup.mail.clone(),
+        setup.seed,
+    ));
+    let link = team::join(&setup.team, program, agent, &name, world.clone());
     let mut table = LeafTable::new(agent.nodes.len());
     let mut stand_ins: Vec<String> = Vec::new();
     for (i, node) in agent.nodes.iter().enumerate() {
@@ -180,16 +224,20 @@ pub fn build_agent<'p>(
             .iter()
             .any(|(k, _)| *k == node.path || *k == node.name || *k == info.name);
         let simulated = match (&world, overridden) {
-            (Some((w, id)), false) => leaves::bind(
-                info,
-                &leaves::LeafEnv {
-                    world: w.clone(),
-                    agent: *id,
-                    labels: labels.clone(),
-                    enums: enums.clone(),
-                    affect: affect.clone(),
-                },
-            ),
+            (Some((w, id)), false) => team::bind(info, &link).or_else(|| {
+                leaves::bind(
+                    info,
+                    &leaves::LeafEnv {
+                        world: w.clone(),
+                        agent: *id,
+                        labels: labels.clone(),
+                        enums: enums.clone(),
+                        affect: affect.clone(),
+                        area: area.clone(),
+                        body: body.clone(),
+                    },
+                )
+            }),
             _ => None,
         };
         match simulated {
@@ -216,6 +264,7 @@ pub fn build_agent<'p>(
         enums: enums.clone(),
         rng: Rng::named(seed, "unvisited"),
     }));
+    team::wrap_host(&mut machine, &link);
 
     let mut sensors = Vec::new();
     let mut events = Vec::new();
@@ -301,7 +350,35 @@ pub fn build_agent<'p>(
             let s = &agent.slots[slot as usize];
             match d.role {
                 DeviceRole::Sensor => {
+                    let mut follows = None;
                     let device: Option<Box<dyn Sensor>> = match d.driver.as_str() {
+                        "distance_to" => {
+                            let robot = d.args.iter().find_map(|(n, v)| match (n.as_str(), v) {
+                                ("robot", DeviceArg::Name(r) | DeviceArg::Str(r)) => Some(r),
+                                _ => None,
+                            });
+                            // A string variable names the robot (and may change); any other
+                            // name is the robot's own.
+                            let var = robot.and_then(|r| {
+                                agent.slots.iter().position(|s| {
+                                    s.scope == 0 && s.name == *r && s.kind == ValueKind::Str
+                                })
+                            });
+                            let target = match var {
+                                Some(v) => {
+                                    let sym = machine.slots[v];
+                                    follows = Some((v as SlotId, sym));
+                                    symbol_text(program, sym).to_string()
+                                }
+                                None => robot.cloned().unwrap_or_default(),
+                            };
+                            Some(Box::new(SimLocator::new(
+                                w.clone(),
+                                *id,
+                                Target::Agent(target),
+                                Locate::Distance,
+                            )))
+                        }
                         "ads1115" => {
                             let num = |k: &str| {
                                 d.args
@@ -338,7 +415,18 @@ pub fn build_agent<'p>(
                                 field.as_deref().unwrap_or(&d.name),
                             )))
                         }
-                        _ => None,
+                        other => {
+                            // The spawn's value for the sensor starts it (`battery 60`).
+                            let initial = w.borrow().agent(*id).and_then(|a| {
+                                a.init.iter().find_map(|(n, v)| match v {
+                                    InitValue::Num { value, .. } if n.name == d.name => {
+                                        Some(*value)
+                                    }
+                                    _ => None,
+                                })
+                            });
+                            qrio::sensor(other, w.clone(), *id, body.clone(), initial)
+                        }
                     };
                     if let Some(device) = device {
                         sensors.push(BoundSensor {
@@ -347,6 +435,7 @@ pub fn build_agent<'p>(
                             kind: s.kind,
                             range: s.range,
                             marks_visited: d.driver == "camera_label",
+                            follows,
                             device,
                         });
                     }
@@ -375,6 +464,7 @@ pub fn build_agent<'p>(
         sensors,
         events,
         stand_ins,
+        team: link,
     })
 }
 
@@ -391,6 +481,15 @@ impl SimAgent<'_> {
         errors: &mut SenseErrors,
     ) {
         for s in &mut self.sensors {
+            if let (Some((slot, aimed)), Some(w), Some(id)) = (&mut s.follows, world, self.world_id)
+            {
+                let now = self.machine.slots[*slot as usize];
+                if now.to_bits() != aimed.to_bits() {
+                    *aimed = now;
+                    let target = Target::Agent(symbol_text(program, now).to_string());
+                    s.device = Box::new(SimLocator::new(w.clone(), id, target, Locate::Distance));
+                }
+            }
             match s.device.read() {
                 Ok(r) => {
                     let v = match (r, s.kind) {
@@ -475,11 +574,14 @@ impl SimAgent<'_> {
                         )
                     })
                     .collect();
+                let name = |k: u32| program.strings.get(k as usize).cloned().unwrap_or_default();
+                let links = m.links().iter().map(|&(a, b)| (name(a), name(b))).collect();
                 Some((
                     file,
                     Stored {
                         name: m.spec.name.clone(),
                         traces,
+                        links,
                     },
                 ))
             })

@@ -335,6 +335,22 @@ impl World {
         }
     }
 
+    /// Turns an agent in place to face along `heading` (any length but zero; QRIO turning
+    /// to look around). False when there is no such agent or no direction.
+    pub fn set_heading(&mut self, id: AgentId, heading: (f64, f64)) -> bool {
+        let len = (heading.0 * heading.0 + heading.1 * heading.1).sqrt();
+        if !(len > 0.0) || !len.is_finite() {
+            return false;
+        }
+        match self.agent_mut(id) {
+            Some(a) => {
+                a.heading = (heading.0 / len, heading.1 / len);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The value of a field where an agent stands.
     pub fn field(&self, name: &str, id: AgentId) -> Option<f64> {
         let agent = self.agent(id)?;

@@ -1,0 +1,453 @@
+//! `affect convert`: BehaviorTree.CPP 3 XML ↔ 4 XML, element by element, keeping everything
+//! else (comments, order, unknown attributes) as it is. Towards v4, explicit-form nodes
+//! (`<Action ID="X">`) become compact (`<X>`), as BehaviorTree.CPP 4 writes them: 4.8 refuses
+//! explicit-form children of `ReactiveSequence`/`ReactiveFallback` ("Unknown node type").
+//!
+//! Compared with BehaviorTree.CPP's own `convert_v3_to_v4.py`:
+//! - `SequenceStar` becomes `SequenceWithMemory` in the explicit form too (the script writes
+//!   the old name back into `ID`);
+//! - a v3 `<SubTree>` wraps only its remappings in braces, never `name`, `ID` or
+//!   `__shared_blackboard` (which becomes `_autoremap`, with a warning: a shared blackboard
+//!   has no exact v4 equivalent);
+//! - `Parallel`'s `success_threshold`/`failure_threshold` (and 3.0–3.5's `threshold`) become
+//!   `success_count`/`failure_count`;
+//! - `BlackboardCheckInt/Double/String/Bool` become `Precondition` with a script;
+//! - `<TreeNodesModel>` entries are converted too.
+//! The other direction refuses what v3 cannot run (scripts, pre/post conditions, v4-only nodes)
+//! with a diagnostic at each place.
+
+use super::xml::{self, Attribute, Element, XmlNode};
+use super::Dialect;
+use crate::diagnostic::{has_errors, Diagnostic};
+use crate::span::Span;
+
+#[derive(Debug)]
+pub struct Converted {
+    pub xml: String,
+    /// Spans are byte offsets into the input text.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The dialect the input was written in.
+    pub from: Dialect,
+}
+
+const V4_ONLY: &[&str] = &[
+    "Script",
+    "ScriptCondition",
+    "Precondition",
+    "Sleep",
+    "RunOnce",
+    "UnsetBlackboard",
+    "ParallelAll",
+    "AsyncSequence",
+    "AsyncFallback",
+    "LoopInt",
+    "LoopBool",
+    "LoopDouble",
+    "LoopString",
+    "WasEntryUpdated",
+    "SkipUnlessUpdated",
+    "WaitValueUpdate",
+    "TryCatch",
+];
+
+const PRE_POST: &[&str] = &[
+    "_skipIf",
+    "_successIf",
+    "_failureIf",
+    "_while",
+    "_onSuccess",
+    "_onFailure",
+    "_onHalted",
+    "_post",
+];
+
+pub fn convert(text: &str, to: Dialect) -> Converted {
+    let parsed = xml::parse(text);
+    let mut c = Converter {
+        diags: parsed.diagnostics,
+        to,
+    };
+    let mut doc = parsed.document;
+    let mut from = Dialect::V3;
+    if !has_errors(&c.diags) {
+        match doc.root_mut() {
+            Some(root) if root.name == "root" => {
+                from = match root.attr("BTCPP_format").map(str::trim) {
+                    Some("4") => Dialect::V4,
+                    _ => Dialect::V3,
+                };
+                if from == to {
+                    c.diags.push(
+                        Diagnostic::warning(
+                            "W0461",
+                            format!("the file is already BehaviorTree.CPP {}", to.name()),
+                            root.name_span,
+                        )
+                        .with_label("nothing to convert"),
+                    );
+                } else {
+                    c.root(root);
+                }
+            }
+            Some(root) => {
+                let span = root.name_span;
+                let name = root.name.clone();
+                c.diags.push(
+                    Diagnostic::error(
+                        "E0407",
+                        format!("the root element is `<{name}>`, not `<root>`"),
+                        span,
+                    )
+                    .with_label("not a BehaviorTree.CPP file"),
+                );
+            }
+            None => {}
+        }
+    }
+    c.diags
+        .sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
+    Converted {
+        xml: xml::write(&doc),
+        diagnostics: c.diags,
+        from,
+    }
+}
+
+struct Converter {
+    diags: Vec<Diagnostic>,
+    to: Dialect,
+}
+
+fn rename_attr(el: &mut Element, from: &str, to: &str) {
+    if let Some(a) = el.attrs.iter_mut().find(|a| a.name == from) {
+        a.name = to.to_string();
+    }
+}
+
+/// The node ID an element stands for, and whether it is written in the explicit form.
+fn node_id(el: &Element) -> (String, bool) {
+    match el.name.as_str() {
+        "Action" | "Condition" | "Control" | "Decorator" => {
+            (el.attr("ID").unwrap_or("").to_string(), true)
+        }
+        other => (other.to_string(), false),
+    }
+}
+
+fn set_id(el: &mut Element, explicit: bool, id: &str) {
+    if explicit {
+        el.set("ID", id);
+    } else {
+        el.name = id.to_string();
+    }
+}
+
+/// A port value as a script operand: `{key}` → `key`, a literal → a literal.
+fn operand(value: &str, string: bool) -> Option<String> {
+    if let Some(key) = super::model::blackboard_key(value) {
+        return super::script::is_script_ident(key.trim_start_matches('@'))
+            .then(|| key.to_string());
+    }
+    if !string
+        && super::script::parse(value)
+            .is_ok_and(|s| matches!(s.as_slice(), [super::script::Raw::Num(_)]))
+    {
+        return Some(value.to_string());
+    }
+    if !string && (value == "true" || value == "false") {
+        return Some(value.to_string());
+    }
+    (!value.contains('\'')).then(|| format!("'{value}'"))
+}
+
+impl Converter {
+    fn root(&mut self, root: &mut Element) {
+        match self.to {
+            Dialect::V4 => {
+                root.remove("BTCPP_format");
+                root.attrs.insert(
+                    0,
+                    Attribute {
+                        name: "BTCPP_format".into(),
+                        value: "4".into(),
+                        ..Attribute::default()
+                    },
+                );
+            }
+            Dialect::V3 => {
+                root.remove("BTCPP_format");
+            }
+        }
+        for child in root.elements_mut() {
+            match child.name.as_str() {
+                "BehaviorTree" => {
+                    for n in child.elements_mut() {
+                        self.node(n);
+                    }
+                }
+                "TreeNodesModel" => {
+                    let mut kept = Vec::new();
+                    for n in child.children.drain(..) {
+                        match n {
+                            XmlNode::Element(mut e) => {
+                                if self.model(&mut e) {
+                                    kept.push(XmlNode::Element(e));
+                                }
+                            }
+                            other => kept.push(other),
+                        }
+                    }
+                    child.children = kept;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Converts a model entry; `false` drops it (it describes a node the target lacks).
+    fn model(&mut self, e: &mut Element) -> bool {
+        let Some(id) = e.attr("ID").map(str::to_string) else {
+            return true;
+        };
+        match (self.to, id.as_str()) {
+            (Dialect::V4, "SequenceStar") => e.set("ID", "SequenceWithMemory"),
+            (Dialect::V3, "SequenceWithMemory") => e.set("ID", "SequenceStar"),
+            (Dialect::V4, b) if b.starts_with("BlackboardCheck") => return false,
+            (Dialect::V4, "Parallel") | (Dialect::V3, "Parallel") => {
+                let pairs: &[(&str, &str)] = if self.to == Dialect::V4 {
+                    &[
+                        ("success_threshold", "success_count"),
+                        ("failure_threshold", "failure_count"),
+                        ("threshold", "success_count"),
+                    ]
+                } else {
+                    &[
+                        ("success_count", "success_threshold"),
+                        ("failure_count", "failure_threshold"),
+                    ]
+                };
+                for p in e.elements_mut() {
+                    for (from, to) in pairs {
+                        if p.attr("name") == Some(from) {
+                            p.set("name", *to);
+                        }
+                    }
+                }
+            }
+            (Dialect::V3, v4) if V4_ONLY.contains(&v4) => return false,
+            _ => {}
+        }
+        true
+    }
+
+    fn node(&mut self, el: &mut Element) {
+        match self.to {
+            Dialect::V4 => self.to_v4(el),
+            Dialect::V3 => self.to_v3(el),
+        }
+        for c in el.elements_mut() {
+            self.node(c);
+        }
+    }
+
+    fn to_v4(&mut self, el: &mut Element) {
+        let (id, explicit) = node_id(el);
+        // BehaviorTree.CPP 4 writes the compact form, and 4.8 refuses explicit-form children of
+        // ReactiveSequence/ReactiveFallback ("Unknown node type: Action").
+        if explicit && super::names::is_xml_name(&id) && !id.starts_with("BlackboardCheck") {
+            el.remove("ID");
+            el.name = id.clone();
+        }
+        let explicit = explicit && el.name != id;
+        match id.as_str() {
+            "SequenceStar" => set_id(el, explicit, "SequenceWithMemory"),
+            "Parallel" => {
+                rename_attr(el, "success_threshold", "success_count");
+                rename_attr(el, "failure_threshold", "failure_count");
+                rename_attr(el, "threshold", "success_count");
+            }
+            "SubTreePlus" => {
+                el.name = "SubTree".into();
+                rename_attr(el, "__autoremap", "_autoremap");
+            }
+            "SubTree" => {
+                // v3 remaps with bare keys; v4 needs braces, and only remappings get them.
+                let mut shared = None;
+                for a in &mut el.attrs {
+                    match a.name.as_str() {
+                        "ID" | "name" => {}
+                        "__shared_blackboard" => shared = Some((a.value.clone(), a.name_span)),
+                        n if n.starts_with('_') => {}
+                        _ => {
+                            if super::model::blackboard_key(&a.value).is_none()
+                                && !a.value.is_empty()
+                            {
+                                a.value = format!("{{{}}}", a.value);
+                            }
+                        }
+                    }
+                }
+                if let Some((value, span)) = shared {
+                    el.remove("__shared_blackboard");
+                    if value == "true" {
+                        el.set("_autoremap", "true");
+                        self.diags.push(
+                            Diagnostic::warning("W0461", "`__shared_blackboard` becomes `_autoremap`", span)
+                                .with_label("v4 has no shared blackboard for a subtree")
+                                .with_note("with `_autoremap` the subtree reads and writes the parent's entries of the same name, except those starting with `_`; entries it creates stay its own"),
+                        );
+                    }
+                }
+            }
+            b if b.starts_with("BlackboardCheck") => self.blackboard_check(el, b, explicit),
+            _ => {}
+        }
+    }
+
+    fn blackboard_check(&mut self, el: &mut Element, id: &str, explicit: bool) {
+        let string = id == "BlackboardCheckString";
+        let a = el.attr("value_A").unwrap_or("").to_string();
+        let b = el.attr("value_B").unwrap_or("").to_string();
+        let (Some(x), Some(y)) = (operand(&a, string), operand(&b, string)) else {
+            let span = el.name_span;
+            self.diags.push(
+                Diagnostic::error(
+                    "E0461",
+                    format!("`{id}` cannot be written as a script"),
+                    span,
+                )
+                .with_label("a value holds a `'`, which v4 scripts cannot quote")
+                .with_help("replace the node by hand with `<Precondition if=\"...\">`"),
+            );
+            return;
+        };
+        let mismatch = el.attr("return_on_mismatch").unwrap_or("").to_string();
+        let mut pre = Element::new(if explicit {
+            "Decorator"
+        } else {
+            "Precondition"
+        });
+        pre.span = el.span;
+        pre.name_span = el.name_span;
+        if explicit {
+            pre.set("ID", "Precondition");
+        }
+        if let Some(n) = el.attr("name") {
+            pre.set("name", n);
+        }
+        pre.set("if", format!("{x} == {y}"));
+        if !mismatch.is_empty() {
+            pre.set("else", mismatch);
+        }
+        for a in &el.attrs {
+            if !matches!(
+                a.name.as_str(),
+                "ID" | "name" | "value_A" | "value_B" | "return_on_mismatch"
+            ) {
+                pre.set(&a.name, a.value.clone());
+            }
+        }
+        pre.children = std::mem::take(&mut el.children);
+        let span = el.name_span;
+        self.diags.push(
+            Diagnostic::warning("W0461", format!("`{id}` becomes `Precondition`"), span)
+                .with_label("v4 has no BlackboardCheck")
+                .with_note("BlackboardCheck re-compares on every tick and halts a running child on a mismatch; Precondition checks only when its child starts"),
+        );
+        *el = pre;
+    }
+
+    fn to_v3(&mut self, el: &mut Element) {
+        let (id, explicit) = node_id(el);
+        for a in &el.attrs {
+            if PRE_POST.contains(&a.name.as_str()) {
+                self.diags.push(
+                    Diagnostic::error(
+                        "E0461",
+                        format!("`{}` needs BehaviorTree.CPP 4", a.name),
+                        a.name_span,
+                    )
+                    .with_label("v3 has no pre/post-condition attributes")
+                    .with_help("wrap the node in nodes v3 has, or keep the file in v4"),
+                );
+            }
+        }
+        match id.as_str() {
+            "SequenceWithMemory" => set_id(el, explicit, "SequenceStar"),
+            "Parallel" => {
+                rename_attr(el, "success_count", "success_threshold");
+                rename_attr(el, "failure_count", "failure_threshold");
+                if el.attr("success_threshold").is_none() {
+                    // v4's default; v3 requires the port.
+                    el.set("success_threshold", "-1");
+                }
+            }
+            "SubTree" => {
+                el.name = "SubTreePlus".into();
+                rename_attr(el, "_autoremap", "__autoremap");
+            }
+            v4 if V4_ONLY.contains(&v4) => {
+                let span = el.name_span;
+                self.diags.push(
+                    Diagnostic::error("E0461", format!("`{v4}` needs BehaviorTree.CPP 4"), span)
+                        .with_label("not a v3 node")
+                        .with_help(
+                            "rewrite this part of the tree with v3 nodes, or keep the file in v4",
+                        ),
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+#[allow(dead_code)]
+fn unused(_: Span) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v3_to_v4_fixes_the_script_bugs() {
+        let src = r#"<root main_tree_to_execute="M">
+  <BehaviorTree ID="M">
+    <Sequence>
+      <Control ID="SequenceStar" name="s"><AlwaysSuccess/></Control>
+      <SubTree ID="X" name="inst" goal="target" __shared_blackboard="false"/>
+      <Parallel success_threshold="2" failure_threshold="1"><AlwaysSuccess/><AlwaysSuccess/></Parallel>
+      <BlackboardCheckInt value_A="{a}" value_B="3" return_on_mismatch="SUCCESS"><AlwaysSuccess/></BlackboardCheckInt>
+    </Sequence>
+  </BehaviorTree>
+  <TreeNodesModel><Control ID="SequenceStar"/></TreeNodesModel>
+</root>"#;
+        let c = convert(src, Dialect::V4);
+        assert!(!has_errors(&c.diagnostics), "{:?}", c.diagnostics);
+        let x = &c.xml;
+        assert!(
+            x.contains("<root BTCPP_format=\"4\" main_tree_to_execute=\"M\">"),
+            "{x}"
+        );
+        assert!(x.contains("<SequenceWithMemory name=\"s\">"), "{x}");
+        assert!(
+            x.contains("<SubTree ID=\"X\" name=\"inst\" goal=\"{target}\"/>"),
+            "{x}"
+        );
+        assert!(x.contains("success_count=\"2\" failure_count=\"1\""), "{x}");
+        assert!(
+            x.contains("<Precondition if=\"a == 3\" else=\"SUCCESS\">"),
+            "{x}"
+        );
+        assert!(x.contains("<Control ID=\"SequenceWithMemory\"/>"), "{x}");
+    }
+
+    #[test]
+    fn v4_to_v3_refuses_scripts() {
+        let src = r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence><Script code="a := 1"/><SubTree ID="X" a="{b}" _autoremap="true"/></Sequence></BehaviorTree></root>"#;
+        let c = convert(src, Dialect::V3);
+        assert_eq!(c.diagnostics.iter().filter(|d| d.is_error()).count(), 1);
+        assert!(c
+            .xml
+            .contains("<SubTreePlus ID=\"X\" a=\"{b}\" __autoremap=\"true\"/>"));
+    }
+}

@@ -1,0 +1,262 @@
+//! Components and failure (seed 001): `component` blocks become the runtime's
+//! [`ComponentSpec`]s, and `on failed(c)` / `on recovered(c)` handlers become process-phase
+//! code. Each setting's type is checked in `settings.rs`; here come the checks only the
+//! values allow (a timeout no longer than the heartbeat would fail a healthy component) and
+//! the defaults. `failed(c)` and `recovered(c)` in expressions are compiled in `expr.rs`.
+
+use super::frame::Frame;
+use super::tree::{Template, TreeCx};
+use super::ty::Ty;
+use super::Checker;
+use crate::diagnostic::Diagnostic;
+use crate::ir::functions::HostFn;
+use crate::ir::program::{ComponentSpec, Op};
+use crate::syntax::ast::{self, Expr, ExprKind, File, ItemKind, MemberKind, SettingEntry};
+
+/// How many heartbeats a component may miss when its block gives no `timeout`.
+const MISSED_BEATS: f64 = 3.0;
+
+impl Checker {
+    /// The agent's own components, in written order.
+    pub(crate) fn member_components(
+        &mut self,
+        members: &[ast::Member],
+        t: &mut Template,
+        traits: &[(String, f64)],
+    ) -> Vec<ComponentSpec> {
+        members
+            .iter()
+            .filter_map(|m| match &m.kind {
+                MemberKind::Component(c) => Some(self.component_spec(c, Some((&mut *t, traits)))),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The file's top-level components, shared by every agent.
+    pub(crate) fn global_components(&mut self, file: &File) -> Vec<ComponentSpec> {
+        file.items
+            .iter()
+            .filter_map(|i| match &i.kind {
+                ItemKind::Component(c) => Some(self.component_spec(c, None)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn component_spec(
+        &mut self,
+        decl: &ast::SettingsDecl,
+        mut scope: Option<(&mut Template, &[(String, f64)])>,
+    ) -> ComponentSpec {
+        let mut spec = ComponentSpec::named(&decl.name.name);
+        let mut heartbeat: Option<(f64, &Expr)> = None;
+        let mut timeout: Option<(f64, &Expr)> = None;
+        for e in &decl.body.entries {
+            let SettingEntry::Setting(s) = e else {
+                continue;
+            };
+            let Some(a) = s.args.first() else {
+                continue;
+            };
+            match s.key.name.as_str() {
+                "heartbeat" | "timeout" => {
+                    let Some(v) = self.setting_const(a, &Ty::Duration, scope.as_mut()) else {
+                        continue;
+                    };
+                    if v <= 0.0 {
+                        self.diags.push(
+                            Diagnostic::error(
+                                "E0302",
+                                format!("a component's `{}` must be longer than zero", s.key.name),
+                                a.span,
+                            )
+                            .with_label("no time at all")
+                            .with_help(format!("for example `{} 100ms;`", s.key.name)),
+                        );
+                        continue;
+                    }
+                    if s.key.name == "heartbeat" {
+                        heartbeat = Some((v, a));
+                    } else {
+                        timeout = Some((v, a));
+                    }
+                }
+                "restart" => {
+                    if let Some(n) = self.setting_const(a, &Ty::Int, scope.as_mut()) {
+                        if n < 0.0 {
+                            self.diags.push(
+                                Diagnostic::error(
+                                    "E0302",
+                                    "a component cannot be restarted a negative number of times",
+                                    a.span,
+                                )
+                                .with_label("below zero")
+                                .with_help("write `restart 0 within 10s;` or leave `restart` out to never restart it"),
+                            );
+                        } else {
+                            spec.restarts = n.min(f64::from(u32::MAX)) as u32;
+                        }
+                    }
+                    // Without `within`, the allowance is for the whole run.
+                    spec.restart_window_ms = f64::INFINITY;
+                    for (k, v) in &s.pairs {
+                        if k.name != "within" {
+                            continue;
+                        }
+                        match self.setting_const(v, &Ty::Duration, scope.as_mut()) {
+                            Some(w) if w > 0.0 => spec.restart_window_ms = w,
+                            Some(_) => self.diags.push(
+                                Diagnostic::error(
+                                    "E0302",
+                                    "the restart window must be longer than zero",
+                                    v.span,
+                                )
+                                .with_label("no time at all")
+                                .with_help("count restarts over a window: `restart 3 within 10s;`"),
+                            ),
+                            None => {}
+                        }
+                    }
+                }
+                "redundant" => {
+                    for a in &s.args {
+                        if let ExprKind::Name(p) = &a.kind {
+                            let name = p.to_string_path();
+                            // A component is never its own backup; the runtime skips it.
+                            if name != decl.name.name && !spec.redundant.contains(&name) {
+                                spec.redundant.push(name);
+                            }
+                        }
+                    }
+                }
+                "device" => {
+                    spec.device = match &a.kind {
+                        ExprKind::Name(p) => Some(p.to_string_path()),
+                        ExprKind::Str(s) => Some(s.clone()),
+                        _ => None,
+                    };
+                }
+                _ => {}
+            }
+        }
+        if let Some((hb, _)) = heartbeat {
+            spec.heartbeat_ms = hb;
+            spec.timeout_ms = hb * MISSED_BEATS;
+        }
+        if let Some((to, e)) = timeout {
+            if to <= spec.heartbeat_ms {
+                self.diags.push(
+                    Diagnostic::error(
+                        "E0302",
+                        format!(
+                            "component `{}` times out after {}, no longer than its heartbeat ({})",
+                            decl.name.name,
+                            show_ms(to),
+                            show_ms(spec.heartbeat_ms)
+                        ),
+                        e.span,
+                    )
+                    .with_label("a healthy component would count as failed between two heartbeats")
+                    .with_help(format!(
+                        "allow a few missed heartbeats, such as `timeout {};`",
+                        show_ms(spec.heartbeat_ms * MISSED_BEATS)
+                    )),
+                );
+            } else {
+                spec.timeout_ms = to;
+            }
+        }
+        spec
+    }
+
+    /// The value of a setting the runtime needs before the run starts. It is folded quietly:
+    /// a wrong type is `settings.rs`'s to report, so diagnostics raised here are dropped and
+    /// the setting keeps its default. A value read from a variable is E0304.
+    pub(crate) fn setting_const(
+        &mut self,
+        e: &Expr,
+        want: &Ty,
+        scope: Option<&mut (&mut Template, &[(String, f64)])>,
+    ) -> Option<f64> {
+        let before = self.diags.len();
+        let mut scratch = Template {
+            frame: Frame::default(),
+            ..Template::default()
+        };
+        let (t, traits): (&mut Template, &[(String, f64)]) = match scope {
+            Some((t, traits)) => (&mut **t, *traits),
+            None => (&mut scratch, &[]),
+        };
+        let start = t.code.len();
+        let pending = t.pending.len();
+        let mut tc = TreeCx {
+            c: self,
+            t,
+            traits,
+            in_agent: true,
+        };
+        let (code, _) = tc.code_expr(e, want, "this setting");
+        let ops = &t.code[code.start as usize..(code.start + code.len) as usize];
+        let value = crate::ir::eval::eval_const(ops);
+        t.code.truncate(start);
+        t.pending.truncate(pending);
+        if self.diags.len() > before {
+            self.diags.truncate(before);
+            return None;
+        }
+        if value.is_none() {
+            self.diags.push(
+                Diagnostic::error("E0304", "this setting must be a constant", e.span)
+                    .with_label("known only while the program runs")
+                    .with_help("the runtime needs it before the first tick: use literals, constants and personality traits"),
+            );
+        }
+        value.filter(|v| v.is_finite())
+    }
+
+    /// `on failed(c) { .. }` runs once, in the tick the failure is found, and `on
+    /// recovered(c) { .. }` in the tick the component (or a redundant one) serves again.
+    pub(crate) fn component_handler(
+        &mut self,
+        event: &Expr,
+        body: &ast::Block,
+        t: &mut Template,
+        traits: &[(String, f64)],
+    ) {
+        let mut tc = TreeCx {
+            c: self,
+            t,
+            traits,
+            in_agent: true,
+        };
+        tc.cx_expr(event);
+        // `failed(c)` is a level, true for as long as the failure lasts; the handler wants
+        // its rising edge.
+        if let Some(Op::Host(f, _, _)) = t.code.last_mut() {
+            if *f == HostFn::ComponentFailed {
+                *f = HostFn::ComponentFailedNow;
+            }
+        }
+        let at = t.code.len();
+        t.code.push(Op::JumpIfFalse(0));
+        let mut tc = TreeCx {
+            c: self,
+            t,
+            traits,
+            in_agent: true,
+        };
+        tc.code_block(body);
+        let offset = (t.code.len() - at - 1) as u32;
+        t.code[at] = Op::JumpIfFalse(offset);
+    }
+}
+
+/// A duration in milliseconds as the language writes it: `300ms`, `1.5s`.
+pub(crate) fn show_ms(ms: f64) -> String {
+    if ms >= 1000.0 {
+        format!("{}s", ms / 1000.0)
+    } else {
+        format!("{ms}ms")
+    }
+}

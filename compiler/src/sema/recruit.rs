@@ -1,0 +1,259 @@
+//! Recruitment (seed 002): `recruitment` blocks become the runtime's [`RecruitSpec`]s. The
+//! types of `strategy`, `threshold`, `decay`, `resend` and `lease` are checked in
+//! `settings.rs`; here the values are folded, SHAME's ignore cost `c + d(D)` is compiled as
+//! code over `distance`, `decay` takes its time unit from `per`, and `requires` must name a
+//! percept some agent of the program has.
+
+use super::frame::{FrameVar, VarKind};
+use super::tree::{Template, TreeCx};
+use super::ty::Ty;
+use super::Checker;
+use crate::diagnostic::Diagnostic;
+use crate::ir::program::{DeviceRole, Program, RecruitSpec, Strategy};
+use crate::syntax::ast::{self, Expr, ExprKind, MemberKind, SettingEntry};
+
+/// The name `ignore_cost` reads `D` by: the distance to the requester, in world units.
+const DISTANCE: &str = "distance";
+
+impl Checker {
+    /// The agent's recruitment blocks. Call after the process phase is compiled: the ignore
+    /// cost's code is appended to the template and must not run as part of that phase.
+    pub(crate) fn recruitments(
+        &mut self,
+        members: &[ast::Member],
+        t: &mut Template,
+        traits: &[(String, f64)],
+    ) -> Vec<RecruitSpec> {
+        let mut out = Vec::new();
+        for m in members {
+            if let MemberKind::Recruitment(decl) = &m.kind {
+                out.push(self.recruitment_spec(decl, t, traits));
+            }
+        }
+        out
+    }
+
+    fn recruitment_spec(
+        &mut self,
+        decl: &ast::SettingsDecl,
+        t: &mut Template,
+        traits: &[(String, f64)],
+    ) -> RecruitSpec {
+        let mut spec = RecruitSpec::seed_defaults(&decl.name.name);
+        let mut scope = (t, traits);
+        for e in &decl.body.entries {
+            let SettingEntry::Setting(s) = e else {
+                continue;
+            };
+            let Some(a) = s.args.first() else {
+                continue;
+            };
+            match s.key.name.as_str() {
+                "strategy" => {
+                    // An unknown word is reported by `settings.rs`; the default stays.
+                    if let ExprKind::Name(p) = &a.kind {
+                        spec.strategy = match p.to_string_path().as_str() {
+                            "greedy" => Strategy::Greedy,
+                            "random" => Strategy::Random,
+                            _ => Strategy::Affective,
+                        };
+                    }
+                }
+                "threshold" => {
+                    if let Some(v) = self.setting_const(a, &Ty::Num, Some(&mut scope)) {
+                        if v >= 1.0 {
+                            self.diags.push(
+                                Diagnostic::error(
+                                    "E0302",
+                                    format!("a SHAME threshold of {v} is never exceeded"),
+                                    a.span,
+                                )
+                                .with_label("SHAME stays within 0..1")
+                                .with_help("the seed uses `threshold 0.75;`; below 0 the robot answers every HELP, as a greedy one does"),
+                            );
+                        } else {
+                            spec.threshold = v;
+                        }
+                    }
+                }
+                "decay" => {
+                    let value = self.setting_const(a, &Ty::Num, Some(&mut scope));
+                    let per = s.pairs.iter().find(|(k, _)| k.name == "per");
+                    let unit_ms = match per.map(|(_, v)| &v.kind) {
+                        Some(ExprKind::Name(p)) => match p.to_string_path().as_str() {
+                            "ms" => Some(1.0),
+                            "s" => Some(1000.0),
+                            "min" => Some(60_000.0),
+                            "h" => Some(3_600_000.0),
+                            // Another word is reported by `settings.rs`.
+                            _ => None,
+                        },
+                        Some(_) => None,
+                        None => {
+                            self.diags.push(
+                                Diagnostic::error(
+                                    "E0303",
+                                    "`decay` is SHAME lost per unit of time: say which unit",
+                                    a.span,
+                                )
+                                .with_label("per millisecond? per second?")
+                                .with_help("the seed's k(ΔT) = 0.005 ΔT is `decay 0.005 per s;`"),
+                            );
+                            None
+                        }
+                    };
+                    if let (Some(v), Some(ms)) = (value, unit_ms) {
+                        spec.decay_per_ms = v / ms;
+                    }
+                }
+                "resend" | "lease" => {
+                    let Some(v) = self.setting_const(a, &Ty::Duration, Some(&mut scope)) else {
+                        continue;
+                    };
+                    if v <= 0.0 {
+                        let what = if s.key.name == "resend" {
+                            "HELP would be repeated without pause"
+                        } else {
+                            "the responder would own the task for no time at all"
+                        };
+                        self.diags.push(
+                            Diagnostic::error(
+                                "E0302",
+                                format!("`{}` must be longer than zero", s.key.name),
+                                a.span,
+                            )
+                            .with_label(what)
+                            .with_help("the seed uses `resend 3s;` and `lease 30s;`"),
+                        );
+                    } else if s.key.name == "resend" {
+                        spec.resend_ms = v;
+                    } else {
+                        spec.lease_ms = v;
+                    }
+                }
+                "ignore_cost" => {
+                    let (code, slot) =
+                        ignore_cost(self, a, &decl.name.name, &mut *scope.0, scope.1);
+                    spec.ignore_cost = code;
+                    spec.distance = Some(slot);
+                }
+                "requires" => match percept(a) {
+                    Some(p) => {
+                        spec.requires = Some(p);
+                        spec.requires_span = a.span;
+                    }
+                    None => self.diags.push(
+                        Diagnostic::error("E0301", "`requires` names a percept", a.span)
+                            .with_label("not a percept")
+                            .with_help("write the sensor a responder needs: `requires percept(\"mine_detector\");`"),
+                    ),
+                },
+                _ => {}
+            }
+        }
+        spec
+    }
+
+    /// Every `requires percept(p)` must name something a responder can have: a sensor of
+    /// some agent of the program, by its name or its driver's (the requester itself usually
+    /// lacks it: that is why it recruits).
+    pub(crate) fn check_percepts(&mut self, program: &Program) {
+        let mut known: Vec<&str> = Vec::new();
+        for a in &program.agents {
+            for d in a.devices.iter().filter(|d| d.role == DeviceRole::Sensor) {
+                known.push(&d.name);
+                known.push(&d.driver);
+            }
+        }
+        for a in &program.agents {
+            for r in &a.recruitments {
+                let Some(p) = &r.requires else { continue };
+                if known.contains(&p.as_str()) {
+                    continue;
+                }
+                let mut d = Diagnostic::error(
+                    "E0201",
+                    format!("no agent of this program has the percept `{p}`"),
+                    r.requires_span,
+                )
+                .with_label("no sensor has this name or driver");
+                d = match crate::suggest::closest(p, known.iter().copied()) {
+                    Some(b) => d.with_help(format!("did you mean `{b}`?")),
+                    None => d.with_help(format!(
+                        "give a responder the sensor: `sensor {p}: num = metal_detector();`"
+                    )),
+                };
+                // A clone shares its original's blocks: report each place once.
+                if !self
+                    .diags
+                    .iter()
+                    .any(|x| x.code == "E0201" && x.primary.span == r.requires_span)
+                {
+                    self.diags.push(d);
+                }
+            }
+        }
+    }
+}
+
+/// `c + d(D)` compiled as a `num` expression in which `distance` is `D`, a hidden slot the
+/// runtime writes before running it. Returns the code and that slot.
+fn ignore_cost(
+    c: &mut Checker,
+    e: &Expr,
+    block: &str,
+    t: &mut Template,
+    traits: &[(String, f64)],
+) -> (crate::ir::program::Code, u32) {
+    let slot = t.frame.add(FrameVar {
+        name: format!("{block}.{DISTANCE}"),
+        ty: Ty::Num,
+        kind: VarKind::Temp,
+        init: 0.0,
+        range: None,
+        span: e.span,
+        used: true,
+        doc: None,
+    });
+    // Inside the expression `distance` is D, whatever the agent calls `distance`.
+    let shadowed = t.frame.by_name.insert(DISTANCE.to_string(), slot);
+    let mut tc = TreeCx {
+        c,
+        t,
+        traits,
+        in_agent: true,
+    };
+    let (code, _) = tc.code_expr(e, &Ty::Num, "the ignore cost `c + d(D)`");
+    match shadowed {
+        Some(prev) => {
+            t.frame.by_name.insert(DISTANCE.to_string(), prev);
+        }
+        None => {
+            t.frame.by_name.remove(DISTANCE);
+        }
+    }
+    // `frame.add` named the slot `help.distance` too; only `distance` is meant to reach it.
+    t.frame.by_name.remove(&format!("{block}.{DISTANCE}"));
+    (code, slot)
+}
+
+/// `percept("mine_detector")` or `percept(mine_detector)`: the percept's name.
+fn percept(e: &Expr) -> Option<String> {
+    let ExprKind::Call(f, args) = &e.kind else {
+        return None;
+    };
+    let ExprKind::Name(p) = &f.kind else {
+        return None;
+    };
+    if p.to_string_path() != "percept" {
+        return None;
+    }
+    match args.args.as_slice() {
+        [a] if a.name.is_none() => match &a.value.kind {
+            ExprKind::Str(s) if !s.is_empty() => Some(s.clone()),
+            ExprKind::Name(n) => Some(n.to_string_path()),
+            _ => None,
+        },
+        _ => None,
+    }
+}

@@ -1,0 +1,290 @@
+//! The driver: declares every function, emits them with the node and expression emitters,
+//! and links them into executable memory.
+//!
+//! Functions: one tick function per unit (a subtree with its small children inlined), one
+//! halt function per unit, one entry per tree root (ticks it, resets it when it completes,
+//! as `tickExactlyOnce` does), the process phase, and a helper that appends a transition
+//! to the machine's buffer.
+
+use super::emit::{flags, Callees, Fx, P};
+use super::plan::Plan;
+use super::view::{self, View};
+use super::{Compiled, HaltFn, JitError, ProcessFn, TickFn};
+use affect_compiler::ir::program::{AgentProgram, Program};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature, UserFuncName};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+use std::mem::offset_of;
+use std::time::Instant;
+
+impl From<cranelift_module::ModuleError> for JitError {
+    fn from(e: cranelift_module::ModuleError) -> JitError {
+        JitError::Codegen(e.to_string())
+    }
+}
+
+fn sig(module: &JITModule, params: &[types::Type], ret: Option<types::Type>) -> Signature {
+    let mut s = module.make_signature();
+    for p in params {
+        s.params.push(AbiParam::new(*p));
+    }
+    if let Some(r) = ret {
+        s.returns.push(AbiParam::new(r));
+    }
+    s
+}
+
+/// Cranelift settings: `AFFECT_JIT_OPT` (`speed`, `none`) overrides the optimisation level
+/// for experiments; the verifier runs in debug builds.
+fn isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, JitError> {
+    let mut b = settings::builder();
+    let opt = std::env::var("AFFECT_JIT_OPT").unwrap_or_else(|_| "speed".into());
+    let set = |b: &mut settings::Builder, k: &str, v: &str| {
+        b.set(k, v)
+            .map_err(|e| JitError::Codegen(format!("setting {k}={v}: {e}")))
+    };
+    set(&mut b, "opt_level", &opt)?;
+    set(
+        &mut b,
+        "enable_verifier",
+        if cfg!(debug_assertions) { "true" } else { "false" },
+    )?;
+    set(&mut b, "use_colocated_libcalls", "false")?;
+    set(&mut b, "is_pic", "false")?;
+    let native = cranelift_native::builder()
+        .map_err(|e| JitError::Unsupported(format!("no Cranelift backend for this machine: {e}")))?;
+    native
+        .finish(settings::Flags::new(b))
+        .map_err(|e| JitError::Codegen(e.to_string()))
+}
+
+pub(crate) fn compile(program: &Program, agent: &AgentProgram) -> Result<Compiled, JitError> {
+    let t0 = Instant::now();
+    let plan = Plan::new(program, agent)?;
+    let mut jb = JITBuilder::with_isa(isa()?, default_libcall_names());
+    jb.symbol("affect_record_slow", view::record_slow as *const u8);
+    jb.symbol("affect_leaf_tick", view::leaf_tick as *const u8);
+    jb.symbol("affect_leaf_halt", view::leaf_halt as *const u8);
+    jb.symbol("affect_host_call", view::host_call as *const u8);
+    jb.symbol("affect_list_push", view::list_push as *const u8);
+    jb.symbol("affect_list_get", view::list_get as *const u8);
+    jb.symbol("affect_list_len", view::list_len as *const u8);
+    jb.symbol("affect_list_pop_front", view::list_pop_front as *const u8);
+    jb.symbol("affect_call_function", view::call_function as *const u8);
+    let mut module = JITModule::new(jb);
+    use types::{F64, I32};
+    let import = |m: &mut JITModule, name: &str, s: Signature| {
+        m.declare_function(name, Linkage::Import, &s)
+    };
+    let s = sig(&module, &[P, I32, I32, I32], None);
+    let record_slow = import(&mut module, "affect_record_slow", s.clone())?;
+    let record = module.declare_anonymous_function(&s)?;
+    let s = sig(&module, &[P, I32, I32, P, P, P, I32], Some(I32));
+    let leaf_tick = import(&mut module, "affect_leaf_tick", s)?;
+    let s = sig(&module, &[P, I32], None);
+    let leaf_halt = import(&mut module, "affect_leaf_halt", s)?;
+    let s = sig(&module, &[P, I32, I32, P, I32], Some(F64));
+    let host_call = import(&mut module, "affect_host_call", s)?;
+    let s = sig(&module, &[P, F64, F64], None);
+    let list_push = import(&mut module, "affect_list_push", s)?;
+    let s = sig(&module, &[P, F64, F64], Some(F64));
+    let list_get = import(&mut module, "affect_list_get", s)?;
+    let s = sig(&module, &[P, F64], Some(F64));
+    let list_len = import(&mut module, "affect_list_len", s)?;
+    let s = sig(&module, &[P, F64, P], Some(I32));
+    let list_pop_front = import(&mut module, "affect_list_pop_front", s)?;
+    let s = sig(&module, &[P, I32, P, I32], Some(F64));
+    let call_function = import(&mut module, "affect_call_function", s)?;
+
+    let tick_sig = sig(&module, &[P], Some(I32));
+    let halt_sig = sig(&module, &[P, I32], None);
+    let proc_sig = sig(&module, &[P], None);
+    let mut ticks = Vec::with_capacity(plan.units.len());
+    let mut halts = Vec::with_capacity(plan.units.len());
+    for _ in &plan.units {
+        ticks.push(module.declare_anonymous_function(&tick_sig)?);
+        halts.push(module.declare_anonymous_function(&halt_sig)?);
+    }
+    let roots: Vec<FuncId> = plan
+        .roots
+        .iter()
+        .map(|_| module.declare_anonymous_function(&tick_sig))
+        .collect::<Result<_, _>>()?;
+    let process = if agent.process.is_empty() {
+        None
+    } else {
+        Some(module.declare_anonymous_function(&proc_sig)?)
+    };
+    let callees = Callees {
+        record,
+        leaf_tick,
+        leaf_halt,
+        host_call,
+        list_push,
+        list_get,
+        list_len,
+        list_pop_front,
+        call_function,
+        ticks,
+        halts,
+    };
+
+    let cfg = module.target_config();
+    let mut ctx = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    let mut code_bytes = 0usize;
+    let mut functions = 0usize;
+    let mut define = |module: &mut JITModule,
+                      ctx: &mut Context,
+                      id: FuncId,
+                      s: &Signature,
+                      fctx: &mut FunctionBuilderContext,
+                      body: &mut dyn FnMut(&mut Fx) -> Result<(), JitError>|
+     -> Result<(), JitError> {
+        ctx.func.signature = s.clone();
+        ctx.func.name = UserFuncName::user(0, id.as_u32());
+        {
+            let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
+            let entry = b.create_block();
+            b.append_block_params_for_function_params(entry);
+            let mut fx = Fx::new(b, module, &plan, &callees, entry);
+            body(&mut fx)?;
+            fx.finish(cfg);
+        }
+        module
+            .define_function(id, ctx)
+            .map_err(|e| JitError::Codegen(format!("{e:?}")))?;
+        code_bytes += ctx
+            .compiled_code()
+            .map(|c| c.code_buffer().len())
+            .unwrap_or(0);
+        functions += 1;
+        module.clear_context(ctx);
+        Ok(())
+    };
+
+    // The transition helper: append to the buffer, or let Rust grow it.
+    let rec_sig = sig(&module, &[P, I32, I32, I32], None);
+    define(&mut module, &mut ctx, record, &rec_sig, &mut fctx, &mut |fx| {
+        let entry = fx.b.current_block().expect("entry");
+        let p = fx.b.block_params(entry).to_vec();
+        let (v, node, from, to) = (p[0], p[1], p[2], p[3]);
+        let len = fx
+            .b
+            .ins()
+            .load(P, flags(), v, offset_of!(View, trans_len) as i32);
+        let cap = fx
+            .b
+            .ins()
+            .load(P, flags(), v, offset_of!(View, trans_cap) as i32);
+        let room = fx.b.ins().icmp(IntCC::UnsignedLessThan, len, cap);
+        let fast = fx.b.create_block();
+        let slow = fx.b.create_block();
+        fx.b.ins().brif(room, fast, &[], slow, &[]);
+        fx.b.switch_to_block(fast);
+        let base = fx
+            .b
+            .ins()
+            .load(P, flags(), v, offset_of!(View, trans_ptr) as i32);
+        let off = fx.b.ins().imul_imm_s(len, 8);
+        let at = fx.b.ins().iadd(base, off);
+        fx.b.ins().store(flags(), node, at, 0);
+        fx.b.ins().istore8(flags(), from, at, 4);
+        fx.b.ins().istore8(flags(), to, at, 5);
+        let len1 = fx.b.ins().iadd_imm_s(len, 1);
+        fx.b
+            .ins()
+            .store(flags(), len1, v, offset_of!(View, trans_len) as i32);
+        fx.b.ins().return_(&[]);
+        fx.b.switch_to_block(slow);
+        fx.call(record_slow, &[v, node, from, to]);
+        fx.b.ins().return_(&[]);
+        Ok(())
+    })?;
+
+    for (u, &root) in plan.units.iter().enumerate() {
+        let id = callees.ticks[u];
+        define(&mut module, &mut ctx, id, &tick_sig, &mut fctx, &mut |fx| {
+            fx.unit = Some(u as u32);
+            let t = fx.b.declare_var(types::I64);
+            let zero = fx.b.ins().iconst(types::I64, 0);
+            fx.b.def_var(t, zero);
+            fx.ticks = Some(t);
+            let s = fx.execute_tick(root)?;
+            fx.flush_ticks();
+            fx.b.ins().return_(&[s]);
+            Ok(())
+        })?;
+        let id = callees.halts[u];
+        define(&mut module, &mut ctx, id, &halt_sig, &mut fctx, &mut |fx| {
+            let entry = fx.b.current_block().expect("entry");
+            let n = fx.b.block_params(entry)[1];
+            fx.halt_function(u as u32, n)
+        })?;
+    }
+    for (k, &root) in plan.roots.iter().enumerate() {
+        define(&mut module, &mut ctx, roots[k], &tick_sig, &mut fctx, &mut |fx| {
+            let s = fx.execute_tick(root)?;
+            let completed = fx.is_completed(s);
+            let (_, cont) = fx.if_then(completed);
+            fx.reset_status(root);
+            fx.end_if(cont);
+            fx.b.ins().return_(&[s]);
+            Ok(())
+        })?;
+    }
+    if let Some(id) = process {
+        let code = agent.process;
+        define(&mut module, &mut ctx, id, &proc_sig, &mut fctx, &mut |fx| {
+            fx.run(code)?;
+            fx.b.ins().return_(&[]);
+            Ok(())
+        })?;
+    }
+    module.finalize_definitions()?;
+
+    // SAFETY (all transmutes below): each pointer comes from `finalize_definitions` for a
+    // function declared with exactly the signature of the Rust type it becomes (a pointer
+    // argument is `*mut View`, I32 is i32/u32, nothing else), in the platform's default
+    // calling convention, which `extern "C"` is on both supported architectures.
+    let tick_ptr = |m: &JITModule, id: FuncId| -> TickFn {
+        unsafe { std::mem::transmute::<*const u8, TickFn>(m.get_finalized_function(id)) }
+    };
+    let halt_ptr = |m: &JITModule, id: FuncId| -> HaltFn {
+        unsafe { std::mem::transmute::<*const u8, HaltFn>(m.get_finalized_function(id)) }
+    };
+    let root_entries = plan
+        .roots
+        .iter()
+        .zip(&roots)
+        .map(|(r, id)| (*r, tick_ptr(&module, *id)))
+        .collect();
+    let unit_halts: Vec<HaltFn> = callees.halts.iter().map(|id| halt_ptr(&module, *id)).collect();
+    let halts = plan
+        .unit_of
+        .iter()
+        .map(|u| u.map(|u| unit_halts[u as usize]))
+        .collect();
+    let process = process.map(|id| unsafe {
+        std::mem::transmute::<*const u8, ProcessFn>(module.get_finalized_function(id))
+    });
+    Ok(Compiled {
+        module: Some(module),
+        agent_id: super::identity(agent),
+        roots: root_entries,
+        halts,
+        process,
+        host_fns: plan.host_fns.clone(),
+        functions: plan.functions.clone(),
+        stats: super::CompileStats {
+            functions,
+            units: plan.units.len(),
+            code_bytes,
+            compile_ms: t0.elapsed().as_secs_f64() * 1000.0,
+        },
+    })
+}

@@ -1,0 +1,541 @@
+//! The function builder the node and expression emitters share: where the state arrays
+//! are, status changes recorded as the interpreter records them, node-state fields, halting
+//! children, and routing a status to the code that handles it.
+
+use super::plan::{bit, Plan, StatusSet};
+use super::view::View;
+use super::JitError;
+use affect_compiler::ir::program::{NodeId, Status};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, Value};
+use cranelift_frontend::{FunctionBuilder, Variable};
+use cranelift_jit::JITModule;
+use cranelift_module::{FuncId, Module};
+use std::collections::HashMap;
+use std::mem::offset_of;
+
+/// `NodeState` as compiled code addresses it (`#[repr(C)]` in the interpreter).
+pub(crate) const STATE_SIZE: i32 = 24;
+pub(crate) const STATE_A: i32 = 0;
+pub(crate) const STATE_B: i32 = 4;
+pub(crate) const STATE_DEADLINE: i32 = 8;
+pub(crate) const STATE_FLAGS: i32 = 16;
+
+/// The functions a generated function may call.
+pub(crate) struct Callees {
+    pub record: FuncId,
+    pub leaf_tick: FuncId,
+    pub leaf_halt: FuncId,
+    pub host_call: FuncId,
+    pub list_push: FuncId,
+    pub list_get: FuncId,
+    pub list_len: FuncId,
+    pub list_pop_front: FuncId,
+    pub call_function: FuncId,
+    /// Each unit's tick function, by unit index.
+    pub ticks: Vec<FuncId>,
+    /// Each unit's halt function, by unit index.
+    pub halts: Vec<FuncId>,
+}
+
+/// The base pointers of the state arrays, loaded once at a function's entry.
+#[derive(Clone, Copy)]
+pub(crate) struct Bases {
+    pub view: Value,
+    pub slots: Value,
+    pub seq: Value,
+    pub status: Value,
+    pub state: Value,
+    pub done: Value,
+    pub seen: Value,
+    pub record: Value,
+}
+
+pub(crate) struct Fx<'a, 'b> {
+    pub b: FunctionBuilder<'b>,
+    pub module: &'a mut JITModule,
+    pub plan: &'a Plan<'a>,
+    pub callees: &'a Callees,
+    refs: HashMap<FuncId, FuncRef>,
+    pub at: Bases,
+    /// Node ticks counted in this function, added to the view's when it returns.
+    pub ticks: Option<Variable>,
+    /// The unit whose tick function is being emitted: its own nodes are inlined.
+    pub unit: Option<u32>,
+}
+
+pub(crate) fn flags() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+pub(crate) const P: types::Type = types::I64;
+
+impl<'a, 'b> Fx<'a, 'b> {
+    /// Starts a function whose first parameter is the view: loads the bases.
+    pub fn new(
+        mut b: FunctionBuilder<'b>,
+        module: &'a mut JITModule,
+        plan: &'a Plan<'a>,
+        callees: &'a Callees,
+        entry: Block,
+    ) -> Fx<'a, 'b> {
+        b.switch_to_block(entry);
+        let view = b.block_params(entry)[0];
+        let ld = |b: &mut FunctionBuilder, off: usize| b.ins().load(P, flags(), view, off as i32);
+        let slots = ld(&mut b, offset_of!(View, slots));
+        let seq = ld(&mut b, offset_of!(View, seq));
+        let status = ld(&mut b, offset_of!(View, status));
+        let state = ld(&mut b, offset_of!(View, state));
+        let done = ld(&mut b, offset_of!(View, done));
+        let seen = ld(&mut b, offset_of!(View, seen));
+        let record = b
+            .ins()
+            .uload8(types::I32, flags(), view, offset_of!(View, record) as i32);
+        Fx {
+            b,
+            module,
+            plan,
+            callees,
+            refs: HashMap::new(),
+            at: Bases {
+                view,
+                slots,
+                seq,
+                status,
+                state,
+                done,
+                seen,
+                record,
+            },
+            ticks: None,
+            unit: None,
+        }
+    }
+
+    /// Seals and finishes the function.
+    pub fn finish(mut self, cfg: cranelift_codegen::isa::TargetFrontendConfig) {
+        self.b.seal_all_blocks();
+        self.b.finalize(cfg);
+    }
+
+    pub fn func(&mut self, id: FuncId) -> FuncRef {
+        if let Some(r) = self.refs.get(&id) {
+            return *r;
+        }
+        let r = self.module.declare_func_in_func(id, self.b.func);
+        self.refs.insert(id, r);
+        r
+    }
+
+    pub fn call(&mut self, id: FuncId, args: &[Value]) -> Option<Value> {
+        let f = self.func(id);
+        let call = self.b.ins().call(f, args);
+        self.b.inst_results(call).first().copied()
+    }
+
+    // ------------------------------------------------------------------ constants, blocks
+
+    pub fn i32c(&mut self, v: i64) -> Value {
+        self.b.ins().iconst(types::I32, v)
+    }
+
+    pub fn f64c(&mut self, v: f64) -> Value {
+        self.b.ins().f64const(v)
+    }
+
+    pub fn status_c(&mut self, s: Status) -> Value {
+        self.i32c(s as i64)
+    }
+
+    /// A block that receives a status.
+    pub fn status_block(&mut self) -> Block {
+        let blk = self.b.create_block();
+        self.b.append_block_param(blk, types::I32);
+        blk
+    }
+
+    pub fn jump_status(&mut self, to: Block, s: Value) {
+        self.b.ins().jump(to, &[BlockArg::Value(s)]);
+    }
+
+    pub fn exit(&mut self, to: Block, s: Status) {
+        let v = self.status_c(s);
+        self.jump_status(to, v);
+    }
+
+    /// `if cond { then } ; continue` helper: returns (then block, continuation), with the
+    /// branch emitted; the caller fills `then` and jumps to the continuation.
+    pub fn if_then(&mut self, cond: Value) -> (Block, Block) {
+        let then = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(cond, then, &[], cont, &[]);
+        self.b.switch_to_block(then);
+        (then, cont)
+    }
+
+    pub fn end_if(&mut self, cont: Block) {
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    pub fn eq_imm(&mut self, v: Value, k: i64) -> Value {
+        self.b.ins().icmp_imm_s(IntCC::Equal, v, k)
+    }
+
+    pub fn ne_imm(&mut self, v: Value, k: i64) -> Value {
+        self.b.ins().icmp_imm_s(IntCC::NotEqual, v, k)
+    }
+
+    /// Sends `s` to the first arm whose set holds it, testing only the statuses `possible`
+    /// allows. Every possible status must be in some arm.
+    pub fn route(&mut self, s: Value, possible: StatusSet, arms: &[(StatusSet, Block)]) {
+        let mut targets: Vec<(Block, Vec<i64>)> = Vec::new();
+        for st in 0..5u8 {
+            if possible & (1 << st) == 0 {
+                continue;
+            }
+            let Some((_, blk)) = arms.iter().find(|(m, _)| m & (1 << st) != 0) else {
+                continue;
+            };
+            match targets.iter_mut().find(|(b, _)| b == blk) {
+                Some((_, list)) => list.push(st as i64),
+                None => targets.push((*blk, vec![st as i64])),
+            }
+        }
+        let Some(((last, _), rest)) = targets.split_last() else {
+            // No status is possible: the code is unreachable; any arm will do.
+            let blk = arms[0].1;
+            self.b.ins().jump(blk, &[]);
+            return;
+        };
+        for (blk, list) in rest {
+            let mut cond = self.eq_imm(s, list[0]);
+            for &k in &list[1..] {
+                let c = self.eq_imm(s, k);
+                cond = self.b.ins().bor(cond, c);
+            }
+            let next = self.b.create_block();
+            self.b.ins().brif(cond, *blk, &[], next, &[]);
+            self.b.switch_to_block(next);
+        }
+        self.b.ins().jump(*last, &[]);
+    }
+
+    /// `s` is SUCCESS or FAILURE (as a 0/1 i8).
+    pub fn is_completed(&mut self, s: Value) -> Value {
+        let a = self.eq_imm(s, Status::Success as i64);
+        let b = self.eq_imm(s, Status::Failure as i64);
+        self.b.ins().bor(a, b)
+    }
+
+    pub fn possible(&self, n: NodeId) -> StatusSet {
+        self.plan.possible[n as usize]
+    }
+
+    pub fn can(&self, n: NodeId, s: Status) -> bool {
+        self.possible(n) & bit(s) != 0
+    }
+
+    // ------------------------------------------------------------------ state
+
+    pub fn status_of(&mut self, n: NodeId) -> Value {
+        self.b
+            .ins()
+            .uload8(types::I32, flags(), self.at.status, n as i32)
+    }
+
+    /// `set_status`: stores the status, recording a change.
+    pub fn set_status(&mut self, n: NodeId, s: Value) {
+        let prev = self.status_of(n);
+        self.b.ins().istore8(flags(), s, self.at.status, n as i32);
+        let changed = self.b.ins().icmp(IntCC::NotEqual, prev, s);
+        self.record_if(changed, n, prev, s);
+    }
+
+    pub fn set_status_c(&mut self, n: NodeId, s: Status) {
+        let v = self.status_c(s);
+        self.set_status(n, v);
+    }
+
+    /// `reset_status`: back to IDLE, recording a change.
+    pub fn reset_status(&mut self, n: NodeId) {
+        let prev = self.status_of(n);
+        let idle = self.status_c(Status::Idle);
+        self.b.ins().istore8(flags(), idle, self.at.status, n as i32);
+        let changed = self.ne_imm(prev, 0);
+        self.record_if(changed, n, prev, idle);
+    }
+
+    /// Records a transition when `changed` and the machine records.
+    fn record_if(&mut self, changed: Value, n: NodeId, from: Value, to: Value) {
+        let rec = self.ne_imm(self.at.record, 0);
+        let go = self.b.ins().band(changed, rec);
+        let blk = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.set_cold_block(blk);
+        self.b.ins().brif(go, blk, &[], cont, &[]);
+        self.b.switch_to_block(blk);
+        let node = self.i32c(n as i64);
+        self.call(self.callees.record, &[self.at.view, node, from, to]);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// Resets a node whose id is only known at run time (a halt function's default case).
+    pub fn reset_status_dyn(&mut self, n: Value) {
+        let off = self.b.ins().uextend(P, n);
+        let addr = self.b.ins().iadd(self.at.status, off);
+        let prev = self.b.ins().uload8(types::I32, flags(), addr, 0);
+        let idle = self.status_c(Status::Idle);
+        self.b.ins().istore8(flags(), idle, addr, 0);
+        let changed = self.ne_imm(prev, 0);
+        let rec = self.ne_imm(self.at.record, 0);
+        let go = self.b.ins().band(changed, rec);
+        let (_, cont) = self.if_then(go);
+        self.call(self.callees.record, &[self.at.view, n, prev, idle]);
+        self.end_if(cont);
+    }
+
+    fn state_off(n: NodeId, field: i32) -> i32 {
+        n as i32 * STATE_SIZE + field
+    }
+
+    pub fn load_a(&mut self, n: NodeId) -> Value {
+        self.b.ins().load(
+            types::I32,
+            flags(),
+            self.at.state,
+            Self::state_off(n, STATE_A),
+        )
+    }
+
+    pub fn store_a(&mut self, n: NodeId, v: Value) {
+        self.b
+            .ins()
+            .store(flags(), v, self.at.state, Self::state_off(n, STATE_A));
+    }
+
+    pub fn store_a_c(&mut self, n: NodeId, k: i64) {
+        let v = self.i32c(k);
+        self.store_a(n, v);
+    }
+
+    pub fn load_b(&mut self, n: NodeId) -> Value {
+        self.b.ins().load(
+            types::I32,
+            flags(),
+            self.at.state,
+            Self::state_off(n, STATE_B),
+        )
+    }
+
+    pub fn store_b(&mut self, n: NodeId, v: Value) {
+        self.b
+            .ins()
+            .store(flags(), v, self.at.state, Self::state_off(n, STATE_B));
+    }
+
+    pub fn store_b_c(&mut self, n: NodeId, k: i64) {
+        let v = self.i32c(k);
+        self.store_b(n, v);
+    }
+
+    /// `field += 1` of `a` or `b`.
+    pub fn incr(&mut self, n: NodeId, field: i32) {
+        let off = Self::state_off(n, field);
+        let v = self.b.ins().load(types::I32, flags(), self.at.state, off);
+        let v = self.b.ins().iadd_imm_s(v, 1);
+        self.b.ins().store(flags(), v, self.at.state, off);
+    }
+
+    pub fn load_flags(&mut self, n: NodeId) -> Value {
+        self.b.ins().uload8(
+            types::I32,
+            flags(),
+            self.at.state,
+            Self::state_off(n, STATE_FLAGS),
+        )
+    }
+
+    pub fn store_flags(&mut self, n: NodeId, v: Value) {
+        self.b
+            .ins()
+            .istore8(flags(), v, self.at.state, Self::state_off(n, STATE_FLAGS));
+    }
+
+    /// `flags & mask != 0`.
+    pub fn flag_set(&mut self, n: NodeId, mask: u8) -> Value {
+        let f = self.load_flags(n);
+        let m = self.b.ins().band_imm_s(f, mask as i64);
+        self.ne_imm(m, 0)
+    }
+
+    pub fn flags_or(&mut self, n: NodeId, mask: u8) {
+        let f = self.load_flags(n);
+        let f = self.b.ins().bor_imm_s(f, mask as i64);
+        self.store_flags(n, f);
+    }
+
+    pub fn flags_clear(&mut self, n: NodeId, mask: u8) {
+        let f = self.load_flags(n);
+        let f = self.b.ins().band_imm_s(f, !(mask as i64) & 0xff);
+        self.store_flags(n, f);
+    }
+
+    /// `set_flag(n, mask, on)` with `on` known at run time (an i8).
+    pub fn flags_set_to(&mut self, n: NodeId, mask: u8, on: Value) {
+        let f = self.load_flags(n);
+        let cleared = self.b.ins().band_imm_s(f, !(mask as i64) & 0xff);
+        let on = self.b.ins().uextend(types::I32, on);
+        let bitv = self.b.ins().imul_imm_s(on, mask as i64);
+        let f = self.b.ins().bor(cleared, bitv);
+        self.store_flags(n, f);
+    }
+
+    pub fn store_deadline(&mut self, n: NodeId, v: Value) {
+        self.b.ins().store(
+            flags(),
+            v,
+            self.at.state,
+            Self::state_off(n, STATE_DEADLINE),
+        );
+    }
+
+    pub fn disarm(&mut self, n: NodeId) {
+        let nan = self.f64c(f64::NAN);
+        self.store_deadline(n, nan);
+    }
+
+    pub fn now(&mut self) -> Value {
+        self.b
+            .ins()
+            .load(types::F64, flags(), self.at.view, offset_of!(View, now_ms) as i32)
+    }
+
+    pub fn wake(&mut self) {
+        let one = self.i32c(1);
+        self.b
+            .ins()
+            .istore8(flags(), one, self.at.view, offset_of!(View, woken) as i32);
+    }
+
+    pub fn done_flag(&mut self, edge: usize) -> Value {
+        self.b
+            .ins()
+            .uload8(types::I32, flags(), self.at.done, edge as i32)
+    }
+
+    pub fn set_done(&mut self, edge: usize, on: bool) {
+        let v = self.i32c(i64::from(on));
+        self.b.ins().istore8(flags(), v, self.at.done, edge as i32);
+    }
+
+    /// Writes a slot and counts the write (`Machine::write`).
+    pub fn write_slot(&mut self, slot: u32, v: Value) {
+        self.b
+            .ins()
+            .store(flags(), v, self.at.slots, slot as i32 * 8);
+        let off = slot as i32 * 4;
+        let s = self.b.ins().load(types::I32, flags(), self.at.seq, off);
+        let s = self.b.ins().iadd_imm_s(s, 1);
+        self.b.ins().store(flags(), s, self.at.seq, off);
+    }
+
+    pub fn read_slot(&mut self, slot: u32) -> Value {
+        if (slot as usize) < self.plan.agent.slots.len() {
+            self.b
+                .ins()
+                .load(types::F64, flags(), self.at.slots, slot as i32 * 8)
+        } else {
+            self.f64c(f64::NAN)
+        }
+    }
+
+    pub fn count_tick(&mut self) {
+        if let Some(t) = self.ticks {
+            let v = self.b.use_var(t);
+            let v = self.b.ins().iadd_imm_s(v, 1);
+            self.b.def_var(t, v);
+        }
+    }
+
+    /// Adds this function's node ticks to the view's.
+    pub fn flush_ticks(&mut self) {
+        if let Some(t) = self.ticks {
+            let v = self.b.use_var(t);
+            let off = offset_of!(View, node_ticks) as i32;
+            let old = self.b.ins().load(types::I64, flags(), self.at.view, off);
+            let new = self.b.ins().iadd(old, v);
+            self.b.ins().store(flags(), new, self.at.view, off);
+        }
+    }
+
+    // ------------------------------------------------------------------ halting
+
+    /// `halt_node(c)`: the halt function of the node's unit.
+    pub fn halt_node(&mut self, c: NodeId) -> Result<(), JitError> {
+        let Some(u) = self.plan.unit_of[c as usize] else {
+            return Err(JitError::Unsupported(format!("node {c} has no code")));
+        };
+        let f = self.callees.halts[u as usize];
+        let id = self.i32c(c as i64);
+        self.call(f, &[self.at.view, id]);
+        Ok(())
+    }
+
+    /// `ControlNode::haltChild`: halt a running child, then reset it.
+    pub fn halt_child(&mut self, n: NodeId, k: usize) -> Result<(), JitError> {
+        let c = self.plan.children(n)[k];
+        if self.plan.may_run[c as usize] {
+            let st = self.status_of(c);
+            let running = self.eq_imm(st, Status::Running as i64);
+            let (_, cont) = self.if_then(running);
+            self.halt_node(c)?;
+            self.end_if(cont);
+        }
+        self.reset_status(c);
+        Ok(())
+    }
+
+    /// `halt_child` of a child whose index is known only at run time.
+    pub fn halt_child_dyn(&mut self, n: NodeId, k: Value) -> Result<(), JitError> {
+        let count = self.plan.children(n).len();
+        let join = self.b.create_block();
+        let blocks: Vec<Block> = (0..count).map(|_| self.b.create_block()).collect();
+        self.br_table(k, &blocks, join);
+        for (j, blk) in blocks.into_iter().enumerate() {
+            self.b.switch_to_block(blk);
+            self.halt_child(n, j)?;
+            self.b.ins().jump(join, &[]);
+        }
+        self.b.switch_to_block(join);
+        Ok(())
+    }
+
+    /// `ControlNode::resetChildren`.
+    pub fn reset_children(&mut self, n: NodeId) -> Result<(), JitError> {
+        for k in 0..self.plan.children(n).len() {
+            self.halt_child(n, k)?;
+        }
+        Ok(())
+    }
+
+    /// `DecoratorNode::resetChild`.
+    pub fn reset_child(&mut self, n: NodeId) -> Result<(), JitError> {
+        if !self.plan.children(n).is_empty() {
+            self.halt_child(n, 0)?;
+        }
+        Ok(())
+    }
+
+    /// Jumps to `blocks[index]`, or `default` when the index (an i32, read as unsigned) is
+    /// out of range.
+    pub fn br_table(&mut self, index: Value, blocks: &[Block], default: Block) {
+        use cranelift_codegen::ir::JumpTableData;
+        let dfg = &mut self.b.func.dfg;
+        let def = dfg.block_call(default, &[]);
+        let table: Vec<_> = blocks.iter().map(|b| dfg.block_call(*b, &[])).collect();
+        let jt = self.b.create_jump_table(JumpTableData::new(def, &table));
+        self.b.ins().br_table(index, jt);
+    }
+}

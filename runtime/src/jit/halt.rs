@@ -1,0 +1,166 @@
+//! Halting (`halt_node`): one function per unit, taking the node to halt. Halts are rare
+//! (a reactive node's other children, a timer, a `while` that turned false), so they are
+//! calls, not inlined code; a child in the same unit is halted by a recursive call.
+
+use super::emit::Fx;
+use super::JitError;
+use crate::interp::nodes::{CHILD_RUNNING, STARTED, TIMER_DONE, WAITING};
+use affect_compiler::builtins::NodeClass;
+use affect_compiler::ir::program::{NodeId, NodeKind, Status};
+use cranelift_codegen::ir::{Block, InstBuilder, Value};
+
+impl Fx<'_, '_> {
+    /// The body of a unit's halt function: `n` is the node to halt (an i32 parameter).
+    pub fn halt_function(&mut self, unit: u32, n: Value) -> Result<(), JitError> {
+        let members: Vec<NodeId> = self.plan.members[unit as usize]
+            .iter()
+            .copied()
+            .filter(|&m| self.plan.may_run[m as usize] || self.on_halted(m).is_some())
+            .collect();
+        let generic = self.b.create_block();
+        if members.is_empty() {
+            self.b.ins().jump(generic, &[]);
+        } else {
+            let lo = members[0];
+            let hi = *members.last().unwrap_or(&lo);
+            let mut table: Vec<Block> = vec![generic; (hi - lo + 1) as usize];
+            let mut cases = Vec::new();
+            for &m in &members {
+                let blk = self.b.create_block();
+                table[(m - lo) as usize] = blk;
+                cases.push((m, blk));
+            }
+            let idx = self.b.ins().iadd_imm_s(n, -(lo as i64));
+            self.br_table(idx, &table, generic);
+            for (m, blk) in cases {
+                self.b.switch_to_block(blk);
+                self.halt(m)?;
+                if let Some(code) = self.on_halted(m) {
+                    self.run(code)?;
+                }
+                self.b.ins().return_(&[]);
+            }
+        }
+        // Nodes that are never halted while running (leaves that complete at once): a halt
+        // is a reset.
+        self.b.switch_to_block(generic);
+        self.reset_status_dyn(n);
+        self.b.ins().return_(&[]);
+        Ok(())
+    }
+
+    fn on_halted(&self, n: NodeId) -> Option<affect_compiler::ir::program::Code> {
+        let node = &self.plan.agent.nodes[n as usize];
+        node.conditions
+            .and_then(|c| self.plan.agent.conditions.get(c as usize))
+            .and_then(|c| c.on_halted)
+    }
+
+    /// The node's own `halt()`.
+    fn halt(&mut self, n: NodeId) -> Result<(), JitError> {
+        let node = &self.plan.agent.nodes[n as usize];
+        match &node.kind {
+            NodeKind::Sequence
+            | NodeKind::AsyncSequence
+            | NodeKind::Fallback
+            | NodeKind::AsyncFallback
+            | NodeKind::IfThenElse => {
+                self.store_a_c(n, 0);
+                self.store_b_c(n, 0);
+                self.control_halt(n)
+            }
+            // SequenceWithMemory keeps its place across a halt.
+            NodeKind::SequenceWithMemory | NodeKind::WhileDoElse | NodeKind::TryCatch { .. } => {
+                self.control_halt(n)
+            }
+            NodeKind::ReactiveSequence | NodeKind::ReactiveFallback | NodeKind::Switch { .. } => {
+                self.store_a_c(n, -1);
+                self.control_halt(n)
+            }
+            NodeKind::Parallel { .. } | NodeKind::ParallelAll { .. } => {
+                let first = node.children.0 as usize;
+                for k in 0..self.plan.children(n).len() {
+                    self.set_done(first + k, false);
+                }
+                self.store_a_c(n, 0);
+                self.store_b_c(n, 0);
+                self.control_halt(n)
+            }
+            NodeKind::Repeat { .. } | NodeKind::Retry { .. } => {
+                self.store_a_c(n, 0);
+                self.decorator_halt(n)
+            }
+            NodeKind::Timeout { .. } | NodeKind::Delay { .. } => {
+                self.flags_clear(n, STARTED | TIMER_DONE);
+                self.disarm(n);
+                self.decorator_halt(n)
+            }
+            // BehaviorTree.CPP's EntryUpdatedDecorator::halt only forgets the running child.
+            NodeKind::EntryUpdated { .. } => {
+                self.flags_clear(n, CHILD_RUNNING);
+                Ok(())
+            }
+            NodeKind::Inverter
+            | NodeKind::ForceSuccess
+            | NodeKind::ForceFailure
+            | NodeKind::KeepRunningUntilFailure
+            | NodeKind::RunOnce { .. }
+            | NodeKind::Precondition { .. }
+            | NodeKind::Loop { .. }
+            | NodeKind::SubTree { .. } => self.decorator_halt(n),
+            NodeKind::Sleep { .. } => {
+                let st = self.status_of(n);
+                let running = self.eq_imm(st, Status::Running as i64);
+                let (_, cont) = self.if_then(running);
+                self.flags_clear(n, WAITING);
+                self.disarm(n);
+                self.end_if(cont);
+                self.reset_status(n);
+                Ok(())
+            }
+            NodeKind::Foreign { leaf, .. } => match self.plan.leaf_class(*leaf) {
+                NodeClass::Control => {
+                    self.store_a_c(n, 0);
+                    self.store_b_c(n, 0);
+                    self.control_halt(n)
+                }
+                NodeClass::Decorator => self.decorator_halt(n),
+                NodeClass::Action => {
+                    let st = self.status_of(n);
+                    let running = self.eq_imm(st, Status::Running as i64);
+                    let (_, cont) = self.if_then(running);
+                    let id = self.i32c(n as i64);
+                    let f = self.callees.leaf_halt;
+                    self.call(f, &[self.at.view, id]);
+                    self.end_if(cont);
+                    self.reset_status(n);
+                    Ok(())
+                }
+                NodeClass::Condition => {
+                    self.reset_status(n);
+                    Ok(())
+                }
+            },
+            NodeKind::AlwaysSuccess
+            | NodeKind::AlwaysFailure
+            | NodeKind::Script { .. }
+            | NodeKind::ScriptCondition { .. }
+            | NodeKind::WasEntryUpdated { .. } => {
+                self.reset_status(n);
+                Ok(())
+            }
+        }
+    }
+
+    fn control_halt(&mut self, n: NodeId) -> Result<(), JitError> {
+        self.reset_children(n)?;
+        self.reset_status(n);
+        Ok(())
+    }
+
+    fn decorator_halt(&mut self, n: NodeId) -> Result<(), JitError> {
+        self.reset_child(n)?;
+        self.reset_status(n);
+        Ok(())
+    }
+}

@@ -1,0 +1,222 @@
+//! The JIT: the whole tick program of an agent — tree ticks with their expressions and
+//! conditions, halts, and the process phase (hormones, lets, update, handlers, drives) —
+//! compiled to native code with Cranelift (x86_64 and aarch64).
+//!
+//! Compiled code works on the interpreter's own state (`Machine`'s arrays, seen through the
+//! `#[repr(C)]` [`View`]), so installing it into a machine switches the engine and nothing
+//! else: the run loop, timers between ticks, traces and the blackboard stay the machine's.
+//! It calls into Rust only for foreign leaves, runtime host calls (memory, world, lists)
+//! and math functions without a machine instruction. Node semantics follow
+//! `interp/nodes.rs` statement for statement; the interpreter is the reference, and
+//! `tests/jit_differential.rs` compares the two on random programs.
+//!
+//! Files: `plan` (analysis and the cut into functions), `emit` (shared builder helpers),
+//! `tick` (node ticks), `halt` (halts), `expr` (expressions), `view` (state view and the
+//! Rust services), `compile` (the driver).
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod compile;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod emit;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod expr;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod halt;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod plan;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod tick;
+mod view;
+
+use crate::interp::Machine;
+use affect_compiler::ir::functions::{Function, HostFn};
+use affect_compiler::ir::program::{AgentProgram, NodeId, Program, Status};
+use std::rc::Rc;
+pub(crate) use view::View;
+
+/// Why a program could not be compiled; the runtime then runs the interpreter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum JitError {
+    /// No JIT for this machine or this program.
+    Unsupported(String),
+    /// Cranelift refused the generated code (a bug in the JIT).
+    Codegen(String),
+}
+
+impl std::fmt::Display for JitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JitError::Unsupported(s) => write!(f, "{s}"),
+            JitError::Codegen(s) => write!(f, "code generation failed: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for JitError {}
+
+/// Which engine runs a machine's program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineKind {
+    Interp,
+    Jit,
+}
+
+impl EngineKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Interp => "interp",
+            EngineKind::Jit => "jit",
+        }
+    }
+}
+
+pub(crate) type TickFn = unsafe extern "C" fn(*mut View) -> i32;
+pub(crate) type HaltFn = unsafe extern "C" fn(*mut View, i32);
+pub(crate) type ProcessFn = unsafe extern "C" fn(*mut View);
+
+/// What compiling took and produced.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CompileStats {
+    /// Native functions generated.
+    pub functions: usize,
+    /// Tick functions (the tree's cut into units).
+    pub units: usize,
+    /// Bytes of machine code.
+    pub code_bytes: usize,
+    /// Plan, code generation and linking, in milliseconds.
+    pub compile_ms: f64,
+}
+
+/// An agent's compiled program. Share it between machines of the same agent with `Rc`.
+pub struct Compiled {
+    /// Owns the executable memory; freed on drop.
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    module: Option<cranelift_jit::JITModule>,
+    /// Which program it was compiled from (address and sizes), checked on install.
+    agent_id: (usize, usize, usize, usize),
+    /// The entry of each tree root: ticks it once and resets it when it completes.
+    roots: Vec<(NodeId, TickFn)>,
+    /// The halt function of each node's unit.
+    halts: Vec<Option<HaltFn>>,
+    process: Option<ProcessFn>,
+    host_fns: Vec<HostFn>,
+    functions: Vec<Function>,
+    pub stats: CompileStats,
+}
+
+impl Drop for Compiled {
+    fn drop(&mut self) {
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        if let Some(m) = self.module.take() {
+            // SAFETY: every function pointer into this memory lives in `self`, and machines
+            // hold the `Compiled` through an `Rc`, so no code can run after this drop.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+fn identity(agent: &AgentProgram) -> (usize, usize, usize, usize) {
+    (
+        agent as *const AgentProgram as usize,
+        agent.nodes.len(),
+        agent.slots.len(),
+        agent.code.len(),
+    )
+}
+
+/// Whether this build has a JIT for the machine it runs on.
+pub fn supported() -> Result<(), JitError> {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    {
+        cranelift_native::builder()
+            .map(|_| ())
+            .map_err(|e| JitError::Unsupported(format!("no Cranelift backend for this machine: {e}")))
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        Err(JitError::Unsupported(format!(
+            "Cranelift has no backend for {}",
+            std::env::consts::ARCH
+        )))
+    }
+}
+
+/// Compiles an agent's tick program.
+pub fn compile(program: &Program, agent: &AgentProgram) -> Result<Compiled, JitError> {
+    if std::env::var_os("AFFECT_JIT_FAIL").is_some() {
+        // Lets tests see the fallback to the interpreter on a machine that has a JIT.
+        return Err(JitError::Unsupported("AFFECT_JIT_FAIL is set".into()));
+    }
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    {
+        compile::compile(program, agent)
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        let _ = (program, agent);
+        supported().map(|_| unreachable!("no backend"))
+    }
+}
+
+impl Compiled {
+    pub(crate) fn process(&self, m: &mut Machine) {
+        let Some(f) = self.process else { return };
+        m.with_view(&self.host_fns, &self.functions, |v| {
+            // SAFETY: `f` is this module's process function (see `compile`), the module is
+            // alive while `self` is, and `v` is a view of `m` valid for the call.
+            unsafe { f(v) }
+        });
+    }
+
+    /// Ticks a root; `None` when it was not compiled as one.
+    pub(crate) fn tick_root(&self, m: &mut Machine, root: NodeId) -> Option<Status> {
+        let f = self.roots.iter().find(|(r, _)| *r == root)?.1;
+        let s = m.with_view(&self.host_fns, &self.functions, |v| {
+            // SAFETY: as in `process`.
+            unsafe { f(v) }
+        });
+        Some(Status::from_index(s as u8))
+    }
+
+    /// Halts a node (`halt_node`); false when it has no compiled code.
+    pub(crate) fn halt(&self, m: &mut Machine, n: NodeId) -> bool {
+        let Some(Some(f)) = self.halts.get(n as usize).copied() else {
+            return false;
+        };
+        m.with_view(&self.host_fns, &self.functions, |v| {
+            // SAFETY: as in `process`; `n` is a node of the compiled program.
+            unsafe { f(v, n as i32) }
+        });
+        true
+    }
+}
+
+impl Machine<'_> {
+    /// Runs this machine's program with compiled code from now on. The code must have been
+    /// compiled from this machine's agent program.
+    pub fn install_jit(&mut self, code: Rc<Compiled>) -> Result<(), JitError> {
+        if code.agent_id != identity(self.prog) {
+            return Err(JitError::Unsupported(
+                "the code was compiled from another program".into(),
+            ));
+        }
+        self.jit = Some(code);
+        Ok(())
+    }
+
+    /// Compiles this machine's program and installs it.
+    pub fn compile_jit(&mut self, program: &Program) -> Result<Rc<Compiled>, JitError> {
+        let code = Rc::new(compile(program, self.prog)?);
+        self.install_jit(code.clone())?;
+        Ok(code)
+    }
+
+    /// Which engine runs the program.
+    pub fn engine(&self) -> EngineKind {
+        if self.jit.is_some() {
+            EngineKind::Jit
+        } else {
+            EngineKind::Interp
+        }
+    }
+}

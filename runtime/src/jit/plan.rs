@@ -1,0 +1,405 @@
+//! What the code generator decides before it emits anything: which statuses each node can
+//! return (so a parent tests only those), which nodes can still be RUNNING when a parent
+//! halts them, how the tree is cut into native functions, and the tables of host and
+//! function calls. Everything here is conservative: a status set may be too large, never too
+//! small.
+
+use super::JitError;
+use affect_compiler::builtins::NodeClass;
+use affect_compiler::ir::functions::{Function, HostFn};
+use affect_compiler::ir::program::{
+    AgentProgram, Arg, Code, NodeId, NodeKind, Op, PortBinding, Program, Status,
+};
+
+/// A set of statuses, one bit per `Status` value.
+pub(crate) type StatusSet = u8;
+
+pub(crate) const fn bit(s: Status) -> StatusSet {
+    1 << (s as u8)
+}
+
+pub(crate) const ALL: StatusSet = 0b1_1111;
+const I: StatusSet = bit(Status::Idle);
+const R: StatusSet = bit(Status::Running);
+const S: StatusSet = bit(Status::Success);
+const F: StatusSet = bit(Status::Failure);
+const K: StatusSet = bit(Status::Skipped);
+pub(crate) const COMPLETED: StatusSet = S | F;
+
+/// Roughly how much code inlined nodes may add up to before a child gets its own function:
+/// large functions save calls, small ones keep register allocation fast.
+const UNIT_BUDGET: u32 = 320;
+
+pub(crate) struct Plan<'p> {
+    pub program: &'p Program,
+    pub agent: &'p AgentProgram,
+    /// Statuses `execute_tick` of each node can return.
+    pub possible: Vec<StatusSet>,
+    /// Whether a node can be RUNNING when its parent halts it.
+    pub may_run: Vec<bool>,
+    /// For each node, whether it is the root of a native tick function.
+    pub unit_root: Vec<bool>,
+    /// The roots of native tick functions, in the order their functions are declared.
+    pub units: Vec<NodeId>,
+    /// The unit each node's code lives in (its index in `units`), if it is reachable.
+    pub unit_of: Vec<Option<u32>>,
+    /// The nodes whose code lives in each unit, in id order.
+    pub members: Vec<Vec<NodeId>>,
+    /// The trees the runtime ticks: `main`, then behaviour modules' roots.
+    pub roots: Vec<NodeId>,
+    pub host_fns: Vec<HostFn>,
+    pub functions: Vec<Function>,
+}
+
+impl<'p> Plan<'p> {
+    pub fn new(program: &'p Program, agent: &'p AgentProgram) -> Result<Plan<'p>, JitError> {
+        let n = agent.nodes.len();
+        let mut plan = Plan {
+            program,
+            agent,
+            possible: vec![ALL; n],
+            may_run: vec![true; n],
+            unit_root: vec![false; n],
+            units: Vec::new(),
+            unit_of: vec![None; n],
+            members: Vec::new(),
+            roots: Vec::new(),
+            host_fns: Vec::new(),
+            functions: Vec::new(),
+        };
+        plan.validate()?;
+        let mut roots: Vec<NodeId> = agent.root.into_iter().collect();
+        for r in &agent.roots {
+            if !roots.contains(&r.root) {
+                roots.push(r.root);
+            }
+        }
+        plan.roots = roots.clone();
+        let mut computed = vec![false; n];
+        for &r in &roots {
+            plan.compute_possible(r, &mut computed);
+        }
+        for i in 0..n {
+            plan.may_run[i] = sets_running(&agent.nodes[i].kind)
+                && plan.possible[i] & (R | K) != 0;
+        }
+        for &r in &roots {
+            plan.unit_root[r as usize] = true;
+            plan.partition(r);
+        }
+        for &r in &roots {
+            plan.assign_units(r);
+        }
+        plan.members = vec![Vec::new(); plan.units.len()];
+        for (i, u) in plan.unit_of.iter().enumerate() {
+            if let Some(u) = u {
+                plan.members[*u as usize].push(i as NodeId);
+            }
+        }
+        plan.collect_calls();
+        Ok(plan)
+    }
+
+    pub fn children(&self, n: NodeId) -> &'p [NodeId] {
+        let (first, count) = self.agent.nodes[n as usize].children;
+        &self.agent.children[first as usize..(first + count) as usize]
+    }
+
+    pub fn leaf_class(&self, leaf: u32) -> NodeClass {
+        self.program
+            .leaves
+            .get(leaf as usize)
+            .map(|l| l.class)
+            .unwrap_or(NodeClass::Action)
+    }
+
+    /// The interpreter's DECORATOR flag: a decorator with a child resets a completed child
+    /// after its own status is set.
+    pub fn is_decorator(&self, n: NodeId) -> bool {
+        let node = &self.agent.nodes[n as usize];
+        let decorator = match &node.kind {
+            NodeKind::Inverter
+            | NodeKind::ForceSuccess
+            | NodeKind::ForceFailure
+            | NodeKind::Repeat { .. }
+            | NodeKind::Retry { .. }
+            | NodeKind::KeepRunningUntilFailure
+            | NodeKind::Timeout { .. }
+            | NodeKind::Delay { .. }
+            | NodeKind::RunOnce { .. }
+            | NodeKind::Precondition { .. }
+            | NodeKind::EntryUpdated { .. }
+            | NodeKind::Loop { .. }
+            | NodeKind::SubTree { .. } => true,
+            NodeKind::Foreign { leaf, .. } => self.leaf_class(*leaf) == NodeClass::Decorator,
+            _ => false,
+        };
+        decorator && node.children.1 > 0
+    }
+
+    /// Refuses programs the interpreter would index out of bounds on (they do not come from
+    /// the checker): the JIT then is not used, and the interpreter decides.
+    fn validate(&self) -> Result<(), JitError> {
+        let a = self.agent;
+        let nodes = a.nodes.len() as u64;
+        if nodes > (i32::MAX as u64) / 32 || a.slots.len() as u64 > (i32::MAX as u64) / 16 {
+            return Err(JitError::Unsupported("the program is too large".into()));
+        }
+        let code_ok = |c: Code| (c.start as usize + c.len as usize) <= a.code.len();
+        for (i, node) in a.nodes.iter().enumerate() {
+            let (first, count) = node.children;
+            if (first as usize + count as usize) > a.children.len() {
+                return Err(JitError::Unsupported(format!("node {i}: children out of range")));
+            }
+            for k in 0..count {
+                if a.children[(first + k) as usize] as usize >= a.nodes.len() {
+                    return Err(JitError::Unsupported(format!("node {i}: child out of range")));
+                }
+            }
+            let need = match &node.kind {
+                NodeKind::Sequence
+                | NodeKind::SequenceWithMemory
+                | NodeKind::AsyncSequence
+                | NodeKind::Fallback
+                | NodeKind::AsyncFallback
+                | NodeKind::ReactiveSequence
+                | NodeKind::ReactiveFallback
+                | NodeKind::Parallel { .. }
+                | NodeKind::ParallelAll { .. } => 0,
+                NodeKind::IfThenElse | NodeKind::WhileDoElse => 2,
+                NodeKind::TryCatch { .. } => 1,
+                NodeKind::Switch { cases, .. } => cases.len() as u32 + 1,
+                NodeKind::Foreign { leaf, .. } => match self.leaf_class(*leaf) {
+                    NodeClass::Decorator => 1,
+                    _ => 0,
+                },
+                NodeKind::AlwaysSuccess
+                | NodeKind::AlwaysFailure
+                | NodeKind::Sleep { .. }
+                | NodeKind::Script { .. }
+                | NodeKind::ScriptCondition { .. }
+                | NodeKind::WasEntryUpdated { .. } => 0,
+                _ => 1,
+            };
+            if count < need {
+                return Err(JitError::Unsupported(format!(
+                    "node {i} ({}) has {count} children, needs {need}",
+                    node.id
+                )));
+            }
+            if matches!(node.kind, NodeKind::IfThenElse | NodeKind::WhileDoElse) && count > 3 {
+                return Err(JitError::Unsupported(format!("node {i}: more than 3 children")));
+            }
+            let slot_ok = |s: u32| (s as usize) < a.slots.len();
+            let ok = match &node.kind {
+                NodeKind::EntryUpdated { slot, .. } | NodeKind::WasEntryUpdated { slot } => {
+                    slot_ok(*slot)
+                }
+                NodeKind::Loop { queue, value, .. } => slot_ok(*queue) && slot_ok(*value),
+                NodeKind::SubTree { inputs } => inputs.iter().all(|(s, c)| slot_ok(*s) && code_ok(*c)),
+                NodeKind::Foreign { ports, .. } => ports.iter().all(|p| match p {
+                    PortBinding::Slot(s) => slot_ok(*s),
+                    PortBinding::In(Arg::Expr(c)) => code_ok(*c),
+                    _ => true,
+                }),
+                _ => true,
+            };
+            if !ok {
+                return Err(JitError::Unsupported(format!("node {i}: a slot is out of range")));
+            }
+        }
+        for op in &a.code {
+            let ok = match op {
+                Op::Store(s) => (*s as usize) < a.slots.len(),
+                // `f64::clamp` panics on such bounds; the interpreter would too.
+                Op::StoreClamped(s, lo, hi) => (*s as usize) < a.slots.len() && lo <= hi,
+                _ => true,
+            };
+            if !ok {
+                return Err(JitError::Unsupported(format!("invalid instruction {op:?}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The statuses a node's `execute_tick` can return, children first.
+    fn compute_possible(&mut self, n: NodeId, computed: &mut Vec<bool>) -> StatusSet {
+        let i = n as usize;
+        if computed[i] {
+            return self.possible[i];
+        }
+        computed[i] = true;
+        // Guards against a cyclic table (never produced by the compiler) while it is computed.
+        self.possible[i] = ALL;
+        let kids: Vec<StatusSet> = self
+            .children(n)
+            .to_vec()
+            .into_iter()
+            .map(|c| self.compute_possible(c, computed))
+            .collect();
+        let any = |m: StatusSet| kids.iter().any(|k| k & m != 0);
+        // Controls report SKIPPED when every child was skipped, vacuously so without children.
+        let skipped_if_all = if kids.iter().all(|k| k & K != 0) { K } else { 0 };
+        let node = &self.agent.nodes[i];
+        let tick = match &node.kind {
+            NodeKind::Script { .. } | NodeKind::AlwaysSuccess => S,
+            NodeKind::AlwaysFailure => F,
+            NodeKind::ScriptCondition { .. } | NodeKind::WasEntryUpdated { .. } => S | F,
+            NodeKind::Inverter => {
+                let c = kids[0];
+                let mut s = c & (I | R | K);
+                if c & S != 0 {
+                    s |= F;
+                }
+                if c & F != 0 {
+                    s |= S;
+                }
+                s
+            }
+            NodeKind::ForceSuccess | NodeKind::ForceFailure => {
+                let forced = if matches!(node.kind, NodeKind::ForceSuccess) { S } else { F };
+                let c = kids[0];
+                (c & (I | R | K)) | if c & COMPLETED != 0 { forced } else { 0 }
+            }
+            // A plain sequence or fallback returns RUNNING only for a running child; an
+            // IDLE child reads as FAILURE.
+            NodeKind::Sequence | NodeKind::Fallback => {
+                (if any(R) { R } else { 0 }) | S | F | skipped_if_all
+            }
+            NodeKind::SequenceWithMemory | NodeKind::AsyncSequence | NodeKind::AsyncFallback => {
+                R | S | F | skipped_if_all
+            }
+            NodeKind::ReactiveSequence | NodeKind::ReactiveFallback => {
+                (if any(R) { R } else { 0 }) | S | F | skipped_if_all
+            }
+            NodeKind::Parallel { .. } | NodeKind::ParallelAll { .. } => R | S | F | K,
+            _ => ALL,
+        };
+        let pre = match node.conditions.and_then(|c| self.agent.conditions.get(c as usize)) {
+            Some(c) => {
+                (if c.failure_if.is_some() { F } else { 0 })
+                    | (if c.success_if.is_some() { S } else { 0 })
+                    | (if c.skip_if.is_some() || c.while_.is_some() { K } else { 0 })
+            }
+            None => 0,
+        };
+        let set = if tick == 0 { ALL } else { tick | pre };
+        self.possible[i] = set;
+        set
+    }
+
+    /// How much code a node adds when inlined (a rough measure).
+    fn weight(&self, n: NodeId) -> u32 {
+        let node = &self.agent.nodes[n as usize];
+        let code = |c: &Code| c.len;
+        let mut w = 4 + node.children.1 * 3;
+        w += match &node.kind {
+            NodeKind::Script { code: c } | NodeKind::ScriptCondition { cond: c } => code(c),
+            NodeKind::Precondition { cond, .. } => code(cond),
+            NodeKind::Switch { subject, cases, .. } => code(subject) + 4 * cases.len() as u32,
+            _ => 0,
+        };
+        if let Some(c) = node.conditions.and_then(|c| self.agent.conditions.get(c as usize)) {
+            for x in [
+                c.failure_if,
+                c.success_if,
+                c.skip_if,
+                c.while_,
+                c.on_success,
+                c.on_failure,
+                c.post,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                w += 2 + x.len;
+            }
+        }
+        w
+    }
+
+    /// Cuts the tree under `n` into functions: returns the inlined weight of `n`. A child
+    /// whose inlined code would make its parent's too big becomes the root of a function.
+    fn partition(&mut self, n: NodeId) -> u32 {
+        let kids: Vec<NodeId> = self.children(n).to_vec();
+        let mut sizes: Vec<(u32, NodeId)> = Vec::with_capacity(kids.len());
+        for &c in &kids {
+            let w = self.partition(c);
+            if !self.unit_root[c as usize] {
+                sizes.push((w, c));
+            }
+        }
+        let mut total: u32 = self.weight(n) + sizes.iter().map(|(w, _)| w).sum::<u32>();
+        sizes.sort_by(|a, b| b.0.cmp(&a.0));
+        for (w, c) in sizes {
+            if total <= UNIT_BUDGET {
+                break;
+            }
+            self.unit_root[c as usize] = true;
+            total = total - w + 4;
+        }
+        total
+    }
+
+    /// Numbers the functions in pre-order and records where each node's code lives.
+    fn assign_units(&mut self, root: NodeId) {
+        let mut stack: Vec<(NodeId, u32)> = Vec::new();
+        let u = self.units.len() as u32;
+        self.units.push(root);
+        stack.push((root, u));
+        while let Some((n, unit)) = stack.pop() {
+            if self.unit_of[n as usize].is_some() {
+                continue;
+            }
+            self.unit_of[n as usize] = Some(unit);
+            for &c in self.children(n).iter().rev() {
+                if self.unit_root[c as usize] && self.unit_of[c as usize].is_none() {
+                    let cu = self.units.len() as u32;
+                    self.units.push(c);
+                    stack.push((c, cu));
+                } else {
+                    stack.push((c, unit));
+                }
+            }
+        }
+    }
+
+    /// The host services and functions the code calls, numbered for the shims.
+    fn collect_calls(&mut self) {
+        for op in &self.agent.code {
+            match op {
+                Op::Host(f, _, _) => {
+                    if !self.host_fns.contains(f) {
+                        self.host_fns.push(*f);
+                    }
+                }
+                Op::Call(f, _) => {
+                    if !self.functions.contains(f) {
+                        self.functions.push(*f);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    pub fn host_index(&self, f: HostFn) -> u32 {
+        self.host_fns.iter().position(|x| *x == f).unwrap_or(0) as u32
+    }
+
+    pub fn function_index(&self, f: Function) -> u32 {
+        self.functions.iter().position(|x| *x == f).unwrap_or(0) as u32
+    }
+}
+
+/// Node kinds that never set their own status to RUNNING: no parent ever finds them running.
+fn sets_running(kind: &NodeKind) -> bool {
+    !matches!(
+        kind,
+        NodeKind::Script { .. }
+            | NodeKind::ScriptCondition { .. }
+            | NodeKind::AlwaysSuccess
+            | NodeKind::AlwaysFailure
+            | NodeKind::WasEntryUpdated { .. }
+    )
+}

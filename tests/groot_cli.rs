@@ -1,0 +1,278 @@
+//! `affect import`, `affect build --emit groot|groot-v3` and `affect convert` through the
+//! built binary: outputs, files written atomically, exit statuses, and every exporter and
+//! converter diagnostic (the importer's have their fixtures in `fixtures/xml`).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn affect(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_affect"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the affect binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("affect-groot-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+const NAV2: &str = "../shared/corpus/navigation2@main/nav2_bt_navigator/behavior_trees/navigate_w_replanning_time.xml";
+
+#[test]
+fn import_prints_affect_or_writes_the_file() {
+    let out = affect(&["import", NAV2]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let affect_text = text(&out.stdout);
+    assert!(affect_text.contains("main tree "), "{affect_text}");
+    assert!(
+        text(&out.stderr).contains("W0401"),
+        "unknown nav2 nodes are reported"
+    );
+
+    let path = scratch("nav.affect");
+    let out = affect(&["import", NAV2, "-o", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), affect_text);
+
+    // The written file checks (syntax) and builds back.
+    let out = affect(&["build", path.to_str().unwrap(), "--emit", "groot"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("<root BTCPP_format=\"4\""));
+}
+
+#[test]
+fn import_refuses_what_behaviortree_cpp_refuses() {
+    let path = scratch("never.affect");
+    let out = affect(&[
+        "import",
+        "tests/fixtures/xml/fail/unclosed_element.xml",
+        "-o",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("[E0403]"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!path.exists(), "nothing is written for a refused file");
+    let json_out = scratch("never2.affect");
+    let out = affect(&[
+        "import",
+        "tests/fixtures/xml/fail/unclosed_element.xml",
+        "--format",
+        "json",
+        "-o",
+        json_out.to_str().unwrap(),
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(doc["diagnostics"][0]["code"], "E0403");
+    assert_eq!(doc["diagnostics"][0]["line"], 6);
+    let out = affect(&["import", "no/such/file.xml"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn build_writes_both_dialects() {
+    let v4 = affect(&[
+        "build",
+        "tests/fixtures/groot/portable.affect",
+        "--emit",
+        "groot",
+    ]);
+    assert_eq!(v4.status.code(), Some(0), "{}", text(&v4.stderr));
+    let x = text(&v4.stdout);
+    assert!(
+        x.contains("<root BTCPP_format=\"4\" main_tree_to_execute=\"Patrol\""),
+        "{x}"
+    );
+    assert!(
+        x.contains("<SequenceWithMemory>") && x.contains("success_count=\"1\""),
+        "{x}"
+    );
+    assert!(x.contains("<SubTree ID=\"Sub\" port=\"{target}\"/>"), "{x}");
+    assert!(
+        x.contains("<Timeout msec=\"5000\">") && x.contains("<Delay delay_msec=\"100\">"),
+        "{x}"
+    );
+
+    let path = scratch("portable_v3.xml");
+    let v3 = affect(&[
+        "build",
+        "tests/fixtures/groot/portable.affect",
+        "--emit",
+        "groot-v3",
+        "-o",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(v3.status.code(), Some(0), "{}", text(&v3.stderr));
+    let x = std::fs::read_to_string(&path).unwrap();
+    assert!(x.contains("<root main_tree_to_execute=\"Patrol\""), "{x}");
+    assert!(
+        x.contains("<SequenceStar>") && x.contains("success_threshold=\"1\""),
+        "{x}"
+    );
+    assert!(
+        x.contains("<Action ID=\"Dock\" goal=\"{target}\" docked=\"{done}\"/>"),
+        "{x}"
+    );
+    assert!(
+        x.contains("<SubTreePlus ID=\"Sub\" port=\"{target}\"/>"),
+        "{x}"
+    );
+
+    // Deterministic.
+    let again = affect(&[
+        "build",
+        "tests/fixtures/groot/portable.affect",
+        "--emit",
+        "groot",
+    ]);
+    assert_eq!(again.stdout, v4.stdout);
+}
+
+/// Runs a command with `--format json -o <scratch>`; the diagnostics' codes.
+fn run_json(args: &[&str]) -> (Option<i32>, Vec<String>) {
+    let out_path = scratch("json-out");
+    let mut all: Vec<&str> = args.to_vec();
+    let p = out_path.to_str().unwrap().to_string();
+    all.extend(["--format", "json", "-o", &p]);
+    let out = affect(&all);
+    (out.status.code(), codes(&out))
+}
+
+fn codes(out: &Output) -> Vec<String> {
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON diagnostics");
+    doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_exporter_and_converter_code_is_reported() {
+    let (status, mut seen) = run_json(&[
+        "build",
+        "tests/fixtures/groot/export_codes.affect",
+        "--emit",
+        "groot",
+    ]);
+    assert_eq!(status, Some(1));
+    let (status, c) = run_json(&[
+        "build",
+        "tests/fixtures/groot/v4_only.affect",
+        "--emit",
+        "groot-v3",
+    ]);
+    assert_eq!(status, Some(1));
+    seen.extend(c);
+    let (status, c) = run_json(&[
+        "convert",
+        "tests/fixtures/groot/v3_shared_blackboard.xml",
+        "--to",
+        "v4",
+    ]);
+    assert_eq!(status, Some(0));
+    seen.extend(c);
+    seen.extend(
+        run_json(&[
+            "convert",
+            "tests/fixtures/xml/fail/broken_precondition.xml",
+            "--to",
+            "v3",
+        ])
+        .1,
+    );
+    seen.extend(
+        run_json(&[
+            "convert",
+            "tests/fixtures/groot/v3_shared_blackboard.xml",
+            "--to",
+            "v3",
+        ])
+        .1,
+    );
+    let (status, c) = run_json(&[
+        "build",
+        "tests/fixtures/groot/v4_only.affect",
+        "--emit",
+        "groot",
+    ]);
+    assert_eq!(status, Some(0));
+    seen.extend(c);
+    seen.extend(run_json(&["build", "examples/navigator.affect", "--emit", "groot"]).1);
+    // JSON on standard output leaves no room for the result there.
+    assert_eq!(
+        affect(&[
+            "build",
+            "examples/navigator.affect",
+            "--emit",
+            "groot",
+            "--format",
+            "json"
+        ])
+        .status
+        .code(),
+        Some(2)
+    );
+    for info in affect_compiler::codes::CODES {
+        let n: u32 = info.code[1..].parse().unwrap();
+        if (451..470).contains(&n) {
+            assert!(
+                seen.iter().any(|c| c == info.code),
+                "nothing reports {} ({}); seen {seen:?}",
+                info.code,
+                info.title
+            );
+        }
+    }
+}
+
+#[test]
+fn convert_v3_to_v4_and_back() {
+    let out = affect(&[
+        "convert",
+        "tests/fixtures/groot/v3_shared_blackboard.xml",
+        "--to",
+        "v4",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let x = text(&out.stdout);
+    assert!(
+        x.contains("<root BTCPP_format=\"4\" main_tree_to_execute=\"Main\">"),
+        "{x}"
+    );
+    assert!(
+        x.contains("<SubTree ID=\"Dock\" _autoremap=\"true\"/>"),
+        "{x}"
+    );
+    assert!(
+        x.contains("<Precondition if=\"state == &apos;done&apos;\" else=\"FAILURE\">"),
+        "{x}"
+    );
+    assert!(text(&out.stderr).contains("W0461"));
+
+    let path = scratch("v4.xml");
+    std::fs::write(&path, &x).unwrap();
+    let back = affect(&["convert", path.to_str().unwrap(), "--to", "v3"]);
+    assert_eq!(back.status.code(), Some(1), "Precondition has no v3 form");
+    assert!(text(&back.stderr).contains("[E0461]"));
+}
+
+#[test]
+fn explain_knows_the_xml_codes() {
+    let out = affect(&["explain", "e0404"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).starts_with("# E0404: document type declaration refused"));
+}

@@ -1,0 +1,220 @@
+//! Snapshot tests of the checker's diagnostics (names, types, units, structure). Every file in
+//! `fixtures/types` must report at least one diagnostic with a registered code and a span
+//! inside the file (a fixture named `warn_*` may report warnings only; any other must report
+//! an error); every file in `fixtures/types/pass` must check clean, without even a warning.
+//! Each snapshot shows the source with line numbers and the diagnostics as `affect check`
+//! prints them (without colour), so a reviewer sees both together.
+//!
+//! Fixtures that `use` a file find it in `fixtures/types/modules` (paths are written relative
+//! to `fixtures/types`, as `affect check` resolves them).
+
+use affect_compiler::sema::{Analysis, Loader};
+use affect_compiler::{check_source_with, codes, render, Diagnostic, Severity};
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+/// Reads `use`d files relative to `fixtures/types`, like `affect check` beside the fixture.
+struct FixtureLoader(PathBuf);
+
+impl Loader for FixtureLoader {
+    fn load(&self, path: &str) -> Result<String, String> {
+        std::fs::read_to_string(self.0.join(path)).map_err(|e| format!("cannot read `{path}`: {e}"))
+    }
+}
+
+fn check(path: &Path, src: &str) -> Analysis {
+    let dir = path.parent().unwrap().to_path_buf();
+    check_source_with(src, &FixtureLoader(dir))
+}
+
+/// The file name used in rendered diagnostics (`types/unknown_type_typo.affect`).
+fn display_name(path: &Path) -> String {
+    let dir = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|d| d.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let file = path.file_name().unwrap().to_string_lossy();
+    format!("{dir}/{file}")
+}
+
+/// Header, numbered source, then every diagnostic rendered (those of used files after,
+/// against their own text). Trailing spaces are trimmed from each line so the snapshots
+/// survive editors that strip them.
+fn snapshot_text(name: &str, src: &str, a: &Analysis) -> String {
+    let all = a
+        .diagnostics
+        .iter()
+        .chain(a.imported_diagnostics.iter().map(|(_, _, d)| d));
+    let (mut errors, mut warnings) = (0, 0);
+    for d in all {
+        match d.severity {
+            Severity::Error => errors += 1,
+            Severity::Warning => warnings += 1,
+            Severity::Note => {}
+        }
+    }
+    let mut out = String::new();
+    writeln!(out, "=== {name}: {errors} error(s), {warnings} warning(s)").unwrap();
+    writeln!(out, "--- source").unwrap();
+    for (i, line) in src.lines().enumerate() {
+        writeln!(out, "{:>3} | {line}", i + 1).unwrap();
+    }
+    writeln!(out, "--- diagnostics").unwrap();
+    if a.diagnostics.is_empty() && a.imported_diagnostics.is_empty() {
+        writeln!(out, "(none)").unwrap();
+    }
+    for d in &a.diagnostics {
+        out.push_str(&render::human(d, name, src, false));
+    }
+    for (file, text, d) in &a.imported_diagnostics {
+        out.push_str(&render::human(d, file, text, false));
+    }
+    out.lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn check_positions(name: &str, src: &str, d: &Diagnostic) {
+    assert!(
+        codes::lookup(d.code).is_some(),
+        "{name}: diagnostic code {} is not in codes::CODES",
+        d.code
+    );
+    let span = d.primary.span;
+    assert!(
+        span.start <= span.end && span.end as usize <= src.len(),
+        "{name}: {} has span {span:?} outside the file ({} bytes)",
+        d.code,
+        src.len()
+    );
+    assert!(
+        src.is_char_boundary(span.start as usize) && src.is_char_boundary(span.end as usize),
+        "{name}: {} has a span that splits a character",
+        d.code
+    );
+    assert!(
+        !span.is_empty(),
+        "{name}: {} `{}` has an empty span at {}",
+        d.code,
+        d.message,
+        span.start
+    );
+    assert!(!d.message.is_empty(), "{name}: {} has no message", d.code);
+    for l in &d.secondary {
+        assert!(
+            l.span.start <= l.span.end && l.span.end as usize <= src.len(),
+            "{name}: {} has a secondary label outside the file",
+            d.code
+        );
+    }
+}
+
+fn read(path: &Path) -> String {
+    let src = std::fs::read_to_string(path).unwrap();
+    assert!(
+        src.starts_with("//"),
+        "{}: a fixture starts with a `//` comment saying what it tests",
+        path.display()
+    );
+    src
+}
+
+#[test]
+fn fail_fixtures() {
+    insta::glob!("fixtures/types/*.affect", |path| {
+        let name = display_name(path);
+        let src = read(path);
+        let a = check(path, &src);
+        let warn_only = path
+            .file_name()
+            .is_some_and(|f| f.to_string_lossy().starts_with("warn_"));
+        let all: Vec<&Diagnostic> = a
+            .diagnostics
+            .iter()
+            .chain(a.imported_diagnostics.iter().map(|(_, _, d)| d))
+            .collect();
+        if warn_only {
+            assert!(
+                !all.is_empty() && all.iter().all(|d| !d.is_error()),
+                "{name}: expected warnings only, got {all:#?}"
+            );
+        } else {
+            assert!(
+                all.iter().any(|d| d.is_error()),
+                "{name}: expected at least one error, got {all:#?}"
+            );
+        }
+        for d in &a.diagnostics {
+            check_positions(&name, &src, d);
+        }
+        for (file, text, d) in &a.imported_diagnostics {
+            check_positions(file, text, d);
+        }
+        // No syntax errors: these fixtures are about the later phases.
+        assert!(
+            !a.diagnostics.iter().any(|d| d.code.starts_with("E01")),
+            "{name}: a type fixture must parse"
+        );
+        insta::assert_snapshot!(snapshot_text(&name, &src, &a));
+    });
+}
+
+#[test]
+fn pass_fixtures() {
+    insta::glob!("fixtures/types/pass/*.affect", |path| {
+        let name = display_name(path);
+        let src = read(path);
+        let a = check(path, &src);
+        let rendered = snapshot_text(&name, &src, &a);
+        assert!(
+            a.diagnostics.is_empty() && a.imported_diagnostics.is_empty(),
+            "{name}: expected no diagnostics, got:\n{rendered}"
+        );
+        assert!(
+            a.program.is_some(),
+            "{name}: checked clean but built no program"
+        );
+        insta::assert_snapshot!(rendered);
+    });
+}
+
+/// The failing fixtures cover every code of names, modules, types and structure (E02xx,
+/// W02xx, E03xx), each at least twice.
+#[test]
+fn fail_fixtures_cover_every_code() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/types");
+    let mut seen: Vec<&str> = Vec::new();
+    let mut files = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "affect") {
+            files += 1;
+            let src = std::fs::read_to_string(&path).unwrap();
+            let a = check(&path, &src);
+            let mut codes: Vec<&str> = a
+                .diagnostics
+                .iter()
+                .chain(a.imported_diagnostics.iter().map(|(_, _, d)| d))
+                .map(|d| d.code)
+                .collect();
+            codes.sort_unstable();
+            codes.dedup();
+            seen.extend(codes);
+        }
+    }
+    assert!(files >= 70, "only {files} failing fixtures");
+    let checker_codes = codes::CODES.iter().filter(|c| {
+        c.code.starts_with("E02") || c.code.starts_with("W02") || c.code.starts_with("E03")
+    });
+    for c in checker_codes {
+        let n = seen.iter().filter(|s| **s == c.code).count();
+        assert!(
+            n >= 2,
+            "only {n} failing fixture(s) report {} ({}); every code needs at least two",
+            c.code,
+            c.title
+        );
+    }
+}
