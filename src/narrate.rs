@@ -146,8 +146,8 @@ impl<'v> Narrator<'v> {
                 let text = show(value);
                 // The first report of a variable is its initial value, not news.
                 let Some(old) = a.values.insert(name.to_string(), text.clone()) else {
-                    if let (Role::Level, Value::Num(x)) = (var.role, value) {
-                        a.classes.insert(name.to_string(), class(*x));
+                    if let (Role::Level, Value::Num(_) | Value::Int(_)) = (var.role, value) {
+                        a.classes.insert(name.to_string(), class(number(value)));
                     }
                     return;
                 };

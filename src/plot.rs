@@ -305,8 +305,16 @@ impl<'v> Recorder<'v> {
                         } else {
                             format!(" (program {})", a.view.name)
                         };
+                        let empty = !blocks
+                            .iter()
+                            .any(|(j, b)| j == i && !matches!(b, Block::Header));
+                        let note = if empty {
+                            " — no levels, hormones, emotions or drives to draw"
+                        } else {
+                            ""
+                        };
                         area.draw(&Text::new(
-                            format!("agent {}{program}", a.instance),
+                            format!("agent {}{program}{note}", a.instance),
                             (12, 10),
                             ("sans-serif", 21).into_font().style(FontStyle::Bold),
                         ))

@@ -126,6 +126,32 @@ fn plot_of_an_emotion_machine_shows_states_and_intensity() {
 }
 
 #[test]
+fn several_agents_get_one_block_each_in_one_file() {
+    let dir = scratch("plot_agents");
+    let f = copy(&dir, "examples/recruitment.affect");
+    let svg = dir.join("r.svg");
+    let out = affect(&[
+        "run",
+        f.to_str().unwrap(),
+        "--ticks",
+        "20",
+        "--no-persist",
+        "--quiet",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let texts = svg_texts(&svg);
+    for agent in [
+        "agent UAV",
+        "agent UGV#1 (program UGV)",
+        "agent UGV#2 (program UGV)",
+    ] {
+        assert!(has(&texts, agent), "a block for `{agent}`: {texts:?}");
+    }
+}
+
+#[test]
 fn a_plot_that_cannot_be_written_is_a_usage_error() {
     let dir = scratch("plot_unwritable");
     let fixture = support::workspace().join("tests/fixtures/cli/emotions.affect");

@@ -169,10 +169,10 @@ fn a_call_brings_sound_attention_then_a_chat_with_an_attractive_face() {
     let chat_value = changes(lines, "Chat")[0].3;
     let soccer_value = lines
         .iter()
-        .filter(|l| {
+        .rev()
+        .find(|l| {
             l["ev"] == "behavior" && l["module"] == "Soccer" && l["tick"].as_u64().unwrap() <= chat
         })
-        .last()
         .unwrap()["value"]
         .as_f64()
         .unwrap();
@@ -227,10 +227,10 @@ fn with_the_battery_running_down_charging_wins_over_soccer() {
     let first = charge[0];
     let before = lines
         .iter()
-        .filter(|l| {
+        .rev()
+        .find(|l| {
             l["ev"] == "var" && l["name"] == "battery" && l["tick"].as_u64().unwrap() <= first
         })
-        .last()
         .unwrap()["value"]
         .as_f64()
         .unwrap();

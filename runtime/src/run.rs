@@ -30,6 +30,8 @@ pub enum Clock {
 #[derive(Clone, Debug)]
 pub struct RunConfig {
     pub ticks: u64,
+    /// Seeds every random stream of the run: the world's (guests, random events) and the
+    /// agents'. The CLI passes the world's `seed` unless `--seed` is given.
     pub seed: u64,
     pub agent: Option<String>,
     /// What foreign leaves without an override return.
@@ -313,7 +315,12 @@ pub fn run(
     check_runnable(program, config.agent.as_deref())?;
     let spec = choose_world(program, config)?;
     let world: Option<SharedWorld> = match spec {
-        Some(s) => match World::new(s) {
+        // The run's seed drives the world too (guests, scripted random events); it is the
+        // world's own `seed` unless the command line gives another.
+        Some(s) => match World::new(&WorldSpec {
+            seed: config.seed,
+            ..s.clone()
+        }) {
             Ok(w) => Some(Rc::new(RefCell::new(w))),
             Err(e) => {
                 return Err(vec![Diagnostic::error(

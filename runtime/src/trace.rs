@@ -291,7 +291,12 @@ pub fn write_event(out: &mut Vec<u8>, tick: u64, t_ms: f64, agent: &str, ev: &Ev
             out.extend_from_slice(b",\"eta_ms\":");
             json_opt_num(out, *eta_ms);
             out.extend_from_slice(b",\"offers\":");
-            json_opt_num(out, offers.map(f64::from));
+            match offers {
+                Some(n) => {
+                    let _ = write!(out, "{n}");
+                }
+                None => out.extend_from_slice(b"null"),
+            }
             out.extend_from_slice(b",\"lease_ms\":");
             json_opt_num(out, *lease_ms);
             out.extend_from_slice(b",\"why\":");

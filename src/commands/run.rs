@@ -59,6 +59,11 @@ pub struct RunArgs {
     /// summary.
     #[arg(long)]
     pub quiet: bool,
+    /// The engine that runs the program: `jit` (native code through Cranelift, on x86_64
+    /// and aarch64) or `interp` (the reference interpreter). Where the JIT cannot run, the
+    /// interpreter does, and a warning says so.
+    #[arg(long, value_enum, default_value_t = super::bench::EngineKind::Jit)]
+    pub engine: super::bench::EngineKind,
 }
 
 fn split_kv(s: &str, what: &str) -> Result<(String, String), String> {
@@ -110,6 +115,7 @@ pub fn run(args: &RunArgs) -> u8 {
         },
         ..RunConfig::default()
     };
+    config.engine = args.engine.runtime();
     let parsed = (|| -> Result<(), String> {
         config.leaf_default = run::parse_status(&args.leaf_default).ok_or_else(|| {
             format!(
@@ -194,6 +200,9 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     };
     reporter.finish(1);
+    if let Some(reason) = summaries.iter().find_map(|s| s.fallback.as_ref()) {
+        eprintln!("warning: the JIT is not available ({reason}); running the interpreter");
+    }
     if !args.quiet {
         let mut err = std::io::stderr().lock();
         for s in &summaries {

@@ -208,10 +208,19 @@ pub fn fill(mut n: Node, children: Vec<Node>) -> Option<Node> {
 
 /// Whether two nodes (or heads) print the same, so read back they give the same tree.
 /// Comparing without spans first spares printing in the common case.
-pub fn same_node(mut a: Node, mut b: Node) -> bool {
+pub fn same_node(a: Node, b: Node) -> bool {
+    differs(a, b).is_none()
+}
+
+/// `None` when `b` reads back as `a`; else the text of `a` (what `_affect` must carry).
+pub fn differs(mut a: Node, mut b: Node) -> Option<String> {
     unspan::node(&mut a);
     unspan::node(&mut b);
-    a == b || format_node(&a) == format_node(&b)
+    if a == b {
+        return None;
+    }
+    let text = format_node(&a);
+    (text != format_node(&b)).then_some(text)
 }
 
 /// Blanking every span, so that trees compare by content alone.

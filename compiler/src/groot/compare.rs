@@ -123,11 +123,17 @@ fn node(el: &Element, v4: bool, commented: bool) -> Node {
     if subtree {
         id = "SubTree".into();
     }
-    let mut children = Vec::new();
+    let mut children: Vec<Node> = Vec::new();
     let mut pending_comment = false;
     for c in &el.children {
         match c {
-            XmlNode::Comment(..) => pending_comment = true,
+            XmlNode::Comment(..) => {
+                pending_comment = true;
+                // A comment after a node may document it too (`<Node/> <!-- about it -->`).
+                if let Some(last) = children.last_mut() {
+                    last.commented = true;
+                }
+            }
             XmlNode::Element(e) => {
                 children.push(node(e, v4, pending_comment));
                 pending_comment = false;
@@ -228,11 +234,16 @@ fn doc(text: &str) -> Result<Doc, String> {
                         attrs.insert(a.name.clone(), a.value.clone());
                     }
                 }
-                let mut children = Vec::new();
+                let mut children: Vec<Node> = Vec::new();
                 let mut pc = false;
                 for c in &e.children {
                     match c {
-                        XmlNode::Comment(..) => pc = true,
+                        XmlNode::Comment(..) => {
+                            pc = true;
+                            if let Some(last) = children.last_mut() {
+                                last.commented = true;
+                            }
+                        }
                         XmlNode::Element(n) => {
                             children.push(node(n, v4, pc));
                             pc = false;
@@ -269,6 +280,18 @@ fn doc(text: &str) -> Result<Doc, String> {
     }
     if d.main.is_none() && d.trees.len() == 1 {
         d.main = d.trees.keys().next().cloned();
+    }
+    // Comments before `<root>` may become the main tree's description.
+    let prologue = parsed
+        .document
+        .nodes
+        .iter()
+        .take_while(|n| !matches!(n, XmlNode::Element(_)))
+        .any(|n| matches!(n, XmlNode::Comment(..)));
+    if prologue {
+        if let Some(t) = d.main.as_ref().and_then(|m| d.trees.get_mut(m)) {
+            t.commented = true;
+        }
     }
     Ok(d)
 }

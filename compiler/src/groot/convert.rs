@@ -13,6 +13,7 @@
 //!   `success_count`/`failure_count`;
 //! - `BlackboardCheckInt/Double/String/Bool` become `Precondition` with a script;
 //! - `<TreeNodesModel>` entries are converted too.
+//!
 //! The other direction refuses what v3 cannot run (scripts, pre/post conditions, v4-only nodes)
 //! with a diagnostic at each place.
 
@@ -242,15 +243,15 @@ impl Converter {
 
     fn node(&mut self, el: &mut Element) {
         match self.to {
-            Dialect::V4 => self.to_v4(el),
-            Dialect::V3 => self.to_v3(el),
+            Dialect::V4 => self.node_v4(el),
+            Dialect::V3 => self.node_v3(el),
         }
         for c in el.elements_mut() {
             self.node(c);
         }
     }
 
-    fn to_v4(&mut self, el: &mut Element) {
+    fn node_v4(&mut self, el: &mut Element) {
         let (id, explicit) = node_id(el);
         // BehaviorTree.CPP 4 writes the compact form, and 4.8 refuses explicit-form children of
         // ReactiveSequence/ReactiveFallback ("Unknown node type: Action").
@@ -357,7 +358,7 @@ impl Converter {
         *el = pre;
     }
 
-    fn to_v3(&mut self, el: &mut Element) {
+    fn node_v3(&mut self, el: &mut Element) {
         let (id, explicit) = node_id(el);
         for a in &el.attrs {
             if PRE_POST.contains(&a.name.as_str()) {

@@ -84,7 +84,8 @@ pub fn host_name(text: &str) -> String {
         if c.is_ascii_alphanumeric() || c == '_' {
             body.push(c);
         } else {
-            lossy |= !c.is_whitespace() || true;
+            // Any character left out would let two texts share a name: a hash tells them apart.
+            lossy = true;
             if !body.ends_with('_') {
                 body.push('_');
             }
@@ -361,7 +362,7 @@ impl Heads<'_> {
                     _ => None,
                 })
                 .or_else(|| self.st.var_types.get(&var.name).cloned());
-                let id = match ty.as_ref().map(|t| crate::fmt::format_type(t)).as_deref() {
+                let id = match ty.as_ref().map(crate::fmt::format_type).as_deref() {
                     Some("int") => "LoopInt",
                     Some("bool") => "LoopBool",
                     Some("str") => "LoopString",
@@ -964,8 +965,8 @@ impl Exporter {
             self.checker.diags.clear();
             self.checker.unknown.clear();
             let head = carry::head(n);
-            if !carry::same_node(head.clone(), back) {
-                el.set(carry::AFFECT, carry::format_node(&head));
+            if let Some(text) = carry::differs(head, back) {
+                el.set(carry::AFFECT, text);
             }
         }
         el

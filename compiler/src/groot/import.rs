@@ -72,6 +72,20 @@ pub fn import(text: &str, name: &str, loader: &mut dyn IncludeLoader) -> Importe
         return out;
     };
     let mut reader = Reader::new(Dialect::V4);
+    reader.newlines = text
+        .bytes()
+        .enumerate()
+        .filter(|(_, b)| *b == b'\n')
+        .map(|(i, _)| i as u32)
+        .collect();
+    // Comments before `<root>` describe the file: they document its main tree.
+    for n in &parsed.document.nodes {
+        match n {
+            XmlNode::Comment(c, _) => reader.prologue.extend(doc_lines(c)),
+            XmlNode::Element(_) => break,
+            _ => {}
+        }
+    }
     let file = reader.document(root, name, loader, &mut out.included);
     out.dialect = reader.dialect;
     out.diagnostics.extend(reader.diags);
@@ -83,7 +97,7 @@ pub fn import(text: &str, name: &str, loader: &mut dyn IncludeLoader) -> Importe
 
 /// An unknown node seen in a tree, for the inferred declaration.
 fn node_doc(lines: Vec<String>) -> Option<Doc> {
-    (!lines.is_empty()).then(|| Doc {
+    (!lines.is_empty()).then_some(Doc {
         lines,
         span: Span::DUMMY,
     })
@@ -191,6 +205,10 @@ pub(crate) struct Reader {
     pub unknown: Vec<Unknown>,
     /// Convert only one element: children become placeholders (the exporter's check).
     pub shallow: bool,
+    /// Offsets of the text's line breaks (a comment on the line of an element documents it).
+    newlines: Vec<u32>,
+    /// The comments before `<root>`.
+    prologue: Vec<String>,
 }
 
 const PRE_POST: &[&str] = &[
@@ -212,7 +230,15 @@ impl Reader {
             diags: Vec::new(),
             unknown: Vec::new(),
             shallow: false,
+            newlines: Vec::new(),
+            prologue: Vec::new(),
         }
+    }
+
+    /// Whether nothing but spaces lies between two offsets of the text on one line.
+    fn same_line(&self, from: Span, to: Span) -> bool {
+        let (a, b) = (from.end, to.start);
+        a <= b && self.newlines.partition_point(|&n| n < a) == self.newlines.partition_point(|&n| n < b)
     }
 
     fn warn(&mut self, code: &'static str, msg: impl Into<String>, span: Span) -> &mut Diagnostic {
@@ -566,6 +592,16 @@ impl Reader {
         xml_items.extend(tree_items);
         xml_items.extend(signature_items);
 
+        if !self.prologue.is_empty() {
+            let main = xml_items.iter_mut().find(|(_, item)| {
+                matches!(&item.kind, ItemKind::Tree(t) if t.is_main)
+            });
+            if let Some((_, item)) = main {
+                if item.doc.is_none() {
+                    item.doc = node_doc(std::mem::take(&mut self.prologue));
+                }
+            }
+        }
         let mut items = Vec::new();
         let mut used = vec![false; xml_items.len()];
         for e in carried {
@@ -1111,15 +1147,28 @@ impl Reader {
 
     /// The child nodes of an element, with comments before a child as its doc.
     pub(crate) fn children(&mut self, el: &Element) -> Vec<Node> {
-        let mut out = Vec::new();
+        let mut out: Vec<Node> = Vec::new();
         let mut docs = Vec::new();
+        let mut prev: Option<Span> = None;
         for c in &el.children {
             match c {
+                // `<Node/> <!-- about it -->`: a comment on the line of the node before it.
+                XmlNode::Comment(t, span)
+                    if !self.shallow && prev.is_some_and(|p| self.same_line(p, *span)) =>
+                {
+                    if let Some(last) = out.last_mut() {
+                        let lines = doc_lines(t);
+                        if !lines.is_empty() {
+                            last.doc.get_or_insert_with(Doc::default).lines.extend(lines);
+                        }
+                    }
+                }
                 XmlNode::Comment(t, _) => docs.extend(doc_lines(t)),
                 // A pad fills a switch case BehaviorTree.CPP needs; it is not a node of ours.
                 XmlNode::Element(e) if e.attr(carry::PAD) == Some("true") => {}
                 XmlNode::Element(e) => {
                     let d = std::mem::take(&mut docs);
+                    prev = Some(e.span);
                     if self.shallow {
                         out.push(carry::placeholder());
                     } else {
@@ -1616,7 +1665,7 @@ impl Reader {
                 let ms: u64 = v.parse().ok().filter(|_| {
                     v.bytes().all(|b| b.is_ascii_digit()) && !v.starts_with('0') || v == "0"
                 })?;
-                let (value, unit) = if ms >= 1000 && ms % 1000 == 0 {
+                let (value, unit) = if ms >= 1000 && ms.is_multiple_of(1000) {
                     (ms / 1000, Unit::S)
                 } else {
                     (ms, Unit::Ms)
@@ -1792,14 +1841,14 @@ impl Reader {
                 None => attrs.push(attr(&a.name, &a.value)),
             }
         }
-        let kids = self.children(el);
+        let child_count = el.elements().filter(|e| e.attr(carry::PAD) != Some("true")).count();
         let kind = match (&sig, explicit_tag) {
             (Some(s), _) => s.kind,
             (None, Some("Condition")) => LeafKind::Condition,
             (None, Some("Control")) => LeafKind::Control,
             (None, Some("Decorator")) => LeafKind::Decorator,
             (None, Some(_)) => LeafKind::Action,
-            (None, None) => match kids.len() {
+            (None, None) => match child_count {
                 0 => LeafKind::Action,
                 1 => LeafKind::Decorator,
                 _ => LeafKind::Control,
@@ -1817,6 +1866,8 @@ impl Reader {
                 el.name_span,
             );
         }
+        // Children after the node itself: unknown nodes are noted in document order.
+        let kids = self.children(el);
         let leaf = matches!(kind, LeafKind::Action | LeafKind::Condition);
         let children = if leaf && kids.is_empty() {
             None

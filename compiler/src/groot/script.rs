@@ -681,55 +681,6 @@ pub fn condition(stmts: &[Raw]) -> Result<Expr, Untranslatable> {
     }
 }
 
-/// The variables a script reads and writes, with the type a literal assignment gives them.
-pub fn variables(stmts: &[Raw], out: &mut Vec<(String, bool, Option<&'static str>)>) {
-    fn walk(r: &Raw, out: &mut Vec<(String, bool, Option<&'static str>)>) {
-        match r {
-            Raw::Ident(n) => out.push((n.clone(), false, None)),
-            Raw::Unary(_, a) | Raw::Group(a) => walk(a, out),
-            Raw::Binary(_, a, b) | Raw::Concat(a, b) => {
-                walk(a, out);
-                walk(b, out);
-            }
-            Raw::Chain(xs, _) => xs.iter().for_each(|x| walk(x, out)),
-            Raw::Ternary(a, b, c) => {
-                walk(a, out);
-                walk(b, out);
-                walk(c, out);
-            }
-            Raw::Assign {
-                target, value, op, ..
-            } => {
-                walk(value, out);
-                let ty = match (&**value, op) {
-                    (Raw::Num(n), AssignOp::Set) => {
-                        Some(if is_int_text(n) { "int" } else { "num" })
-                    }
-                    (Raw::Str(_) | Raw::Concat(..), AssignOp::Set) => Some("str"),
-                    (Raw::Bool(_) | Raw::Chain(..), AssignOp::Set) => Some("bool"),
-                    (Raw::Unary(UnOp::Not, _), AssignOp::Set) => Some("bool"),
-                    (Raw::Binary(op, ..), AssignOp::Set)
-                        if matches!(op, BinOp::And | BinOp::Or) =>
-                    {
-                        Some("bool")
-                    }
-                    (Raw::Binary(..) | Raw::Unary(UnOp::Neg, _), AssignOp::Set) => Some("num"),
-                    _ => None,
-                };
-                out.push((target.clone(), true, ty));
-            }
-            Raw::Num(_) | Raw::Str(_) | Raw::Bool(_) => {}
-        }
-    }
-    for s in stmts {
-        walk(s, out);
-    }
-}
-
-fn is_int_text(n: &str) -> bool {
-    n.starts_with("0x") || n.starts_with("0X") || n.bytes().all(|b| b.is_ascii_digit())
-}
-
 // ------------------------------------------------------------------------------ to scripts
 
 /// Writes affect expressions as BehaviorTree.CPP 4.x scripts. Expressions a script cannot

@@ -129,6 +129,54 @@ fn op_line(a: &AgentProgram, op: &Op) -> String {
     }
 }
 
+fn policy_name(policy: BehaviorPolicy, children: &[String]) -> String {
+    match policy {
+        BehaviorPolicy::Simultaneous => "simultaneous".into(),
+        BehaviorPolicy::Parallel => "parallel".into(),
+        BehaviorPolicy::Main(i) => format!(
+            "main({})",
+            children.get(i as usize).map_or("?", String::as_str)
+        ),
+    }
+}
+
+/// The behaviour arbiter: the top block, then each module with its value's parts, keys,
+/// policy and children (trees by root uid).
+fn behaviors_lines(a: &AgentProgram, b: &Behaviors, out: &mut String) {
+    let child = |c: &BehaviorChild| match *c {
+        BehaviorChild::Module(m) => b.modules[m as usize].name.clone(),
+        BehaviorChild::Tree(r) => a
+            .roots
+            .get(r as usize)
+            .map_or("?".into(), |t| format!("tree {}", t.root + 1)),
+    };
+    let top: Vec<String> = b.top.iter().map(|&m| b.modules[m as usize].name.clone()).collect();
+    let _ = writeln!(
+        out,
+        "  behaviors: {} inhibition {} modules [{}]",
+        policy_name(b.policy, &top),
+        b.inhibition,
+        top.join(", ")
+    );
+    for m in &b.modules {
+        let keys: Vec<&str> = m.keys.iter().map(|&k| b.keys[k as usize].as_str()).collect();
+        let children: Vec<String> = m.children.iter().map(child).collect();
+        let _ = writeln!(
+            out,
+            "    {}: Mv {} S {} dS {} alpha {} beta {} keys [{}] {} [{}]",
+            m.name,
+            arg(m.motivation),
+            arg(m.satisfaction),
+            arg(m.expected),
+            m.alpha,
+            m.beta,
+            keys.join(", "),
+            policy_name(m.policy, &children),
+            children.join(", ")
+        );
+    }
+}
+
 /// The whole program, readably.
 pub fn print_program(p: &Program) -> String {
     let mut out = String::new();
@@ -208,6 +256,9 @@ pub fn print_program(p: &Program) -> String {
         if !a.pending.is_empty() {
             let names: Vec<&str> = a.pending.iter().map(|(w, _)| w.as_str()).collect();
             let _ = writeln!(out, "  cannot run yet: {}", names.join(", "));
+        }
+        if let Some(b) = &a.behaviors {
+            behaviors_lines(a, b, &mut out);
         }
         let _ = writeln!(out, "  nodes:");
         for (i, n) in a.nodes.iter().enumerate() {

@@ -1186,13 +1186,53 @@ impl Checker {
                         traits,
                         in_agent: true,
                     };
-                    // level += (target - level) * k, with k from the half-life per tick.
+                    // Secretion is fast, recovery slow: a stimulus further from the baseline
+                    // than the level (on its side) sets the level at once; otherwise the level
+                    // relaxes toward the stimulus, by k per tick from the half-life. With a
+                    // neutral stimulus that is decay toward the baseline.
                     match half_life {
                         Some(hl) if hl > 0.0 => {
                             let k = 1.0 - 0.5f64.powf(dt_ms / hl);
-                            tc.t.code.push(Op::Load(slot));
+                            let stimulus = tc.t.frame.add(FrameVar {
+                                name: format!("{}.stimulus", tc.t.frame.vars[slot as usize].name),
+                                ty: Ty::Num,
+                                kind: VarKind::Temp,
+                                init: baseline,
+                                range: None,
+                                span: tc.t.frame.vars[slot as usize].span,
+                                used: true,
+                                doc: None,
+                            });
                             tc.code_expr(value, &Ty::Num, "a hormone's stimulus");
+                            let b = baseline;
                             tc.t.code.extend([
+                                Op::Store(stimulus),
+                                // same side: (s - b) * (level - b) >= 0
+                                Op::Load(stimulus),
+                                Op::Const(b),
+                                Op::Sub,
+                                Op::Load(slot),
+                                Op::Const(b),
+                                Op::Sub,
+                                Op::Mul,
+                                Op::Const(0.0),
+                                Op::Ge,
+                                // further out: |s - b| >= |level - b|
+                                Op::Load(stimulus),
+                                Op::Const(b),
+                                Op::Sub,
+                                Op::Call(Function::Abs, 1),
+                                Op::Load(slot),
+                                Op::Const(b),
+                                Op::Sub,
+                                Op::Call(Function::Abs, 1),
+                                Op::Ge,
+                                Op::BitAnd,
+                                Op::JumpIfFalse(2),
+                                Op::Load(stimulus),
+                                Op::Jump(7),
+                                Op::Load(slot),
+                                Op::Load(stimulus),
                                 Op::Load(slot),
                                 Op::Sub,
                                 Op::Const(k),

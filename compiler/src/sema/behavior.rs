@@ -139,6 +139,26 @@ impl Checker {
                 .with_label("too many keys in this module tree"),
             );
         }
+        // Modules with no place in the tree never run, but are still checked: compiled on
+        // their own, then thrown away.
+        let mut unplaced: Vec<&ast::BehaviorDecl> = Vec::new();
+        for d in &decls {
+            collect_unplaced(d, &b.placed, &mut unplaced);
+        }
+        for d in unplaced {
+            let code = t.code.len();
+            let mut alone = Build {
+                members: decls.clone(),
+                shared: &shared,
+                out: Behaviors::default(),
+                roots: Vec::new(),
+                placed: Vec::new(),
+                places: Vec::new(),
+                scratch: false,
+            };
+            self.module(&mut alone, d, d.name.name.clone(), None, d.name.span, t, traits);
+            t.code.truncate(code);
+        }
         t.behaviors = Some(b.out);
         t.roots = b.roots;
         self.shared_behaviors = shared;
@@ -808,6 +828,24 @@ pub(crate) fn required_keys(b: &Behaviors, m: u32) -> u64 {
         }
     }
     set
+}
+
+/// A module and its nested modules that have no place in the module tree (an unplaced
+/// module's nested ones are checked with it).
+fn collect_unplaced<'d>(
+    d: &'d ast::BehaviorDecl,
+    placed: &[(Span, Span)],
+    out: &mut Vec<&'d ast::BehaviorDecl>,
+) {
+    if !placed.iter().any(|(p, _)| *p == d.name.span) {
+        out.push(d);
+        return;
+    }
+    for e in &d.body.entries {
+        if let SettingEntry::Behavior(n, _) = e {
+            collect_unplaced(n, placed, out);
+        }
+    }
 }
 
 /// The name a setting argument gives: `Name` or `Name(args)`.

@@ -851,7 +851,11 @@ impl Checker {
                 kind: v.ty.value_kind(),
                 init: v.init,
                 range: v.range,
-                visible: v.kind != super::frame::VarKind::Temp,
+                // A component is not a value: the runtime answers `failed(c)` about it.
+                visible: !matches!(
+                    v.kind,
+                    super::frame::VarKind::Temp | super::frame::VarKind::Component
+                ),
                 scope: 0,
             });
             let s = p.slots.len() as SlotId - 1;

@@ -43,9 +43,8 @@ impl Checker {
     pub(crate) fn check_global_settings(&mut self, file: &File) {
         let mut scope = Scope { agent: None };
         for item in &file.items {
-            match &item.kind {
-                ItemKind::Component(c) => self.component(&c.body, &mut scope),
-                _ => {}
+            if let ItemKind::Component(c) = &item.kind {
+                self.component(&c.body, &mut scope);
             }
         }
     }

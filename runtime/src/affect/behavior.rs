@@ -308,6 +308,27 @@ impl<'p> Arbiter<'p> {
                 }
             }
         }
+        // The top block never finishes, but its policy still stops the other top modules
+        // when the main one (or, with `simultaneous`, any one) finishes.
+        let ends = match self.spec.policy {
+            BehaviorPolicy::Main(k) => self
+                .spec
+                .top
+                .get(k as usize)
+                .is_some_and(|&t| self.finished[t as usize].is_some()),
+            BehaviorPolicy::Simultaneous => {
+                self.spec.top.iter().any(|&t| self.finished[t as usize].is_some())
+            }
+            BehaviorPolicy::Parallel => false,
+        };
+        if ends {
+            for k in 0..self.spec.top.len() {
+                let t = self.spec.top[k] as usize;
+                if self.status[t] != ModuleStatus::StoppedInitial {
+                    self.stop_initial(t, m);
+                }
+            }
+        }
     }
 
     fn arg(a: Arg, m: &mut Machine) -> f64 {
@@ -365,7 +386,8 @@ impl<'p> Arbiter<'p> {
                 });
                 for &c in group.iter() {
                     // Not above 0 (or not a number): not worth running.
-                    if !(self.priority(c, max_active) > 0.0) {
+                    let p = self.priority(c, max_active);
+                    if p.is_nan() || p <= 0.0 {
                         continue;
                     }
                     if let Some(t) = self.plan_module(c as usize, free) {

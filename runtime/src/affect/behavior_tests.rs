@@ -533,3 +533,25 @@ agent A {
         ]
     );
 }
+
+#[test]
+fn the_top_block_applies_its_main_policy() {
+    let p = program(
+        r#"
+agent A {
+    var done: bool = false;
+    behavior Task { expected 50; alpha 1; beta 0; keys legs; run Finish(done: done); }
+    behavior Chatter { expected 20; alpha 1; beta 0; keys voice; run Hold; }
+    behaviors { policy main(Task); modules Task, Chatter; }
+}
+"#,
+    );
+    let mut r = Rig::new(&p);
+    r.tick();
+    assert_eq!(r.status("Chatter"), Running);
+    r.set("done", 1.0);
+    r.tick();
+    // The main module finished: the others stop with it (and start afresh later).
+    assert_eq!(r.status("Task"), StoppedInitial);
+    assert_eq!(r.status("Chatter"), StoppedInitial);
+}

@@ -76,6 +76,8 @@ pub enum Change {
 pub struct Note {
     pub unit: usize,
     pub change: Change,
+    /// The host the unit ran on when it changed.
+    pub host: Option<usize>,
 }
 
 /// Every component of a run.
@@ -188,6 +190,7 @@ impl Supervisor {
                 self.notes.push(Note {
                     unit,
                     change: Change::Recovered,
+                    host: u.host,
                 });
             }
         }
@@ -212,6 +215,7 @@ impl Supervisor {
                             change: Change::Failed {
                                 silence_ms: now_ms - heard,
                             },
+                            host: u.host,
                         });
                     }
                 }
@@ -222,6 +226,7 @@ impl Supervisor {
                     out.push(Note {
                         unit: i,
                         change: Change::Recovered,
+                        host: u.host,
                     });
                 }
                 _ => {}
@@ -267,6 +272,7 @@ impl Supervisor {
                 out.push(Note {
                     unit: i,
                     change: Change::Rebound { to },
+                    host: self.units[i].host,
                 });
                 return;
             }
@@ -300,12 +306,14 @@ impl Supervisor {
             out.push(Note {
                 unit: i,
                 change: Change::Restarted { host },
+                host: host,
             });
         } else if u.spec.restarts > 0 && !u.exhausted {
             u.exhausted = true;
             out.push(Note {
                 unit: i,
                 change: Change::Abandoned,
+                host: u.host,
             });
         }
     }
@@ -362,11 +370,173 @@ fn next_beat(u: &Unit, now_ms: f64) -> f64 {
     u.started_ms + k.max(0.0) * hb
 }
 
-/// The host a restarted component moves to: the next one in the world's order (ADE moves a
-/// failed component off its host); in place when the world names no other.
+/// The host a restarted component moves to: ADE moves a failed component off its host, to
+/// the preferred one that can run it; here the first host in the world's order other than
+/// its own (so a world lists its preferred hosts first). In place when there is no other.
 fn relocate(host: Option<usize>, hosts: usize) -> Option<usize> {
     match host {
-        Some(h) if hosts > 1 => Some((h + 1) % hosts),
+        Some(h) if hosts > 1 => Some(if h == 0 { 1 } else { 0 }),
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(name: &str, hb: f64, timeout: f64) -> ComponentSpec {
+        ComponentSpec {
+            heartbeat_ms: hb,
+            timeout_ms: timeout,
+            ..ComponentSpec::named(name)
+        }
+    }
+
+    /// Updates every unit each `step` ms from `from` to `to` (inclusive); returns the changes
+    /// with their times.
+    fn run(s: &mut Supervisor, from: f64, to: f64, step: f64) -> Vec<(f64, Note)> {
+        let mut out = Vec::new();
+        let mut t = from;
+        while t <= to {
+            let mut notes = Vec::new();
+            s.update(t, &|_| true, &mut notes);
+            out.extend(notes.into_iter().map(|n| (t, n)));
+            t += step;
+        }
+        out
+    }
+
+    #[test]
+    fn a_silent_component_is_found_failed_once_its_timeout_has_passed() {
+        let mut s = Supervisor::default();
+        let lidar = s.add(spec("lidar", 100.0, 300.0), Some(0));
+        s.link();
+        // Stopped at 1000 ms, on a beat that therefore never went out: last heard at 900.
+        s.stop(lidar, 1000.0);
+        assert!(run(&mut s, 0.0, 1200.0, 10.0).is_empty(), "300 ms of silence is not more than 300 ms");
+        let changes = run(&mut s, 1201.0, 1201.0, 10.0);
+        assert_eq!(
+            changes,
+            [(
+                1201.0,
+                Note {
+                    unit: lidar,
+                    change: Change::Failed { silence_ms: 301.0 },
+                    host: None
+                }
+            )]
+        );
+        assert!(s.failed(lidar));
+        assert_eq!(s.counts(lidar), (1, 0));
+        // No restart, no backup: it stays failed until the world brings it back.
+        assert!(run(&mut s, 1300.0, 5000.0, 100.0).is_empty());
+        s.resume(lidar, 5050.0);
+        let changes = run(&mut s, 5100.0, 5100.0, 1.0);
+        assert_eq!(changes[0].1.change, Change::Recovered);
+        assert!(!s.failed(lidar));
+        assert_eq!(s.counts(lidar), (1, 1));
+        // Beating again from 5050: fine for as long as it goes on.
+        assert!(run(&mut s, 5200.0, 9000.0, 100.0).is_empty());
+    }
+
+    #[test]
+    fn restarts_come_up_after_a_heartbeat_within_the_allowance() {
+        let mut s = Supervisor::new(vec![
+            ("laptop1".into(), vec![]),
+            ("laptop2".into(), vec!["speech".into()]),
+        ]);
+        let speech = s.add(
+            ComponentSpec {
+                restarts: 2,
+                restart_window_ms: 10_000.0,
+                ..spec("speech", 500.0, 1500.0)
+            },
+            Some(0),
+        );
+        s.link();
+        assert_eq!(s.host_name(s.units()[speech].host), Some("laptop2"));
+        s.stop(speech, 40_000.0);
+        let changes = run(&mut s, 39_900.0, 42_000.0, 100.0);
+        let kinds: Vec<(f64, &Change)> = changes.iter().map(|(t, n)| (*t, &n.change)).collect();
+        // Last beat at 39 500; silent for more than 1500 ms at 41 100; restarted on the other
+        // laptop at once; heard one heartbeat later.
+        assert_eq!(
+            kinds,
+            [
+                (41_100.0, &Change::Failed { silence_ms: 1600.0 }),
+                (41_100.0, &Change::Restarted { host: Some(0) }),
+                (41_600.0, &Change::Recovered),
+            ]
+        );
+        assert_eq!(s.host_name(s.units()[speech].host), Some("laptop1"));
+        assert!(!s.failed(speech));
+        // Fails again: the second restart of the window.
+        s.stop(speech, 43_000.0);
+        let changes = run(&mut s, 42_100.0, 46_000.0, 100.0);
+        // Now on laptop1, it moves back to laptop2 (the first host but its own).
+        assert!(changes.iter().any(|(_, n)| n.change == Change::Restarted { host: Some(1) }));
+        // A third failure within 10 s of the first restart: the allowance is spent.
+        s.stop(speech, 47_000.0);
+        let changes = run(&mut s, 46_100.0, 50_000.0, 100.0);
+        let kinds: Vec<&Change> = changes.iter().map(|(_, n)| &n.change).collect();
+        assert!(matches!(kinds[..], [Change::Failed { .. }, Change::Abandoned]), "{kinds:?}");
+        assert!(s.failed(speech));
+        assert!(run(&mut s, 50_100.0, 51_000.0, 100.0).is_empty(), "reported once");
+        // Once the window has moved past the old restarts, it may restart again.
+        let changes = run(&mut s, 51_100.0, 52_000.0, 100.0);
+        assert!(changes.iter().any(|(_, n)| matches!(n.change, Change::Restarted { .. })));
+    }
+
+    #[test]
+    fn users_are_rebound_to_a_live_redundant_component_at_its_next_heartbeat() {
+        let mut s = Supervisor::default();
+        let lidar = s.add(
+            ComponentSpec {
+                redundant: vec!["lidar_backup".into()],
+                restarts: 3,
+                restart_window_ms: 10_000.0,
+                ..spec("lidar", 100.0, 300.0)
+            },
+            Some(0),
+        );
+        let backup = s.add(spec("lidar_backup", 250.0, 750.0), Some(0));
+        s.link();
+        s.stop(lidar, 1000.0);
+        let changes = run(&mut s, 0.0, 2000.0, 10.0);
+        let kinds: Vec<(f64, &Change)> = changes.iter().map(|(t, n)| (*t, &n.change)).collect();
+        // Found failed at 1210 (the first update after 1200); the backup beats at 1250: the
+        // users are re-bound then, and no restart is needed.
+        assert_eq!(
+            kinds,
+            [
+                (1210.0, &Change::Failed { silence_ms: 310.0 }),
+                (1250.0, &Change::Rebound { to: backup }),
+            ]
+        );
+        assert!(!s.failed(lidar));
+        assert_eq!(s.counts(lidar), (1, 1));
+        // The backup fails too: nothing to re-bind to, so the lidar itself is restarted.
+        s.stop(backup, 3000.0);
+        let changes = run(&mut s, 2010.0, 4500.0, 10.0);
+        let kinds: Vec<&Change> = changes.iter().map(|(_, n)| &n.change).collect();
+        assert!(kinds.contains(&&Change::Restarted { host: None }), "{kinds:?}");
+        assert!(!s.failed(lidar), "restarted and heard again");
+        assert_eq!(s.counts(lidar), (2, 2));
+        assert!(s.failed(backup));
+    }
+
+    #[test]
+    fn names_resolve_to_the_owners_component_before_the_shared_one() {
+        let mut s = Supervisor::default();
+        let shared = s.add(ComponentSpec::named("registry"), None);
+        let own = s.add(ComponentSpec::named("registry"), Some(1));
+        assert_eq!(s.find(Some(1), "registry"), Some(own));
+        assert_eq!(s.find(Some(0), "registry"), Some(shared));
+        assert_eq!(s.find(None, "registry"), Some(shared));
+        assert_eq!(s.find(Some(0), "nothing"), None);
+        // Unknown units are never failed, and nothing panics.
+        assert!(!s.failed(99));
+        s.stop(99, 0.0);
+        s.resume(99, 0.0);
     }
 }

@@ -5,14 +5,15 @@
 //! ```text
 //! affect long-term memory v2
 //! memory feelings
-//! A	63.2	42
-//! K	18.5	22
-//! A	K
+//! A    63.2    42
+//! K    18.5    22
+//! A    K
 //! ```
-//! Each line after `memory NAME` is either a trace, three fields separated by tabs (a key, its
-//! score 0..100 and its familiarity 0..100), or a connection, two keys separated by a tab
-//! (they were remembered one after the other). Version 1 files, which have no connections,
-//! are read too.
+//!
+//! Each line after `memory NAME` is either a trace, three fields separated by tabs (shown as
+//! spaces above): a key, its score 0..100 and its familiarity 0..100; or a connection, two
+//! keys separated by a tab (they were remembered one after the other). Version 1 files, which
+//! have no connections, are read too.
 
 use std::path::Path;
 

@@ -260,8 +260,9 @@ impl<'p> Machine<'p> {
     /// The process phase: hormones, lets, update, handlers, drives.
     pub fn process(&mut self) {
         if let Some(jit) = self.jit.clone() {
-            jit.process(self);
-            return;
+            if jit.process(self) {
+                return;
+            }
         }
         let code = self.prog.process;
         if code.len > 0 {

@@ -62,9 +62,13 @@ fn isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, JitError> {
         .map_err(|e| JitError::Codegen(e.to_string()))
 }
 
-pub(crate) fn compile(program: &Program, agent: &AgentProgram) -> Result<Compiled, JitError> {
+pub(crate) fn compile(
+    program: &Program,
+    agent: &AgentProgram,
+    record: bool,
+) -> Result<Compiled, JitError> {
     let t0 = Instant::now();
-    let plan = Plan::new(program, agent)?;
+    let plan = Plan::new(program, agent, record)?;
     let mut jb = JITBuilder::with_isa(isa()?, default_libcall_names());
     jb.symbol("affect_record_slow", view::record_slow as *const u8);
     jb.symbol("affect_leaf_tick", view::leaf_tick as *const u8);
@@ -82,7 +86,7 @@ pub(crate) fn compile(program: &Program, agent: &AgentProgram) -> Result<Compile
     };
     let s = sig(&module, &[P, I32, I32, I32], None);
     let record_slow = import(&mut module, "affect_record_slow", s.clone())?;
-    let record = module.declare_anonymous_function(&s)?;
+    let record_fn = module.declare_anonymous_function(&s)?;
     let s = sig(&module, &[P, I32, I32, P, P, P, I32], Some(I32));
     let leaf_tick = import(&mut module, "affect_leaf_tick", s)?;
     let s = sig(&module, &[P, I32], None);
@@ -120,7 +124,7 @@ pub(crate) fn compile(program: &Program, agent: &AgentProgram) -> Result<Compile
         Some(module.declare_anonymous_function(&proc_sig)?)
     };
     let callees = Callees {
-        record,
+        record: record_fn,
         leaf_tick,
         leaf_halt,
         host_call,
@@ -155,6 +159,11 @@ pub(crate) fn compile(program: &Program, agent: &AgentProgram) -> Result<Compile
             body(&mut fx)?;
             fx.finish(cfg);
         }
+        if let Some(dir) = std::env::var_os("AFFECT_JIT_DUMP") {
+            // Debugging aid: the generated IR of every function, one file each.
+            let path = std::path::Path::new(&dir).join(format!("f{}.clif", id.as_u32()));
+            let _ = std::fs::write(path, ctx.func.display().to_string());
+        }
         module
             .define_function(id, ctx)
             .map_err(|e| JitError::Codegen(format!("{e:?}")))?;
@@ -169,7 +178,7 @@ pub(crate) fn compile(program: &Program, agent: &AgentProgram) -> Result<Compile
 
     // The transition helper: append to the buffer, or let Rust grow it.
     let rec_sig = sig(&module, &[P, I32, I32, I32], None);
-    define(&mut module, &mut ctx, record, &rec_sig, &mut fctx, &mut |fx| {
+    define(&mut module, &mut ctx, record_fn, &rec_sig, &mut fctx, &mut |fx| {
         let entry = fx.b.current_block().expect("entry");
         let p = fx.b.block_params(entry).to_vec();
         let (v, node, from, to) = (p[0], p[1], p[2], p[3]);
@@ -210,12 +219,7 @@ pub(crate) fn compile(program: &Program, agent: &AgentProgram) -> Result<Compile
         let id = callees.ticks[u];
         define(&mut module, &mut ctx, id, &tick_sig, &mut fctx, &mut |fx| {
             fx.unit = Some(u as u32);
-            let t = fx.b.declare_var(types::I64);
-            let zero = fx.b.ins().iconst(types::I64, 0);
-            fx.b.def_var(t, zero);
-            fx.ticks = Some(t);
             let s = fx.execute_tick(root)?;
-            fx.flush_ticks();
             fx.b.ins().return_(&[s]);
             Ok(())
         })?;
@@ -275,6 +279,7 @@ pub(crate) fn compile(program: &Program, agent: &AgentProgram) -> Result<Compile
     Ok(Compiled {
         module: Some(module),
         agent_id: super::identity(agent),
+        record,
         roots: root_entries,
         halts,
         process,

@@ -8,7 +8,7 @@ use super::JitError;
 use affect_compiler::ir::program::{NodeId, Status};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, Value};
-use cranelift_frontend::{FunctionBuilder, Variable};
+use cranelift_frontend::FunctionBuilder;
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
 use std::collections::HashMap;
@@ -48,7 +48,6 @@ pub(crate) struct Bases {
     pub state: Value,
     pub done: Value,
     pub seen: Value,
-    pub record: Value,
 }
 
 pub(crate) struct Fx<'a, 'b> {
@@ -58,8 +57,6 @@ pub(crate) struct Fx<'a, 'b> {
     pub callees: &'a Callees,
     refs: HashMap<FuncId, FuncRef>,
     pub at: Bases,
-    /// Node ticks counted in this function, added to the view's when it returns.
-    pub ticks: Option<Variable>,
     /// The unit whose tick function is being emitted: its own nodes are inlined.
     pub unit: Option<u32>,
 }
@@ -88,9 +85,6 @@ impl<'a, 'b> Fx<'a, 'b> {
         let state = ld(&mut b, offset_of!(View, state));
         let done = ld(&mut b, offset_of!(View, done));
         let seen = ld(&mut b, offset_of!(View, seen));
-        let record = b
-            .ins()
-            .uload8(types::I32, flags(), view, offset_of!(View, record) as i32);
         Fx {
             b,
             module,
@@ -105,9 +99,7 @@ impl<'a, 'b> Fx<'a, 'b> {
                 state,
                 done,
                 seen,
-                record,
             },
-            ticks: None,
             unit: None,
         }
     }
@@ -246,6 +238,10 @@ impl<'a, 'b> Fx<'a, 'b> {
 
     /// `set_status`: stores the status, recording a change.
     pub fn set_status(&mut self, n: NodeId, s: Value) {
+        if !self.plan.record {
+            self.b.ins().istore8(flags(), s, self.at.status, n as i32);
+            return;
+        }
         let prev = self.status_of(n);
         self.b.ins().istore8(flags(), s, self.at.status, n as i32);
         let changed = self.b.ins().icmp(IntCC::NotEqual, prev, s);
@@ -259,6 +255,11 @@ impl<'a, 'b> Fx<'a, 'b> {
 
     /// `reset_status`: back to IDLE, recording a change.
     pub fn reset_status(&mut self, n: NodeId) {
+        if !self.plan.record {
+            let idle = self.status_c(Status::Idle);
+            self.b.ins().istore8(flags(), idle, self.at.status, n as i32);
+            return;
+        }
         let prev = self.status_of(n);
         let idle = self.status_c(Status::Idle);
         self.b.ins().istore8(flags(), idle, self.at.status, n as i32);
@@ -266,10 +267,8 @@ impl<'a, 'b> Fx<'a, 'b> {
         self.record_if(changed, n, prev, idle);
     }
 
-    /// Records a transition when `changed` and the machine records.
-    fn record_if(&mut self, changed: Value, n: NodeId, from: Value, to: Value) {
-        let rec = self.ne_imm(self.at.record, 0);
-        let go = self.b.ins().band(changed, rec);
+    /// Records a transition when `changed`.
+    fn record_if(&mut self, go: Value, n: NodeId, from: Value, to: Value) {
         let blk = self.b.create_block();
         let cont = self.b.create_block();
         self.b.set_cold_block(blk);
@@ -288,10 +287,11 @@ impl<'a, 'b> Fx<'a, 'b> {
         let prev = self.b.ins().uload8(types::I32, flags(), addr, 0);
         let idle = self.status_c(Status::Idle);
         self.b.ins().istore8(flags(), idle, addr, 0);
+        if !self.plan.record {
+            return;
+        }
         let changed = self.ne_imm(prev, 0);
-        let rec = self.ne_imm(self.at.record, 0);
-        let go = self.b.ins().band(changed, rec);
-        let (_, cont) = self.if_then(go);
+        let (_, cont) = self.if_then(changed);
         self.call(self.callees.record, &[self.at.view, n, prev, idle]);
         self.end_if(cont);
     }
@@ -451,23 +451,14 @@ impl<'a, 'b> Fx<'a, 'b> {
         }
     }
 
+    /// Counts a node tick in the view. (A counter in memory rather than an SSA variable:
+    /// a variable would become a parameter of nearly every block, which makes compiling
+    /// large trees slow; the increment costs about a cycle of throughput.)
     pub fn count_tick(&mut self) {
-        if let Some(t) = self.ticks {
-            let v = self.b.use_var(t);
-            let v = self.b.ins().iadd_imm_s(v, 1);
-            self.b.def_var(t, v);
-        }
-    }
-
-    /// Adds this function's node ticks to the view's.
-    pub fn flush_ticks(&mut self) {
-        if let Some(t) = self.ticks {
-            let v = self.b.use_var(t);
-            let off = offset_of!(View, node_ticks) as i32;
-            let old = self.b.ins().load(types::I64, flags(), self.at.view, off);
-            let new = self.b.ins().iadd(old, v);
-            self.b.ins().store(flags(), new, self.at.view, off);
-        }
+        let off = offset_of!(View, node_ticks) as i32;
+        let old = self.b.ins().load(types::I64, flags(), self.at.view, off);
+        let new = self.b.ins().iadd_imm_s(old, 1);
+        self.b.ins().store(flags(), new, self.at.view, off);
     }
 
     // ------------------------------------------------------------------ halting

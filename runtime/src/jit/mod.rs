@@ -94,6 +94,9 @@ pub struct Compiled {
     module: Option<cranelift_jit::JITModule>,
     /// Which program it was compiled from (address and sizes), checked on install.
     agent_id: (usize, usize, usize, usize),
+    /// Whether the code records status changes; a machine whose `record` differs runs the
+    /// interpreter instead (the code has no recording paths, or has them).
+    record: bool,
     /// The entry of each tree root: ticks it once and resets it when it completes.
     roots: Vec<(NodeId, TickFn)>,
     /// The halt function of each node's unit.
@@ -141,35 +144,54 @@ pub fn supported() -> Result<(), JitError> {
     }
 }
 
-/// Compiles an agent's tick program.
+/// Compiles an agent's tick program for machines that record status changes (as `run`'s
+/// machines do).
 pub fn compile(program: &Program, agent: &AgentProgram) -> Result<Compiled, JitError> {
+    compile_with(program, agent, true)
+}
+
+/// Compiles an agent's tick program; `record` says whether the machines it runs on record
+/// status changes (`Machine::record`; benchmarks do not).
+pub fn compile_with(
+    program: &Program,
+    agent: &AgentProgram,
+    record: bool,
+) -> Result<Compiled, JitError> {
     if std::env::var_os("AFFECT_JIT_FAIL").is_some() {
         // Lets tests see the fallback to the interpreter on a machine that has a JIT.
         return Err(JitError::Unsupported("AFFECT_JIT_FAIL is set".into()));
     }
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {
-        compile::compile(program, agent)
+        compile::compile(program, agent, record)
     }
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
-        let _ = (program, agent);
+        let _ = (program, agent, record);
         supported().map(|_| unreachable!("no backend"))
     }
 }
 
 impl Compiled {
-    pub(crate) fn process(&self, m: &mut Machine) {
-        let Some(f) = self.process else { return };
+    /// Runs the process phase; false when the interpreter must (see `record`).
+    pub(crate) fn process(&self, m: &mut Machine) -> bool {
+        if m.record != self.record {
+            return false;
+        }
+        let Some(f) = self.process else { return true };
         m.with_view(&self.host_fns, &self.functions, |v| {
             // SAFETY: `f` is this module's process function (see `compile`), the module is
             // alive while `self` is, and `v` is a view of `m` valid for the call.
             unsafe { f(v) }
         });
+        true
     }
 
     /// Ticks a root; `None` when it was not compiled as one.
     pub(crate) fn tick_root(&self, m: &mut Machine, root: NodeId) -> Option<Status> {
+        if m.record != self.record {
+            return None;
+        }
         let f = self.roots.iter().find(|(r, _)| *r == root)?.1;
         let s = m.with_view(&self.host_fns, &self.functions, |v| {
             // SAFETY: as in `process`.
@@ -180,6 +202,9 @@ impl Compiled {
 
     /// Halts a node (`halt_node`); false when it has no compiled code.
     pub(crate) fn halt(&self, m: &mut Machine, n: NodeId) -> bool {
+        if m.record != self.record {
+            return false;
+        }
         let Some(Some(f)) = self.halts.get(n as usize).copied() else {
             return false;
         };
@@ -206,7 +231,7 @@ impl Machine<'_> {
 
     /// Compiles this machine's program and installs it.
     pub fn compile_jit(&mut self, program: &Program) -> Result<Rc<Compiled>, JitError> {
-        let code = Rc::new(compile(program, self.prog)?);
+        let code = Rc::new(compile_with(program, self.prog, self.record)?);
         self.install_jit(code.clone())?;
         Ok(code)
     }

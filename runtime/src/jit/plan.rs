@@ -49,10 +49,17 @@ pub(crate) struct Plan<'p> {
     pub roots: Vec<NodeId>,
     pub host_fns: Vec<HostFn>,
     pub functions: Vec<Function>,
+    /// Whether the code records status changes (`Machine::record`). Code for a machine
+    /// that does not record has no recording paths at all.
+    pub record: bool,
 }
 
 impl<'p> Plan<'p> {
-    pub fn new(program: &'p Program, agent: &'p AgentProgram) -> Result<Plan<'p>, JitError> {
+    pub fn new(
+        program: &'p Program,
+        agent: &'p AgentProgram,
+        record: bool,
+    ) -> Result<Plan<'p>, JitError> {
         let n = agent.nodes.len();
         let mut plan = Plan {
             program,
@@ -66,6 +73,7 @@ impl<'p> Plan<'p> {
             roots: Vec::new(),
             host_fns: Vec::new(),
             functions: Vec::new(),
+            record,
         };
         plan.validate()?;
         let mut roots: Vec<NodeId> = agent.root.into_iter().collect();

@@ -37,8 +37,6 @@ pub(crate) struct View {
     pub services: *mut c_void,
     /// Set to 1 when a node signals a wake-up.
     pub woken: u8,
-    /// Whether status changes are recorded.
-    pub record: u8,
 }
 
 /// What the calls into Rust need besides the view: the parts of the machine compiled code
@@ -90,7 +88,6 @@ impl Machine<'_> {
             node_ticks: self.node_ticks,
             services: std::ptr::null_mut(),
             woken: u8::from(self.woken),
-            record: u8::from(self.record),
         };
         view.services = (&mut services as *mut Services).cast::<c_void>();
         let r = f(&mut view);

@@ -20,8 +20,8 @@
 //! length unit per second, as guests' speeds are: ft/s in `area 50ft x 50ft`, m/s in an area
 //! written in metres or without a unit ([`affect_compiler::ir::world::WorldSpec::unit_m`]).
 //! Movement uses simulated time: each tick a moving leaf moves its robot by `speed × dt`,
-//! `dt` being the agent's tick period, in one step the world checks for bodies in the way.
-//! A robot moves at most once per tick, so only the first moving leaf of a tick moves it.
+//! `dt` being the agent's tick period, in one step that the world checks for bodies in the
+//! way. A robot moves at most once per tick, so only the first moving leaf of a tick moves it.
 //! A world that cannot be read (never in a normal run) or a robot missing from it is a node
 //! FAILURE, never a panic.
 
@@ -224,7 +224,7 @@ impl AreaAgent {
     }
 
     fn str_of(&self, v: f64) -> Option<&str> {
-        if !(v >= 0.0) {
+        if v.is_nan() || v < 0.0 {
             return None;
         }
         self.strings.get(v as usize).map(String::as_str)
@@ -443,7 +443,7 @@ impl Leaf for Stop {
 
 /// A speed port's value in metres per second, or `None` when it is not a usable speed.
 fn speed_mps(world: &World, speed: f64) -> Option<f64> {
-    if !(speed >= 0.0) || !speed.is_finite() {
+    if !speed.is_finite() || speed < 0.0 {
         return None;
     }
     let unit = world.spec().unit_m;
@@ -513,7 +513,7 @@ fn step_toward(w: &mut World, id: AgentId, goal: Point, step_m: f64) -> bool {
         return false;
     };
     let d = from.distance(goal);
-    if !(d > 0.0) || !(step_m > 0.0) {
+    if d.is_nan() || d <= 0.0 || step_m.is_nan() || step_m <= 0.0 {
         return false;
     }
     let to = if step_m >= d {
@@ -768,6 +768,47 @@ world Hall {
             },
         );
         assert_ne!(a, c, "the random walk follows the seed");
+    }
+
+    #[test]
+    fn a_command_line_variable_can_be_set_on_one_agent_only() {
+        let analysis = affect_compiler::check_source_with(HALL, &NoFiles);
+        let program = analysis.program.unwrap();
+        let run_with = |bb: &[(&str, &str)]| {
+            let cfg = RunConfig {
+                bb: bb
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+                // No tick: the values as set, before Boss sends its command.
+                ..config(0)
+            };
+            run(&program, &cfg, &mut crate::trace::NoTrace, |_| {})
+        };
+        let value = |out: &[crate::run::AgentSummary], agent: &str, var: &str| {
+            let a = out.iter().find(|s| s.agent == agent).unwrap();
+            a.variables
+                .iter()
+                .find(|(n, _)| n == var)
+                .unwrap()
+                .1
+                .clone()
+        };
+        // Plain: every agent with the key (Helper and its clone Twin).
+        let out = run_with(&[("target", "x")]);
+        assert!(out.is_err(), "a point cannot be set from the command line");
+        let out = run_with(&[("command", "Hurry")]).unwrap();
+        assert_eq!(value(&out, "Helper", "command"), "Hurry");
+        assert_eq!(value(&out, "Twin", "command"), "Hurry");
+        // Scoped: that agent only, by program or instance name.
+        let out = run_with(&[("Twin.command", "GoHome")]).unwrap();
+        assert_eq!(value(&out, "Helper", "command"), "Idle");
+        assert_eq!(value(&out, "Twin", "command"), "GoHome");
+        // A scoped key the agent does not have is an error, with a suggestion.
+        let err = run_with(&[("Twin.comand", "GoHome")]).unwrap_err();
+        assert_eq!(err[0].code, "E0602");
+        // A dotted key that names no agent is a key like any other.
+        assert!(run_with(&[("nobody.x", "1")]).is_ok());
     }
 
     #[test]

@@ -69,7 +69,7 @@ impl Labels {
 
 /// The text of a string symbol (empty for none).
 fn symbol_text(program: &Program, symbol: f64) -> &str {
-    if !(symbol >= 0.0) {
+    if symbol.is_nan() || symbol < 0.0 {
         return "";
     }
     program

@@ -147,7 +147,7 @@ fn face_in_view(w: &World, id: AgentId, body: &Body) -> Option<(usize, Point, f6
 }
 
 fn person(w: &World, index: f64) -> Option<Point> {
-    if !(index >= 0.0) {
+    if index.is_nan() || index < 0.0 {
         return None;
     }
     people(w)

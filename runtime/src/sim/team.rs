@@ -91,6 +91,7 @@ enum Note {
     Component {
         unit: usize,
         state: &'static str,
+        host: Option<usize>,
         to: Option<usize>,
         silence_ms: Option<f64>,
     },
@@ -381,6 +382,7 @@ fn supervise(t: &mut Team, member: usize, now: f64) {
         t.notes.push(Note::Component {
             unit: c.unit,
             state,
+            host: c.host,
             to,
             silence_ms,
         });
@@ -569,6 +571,7 @@ fn write_note(t: &Team, note: &Note, tick: u64, now: f64, sink: &mut dyn TraceSi
         Note::Component {
             unit,
             state,
+            host,
             to,
             silence_ms,
         } => {
@@ -579,7 +582,7 @@ fn write_note(t: &Team, note: &Note, tick: u64, now: f64, sink: &mut dyn TraceSi
             let ev = Event::Component {
                 name: &u.spec.name,
                 state,
-                host: t.supervisor.host_name(u.host),
+                host: t.supervisor.host_name(*host),
                 to,
                 silence_ms: *silence_ms,
             };

@@ -339,7 +339,7 @@ impl World {
     /// to look around). False when there is no such agent or no direction.
     pub fn set_heading(&mut self, id: AgentId, heading: (f64, f64)) -> bool {
         let len = (heading.0 * heading.0 + heading.1 * heading.1).sqrt();
-        if !(len > 0.0) || !len.is_finite() {
+        if !len.is_finite() || len <= 0.0 {
             return false;
         }
         match self.agent_mut(id) {

@@ -1,0 +1,189 @@
+//! Seed 001's story, proved from the trace: `examples/failover.affect` runs for 500 ticks (50 s
+//! at 10 Hz) through the `affect` binary. At 40 s the network link of Laptop-2 goes down and
+//! both speech servers fall silent. Each is found failed within its timeout (plus one tick);
+//! the robot's handlers announce it; speech recognition's users are re-bound to the redundant
+//! instance on Laptop-1, speech production (which has none) is restarted there; both are
+//! reported back, and the robot goes on listening and speaking.
+
+mod support;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// When the script stops the speech servers, and their heartbeat and timeout.
+const FAIL_MS: f64 = 40_000.0;
+const HEARTBEAT_MS: f64 = 500.0;
+const TIMEOUT_MS: f64 = 1500.0;
+/// The Peoplebot ticks at 10 Hz.
+const TICK_MS: f64 = 100.0;
+
+fn affect(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_affect"))
+        .args(args)
+        .output()
+        .expect("affect runs")
+}
+
+fn scratch(name: &str, edit: impl Fn(String) -> String) -> PathBuf {
+    let d = support::workspace()
+        .join("target")
+        .join("failover_scenario")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let text =
+        std::fs::read_to_string(support::workspace().join("examples/failover.affect")).unwrap();
+    std::fs::write(d.join("failover.affect"), edit(text)).unwrap();
+    d
+}
+
+fn run(dir: &Path) -> (String, Vec<Value>) {
+    let program = dir.join("failover.affect");
+    let trace = dir.join("trace.jsonl");
+    let out = affect(&[
+        "run",
+        program.to_str().unwrap(),
+        "--ticks",
+        "500",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "affect run failed:\n{stderr}");
+    let lines = std::fs::read_to_string(trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    (stderr, lines)
+}
+
+fn t(l: &Value) -> f64 {
+    l["t_ms"].as_f64().unwrap()
+}
+
+/// The `component` events of one component: (time, state, line).
+fn changes<'a>(trace: &'a [Value], name: &str) -> Vec<(f64, &'a str, &'a Value)> {
+    trace
+        .iter()
+        .filter(|l| l["ev"] == "component" && l["name"] == name)
+        .map(|l| (t(l), l["state"].as_str().unwrap(), l))
+        .collect()
+}
+
+/// When the `line` being spoken becomes `text`.
+fn spoken(trace: &[Value], text: &str) -> Option<f64> {
+    trace
+        .iter()
+        .find(|l| l["ev"] == "var" && l["name"] == "line" && l["value"] == text)
+        .map(t)
+}
+
+/// Statuses `Listen` went to, with their times.
+fn listens(trace: &[Value]) -> Vec<(f64, &str)> {
+    trace
+        .iter()
+        .filter(|l| {
+            l["ev"] == "node"
+                && l["path"].as_str().unwrap().starts_with("Listen")
+                && l["to"] != "IDLE"
+        })
+        .map(|l| (t(l), l["to"].as_str().unwrap()))
+        .collect()
+}
+
+#[test]
+fn failed_speech_is_detected_announced_and_recovered() {
+    let (stderr, trace) = run(&scratch("example", |s| s));
+    assert!(stderr.contains("Peoplebot: 500 ticks"), "a summary: {stderr}");
+    assert!(!stderr.contains("E0601"), "components run: {stderr}");
+
+    // Found failed within the timeout of the last heartbeat, at the next tick.
+    let sr = changes(&trace, "speech_recognition");
+    let (failed_at, state, line) = sr[0];
+    assert_eq!(state, "failed");
+    assert!(failed_at > FAIL_MS + TIMEOUT_MS - HEARTBEAT_MS);
+    assert!(failed_at <= FAIL_MS + TIMEOUT_MS + TICK_MS, "found at {failed_at}");
+    assert!(line["silence_ms"].as_f64().unwrap() > TIMEOUT_MS);
+    assert_eq!(line["host"], "laptop2");
+    // Nothing failed before the link went down.
+    assert!(trace
+        .iter()
+        .filter(|l| l["ev"] == "component")
+        .all(|l| t(l) > FAIL_MS));
+
+    // The redundant recognizer takes over at its next heartbeat.
+    let (rebound_at, state, line) = sr[1];
+    assert_eq!(state, "rebound");
+    assert_eq!(line["to"], "speech_recognition_backup");
+    assert!(rebound_at > failed_at && rebound_at <= failed_at + HEARTBEAT_MS);
+
+    // Speech production has no backup: restarted on Laptop-1, heard a heartbeat later.
+    let sp = changes(&trace, "speech_production");
+    let states: Vec<&str> = sp.iter().map(|c| c.1).collect();
+    assert_eq!(states, ["failed", "restarted", "recovered"]);
+    assert_eq!(sp[0].2["host"], "laptop2");
+    assert_eq!(sp[1].2["host"], "laptop1");
+    assert_eq!(sp[1].0, sp[0].0, "restarted as soon as it is found failed");
+    assert_eq!(sp[2].0, sp[1].0 + HEARTBEAT_MS);
+
+    // The handlers ran: the robot says it cannot hear, then that it can again, once speech
+    // production is back.
+    let cannot = spoken(&trace, "I cannot hear you right now. Please wait.").unwrap();
+    let again = spoken(&trace, "I can hear you again.").unwrap();
+    assert!(cannot >= sp[2].0 && again > cannot, "{cannot} {again}");
+    assert!(
+        trace.iter().any(|l| l["ev"] == "var"
+            && l["name"] == "announcements"
+            && t(l) == failed_at),
+        "`on failed(speech_recognition)` queued its sentence in the tick of the failure"
+    );
+
+    // Listening fails only while recognition is failed (`failure_if`), and goes on after.
+    let heard = listens(&trace);
+    assert!(heard
+        .iter()
+        .filter(|(at, _)| *at < failed_at)
+        .all(|(_, s)| *s == "SUCCESS"));
+    let during: Vec<&(f64, &str)> = heard
+        .iter()
+        .filter(|(at, _)| *at >= failed_at && *at < rebound_at)
+        .collect();
+    assert!(!during.is_empty() && during.iter().all(|(_, s)| *s == "FAILURE"));
+    assert!(heard.iter().any(|(at, s)| *at >= rebound_at && *s == "SUCCESS"));
+    // The run goes on to the end.
+    assert!(trace.iter().any(|l| l["ev"] == "node" && t(l) >= 49_900.0));
+}
+
+#[test]
+fn without_a_redundant_recognizer_it_is_restarted_instead() {
+    let dir = scratch("restart", |s| {
+        s.replace("        redundant speech_recognition_backup;\n", "")
+    });
+    let (_, trace) = run(&dir);
+    let sr = changes(&trace, "speech_recognition");
+    let states: Vec<&str> = sr.iter().map(|c| c.1).collect();
+    assert_eq!(states, ["failed", "restarted", "recovered"]);
+    assert_eq!(sr[1].2["host"], "laptop1");
+    assert!(spoken(&trace, "I can hear you again.").is_some());
+}
+
+#[test]
+fn without_recovery_the_robot_stays_deaf() {
+    // No backup and no restarts: the failure stays, and the robot keeps routing around it.
+    let dir = scratch("no_recovery", |s| {
+        s.replace("        redundant speech_recognition_backup;\n", "")
+            .replace("        restart 3 within 30s;\n", "")
+    });
+    let (_, trace) = run(&dir);
+    let sr = changes(&trace, "speech_recognition");
+    let states: Vec<&str> = sr.iter().map(|c| c.1).collect();
+    assert_eq!(states, ["failed"]);
+    assert!(spoken(&trace, "I can hear you again.").is_none());
+    let failed_at = sr[0].0;
+    assert!(listens(&trace)
+        .iter()
+        .filter(|(at, _)| *at >= failed_at)
+        .all(|(_, s)| *s == "FAILURE"));
+}
