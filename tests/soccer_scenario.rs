@@ -131,9 +131,9 @@ fn soccer_runs_while_the_ball_is_in_view_and_its_modules_share_the_ball() {
 #[test]
 fn a_call_brings_sound_attention_then_a_chat_with_an_attractive_face() {
     let (_, lines) = living_room();
-    // `at 8s raise called`: the tick at 8.05 s hears it.
+    // `at 8s raise called`: the tick at 8.0 s hears it.
     let heard = var_becomes(lines, "heard", |v| v == true).unwrap();
-    assert_eq!(heard, 161);
+    assert_eq!(heard, 160);
     // Sound attention (worth 80) preempts the game, which holds the head.
     let soccer = changes(lines, "Soccer");
     assert!(

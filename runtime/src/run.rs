@@ -515,7 +515,8 @@ pub fn run(
         if let Some(w) = &world {
             let mut w = w.borrow_mut();
             let target = now.floor() as u64;
-            if target > w.now_ms() {
+            // The first step (possibly of 0 ms) fires the events due at 0.
+            if target > w.now_ms() || w.steps() == 0 {
                 let dt = target - w.now_ms();
                 w.step(dt);
             }

@@ -1,7 +1,7 @@
 //! Seed 003's affect formulas as the compiler lowers them and the interpreter runs them, with
-//! values worked out by hand (LANGUAGE.md §4.2): a hormone's half-life, the mood
-//! `fold(cortisol, 50) + serotonin / 2` (folded at compile time when constant) and the
-//! emotional score `(mood + feelings.recent()) / 2`.
+//! values worked out by hand (LANGUAGE.md §4.2, docs/affect.md §2): a hormone's half-life,
+//! the mood `fold(cortisol, 50) + serotonin / 2` (folded at compile time when constant) and
+//! the emotional score `(mood + feelings.recent()) / 2`.
 
 use affect_compiler::ir::functions::HostFn;
 use affect_compiler::ir::program::{MemorySpec, Program, SlotId};
@@ -20,7 +20,7 @@ agent Robot {
     var brightness: num = 50;
     /// No settings: the level is its stimulus.
     hormone cortisol = noise;
-    /// Halfway to its stimulus in one second.
+    /// Rises at once, relaxes halfway in one second.
     hormone serotonin = brightness { baseline 50; half_life 1s; }
     let mood = fold(cortisol, 50) + serotonin / 2;
     var score: num in 0..100 = 50;
@@ -78,7 +78,11 @@ fn mood_is_folded_at_compile_time_when_constant() {
 }
 
 #[test]
-fn a_half_life_moves_the_level_halfway_toward_its_stimulus_and_back_to_baseline() {
+fn a_hormone_rises_at_once_and_decays_toward_baseline_with_its_half_life() {
+    // docs/affect.md §2: secretion is fast, recovery slow. A stimulus further from the
+    // baseline than the level, on its side, sets the level at once; otherwise the level
+    // relaxes toward the stimulus, keeping 2^(-1/10) of the distance per tick at 10 Hz with a
+    // half-life of 1 s, so half of it after ten ticks.
     let p = program();
     let agent = &p.agents[0];
     let mut m = Machine::new(&p, agent, LeafTable::new(agent.nodes.len()));
@@ -89,54 +93,57 @@ fn a_half_life_moves_the_level_halfway_toward_its_stimulus_and_back_to_baseline(
     let get = |m: &Machine, s: SlotId| m.slots[s as usize];
     assert_eq!(get(&m, serotonin), 50.0, "a hormone starts at its baseline");
 
-    // 10 Hz, half-life 1 s: each tick keeps 2^(-1/10) of the distance to the stimulus, so
-    // after n ticks toward 90 from 50 the level is 90 - 40 * 2^(-n/10):
-    //   n = 1: 90 - 40 * 0.933033 = 52.678680; n = 10: 90 - 20 = 70; n = 20: 90 - 10 = 80.
+    // A flashlight (90) and some noise (70): serotonin jumps to 90, cortisol (no half-life)
+    // is the reading. Mood: fold(70, 50) = 30, plus 90 / 2 = 45: 75. Emotional score with an
+    // empty short-term memory (recent() = 50): (75 + 50) / 2 = 62.5.
     m.write(light, 90.0);
     m.write(noise, 70.0);
     m.process();
-    assert!(close(get(&m, serotonin), 90.0 - 40.0 * 2f64.powf(-0.1)));
-    assert_eq!(
-        get(&m, cortisol),
-        70.0,
-        "no half-life: the level is the reading"
-    );
+    assert_eq!(get(&m, serotonin), 90.0);
+    assert_eq!(get(&m, cortisol), 70.0);
+    assert!(close(get(&m, mood), 75.0));
+    assert!(close(get(&m, score), 62.5));
+
+    // The light back at the ambient level the baseline stands for: decay toward 50,
+    // 50 + 40 * 2^(-n/10) after n ticks: n = 1: 50 + 40 * 0.933033 = 87.321; n = 10: 70.
+    m.write(light, 50.0);
+    m.process();
+    assert!(close(get(&m, serotonin), 50.0 + 40.0 * 2f64.powf(-0.1)));
     for _ in 1..10 {
         m.process();
     }
     assert!(close(get(&m, serotonin), 70.0));
-    // Mood: fold(70, 50) = 30, serotonin 70 / 2 = 35: 65. Emotional score with an empty
-    // short-term memory (recent() = 50): (65 + 50) / 2 = 57.5.
+    // Mood 30 + 70 / 2 = 65, score (65 + 50) / 2 = 57.5.
     assert!(close(get(&m, mood), 65.0));
     assert!(close(get(&m, score), 57.5));
     for _ in 10..20 {
         m.process();
     }
-    assert!(close(get(&m, serotonin), 80.0));
+    assert!(
+        close(get(&m, serotonin), 60.0),
+        "another half-life: 50 + 10"
+    );
 
-    // The light back at the ambient level the baseline stands for: the level relaxes toward
-    // 50 with the same half-life, 80 -> 50 + 30 * 0.5 = 65 in one second.
-    m.write(light, 50.0);
-    for _ in 0..10 {
-        m.process();
-    }
-    assert!(close(get(&m, serotonin), 65.0));
+    // Brighter than the level, on its side: at once again.
+    m.write(light, 70.0);
+    m.process();
+    assert_eq!(get(&m, serotonin), 70.0);
+    // Darker than neutral while the level is above it: relax toward the stimulus,
+    // 30 + 40 * 2^(-1/10) = 67.321 after one tick.
+    m.write(light, 30.0);
+    m.process();
+    let s = get(&m, serotonin);
+    assert!(close(s, 30.0 + 40.0 * 2f64.powf(-0.1)), "{s}");
 
-    // Cortisol 30 (quiet: fold(30, 50) = 30), serotonin 65: mood 30 + 32.5 = 62.5.
-    // A feeling of 80 remembered: recent() = 80, so the score is (62.5 + 80) / 2 = 71.25.
+    // Quiet (cortisol 30: fold(30, 50) = 30) and a feeling of 80 remembered: recent() = 80,
+    // so the score is (30 + s / 2 + 80) / 2.
     m.write(noise, 30.0);
     if let Some(h) = m.host.as_mut() {
         h.call(HostFn::MemRemember, 0, &[1.0, 80.0], &mut Lists::new(&[]));
     }
     m.process();
     let s = get(&m, serotonin);
-    assert!(close(s, 50.0 + 15.0 * 2f64.powf(-0.1)), "{s}");
+    assert!(close(s, 30.0 + 40.0 * 2f64.powf(-0.2)), "{s}");
     assert!(close(get(&m, mood), 30.0 + s / 2.0));
     assert!(close(get(&m, score), (30.0 + s / 2.0 + 80.0) / 2.0));
-    // Another 9 ticks: one more second since the light went back, 65 -> 57.5.
-    for _ in 0..9 {
-        m.process();
-    }
-    assert!(close(get(&m, serotonin), 57.5));
-    assert!(close(get(&m, score), (30.0 + 57.5 / 2.0 + 80.0) / 2.0));
 }

@@ -206,13 +206,9 @@ pub fn fill(mut n: Node, children: Vec<Node>) -> Option<Node> {
     Some(n)
 }
 
-/// Whether two nodes (or heads) print the same, so read back they give the same tree.
+/// Whether two nodes (or heads) print the same, so read back they give the same tree:
+/// `None` when `b` reads back as `a`, else the text of `a` (what `_affect` must carry).
 /// Comparing without spans first spares printing in the common case.
-pub fn same_node(a: Node, b: Node) -> bool {
-    differs(a, b).is_none()
-}
-
-/// `None` when `b` reads back as `a`; else the text of `a` (what `_affect` must carry).
 pub fn differs(mut a: Node, mut b: Node) -> Option<String> {
     unspan::node(&mut a);
     unspan::node(&mut b);

@@ -238,7 +238,9 @@ impl Reader {
     /// Whether nothing but spaces lies between two offsets of the text on one line.
     fn same_line(&self, from: Span, to: Span) -> bool {
         let (a, b) = (from.end, to.start);
-        a <= b && self.newlines.partition_point(|&n| n < a) == self.newlines.partition_point(|&n| n < b)
+        a <= b
+            && self.newlines.partition_point(|&n| n < a)
+                == self.newlines.partition_point(|&n| n < b)
     }
 
     fn warn(&mut self, code: &'static str, msg: impl Into<String>, span: Span) -> &mut Diagnostic {
@@ -593,9 +595,9 @@ impl Reader {
         xml_items.extend(signature_items);
 
         if !self.prologue.is_empty() {
-            let main = xml_items.iter_mut().find(|(_, item)| {
-                matches!(&item.kind, ItemKind::Tree(t) if t.is_main)
-            });
+            let main = xml_items
+                .iter_mut()
+                .find(|(_, item)| matches!(&item.kind, ItemKind::Tree(t) if t.is_main));
             if let Some((_, item)) = main {
                 if item.doc.is_none() {
                     item.doc = node_doc(std::mem::take(&mut self.prologue));
@@ -1159,7 +1161,10 @@ impl Reader {
                     if let Some(last) = out.last_mut() {
                         let lines = doc_lines(t);
                         if !lines.is_empty() {
-                            last.doc.get_or_insert_with(Doc::default).lines.extend(lines);
+                            last.doc
+                                .get_or_insert_with(Doc::default)
+                                .lines
+                                .extend(lines);
                         }
                     }
                 }
@@ -1841,7 +1846,10 @@ impl Reader {
                 None => attrs.push(attr(&a.name, &a.value)),
             }
         }
-        let child_count = el.elements().filter(|e| e.attr(carry::PAD) != Some("true")).count();
+        let child_count = el
+            .elements()
+            .filter(|e| e.attr(carry::PAD) != Some("true"))
+            .count();
         let kind = match (&sig, explicit_tag) {
             (Some(s), _) => s.kind,
             (None, Some("Condition")) => LeafKind::Condition,

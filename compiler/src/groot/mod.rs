@@ -124,3 +124,23 @@ pub fn custom_nodes(file: &crate::syntax::ast::File) -> Vec<CustomNode> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn custom_nodes_of_an_import() {
+        let xml = r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+            <Dock goal="{g}"/><Wait sec="2"/></Sequence></BehaviorTree>
+            <TreeNodesModel><Action ID="Dock"><input_port name="goal"/></Action></TreeNodesModel></root>"#;
+        let imported = import_str(xml);
+        let nodes = custom_nodes(&imported.file);
+        let names: Vec<(&str, bool)> = nodes
+            .iter()
+            .map(|n| (n.name.as_str(), n.declared))
+            .collect();
+        assert_eq!(names, vec![("Dock", true), ("Wait", false)]);
+        assert_eq!(nodes[1].ports, vec!["sec".to_string()]);
+    }
+}

@@ -890,6 +890,14 @@ mod tests {
     }
 
     #[test]
+    fn huge_attribute_is_refused() {
+        let text = format!("<root a=\"{}\"/>", "x".repeat(MAX_ATTRIBUTE + 1));
+        assert_eq!(codes(&text), vec!["E0406"]);
+        let ok = format!("<root a=\"{}\"/>", "x".repeat(1000));
+        assert!(codes(&ok).is_empty());
+    }
+
+    #[test]
     fn deep_nesting_is_refused_without_recursion() {
         let mut s = String::new();
         for _ in 0..100_000 {

@@ -616,7 +616,7 @@ mod tests {
             assert_eq!(edge.poll(), Ok(None), "once per step");
             assert_eq!(other.poll(), Ok(None));
         }
-        assert_eq!(edges, vec![40_100]);
+        assert_eq!(edges, vec![40_000]);
     }
 
     #[test]

@@ -250,6 +250,10 @@ pub(crate) fn compile(
         })?;
     }
     module.finalize_definitions()?;
+    if std::env::var_os("AFFECT_JIT_TIMING").is_some() {
+        // Debugging aid: where Cranelift spent its time.
+        eprintln!("{}", cranelift_codegen::timing::take_current());
+    }
 
     // SAFETY (all transmutes below): each pointer comes from `finalize_definitions` for a
     // function declared with exactly the signature of the Rust type it becomes (a pointer

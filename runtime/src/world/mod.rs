@@ -102,6 +102,8 @@ pub struct World {
     schedule: events::Schedule,
     /// The scripted events of the last step.
     fired: Vec<WorldEvent>,
+    /// Scripted events before this time have fired.
+    event_cursor: u64,
 }
 
 impl World {
@@ -116,6 +118,7 @@ impl World {
             fields: fields::FieldState::new(spec),
             schedule: events::Schedule::new(spec),
             fired: Vec::new(),
+            event_cursor: 0,
         };
         world.check_spec()?;
         world.spawn_agents()?;
@@ -255,12 +258,17 @@ impl World {
         self.steps
     }
 
-    /// Advances the world by `dt_ms`: the scripted events due in `[now, now + dt)` fire (see
-    /// [`World::fired_events`]), fields drift, guests walk; then the clock moves on.
+    /// Advances the world by `dt_ms` to `now + dt`: the scripted events due since the last
+    /// step, up to and including the new time, fire (see [`World::fired_events`]), so an event
+    /// `at 40s` fires in the step that brings the world to 40 s and the agents ticking then
+    /// see it; `step(0)` first fires the events due at 0. Fields drift and guests walk; then
+    /// the clock moves on.
     pub fn step(&mut self, dt_ms: u64) {
         let t0 = self.now_ms;
         let t1 = t0.saturating_add(dt_ms);
-        self.fired = self.schedule.between(t0, t1);
+        let until = t1.saturating_add(1);
+        self.fired = self.schedule.between(self.event_cursor, until);
+        self.event_cursor = until;
         self.fields.drift(&self.spec, t0, t1);
         self.move_guests(dt_ms);
         self.now_ms = t1;

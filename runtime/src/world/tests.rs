@@ -176,8 +176,8 @@ fn scripted_events_fire_in_their_step() {
     let (after, e) = &fired[0];
     assert_eq!(
         (e.at_ms, *after),
-        (40_000, 40_100),
-        "fires in the step covering 40 s"
+        (40_000, 40_000),
+        "fires in the step that reaches 40 s"
     );
     match &e.action {
         EventAction::Raise { event, agent } => {
@@ -186,6 +186,22 @@ fn scripted_events_fire_in_their_step() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn an_event_at_zero_fires_in_the_first_step() {
+    let src = r#"world W {
+        area 10m x 10m;
+        spawn A at (1m, 1m);
+        at 0s raise bell on A;
+        at 100ms raise bell on A;
+    }"#;
+    let mut w = world(src);
+    w.step(0);
+    let first: Vec<u64> = w.fired_events().iter().map(|e| e.at_ms).collect();
+    w.step(100);
+    let second: Vec<u64> = w.fired_events().iter().map(|e| e.at_ms).collect();
+    assert_eq!((first, second), (vec![0], vec![100]));
 }
 
 #[test]
