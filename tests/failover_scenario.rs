@@ -96,7 +96,10 @@ fn listens(trace: &[Value]) -> Vec<(f64, &str)> {
 #[test]
 fn failed_speech_is_detected_announced_and_recovered() {
     let (stderr, trace) = run(&scratch("example", |s| s));
-    assert!(stderr.contains("Peoplebot: 500 ticks"), "a summary: {stderr}");
+    assert!(
+        stderr.contains("Peoplebot: 500 ticks"),
+        "a summary: {stderr}"
+    );
     assert!(!stderr.contains("E0601"), "components run: {stderr}");
 
     // Found failed within the timeout of the last heartbeat, at the next tick.
@@ -104,7 +107,10 @@ fn failed_speech_is_detected_announced_and_recovered() {
     let (failed_at, state, line) = sr[0];
     assert_eq!(state, "failed");
     assert!(failed_at > FAIL_MS + TIMEOUT_MS - HEARTBEAT_MS);
-    assert!(failed_at <= FAIL_MS + TIMEOUT_MS + TICK_MS, "found at {failed_at}");
+    assert!(
+        failed_at <= FAIL_MS + TIMEOUT_MS + TICK_MS,
+        "found at {failed_at}"
+    );
     assert!(line["silence_ms"].as_f64().unwrap() > TIMEOUT_MS);
     assert_eq!(line["host"], "laptop2");
     // Nothing failed before the link went down.
@@ -134,9 +140,9 @@ fn failed_speech_is_detected_announced_and_recovered() {
     let again = spoken(&trace, "I can hear you again.").unwrap();
     assert!(cannot >= sp[2].0 && again > cannot, "{cannot} {again}");
     assert!(
-        trace.iter().any(|l| l["ev"] == "var"
-            && l["name"] == "announcements"
-            && t(l) == failed_at),
+        trace
+            .iter()
+            .any(|l| l["ev"] == "var" && l["name"] == "announcements" && t(l) == failed_at),
         "`on failed(speech_recognition)` queued its sentence in the tick of the failure"
     );
 
@@ -151,7 +157,9 @@ fn failed_speech_is_detected_announced_and_recovered() {
         .filter(|(at, _)| *at >= failed_at && *at < rebound_at)
         .collect();
     assert!(!during.is_empty() && during.iter().all(|(_, s)| *s == "FAILURE"));
-    assert!(heard.iter().any(|(at, s)| *at >= rebound_at && *s == "SUCCESS"));
+    assert!(heard
+        .iter()
+        .any(|(at, s)| *at >= rebound_at && *s == "SUCCESS"));
     // The run goes on to the end.
     assert!(trace.iter().any(|l| l["ev"] == "node" && t(l) >= 49_900.0));
 }

@@ -114,7 +114,11 @@ fn the_uav_recruits_the_nearest_ashamed_ugv_despite_lost_messages() {
             .collect();
         let heard: Vec<&&Value> = accepted
             .iter()
-            .filter(|a| !lost_accepts.iter().any(|l| l["from"] == a["agent"] && t(l) == t(a)))
+            .filter(|a| {
+                !lost_accepts
+                    .iter()
+                    .any(|l| l["from"] == a["agent"] && t(l) == t(a))
+            })
             .collect();
         assert_eq!(chose["offers"].as_u64().unwrap() as usize, heard.len());
         let best = heard
@@ -143,10 +147,19 @@ fn the_uav_recruits_the_nearest_ashamed_ugv_despite_lost_messages() {
             .filter(|i| i["agent"] == ugv && t(i) > since && t(i) < at)
             .map(|i| i["shame"].as_f64().unwrap())
             .collect();
-        assert!(ignored.len() >= 2, "{ugv} answered only after ignoring HELP");
-        assert!(ignored.windows(2).all(|w| w[1] > w[0]), "SHAME rises: {ignored:?}");
+        assert!(
+            ignored.len() >= 2,
+            "{ugv} answered only after ignoring HELP"
+        );
+        assert!(
+            ignored.windows(2).all(|w| w[1] > w[0]),
+            "SHAME rises: {ignored:?}"
+        );
         assert!(ignored.iter().all(|s| *s <= 1.0), "SHAME stays within 0..1");
-        assert!(*ignored.last().unwrap() > shame, "SHAME decays between HELPs");
+        assert!(
+            *ignored.last().unwrap() > shame,
+            "SHAME decays between HELPs"
+        );
         assert!(*ignored.last().unwrap() - shame < 0.05);
     }
 
@@ -171,10 +184,21 @@ fn the_uav_recruits_the_nearest_ashamed_ugv_despite_lost_messages() {
             .map(String::as_str)
             .filter(|s| !s.starts_with("help_"))
             .collect();
-        let expected = ["recruited", "ARRIVAL", "arrived", "AGREE", "took_over", "ACKACK", "helped"];
+        let expected = [
+            "recruited",
+            "ARRIVAL",
+            "arrived",
+            "AGREE",
+            "took_over",
+            "ACKACK",
+            "helped",
+        ];
         let mut it = tail.iter();
         for step in expected {
-            assert!(it.any(|s| *s == step), "{step} missing or out of order in {tail:?}");
+            assert!(
+                it.any(|s| *s == step),
+                "{step} missing or out of order in {tail:?}"
+            );
         }
         // SHAME starts again from 0 for the recruited UGV: its next ignored HELP adds one
         // cost to nothing.
@@ -194,7 +218,13 @@ fn the_uav_recruits_the_nearest_ashamed_ugv_despite_lost_messages() {
         .map(|l| l["copies"].as_u64().unwrap())
         .sum();
     assert!(lost > 0, "one message in ten is lost");
-    assert!(ev(&trace, "msg").iter().filter(|m| m["kind"] == "HELP").count() > helped.len());
+    assert!(
+        ev(&trace, "msg")
+            .iter()
+            .filter(|m| m["kind"] == "HELP")
+            .count()
+            > helped.len()
+    );
     // Every line of the UAV after it was helped shows it scanning on: it moved.
     let last = helped.last().unwrap();
     let moved = trace.iter().any(|l| {
@@ -214,12 +244,18 @@ fn the_same_seed_gives_the_same_trace() {
 fn greedy_responders_all_answer_the_first_help() {
     // Greedy UGVs and no message loss: every available robot answers the first HELP.
     let dir = scratch("greedy", |s| {
-        s.replace("        strategy affective;\n        /// t:", "        strategy greedy;\n        /// t:")
-            .replace("messages broadcast loss 0.1;", "messages broadcast;")
+        s.replace(
+            "        strategy affective;\n        /// t:",
+            "        strategy greedy;\n        /// t:",
+        )
+        .replace("messages broadcast loss 0.1;", "messages broadcast;")
     });
     let (_, text) = run(&dir, "200");
     let trace = lines(&text);
-    assert!(steps(&trace, "help_ignored").is_empty(), "greedy robots never ignore");
+    assert!(
+        steps(&trace, "help_ignored").is_empty(),
+        "greedy robots never ignore"
+    );
     let first_help = ev(&trace, "msg")
         .into_iter()
         .find(|m| m["kind"] == "HELP")
@@ -249,7 +285,10 @@ fn unicast_sends_help_to_each_robot() {
         .filter(|m| m["kind"] == "HELP")
         .collect();
     assert!(!helps.is_empty());
-    assert!(helps.iter().all(|m| m["to"] != "*"), "no broadcast under unicast");
+    assert!(
+        helps.iter().all(|m| m["to"] != "*"),
+        "no broadcast under unicast"
+    );
     // Twelve UGVs, one HELP each per request.
     let first = t(helps[0]);
     assert_eq!(helps.iter().filter(|m| t(m) == first).count(), 12);

@@ -260,3 +260,120 @@ pub(crate) fn show_ms(ms: f64) -> String {
         format!("{ms}ms")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::functions::HostFn;
+    use crate::ir::program::{Op, Program};
+    use crate::sema::NoFiles;
+
+    fn check(src: &str) -> (Option<Program>, Vec<String>) {
+        let a = crate::check_source_with(src, &NoFiles);
+        let diags = a
+            .diagnostics
+            .iter()
+            .map(|d| format!("{} {}", d.code, d.message))
+            .collect();
+        (a.program, diags)
+    }
+
+    const ROVER: &str = "component registry { heartbeat 1s; }
+
+agent Rover {
+    component lidar {
+        SETTINGS
+    }
+    component lidar_backup { heartbeat 100ms; }
+    var blind: bool = false;
+    on failed(lidar) { blind = true; }
+    on recovered(lidar) { blind = false; }
+    main { check not failed(lidar) and not failed(registry) }
+}
+";
+
+    fn rover(settings: &str) -> (Option<Program>, Vec<String>) {
+        check(&ROVER.replace("SETTINGS", settings))
+    }
+
+    #[test]
+    fn components_become_specs_with_their_defaults() {
+        let (p, d) = rover("heartbeat 100ms; timeout 300ms; restart 3 within 10s; redundant lidar_backup; device lidar;");
+        assert!(d.is_empty(), "{d:?}");
+        let p = p.unwrap();
+        let a = &p.agents[0];
+        assert!(a.pending.is_empty(), "components run: {:?}", a.pending);
+        let lidar = &a.components[0];
+        assert_eq!((lidar.heartbeat_ms, lidar.timeout_ms), (100.0, 300.0));
+        assert_eq!((lidar.restarts, lidar.restart_window_ms), (3, 10_000.0));
+        assert_eq!(lidar.redundant, ["lidar_backup"]);
+        assert_eq!(lidar.device.as_deref(), Some("lidar"));
+        // Without a timeout: three missed heartbeats; without anything: 1 s and 3 s.
+        assert_eq!(a.components[1].timeout_ms, 300.0);
+        assert_eq!(p.components[0].name, "registry");
+        assert_eq!(p.components[0].timeout_ms, 3000.0);
+        assert_eq!(p.components[0].restarts, 0);
+        // Components are not variables a trace shows.
+        assert!(a.slots.iter().all(|s| s.name != "lidar" || !s.visible));
+    }
+
+    #[test]
+    fn failed_and_recovered_ask_the_runtime_by_name() {
+        let (p, _) = rover("heartbeat 100ms;");
+        let p = p.unwrap();
+        let a = &p.agents[0];
+        let lidar = p.symbol("lidar").unwrap();
+        let hosts: Vec<(HostFn, u32)> = a
+            .code
+            .iter()
+            .filter_map(|op| match op {
+                Op::Host(f, arg, 0) => Some((*f, *arg)),
+                _ => None,
+            })
+            .collect();
+        // The handlers want the edge of `failed`; the tree its level.
+        assert!(hosts.contains(&(HostFn::ComponentFailedNow, lidar)));
+        assert!(hosts.contains(&(HostFn::ComponentRecovered, lidar)));
+        assert!(hosts.contains(&(HostFn::ComponentFailed, lidar)));
+        let registry = p.symbol("registry").unwrap();
+        assert!(hosts.contains(&(HostFn::ComponentFailed, registry)));
+        // The handlers are in the process phase.
+        let process = &a.code[a.process.start as usize..][..a.process.len as usize];
+        assert!(process.contains(&Op::Host(HostFn::ComponentFailedNow, lidar, 0)));
+    }
+
+    #[test]
+    fn a_timeout_within_a_heartbeat_is_refused() {
+        let (_, d) = rover("heartbeat 100ms; timeout 100ms;");
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(d[0].starts_with("E0302 component `lidar` times out after 100ms"));
+        let (_, d) = rover("heartbeat 0ms;");
+        assert!(d.iter().any(|m| m.starts_with("E0302")), "{d:?}");
+        let (_, d) = rover("restart 2 within 0s;");
+        assert!(d.iter().any(|m| m.starts_with("E0302")), "{d:?}");
+        // A wrong type is reported once, by the settings check.
+        let (_, d) = rover("heartbeat 100;");
+        assert_eq!(d.len(), 1, "{d:?}");
+    }
+
+    #[test]
+    fn the_world_may_fail_only_components_the_program_has() {
+        let world = "world W {\n    area 10m x 10m;\n    spawn Rover at (1m, 1m);\n    at 1s fail NAME on Rover;\n}\n";
+        let src = |name: &str| {
+            format!(
+                "{}{}",
+                ROVER.replace("SETTINGS", ""),
+                world.replace("NAME", name)
+            )
+        };
+        for ok in ["lidar", "registry"] {
+            let (_, d) = check(&src(ok));
+            assert!(d.is_empty(), "{ok}: {d:?}");
+        }
+        let (_, d) = check(&src("lidr"));
+        assert!(
+            d.iter()
+                .any(|m| m.starts_with("E0201 agent `Rover` has no component `lidr`")),
+            "{d:?}"
+        );
+    }
+}

@@ -257,3 +257,106 @@ fn percept(e: &Expr) -> Option<String> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::program::{Op, Program, Strategy};
+    use crate::sema::NoFiles;
+
+    fn check(src: &str) -> (Option<Program>, Vec<String>) {
+        let a = crate::check_source_with(src, &NoFiles);
+        let diags = a
+            .diagnostics
+            .iter()
+            .map(|d| format!("{} {}", d.code, d.message))
+            .collect();
+        (a.program, diags)
+    }
+
+    const UGV: &str = "agent UGV {
+    sensor mine_detector: num in 0..100 = metal_detector(channel: 0);
+    recruitment help {
+        SETTINGS
+    }
+}
+";
+
+    fn ugv(settings: &str) -> (Option<Program>, Vec<String>) {
+        check(&UGV.replace("SETTINGS", settings))
+    }
+
+    #[test]
+    fn settings_are_folded_into_the_spec_with_their_units() {
+        let (p, d) = ugv("strategy greedy; threshold 0.5; decay 0.3 per min; resend 2s; lease 1min; requires percept(\"mine_detector\");");
+        assert!(d.is_empty(), "{d:?}");
+        let p = p.unwrap();
+        let r = &p.agents[0].recruitments[0];
+        assert_eq!(r.name, "help");
+        assert_eq!(r.strategy, Strategy::Greedy);
+        assert_eq!(r.threshold, 0.5);
+        assert!((r.decay_per_ms - 0.3 / 60_000.0).abs() < 1e-15);
+        assert_eq!((r.resend_ms, r.lease_ms), (2000.0, 60_000.0));
+        assert_eq!(r.requires.as_deref(), Some("mine_detector"));
+        // Nothing given: the seed's values.
+        let (p, _) = ugv("strategy affective;");
+        let r = &p.unwrap().agents[0].recruitments[0];
+        assert_eq!(
+            (r.threshold, r.resend_ms, r.lease_ms),
+            (0.75, 3000.0, 30_000.0)
+        );
+        assert!((r.decay_per_ms - 0.005 / 1000.0).abs() < 1e-15);
+        assert!(r.ignore_cost.is_empty() && r.distance.is_none());
+    }
+
+    #[test]
+    fn the_ignore_cost_is_code_over_a_hidden_distance_slot() {
+        let (p, d) = ugv("ignore_cost 0.2 + 0.5 / distance;");
+        assert!(d.is_empty(), "{d:?}");
+        let p = p.unwrap();
+        let a = &p.agents[0];
+        let r = &a.recruitments[0];
+        let slot = r.distance.unwrap();
+        assert!(
+            !a.slots[slot as usize].visible,
+            "D is not a variable of the agent"
+        );
+        let code = &a.code[r.ignore_cost.start as usize..][..r.ignore_cost.len as usize];
+        assert!(code.contains(&Op::Load(slot)), "{code:?}");
+        // It is not part of the process phase.
+        let process = a.process.start..a.process.start + a.process.len;
+        assert!(!process.contains(&r.ignore_cost.start));
+        // A cost that is not a number is a type error.
+        let (_, d) = ugv("ignore_cost distance > 2;");
+        assert!(d.iter().any(|m| m.starts_with("E0301")), "{d:?}");
+    }
+
+    #[test]
+    fn values_the_protocol_cannot_use_are_reported() {
+        let (_, d) = ugv("threshold 1.2;");
+        assert!(d.iter().any(|m| m.starts_with("E0302")), "{d:?}");
+        let (_, d) = ugv("decay 0.005;");
+        assert!(d.iter().any(|m| m.starts_with("E0303")), "{d:?}");
+        let (_, d) = ugv("resend 0s;");
+        assert!(d.iter().any(|m| m.starts_with("E0302")), "{d:?}");
+        let (_, d) = ugv("requires mine_detector;");
+        assert!(d.iter().any(|m| m.starts_with("E0301")), "{d:?}");
+        // A setting that only the running program knows.
+        let (_, d) = check(
+            "agent UGV {\n    var t: num = 0.5;\n    recruitment help { threshold t; }\n    main { check t > 0 }\n}\n",
+        );
+        assert!(d.iter().any(|m| m.starts_with("E0304")), "{d:?}");
+    }
+
+    #[test]
+    fn the_required_percept_must_be_some_agents_sensor() {
+        // The requester lacks the detector, a responder has it (by name or by driver).
+        let two = "agent UAV {\n    recruitment help { requires percept(\"PERCEPT\"); }\n}\nagent UGV {\n    sensor mine_detector: num in 0..100 = metal_detector(channel: 0);\n}\n";
+        for ok in ["mine_detector", "metal_detector"] {
+            let (_, d) = check(&two.replace("PERCEPT", ok));
+            assert!(d.is_empty(), "{ok}: {d:?}");
+        }
+        let (_, d) = check(&two.replace("PERCEPT", "mine_detectr"));
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(d[0].starts_with("E0201 no agent of this program has the percept `mine_detectr`"));
+    }
+}

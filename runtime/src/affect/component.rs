@@ -116,7 +116,7 @@ impl Supervisor {
         let host = self
             .placement
             .iter()
-            .position(|(_, runs)| runs.iter().any(|c| *c == spec.name));
+            .position(|(_, runs)| runs.contains(&spec.name));
         self.units.push(Unit {
             spec,
             owner,
@@ -306,7 +306,7 @@ impl Supervisor {
             out.push(Note {
                 unit: i,
                 change: Change::Restarted { host },
-                host: host,
+                host,
             });
         } else if u.spec.restarts > 0 && !u.exhausted {
             u.exhausted = true;
@@ -413,7 +413,10 @@ mod tests {
         s.link();
         // Stopped at 1000 ms, on a beat that therefore never went out: last heard at 900.
         s.stop(lidar, 1000.0);
-        assert!(run(&mut s, 0.0, 1200.0, 10.0).is_empty(), "300 ms of silence is not more than 300 ms");
+        assert!(
+            run(&mut s, 0.0, 1200.0, 10.0).is_empty(),
+            "300 ms of silence is not more than 300 ms"
+        );
         let changes = run(&mut s, 1201.0, 1201.0, 10.0);
         assert_eq!(
             changes,
@@ -474,17 +477,27 @@ mod tests {
         s.stop(speech, 43_000.0);
         let changes = run(&mut s, 42_100.0, 46_000.0, 100.0);
         // Now on laptop1, it moves back to laptop2 (the first host but its own).
-        assert!(changes.iter().any(|(_, n)| n.change == Change::Restarted { host: Some(1) }));
+        assert!(changes
+            .iter()
+            .any(|(_, n)| n.change == Change::Restarted { host: Some(1) }));
         // A third failure within 10 s of the first restart: the allowance is spent.
         s.stop(speech, 47_000.0);
         let changes = run(&mut s, 46_100.0, 50_000.0, 100.0);
         let kinds: Vec<&Change> = changes.iter().map(|(_, n)| &n.change).collect();
-        assert!(matches!(kinds[..], [Change::Failed { .. }, Change::Abandoned]), "{kinds:?}");
+        assert!(
+            matches!(kinds[..], [Change::Failed { .. }, Change::Abandoned]),
+            "{kinds:?}"
+        );
         assert!(s.failed(speech));
-        assert!(run(&mut s, 50_100.0, 51_000.0, 100.0).is_empty(), "reported once");
+        assert!(
+            run(&mut s, 50_100.0, 51_000.0, 100.0).is_empty(),
+            "reported once"
+        );
         // Once the window has moved past the old restarts, it may restart again.
         let changes = run(&mut s, 51_100.0, 52_000.0, 100.0);
-        assert!(changes.iter().any(|(_, n)| matches!(n.change, Change::Restarted { .. })));
+        assert!(changes
+            .iter()
+            .any(|(_, n)| matches!(n.change, Change::Restarted { .. })));
     }
 
     #[test]
@@ -519,7 +532,10 @@ mod tests {
         s.stop(backup, 3000.0);
         let changes = run(&mut s, 2010.0, 4500.0, 10.0);
         let kinds: Vec<&Change> = changes.iter().map(|(_, n)| &n.change).collect();
-        assert!(kinds.contains(&&Change::Restarted { host: None }), "{kinds:?}");
+        assert!(
+            kinds.contains(&&Change::Restarted { host: None }),
+            "{kinds:?}"
+        );
         assert!(!s.failed(lidar), "restarted and heard again");
         assert_eq!(s.counts(lidar), (2, 2));
         assert!(s.failed(backup));

@@ -298,10 +298,10 @@ impl Requester {
             return;
         }
         match (&mut self.state, &msg.body) {
-            (Req::Requesting { offers, .. }, Body::Accept { eta_ms }) => {
-                if !offers.iter().any(|(r, _)| *r == from) {
-                    offers.push((from, *eta_ms));
-                }
+            (Req::Requesting { offers, .. }, Body::Accept { eta_ms })
+                if !offers.iter().any(|(r, _)| *r == from) =>
+            {
+                offers.push((from, *eta_ms));
             }
             (Req::AwaitArrival { chosen, .. }, Body::Arrival { .. })
             | (Req::AwaitAck { chosen, .. }, Body::Arrival { .. })
@@ -880,10 +880,14 @@ mod tests {
 
         /// Delivers `out` (sent by `from`), dropping what `lose` says; answers go on until
         /// the radio is quiet.
-        fn route(&mut self, from: AgentId, out: Outbox, lose: &mut dyn FnMut(&str, AgentId) -> bool) {
+        fn route(
+            &mut self,
+            from: AgentId,
+            out: Outbox,
+            lose: &mut dyn FnMut(&str, AgentId) -> bool,
+        ) {
             // First in, first out, as a radio delivers.
-            let mut queue: std::collections::VecDeque<(AgentId, Outbox)> =
-                [(from, out)].into();
+            let mut queue: std::collections::VecDeque<(AgentId, Outbox)> = [(from, out)].into();
             while let Some((from, out)) = queue.pop_front() {
                 for r in out.reports {
                     self.reports.push((from, r));
@@ -996,7 +1000,16 @@ mod tests {
         let kinds: Vec<&str> = net.log.iter().map(|(_, _, k)| *k).collect();
         assert_eq!(
             kinds,
-            ["HELP", "ACCEPT", "ACCEPT", "ACCEPT", "RESPONDER", "ARRIVAL", "AGREE", "ACKACK"]
+            [
+                "HELP",
+                "ACCEPT",
+                "ACCEPT",
+                "ACCEPT",
+                "RESPONDER",
+                "ARRIVAL",
+                "AGREE",
+                "ACKACK"
+            ]
         );
         // The lease ends the recruitment: the robot is free again after 30 s.
         for _ in 0..30 {
@@ -1080,7 +1093,11 @@ mod tests {
             .collect();
         assert!(gave_up.iter().any(|r| r.why == Some("no RESPONDER")));
         assert!(gave_up.iter().any(|r| r.why == Some("no ARRIVAL")));
-        assert_eq!(net.resp[0].recruited().map(|r| r.0), Some(UAV), "the second try works");
+        assert_eq!(
+            net.resp[0].recruited().map(|r| r.0),
+            Some(UAV),
+            "the second try works"
+        );
         assert!(net.arrive(0, &mut never));
         assert_eq!(net.req.progress(), Progress::Done(AgentId(1)));
     }
@@ -1190,6 +1207,9 @@ mod tests {
         };
         r.on_help(0.0, UAV, &help, away, &mut cost, &mut out);
         assert!(out.reports.is_empty() && out.sends.is_empty());
-        assert_eq!(r.shame.level, 0.0, "SHAME only counts HELPs the robot could answer");
+        assert_eq!(
+            r.shame.level, 0.0,
+            "SHAME only counts HELPs the robot could answer"
+        );
     }
 }

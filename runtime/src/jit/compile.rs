@@ -48,6 +48,8 @@ fn isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, JitError> {
             .map_err(|e| JitError::Codegen(format!("setting {k}={v}: {e}")))
     };
     set(&mut b, "opt_level", &opt)?;
+    let regalloc = std::env::var("AFFECT_JIT_REGALLOC").unwrap_or_else(|_| "backtracking".into());
+    set(&mut b, "regalloc_algorithm", &regalloc)?;
     set(
         &mut b,
         "enable_verifier",

@@ -28,9 +28,7 @@ const INVESTIGATE_MS: f64 = 10_000.0;
 /// Binds a minefield leaf when the robot is in an area world and the ports fit.
 pub fn bind(info: &LeafInfo, link: &Link) -> Option<Box<dyn Leaf>> {
     let (world, agent) = link.world()?;
-    if world.try_borrow().ok()?.spec().area().is_none() {
-        return None;
-    }
+    world.try_borrow().ok()?.spec().area()?;
     let port = |name: &str| info.ports.iter().position(|p| p.name == name);
     let at = At { world, agent };
     match info.name.as_str() {
@@ -121,9 +119,12 @@ fn waypoint(x0: f64, x1: f64, lane_m: f64, lanes: usize, reverse: bool, i: usize
     let lane = if reverse { lanes - 1 - k } else { k };
     let y = (lane as f64 + 0.5) * lane_m;
     // Even lanes (of the pass) go from x0 to x1, odd ones back.
-    let first = if k % 2 == 0 { x0 } else { x1 };
-    let second = if k % 2 == 0 { x1 } else { x0 };
-    Point::new(if i % 2 == 0 { first } else { second }, y)
+    let (first, second) = if k.is_multiple_of(2) {
+        (x0, x1)
+    } else {
+        (x1, x0)
+    };
+    Point::new(if i.is_multiple_of(2) { first } else { second }, y)
 }
 
 impl Leaf for RasterStep {
