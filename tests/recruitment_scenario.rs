@@ -89,8 +89,7 @@ fn the_uav_recruits_the_nearest_ashamed_ugv_despite_lost_messages() {
     assert!(!helped.is_empty(), "no recruitment completed");
     let recruitments = trace
         .iter()
-        .filter(|l| l["agent"] == "UAV" && l["ev"] == "var" && l["name"] == "recruitments")
-        .last()
+        .rfind(|l| l["agent"] == "UAV" && l["ev"] == "var" && l["name"] == "recruitments")
         .unwrap();
     assert_eq!(recruitments["value"].as_i64().unwrap(), helped.len() as i64);
 

@@ -580,12 +580,14 @@ pub fn run(
             }
         }
         note_lists_changed_in_place(l, &mut list_contents[k]);
+        // Component changes and protocol steps come first: they are what the handlers and
+        // the tree of this tick reacted to.
+        l.agent.team.flush(tick, now, sink);
         emit(program, l, tick, now, sink);
         setup
             .mail
             .borrow_mut()
             .flush(program, tick, now, &l.agent.name, sink);
-        l.agent.team.flush(tick, now, sink);
         l.ticks += 1;
         l.next_ms = next;
         done += 1;

@@ -73,6 +73,9 @@ pub struct PortSig {
     pub ty: Ty,
     /// The default as a compiled constant, when given.
     pub default: Option<f64>,
+    /// A default naming a blackboard entry (BehaviorTree.CPP's `default="{key}"`): the
+    /// variable a call that leaves the port out binds it to.
+    pub default_key: Option<String>,
     pub span: Span,
     pub doc: Option<String>,
 }
@@ -861,7 +864,9 @@ impl Checker {
                 Some(t) => self.resolve_type(t),
                 None => Ty::Any,
             };
+            let default_key = p.default.as_ref().and_then(|d| self.key_default(d));
             let default = match &p.default {
+                Some(_) if default_key.is_some() => None,
                 Some(d) => {
                     if p.dir == PortDir::Out {
                         self.diags.push(
@@ -876,7 +881,11 @@ impl Checker {
                     } else {
                         match self.const_value(d) {
                             Some((v, dt)) => {
-                                if !dt.fits(&ty) {
+                                // BehaviorTree.CPP reads a default from its text when the node
+                                // reads the port: any literal suits a port of a C++ type.
+                                let foreign_ok =
+                                    matches!(ty, Ty::Foreign(_)) && Self::is_literal(d);
+                                if !foreign_ok && !dt.fits(&ty) {
                                     let mut diag = Diagnostic::error(
                                         expr::mismatch_code(&dt, &ty),
                                         format!(
@@ -906,11 +915,41 @@ impl Checker {
                 dir: p.dir,
                 ty,
                 default,
+                default_key,
                 span: p.name.span,
                 doc: Self::doc_text(&p.doc),
             });
         }
         out
+    }
+
+    /// A port default that names a blackboard entry (`default="{key}"` in BehaviorTree.CPP):
+    /// a plain name that is no constant, enum variant, status or other global.
+    fn key_default(&self, d: &ast::Expr) -> Option<String> {
+        let ast::ExprKind::Name(p) = &d.kind else {
+            return None;
+        };
+        let [seg] = p.segments.as_slice() else {
+            return None;
+        };
+        let n = seg.name.as_str();
+        let known = self.g.consts.contains_key(n)
+            || self.g.variants.contains_key(n)
+            || self.g.names.contains_key(n)
+            || ty::STATUS_NAMES.contains(&n)
+            || matches!(n, "true" | "false");
+        (!known).then(|| n.to_string())
+    }
+
+    /// A literal value, possibly negated: what a model's `default="..."` holds.
+    fn is_literal(e: &ast::Expr) -> bool {
+        match &e.kind {
+            ast::ExprKind::Num(_) | ast::ExprKind::Str(_) | ast::ExprKind::Bool(_) => true,
+            ast::ExprKind::Unary(ast::UnOp::Neg, inner) => {
+                matches!(inner.kind, ast::ExprKind::Num(_))
+            }
+            _ => false,
+        }
     }
 
     fn warn_unused_globals(&mut self, file: &File) {

@@ -166,9 +166,16 @@ pub(crate) fn compile(
             let path = std::path::Path::new(&dir).join(format!("f{}.clif", id.as_u32()));
             let _ = std::fs::write(path, ctx.func.display().to_string());
         }
+        let disasm = std::env::var_os("AFFECT_JIT_DISASM");
+        ctx.set_disasm(disasm.is_some());
         module
             .define_function(id, ctx)
             .map_err(|e| JitError::Codegen(format!("{e:?}")))?;
+        if let (Some(dir), Some(code)) = (disasm, ctx.compiled_code()) {
+            // Debugging aid: the machine code of every function.
+            let path = std::path::Path::new(&dir).join(format!("f{}.s", id.as_u32()));
+            let _ = std::fs::write(path, code.vcode.clone().unwrap_or_default());
+        }
         code_bytes += ctx
             .compiled_code()
             .map(|c| c.code_buffer().len())

@@ -298,10 +298,13 @@ impl Link {
         if team.notes.is_empty() {
             return;
         }
-        let notes = std::mem::take(&mut team.notes);
+        let mut notes = std::mem::take(&mut team.notes);
         for note in &notes {
             write_note(&team, note, tick, now, sink);
         }
+        // The buffer goes back, so a busy radio does not allocate one every tick.
+        notes.clear();
+        team.notes = notes;
     }
 
     /// Runs `f` on the instance's first recruitment block (the one its leaves drive) and
@@ -326,6 +329,14 @@ fn script(t: &mut Team, w: &World) {
         return;
     }
     t.world_step = Some(w.steps());
+    // Agents of the world that do not run (`--agent`) never receive: drop their copies.
+    if let Some(bus) = &mut t.bus {
+        for a in w.agents() {
+            if !t.members.iter().any(|m| m.id == Some(a.id)) {
+                bus.receive(w, a.id);
+            }
+        }
+    }
     for ev in w.fired_events() {
         let (component, agent, fail) = match &ev.action {
             EventAction::Fail { component, agent } => (component, agent, true),

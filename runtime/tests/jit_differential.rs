@@ -1,0 +1,517 @@
+//! The JIT against the interpreter (the reference): random programs — every built-in node,
+//! pre- and post-conditions, subtrees with inputs, switches, timers, foreign leaves with
+//! scripted results, expressions with every operator and function, and the affect
+//! constructs that run every tick (hormones, lets, update, `on` handlers, drives with
+//! intentions, emotional memory through the host) — run for many ticks in both engines, and
+//! the traces (every status transition, variable change, drive and memory event, in order)
+//! and the final blackboards must be identical.
+//!
+//! `PROPTEST_CASES` sets the number of programs (default 300); every example under
+//! `examples/` runs in both engines too.
+
+use affect_compiler::sema::NoFiles;
+use affect_runtime::jit::EngineKind;
+use affect_runtime::run::{self, Clock, RunConfig};
+use affect_runtime::trace::JsonLines;
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use std::fmt::Write as _;
+
+/// Foreign leaves and the statuses their stand-ins play, one per call, the last repeating.
+const LEAVES: &[(&str, &str, &str)] = &[
+    ("Ok", "action", "success"),
+    ("No", "action", "failure"),
+    ("Slow", "action", "running,success"),
+    ("SlowFail", "action", "running,running,failure"),
+    ("Busy", "action", "running"),
+    ("Twice", "action", "running,success,running,failure,success"),
+    ("Flip", "condition", "success,failure"),
+    ("Flop", "condition", "failure,success,success,failure"),
+];
+
+/// A random program built by a seeded generator (so a failing seed reproduces it).
+struct Gen {
+    state: u64,
+    depth_budget: u32,
+    /// Generating the body of the `Helper` subtree: no memory, no subtree calls.
+    in_helper: bool,
+}
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn pick(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn one<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.pick(xs.len())]
+    }
+
+    /// A numeric expression.
+    fn num(&mut self, depth: u32) -> String {
+        if depth == 0 || self.pick(3) == 0 {
+            return match self.pick(6) {
+                0 => format!("{}.5", self.pick(5)),
+                1 => format!("{}", self.pick(7)),
+                2 => "c".into(),
+                3 => "y".into(),
+                4 => "h".into(),
+                _ => "x".into(),
+            };
+        }
+        let d = depth - 1;
+        match self.pick(12) {
+            0 => format!("({} + {})", self.num(d), self.num(d)),
+            1 => format!("({} - {})", self.num(d), self.num(d)),
+            2 => format!("({} * {})", self.num(d), self.num(d)),
+            3 => format!("({} / {})", self.num(d), self.num(d)),
+            4 => format!("-{}", self.num(d)),
+            5 => format!("({} ? {} : {})", self.cond(d), self.num(d), self.num(d)),
+            6 => {
+                let f = self.one(&["abs", "floor", "ceil", "round", "sqrt", "exp"]);
+                format!("{f}({})", self.num(d))
+            }
+            7 => {
+                let f = self.one(&["min", "max", "fold", "pow"]);
+                format!("{f}({}, {})", self.num(d), self.num(d))
+            }
+            8 => format!("clamp({}, 0, {})", self.num(d), 10 + self.pick(50)),
+            9 => format!("sigmoid({}, gain: 0.2, center: 50)", self.num(d)),
+            10 => format!("(c & {} | {} ^ ~k)", self.pick(16), self.pick(8)),
+            _ => "m".into(),
+        }
+    }
+
+    /// A boolean expression.
+    fn cond(&mut self, depth: u32) -> String {
+        let d = depth.saturating_sub(1);
+        match self.pick(8) {
+            0 => format!("{} < {}", self.num(d), self.num(d)),
+            1 => format!("{} >= {}", self.num(d), self.num(d)),
+            2 => format!("{} == {}", self.num(d), self.num(d)),
+            3 => format!("{} != {}", self.num(d), self.num(d)),
+            4 if depth > 0 => format!("({} and {})", self.cond(d), self.cond(d)),
+            5 if depth > 0 => format!("({} or {})", self.cond(d), self.cond(d)),
+            6 => "not flag".into(),
+            _ => format!("c > {}", self.pick(6)),
+        }
+    }
+
+    /// Statements for a script, a handler or `update`.
+    fn statements(&mut self, n: usize) -> String {
+        let mut out = Vec::new();
+        for _ in 0..n {
+            let s = match self.pick(9) {
+                0 => format!("x = {}", self.num(2)),
+                1 => format!("y = {}", self.num(2)),
+                2 => "c += 1".to_string(),
+                3 => format!("flag = {}", self.cond(1)),
+                4 => format!(
+                    "if {} {{ x = {}; }} else {{ c = c + 1; }}",
+                    self.cond(1),
+                    self.num(1)
+                ),
+                5 => format!("s = {} ? \"a\" : \"b\"", self.cond(1)),
+                6 if !self.in_helper => "y = feelings.remember(place, y)".to_string(),
+                6 => "y = y / 2".to_string(),
+                7 => format!("mode = {} ? Mode::B : Mode::C", self.cond(1)),
+                _ => "q.push(c)".to_string(),
+            };
+            out.push(s);
+        }
+        out.join("; ")
+    }
+
+    fn leaf(&mut self) -> String {
+        match self.pick(9) {
+            0 => {
+                let n = 1 + self.pick(2);
+                format!("do {{ {} }}", self.statements(n))
+            }
+            1 => format!("check {}", self.cond(2)),
+            2 => "succeed".into(),
+            3 => "fail".into(),
+            4 => format!("sleep({}ms)", 50 + 50 * self.pick(4)),
+            5 => format!("was_updated({})", self.one(&["x", "c", "s"])),
+            _ => format!("{}()", LEAVES[self.pick(LEAVES.len())].0),
+        }
+    }
+
+    fn modifiers(&mut self) -> String {
+        let mut m = String::new();
+        for _ in 0..self.pick(3) {
+            let s = match self.pick(8) {
+                0 => format!(" skip_if {}", self.cond(1)),
+                1 => format!(" success_if {}", self.cond(1)),
+                2 => format!(" failure_if {}", self.cond(1)),
+                3 => format!(" while {}", self.cond(1)),
+                4 => format!(" on_success {{ {} }}", self.statements(1)),
+                5 => format!(" on_failure {{ {} }}", self.statements(1)),
+                6 => format!(" on_halted {{ {} }}", self.statements(1)),
+                _ => format!(" after {{ {} }}", self.statements(1)),
+            };
+            // Each modifier at most once per node.
+            let key = s.split_whitespace().next().unwrap_or("").to_string();
+            if !m.contains(&format!(" {key} ")) {
+                m.push_str(&s);
+            }
+        }
+        m
+    }
+
+    fn kids(&mut self, depth: u32, n: usize) -> String {
+        (0..n)
+            .map(|_| self.node(depth))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn node(&mut self, depth: u32) -> String {
+        if depth == 0 || self.depth_budget == 0 || self.pick(4) == 0 {
+            let l = self.leaf();
+            return format!("{l}{}", self.modifiers());
+        }
+        self.depth_budget -= 1;
+        let d = depth - 1;
+        let n = 1 + self.pick(3);
+        let body = match self.pick(27) {
+            k @ 0..=6 => {
+                let name = [
+                    "sequence",
+                    "sequence_with_memory",
+                    "reactive_sequence",
+                    "async_sequence",
+                    "fallback",
+                    "reactive_fallback",
+                    "async_fallback",
+                ][k];
+                format!("{name} {{ {} }}", self.kids(d, n + 1))
+            }
+            7 => {
+                let s = [-1i32, 1, 2][self.pick(3)].min(n as i32);
+                let f = [1i32, 2, -1][self.pick(3)].min(n as i32);
+                format!(
+                    "parallel(success: {s}, failure: {f}) {{ {} }}",
+                    self.kids(d, n)
+                )
+            }
+            8 => format!(
+                "parallel_all(max_failures: {}) {{ {} }}",
+                self.pick(2),
+                self.kids(d, n)
+            ),
+            9 => {
+                let n = 2 + self.pick(2);
+                format!("if_then_else {{ {} }}", self.kids(d, n))
+            }
+            10 => {
+                let n = 2 + self.pick(2);
+                format!("while_do_else {{ {} }}", self.kids(d, n))
+            }
+            11 => {
+                let on_halt = self.pick(2) == 0;
+                let n = 2 + self.pick(2);
+                format!(
+                    "try_catch(catch_on_halt: {on_halt}) {{ {} }}",
+                    self.kids(d, n)
+                )
+            }
+            12 => format!(
+                "switch s {{ \"a\" => {} \"b\" => {} _ => {} }}",
+                self.node(d),
+                self.node(d),
+                self.node(d)
+            ),
+            13 => format!(
+                "switch c {{ 1 => {} 2 => {} _ => {} }}",
+                self.node(d),
+                self.node(d),
+                self.node(d)
+            ),
+            14 => format!(
+                "switch mode {{ Mode::A => {} Mode::B => {} _ => {} }}",
+                self.node(d),
+                self.node(d),
+                self.node(d)
+            ),
+            15 => format!(
+                "{} {{ {} }}",
+                self.one(&["invert", "force_success", "force_failure", "keep_running_until_failure"]),
+                self.node(d)
+            ),
+            16 => format!("repeat({}) {{ {} }}", [1, 2, 3, -1][self.pick(4)], self.node(d)),
+            17 => format!("retry({}) {{ {} }}", self.one(&["1", "2", "3", "k"]), self.node(d)),
+            18 => format!("timeout({}ms) {{ {} }}", 50 + 100 * self.pick(3), self.node(d)),
+            19 => format!("delay({}ms) {{ {} }}", 50 * self.pick(4), self.node(d)),
+            20 => format!(
+                "run_once(then_skip: {}) {{ {} }}",
+                self.pick(2) == 0,
+                self.node(d)
+            ),
+            21 => format!(
+                "precondition(if: {}, else: {}) {{ {} }}",
+                self.cond(1),
+                self.one(&["success", "failure", "skipped", "running"]),
+                self.node(d)
+            ),
+            22 => format!(
+                "skip_unless_updated({}) {{ {} }}",
+                self.one(&["x", "c"]),
+                self.node(d)
+            ),
+            23 => format!("wait_update({}) {{ {} }}", self.one(&["x", "c"]), self.node(d)),
+            24 => format!("for item in q {{ {} }}", self.node(d)),
+            25 if !self.in_helper => format!("Count(n: c, step: {})", self.num(1)),
+            26 if !self.in_helper => format!("Helper(level: {})", self.num(1)),
+            _ => format!("sequence {{ {} }}", self.kids(d, n)),
+        };
+        format!("{body}{}", self.modifiers())
+    }
+
+    fn program(&mut self) -> String {
+        let mut p = String::from("enum Mode { A, B, C }\n");
+        for (id, class, _) in LEAVES {
+            let _ = writeln!(p, "{class} {id}();");
+        }
+        p.push_str(
+            "tree Count(inout n: int, in step: num) {\n    sequence { do { n = n + 1 } Slow() } after { n = n + 1 }\n}\n",
+        );
+        self.in_helper = true;
+        let helper = self.node(2);
+        self.in_helper = false;
+        let _ = writeln!(
+            p,
+            "tree Helper(in level: num) {{\n    var x: num = 0;\n    var y: num = 1;\n    var c: int = 0;\n    var k: int = 2;\n    var h: num = 0;\n    var m: num = 0;\n    var flag: bool = false;\n    var s: str = \"a\";\n    var mode: Mode = Mode::A;\n    var q: [int] = [1];\n    var item: int = 0;\n    var place: Label = \"P\";\n    sequence {{ do {{ x = level }} {helper} }}\n}}"
+        );
+        let n = 1 + self.pick(3);
+        let update = self.statements(n);
+        let handler = self.statements(1);
+        let (g1, g2, g3) = (self.cond(1), self.cond(1), self.cond(1));
+        let (i1, i2) = (self.num(1), self.num(1));
+        let half_life = if self.pick(2) == 0 {
+            " { baseline 50; half_life 2s; }"
+        } else {
+            ";"
+        };
+        let main = self.node(4);
+        let _ = write!(
+            p,
+            r#"agent T {{
+    rate 10Hz;
+    var x: num = 0.5;
+    var y: num in 0..100 = 50;
+    var c: int = 0;
+    var k: int = 2;
+    var flag: bool = false;
+    var s: str = "a";
+    var mode: Mode = Mode::A;
+    var q: [int] = [1, 2, 3];
+    var item: int = 0;
+    var place: Label = "P";
+    hormone h = y{half_life}
+    let m = fold(h, 50) + y / 2;
+    event bang;
+    update {{ {update} }}
+    on bang {{ {handler} }}
+    drive d: Mode = A {{
+        B when {g1};
+        C when {g2};
+        A when {g3};
+        intention target: num {{
+            A => {i1};
+            B, C => {i2} + feelings.score(place);
+        }}
+    }}
+    memory feelings keyed by place {{ short_term 3 weights [0.5, 0.3, 0.2]; }}
+    main {{
+{main}
+    }}
+}}
+"#
+        );
+        p
+    }
+}
+
+/// Runs a program in one engine; returns the trace and the summaries' variables.
+fn run_with(
+    program: &affect_compiler::ir::program::Program,
+    config: &RunConfig,
+    engine: EngineKind,
+) -> Result<(String, Vec<Vec<(String, String)>>), String> {
+    let config = RunConfig {
+        engine,
+        ..config.clone()
+    };
+    let mut sink = JsonLines::new(Vec::new());
+    let summaries = run::run(program, &config, &mut sink, |_| {})
+        .map_err(|d| format!("does not run: {}", d[0].message))?;
+    if engine == EngineKind::Jit {
+        if let Some(f) = summaries.iter().find_map(|s| s.fallback.clone()) {
+            return Err(format!("the JIT fell back to the interpreter: {f}"));
+        }
+    }
+    let text = String::from_utf8(sink.into_inner()).map_err(|e| e.to_string())?;
+    Ok((text, summaries.into_iter().map(|s| s.variables).collect()))
+}
+
+/// Both engines on one program: `Err` says where they differ.
+fn compare(source: &str, config: &RunConfig) -> Result<(), String> {
+    let analysis = affect_compiler::check_source_with(source, &NoFiles);
+    let Some(program) = analysis.program else {
+        let msgs: Vec<String> = analysis
+            .diagnostics
+            .iter()
+            .map(|d| format!("{} {}", d.code, d.message))
+            .collect();
+        return Err(format!("does not compile: {}", msgs.join("; ")));
+    };
+    let (a, va) = run_with(&program, config, EngineKind::Interp)?;
+    let (b, vb) = run_with(&program, config, EngineKind::Jit)?;
+    if a != b {
+        let (al, bl): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+        let i = al
+            .iter()
+            .zip(&bl)
+            .position(|(x, y)| x != y)
+            .unwrap_or(al.len().min(bl.len()));
+        return Err(format!(
+            "traces differ at line {} of {}/{}:\n  interp: {}\n  jit:    {}",
+            i + 1,
+            al.len(),
+            bl.len(),
+            al.get(i).unwrap_or(&"(end)"),
+            bl.get(i).unwrap_or(&"(end)")
+        ));
+    }
+    if va != vb {
+        return Err(format!("blackboards differ:\n  interp: {va:?}\n  jit:    {vb:?}"));
+    }
+    Ok(())
+}
+
+fn config(ticks: u64, sleep: Option<f64>) -> RunConfig {
+    RunConfig {
+        ticks,
+        leaves: LEAVES
+            .iter()
+            .map(|(id, _, s)| (id.to_string(), run::parse_statuses(s).expect("valid")))
+            .collect(),
+        clock: match sleep {
+            Some(ms) => Clock::SleepBetweenTicks { ms },
+            None => Clock::Fixed,
+        },
+        ..RunConfig::default()
+    }
+}
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: cases(),
+        failure_persistence: None,
+        .. ProptestConfig::default()
+    })]
+
+    #[test]
+    fn jit_matches_interpreter(seed in any::<u64>(), ticks in 10u64..40, sleep in prop::option::of(1u32..160)) {
+        let mut g = Gen { state: seed, depth_budget: 14, in_helper: false };
+        let source = g.program();
+        let cfg = config(ticks, sleep.map(f64::from));
+        match compare(&source, &cfg) {
+            Ok(()) => {}
+            // A generated program the checker refuses (a rare combination) says nothing
+            // about the engines.
+            Err(e) if e.starts_with("does not compile") => {}
+            Err(e) => {
+                return Err(TestCaseError::fail(format!(
+                    "seed {seed}, {ticks} ticks, sleep {sleep:?}: {e}\n--- program:\n{source}"
+                )))
+            }
+        }
+    }
+}
+
+/// Most generated programs must compile, or the property above tests little.
+#[test]
+fn generated_programs_compile() {
+    let mut refused = Vec::new();
+    for seed in 0..60u64 {
+        let mut g = Gen {
+            state: seed,
+            depth_budget: 14,
+            in_helper: false,
+        };
+        let source = g.program();
+        let analysis = affect_compiler::check_source_with(&source, &NoFiles);
+        if analysis.program.is_none() {
+            refused.push(format!(
+                "seed {seed}: {}",
+                analysis
+                    .diagnostics
+                    .iter()
+                    .map(|d| format!("{} {}", d.code, d.message))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ));
+        }
+    }
+    assert!(
+        refused.len() <= 3,
+        "{} of 60 generated programs do not compile:\n{}",
+        refused.len(),
+        refused.join("\n")
+    );
+}
+
+/// Every example runs identically in both engines (in its world, with its seed).
+#[test]
+fn examples_run_identically_in_both_engines() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("examples/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "affect"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    let mut ran = 0;
+    for path in files {
+        let source = std::fs::read_to_string(&path).expect("readable");
+        let loader = affect_compiler::sema::NoFiles;
+        let analysis = affect_compiler::check_source_with(&source, &loader);
+        let Some(program) = analysis.program else {
+            continue;
+        };
+        let world = program.worlds.first();
+        let cfg = RunConfig {
+            ticks: world.and_then(|w| w.ticks).unwrap_or(100).min(1500),
+            seed: world.map(|w| w.seed).unwrap_or(0),
+            ..RunConfig::default()
+        };
+        if run::check_runnable(&program, None).is_err() {
+            continue;
+        }
+        let (a, va) = run_with(&program, &cfg, EngineKind::Interp)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let (b, vb) = run_with(&program, &cfg, EngineKind::Jit)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(a == b, "{}: the traces differ", path.display());
+        assert_eq!(va, vb, "{}: the blackboards differ", path.display());
+        ran += 1;
+    }
+    assert!(ran >= 1, "no example ran");
+}
