@@ -26,7 +26,7 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 
 /// The closest candidate within a distance that grows with the word's length, if any.
 pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = ((word.chars().count() + 2) / 3).max(1);
+    let limit = word.chars().count().div_ceil(3).max(1);
     let lower = word.to_lowercase();
     candidates
         .into_iter()

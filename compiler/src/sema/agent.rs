@@ -1919,8 +1919,7 @@ impl Checker {
             let mut wildcard = false;
             for arm in &i.arms {
                 // if drive == p1 or drive == p2 { intention = value }
-                let mut tests = 0;
-                for p in &arm.patterns {
+                for (tests, p) in arm.patterns.iter().enumerate() {
                     match p {
                         ast::Pattern::Wildcard(_) => {
                             wildcard = true;
@@ -1955,7 +1954,6 @@ impl Checker {
                     if tests > 0 {
                         t.code.push(Op::BitOr);
                     }
-                    tests += 1;
                 }
                 let af = t.code.len();
                 t.code.push(Op::JumpIfFalse(0));

@@ -13,6 +13,9 @@ use crate::suggest::closest;
 use crate::syntax::ast::*;
 use crate::syntax::token::Unit;
 
+/// An assignable place: its frame operand, type and range.
+pub type Target = (u32, Ty, Option<(f64, f64)>);
+
 /// Where compiled code goes and what names mean while compiling it.
 pub struct Cx<'a> {
     pub g: &'a Globals,
@@ -978,7 +981,7 @@ impl Cx<'_> {
     }
 
     /// Resolves an assignment target to a slot operand, its type and range.
-    pub fn target(&mut self, target: &Expr) -> Option<(u32, Ty, Option<(f64, f64)>)> {
+    pub fn target(&mut self, target: &Expr) -> Option<Target> {
         match &target.kind {
             ExprKind::Name(p) if p.segments.len() == 1 => {
                 let name = &p.segments[0].name;

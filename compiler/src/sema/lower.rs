@@ -185,7 +185,6 @@ impl Builder<'_> {
         t: &Template,
         map: &[SlotId],
         base: u32,
-        scope: u32,
         scope_path: &str,
     ) -> NodeId {
         let id = self.p.nodes.len() as NodeId;
@@ -202,10 +201,18 @@ impl Builder<'_> {
             self.p.conditions.push(Self::conditions(&n.conds, base));
             Some(self.p.conditions.len() as u32 - 1)
         };
-        let kind = match &n.kind {
-            TKind::Node(k) => self.relocate(k, t, map, base),
+        let stand_in = match &n.kind {
+            TKind::SubTree { tree, .. } => self.c.signature_leaves.get(tree).copied(),
+            TKind::Node(_) => None,
+        };
+        let kind = match (&n.kind, stand_in) {
+            (TKind::SubTree { tree, .. }, Some(leaf)) => NodeKind::Foreign {
+                leaf,
+                ports: vec![PortBinding::Absent; self.c.g.trees[*tree as usize].ports.len()],
+            },
+            (TKind::Node(k), _) => self.relocate(k, t, map, base),
             // Inputs are filled in once the instance's slots exist.
-            TKind::SubTree { .. } => NodeKind::SubTree { inputs: Vec::new() },
+            (TKind::SubTree { .. }, None) => NodeKind::SubTree { inputs: Vec::new() },
         };
         // The SubTree node's own name is the tree's ID when it has no label.
         let (node_name, node_path) = match &n.kind {
@@ -233,9 +240,10 @@ impl Builder<'_> {
         match &n.kind {
             TKind::Node(_) => {
                 for c in &n.children {
-                    kids.push(self.node(c, t, map, base, scope, scope_path));
+                    kids.push(self.node(c, t, map, base, scope_path));
                 }
             }
+            TKind::SubTree { .. } if stand_in.is_some() => {}
             TKind::SubTree {
                 tree,
                 bindings,
@@ -323,7 +331,7 @@ impl Builder<'_> {
             self.used.push(tree);
         }
         self.stack.push(tree);
-        let id = self.node(root, callee, &map, base, scope, path);
+        let id = self.node(root, callee, &map, base, path);
         self.stack.pop();
         Some((id, inputs))
     }
@@ -386,6 +394,11 @@ impl Checker {
                     frame,
                     ..Template::default()
                 };
+                if self.g.trees[i].signature {
+                    // No body: its calls run a stand-in (below).
+                    templates[i] = Some(tpl);
+                    continue;
+                }
                 tpl.root = self.one_root_tree(&t.body, &mut tpl, &t.name.name);
                 for v in &tpl.frame.vars {
                     if v.kind == super::frame::VarKind::Local && !v.used {
@@ -405,6 +418,23 @@ impl Checker {
             self.set_aside(m, before);
         }
         self.report_recursion(&templates);
+        // Trees that stayed signatures (defined in a file nobody included): each call runs a
+        // stand-in, as a custom action of the same name and ports.
+        for i in 0..self.g.trees.len() {
+            if !self.g.trees[i].signature {
+                continue;
+            }
+            let sig = self.g.trees[i].clone();
+            self.signature_leaves
+                .insert(i as u32, self.g.leaves.len() as u32);
+            self.g.leaves.push(super::LeafDef {
+                name: sig.name,
+                kind: LeafKind::Action,
+                ports: sig.ports,
+                span: sig.span,
+                doc: sig.doc,
+            });
+        }
         for t in templates.iter().flatten() {
             for (key, _) in &t.frame.root_refs {
                 self.root_keys.insert(key.clone());
@@ -420,30 +450,6 @@ impl Checker {
                     name: e.name.clone(),
                     variants: e.variants.clone(),
                     values: e.values.clone(),
-                })
-                .collect(),
-            leaves: self
-                .g
-                .leaves
-                .iter()
-                .map(|l| LeafInfo {
-                    name: l.name.clone(),
-                    class: match l.kind {
-                        LeafKind::Action => NodeClass::Action,
-                        LeafKind::Condition => NodeClass::Condition,
-                        LeafKind::Control => NodeClass::Control,
-                        LeafKind::Decorator => NodeClass::Decorator,
-                    },
-                    ports: l
-                        .ports
-                        .iter()
-                        .map(|p| LeafPort {
-                            name: p.name.clone(),
-                            dir: p.dir,
-                            kind: Some(p.ty.value_kind()),
-                            default: p.default,
-                        })
-                        .collect(),
                 })
                 .collect(),
             ..Program::default()
@@ -573,7 +579,36 @@ impl Checker {
         }
         program.worlds = worlds;
         program.lists = std::mem::take(&mut self.lists);
+        // After every tree and agent: checking them may add stand-in leaves (BehaviorTree.CPP
+        // built-ins called by ID that affect cannot run).
+        program.leaves = self.leaf_infos();
         Some(program)
+    }
+
+    fn leaf_infos(&self) -> Vec<LeafInfo> {
+        self.g
+            .leaves
+            .iter()
+            .map(|l| LeafInfo {
+                name: l.name.clone(),
+                class: match l.kind {
+                    LeafKind::Action => NodeClass::Action,
+                    LeafKind::Condition => NodeClass::Condition,
+                    LeafKind::Control => NodeClass::Control,
+                    LeafKind::Decorator => NodeClass::Decorator,
+                },
+                ports: l
+                    .ports
+                    .iter()
+                    .map(|p| LeafPort {
+                        name: p.name.clone(),
+                        dir: p.dir,
+                        kind: Some(p.ty.value_kind()),
+                        default: p.default,
+                    })
+                    .collect(),
+            })
+            .collect()
     }
 
     /// The names a world mentions must be the program's: agents to spawn, their variables,
@@ -769,7 +804,7 @@ impl Checker {
                     .items
                     .iter()
                     .filter_map(|i| match &i.kind {
-                        ItemKind::Tree(t) => Some(t),
+                        ItemKind::Tree(t) if !super::is_signature(i, t) => Some(t),
                         _ => None,
                     })
                     .collect();
@@ -878,12 +913,12 @@ impl Checker {
             if let Some(i) = b.c.g.trees.iter().position(|s| s.name == name) {
                 b.stack.push(i as u32);
             }
-            let r = b.node(root, t, &map, base, 0, "");
+            let r = b.node(root, t, &map, base, "");
             b.p.root = Some(r);
         }
         // The trees behaviour modules run: each a root of its own, after `main`'s nodes.
         for n in &t.roots {
-            let r = b.node(n, t, &map, base, 0, "");
+            let r = b.node(n, t, &map, base, "");
             let end = b.p.nodes.len() as NodeId;
             b.p.roots.push(TreeRoot { root: r, end });
         }

@@ -96,6 +96,22 @@ pub struct TreeSig {
     pub span: Span,
     pub is_main: bool,
     pub doc: Option<String>,
+    /// `tree T(..) {}`: only a signature (a `<SubTree>` model entry of a tree another file
+    /// defines). A definition found in a used file replaces it; a call of one that stays a
+    /// signature runs as a stand-in.
+    pub signature: bool,
+}
+
+/// Is this tree only a signature? An empty body with ports, `#[model]` or `#[inferred]` (the
+/// importer's spelling of a `<SubTree>` model entry); an empty `main tree` never is.
+pub fn is_signature(item: &ast::Item, t: &ast::TreeDecl) -> bool {
+    t.body.nodes.is_empty()
+        && !t.is_main
+        && (!t.ports.is_empty()
+            || item
+                .attrs
+                .iter()
+                .any(|a| a.name.name == "model" || a.name.name == "inferred"))
 }
 
 /// What a global name stands for.
@@ -325,6 +341,8 @@ pub(crate) struct Checker {
     pub module_diags: Vec<(String, Diagnostic)>,
     /// Top-level behaviour modules of every file, for the agents that run them (`behavior`).
     pub shared_behaviors: Vec<ast::BehaviorDecl>,
+    /// Trees that stayed signatures (tree index → the leaf standing in for their calls).
+    pub signature_leaves: HashMap<u32, u32>,
 }
 
 impl Checker {
@@ -340,6 +358,7 @@ impl Checker {
             root_keys: Default::default(),
             module_diags: Vec::new(),
             shared_behaviors: Vec::new(),
+            signature_leaves: HashMap::new(),
         }
     }
 
@@ -585,15 +604,32 @@ impl Checker {
                     }
                 }
                 ItemKind::Tree(t) => {
+                    let signature = is_signature(item, t);
+                    let sig = TreeSig {
+                        name: t.name.name.clone(),
+                        ports: Vec::new(),
+                        span: t.name.span,
+                        is_main: t.is_main,
+                        doc,
+                        signature,
+                    };
+                    // A signature and the tree's definition (in this file or a used one) are
+                    // one tree, as a `<SubTree>` model entry and its `<BehaviorTree>` are.
+                    if let Some(&(Global::Tree(i), _)) = self.g.names.get(&t.name.name) {
+                        if signature {
+                            continue;
+                        }
+                        if self.g.trees[i as usize].signature {
+                            self.g
+                                .names
+                                .insert(t.name.name.clone(), (Global::Tree(i), t.name.span));
+                            self.g.trees[i as usize] = sig;
+                            continue;
+                        }
+                    }
                     let idx = self.g.trees.len() as u32;
                     if self.define(&t.name, Global::Tree(idx), report) {
-                        self.g.trees.push(TreeSig {
-                            name: t.name.name.clone(),
-                            ports: Vec::new(),
-                            span: t.name.span,
-                            is_main: t.is_main,
-                            doc,
-                        });
+                        self.g.trees.push(sig);
                     }
                 }
                 ItemKind::Const(c) => {

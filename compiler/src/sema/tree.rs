@@ -39,6 +39,8 @@ pub struct TNode {
     pub id: String,
     pub label: Option<String>,
     pub children: Vec<TNode>,
+    /// Where the node is written; kept for diagnostics about lowered nodes.
+    #[allow(dead_code)]
     pub span: Span,
 }
 
@@ -905,6 +907,24 @@ impl TreeCx<'_> {
         let mut ports = Vec::new();
         for (p, e) in def.ports.iter().zip(&given) {
             let binding = match (e, p.dir) {
+                // `default="{key}"`: the port reads or writes that entry, when the caller has it.
+                (None, dir) if p.default_key.is_some() => {
+                    let key = p.default_key.clone().unwrap_or_default();
+                    match self.t.frame.get(&key) {
+                        Some(slot) => {
+                            self.t.frame.vars[slot as usize].used = true;
+                            match dir {
+                                PortDir::In => {
+                                    let start = self.t.code.len() as u32;
+                                    self.t.code.push(Op::Load(slot));
+                                    PortBinding::In(Arg::Expr(Code { start, len: 1 }))
+                                }
+                                _ => PortBinding::Slot(slot),
+                            }
+                        }
+                        None => PortBinding::Absent,
+                    }
+                }
                 (None, _) => {
                     if p.default.is_none() && p.dir == PortDir::In && !unknown_arg {
                         self.err(
@@ -1088,7 +1108,16 @@ impl TreeCx<'_> {
                             continue;
                         }
                     }
-                    if p.default.is_none() && p.dir == PortDir::In && !unknown_arg {
+                    if let Some(i) = p.default_key.as_ref().and_then(|k| self.t.frame.get(k)) {
+                        self.t.frame.vars[i as usize].used = true;
+                        out.push(TBinding::Var(i));
+                        continue;
+                    }
+                    if p.default.is_none()
+                        && p.default_key.is_none()
+                        && p.dir == PortDir::In
+                        && !unknown_arg
+                    {
                         let help = if rest {
                             format!(
                                 "`..` binds a port to the variable of the same name, and there is no variable `{0}` here: pass it, `{0}: value`",

@@ -7,9 +7,12 @@ pub fn sp(l: usize, r: usize) -> Span {
     Span::new(l, r.max(l))
 }
 
+/// A call's arguments: positional, then named.
+pub type CallArgs = (Vec<Expr>, Vec<(Ident, Expr)>);
+
 /// What follows a setting's key, before its `;` or block.
 pub struct SettingHead {
-    pub args: Option<(Vec<Expr>, Vec<(Ident, Expr)>)>,
+    pub args: Option<CallArgs>,
     pub assign: Option<Expr>,
     pub value: Option<Expr>,
 }

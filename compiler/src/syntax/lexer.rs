@@ -57,7 +57,7 @@ enum Raw {
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
     Word,
     #[regex(r"`[^`\n]*`?")]
-    RawIdent,
+    Quoted,
     #[regex(r"@[A-Za-z_][A-Za-z0-9_]*")]
     RootIdent,
     #[regex(r"[0-9]", number)]
@@ -448,7 +448,7 @@ pub fn lex(src: &str) -> Lexed<'_> {
                     Tok::Ident(slice)
                 }
             }
-            Ok(Raw::RawIdent) => {
+            Ok(Raw::Quoted) => {
                 let inner = &slice[1..];
                 match inner.strip_suffix('`') {
                     Some(name) if !name.is_empty() => Tok::RawIdent(name),

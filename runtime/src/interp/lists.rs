@@ -24,7 +24,7 @@ impl Lists {
     }
 
     pub fn values(&self, id: f64) -> &[f64] {
-        if !(id >= 0.0) {
+        if id.is_nan() || id < 0.0 {
             return &[];
         }
         self.live.get(id as usize).map(Vec::as_slice).unwrap_or(&[])
@@ -49,7 +49,7 @@ impl Lists {
     }
 
     pub fn push(&mut self, id: f64, v: f64) {
-        if !(id >= 0.0) {
+        if id.is_nan() || id < 0.0 {
             return;
         }
         if let Some(l) = self.live.get_mut(id as usize) {
@@ -58,7 +58,7 @@ impl Lists {
     }
 
     pub fn pop_front(&mut self, id: f64) -> Option<f64> {
-        if !(id >= 0.0) {
+        if id.is_nan() || id < 0.0 {
             return None;
         }
         let l = self.live.get_mut(id as usize)?;
@@ -70,7 +70,7 @@ impl Lists {
     }
 
     pub fn set(&mut self, id: f64, values: &[f64]) {
-        if !(id >= 0.0) {
+        if id.is_nan() || id < 0.0 {
             return;
         }
         if let Some(l) = self.live.get_mut(id as usize) {

@@ -965,13 +965,8 @@ impl Machine<'_> {
             match self.execute_tick(c0) {
                 Status::Running => return Status::Running,
                 Status::Success => self.state[i].a = 1,
-                Status::Failure => {
-                    if count == 3 {
-                        self.state[i].a = 2;
-                    } else {
-                        return Status::Failure;
-                    }
-                }
+                Status::Failure if count == 3 => self.state[i].a = 2,
+                Status::Failure => return Status::Failure,
                 // BehaviorTree.CPP throws on a skipped condition; failing is the safe reading.
                 _ => return Status::Failure,
             }

@@ -127,6 +127,36 @@ impl<'a, 'b> Fx<'a, 'b> {
 
     // ------------------------------------------------------------------ constants, blocks
 
+    /// The value of an `f64const`, if `v` is one (node arguments are usually constants).
+    pub fn const_f64(&self, v: Value) -> Option<f64> {
+        use cranelift_codegen::ir::{InstructionData, Opcode, ValueDef};
+        let ValueDef::Result(inst, _) = self.b.func.dfg.value_def(v) else {
+            return None;
+        };
+        match self.b.func.dfg.insts[inst] {
+            InstructionData::UnaryIeee64 {
+                opcode: Opcode::F64const,
+                imm,
+            } => Some(f64::from_bits(imm.bits())),
+            _ => None,
+        }
+    }
+
+    /// The value of an `iconst`, if `v` is one.
+    pub fn const_int(&self, v: Value) -> Option<i64> {
+        use cranelift_codegen::ir::{InstructionData, Opcode, ValueDef};
+        let ValueDef::Result(inst, _) = self.b.func.dfg.value_def(v) else {
+            return None;
+        };
+        match self.b.func.dfg.insts[inst] {
+            InstructionData::UnaryImm {
+                opcode: Opcode::Iconst,
+                imm,
+            } => Some(imm.bits()),
+            _ => None,
+        }
+    }
+
     pub fn i32c(&mut self, v: i64) -> Value {
         self.b.ins().iconst(types::I32, v)
     }

@@ -81,6 +81,9 @@ impl Fx<'_, '_> {
 
     /// `x as i32` in Rust: saturating, NaN to 0.
     pub fn to_i32(&mut self, x: Value) -> Value {
+        if let Some(c) = self.const_f64(x) {
+            return self.b.ins().iconst(types::I32, c as i32 as i64);
+        }
         self.b.ins().fcvt_to_sint_sat(types::I32, x)
     }
 

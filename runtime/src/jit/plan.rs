@@ -280,6 +280,14 @@ impl<'p> Plan<'p> {
             NodeKind::ReactiveSequence | NodeKind::ReactiveFallback => {
                 (if any(R) { R } else { 0 }) | S | F | skipped_if_all
             }
+            // With "all must succeed" (a negative success threshold, constant) and children
+            // that always complete or skip, a parallel node decides within its tick: after
+            // the last child either the failures reached the threshold or successes and
+            // skips make up the rest. Its state is then clean at every tick's start.
+            NodeKind::Parallel {
+                success: Arg::Const(s),
+                failure: Arg::Const(_),
+            } if (*s as i32) < 0 && !kids.is_empty() && !any(R | I) => S | F,
             NodeKind::Parallel { .. } | NodeKind::ParallelAll { .. } => R | S | F | K,
             _ => ALL,
         };

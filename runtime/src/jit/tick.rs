@@ -567,6 +567,11 @@ impl Fx<'_, '_> {
 
     /// Python-style thresholds: -1 means all children (i64 arithmetic, as `usize`).
     fn threshold(&mut self, count: usize, t: Value) -> Value {
+        if let Some(t) = self.const_int(t) {
+            let t = t as i32 as i64;
+            let v = if t < 0 { (count as i64 + t + 1).max(0) } else { t };
+            return self.b.ins().iconst(types::I64, v);
+        }
         let t = self.b.ins().sextend(types::I64, t);
         let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, t, 0);
         let from_end = self.b.ins().iadd_imm_s(t, count as i64 + 1);
@@ -598,17 +603,30 @@ impl Fx<'_, '_> {
         let need_f = self.threshold(count, failure_t);
         let cnt = self.b.ins().iconst(types::I64, count as i64);
         // `count < need`, compared as usize (a threshold is never negative here).
-        let bad_s = self.b.ins().icmp(IntCC::UnsignedLessThan, cnt, need_s);
-        let bad_f = self.b.ins().icmp(IntCC::UnsignedLessThan, cnt, need_f);
-        let bad = self.b.ins().bor(bad_s, bad_f);
-        let bad_blk = self.b.create_block();
-        let good = self.b.create_block();
-        self.b.ins().brif(bad, bad_blk, &[], good, &[]);
-        self.b.switch_to_block(bad_blk);
-        self.exit(out, Status::Failure);
-        self.b.switch_to_block(good);
+        match (self.const_int(need_s), self.const_int(need_f)) {
+            (Some(s), Some(f)) => {
+                if (count as i64) < s || (count as i64) < f {
+                    self.exit(out, Status::Failure);
+                    return Ok(());
+                }
+            }
+            _ => {
+                let bad_s = self.b.ins().icmp(IntCC::UnsignedLessThan, cnt, need_s);
+                let bad_f = self.b.ins().icmp(IntCC::UnsignedLessThan, cnt, need_f);
+                let bad = self.b.ins().bor(bad_s, bad_f);
+                let bad_blk = self.b.create_block();
+                let good = self.b.create_block();
+                self.b.ins().brif(bad, bad_blk, &[], good, &[]);
+                self.b.switch_to_block(bad_blk);
+                self.exit(out, Status::Failure);
+                self.b.switch_to_block(good);
+            }
+        }
         self.set_status_c(n, Status::Running);
-        let s_neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, success_t, 0);
+        let s_neg = match self.const_int(success_t) {
+            Some(t) => self.b.ins().iconst(types::I8, i64::from((t as i32) < 0)),
+            None => self.b.ins().icmp_imm_s(IntCC::SignedLessThan, success_t, 0),
+        };
         let mut skipped = self.b.ins().iconst(types::I64, 0);
         for k in 0..count {
             let e = first + k;

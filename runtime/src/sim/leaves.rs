@@ -39,7 +39,7 @@ fn direction(enums: &[EnumInfo], kind: Option<ValueKind>, v: f64) -> Option<Dire
     let Some(ValueKind::Enum(e)) = kind else {
         return None;
     };
-    if !(v >= 0.0) {
+    if v.is_nan() || v < 0.0 {
         return None;
     }
     let name = enums.get(e as usize)?.variants.get(v as usize)?;

@@ -55,7 +55,7 @@ impl Labels {
     }
 
     pub fn char_of(&self, symbol: f64) -> Option<char> {
-        if !(symbol >= 0.0) {
+        if symbol.is_nan() || symbol < 0.0 {
             return None;
         }
         let s = symbol as u32;

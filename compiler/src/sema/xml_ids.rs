@@ -1,0 +1,373 @@
+//! Calls of BehaviorTree.CPP's built-in nodes by their XML ID and port names:
+//! `Script(code: "x := 1")`, `RetryUntilSuccessful(num_attempts: "3") { .. }`,
+//! `Timeout(msec: 500) { .. }`, `BlackboardCheckString(value_A: mode, value_B: "go") { .. }`.
+//! The importer keeps such calls where affect has no spelling for an element (a script it
+//! cannot translate, v3's `BlackboardCheck*`), and people who know BehaviorTree.CPP write
+//! them. Each call becomes the affect node it is, its port values read the way
+//! BehaviorTree.CPP reads XML text: numbers, `true`/`false`, statuses, milliseconds, `{key}`
+//! references and scripts.
+
+use crate::builtins::{self, ArgType};
+use crate::diagnostic::Diagnostic;
+use crate::groot::{model, script};
+use crate::span::Span;
+use crate::syntax::ast::{
+    Arg, ArgList, Expr, ExprKind, Ident, LeafKind, Node, NodeKind, Path, Pattern, StmtKind,
+    SwitchArm,
+};
+use crate::syntax::token::{NumLit, Unit};
+
+/// What a call by a BehaviorTree.CPP ID turns into.
+pub enum Desugared {
+    /// The same node, spelled in affect.
+    Node(Box<Node>),
+    /// A built-in affect cannot run as written (a script it cannot translate): the node runs
+    /// as a stand-in of this class, like a custom node nobody implemented.
+    StandIn(LeafKind),
+    /// BehaviorTree.CPP refuses the call when it loads the tree (a broken script).
+    Error(Diagnostic),
+}
+
+/// The BehaviorTree.CPP IDs this module reads (4.x, plus v3's `SequenceStar` and
+/// `BlackboardCheck*`).
+pub fn is_xml_id(id: &str) -> bool {
+    matches!(id, "Script" | "ScriptCondition")
+        || crate::groot::import::switch_cases(id).is_some()
+        || builtins::by_xml_id(id).is_some()
+}
+
+/// Rewrites `node`, a call of the BehaviorTree.CPP built-in `id`. `None` when `id` is none.
+pub fn desugar(node: &Node, id: &str) -> Option<Desugared> {
+    let NodeKind::Call { args, children, .. } = &node.kind else {
+        return None;
+    };
+    let args = args.as_ref();
+    let kind = match id {
+        "Script" | "ScriptCondition" => {
+            let condition = id == "ScriptCondition";
+            let code = args.and_then(|a| arg(a, "code", 0));
+            let Some(code) = code else {
+                return Some(Desugared::Error(
+                    Diagnostic::error("E0306", format!("`{id}` needs its `code` port"), span_of(node, args))
+                        .with_label("missing")
+                        .with_help(format!("for example `{id}(code: \"x := 1\")`")),
+                ));
+            };
+            let ExprKind::Str(text) = &code.kind else {
+                return Some(Desugared::Error(
+                    Diagnostic::error("E0301", format!("the `code` of `{id}` is a script in a string"), code.span)
+                        .with_label("not a string")
+                        .with_help(if condition { "or write `check expr`" } else { "or write `do { .. }`" }),
+                ));
+            };
+            let stmts = match script::parse(text) {
+                Ok(s) => s,
+                Err(e) => return Some(Desugared::Error(broken_script(id, code.span, e))),
+            };
+            let translated = if condition {
+                script::condition(&stmts).map(NodeKind::Check)
+            } else {
+                script::block(&stmts).map(NodeKind::Script)
+            };
+            match translated {
+                Ok(k) => with_spans(k, code.span),
+                Err(_) => {
+                    return Some(Desugared::StandIn(if condition {
+                        LeafKind::Condition
+                    } else {
+                        LeafKind::Action
+                    }))
+                }
+            }
+        }
+        _ if crate::groot::import::switch_cases(id).is_some() => {
+            let n = crate::groot::import::switch_cases(id)?;
+            let given = |port: &str| args.and_then(|a| arg(a, port, usize::MAX));
+            let Some(variable) = given("variable") else {
+                return Some(Desugared::Error(
+                    Diagnostic::error("E0306", format!("`{id}` needs its `variable` port"), span_of(node, args))
+                        .with_label("missing"),
+                ));
+            };
+            let subject = match &variable.kind {
+                ExprKind::Str(t) => key_or_text(t, variable.span),
+                _ => variable.clone(),
+            };
+            let kids = children.as_ref().map(|c| c.nodes.clone()).unwrap_or_default();
+            if kids.len() != n + 1 {
+                return Some(Desugared::Error(
+                    Diagnostic::error(
+                        "E0312",
+                        format!("`{id}` takes exactly {} children, found {}", n + 1, kids.len()),
+                        children.as_ref().map_or(node.span, |c| c.span),
+                    )
+                    .with_label(format!("one child per case and a default: {}", n + 1)),
+                ));
+            }
+            let mut arms = Vec::new();
+            for (i, child) in kids.into_iter().enumerate() {
+                let pattern = if i < n {
+                    let port = format!("case_{}", i + 1);
+                    let Some(case) = given(&port) else {
+                        return Some(Desugared::Error(
+                            Diagnostic::error("E0306", format!("`{id}` needs its `{port}` port"), span_of(node, args))
+                                .with_label("missing"),
+                        ));
+                    };
+                    Pattern::Expr(match &case.kind {
+                        ExprKind::Str(t) => literal(t, model::ValueKind::Unknown, case.span),
+                        _ => case.clone(),
+                    })
+                } else {
+                    Pattern::Wildcard(child.span)
+                };
+                arms.push(SwitchArm {
+                    doc: None,
+                    pattern,
+                    span: child.span,
+                    node: child,
+                });
+            }
+            NodeKind::Switch { subject, arms }
+        }
+        _ => {
+            let b = builtins::by_xml_id(id)?;
+            // What the compared values of v3's BlackboardCheck* are read as.
+            let compared = match id {
+                "BlackboardCheckInt" | "BlackboardCheckDouble" => model::ValueKind::Number,
+                "BlackboardCheckBool" => model::ValueKind::Bool,
+                "BlackboardCheckString" => model::ValueKind::Text,
+                _ => model::ValueKind::Unknown,
+            };
+            let mut out = Vec::new();
+            if let Some(list) = args {
+                for (i, a) in list.args.iter().enumerate() {
+                    let spec = match &a.name {
+                        Some(n) => b.args.iter().find(|x| {
+                            x.port == n.name || x.port_v3 == Some(n.name.as_str()) || x.name == n.name
+                        }),
+                        None => b.args.get(i),
+                    };
+                    let Some(spec) = spec else {
+                        // Unknown ports are the built-in's to report.
+                        out.push(a.clone());
+                        continue;
+                    };
+                    let value = match (&a.value.kind, spec.ty) {
+                        (ExprKind::Str(t), ArgType::Any) if compared != model::ValueKind::Unknown => {
+                            match model::blackboard_key(t) {
+                                Some(_) => key_or_text(t, a.value.span),
+                                None => literal(t, compared, a.value.span),
+                            }
+                        }
+                        (ExprKind::Str(t), ty) => match text_value(t, ty, a.value.span) {
+                            Ok(e) => e,
+                            Err(e) => return Some(Desugared::Error(broken_script(id, a.value.span, e))),
+                        },
+                        (ExprKind::Num(n), ArgType::Duration) if n.unit.is_none() => {
+                            with_unit(n, a.value.span)
+                        }
+                        _ => a.value.clone(),
+                    };
+                    out.push(Arg {
+                        name: Some(Ident::new(spec.name, a.name.as_ref().map_or(a.span, |n| n.span))),
+                        value,
+                        span: a.span,
+                    });
+                }
+            }
+            NodeKind::Call {
+                name: Path::single(Ident::new(b.name, name_span(node))),
+                args: args.map(|list| ArgList {
+                    args: out,
+                    rest: list.rest,
+                    span: list.span,
+                }),
+                children: children.clone(),
+            }
+        }
+    };
+    Some(Desugared::Node(Box::new(Node {
+        doc: node.doc.clone(),
+        attrs: node.attrs.clone(),
+        label: node.label.clone(),
+        kind,
+        modifiers: node.modifiers.clone(),
+        span: node.span,
+    })))
+}
+
+/// The argument for `port`: named so, or at `position` when none is named.
+fn arg<'a>(list: &'a ArgList, port: &str, position: usize) -> Option<&'a Expr> {
+    list.args
+        .iter()
+        .find(|a| a.name.as_ref().is_some_and(|n| n.name == port))
+        .or_else(|| {
+            list.args
+                .get(position)
+                .filter(|_| list.args.iter().all(|a| a.name.is_none()))
+        })
+        .map(|a| &a.value)
+}
+
+fn span_of(node: &Node, args: Option<&ArgList>) -> Span {
+    args.map_or(name_span(node), |a| a.span)
+}
+
+fn name_span(node: &Node) -> Span {
+    match &node.kind {
+        NodeKind::Call { name, .. } => name.span,
+        _ => node.span,
+    }
+}
+
+fn broken_script(id: &str, span: Span, e: script::ScriptError) -> Diagnostic {
+    let d = Diagnostic::error("E0413", format!("broken script in `{id}`: {}", e.message), span)
+        .with_label(e.message.clone())
+        .with_note("BehaviorTree.CPP refuses a tree when it loads a script it cannot parse");
+    match e.help {
+        Some(h) => d.with_help(h),
+        None => d,
+    }
+}
+
+/// XML text for a port of type `ty`, read as BehaviorTree.CPP reads it.
+fn text_value(t: &str, ty: ArgType, span: Span) -> Result<Expr, script::ScriptError> {
+    if model::blackboard_key(t).is_some() {
+        return Ok(key_or_text(t, span));
+    }
+    Ok(match ty {
+        ArgType::Int => literal(t, model::ValueKind::Number, span),
+        ArgType::Duration => match script::number(t.trim()) {
+            Some(n) => with_unit(&n, span),
+            None => str_expr(t, span),
+        },
+        ArgType::Bool => match t.trim() {
+            "true" | "TRUE" | "True" | "1" => at(ExprKind::Bool(true), span),
+            "false" | "FALSE" | "False" | "0" => at(ExprKind::Bool(false), span),
+            _ => str_expr(t, span),
+        },
+        ArgType::Status => match t.trim() {
+            s @ ("SUCCESS" | "FAILURE" | "RUNNING" | "SKIPPED" | "IDLE") => {
+                Expr::name(s.to_lowercase(), span)
+            }
+            _ => str_expr(t, span),
+        },
+        ArgType::Condition => {
+            let stmts = script::parse(t)?;
+            match script::condition(&stmts) {
+                Ok(e) => with_expr_spans(e, span),
+                Err(_) => str_expr(t, span),
+            }
+        }
+        // An entry named directly (`entry="x"`, SetBlackboard's `output_key="x"`).
+        ArgType::Variable => match model::key_expr(t.trim()) {
+            Some(e) => with_expr_spans(e, span),
+            None => str_expr(t, span),
+        },
+        ArgType::Any => literal(t, model::ValueKind::Unknown, span),
+        ArgType::Str => str_expr(t, span),
+    })
+}
+
+/// `{key}` as the variable, anything else as text.
+fn key_or_text(t: &str, span: Span) -> Expr {
+    match model::blackboard_key(t).and_then(model::key_expr) {
+        Some(e) => with_expr_spans(e, span),
+        None => str_expr(t, span),
+    }
+}
+
+fn literal(t: &str, kind: model::ValueKind, span: Span) -> Expr {
+    with_expr_spans(model::literal(t, kind), span)
+}
+
+fn with_unit(n: &NumLit, span: Span) -> Expr {
+    at(
+        ExprKind::Num(NumLit {
+            value: n.value,
+            integer: n.integer,
+            unit: Some(Unit::Ms),
+            text: format!("{}ms", n.text),
+        }),
+        span,
+    )
+}
+
+fn str_expr(t: &str, span: Span) -> Expr {
+    at(ExprKind::Str(t.to_string()), span)
+}
+
+fn at(kind: ExprKind, span: Span) -> Expr {
+    Expr { kind, span }
+}
+
+/// Points every part of a generated expression at `span` (diagnostics then show the port
+/// value they came from).
+fn with_expr_spans(mut e: Expr, span: Span) -> Expr {
+    respan(&mut e, span);
+    e
+}
+
+fn respan(e: &mut Expr, span: Span) {
+    e.span = span;
+    match &mut e.kind {
+        ExprKind::Name(p) => {
+            p.span = span;
+            for s in &mut p.segments {
+                s.span = span;
+            }
+        }
+        ExprKind::Root(id) => id.span = span,
+        ExprKind::Unary(_, a) | ExprKind::Paren(a) => respan(a, span),
+        ExprKind::Field(a, id) => {
+            respan(a, span);
+            id.span = span;
+        }
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+            respan(a, span);
+            respan(b, span);
+        }
+        ExprKind::Ternary(a, b, c) => {
+            respan(a, span);
+            respan(b, span);
+            respan(c, span);
+        }
+        ExprKind::Call(f, args) => {
+            respan(f, span);
+            args.span = span;
+            for a in &mut args.args {
+                a.span = span;
+                respan(&mut a.value, span);
+            }
+        }
+        ExprKind::List(xs) | ExprKind::Tuple(xs) => {
+            for x in xs {
+                respan(x, span);
+            }
+        }
+        ExprKind::Num(_) | ExprKind::Str(_) | ExprKind::Bool(_) | ExprKind::Error => {}
+    }
+}
+
+fn with_spans(kind: NodeKind, span: Span) -> NodeKind {
+    match kind {
+        NodeKind::Check(e) => NodeKind::Check(with_expr_spans(e, span)),
+        NodeKind::Script(mut b) => {
+            for s in &mut b.stmts {
+                s.span = span;
+                match &mut s.kind {
+                    StmtKind::Assign { target, value, .. } => {
+                        respan(target, span);
+                        respan(value, span);
+                    }
+                    StmtKind::Expr(e) => respan(e, span),
+                    _ => {}
+                }
+            }
+            b.span = span;
+            NodeKind::Script(b)
+        }
+        other => other,
+    }
+}
