@@ -243,12 +243,29 @@ impl Gen {
             ),
             15 => format!(
                 "{} {{ {} }}",
-                self.one(&["invert", "force_success", "force_failure", "keep_running_until_failure"]),
+                self.one(&[
+                    "invert",
+                    "force_success",
+                    "force_failure",
+                    "keep_running_until_failure"
+                ]),
                 self.node(d)
             ),
-            16 => format!("repeat({}) {{ {} }}", [1, 2, 3, -1][self.pick(4)], self.node(d)),
-            17 => format!("retry({}) {{ {} }}", self.one(&["1", "2", "3", "k"]), self.node(d)),
-            18 => format!("timeout({}ms) {{ {} }}", 50 + 100 * self.pick(3), self.node(d)),
+            16 => format!(
+                "repeat({}) {{ {} }}",
+                [1, 2, 3, -1][self.pick(4)],
+                self.node(d)
+            ),
+            17 => format!(
+                "retry({}) {{ {} }}",
+                self.one(&["1", "2", "3", "k"]),
+                self.node(d)
+            ),
+            18 => format!(
+                "timeout({}ms) {{ {} }}",
+                50 + 100 * self.pick(3),
+                self.node(d)
+            ),
             19 => format!("delay({}ms) {{ {} }}", 50 * self.pick(4), self.node(d)),
             20 => format!(
                 "run_once(then_skip: {}) {{ {} }}",
@@ -266,7 +283,11 @@ impl Gen {
                 self.one(&["x", "c"]),
                 self.node(d)
             ),
-            23 => format!("wait_update({}) {{ {} }}", self.one(&["x", "c"]), self.node(d)),
+            23 => format!(
+                "wait_update({}) {{ {} }}",
+                self.one(&["x", "c"]),
+                self.node(d)
+            ),
             24 => format!("for item in q {{ {} }}", self.node(d)),
             25 if !self.in_helper => format!("Count(n: c, step: {})", self.num(1)),
             26 if !self.in_helper => format!("Helper(level: {})", self.num(1)),
@@ -392,7 +413,9 @@ fn compare(source: &str, config: &RunConfig) -> Result<(), String> {
         ));
     }
     if va != vb {
-        return Err(format!("blackboards differ:\n  interp: {va:?}\n  jit:    {vb:?}"));
+        return Err(format!(
+            "blackboards differ:\n  interp: {va:?}\n  jit:    {vb:?}"
+        ));
     }
     Ok(())
 }

@@ -72,8 +72,17 @@ main tree Main {
 }
 "#;
 
+/// Both engines, one after the other (the counter is global, so never concurrently): the
+/// interpreter, and JIT-compiled code on the same state.
 #[test]
 fn a_steady_state_tick_does_not_allocate() {
+    steady_state(false);
+    if affect_runtime::jit::supported().is_ok() {
+        steady_state(true);
+    }
+}
+
+fn steady_state(jit: bool) {
     let analysis = affect_compiler::check_source_with(PROGRAM, &NoFiles);
     let program = analysis
         .program
@@ -86,6 +95,9 @@ fn a_steady_state_tick_does_not_allocate() {
         }
     }
     let mut m = Machine::new(&program, agent, leaves);
+    if jit {
+        m.compile_jit(&program).expect("the JIT compiles the program");
+    }
     // Warm up: every path of the tree has run once.
     for t in 0..20 {
         m.now_ms = t as f64 * 100.0;
@@ -104,7 +116,7 @@ fn a_steady_state_tick_does_not_allocate() {
     }
     ON.store(false, Ordering::Relaxed);
     let n = ALLOCS.load(Ordering::Relaxed);
-    assert_eq!(n, 0, "{n} allocations in 1980 steady-state ticks");
+    assert_eq!(n, 0, "{n} allocations in 1980 steady-state ticks (jit: {jit})");
     assert!(
         m.slots[agent.slots.iter().position(|s| s.name == "n").unwrap()] > 100.0,
         "the tree really ran"

@@ -4,6 +4,7 @@ use super::report::Reporter;
 use super::{FAILED, OK, USAGE};
 use crate::{files, Format};
 use affect_compiler::groot::{self, IncludeLoader};
+use affect_compiler::Diagnostic;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -28,6 +29,65 @@ impl IncludeLoader for IncludeFiles {
         let full = base.join(path);
         let text = files::read_source(&full)?;
         Ok((full.display().to_string(), text))
+    }
+}
+
+/// An XML file imported in memory (`affect run FILE.xml`): the `.affect` text, or the
+/// import's diagnostics (with the names and texts of the files they are about) when it has
+/// errors.
+pub fn import_in_memory(path: &Path) -> Result<String, Vec<(String, String, Vec<Diagnostic>)>> {
+    let name = path.display().to_string();
+    let text = files::read_source(path)
+        .map_err(|e| vec![(name.clone(), String::new(), vec![Diagnostic::error("E0206", e, Default::default())])])?;
+    let imported = groot::import(&text, &name, &mut IncludeFiles);
+    if imported.has_errors() {
+        let mut out = vec![(name, text, imported.diagnostics)];
+        for f in imported.included {
+            out.push((f.name, f.text, f.diagnostics));
+        }
+        return Err(out);
+    }
+    Ok(imported.text())
+}
+
+/// Loads the files an imported program `use`s: an `<include>`d XML file (the import wrote
+/// `use "child.affect"` for `<include path="child.xml"/>`) is imported in memory too; a
+/// `.affect` file without an XML file of the same name is read as it is.
+pub struct ImportingLoader {
+    dir: PathBuf,
+}
+
+impl ImportingLoader {
+    pub fn beside(file: &Path) -> ImportingLoader {
+        ImportingLoader {
+            dir: file.parent().map(Path::to_path_buf).unwrap_or_default(),
+        }
+    }
+}
+
+impl affect_compiler::sema::Loader for ImportingLoader {
+    fn load(&self, path: &str) -> Result<String, String> {
+        let full = self.dir.join(path);
+        let xml = match path.strip_suffix(".affect") {
+            Some(stem) => self.dir.join(format!("{stem}.xml")),
+            None => full.clone(),
+        };
+        let looks_xml = xml.exists()
+            && (xml != full || files::read_source(&full).is_ok_and(|t| t.trim_start().starts_with('<')));
+        if !looks_xml {
+            return files::read_source(&full);
+        }
+        import_in_memory(&xml).map_err(|failed| {
+            let errors: Vec<String> = failed
+                .iter()
+                .flat_map(|(f, _, ds)| {
+                    ds.iter()
+                        .filter(|d| d.is_error())
+                        .map(move |d| format!("{f}: {} {}", d.code, d.message))
+                })
+                .collect();
+            format!("`{}` does not import: {}", xml.display(), errors.join("; "))
+        })
     }
 }
 

@@ -13,7 +13,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct RunArgs {
-    /// The program to run.
+    /// The program to run: a `.affect` file, or Groot / BehaviorTree.CPP XML (imported in
+    /// memory, `<include>`d files too).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// The world to run in (default: the file's only world, or none).
@@ -74,15 +75,53 @@ fn split_kv(s: &str, what: &str) -> Result<(String, String), String> {
 }
 
 pub fn run(args: &RunArgs) -> u8 {
-    let src = match files::read_source(&args.file) {
-        Ok(s) => s,
-        Err(e) => {
+    // Groot / BehaviorTree.CPP XML runs as its import would (its `<include>`s imported too).
+    let xml = args
+        .file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("xml"));
+    let src = if xml {
+        if let Err(e) = files::read_source(&args.file) {
             eprintln!("error: {e}");
             return USAGE;
         }
+        match super::import::import_in_memory(&args.file) {
+            Ok(s) => s,
+            Err(failed) => {
+                let mut reporter = Reporter::new(Format::Human);
+                for (file, text, diags) in &failed {
+                    reporter.add(file, text, diags);
+                }
+                reporter.finish(failed.len());
+                eprintln!(
+                    "affect run: `{}` was not imported",
+                    args.file.display()
+                );
+                return FAILED;
+            }
+        }
+    } else {
+        match files::read_source(&args.file) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return USAGE;
+            }
+        }
     };
-    let name = args.file.display().to_string();
-    let analysis = affect_compiler::check_source_with(&src, &files::FileLoader::beside(&args.file));
+    let name = if xml {
+        format!("{} (imported)", args.file.display())
+    } else {
+        args.file.display().to_string()
+    };
+    let analysis = if xml {
+        affect_compiler::check_source_with(
+            &src,
+            &super::import::ImportingLoader::beside(&args.file),
+        )
+    } else {
+        affect_compiler::check_source_with(&src, &files::FileLoader::beside(&args.file))
+    };
     let mut reporter = Reporter::new(Format::Human);
     reporter.add(&name, &src, &analysis.diagnostics);
     for (file, text, d) in &analysis.imported_diagnostics {
@@ -200,8 +239,24 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     };
     reporter.finish(1);
-    if let Some(reason) = summaries.iter().find_map(|s| s.fallback.as_ref()) {
+    // Without --quiet the story already told it (the trace's `log` line); say it once.
+    if let (true, Some(reason)) = (args.quiet, summaries.iter().find_map(|s| s.fallback.as_ref())) {
         eprintln!("warning: the JIT is not available ({reason}); running the interpreter");
+    }
+    // Nodes nobody implements run as stand-ins, on every run: say which, and how.
+    let mut told: Vec<(Vec<String>, Vec<&str>)> = Vec::new();
+    for s in summaries.iter().filter(|s| !s.stand_ins.is_empty()) {
+        match told.iter_mut().find(|(names, _)| *names == s.stand_ins) {
+            Some((_, agents)) => agents.push(&s.agent),
+            None => told.push((s.stand_ins.clone(), vec![&s.agent])),
+        }
+    }
+    for (names, agents) in &told {
+        eprintln!(
+            "warning: {}: {}",
+            agents.join(", "),
+            stand_ins_text(&program, names, &args.leaf_default)
+        );
     }
     if !args.quiet {
         let mut err = std::io::stderr().lock();
@@ -217,13 +272,6 @@ pub fn run(args: &RunArgs) -> u8 {
                 s.statuses[3],
                 s.statuses[0]
             );
-            if !s.stand_ins.is_empty() {
-                let _ = writeln!(
-                    err,
-                    "  stand-ins (not implemented, returned --leaf values): {}",
-                    s.stand_ins.join(", ")
-                );
-            }
             for (k, v) in s.variables.iter().take(12) {
                 let _ = writeln!(err, "  {k} = {v}");
             }
@@ -233,4 +281,64 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     }
     OK
+}
+
+/// What the stand-ins of a run do: leaves return `--leaf-default` or their `--leaf`, a custom
+/// decorator passes its child's status through, a custom control node is a Sequence (as the
+/// BehaviorTree.CPP oracle's custom nodes do).
+fn stand_ins_text(
+    program: &affect_compiler::ir::program::Program,
+    names: &[String],
+    leaf_default: &str,
+) -> String {
+    use affect_compiler::builtins::NodeClass;
+    let class = |n: &String| {
+        program
+            .leaves
+            .iter()
+            .find(|l| l.name == *n)
+            .map_or(NodeClass::Action, |l| l.class)
+    };
+    let of = |want: &[NodeClass]| -> Vec<&str> {
+        names
+            .iter()
+            .filter(|n| want.contains(&class(n)))
+            .map(String::as_str)
+            .collect()
+    };
+    let mut parts = Vec::new();
+    let leaves = of(&[NodeClass::Action, NodeClass::Condition]);
+    if !leaves.is_empty() {
+        parts.push(format!(
+            "{} return{} {} (--leaf-default) or their --leaf statuses",
+            leaves.join(", "),
+            if leaves.len() == 1 { "s" } else { "" },
+            leaf_default.to_lowercase()
+        ));
+    }
+    let decorators = of(&[NodeClass::Decorator]);
+    if !decorators.is_empty() {
+        parts.push(format!(
+            "decorator{} {} pass{} the child's status through",
+            if decorators.len() == 1 { "" } else { "s" },
+            decorators.join(", "),
+            if decorators.len() == 1 { "es" } else { "" }
+        ));
+    }
+    let controls = of(&[NodeClass::Control]);
+    if !controls.is_empty() {
+        parts.push(format!(
+            "control node{} {} run{} as a sequence",
+            if controls.len() == 1 { "" } else { "s" },
+            controls.join(", "),
+            if controls.len() == 1 { "s" } else { "" }
+        ));
+    }
+    format!(
+        "{} node{} without an implementation run{} as stand-ins: {}",
+        names.len(),
+        if names.len() == 1 { "" } else { "s" },
+        if names.len() == 1 { "s" } else { "" },
+        parts.join("; ")
+    )
 }

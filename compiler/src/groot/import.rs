@@ -918,13 +918,29 @@ impl Reader {
                 continue;
             }
             let name = name_attr.value.as_str();
-            let ty = p.attr("type").map(model::type_from_cpp);
+            let mut ty = p.attr("type").map(model::type_from_cpp);
             let default = p.attr("default").map(|v| {
                 match model::blackboard_key(v).and_then(model::key_expr) {
                     Some(e) => e,
                     None => model::literal(v, model::value_kind(ty.as_ref())),
                 }
             });
+            // A default BehaviorTree.CPP could not read as the port's number or boolean
+            // (nav2's `numeric_limits<double>::infinity()`): the port keeps its C++ spelling
+            // as a foreign type, which takes any text as its default.
+            if let (Some(cpp), Some(Expr { kind: ExprKind::Str(_), .. })) =
+                (p.attr("type"), &default)
+            {
+                if matches!(
+                    model::value_kind(ty.as_ref()),
+                    model::ValueKind::Number | model::ValueKind::Bool
+                ) {
+                    ty = Some(Type {
+                        kind: TypeKind::Foreign(cpp.to_string()),
+                        span: Span::DUMMY,
+                    });
+                }
+            }
             let text = p.text();
             let desc = if text.trim().is_empty() {
                 p.attr("description").unwrap_or("").to_string()

@@ -246,6 +246,8 @@ pub enum HostFn {
     MemBestPath,
     /// `memory.path_score(path)`
     MemPathScore,
+    /// `memory.suitable(path)`: the path's mean score reaches the memory's `threshold`.
+    MemSuitable,
     /// `unvisited()`: a place not visited yet.
     Unvisited,
     /// `toward(from, to)`: the enum variant of the first step's direction.

@@ -880,6 +880,7 @@ impl Cx<'_> {
             "familiarity" => HostFn::MemFamiliarity,
             "best" => HostFn::MemBest,
             "best_path" => HostFn::MemBestPath,
+            "suitable" => HostFn::MemSuitable,
             _ => HostFn::MemPathScore,
         };
         // A memory variable's `init` is its index among the agent's memories.

@@ -16,6 +16,7 @@ mod settings;
 mod tendencies;
 mod tree;
 pub mod ty;
+mod xml_ids;
 
 use crate::diagnostic::Diagnostic;
 use crate::ir::program::Program;
@@ -249,6 +250,11 @@ pub const MEMORY_METHODS: &[(&str, &str, &str)] = &[
         "(path)",
         "the mean remembered score of a path's places divided by its length",
     ),
+    (
+        "suitable",
+        "(path)",
+        "true when the mean remembered score of a path's places reaches the memory's `threshold`",
+    ),
 ];
 
 pub fn memory_method(name: &str) -> Option<(Vec<Ty>, Ty)> {
@@ -262,6 +268,7 @@ pub fn memory_method(name: &str) -> Option<(Vec<Ty>, Ty)> {
         "best" => (vec![], Ty::Str),
         "best_path" => (vec![Ty::List(Box::new(path()))], path()),
         "path_score" => (vec![path()], Ty::Num),
+        "suitable" => (vec![path()], Ty::Bool),
         _ => return None,
     })
 }

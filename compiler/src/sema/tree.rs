@@ -200,6 +200,9 @@ impl TreeCx<'_> {
     }
 
     pub fn node(&mut self, n: &ast::Node) -> TNode {
+        if let Some(t) = self.xml_id_node(n) {
+            return t;
+        }
         let conds = self.conditions(n);
         let label = n.label.as_ref().map(|l| l.text.clone());
         let (kind, id, children) = match &n.kind {
@@ -310,6 +313,88 @@ impl TreeCx<'_> {
             label,
             children,
             span: n.span,
+        }
+    }
+
+    /// A call of a BehaviorTree.CPP built-in by its XML ID (`Script(code: "..")`,
+    /// `RetryUntilSuccessful(num_attempts: 3) { .. }`), when no declaration has that name:
+    /// checked as the affect node it is, keeping the ID for traces.
+    fn xml_id_node(&mut self, n: &ast::Node) -> Option<TNode> {
+        let AstKind::Call { name, children, .. } = &n.kind else {
+            return None;
+        };
+        let text = name.to_string_path();
+        if builtins::by_name(&text).is_some()
+            || self.c.g.names.contains_key(&text)
+            || !super::xml_ids::is_xml_id(&text)
+        {
+            return None;
+        }
+        match super::xml_ids::desugar(n, &text)? {
+            super::xml_ids::Desugared::Node(new) => {
+                let mut t = self.node(&new);
+                t.id = text;
+                Some(t)
+            }
+            super::xml_ids::Desugared::StandIn(kind) => {
+                let conds = self.conditions(n);
+                let leaf = self.stand_in_leaf(&text, kind);
+                let children = match (kind, children) {
+                    (LeafKind::Action | LeafKind::Condition, c) => {
+                        self.no_children(c.as_ref(), &text);
+                        vec![]
+                    }
+                    (LeafKind::Decorator, Some(c)) => self.children(c, 1, 1, &text),
+                    (_, Some(c)) => self.children(c, 1, usize::MAX, &text),
+                    (_, None) => vec![],
+                };
+                Some(TNode {
+                    kind: TKind::Node(NodeKind::Foreign {
+                        leaf,
+                        ports: vec![],
+                    }),
+                    conds,
+                    id: text,
+                    label: n.label.as_ref().map(|l| l.text.clone()),
+                    children,
+                    span: n.span,
+                })
+            }
+            super::xml_ids::Desugared::Error(d) => {
+                self.err(d);
+                Some(TNode {
+                    kind: TKind::Node(NodeKind::AlwaysFailure),
+                    conds: Conditions::default(),
+                    id: text,
+                    label: None,
+                    children: vec![],
+                    span: n.span,
+                })
+            }
+        }
+    }
+
+    /// The stand-in leaf for a BehaviorTree.CPP built-in affect cannot run as written: a
+    /// foreign node of that ID, without ports (stand-ins never read them).
+    fn stand_in_leaf(&mut self, id: &str, kind: LeafKind) -> u32 {
+        let found = self
+            .c
+            .g
+            .leaves
+            .iter()
+            .position(|l| l.name == id && l.kind == kind && l.span == Span::DUMMY);
+        match found {
+            Some(i) => i as u32,
+            None => {
+                self.c.g.leaves.push(super::LeafDef {
+                    name: id.to_string(),
+                    kind,
+                    ports: vec![],
+                    span: Span::DUMMY,
+                    doc: None,
+                });
+                self.c.g.leaves.len() as u32 - 1
+            }
         }
     }
 
@@ -821,6 +906,36 @@ impl TreeCx<'_> {
                     _ => Code::default(),
                 };
                 NodeKind::Script { code }
+            }
+            // v3's BlackboardCheck*: the child runs when the values are equal, else the node
+            // returns `return_on_mismatch` (BehaviorTree.CPP 4 removed it; it runs as a
+            // precondition, see docs/groot.md).
+            "blackboard_check" => {
+                let cond = match (
+                    given.first().copied().flatten(),
+                    given.get(1).copied().flatten(),
+                ) {
+                    (Some(a), Some(b)) => {
+                        let eq = Expr {
+                            kind: ExprKind::Binary(
+                                ast::BinOp::Eq,
+                                Box::new(a.clone()),
+                                Box::new(b.clone()),
+                            ),
+                            span: a.span.to(b.span),
+                        };
+                        self.code_expr(&eq, &Ty::Bool, "the comparison").0
+                    }
+                    _ => Code::default(),
+                };
+                NodeKind::Precondition {
+                    cond,
+                    otherwise: statuses
+                        .get(2)
+                        .copied()
+                        .flatten()
+                        .unwrap_or(Status::Failure),
+                }
             }
             other => {
                 self.t

@@ -59,8 +59,33 @@ impl Ty {
         matches!(self, Ty::Error)
     }
 
+    /// The affect type a foreign C++ type behaves like (`"float"` is a `num`, `"unsigned
+    /// int"` an `int`), when it is one of the usual spellings of a number, string or boolean.
+    pub fn foreign_like(&self) -> Option<Ty> {
+        let Ty::Foreign(cpp) = self else {
+            return None;
+        };
+        Some(match crate::groot::model::foreign_family(cpp)? {
+            "num" => Ty::Num,
+            "int" => Ty::Int,
+            "bool" => Ty::Bool,
+            "str" => Ty::Str,
+            _ => return None,
+        })
+    }
+
     /// Can a value of type `self` be stored where `target` is expected?
     pub fn fits(&self, target: &Ty) -> bool {
+        if let Some(t) = target.foreign_like() {
+            if self.fits(&t) {
+                return true;
+            }
+        }
+        if let Some(t) = self.foreign_like() {
+            if t.fits(target) {
+                return true;
+            }
+        }
         match (self, target) {
             (Ty::Error, _) | (_, Ty::Error) | (_, Ty::Any) | (Ty::Any, _) => true,
             (Ty::Int, Ty::Num) => true,
@@ -81,7 +106,11 @@ impl Ty {
             Ty::Num | Ty::Error | Ty::Any => ValueKind::Num,
             Ty::Int => ValueKind::Int,
             Ty::Bool | Ty::Event => ValueKind::Bool,
-            Ty::Str | Ty::Foreign(_) | Ty::Memory | Ty::Void => ValueKind::Str,
+            Ty::Foreign(_) => match self.foreign_like() {
+                Some(t) => t.value_kind(),
+                None => ValueKind::Str,
+            },
+            Ty::Str | Ty::Memory | Ty::Void => ValueKind::Str,
             Ty::Duration => ValueKind::Duration,
             Ty::Rate => ValueKind::Rate,
             Ty::Length => ValueKind::Length,

@@ -302,6 +302,13 @@ impl Memory {
         let sum: f64 = path.iter().map(|k| self.score(*k as u32)).sum();
         sum / n / n
     }
+
+    /// Whether a remembered route is good enough to take (seed 003, Listing 46): the mean
+    /// score of its places (50 for unknown ones) reaches the memory's `threshold`. An empty
+    /// route is not.
+    pub fn suitable(&self, path: &[f64]) -> bool {
+        !path.is_empty() && self.path_score(path) * path.len() as f64 >= self.spec.threshold
+    }
 }
 
 #[cfg(test)]
@@ -711,6 +718,12 @@ mod tests {
         assert!(close(m.path_score(&bright), 509.483 / 49.0, 1e-9));
         // The seed's threshold compares the mean (score * length) with 25.
         assert!(m.path_score(&dark) * 5.0 >= 25.0);
+        assert!(m.suitable(&dark), "mean 41.84 reaches the default threshold 25");
+        // X and K alone average 20.7: below 25, so the map is asked instead.
+        assert!(!m.suitable(&[x, k].map(f64::from)));
+        // An empty route is never suitable; unknown places count 50.
+        assert!(!m.suitable(&[]));
+        assert!(m.suitable(&[99.0]));
     }
 
     // ---------------------------------------------------------------- connections

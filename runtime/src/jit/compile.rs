@@ -53,12 +53,17 @@ fn isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, JitError> {
     set(
         &mut b,
         "enable_verifier",
-        if cfg!(debug_assertions) { "true" } else { "false" },
+        if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        },
     )?;
     set(&mut b, "use_colocated_libcalls", "false")?;
     set(&mut b, "is_pic", "false")?;
-    let native = cranelift_native::builder()
-        .map_err(|e| JitError::Unsupported(format!("no Cranelift backend for this machine: {e}")))?;
+    let native = cranelift_native::builder().map_err(|e| {
+        JitError::Unsupported(format!("no Cranelift backend for this machine: {e}"))
+    })?;
     native
         .finish(settings::Flags::new(b))
         .map_err(|e| JitError::Codegen(e.to_string()))
@@ -85,6 +90,7 @@ pub(crate) fn compile(
     use types::{F64, I32};
     let import = |m: &mut JITModule, name: &str, s: Signature| {
         m.declare_function(name, Linkage::Import, &s)
+            .map_err(JitError::from)
     };
     let s = sig(&module, &[P, I32, I32, I32], None);
     let record_slow = import(&mut module, "affect_record_slow", s.clone())?;
@@ -118,7 +124,11 @@ pub(crate) fn compile(
     let roots: Vec<FuncId> = plan
         .roots
         .iter()
-        .map(|_| module.declare_anonymous_function(&tick_sig))
+        .map(|_| {
+            module
+                .declare_anonymous_function(&tick_sig)
+                .map_err(JitError::from)
+        })
         .collect::<Result<_, _>>()?;
     let process = if agent.process.is_empty() {
         None
@@ -187,42 +197,45 @@ pub(crate) fn compile(
 
     // The transition helper: append to the buffer, or let Rust grow it.
     let rec_sig = sig(&module, &[P, I32, I32, I32], None);
-    define(&mut module, &mut ctx, record_fn, &rec_sig, &mut fctx, &mut |fx| {
-        let entry = fx.b.current_block().expect("entry");
-        let p = fx.b.block_params(entry).to_vec();
-        let (v, node, from, to) = (p[0], p[1], p[2], p[3]);
-        let len = fx
-            .b
-            .ins()
-            .load(P, flags(), v, offset_of!(View, trans_len) as i32);
-        let cap = fx
-            .b
-            .ins()
-            .load(P, flags(), v, offset_of!(View, trans_cap) as i32);
-        let room = fx.b.ins().icmp(IntCC::UnsignedLessThan, len, cap);
-        let fast = fx.b.create_block();
-        let slow = fx.b.create_block();
-        fx.b.ins().brif(room, fast, &[], slow, &[]);
-        fx.b.switch_to_block(fast);
-        let base = fx
-            .b
-            .ins()
-            .load(P, flags(), v, offset_of!(View, trans_ptr) as i32);
-        let off = fx.b.ins().imul_imm_s(len, 8);
-        let at = fx.b.ins().iadd(base, off);
-        fx.b.ins().store(flags(), node, at, 0);
-        fx.b.ins().istore8(flags(), from, at, 4);
-        fx.b.ins().istore8(flags(), to, at, 5);
-        let len1 = fx.b.ins().iadd_imm_s(len, 1);
-        fx.b
-            .ins()
-            .store(flags(), len1, v, offset_of!(View, trans_len) as i32);
-        fx.b.ins().return_(&[]);
-        fx.b.switch_to_block(slow);
-        fx.call(record_slow, &[v, node, from, to]);
-        fx.b.ins().return_(&[]);
-        Ok(())
-    })?;
+    define(
+        &mut module,
+        &mut ctx,
+        record_fn,
+        &rec_sig,
+        &mut fctx,
+        &mut |fx| {
+            let entry = fx.b.current_block().expect("entry");
+            let p = fx.b.block_params(entry).to_vec();
+            let (v, node, from, to) = (p[0], p[1], p[2], p[3]);
+            let len =
+                fx.b.ins()
+                    .load(P, flags(), v, offset_of!(View, trans_len) as i32);
+            let cap =
+                fx.b.ins()
+                    .load(P, flags(), v, offset_of!(View, trans_cap) as i32);
+            let room = fx.b.ins().icmp(IntCC::UnsignedLessThan, len, cap);
+            let fast = fx.b.create_block();
+            let slow = fx.b.create_block();
+            fx.b.ins().brif(room, fast, &[], slow, &[]);
+            fx.b.switch_to_block(fast);
+            let base =
+                fx.b.ins()
+                    .load(P, flags(), v, offset_of!(View, trans_ptr) as i32);
+            let off = fx.b.ins().imul_imm_s(len, 8);
+            let at = fx.b.ins().iadd(base, off);
+            fx.b.ins().store(flags(), node, at, 0);
+            fx.b.ins().istore8(flags(), from, at, 4);
+            fx.b.ins().istore8(flags(), to, at, 5);
+            let len1 = fx.b.ins().iadd_imm_s(len, 1);
+            fx.b.ins()
+                .store(flags(), len1, v, offset_of!(View, trans_len) as i32);
+            fx.b.ins().return_(&[]);
+            fx.b.switch_to_block(slow);
+            fx.call(record_slow, &[v, node, from, to]);
+            fx.b.ins().return_(&[]);
+            Ok(())
+        },
+    )?;
 
     for (u, &root) in plan.units.iter().enumerate() {
         let id = callees.ticks[u];
@@ -240,15 +253,22 @@ pub(crate) fn compile(
         })?;
     }
     for (k, &root) in plan.roots.iter().enumerate() {
-        define(&mut module, &mut ctx, roots[k], &tick_sig, &mut fctx, &mut |fx| {
-            let s = fx.execute_tick(root)?;
-            let completed = fx.is_completed(s);
-            let (_, cont) = fx.if_then(completed);
-            fx.reset_status(root);
-            fx.end_if(cont);
-            fx.b.ins().return_(&[s]);
-            Ok(())
-        })?;
+        define(
+            &mut module,
+            &mut ctx,
+            roots[k],
+            &tick_sig,
+            &mut fctx,
+            &mut |fx| {
+                let s = fx.execute_tick(root)?;
+                let completed = fx.is_completed(s);
+                let (_, cont) = fx.if_then(completed);
+                fx.reset_status(root);
+                fx.end_if(cont);
+                fx.b.ins().return_(&[s]);
+                Ok(())
+            },
+        )?;
     }
     if let Some(id) = process {
         let code = agent.process;
@@ -280,7 +300,11 @@ pub(crate) fn compile(
         .zip(&roots)
         .map(|(r, id)| (*r, tick_ptr(&module, *id)))
         .collect();
-    let unit_halts: Vec<HaltFn> = callees.halts.iter().map(|id| halt_ptr(&module, *id)).collect();
+    let unit_halts: Vec<HaltFn> = callees
+        .halts
+        .iter()
+        .map(|id| halt_ptr(&module, *id))
+        .collect();
     let halts = plan
         .unit_of
         .iter()

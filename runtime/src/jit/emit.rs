@@ -287,12 +287,16 @@ impl<'a, 'b> Fx<'a, 'b> {
     pub fn reset_status(&mut self, n: NodeId) {
         if !self.plan.record {
             let idle = self.status_c(Status::Idle);
-            self.b.ins().istore8(flags(), idle, self.at.status, n as i32);
+            self.b
+                .ins()
+                .istore8(flags(), idle, self.at.status, n as i32);
             return;
         }
         let prev = self.status_of(n);
         let idle = self.status_c(Status::Idle);
-        self.b.ins().istore8(flags(), idle, self.at.status, n as i32);
+        self.b
+            .ins()
+            .istore8(flags(), idle, self.at.status, n as i32);
         let changed = self.ne_imm(prev, 0);
         self.record_if(changed, n, prev, idle);
     }
@@ -437,9 +441,12 @@ impl<'a, 'b> Fx<'a, 'b> {
     }
 
     pub fn now(&mut self) -> Value {
-        self.b
-            .ins()
-            .load(types::F64, flags(), self.at.view, offset_of!(View, now_ms) as i32)
+        self.b.ins().load(
+            types::F64,
+            flags(),
+            self.at.view,
+            offset_of!(View, now_ms) as i32,
+        )
     }
 
     pub fn wake(&mut self) {

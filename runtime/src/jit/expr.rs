@@ -26,7 +26,7 @@ enum Sv {
 }
 
 impl Fx<'_, '_> {
-    fn to_f(&mut self, v: Sv) -> Value {
+    fn num_of(&mut self, v: Sv) -> Value {
         match v {
             Sv::F(x) => x,
             Sv::B(c) => {
@@ -37,7 +37,7 @@ impl Fx<'_, '_> {
         }
     }
 
-    fn to_b(&mut self, v: Sv) -> Value {
+    fn cond_of(&mut self, v: Sv) -> Value {
         match v {
             Sv::B(c) => c,
             Sv::F(x) => {
@@ -51,7 +51,7 @@ impl Fx<'_, '_> {
     pub fn eval(&mut self, code: Code) -> Result<Value, JitError> {
         let v = self.exec(code)?;
         Ok(match v {
-            Some(v) => self.to_f(v),
+            Some(v) => self.num_of(v),
             None => self.f64c(0.0),
         })
     }
@@ -60,7 +60,7 @@ impl Fx<'_, '_> {
     pub fn eval_bool(&mut self, code: Code) -> Result<Value, JitError> {
         let v = self.exec(code)?;
         Ok(match v {
-            Some(v) => self.to_b(v),
+            Some(v) => self.cond_of(v),
             None => self.b.ins().iconst(types::I8, 0),
         })
     }
@@ -80,23 +80,25 @@ impl Fx<'_, '_> {
     }
 
     /// `x as i32` in Rust: saturating, NaN to 0.
-    pub fn to_i32(&mut self, x: Value) -> Value {
+    pub fn int32_of(&mut self, x: Value) -> Value {
         if let Some(c) = self.const_f64(x) {
             return self.b.ins().iconst(types::I32, c as i32 as i64);
         }
         self.b.ins().fcvt_to_sint_sat(types::I32, x)
     }
 
-    fn to_i64(&mut self, x: Value) -> Value {
+    fn int64_of(&mut self, x: Value) -> Value {
         self.b.ins().fcvt_to_sint_sat(types::I64, x)
     }
 
     /// Stores values into a fresh stack slot; returns its address.
     pub fn spill(&mut self, values: &[Value]) -> Value {
         let size = (values.len().max(1) * 8) as u32;
-        let ss = self
-            .b
-            .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size, 3));
+        let ss = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            size,
+            3,
+        ));
         for (k, v) in values.iter().enumerate() {
             self.b.ins().stack_store(P, *v, ss, (k * 8) as i32);
         }
@@ -129,6 +131,8 @@ impl Fx<'_, '_> {
         }
         let mut stack: Vec<Sv> = Vec::with_capacity(8);
         let mut open = true;
+        // `pc` runs one past the end: a jump may target the end of the code.
+        #[allow(clippy::needless_range_loop)]
         for pc in 0..=len {
             if targets.contains_key(&pc) {
                 if open {
@@ -211,7 +215,7 @@ impl Fx<'_, '_> {
                 }
                 Op::BitNot => {
                     let a = self.pop_f(&mut stack);
-                    let i = self.to_i64(a);
+                    let i = self.int64_of(a);
                     let i = self.b.ins().bnot(i);
                     let r = self.b.ins().fcvt_from_sint(types::F64, i);
                     push(&mut stack, Sv::F(r));
@@ -246,7 +250,7 @@ impl Fx<'_, '_> {
                 Op::BitAnd | Op::BitOr | Op::BitXor => {
                     let b = self.pop_f(&mut stack);
                     let a = self.pop_f(&mut stack);
-                    let (a, b) = (self.to_i64(a), self.to_i64(b));
+                    let (a, b) = (self.int64_of(a), self.int64_of(b));
                     let r = match op {
                         Op::BitAnd => self.b.ins().band(a, b),
                         Op::BitOr => self.b.ins().bor(a, b),
@@ -265,14 +269,14 @@ impl Fx<'_, '_> {
                 Op::JumpIfFalse(off) => {
                     let c = pop(&mut stack);
                     let c = match c {
-                        Some(v) => self.to_b(v),
+                        Some(v) => self.cond_of(v),
                         None => self.b.ins().iconst(types::I8, 0),
                     };
                     self.branch(&mut targets, target(off), c, false, &mut stack)?;
                 }
                 Op::JumpIfFalseKeep(off) | Op::JumpIfTrueKeep(off) => {
                     let c = match stack.last().copied() {
-                        Some(v) => self.to_b(v),
+                        Some(v) => self.cond_of(v),
                         None => self.b.ins().iconst(types::I8, 0),
                     };
                     let on_true = matches!(op, Op::JumpIfTrueKeep(_));
@@ -281,14 +285,14 @@ impl Fx<'_, '_> {
                 Op::Call(f, argc) => {
                     let n = (argc as usize).min(stack.len());
                     let args: Vec<Sv> = stack.split_off(stack.len() - n);
-                    let args: Vec<Value> = args.into_iter().map(|v| self.to_f(v)).collect();
+                    let args: Vec<Value> = args.into_iter().map(|v| self.num_of(v)).collect();
                     let r = self.call_function(f, &args)?;
                     push(&mut stack, Sv::F(r));
                 }
                 Op::Host(f, arg, argc) => {
                     let n = (argc as usize).min(stack.len());
                     let args: Vec<Sv> = stack.split_off(stack.len() - n);
-                    let args: Vec<Value> = args.into_iter().map(|v| self.to_f(v)).collect();
+                    let args: Vec<Value> = args.into_iter().map(|v| self.num_of(v)).collect();
                     let r = self.host(f, arg, &args);
                     push(&mut stack, Sv::F(r));
                 }
@@ -306,7 +310,7 @@ impl Fx<'_, '_> {
 
     fn pop_f(&mut self, stack: &mut Vec<Sv>) -> Value {
         match pop(stack) {
-            Some(v) => self.to_f(v),
+            Some(v) => self.num_of(v),
             None => self.f64c(0.0),
         }
     }
@@ -337,7 +341,7 @@ impl Fx<'_, '_> {
     fn stack_args(&mut self, stack: &mut [Sv]) -> Vec<BlockArg> {
         let mut args = Vec::with_capacity(stack.len());
         for v in stack.iter_mut() {
-            let f = self.to_f(*v);
+            let f = self.num_of(*v);
             *v = Sv::F(f);
             args.push(BlockArg::Value(f));
         }
@@ -413,7 +417,8 @@ impl Fx<'_, '_> {
                 let ptr = self.spill(args);
                 let n = self.b.ins().iconst(types::I32, args.len() as i64);
                 let fid = self.callees.call_function;
-                self.call(fid, &[self.at.view, idx, ptr, n]).expect("returns")
+                self.call(fid, &[self.at.view, idx, ptr, n])
+                    .expect("returns")
             }
         })
     }

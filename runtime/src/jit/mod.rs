@@ -131,9 +131,9 @@ fn identity(agent: &AgentProgram) -> (usize, usize, usize, usize) {
 pub fn supported() -> Result<(), JitError> {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {
-        cranelift_native::builder()
-            .map(|_| ())
-            .map_err(|e| JitError::Unsupported(format!("no Cranelift backend for this machine: {e}")))
+        cranelift_native::builder().map(|_| ()).map_err(|e| {
+            JitError::Unsupported(format!("no Cranelift backend for this machine: {e}"))
+        })
     }
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {

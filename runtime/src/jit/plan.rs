@@ -30,6 +30,13 @@ pub(crate) const COMPLETED: StatusSet = S | F;
 /// large functions save calls, small ones keep register allocation fast.
 const UNIT_BUDGET: u32 = 320;
 
+fn unit_budget() -> u32 {
+    std::env::var("AFFECT_JIT_UNIT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(UNIT_BUDGET)
+}
+
 pub(crate) struct Plan<'p> {
     pub program: &'p Program,
     pub agent: &'p AgentProgram,
@@ -88,8 +95,7 @@ impl<'p> Plan<'p> {
             plan.compute_possible(r, &mut computed);
         }
         for i in 0..n {
-            plan.may_run[i] = sets_running(&agent.nodes[i].kind)
-                && plan.possible[i] & (R | K) != 0;
+            plan.may_run[i] = sets_running(&agent.nodes[i].kind) && plan.possible[i] & (R | K) != 0;
         }
         for &r in &roots {
             plan.unit_root[r as usize] = true;
@@ -157,11 +163,15 @@ impl<'p> Plan<'p> {
         for (i, node) in a.nodes.iter().enumerate() {
             let (first, count) = node.children;
             if (first as usize + count as usize) > a.children.len() {
-                return Err(JitError::Unsupported(format!("node {i}: children out of range")));
+                return Err(JitError::Unsupported(format!(
+                    "node {i}: children out of range"
+                )));
             }
             for k in 0..count {
                 if a.children[(first + k) as usize] as usize >= a.nodes.len() {
-                    return Err(JitError::Unsupported(format!("node {i}: child out of range")));
+                    return Err(JitError::Unsupported(format!(
+                        "node {i}: child out of range"
+                    )));
                 }
             }
             let need = match &node.kind {
@@ -196,7 +206,9 @@ impl<'p> Plan<'p> {
                 )));
             }
             if matches!(node.kind, NodeKind::IfThenElse | NodeKind::WhileDoElse) && count > 3 {
-                return Err(JitError::Unsupported(format!("node {i}: more than 3 children")));
+                return Err(JitError::Unsupported(format!(
+                    "node {i}: more than 3 children"
+                )));
             }
             let slot_ok = |s: u32| (s as usize) < a.slots.len();
             let ok = match &node.kind {
@@ -204,7 +216,9 @@ impl<'p> Plan<'p> {
                     slot_ok(*slot)
                 }
                 NodeKind::Loop { queue, value, .. } => slot_ok(*queue) && slot_ok(*value),
-                NodeKind::SubTree { inputs } => inputs.iter().all(|(s, c)| slot_ok(*s) && code_ok(*c)),
+                NodeKind::SubTree { inputs } => {
+                    inputs.iter().all(|(s, c)| slot_ok(*s) && code_ok(*c))
+                }
                 NodeKind::Foreign { ports, .. } => ports.iter().all(|p| match p {
                     PortBinding::Slot(s) => slot_ok(*s),
                     PortBinding::In(Arg::Expr(c)) => code_ok(*c),
@@ -213,7 +227,9 @@ impl<'p> Plan<'p> {
                 _ => true,
             };
             if !ok {
-                return Err(JitError::Unsupported(format!("node {i}: a slot is out of range")));
+                return Err(JitError::Unsupported(format!(
+                    "node {i}: a slot is out of range"
+                )));
             }
         }
         for op in &a.code {
@@ -247,7 +263,11 @@ impl<'p> Plan<'p> {
             .collect();
         let any = |m: StatusSet| kids.iter().any(|k| k & m != 0);
         // Controls report SKIPPED when every child was skipped, vacuously so without children.
-        let skipped_if_all = if kids.iter().all(|k| k & K != 0) { K } else { 0 };
+        let skipped_if_all = if kids.iter().all(|k| k & K != 0) {
+            K
+        } else {
+            0
+        };
         let node = &self.agent.nodes[i];
         let tick = match &node.kind {
             NodeKind::Script { .. } | NodeKind::AlwaysSuccess => S,
@@ -265,7 +285,11 @@ impl<'p> Plan<'p> {
                 s
             }
             NodeKind::ForceSuccess | NodeKind::ForceFailure => {
-                let forced = if matches!(node.kind, NodeKind::ForceSuccess) { S } else { F };
+                let forced = if matches!(node.kind, NodeKind::ForceSuccess) {
+                    S
+                } else {
+                    F
+                };
                 let c = kids[0];
                 (c & (I | R | K)) | if c & COMPLETED != 0 { forced } else { 0 }
             }
@@ -291,11 +315,18 @@ impl<'p> Plan<'p> {
             NodeKind::Parallel { .. } | NodeKind::ParallelAll { .. } => R | S | F | K,
             _ => ALL,
         };
-        let pre = match node.conditions.and_then(|c| self.agent.conditions.get(c as usize)) {
+        let pre = match node
+            .conditions
+            .and_then(|c| self.agent.conditions.get(c as usize))
+        {
             Some(c) => {
                 (if c.failure_if.is_some() { F } else { 0 })
                     | (if c.success_if.is_some() { S } else { 0 })
-                    | (if c.skip_if.is_some() || c.while_.is_some() { K } else { 0 })
+                    | (if c.skip_if.is_some() || c.while_.is_some() {
+                        K
+                    } else {
+                        0
+                    })
             }
             None => 0,
         };
@@ -315,7 +346,10 @@ impl<'p> Plan<'p> {
             NodeKind::Switch { subject, cases, .. } => code(subject) + 4 * cases.len() as u32,
             _ => 0,
         };
-        if let Some(c) = node.conditions.and_then(|c| self.agent.conditions.get(c as usize)) {
+        if let Some(c) = node
+            .conditions
+            .and_then(|c| self.agent.conditions.get(c as usize))
+        {
             for x in [
                 c.failure_if,
                 c.success_if,
@@ -345,10 +379,11 @@ impl<'p> Plan<'p> {
                 sizes.push((w, c));
             }
         }
+        let budget = unit_budget();
         let mut total: u32 = self.weight(n) + sizes.iter().map(|(w, _)| w).sum::<u32>();
-        sizes.sort_by(|a, b| b.0.cmp(&a.0));
+        sizes.sort_by_key(|s| std::cmp::Reverse(s.0));
         for (w, c) in sizes {
-            if total <= UNIT_BUDGET {
+            if total <= budget {
                 break;
             }
             self.unit_root[c as usize] = true;
@@ -384,16 +419,8 @@ impl<'p> Plan<'p> {
     fn collect_calls(&mut self) {
         for op in &self.agent.code {
             match op {
-                Op::Host(f, _, _) => {
-                    if !self.host_fns.contains(f) {
-                        self.host_fns.push(*f);
-                    }
-                }
-                Op::Call(f, _) => {
-                    if !self.functions.contains(f) {
-                        self.functions.push(*f);
-                    }
-                }
+                Op::Host(f, _, _) if !self.host_fns.contains(f) => self.host_fns.push(*f),
+                Op::Call(f, _) if !self.functions.contains(f) => self.functions.push(*f),
                 _ => {}
             }
         }

@@ -73,7 +73,14 @@ impl Fx<'_, '_> {
             self.set_status(n, new);
         }
         // `DecoratorNode::executeTick`: a completed child is reset after the parent's status.
-        if self.plan.is_decorator(n) {
+        // (Not needed after Inverter, ForceSuccess and ForceFailure without pre-conditions
+        // whose child always completes: their tick has reset it already.)
+        let resets_itself = matches!(
+            self.plan.agent.nodes[n as usize].kind,
+            NodeKind::Inverter | NodeKind::ForceSuccess | NodeKind::ForceFailure
+        ) && conditions.is_none_or(|c| !c.has_pre())
+            && self.plan.children(n).first().is_some_and(|&c| self.possible(c) & !COMPLETED == 0);
+        if self.plan.is_decorator(n) && !resets_itself {
             let c = self.plan.children(n)[0];
             let st = self.status_of(c);
             let completed = self.is_completed(st);
@@ -176,12 +183,12 @@ impl Fx<'_, '_> {
             NodeKind::ReactiveFallback => self.tick_reactive(n, false, out),
             NodeKind::Parallel { success, failure } => {
                 let (s, f) = (self.arg(*success)?, self.arg(*failure)?);
-                let (s, f) = (self.to_i32(s), self.to_i32(f));
+                let (s, f) = (self.int32_of(s), self.int32_of(f));
                 self.tick_parallel(n, s, f, out)
             }
             NodeKind::ParallelAll { max_failures } => {
                 let m = self.arg(*max_failures)?;
-                let m = self.to_i32(m);
+                let m = self.int32_of(m);
                 self.tick_parallel_all(n, m, out)
             }
             NodeKind::IfThenElse => self.tick_if_then_else(n, out),
@@ -197,7 +204,11 @@ impl Fx<'_, '_> {
                 let c = self.plan.children(n)[0];
                 let s = self.execute_tick(c)?;
                 let (succ, fail, other) = self.blocks3();
-                self.route(s, self.possible(c), &[(S, succ), (F, fail), (I | R | K, other)]);
+                self.route(
+                    s,
+                    self.possible(c),
+                    &[(S, succ), (F, fail), (I | R | K, other)],
+                );
                 self.b.switch_to_block(succ);
                 self.reset_child(n)?;
                 self.exit(out, Status::Failure);
@@ -219,7 +230,11 @@ impl Fx<'_, '_> {
                 let s = self.execute_tick(c)?;
                 let done = self.b.create_block();
                 let other = self.b.create_block();
-                self.route(s, self.possible(c), &[(COMPLETED, done), (I | R | K, other)]);
+                self.route(
+                    s,
+                    self.possible(c),
+                    &[(COMPLETED, done), (I | R | K, other)],
+                );
                 self.b.switch_to_block(done);
                 self.reset_child(n)?;
                 self.exit(out, forced);
@@ -233,7 +248,11 @@ impl Fx<'_, '_> {
                 let s = self.execute_tick(c)?;
                 let (fail, succ, run) = self.blocks3();
                 let other = self.b.create_block();
-                self.route(s, self.possible(c), &[(F, fail), (S, succ), (R, run), (I | K, other)]);
+                self.route(
+                    s,
+                    self.possible(c),
+                    &[(F, fail), (S, succ), (R, run), (I | K, other)],
+                );
                 self.b.switch_to_block(fail);
                 self.reset_child(n)?;
                 self.exit(out, Status::Failure);
@@ -249,7 +268,7 @@ impl Fx<'_, '_> {
             }
             NodeKind::Repeat { cycles } => {
                 let c = self.arg(*cycles)?;
-                let c = self.to_i32(c);
+                let c = self.int32_of(c);
                 self.tick_repeat(n, c, out)
             }
             NodeKind::Retry { attempts } => self.tick_retry(n, *attempts, out),
@@ -360,7 +379,11 @@ impl Fx<'_, '_> {
         let s = self.execute_tick(c)?;
         let done = self.b.create_block();
         let other = self.b.create_block();
-        self.route(s, self.possible(c), &[(COMPLETED, done), (I | R | K, other)]);
+        self.route(
+            s,
+            self.possible(c),
+            &[(COMPLETED, done), (I | R | K, other)],
+        );
         self.b.switch_to_block(done);
         self.reset_child(n)?;
         self.jump_status(out, s);
@@ -371,14 +394,16 @@ impl Fx<'_, '_> {
 
     /// `seen[n] = seq[slot]`; returns (current, previous).
     fn swap_seen(&mut self, n: NodeId, slot: u32) -> (Value, Value) {
-        let current = self
-            .b
-            .ins()
-            .load(types::I32, super::emit::flags(), self.at.seq, slot as i32 * 4);
-        let previous = self
-            .b
-            .ins()
-            .load(types::I32, super::emit::flags(), self.at.seen, n as i32 * 4);
+        let current = self.b.ins().load(
+            types::I32,
+            super::emit::flags(),
+            self.at.seq,
+            slot as i32 * 4,
+        );
+        let previous =
+            self.b
+                .ins()
+                .load(types::I32, super::emit::flags(), self.at.seen, n as i32 * 4);
         self.b
             .ins()
             .store(super::emit::flags(), current, self.at.seen, n as i32 * 4);
@@ -412,18 +437,32 @@ impl Fx<'_, '_> {
     ) -> Result<(), JitError> {
         let kids = self.plan.children(n);
         let count = kids.len();
-        let st = self.status_of(n);
-        let idle = self.eq_imm(st, Status::Idle as i64);
-        let skipped = self.eq_imm(st, Status::Skipped as i64);
-        let inactive = self.b.ins().bor(idle, skipped);
-        let (_, cont) = self.if_then(inactive);
-        self.store_b_c(n, 0);
-        self.end_if(cont);
+        // "Straight": no child can return RUNNING or IDLE, so every tick runs the children
+        // from the first to a stop or the end, and the cursor is 0 at every tick's start
+        // (every path that leaves it elsewhere returns RUNNING or follows an IDLE child).
+        // The cursor then lives in the code's position rather than in memory.
+        let straight = !yields
+            && (!sequence || reset_on_failure)
+            && kids.iter().all(|&c| self.possible(c) & (R | I) == 0);
+        let any_skip = kids.iter().any(|&c| self.can(c, Status::Skipped));
+        if !straight || any_skip {
+            let st = self.status_of(n);
+            let idle = self.eq_imm(st, Status::Idle as i64);
+            let skipped = self.eq_imm(st, Status::Skipped as i64);
+            let inactive = self.b.ins().bor(idle, skipped);
+            let (_, cont) = self.if_then(inactive);
+            self.store_b_c(n, 0);
+            self.end_if(cont);
+        }
         self.set_status_c(n, Status::Running);
         let blocks: Vec<Block> = (0..count).map(|_| self.b.create_block()).collect();
         let after = self.b.create_block();
-        let a = self.load_a(n);
-        self.br_table(a, &blocks, after);
+        if straight {
+            self.b.ins().jump(blocks.first().copied().unwrap_or(after), &[]);
+        } else {
+            let a = self.load_a(n);
+            self.br_table(a, &blocks, after);
+        }
         // The status that ends the loop early (FAILURE in a sequence, SUCCESS in a fallback)
         // and the one that moves on.
         let (stop, go) = if sequence {
@@ -435,7 +474,11 @@ impl Fx<'_, '_> {
             self.b.switch_to_block(blocks[k]);
             let c = kids[k];
             let next = blocks.get(k + 1).copied().unwrap_or(after);
-            let prev = if yields { Some(self.status_of(c)) } else { None };
+            let prev = if yields {
+                Some(self.status_of(c))
+            } else {
+                None
+            };
             let s = self.execute_tick(c)?;
             let (run, stop_blk, go_blk) = self.blocks3();
             let (skip_blk, idle_blk) = (self.b.create_block(), self.b.create_block());
@@ -455,7 +498,9 @@ impl Fx<'_, '_> {
             self.b.switch_to_block(stop_blk);
             if !sequence || reset_on_failure {
                 self.reset_children(n)?;
-                self.store_a_c(n, 0);
+                if !straight {
+                    self.store_a_c(n, 0);
+                }
             } else {
                 for j in k..count {
                     self.halt_child(n, j)?;
@@ -463,7 +508,9 @@ impl Fx<'_, '_> {
             }
             self.exit(out, stop);
             self.b.switch_to_block(go_blk);
-            self.store_a_c(n, k as i64 + 1);
+            if !straight {
+                self.store_a_c(n, k as i64 + 1);
+            }
             match prev {
                 Some(prev) if k + 1 < count => {
                     let was_idle = self.eq_imm(prev, Status::Idle as i64);
@@ -478,13 +525,33 @@ impl Fx<'_, '_> {
                 }
             }
             self.b.switch_to_block(skip_blk);
-            self.store_a_c(n, k as i64 + 1);
+            if !straight {
+                self.store_a_c(n, k as i64 + 1);
+            }
             self.incr(n, super::emit::STATE_B);
             self.b.ins().jump(next, &[]);
             self.b.switch_to_block(idle_blk);
             self.exit(out, Status::Failure);
         }
         self.b.switch_to_block(after);
+        let sk = self.status_c(Status::Skipped);
+        let end = self.status_c(go);
+        if straight {
+            // Every child ran: the cursor is at the end.
+            let all_skipped = if any_skip {
+                let b = self.load_b(n);
+                self.eq_imm(b, count as i64)
+            } else {
+                self.b.ins().iconst(types::I8, i64::from(count == 0))
+            };
+            self.reset_children(n)?;
+            if any_skip {
+                self.store_b_c(n, 0);
+            }
+            let r = self.b.ins().select(all_skipped, sk, end);
+            self.jump_status(out, r);
+            return Ok(());
+        }
         let b = self.load_b(n);
         let all_skipped = self.eq_imm(b, count as i64);
         let a = self.load_a(n);
@@ -494,8 +561,6 @@ impl Fx<'_, '_> {
         self.store_a_c(n, 0);
         self.store_b_c(n, 0);
         self.end_if(cont);
-        let sk = self.status_c(Status::Skipped);
-        let end = self.status_c(go);
         let r = self.b.ins().select(all_skipped, sk, end);
         self.jump_status(out, r);
         Ok(())
@@ -517,8 +582,7 @@ impl Fx<'_, '_> {
         } else {
             (Status::Success, S)
         };
-        for k in 0..count {
-            let c = kids[k];
+        for (k, &c) in kids.iter().enumerate() {
             let s = self.execute_tick(c)?;
             if self.can(c, Status::Skipped) {
                 let sk = self.eq_imm(s, Status::Skipped as i64);
@@ -531,7 +595,12 @@ impl Fx<'_, '_> {
             self.route(
                 s,
                 self.possible(c),
-                &[(R, run), (stop_set, stop_blk), (K, skip_blk), (I | S | F, next)],
+                &[
+                    (R, run),
+                    (stop_set, stop_blk),
+                    (K, skip_blk),
+                    (I | S | F, next),
+                ],
             );
             self.b.switch_to_block(run);
             for j in 0..count {
@@ -569,7 +638,11 @@ impl Fx<'_, '_> {
     fn threshold(&mut self, count: usize, t: Value) -> Value {
         if let Some(t) = self.const_int(t) {
             let t = t as i32 as i64;
-            let v = if t < 0 { (count as i64 + t + 1).max(0) } else { t };
+            let v = if t < 0 {
+                (count as i64 + t + 1).max(0)
+            } else {
+                t
+            };
             return self.b.ins().iconst(types::I64, v);
         }
         let t = self.b.ins().sextend(types::I64, t);
@@ -628,44 +701,65 @@ impl Fx<'_, '_> {
             None => self.b.ins().icmp_imm_s(IntCC::SignedLessThan, success_t, 0),
         };
         let mut skipped = self.b.ins().iconst(types::I64, 0);
-        for k in 0..count {
+        for (k, &c) in kids.iter().enumerate() {
             let e = first + k;
-            let c = kids[k];
             let d = self.done_flag(e);
             let pending = self.eq_imm(d, 0);
             let tick_blk = self.b.create_block();
             let check = self.b.create_block();
             self.b.append_block_param(check, types::I64);
-            self.b
-                .ins()
-                .brif(pending, tick_blk, &[], check, &[cranelift_codegen::ir::BlockArg::Value(skipped)]);
+            self.b.ins().brif(
+                pending,
+                tick_blk,
+                &[],
+                check,
+                &[cranelift_codegen::ir::BlockArg::Value(skipped)],
+            );
             self.b.switch_to_block(tick_blk);
             let s = self.execute_tick(c)?;
             let (skip_blk, succ, fail) = self.blocks3();
             let other = self.b.create_block();
-            self.route(s, self.possible(c), &[(K, skip_blk), (S, succ), (F, fail), (I | R, other)]);
+            self.route(
+                s,
+                self.possible(c),
+                &[(K, skip_blk), (S, succ), (F, fail), (I | R, other)],
+            );
             self.b.switch_to_block(skip_blk);
             let sk1 = self.b.ins().iadd_imm_s(skipped, 1);
-            self.b.ins().jump(check, &[cranelift_codegen::ir::BlockArg::Value(sk1)]);
+            self.b
+                .ins()
+                .jump(check, &[cranelift_codegen::ir::BlockArg::Value(sk1)]);
             self.b.switch_to_block(succ);
             self.set_done(e, true);
             self.incr(n, super::emit::STATE_A);
-            self.b.ins().jump(check, &[cranelift_codegen::ir::BlockArg::Value(skipped)]);
+            self.b
+                .ins()
+                .jump(check, &[cranelift_codegen::ir::BlockArg::Value(skipped)]);
             self.b.switch_to_block(fail);
             self.set_done(e, true);
             self.incr(n, super::emit::STATE_B);
-            self.b.ins().jump(check, &[cranelift_codegen::ir::BlockArg::Value(skipped)]);
+            self.b
+                .ins()
+                .jump(check, &[cranelift_codegen::ir::BlockArg::Value(skipped)]);
             self.b.switch_to_block(other);
-            self.b.ins().jump(check, &[cranelift_codegen::ir::BlockArg::Value(skipped)]);
+            self.b
+                .ins()
+                .jump(check, &[cranelift_codegen::ir::BlockArg::Value(skipped)]);
             self.b.switch_to_block(check);
             skipped = self.b.block_params(check)[0];
             let a = self.load_a(n);
             let successes = self.b.ins().sextend(types::I64, a);
             let bb = self.load_b(n);
             let failures = self.b.ins().sextend(types::I64, bb);
-            let reached = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, successes, need_s);
+            let reached = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThanOrEqual, successes, need_s);
             let with_skipped = self.b.ins().iadd(successes, skipped);
-            let reached2 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, with_skipped, need_s);
+            let reached2 =
+                self.b
+                    .ins()
+                    .icmp(IntCC::UnsignedGreaterThanOrEqual, with_skipped, need_s);
             let reached2 = self.b.ins().band(s_neg, reached2);
             let win = self.b.ins().bor(reached, reached2);
             let win_blk = self.b.create_block();
@@ -697,7 +791,12 @@ impl Fx<'_, '_> {
         Ok(())
     }
 
-    fn tick_parallel_all(&mut self, n: NodeId, max_failures: Value, out: Block) -> Result<(), JitError> {
+    fn tick_parallel_all(
+        &mut self,
+        n: NodeId,
+        max_failures: Value,
+        out: Block,
+    ) -> Result<(), JitError> {
         let kids = self.plan.children(n);
         let count = kids.len();
         let first = self.plan.agent.nodes[n as usize].children.0 as usize;
@@ -713,20 +812,25 @@ impl Fx<'_, '_> {
         self.set_status_c(n, Status::Running);
         let mut skipped = self.b.ins().iconst(types::I64, 0);
         use cranelift_codegen::ir::BlockArg::Value as Arg_;
-        for k in 0..count {
+        for (k, &c) in kids.iter().enumerate() {
             let e = first + k;
-            let c = kids[k];
             let d = self.done_flag(e);
             let pending = self.eq_imm(d, 0);
             let tick_blk = self.b.create_block();
             let next = self.b.create_block();
             self.b.append_block_param(next, types::I64);
-            self.b.ins().brif(pending, tick_blk, &[], next, &[Arg_(skipped)]);
+            self.b
+                .ins()
+                .brif(pending, tick_blk, &[], next, &[Arg_(skipped)]);
             self.b.switch_to_block(tick_blk);
             let s = self.execute_tick(c)?;
             let (succ, fail, skip_blk) = self.blocks3();
             let other = self.b.create_block();
-            self.route(s, self.possible(c), &[(S, succ), (F, fail), (K, skip_blk), (I | R, other)]);
+            self.route(
+                s,
+                self.possible(c),
+                &[(S, succ), (F, fail), (K, skip_blk), (I | R, other)],
+            );
             self.b.switch_to_block(succ);
             self.set_done(e, true);
             self.incr(n, super::emit::STATE_A);
@@ -754,7 +858,10 @@ impl Fx<'_, '_> {
         let a = self.load_a(n);
         let a = self.b.ins().sextend(types::I64, a);
         let finished = self.b.ins().iadd(skipped, a);
-        let finished = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, finished, cnt);
+        let finished = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, finished, cnt);
         let fin_blk = self.b.create_block();
         let running = self.b.create_block();
         self.b.ins().brif(finished, fin_blk, &[], running, &[]);
@@ -766,7 +873,10 @@ impl Fx<'_, '_> {
         self.store_a_c(n, 0);
         let bb = self.load_b(n);
         let bb = self.b.ins().sextend(types::I64, bb);
-        let failed = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, bb, threshold);
+        let failed = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, bb, threshold);
         self.store_b_c(n, 0);
         let f = self.status_c(Status::Failure);
         let s = self.status_c(Status::Success);
@@ -791,7 +901,11 @@ impl Fx<'_, '_> {
         let s0 = self.execute_tick(c0)?;
         let (run, succ, fail) = self.blocks3();
         let other = self.b.create_block();
-        self.route(s0, self.possible(c0), &[(R, run), (S, succ), (F, fail), (I | K, other)]);
+        self.route(
+            s0,
+            self.possible(c0),
+            &[(R, run), (S, succ), (F, fail), (I | K, other)],
+        );
         self.b.switch_to_block(run);
         self.exit(out, Status::Running);
         self.b.switch_to_block(succ);
@@ -845,7 +959,11 @@ impl Fx<'_, '_> {
         let (run, succ, fail) = self.blocks3();
         let other = self.b.create_block();
         let finish = self.status_block();
-        self.route(cond, self.possible(c0), &[(R, run), (S, succ), (F, fail), (I | K, other)]);
+        self.route(
+            cond,
+            self.possible(c0),
+            &[(R, run), (S, succ), (F, fail), (I | K, other)],
+        );
         self.b.switch_to_block(run);
         self.exit(out, Status::Running);
         self.b.switch_to_block(succ);
@@ -972,7 +1090,11 @@ impl Fx<'_, '_> {
             let c = kids[m];
             let s = self.execute_tick(c)?;
             let (skip, run, done) = self.blocks3();
-            self.route(s, self.possible(c), &[(K, skip), (R, run), (I | S | F, done)]);
+            self.route(
+                s,
+                self.possible(c),
+                &[(K, skip), (R, run), (I | S | F, done)],
+            );
             self.b.switch_to_block(skip);
             self.store_a_c(n, -1);
             self.jump_status(out, s);
@@ -1033,7 +1155,9 @@ impl Fx<'_, '_> {
         self.b.append_block_param(head, types::I8);
         let body = self.b.create_block();
         let exit = self.b.create_block();
-        self.b.ins().jump(head, &[cranelift_codegen::ir::BlockArg::Value(again)]);
+        self.b
+            .ins()
+            .jump(head, &[cranelift_codegen::ir::BlockArg::Value(again)]);
         self.b.switch_to_block(head);
         let again = self.b.block_params(head)[0];
         self.b.ins().brif(again, body, &[], exit, &[]);
@@ -1043,7 +1167,11 @@ impl Fx<'_, '_> {
         let s = self.execute_tick(c)?;
         let (succ, fail, run) = self.blocks3();
         let other = self.b.create_block();
-        self.route(s, self.possible(c), &[(S, succ), (F, fail), (R, run), (I | K, other)]);
+        self.route(
+            s,
+            self.possible(c),
+            &[(S, succ), (F, fail), (R, run), (I | K, other)],
+        );
         self.b.switch_to_block(succ);
         self.incr(n, super::emit::STATE_A);
         let again = self.repeat_again(n, cycles);
@@ -1051,9 +1179,13 @@ impl Fx<'_, '_> {
         let was_idle = self.eq_imm(prev, Status::Idle as i64);
         let yield_ = self.b.ins().band(was_idle, again);
         let y = self.b.create_block();
-        self.b
-            .ins()
-            .brif(yield_, y, &[], head, &[cranelift_codegen::ir::BlockArg::Value(again)]);
+        self.b.ins().brif(
+            yield_,
+            y,
+            &[],
+            head,
+            &[cranelift_codegen::ir::BlockArg::Value(again)],
+        );
         self.b.switch_to_block(y);
         self.wake();
         self.exit(out, Status::Running);
@@ -1082,14 +1214,16 @@ impl Fx<'_, '_> {
 
     fn tick_retry(&mut self, n: NodeId, attempts: Arg, out: Block) -> Result<(), JitError> {
         let max = self.arg(attempts)?;
-        let max = self.to_i32(max);
+        let max = self.int32_of(max);
         let again = self.repeat_again(n, max);
         self.set_status_c(n, Status::Running);
         let head = self.b.create_block();
         self.b.append_block_param(head, types::I8);
         let body = self.b.create_block();
         let exit = self.b.create_block();
-        self.b.ins().jump(head, &[cranelift_codegen::ir::BlockArg::Value(again)]);
+        self.b
+            .ins()
+            .jump(head, &[cranelift_codegen::ir::BlockArg::Value(again)]);
         self.b.switch_to_block(head);
         let again = self.b.block_params(head)[0];
         self.b.ins().brif(again, body, &[], exit, &[]);
@@ -1099,7 +1233,11 @@ impl Fx<'_, '_> {
         let s = self.execute_tick(c)?;
         let (succ, fail, run) = self.blocks3();
         let other = self.b.create_block();
-        self.route(s, self.possible(c), &[(S, succ), (F, fail), (R, run), (I | K, other)]);
+        self.route(
+            s,
+            self.possible(c),
+            &[(S, succ), (F, fail), (R, run), (I | K, other)],
+        );
         self.b.switch_to_block(succ);
         self.store_a_c(n, 0);
         self.reset_child(n)?;
@@ -1108,15 +1246,19 @@ impl Fx<'_, '_> {
         self.incr(n, super::emit::STATE_A);
         // BehaviorTree.CPP reads the port again here.
         let max = self.arg(attempts)?;
-        let max = self.to_i32(max);
+        let max = self.int32_of(max);
         let again = self.repeat_again(n, max);
         self.reset_child(n)?;
         let was_idle = self.eq_imm(prev, Status::Idle as i64);
         let yield_ = self.b.ins().band(was_idle, again);
         let y = self.b.create_block();
-        self.b
-            .ins()
-            .brif(yield_, y, &[], head, &[cranelift_codegen::ir::BlockArg::Value(again)]);
+        self.b.ins().brif(
+            yield_,
+            y,
+            &[],
+            head,
+            &[cranelift_codegen::ir::BlockArg::Value(again)],
+        );
         self.b.switch_to_block(y);
         self.wake();
         self.exit(out, Status::Running);
@@ -1158,7 +1300,11 @@ impl Fx<'_, '_> {
         let s = self.execute_tick(c)?;
         let done = self.b.create_block();
         let other = self.b.create_block();
-        self.route(s, self.possible(c), &[(COMPLETED, done), (I | R | K, other)]);
+        self.route(
+            s,
+            self.possible(c),
+            &[(COMPLETED, done), (I | R | K, other)],
+        );
         self.b.switch_to_block(done);
         self.flags_clear(n, STARTED);
         self.disarm(n);
@@ -1195,7 +1341,11 @@ impl Fx<'_, '_> {
         let s = self.execute_tick(c)?;
         let done = self.b.create_block();
         let other = self.b.create_block();
-        self.route(s, self.possible(c), &[(COMPLETED, done), (I | R | K, other)]);
+        self.route(
+            s,
+            self.possible(c),
+            &[(COMPLETED, done), (I | R | K, other)],
+        );
         self.b.switch_to_block(done);
         self.flags_clear(n, STARTED | TIMER_DONE);
         self.reset_child(n)?;
@@ -1228,7 +1378,11 @@ impl Fx<'_, '_> {
         let s = self.execute_tick(c)?;
         let done = self.b.create_block();
         let other = self.b.create_block();
-        self.route(s, self.possible(c), &[(COMPLETED, done), (I | R | K, other)]);
+        self.route(
+            s,
+            self.possible(c),
+            &[(COMPLETED, done), (I | R | K, other)],
+        );
         self.b.switch_to_block(done);
         self.flags_or(n, RAN_ONCE);
         self.store_b(n, s);
@@ -1262,7 +1416,11 @@ impl Fx<'_, '_> {
         let s = self.execute_tick(c)?;
         let done = self.b.create_block();
         let other = self.b.create_block();
-        self.route(s, self.possible(c), &[(COMPLETED, done), (I | R | K, other)]);
+        self.route(
+            s,
+            self.possible(c),
+            &[(COMPLETED, done), (I | R | K, other)],
+        );
         self.b.switch_to_block(done);
         self.reset_child(n)?;
         self.flags_clear(n, CHILD_RUNNING);
@@ -1326,11 +1484,13 @@ impl Fx<'_, '_> {
         );
         self.b.switch_to_block(take);
         let list = self.read_slot(queue);
-        let ss = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-            cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-            8,
-            3,
-        ));
+        let ss = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                8,
+                3,
+            ));
         let ptr = self.b.ins().stack_addr(super::emit::P, ss, 0);
         let f = self.callees.list_pop_front;
         let got = self.call(f, &[self.at.view, list, ptr]).expect("returns");
@@ -1344,7 +1504,9 @@ impl Fx<'_, '_> {
             .ins()
             .load(types::I32, super::emit::flags(), self.at.seq, off);
         let s = self.b.ins().iadd_imm_s(s, 1);
-        self.b.ins().store(super::emit::flags(), s, self.at.seq, off);
+        self.b
+            .ins()
+            .store(super::emit::flags(), s, self.at.seq, off);
         self.end_if(cont);
         self.b
             .ins()
@@ -1435,16 +1597,20 @@ impl Fx<'_, '_> {
         let count = ports.len();
         let inp = self.spill(&inputs);
         let size = (count.max(1) * 8) as u32;
-        let outs = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-            cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-            size,
-            3,
-        ));
-        let written = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-            cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-            count.max(1) as u32,
-            0,
-        ));
+        let outs = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                size,
+                3,
+            ));
+        let written = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                count.max(1) as u32,
+                0,
+            ));
         let outs_ptr = self.b.ins().stack_addr(super::emit::P, outs, 0);
         let written_ptr = self.b.ins().stack_addr(super::emit::P, written, 0);
         let node = self.i32c(n as i64);
@@ -1464,7 +1630,10 @@ impl Fx<'_, '_> {
                     .ins()
                     .stack_load(super::emit::P, types::I8, written, k as i32);
                 let (_, cont) = self.if_then(w);
-                let v = self.b.ins().stack_load(super::emit::P, types::F64, outs, (k * 8) as i32);
+                let v = self
+                    .b
+                    .ins()
+                    .stack_load(super::emit::P, types::F64, outs, (k * 8) as i32);
                 self.write_slot(*slot, v);
                 self.end_if(cont);
             }

@@ -117,6 +117,7 @@ impl Host for AgentHost {
             HostFn::MemFamiliarity => m.familiarity(a(0) as u32),
             HostFn::MemBest => m.best().map(f64::from).unwrap_or(0.0),
             HostFn::MemPathScore => m.path_score(lists.values(a(0))),
+            HostFn::MemSuitable => f64::from(u8::from(m.suitable(lists.values(a(0))))),
             HostFn::MemBestPath => {
                 let paths = lists.values(a(0)).to_vec();
                 let mut best: Option<(usize, f64)> = None;

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""compare.py: affect's JIT and interpreter against BehaviorTree.CPP 4.8 and py_trees, in one run.
+
+    python3 scripts/compare.py [--sizes 100,1000,10000] [--seconds 3] [--out FILE.md]
+
+On a fresh machine it installs what it needs first: the BehaviorTree.CPP oracle (the kit's
+setup.sh into .tools/btcpp), py_trees (pip, into the same venv) and the release build of
+`affect`. Then, for each size, treegen.py's tree (seed 1) is
+  - ticked by `affect bench` (the XML imported) with the JIT and with the interpreter,
+  - ticked by `btcpp_oracle bench` (BehaviorTree.CPP 4.8.2, single-threaded),
+  - ticked by py_trees (scripts/bench_pytrees.py, the same tree built from the XML),
+each for 7 repeats; every run's blackboard is checked against treegen's Python reference
+(`treegen.py --check-bench`), and all four are also run for exactly the same number of
+ticks and must end with bit-identical blackboards. The result is a markdown table on stdout
+(min / median / max ns per node tick, and ratios of medians).
+
+Environment: AFFECT_SHARED (default ../shared), the kit's PYTHON and CXX.
+"""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.environ.get("AFFECT_SHARED", os.path.join(os.path.dirname(ROOT), "shared"))
+KIT = os.path.join(SHARED, "tools", "btcpp")
+TOOLS = os.path.join(ROOT, ".tools", "btcpp")
+ORACLE = os.path.join(TOOLS, "bin", "btcpp_oracle")
+VENV_PY = os.path.join(TOOLS, "bin", "python")
+AFFECT = os.path.join(ROOT, "target", "release", "affect")
+TREEGEN = os.path.join(KIT, "treegen.py")
+REPEATS = 7
+# Ticks of the cross-check: `affect bench --ticks 100 --repeats 1` runs 10 warm-up ticks first.
+EXACT_TICKS = 110
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        sys.exit(f"compare.py: {' '.join(cmd)} failed ({r.returncode}):\n{r.stderr}{r.stdout}")
+    return r.stdout
+
+
+def setup():
+    if not os.path.exists(TREEGEN):
+        sys.exit(f"compare.py: the btcpp kit is not at {KIT} (set AFFECT_SHARED)")
+    if not os.access(ORACLE, os.X_OK):
+        log("installing the BehaviorTree.CPP oracle (the kit's setup.sh) ...")
+        run(["bash", os.path.join(KIT, "setup.sh"), TOOLS])
+    if subprocess.run([VENV_PY, "-c", "import py_trees"], capture_output=True).returncode != 0:
+        log("installing py_trees into .tools/btcpp ...")
+        run([VENV_PY, "-m", "pip", "install", "--quiet", "py_trees"])
+    log("building affect (release) ...")
+    run(["cargo", "build", "--release", "--quiet", "--bin", "affect"], cwd=ROOT)
+
+
+def treegen(size, *args):
+    return run([sys.executable, TREEGEN, "--size", str(size), "--seed", "1", *args])
+
+
+def check(size, path):
+    out = treegen(size, "--check-bench", path)
+    res = json.loads(out.strip().splitlines()[-1])
+    if not res.get("ok"):
+        sys.exit(f"compare.py: {path} does not match treegen's reference: {res}")
+
+
+def save(tmp, name, text):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def ours(xml, bb, engine, ticks, repeats):
+    args = [AFFECT, "bench", xml, "--engine", engine, "--ticks", str(ticks),
+            "--repeats", str(repeats)]
+    for kv in bb:
+        args += ["--bb", kv]
+    return json.loads(run(args))
+
+
+def btcpp(xml, bb, seconds):
+    args = [ORACLE, "bench", xml, "--seconds", str(seconds), "--repeats", str(REPEATS)]
+    for kv in bb:
+        args += ["--bb", kv]
+    return json.loads(run(args))
+
+
+def btcpp_exact(xml, bb, ticks):
+    args = [ORACLE, "trace", xml, "--ticks", str(ticks), "--no-idle"]
+    for kv in bb:
+        args += ["--bb", kv]
+    last = run(args).strip().splitlines()[-1]
+    return json.loads(last)["blackboard"]
+
+
+def pytrees(xml, bb, seconds, exact=None):
+    args = [VENV_PY, os.path.join(ROOT, "scripts", "bench_pytrees.py"), xml,
+            "--seconds", str(seconds), "--repeats", str(REPEATS)]
+    if exact is not None:
+        args += ["--exact-ticks", str(exact)]
+    for kv in bb:
+        args += [f"--bb={kv}"]
+    return json.loads(run(args))
+
+
+def stats(d):
+    return d["min"], d["median"], d["max"]
+
+
+def fmt3(t):
+    return " / ".join(f"{x:,.1f}" if x < 100 else f"{x:,.0f}" for x in t)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default="100,1000,10000")
+    ap.add_argument("--seconds", type=float, default=3.0,
+                    help="about how long each timed run takes (per engine and size)")
+    ap.add_argument("--out", help="also write the markdown to this file")
+    a = ap.parse_args()
+    setup()
+    sizes = [int(s) for s in a.sizes.split(",")]
+    rows, compile_rows = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in sizes:
+            log(f"{size} nodes ...")
+            xml = save(tmp, f"t{size}.xml", treegen(size))
+            bb = [b for b in treegen(size, "--bb-args").split() if b != "--bb"]
+            # The same number of ticks everywhere: the blackboards must be bit-identical.
+            exact = {
+                "jit": ours(xml, bb, "jit", 100, 1),
+                "interp": ours(xml, bb, "interp", 100, 1),
+            }
+            for k, v in exact.items():
+                if v["total_ticks"] != EXACT_TICKS:
+                    sys.exit(f"compare.py: {k} ran {v['total_ticks']} ticks, not {EXACT_TICKS}")
+            reference = btcpp_exact(xml, bb, EXACT_TICKS)
+            py_exact = pytrees(xml, bb, a.seconds, exact=EXACT_TICKS)["blackboard"]
+            for name, got in [("jit", exact["jit"]["blackboard"]),
+                              ("interp", exact["interp"]["blackboard"]), ("py_trees", py_exact)]:
+                if got != reference:
+                    sys.exit(f"compare.py: {size} nodes, {EXACT_TICKS} ticks: {name}'s blackboard "
+                             f"{got} differs from BehaviorTree.CPP's {reference}")
+            # Timed runs: about `seconds` each, in REPEATS repeats.
+            per_repeat_ns = a.seconds / REPEATS * 1e9
+            j = ours(xml, bb, "jit", max(20, int(per_repeat_ns / (5.0 * size))), REPEATS)
+            i = ours(xml, bb, "interp", max(10, int(per_repeat_ns / (60.0 * size))), REPEATS)
+            b = btcpp(xml, bb, a.seconds)
+            p = pytrees(xml, bb, a.seconds)
+            for name, res in [("jit", j), ("interp", i), ("btcpp", b), ("py_trees", p)]:
+                check(size, save(tmp, f"{name}{size}.json", json.dumps(res)))
+            if j["engine"] != "jit":
+                sys.exit(f"compare.py: the JIT did not run ({j.get('fallback')})")
+            js, is_, bs, ps = (stats(j["ns_per_node"]), stats(i["ns_per_node"]),
+                               stats(b["ns_per_node_tick"]), stats(p["ns_per_node_tick"]))
+            rows.append((size, js, is_, bs, ps))
+            compile_rows.append((size, j, i, b, p))
+    lines = []
+    lines.append(f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} "
+                 f"{platform.release()}; load average {os.getloadavg()[0]:.2f} at the end. "
+                 f"Trees: treegen.py --seed 1. Each cell: min / median / max over {REPEATS} "
+                 f"repeats, ns per node tick. All four ended every run with the blackboard "
+                 f"of treegen's Python reference, and bit-identical blackboards after "
+                 f"{EXACT_TICKS} ticks.")
+    lines.append("")
+    lines.append("| nodes | affect JIT | affect interpreter | BehaviorTree.CPP 4.8.2 | py_trees | "
+                 "BT.CPP / JIT | py_trees / JIT | BT.CPP / interp | interp / JIT |")
+    lines.append("|---|---|---|---|---|---|---|---|---|")
+    for size, js, is_, bs, ps in rows:
+        lines.append(f"| {size:,} | {fmt3(js)} | {fmt3(is_)} | {fmt3(bs)} | {fmt3(ps)} | "
+                     f"{bs[1] / js[1]:,.0f}× | {ps[1] / js[1]:,.0f}× | {bs[1] / is_[1]:,.1f}× | "
+                     f"{is_[1] / js[1]:,.1f}× |")
+    lines.append("")
+    lines.append("| nodes | affect check + lower ms | JIT ms | check + lower + JIT ms | "
+                 "BT.CPP XML load (create_ms, median) | py_trees build ms | "
+                 "affect state bytes / node | JIT code bytes / node |")
+    lines.append("|---|---|---|---|---|---|---|---|")
+    for size, j, i, b, p in compile_rows:
+        lines.append(
+            f"| {size:,} | {j['check_ms']:.1f} | {j['jit_ms']:.1f} | {j['compile_ms']:.1f} | "
+            f"{b['create_ms']['median']:.1f} | {p['create_ms']:.1f} | "
+            f"{j['state_bytes'] / size:.1f} | {(j['code_bytes'] or 0) / size:.0f} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()
