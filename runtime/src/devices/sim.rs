@@ -282,6 +282,9 @@ pub struct SimGridMotor {
     agent: AgentId,
     busy_until_ms: u64,
     blocked: bool,
+    /// The step under way: the robot reaches the next cell when the move time is over, so
+    /// until then it stands (and its camera reads) where it was.
+    pending: Option<Direction>,
 }
 
 impl SimGridMotor {
@@ -291,7 +294,21 @@ impl SimGridMotor {
             agent,
             busy_until_ms: 0,
             blocked: false,
+            pending: None,
         }
+    }
+}
+
+impl SimGridMotor {
+    /// Ends the step under way: the robot moves onto the next cell, unless another robot got
+    /// there first.
+    fn arrive(&mut self) -> Result<(), DeviceError> {
+        let Some(d) = self.pending.take() else {
+            return Ok(());
+        };
+        let mut w = world_mut(&self.world, "sim motor")?;
+        self.blocked = w.try_move(self.agent, d).is_err();
+        Ok(())
     }
 }
 
@@ -306,16 +323,25 @@ impl Motor for SimGridMotor {
                     });
                 }
                 let move_time = w.spec().grid().map_or(0, |g| g.move_time_ms);
-                match w.try_move(self.agent, d) {
+                // A step that cannot be made now (an edge, a blank cell, another robot) is
+                // refused at once; otherwise the robot arrives when the move time is over.
+                match w.can_move(self.agent, d) {
                     Ok(_) => {
                         self.blocked = false;
+                        self.pending = Some(d);
                         self.busy_until_ms = w.now_ms().saturating_add(move_time);
+                        if move_time == 0 {
+                            drop(w);
+                            self.arrive()?;
+                        }
                     }
                     Err(_) => self.blocked = true,
                 }
                 Ok(())
             }
             MotorCommand::Stop => {
+                // Stopped on the way: the robot stays on the cell it left.
+                self.pending = None;
                 self.busy_until_ms = w.now_ms();
                 Ok(())
             }
@@ -327,6 +353,10 @@ impl Motor for SimGridMotor {
     }
 
     fn status(&mut self) -> Result<MotorStatus, DeviceError> {
+        let due = world(&self.world, "sim motor")?.now_ms() >= self.busy_until_ms;
+        if due && self.pending.is_some() {
+            self.arrive()?;
+        }
         let w = world(&self.world, "sim motor")?;
         Ok(if self.blocked {
             MotorStatus::Blocked
@@ -561,20 +591,24 @@ mod tests {
         let mut motor = SimGridMotor::new(w.clone(), NAV);
         assert_eq!(camera.read(), Ok(Reading::Label('P')));
         assert_eq!(light.read(), Ok(Reading::Num(50.0)));
-        // P -> C -> H: H is within two cells of O.
+        // P -> C -> H: H is within two cells of O. On the way the robot is still where it
+        // was; it reaches the next cell when the move time is over.
         motor.command(MotorCommand::Step(Direction::Up)).unwrap();
         assert_eq!(motor.status(), Ok(MotorStatus::Moving));
+        assert_eq!(camera.read(), Ok(Reading::Label('P')));
         assert!(matches!(
             motor.command(MotorCommand::Step(Direction::Up)),
             Err(DeviceError::Busy { .. })
         ));
         w.borrow_mut().step(2000);
         assert_eq!(motor.status(), Ok(MotorStatus::Idle));
+        assert_eq!(camera.read(), Ok(Reading::Label('C')));
         motor.command(MotorCommand::Step(Direction::Up)).unwrap();
+        w.borrow_mut().step(2000);
+        assert_eq!(motor.status(), Ok(MotorStatus::Idle));
         assert_eq!(camera.read(), Ok(Reading::Label('H')));
         assert_eq!(light.read(), Ok(Reading::Num(90.0)));
         // Into the left edge: the board reports the step was not made.
-        w.borrow_mut().step(2000);
         motor.command(MotorCommand::Step(Direction::Left)).unwrap();
         assert_eq!(motor.status(), Ok(MotorStatus::Blocked));
         let mut pos = SimPosition::new(w.clone(), NAV);
@@ -701,7 +735,10 @@ mod tests {
         board.command(MotorCommand::Step(Direction::Up)).unwrap();
         assert_eq!(board.status(), Ok(MotorStatus::Moving));
         w.borrow_mut().step(2000);
+        assert_eq!(board.status(), Ok(MotorStatus::Idle));
         board.command(MotorCommand::Step(Direction::Up)).unwrap();
+        w.borrow_mut().step(2000);
+        assert_eq!(board.status(), Ok(MotorStatus::Idle));
         assert!((light(&mut adc) - 90.0).abs() < 0.01, "H is bright");
         let sound = adc.read(Channel::new(1).unwrap(), Gain::V2_048).unwrap();
         assert!((sound - 50.0).abs() < 0.01);

@@ -80,21 +80,28 @@ impl World {
     /// Moves a grid agent one cell. The agent turns to face the direction even when the move
     /// is not made.
     pub fn try_move(&mut self, id: AgentId, dir: Direction) -> Result<Cell, Blocked> {
+        let to = self.can_move(id, dir)?;
+        let g = self.grid_spec().ok_or(Blocked::WrongWorld)?;
+        let centre = g.centre(to);
+        let agent = self.agent_mut(id).ok_or(Blocked::NoAgent)?;
+        agent.heading = dir.unit();
+        agent.cell = Some(to);
+        agent.position = centre;
+        Ok(to)
+    }
+
+    /// The cell a step would reach, or why it cannot be made now.
+    pub fn can_move(&self, id: AgentId, dir: Direction) -> Result<Cell, Blocked> {
         let agent = self.agent(id).ok_or(Blocked::NoAgent)?;
         let from = agent.cell.ok_or(Blocked::WrongWorld)?;
         let g = self.grid_spec().ok_or(Blocked::WrongWorld)?;
         let to = step_cell(from, dir, g.cols, g.rows).ok_or(Blocked::Edge)?;
-        let centre = g.centre(to);
         if g.label(to).is_none() {
             return Err(Blocked::Blank);
         }
         if let Some(other) = self.occupant(to) {
             return Err(Blocked::Agent(other));
         }
-        let agent = self.agent_mut(id).ok_or(Blocked::NoAgent)?;
-        agent.heading = dir.unit();
-        agent.cell = Some(to);
-        agent.position = centre;
         Ok(to)
     }
 
