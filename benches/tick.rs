@@ -17,7 +17,11 @@ use std::process::Command;
 
 fn treegen(args: &[&str]) -> Option<String> {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/btcpp/treegen.py");
-    let out = Command::new("python3").arg(script).args(args).output().ok()?;
+    let out = Command::new("python3")
+        .arg(script)
+        .args(args)
+        .output()
+        .ok()?;
     out.status
         .success()
         .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
@@ -57,7 +61,11 @@ fn machine<'p>(
         m.compile_jit(program).expect("the JIT compiles the tree");
     }
     for (k, v) in bb {
-        if let Some(i) = agent.slots.iter().position(|s| s.scope == 0 && s.name == *k) {
+        if let Some(i) = agent
+            .slots
+            .iter()
+            .position(|s| s.scope == 0 && s.name == *k)
+        {
             m.set_slot(i, *v);
         }
     }

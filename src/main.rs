@@ -59,8 +59,10 @@ enum Command {
     /// Run a program in a simulated world (or its main tree, for a file without agents).
     ///
     /// Agents tick at their rates: sense, process, act. Foreign nodes nobody implements
-    /// return `--leaf-default` (success) or their `--leaf` override. Same program, world
-    /// and seed: same trace, bit for bit.
+    /// return `--leaf-default` (success) or their `--leaf` override; foreign decorators pass
+    /// their child's status through, foreign control nodes are sequences. Same program, world
+    /// and seed: same trace, bit for bit. Groot / BehaviorTree.CPP XML runs directly (imported
+    /// in memory).
     Run(commands::run::RunArgs),
     /// Time the program's ticks and print one JSON object (ns per tick and per node tick,
     /// compile time, state size).

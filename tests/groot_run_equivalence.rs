@@ -35,17 +35,25 @@ const CORPUS_REFUSED: usize = 103;
 const NAV2_LOADED: usize = 67;
 const NAV2_REFUSED: usize = 6;
 
-/// Blackboard entries set before the first tick on both sides, by corpus file: what the real
-/// application's nodes would have written and the stand-ins never write. The reason is in
-/// each entry.
-const PRESETS: &[(&str, &[(&str, &str)], &str)] = &[(
-    "turtlebot3_behavior_demos@main/tb_autonomy/bt_xml/tree_queue.xml",
-    &[("num_locs", "int=3")],
-    "`SetLocations` writes `num_locs`, which `RetryUntilSuccessful` reads as `num_attempts`; \
-     the stand-in writes nothing, and BehaviorTree.CPP then throws `Missing parameter \
-     [num_attempts] in RetryNode` at tick 0 while affect reads the `int`'s 0 (a documented \
-     difference, docs/semantics.md)",
-)];
+/// Blackboard entries set before the first tick on both sides for one corpus file: what the
+/// real application's nodes would have written and the stand-ins never write.
+struct Preset {
+    file: &'static str,
+    /// KEY and TYPE=VALUE (the oracle's `--bb KEY:TYPE=VALUE`, affect's `--bb KEY=VALUE`).
+    entries: &'static [(&'static str, &'static str)],
+    /// What BehaviorTree.CPP says without them (checked), and why.
+    without: &'static str,
+    why: &'static str,
+}
+
+const PRESETS: &[Preset] = &[Preset {
+    file: "turtlebot3_behavior_demos@main/tb_autonomy/bt_xml/tree_queue.xml",
+    entries: &[("num_locs", "int=3")],
+    without: "Missing parameter [num_attempts] in RetryNode",
+    why: "`SetLocations` writes `num_locs`, which `RetryUntilSuccessful` reads as \
+          `num_attempts`; the stand-in writes nothing, so BehaviorTree.CPP throws at tick 0, \
+          while affect reads the `int`'s 0 (a documented difference, docs/semantics.md)",
+}];
 
 /// Statuses given to custom node IDs in the scripted run, in turn.
 const SCRIPTS: &[&str] = &[
@@ -85,8 +93,12 @@ fn load(xml: &Path) -> Result<Loaded, String> {
         .arg(xml)
         .output()
         .expect("the oracle runs");
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
+    let error = String::from_utf8_lossy(&out.stderr).trim().to_string();
+    match out.status.code() {
+        Some(0) => {}
+        // Exit status 2: BehaviorTree.CPP refused to create the tree; stderr is its error.
+        Some(2) => return Err(error),
+        _ => panic!("the oracle failed on {}: {error}", xml.display()),
     }
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("load prints JSON");
     let custom = v["custom_models"]
@@ -136,10 +148,7 @@ fn oracle_trace(xml: &Path, s: &Scenario) -> Result<(Trace, Vec<String>), String
             ));
             ids.push(v["id"].as_str().unwrap_or_default().to_string());
         } else if let Some(e) = v["error"].as_str() {
-            return Err(format!(
-                "BehaviorTree.CPP threw at tick {}: {e}",
-                v["tick"]
-            ));
+            return Err(format!("BehaviorTree.CPP threw at tick {}: {e}", v["tick"]));
         }
     }
     if !out.status.success() {
@@ -407,15 +416,26 @@ fn corpus_trees_run_as_in_btcpp() {
     let _ = std::fs::remove_dir_all(&dest);
     let presets: BTreeMap<&str, Vec<(String, String)>> = PRESETS
         .iter()
-        .map(|(f, bb, _)| {
+        .map(|p| {
+            let bb = p.entries.iter();
             (
-                *f,
-                bb.iter()
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect(),
+                p.file,
+                bb.map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             )
         })
         .collect();
+    // Without its presets a file does what the preset says (else it needs none).
+    for p in PRESETS {
+        let theirs = oracle_trace(&root.join(p.file), &Scenario::default());
+        assert!(
+            theirs.as_ref().is_err_and(|e| e.contains(p.without)),
+            "{}: without {:?} BehaviorTree.CPP was expected to say `{}`: {:?}",
+            p.file,
+            p.entries,
+            p.without,
+            theirs.map(|t| t.0.len())
+        );
+    }
     let mut out = Outcome::default();
     let mut work = Vec::new();
     for (rel, info) in corpus_files() {
@@ -470,7 +490,9 @@ fn nav2_trees_with_their_models_run_as_in_btcpp() {
             .join("nav2_tree_nodes.xml");
         let text = std::fs::read_to_string(root.join(&rel)).unwrap();
         // Only trees that BehaviorTree.CPP refuses for want of models.
-        if !release.starts_with("navigation2@") || !model.exists() || text.contains("<TreeNodesModel")
+        if !release.starts_with("navigation2@")
+            || !model.exists()
+            || text.contains("<TreeNodesModel")
         {
             continue;
         }
@@ -532,9 +554,9 @@ fn report(what: &str, out: &Outcome, loaded: usize, refused: usize) {
     for (f, e) in &out.refused {
         eprintln!("  excluded {f}: BehaviorTree.CPP refuses it: {e}");
     }
-    for (f, bb, why) in PRESETS {
-        if out.compared.iter().any(|c| c == f) {
-            eprintln!("  {f} runs with {bb:?} preset: {why}");
+    for p in PRESETS {
+        if out.compared.iter().any(|c| c == p.file) {
+            eprintln!("  {} runs with {:?} preset: {}", p.file, p.entries, p.why);
         }
     }
     assert!(

@@ -45,10 +45,17 @@ main tree Main {
 }
 "#;
 
-fn run_trace(dir: &std::path::Path, engine: Option<&str>, env: &[(&str, &str)]) -> (String, String) {
+fn run_trace(
+    dir: &std::path::Path,
+    engine: Option<&str>,
+    env: &[(&str, &str)],
+) -> (String, String) {
     let file = dir.join("tree.affect");
     std::fs::write(&file, TREE).unwrap();
-    let trace = dir.join(format!("{}.jsonl", engine.unwrap_or("default").replace(' ', "_")));
+    let trace = dir.join(format!(
+        "{}.jsonl",
+        engine.unwrap_or("default").replace(' ', "_")
+    ));
     let mut args = vec![
         "run",
         file.to_str().unwrap(),
@@ -64,7 +71,11 @@ fn run_trace(dir: &std::path::Path, engine: Option<&str>, env: &[(&str, &str)]) 
         args.extend(e.split(' '));
     }
     let out = affect(&args, env);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     (
         std::fs::read_to_string(trace).unwrap(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -130,7 +141,11 @@ fn bench_prints_one_json_object_per_engine() {
             ],
             &[],
         );
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
         assert_eq!(v["engine"], engine);
         for key in ["nodes", "ticks", "compile_ms", "state_bytes"] {
@@ -143,5 +158,8 @@ fn bench_prints_one_json_object_per_engine() {
         }
         seen.push(v["blackboard"].clone());
     }
-    assert_eq!(seen[0], seen[1], "both engines end with the same blackboard");
+    assert_eq!(
+        seen[0], seen[1],
+        "both engines end with the same blackboard"
+    );
 }

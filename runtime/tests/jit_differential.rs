@@ -361,12 +361,15 @@ impl Gen {
     }
 }
 
+/// Each agent's final root blackboard: (name, value as text).
+type Blackboards = Vec<Vec<(String, String)>>;
+
 /// Runs a program in one engine; returns the trace and the summaries' variables.
 fn run_with(
     program: &affect_compiler::ir::program::Program,
     config: &RunConfig,
     engine: EngineKind,
-) -> Result<(String, Vec<Vec<(String, String)>>), String> {
+) -> Result<(String, Blackboards), String> {
     let config = RunConfig {
         engine,
         ..config.clone()

@@ -96,7 +96,8 @@ fn steady_state(jit: bool) {
     }
     let mut m = Machine::new(&program, agent, leaves);
     if jit {
-        m.compile_jit(&program).expect("the JIT compiles the program");
+        m.compile_jit(&program)
+            .expect("the JIT compiles the program");
     }
     // Warm up: every path of the tree has run once.
     for t in 0..20 {
@@ -116,7 +117,10 @@ fn steady_state(jit: bool) {
     }
     ON.store(false, Ordering::Relaxed);
     let n = ALLOCS.load(Ordering::Relaxed);
-    assert_eq!(n, 0, "{n} allocations in 1980 steady-state ticks (jit: {jit})");
+    assert_eq!(
+        n, 0,
+        "{n} allocations in 1980 steady-state ticks (jit: {jit})"
+    );
     assert!(
         m.slots[agent.slots.iter().position(|s| s.name == "n").unwrap()] > 100.0,
         "the tree really ran"

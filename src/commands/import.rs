@@ -37,8 +37,13 @@ impl IncludeLoader for IncludeFiles {
 /// errors.
 pub fn import_in_memory(path: &Path) -> Result<String, Vec<(String, String, Vec<Diagnostic>)>> {
     let name = path.display().to_string();
-    let text = files::read_source(path)
-        .map_err(|e| vec![(name.clone(), String::new(), vec![Diagnostic::error("E0206", e, Default::default())])])?;
+    let text = files::read_source(path).map_err(|e| {
+        vec![(
+            name.clone(),
+            String::new(),
+            vec![Diagnostic::error("E0206", e, Default::default())],
+        )]
+    })?;
     let imported = groot::import(&text, &name, &mut IncludeFiles);
     if imported.has_errors() {
         let mut out = vec![(name, text, imported.diagnostics)];
@@ -73,7 +78,8 @@ impl affect_compiler::sema::Loader for ImportingLoader {
             None => full.clone(),
         };
         let looks_xml = xml.exists()
-            && (xml != full || files::read_source(&full).is_ok_and(|t| t.trim_start().starts_with('<')));
+            && (xml != full
+                || files::read_source(&full).is_ok_and(|t| t.trim_start().starts_with('<')));
         if !looks_xml {
             return files::read_source(&full);
         }

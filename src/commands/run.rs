@@ -93,10 +93,7 @@ pub fn run(args: &RunArgs) -> u8 {
                     reporter.add(file, text, diags);
                 }
                 reporter.finish(failed.len());
-                eprintln!(
-                    "affect run: `{}` was not imported",
-                    args.file.display()
-                );
+                eprintln!("affect run: `{}` was not imported", args.file.display());
                 return FAILED;
             }
         }
@@ -240,7 +237,10 @@ pub fn run(args: &RunArgs) -> u8 {
     };
     reporter.finish(1);
     // Without --quiet the story already told it (the trace's `log` line); say it once.
-    if let (true, Some(reason)) = (args.quiet, summaries.iter().find_map(|s| s.fallback.as_ref())) {
+    if let (true, Some(reason)) = (
+        args.quiet,
+        summaries.iter().find_map(|s| s.fallback.as_ref()),
+    ) {
         eprintln!("warning: the JIT is not available ({reason}); running the interpreter");
     }
     // Nodes nobody implements run as stand-ins, on every run: say which, and how.

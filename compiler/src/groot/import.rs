@@ -928,8 +928,13 @@ impl Reader {
             // A default BehaviorTree.CPP could not read as the port's number or boolean
             // (nav2's `numeric_limits<double>::infinity()`): the port keeps its C++ spelling
             // as a foreign type, which takes any text as its default.
-            if let (Some(cpp), Some(Expr { kind: ExprKind::Str(_), .. })) =
-                (p.attr("type"), &default)
+            if let (
+                Some(cpp),
+                Some(Expr {
+                    kind: ExprKind::Str(_),
+                    ..
+                }),
+            ) = (p.attr("type"), &default)
             {
                 if matches!(
                     model::value_kind(ty.as_ref()),

@@ -48,16 +48,28 @@ pub fn desugar(node: &Node, id: &str) -> Option<Desugared> {
             let code = args.and_then(|a| arg(a, "code", 0));
             let Some(code) = code else {
                 return Some(Desugared::Error(
-                    Diagnostic::error("E0306", format!("`{id}` needs its `code` port"), span_of(node, args))
-                        .with_label("missing")
-                        .with_help(format!("for example `{id}(code: \"x := 1\")`")),
+                    Diagnostic::error(
+                        "E0306",
+                        format!("`{id}` needs its `code` port"),
+                        span_of(node, args),
+                    )
+                    .with_label("missing")
+                    .with_help(format!("for example `{id}(code: \"x := 1\")`")),
                 ));
             };
             let ExprKind::Str(text) = &code.kind else {
                 return Some(Desugared::Error(
-                    Diagnostic::error("E0301", format!("the `code` of `{id}` is a script in a string"), code.span)
-                        .with_label("not a string")
-                        .with_help(if condition { "or write `check expr`" } else { "or write `do { .. }`" }),
+                    Diagnostic::error(
+                        "E0301",
+                        format!("the `code` of `{id}` is a script in a string"),
+                        code.span,
+                    )
+                    .with_label("not a string")
+                    .with_help(if condition {
+                        "or write `check expr`"
+                    } else {
+                        "or write `do { .. }`"
+                    }),
                 ));
             };
             let stmts = match script::parse(text) {
@@ -85,20 +97,31 @@ pub fn desugar(node: &Node, id: &str) -> Option<Desugared> {
             let given = |port: &str| args.and_then(|a| arg(a, port, usize::MAX));
             let Some(variable) = given("variable") else {
                 return Some(Desugared::Error(
-                    Diagnostic::error("E0306", format!("`{id}` needs its `variable` port"), span_of(node, args))
-                        .with_label("missing"),
+                    Diagnostic::error(
+                        "E0306",
+                        format!("`{id}` needs its `variable` port"),
+                        span_of(node, args),
+                    )
+                    .with_label("missing"),
                 ));
             };
             let subject = match &variable.kind {
                 ExprKind::Str(t) => key_or_text(t, variable.span),
                 _ => variable.clone(),
             };
-            let kids = children.as_ref().map(|c| c.nodes.clone()).unwrap_or_default();
+            let kids = children
+                .as_ref()
+                .map(|c| c.nodes.clone())
+                .unwrap_or_default();
             if kids.len() != n + 1 {
                 return Some(Desugared::Error(
                     Diagnostic::error(
                         "E0312",
-                        format!("`{id}` takes exactly {} children, found {}", n + 1, kids.len()),
+                        format!(
+                            "`{id}` takes exactly {} children, found {}",
+                            n + 1,
+                            kids.len()
+                        ),
                         children.as_ref().map_or(node.span, |c| c.span),
                     )
                     .with_label(format!("one child per case and a default: {}", n + 1)),
@@ -110,8 +133,12 @@ pub fn desugar(node: &Node, id: &str) -> Option<Desugared> {
                     let port = format!("case_{}", i + 1);
                     let Some(case) = given(&port) else {
                         return Some(Desugared::Error(
-                            Diagnostic::error("E0306", format!("`{id}` needs its `{port}` port"), span_of(node, args))
-                                .with_label("missing"),
+                            Diagnostic::error(
+                                "E0306",
+                                format!("`{id}` needs its `{port}` port"),
+                                span_of(node, args),
+                            )
+                            .with_label("missing"),
                         ));
                     };
                     Pattern::Expr(match &case.kind {
@@ -144,7 +171,9 @@ pub fn desugar(node: &Node, id: &str) -> Option<Desugared> {
                 for (i, a) in list.args.iter().enumerate() {
                     let spec = match &a.name {
                         Some(n) => b.args.iter().find(|x| {
-                            x.port == n.name || x.port_v3 == Some(n.name.as_str()) || x.name == n.name
+                            x.port == n.name
+                                || x.port_v3 == Some(n.name.as_str())
+                                || x.name == n.name
                         }),
                         None => b.args.get(i),
                     };
@@ -154,7 +183,9 @@ pub fn desugar(node: &Node, id: &str) -> Option<Desugared> {
                         continue;
                     };
                     let value = match (&a.value.kind, spec.ty) {
-                        (ExprKind::Str(t), ArgType::Any) if compared != model::ValueKind::Unknown => {
+                        (ExprKind::Str(t), ArgType::Any)
+                            if compared != model::ValueKind::Unknown =>
+                        {
                             match model::blackboard_key(t) {
                                 Some(_) => key_or_text(t, a.value.span),
                                 None => literal(t, compared, a.value.span),
@@ -162,7 +193,9 @@ pub fn desugar(node: &Node, id: &str) -> Option<Desugared> {
                         }
                         (ExprKind::Str(t), ty) => match text_value(t, ty, a.value.span) {
                             Ok(e) => e,
-                            Err(e) => return Some(Desugared::Error(broken_script(id, a.value.span, e))),
+                            Err(e) => {
+                                return Some(Desugared::Error(broken_script(id, a.value.span, e)))
+                            }
                         },
                         (ExprKind::Num(n), ArgType::Duration) if n.unit.is_none() => {
                             with_unit(n, a.value.span)
@@ -170,7 +203,10 @@ pub fn desugar(node: &Node, id: &str) -> Option<Desugared> {
                         _ => a.value.clone(),
                     };
                     out.push(Arg {
-                        name: Some(Ident::new(spec.name, a.name.as_ref().map_or(a.span, |n| n.span))),
+                        name: Some(Ident::new(
+                            spec.name,
+                            a.name.as_ref().map_or(a.span, |n| n.span),
+                        )),
                         value,
                         span: a.span,
                     });
@@ -222,9 +258,13 @@ fn name_span(node: &Node) -> Span {
 }
 
 fn broken_script(id: &str, span: Span, e: script::ScriptError) -> Diagnostic {
-    let d = Diagnostic::error("E0413", format!("broken script in `{id}`: {}", e.message), span)
-        .with_label(e.message.clone())
-        .with_note("BehaviorTree.CPP refuses a tree when it loads a script it cannot parse");
+    let d = Diagnostic::error(
+        "E0413",
+        format!("broken script in `{id}`: {}", e.message),
+        span,
+    )
+    .with_label(e.message.clone())
+    .with_note("BehaviorTree.CPP refuses a tree when it loads a script it cannot parse");
     match e.help {
         Some(h) => d.with_help(h),
         None => d,
@@ -369,5 +409,188 @@ fn with_spans(kind: NodeKind, span: Span) -> NodeKind {
             NodeKind::Script(b)
         }
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::program::{NodeKind, PortBinding};
+    use crate::sema::{Loader, NoFiles};
+
+    fn program(src: &str, loader: &dyn Loader) -> crate::ir::program::Program {
+        let a = crate::check_source_with(src, loader);
+        let errors: Vec<String> = a
+            .diagnostics
+            .iter()
+            .chain(a.imported_diagnostics.iter().map(|(_, _, d)| d))
+            .filter(|d| d.is_error())
+            .map(|d| format!("{} {}", d.code, d.message))
+            .collect();
+        a.program
+            .unwrap_or_else(|| panic!("does not check: {errors:?}"))
+    }
+
+    #[test]
+    fn builtins_by_xml_id_are_the_affect_nodes_under_their_ids() {
+        let p = program(
+            r#"action Go();
+main tree M {
+    var x: int = 0;
+    var s: str = "a";
+    sequence {
+        Script(code: "x := x + 1")
+        RetryUntilSuccessful(num_attempts: "3") { Go() }
+        Timeout(msec: "250") { Go() }
+        Switch2(variable: s, case_1: "a", case_2: "b") { Go() Go() AlwaysFailure }
+        BlackboardCheckInt(value_A: x, value_B: "1", return_on_mismatch: "SUCCESS") { Go() }
+    }
+}"#,
+            &NoFiles,
+        );
+        let nodes = &p.agents[0].nodes;
+        let ids: Vec<&str> = nodes.iter().map(|n| n.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "Sequence",
+                "Script",
+                "RetryUntilSuccessful",
+                "Go",
+                "Timeout",
+                "Go",
+                "Switch2",
+                "Go",
+                "Go",
+                "AlwaysFailure",
+                "BlackboardCheckInt",
+                "Go"
+            ]
+        );
+        assert!(matches!(nodes[1].kind, NodeKind::Script { .. }));
+        assert!(matches!(
+            nodes[2].kind,
+            NodeKind::Retry {
+                attempts: crate::ir::program::Arg::Const(3.0)
+            }
+        ));
+        assert!(matches!(
+            nodes[4].kind,
+            NodeKind::Timeout {
+                ms: crate::ir::program::Arg::Const(250.0)
+            }
+        ));
+        assert!(matches!(nodes[6].kind, NodeKind::Switch { .. }));
+        assert!(matches!(
+            nodes[10].kind,
+            NodeKind::Precondition {
+                otherwise: crate::ir::program::Status::Success,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn an_untranslatable_script_is_a_stand_in() {
+        let p = program(
+            r#"main tree M {
+    var a: int = 0;
+    var b: int = 0;
+    sequence { Script(code: "a := (b := 1)") ScriptCondition(code: "a == (b := 2)") }
+}"#,
+            &NoFiles,
+        );
+        let n = &p.agents[0].nodes;
+        for (i, class) in [
+            (1, crate::builtins::NodeClass::Action),
+            (2, crate::builtins::NodeClass::Condition),
+        ] {
+            let NodeKind::Foreign { leaf, .. } = n[i].kind else {
+                panic!("{:?}", n[i].kind)
+            };
+            assert_eq!(p.leaves[leaf as usize].class, class);
+            assert_eq!(p.leaves[leaf as usize].name, n[i].id);
+        }
+    }
+
+    struct Files(&'static [(&'static str, &'static str)]);
+
+    impl Loader for Files {
+        fn load(&self, path: &str) -> Result<String, String> {
+            self.0
+                .iter()
+                .find(|(p, _)| *p == path)
+                .map(|(_, t)| t.to_string())
+                .ok_or_else(|| format!("no `{path}`"))
+        }
+    }
+
+    #[test]
+    fn signatures_are_replaced_by_definitions_or_stand_in() {
+        let files = Files(&[(
+            "child.affect",
+            "tree Child(in goal: num) {\n    succeed\n}\n",
+        )]);
+        let p = program(
+            r#"use "child.affect";
+
+tree Child(in goal: num) {}
+tree Elsewhere(in goal: num, out done) {}
+
+#[model]
+tree Bare {}
+
+main tree M {
+    var done: any;
+    sequence { Child(goal: 1.0) Elsewhere(goal: 2.0, done: done) Bare() }
+}"#,
+            &files,
+        );
+        let n = &p.agents[0].nodes;
+        // Child is the used file's tree: a SubTree with its `succeed`.
+        assert!(matches!(n[1].kind, NodeKind::SubTree { .. }), "{:?}", n[1]);
+        assert_eq!(n[2].id, "AlwaysSuccess");
+        for (i, name) in [(3, "Elsewhere"), (4, "Bare")] {
+            let NodeKind::Foreign { leaf, .. } = n[i].kind else {
+                panic!("{:?}", n[i])
+            };
+            assert_eq!(p.leaves[leaf as usize].name, name);
+        }
+        assert_eq!(n[3].path, "Elsewhere::4");
+    }
+
+    #[test]
+    fn an_unmarked_empty_tree_without_ports_is_still_empty() {
+        let a = crate::check_source_with("tree T {}\nmain tree M {\n    T()\n}\n", &NoFiles);
+        assert!(a.diagnostics.iter().any(|d| d.code == "E0313"));
+    }
+
+    #[test]
+    fn defaults_as_btcpp_has_them() {
+        let p = program(
+            r#"action Report(out result = last, in level: "unsigned int" = 3, in lim: "double" = "inf", in seen = last);
+main tree M {
+    var last: int = 0;
+    sequence { Report() Report(result: last, level: 4) }
+}"#,
+            &NoFiles,
+        );
+        let n = &p.agents[0].nodes;
+        let NodeKind::Foreign { ports, .. } = &n[1].kind else {
+            panic!()
+        };
+        let last = p.agents[0]
+            .slots
+            .iter()
+            .position(|s| s.name == "last")
+            .unwrap() as u32;
+        assert_eq!(ports[0], PortBinding::Slot(last));
+        assert!(matches!(
+            ports[1],
+            PortBinding::In(crate::ir::program::Arg::Const(3.0))
+        ));
+        assert!(matches!(
+            ports[3],
+            PortBinding::In(crate::ir::program::Arg::Expr(_))
+        ));
     }
 }

@@ -96,7 +96,6 @@ pub struct Machine<'p> {
     pub(crate) done: Vec<bool>,
     /// Last sequence id each entry-watching node saw.
     pub(crate) seen: Vec<u32>,
-    pub(crate) stack: Vec<f64>,
     pub(crate) stk: Option<Box<eval::Stack>>,
     pub(crate) ports: Vec<f64>,
     pub(crate) outputs: Vec<Option<f64>>,
@@ -198,7 +197,6 @@ impl<'p> Machine<'p> {
             ],
             done: vec![false; agent.children.len()],
             seen: vec![0; n],
-            stack: Vec::with_capacity(64),
             stk: Some(Box::default()),
             ports: Vec::with_capacity(16),
             outputs: Vec::with_capacity(16),

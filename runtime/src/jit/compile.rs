@@ -6,7 +6,7 @@
 //! as `tickExactlyOnce` does), the process phase, and a helper that appends a transition
 //! to the machine's buffer.
 
-use super::emit::{flags, Callees, Fx, P};
+use super::emit::{flags, Callees, Decl, Fx, P};
 use super::plan::Plan;
 use super::view::{self, View};
 use super::{Compiled, HaltFn, JitError, ProcessFn, TickFn};
@@ -137,6 +137,7 @@ pub(crate) fn compile(
     };
     let callees = Callees {
         record: record_fn,
+        record_slow,
         leaf_tick,
         leaf_halt,
         host_call,
@@ -150,139 +151,76 @@ pub(crate) fn compile(
     };
 
     let cfg = module.target_config();
-    let mut ctx = module.make_context();
-    let mut fctx = FunctionBuilderContext::new();
-    let mut code_bytes = 0usize;
-    let mut functions = 0usize;
-    let mut define = |module: &mut JITModule,
-                      ctx: &mut Context,
-                      id: FuncId,
-                      s: &Signature,
-                      fctx: &mut FunctionBuilderContext,
-                      body: &mut dyn FnMut(&mut Fx) -> Result<(), JitError>|
-     -> Result<(), JitError> {
-        ctx.func.signature = s.clone();
-        ctx.func.name = UserFuncName::user(0, id.as_u32());
-        {
-            let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
-            let entry = b.create_block();
-            b.append_block_params_for_function_params(entry);
-            let mut fx = Fx::new(b, module, &plan, &callees, entry);
-            body(&mut fx)?;
-            fx.finish(cfg);
-        }
-        if let Some(dir) = std::env::var_os("AFFECT_JIT_DUMP") {
-            // Debugging aid: the generated IR of every function, one file each.
-            let path = std::path::Path::new(&dir).join(format!("f{}.clif", id.as_u32()));
-            let _ = std::fs::write(path, ctx.func.display().to_string());
-        }
-        let disasm = std::env::var_os("AFFECT_JIT_DISASM");
-        ctx.set_disasm(disasm.is_some());
-        module
-            .define_function(id, ctx)
-            .map_err(|e| JitError::Codegen(format!("{e:?}")))?;
-        if let (Some(dir), Some(code)) = (disasm, ctx.compiled_code()) {
-            // Debugging aid: the machine code of every function.
-            let path = std::path::Path::new(&dir).join(format!("f{}.s", id.as_u32()));
-            let _ = std::fs::write(path, code.vcode.clone().unwrap_or_default());
-        }
-        code_bytes += ctx
-            .compiled_code()
-            .map(|c| c.code_buffer().len())
-            .unwrap_or(0);
-        functions += 1;
-        module.clear_context(ctx);
-        Ok(())
+    let decls: Vec<Decl> = {
+        let d = module.declarations();
+        let count = d.get_functions().count();
+        (0..count)
+            .map(|i| {
+                let f = d.get_function_decl(FuncId::from_u32(i as u32));
+                Decl {
+                    sig: f.signature.clone(),
+                    colocated: f.linkage.is_final(),
+                }
+            })
+            .collect()
     };
-
-    // The transition helper: append to the buffer, or let Rust grow it.
-    let rec_sig = sig(&module, &[P, I32, I32, I32], None);
-    define(
-        &mut module,
-        &mut ctx,
-        record_fn,
-        &rec_sig,
-        &mut fctx,
-        &mut |fx| {
-            let entry = fx.b.current_block().expect("entry");
-            let p = fx.b.block_params(entry).to_vec();
-            let (v, node, from, to) = (p[0], p[1], p[2], p[3]);
-            let len =
-                fx.b.ins()
-                    .load(P, flags(), v, offset_of!(View, trans_len) as i32);
-            let cap =
-                fx.b.ins()
-                    .load(P, flags(), v, offset_of!(View, trans_cap) as i32);
-            let room = fx.b.ins().icmp(IntCC::UnsignedLessThan, len, cap);
-            let fast = fx.b.create_block();
-            let slow = fx.b.create_block();
-            fx.b.ins().brif(room, fast, &[], slow, &[]);
-            fx.b.switch_to_block(fast);
-            let base =
-                fx.b.ins()
-                    .load(P, flags(), v, offset_of!(View, trans_ptr) as i32);
-            let off = fx.b.ins().imul_imm_s(len, 8);
-            let at = fx.b.ins().iadd(base, off);
-            fx.b.ins().store(flags(), node, at, 0);
-            fx.b.ins().istore8(flags(), from, at, 4);
-            fx.b.ins().istore8(flags(), to, at, 5);
-            let len1 = fx.b.ins().iadd_imm_s(len, 1);
-            fx.b.ins()
-                .store(flags(), len1, v, offset_of!(View, trans_len) as i32);
-            fx.b.ins().return_(&[]);
-            fx.b.switch_to_block(slow);
-            fx.call(record_slow, &[v, node, from, to]);
-            fx.b.ins().return_(&[]);
-            Ok(())
-        },
-    )?;
-
-    for (u, &root) in plan.units.iter().enumerate() {
-        let id = callees.ticks[u];
-        define(&mut module, &mut ctx, id, &tick_sig, &mut fctx, &mut |fx| {
-            fx.unit = Some(u as u32);
-            let s = fx.execute_tick(root)?;
-            fx.b.ins().return_(&[s]);
-            Ok(())
-        })?;
-        let id = callees.halts[u];
-        define(&mut module, &mut ctx, id, &halt_sig, &mut fctx, &mut |fx| {
-            let entry = fx.b.current_block().expect("entry");
-            let n = fx.b.block_params(entry)[1];
-            fx.halt_function(u as u32, n)
-        })?;
+    let mut jobs: Vec<(FuncId, Job)> = vec![(record_fn, Job::Record)];
+    for u in 0..plan.units.len() {
+        jobs.push((callees.ticks[u], Job::Tick(u)));
+        jobs.push((callees.halts[u], Job::Halt(u)));
     }
-    for (k, &root) in plan.roots.iter().enumerate() {
-        define(
-            &mut module,
-            &mut ctx,
-            roots[k],
-            &tick_sig,
-            &mut fctx,
-            &mut |fx| {
-                let s = fx.execute_tick(root)?;
-                let completed = fx.is_completed(s);
-                let (_, cont) = fx.if_then(completed);
-                fx.reset_status(root);
-                fx.end_if(cont);
-                fx.b.ins().return_(&[s]);
-                Ok(())
-            },
-        )?;
+    for (k, id) in roots.iter().enumerate() {
+        jobs.push((*id, Job::Root(k)));
     }
     if let Some(id) = process {
-        let code = agent.process;
-        define(&mut module, &mut ctx, id, &proc_sig, &mut fctx, &mut |fx| {
-            fx.run(code)?;
-            fx.b.ins().return_(&[]);
-            Ok(())
-        })?;
+        jobs.push((id, Job::Process));
+    }
+    let isa = module.isa();
+    let workers = if jobs.len() < 16 {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+    };
+    let env = Env {
+        plan: &plan,
+        callees: &callees,
+        decls: &decls,
+        cfg,
+        agent,
+        isa,
+    };
+    // Functions are independent: each worker builds and compiles every `workers`-th one;
+    // linking (below) is sequential.
+    let compiled: Vec<Result<Vec<Out>, JitError>> = if workers == 1 {
+        vec![env.compile_jobs(&jobs, 0, 1)]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..workers)
+                .map(|w| {
+                    let (env, jobs) = (&env, &jobs);
+                    s.spawn(move || env.compile_jobs(jobs, w, workers))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(JitError::Codegen("a compiler thread panicked".into()))
+                    })
+                })
+                .collect()
+        })
+    };
+    let mut code_bytes = 0usize;
+    let mut functions = 0usize;
+    for outs in compiled {
+        for o in outs? {
+            code_bytes += o.bytes.len();
+            functions += 1;
+            module.define_function_bytes(o.id, o.align, &o.bytes, &o.relocs)?;
+        }
     }
     module.finalize_definitions()?;
-    if std::env::var_os("AFFECT_JIT_TIMING").is_some() {
-        // Debugging aid: where Cranelift spent its time.
-        eprintln!("{}", cranelift_codegen::timing::take_current());
-    }
 
     // SAFETY (all transmutes below): each pointer comes from `finalize_definitions` for a
     // function declared with exactly the signature of the Rust type it becomes (a pointer
@@ -329,4 +267,164 @@ pub(crate) fn compile(
             compile_ms: t0.elapsed().as_secs_f64() * 1000.0,
         },
     })
+}
+
+/// One function to generate.
+#[derive(Clone, Copy)]
+enum Job {
+    /// The transition helper: append to the buffer, or let Rust grow it.
+    Record,
+    /// A unit's tick function.
+    Tick(usize),
+    /// A unit's halt function.
+    Halt(usize),
+    /// The entry of a tree root.
+    Root(usize),
+    /// The process phase.
+    Process,
+}
+
+/// A compiled function, ready to link.
+struct Out {
+    id: FuncId,
+    align: u64,
+    bytes: Vec<u8>,
+    relocs: Vec<cranelift_module::ModuleReloc>,
+}
+
+/// What every worker reads.
+struct Env<'a> {
+    plan: &'a Plan<'a>,
+    callees: &'a Callees,
+    decls: &'a [Decl],
+    cfg: cranelift_codegen::isa::TargetFrontendConfig,
+    agent: &'a AgentProgram,
+    isa: &'a dyn cranelift_codegen::isa::TargetIsa,
+}
+
+impl Env<'_> {
+    /// Builds and compiles jobs `first`, `first + step`, ...
+    fn compile_jobs(
+        &self,
+        jobs: &[(FuncId, Job)],
+        first: usize,
+        step: usize,
+    ) -> Result<Vec<Out>, JitError> {
+        let mut ctx = Context::new();
+        let mut fctx = FunctionBuilderContext::new();
+        let mut out = Vec::new();
+        let disasm = std::env::var_os("AFFECT_JIT_DISASM");
+        let dump = std::env::var_os("AFFECT_JIT_DUMP");
+        for &(id, job) in jobs.iter().skip(first).step_by(step) {
+            ctx.clear();
+            let d = &self.decls[id.as_u32() as usize];
+            ctx.func.signature = d.sig.clone();
+            ctx.func.name = UserFuncName::user(0, id.as_u32());
+            {
+                let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+                let entry = b.create_block();
+                b.append_block_params_for_function_params(entry);
+                let mut fx = Fx::new(b, self.decls, self.plan, self.callees, entry);
+                self.body(&mut fx, job)?;
+                fx.finish(self.cfg);
+            }
+            if let Some(dir) = &dump {
+                // Debugging aid: the generated IR of every function, one file each.
+                let path = std::path::Path::new(dir).join(format!("f{}.clif", id.as_u32()));
+                let _ = std::fs::write(path, ctx.func.display().to_string());
+            }
+            ctx.set_disasm(disasm.is_some());
+            ctx.compile(self.isa, &mut Default::default())
+                .map_err(|e| JitError::Codegen(format!("{:?}", e.inner)))?;
+            let code = ctx.compiled_code().expect("just compiled");
+            let align = code.buffer.alignment as u64;
+            let bytes = code.code_buffer().to_vec();
+            if let (Some(dir), Some(text)) = (&disasm, &code.vcode) {
+                // Debugging aid: the machine code of every function.
+                let path = std::path::Path::new(dir).join(format!("f{}.s", id.as_u32()));
+                let _ = std::fs::write(path, text);
+            }
+            let relocs = code
+                .buffer
+                .relocs()
+                .iter()
+                .map(|r| cranelift_module::ModuleReloc::from_mach_reloc(r, &ctx.func, id))
+                .collect();
+            out.push(Out {
+                id,
+                align,
+                bytes,
+                relocs,
+            });
+        }
+        if std::env::var_os("AFFECT_JIT_TIMING").is_some() {
+            // Debugging aid: where Cranelift spent its time (this thread's share).
+            eprintln!("{}", cranelift_codegen::timing::take_current());
+        }
+        Ok(out)
+    }
+
+    fn body(&self, fx: &mut Fx, job: Job) -> Result<(), JitError> {
+        match job {
+            Job::Record => {
+                let entry = fx.b.current_block().expect("entry");
+                let p = fx.b.block_params(entry).to_vec();
+                let (v, node, from, to) = (p[0], p[1], p[2], p[3]);
+                let len = fx
+                    .b
+                    .ins()
+                    .load(P, flags(), v, offset_of!(View, trans_len) as i32);
+                let cap = fx
+                    .b
+                    .ins()
+                    .load(P, flags(), v, offset_of!(View, trans_cap) as i32);
+                let room = fx.b.ins().icmp(IntCC::UnsignedLessThan, len, cap);
+                let fast = fx.b.create_block();
+                let slow = fx.b.create_block();
+                fx.b.ins().brif(room, fast, &[], slow, &[]);
+                fx.b.switch_to_block(fast);
+                let base = fx
+                    .b
+                    .ins()
+                    .load(P, flags(), v, offset_of!(View, trans_ptr) as i32);
+                let off = fx.b.ins().imul_imm_s(len, 8);
+                let at = fx.b.ins().iadd(base, off);
+                fx.b.ins().store(flags(), node, at, 0);
+                fx.b.ins().istore8(flags(), from, at, 4);
+                fx.b.ins().istore8(flags(), to, at, 5);
+                let len1 = fx.b.ins().iadd_imm_s(len, 1);
+                fx.b
+                    .ins()
+                    .store(flags(), len1, v, offset_of!(View, trans_len) as i32);
+                fx.b.ins().return_(&[]);
+                fx.b.switch_to_block(slow);
+                fx.call(self.callees.record_slow, &[v, node, from, to]);
+                fx.b.ins().return_(&[]);
+            }
+            Job::Tick(u) => {
+                fx.unit = Some(u as u32);
+                let s = fx.execute_tick(self.plan.units[u])?;
+                fx.b.ins().return_(&[s]);
+            }
+            Job::Halt(u) => {
+                let entry = fx.b.current_block().expect("entry");
+                let n = fx.b.block_params(entry)[1];
+                fx.halt_function(u as u32, n)?;
+            }
+            Job::Root(k) => {
+                let root = self.plan.roots[k];
+                let s = fx.execute_tick(root)?;
+                let completed = fx.is_completed(s);
+                let (_, cont) = fx.if_then(completed);
+                fx.reset_status(root);
+                fx.end_if(cont);
+                fx.b.ins().return_(&[s]);
+            }
+            Job::Process => {
+                fx.run(self.agent.process)?;
+                fx.b.ins().return_(&[]);
+            }
+        }
+        Ok(())
+    }
 }

@@ -9,8 +9,7 @@ use affect_compiler::ir::program::{NodeId, Status};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::FunctionBuilder;
-use cranelift_jit::JITModule;
-use cranelift_module::{FuncId, Module};
+use cranelift_module::FuncId;
 use std::collections::HashMap;
 use std::mem::offset_of;
 
@@ -24,6 +23,7 @@ pub(crate) const STATE_FLAGS: i32 = 16;
 /// The functions a generated function may call.
 pub(crate) struct Callees {
     pub record: FuncId,
+    pub record_slow: FuncId,
     pub leaf_tick: FuncId,
     pub leaf_halt: FuncId,
     pub host_call: FuncId,
@@ -36,6 +36,13 @@ pub(crate) struct Callees {
     pub ticks: Vec<FuncId>,
     /// Each unit's halt function, by unit index.
     pub halts: Vec<FuncId>,
+}
+
+/// A declared function, as generated code refers to it.
+pub(crate) struct Decl {
+    pub sig: cranelift_codegen::ir::Signature,
+    /// Defined in this module (a direct call) rather than imported from Rust.
+    pub colocated: bool,
 }
 
 /// The base pointers of the state arrays, loaded once at a function's entry.
@@ -52,7 +59,8 @@ pub(crate) struct Bases {
 
 pub(crate) struct Fx<'a, 'b> {
     pub b: FunctionBuilder<'b>,
-    pub module: &'a mut JITModule,
+    /// Every declared function's signature and whether it is local, by `FuncId`.
+    pub decls: &'a [Decl],
     pub plan: &'a Plan<'a>,
     pub callees: &'a Callees,
     refs: HashMap<FuncId, FuncRef>,
@@ -71,7 +79,7 @@ impl<'a, 'b> Fx<'a, 'b> {
     /// Starts a function whose first parameter is the view: loads the bases.
     pub fn new(
         mut b: FunctionBuilder<'b>,
-        module: &'a mut JITModule,
+        decls: &'a [Decl],
         plan: &'a Plan<'a>,
         callees: &'a Callees,
         entry: Block,
@@ -87,7 +95,7 @@ impl<'a, 'b> Fx<'a, 'b> {
         let seen = ld(&mut b, offset_of!(View, seen));
         Fx {
             b,
-            module,
+            decls,
             plan,
             callees,
             refs: HashMap::new(),
@@ -114,7 +122,21 @@ impl<'a, 'b> Fx<'a, 'b> {
         if let Some(r) = self.refs.get(&id) {
             return *r;
         }
-        let r = self.module.declare_func_in_func(id, self.b.func);
+        // What `Module::declare_func_in_func` does, without the module (functions are built
+        // on several threads).
+        use cranelift_codegen::ir::{ExtFuncData, ExternalName, UserExternalName};
+        let d = &self.decls[id.as_u32() as usize];
+        let signature = self.b.import_signature(d.sig.clone());
+        let name = self.b.func.declare_imported_user_function(UserExternalName {
+            namespace: 0,
+            index: id.as_u32(),
+        });
+        let r = self.b.import_function(ExtFuncData {
+            name: ExternalName::user(name),
+            signature,
+            colocated: d.colocated,
+            patchable: false,
+        });
         self.refs.insert(id, r);
         r
     }

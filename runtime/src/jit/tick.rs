@@ -79,7 +79,11 @@ impl Fx<'_, '_> {
             self.plan.agent.nodes[n as usize].kind,
             NodeKind::Inverter | NodeKind::ForceSuccess | NodeKind::ForceFailure
         ) && conditions.is_none_or(|c| !c.has_pre())
-            && self.plan.children(n).first().is_some_and(|&c| self.possible(c) & !COMPLETED == 0);
+            && self
+                .plan
+                .children(n)
+                .first()
+                .is_some_and(|&c| self.possible(c) & !COMPLETED == 0);
         if self.plan.is_decorator(n) && !resets_itself {
             let c = self.plan.children(n)[0];
             let st = self.status_of(c);
@@ -458,7 +462,9 @@ impl Fx<'_, '_> {
         let blocks: Vec<Block> = (0..count).map(|_| self.b.create_block()).collect();
         let after = self.b.create_block();
         if straight {
-            self.b.ins().jump(blocks.first().copied().unwrap_or(after), &[]);
+            self.b
+                .ins()
+                .jump(blocks.first().copied().unwrap_or(after), &[]);
         } else {
             let a = self.load_a(n);
             self.br_table(a, &blocks, after);
