@@ -1,7 +1,8 @@
 //! The interpreter against the real BehaviorTree.CPP 4.8: each tree is written twice, as
 //! `.affect` and as the equivalent Groot XML; both run for a number of ticks with the same
 //! stand-ins for custom nodes, and the per-tick status transitions (uid, path, from, to, in
-//! order) and the final root blackboard must be identical. Hand-written trees cover every
+//! order) and the final root blackboard must be identical. Each tree also runs JIT-compiled,
+//! which must write the interpreter's trace exactly. Hand-written trees cover every
 //! built-in and BehaviorTree.CPP quirk; generated trees mix them at random.
 
 mod support;
@@ -58,6 +59,25 @@ fn ours(case: &Case) -> Result<(Trace, Vec<(String, Var)>), String> {
     let summaries = run::run(&program, &config, &mut sink, |_| {})
         .map_err(|d| format!("does not run: {}", d[0].message))?;
     let text = String::from_utf8(sink.into_inner()).unwrap();
+    // The JIT must write the very same trace (where there is one), so it matches the
+    // library too.
+    if affect_runtime::jit::supported().is_ok() {
+        let jit = RunConfig {
+            engine: affect_runtime::jit::EngineKind::Jit,
+            ..config.clone()
+        };
+        let mut sink = JsonLines::new(Vec::new());
+        let jit_summaries = run::run(&program, &jit, &mut sink, |_| {})
+            .map_err(|d| format!("does not run in the JIT: {}", d[0].message))?;
+        if let Some(f) = &jit_summaries[0].fallback {
+            return Err(format!("the JIT fell back to the interpreter: {f}"));
+        }
+        if String::from_utf8(sink.into_inner()).unwrap() != text
+            || jit_summaries[0].variables != summaries[0].variables
+        {
+            return Err("the JIT's trace or blackboard differs from the interpreter's".into());
+        }
+    }
     let mut trace = Vec::new();
     for line in text.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();

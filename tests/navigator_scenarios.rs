@@ -380,7 +380,10 @@ fn scenario_i_from_p_to_a_the_longer_brighter_path_overrides_the_shortest() {
     assert_eq!(*tick, 0, "the decision at P");
     assert_eq!(at_p.first, ["C", "H", "X", "K", "A"]);
     assert_eq!(at_p.chosen, ["C", "H", "S", "O", "I", "D", "A"]);
-    assert!(at_p.first.len() < at_p.chosen.len(), "the first candidate is the shortest");
+    assert!(
+        at_p.first.len() < at_p.chosen.len(),
+        "the first candidate is the shortest"
+    );
     // The scores come from what the lesson left (nothing changed long-term memory yet at P):
     // mean of the places' scores divided by the number of places.
     let m = Replay::before(&t, &learnt, 0);

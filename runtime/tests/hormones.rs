@@ -52,6 +52,14 @@ fn secretion_is_immediate_and_recovery_halves_every_half_life() {
     // and 2 change nothing). Ticks 3..5, neutral stimulus: 90 -> 70 -> 60 -> 55. Tick 6: 20
     // is on the other side of the baseline, so the level relaxes: 55 + (20 - 55) / 2 = 37.5.
     // Tick 7: 20 is now further out than 37.5 on the same side: 20 at once.
-    let want = [(0, 50.0), (0, 90.0), (3, 70.0), (4, 60.0), (5, 55.0), (6, 37.5), (7, 20.0)];
+    let want = [
+        (0, 50.0),
+        (0, 90.0),
+        (3, 70.0),
+        (4, 60.0),
+        (5, 55.0),
+        (6, 37.5),
+        (7, 20.0),
+    ];
     assert_eq!(levels.0, want);
 }

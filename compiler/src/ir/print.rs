@@ -150,7 +150,11 @@ fn behaviors_lines(a: &AgentProgram, b: &Behaviors, out: &mut String) {
             .get(r as usize)
             .map_or("?".into(), |t| format!("tree {}", t.root + 1)),
     };
-    let top: Vec<String> = b.top.iter().map(|&m| b.modules[m as usize].name.clone()).collect();
+    let top: Vec<String> = b
+        .top
+        .iter()
+        .map(|&m| b.modules[m as usize].name.clone())
+        .collect();
     let _ = writeln!(
         out,
         "  behaviors: {} inhibition {} modules [{}]",
@@ -159,7 +163,11 @@ fn behaviors_lines(a: &AgentProgram, b: &Behaviors, out: &mut String) {
         top.join(", ")
     );
     for m in &b.modules {
-        let keys: Vec<&str> = m.keys.iter().map(|&k| b.keys[k as usize].as_str()).collect();
+        let keys: Vec<&str> = m
+            .keys
+            .iter()
+            .map(|&k| b.keys[k as usize].as_str())
+            .collect();
         let children: Vec<String> = m.children.iter().map(child).collect();
         let _ = writeln!(
             out,

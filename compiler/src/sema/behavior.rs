@@ -156,7 +156,15 @@ impl Checker {
                 places: Vec::new(),
                 scratch: false,
             };
-            self.module(&mut alone, d, d.name.name.clone(), None, d.name.span, t, traits);
+            self.module(
+                &mut alone,
+                d,
+                d.name.name.clone(),
+                None,
+                d.name.span,
+                t,
+                traits,
+            );
             t.code.truncate(code);
         }
         t.behaviors = Some(b.out);

@@ -316,9 +316,11 @@ impl<'p> Arbiter<'p> {
                 .top
                 .get(k as usize)
                 .is_some_and(|&t| self.finished[t as usize].is_some()),
-            BehaviorPolicy::Simultaneous => {
-                self.spec.top.iter().any(|&t| self.finished[t as usize].is_some())
-            }
+            BehaviorPolicy::Simultaneous => self
+                .spec
+                .top
+                .iter()
+                .any(|&t| self.finished[t as usize].is_some()),
             BehaviorPolicy::Parallel => false,
         };
         if ends {

@@ -718,7 +718,10 @@ mod tests {
         assert!(close(m.path_score(&bright), 509.483 / 49.0, 1e-9));
         // The seed's threshold compares the mean (score * length) with 25.
         assert!(m.path_score(&dark) * 5.0 >= 25.0);
-        assert!(m.suitable(&dark), "mean 41.84 reaches the default threshold 25");
+        assert!(
+            m.suitable(&dark),
+            "mean 41.84 reaches the default threshold 25"
+        );
         // X and K alone average 20.7: below 25, so the map is asked instead.
         assert!(!m.suitable(&[x, k].map(f64::from)));
         // An empty route is never suitable; unknown places count 50.

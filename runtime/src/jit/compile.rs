@@ -370,31 +370,27 @@ impl Env<'_> {
                 let entry = fx.b.current_block().expect("entry");
                 let p = fx.b.block_params(entry).to_vec();
                 let (v, node, from, to) = (p[0], p[1], p[2], p[3]);
-                let len = fx
-                    .b
-                    .ins()
-                    .load(P, flags(), v, offset_of!(View, trans_len) as i32);
-                let cap = fx
-                    .b
-                    .ins()
-                    .load(P, flags(), v, offset_of!(View, trans_cap) as i32);
+                let len =
+                    fx.b.ins()
+                        .load(P, flags(), v, offset_of!(View, trans_len) as i32);
+                let cap =
+                    fx.b.ins()
+                        .load(P, flags(), v, offset_of!(View, trans_cap) as i32);
                 let room = fx.b.ins().icmp(IntCC::UnsignedLessThan, len, cap);
                 let fast = fx.b.create_block();
                 let slow = fx.b.create_block();
                 fx.b.ins().brif(room, fast, &[], slow, &[]);
                 fx.b.switch_to_block(fast);
-                let base = fx
-                    .b
-                    .ins()
-                    .load(P, flags(), v, offset_of!(View, trans_ptr) as i32);
+                let base =
+                    fx.b.ins()
+                        .load(P, flags(), v, offset_of!(View, trans_ptr) as i32);
                 let off = fx.b.ins().imul_imm_s(len, 8);
                 let at = fx.b.ins().iadd(base, off);
                 fx.b.ins().store(flags(), node, at, 0);
                 fx.b.ins().istore8(flags(), from, at, 4);
                 fx.b.ins().istore8(flags(), to, at, 5);
                 let len1 = fx.b.ins().iadd_imm_s(len, 1);
-                fx.b
-                    .ins()
+                fx.b.ins()
                     .store(flags(), len1, v, offset_of!(View, trans_len) as i32);
                 fx.b.ins().return_(&[]);
                 fx.b.switch_to_block(slow);

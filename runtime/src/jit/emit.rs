@@ -127,10 +127,13 @@ impl<'a, 'b> Fx<'a, 'b> {
         use cranelift_codegen::ir::{ExtFuncData, ExternalName, UserExternalName};
         let d = &self.decls[id.as_u32() as usize];
         let signature = self.b.import_signature(d.sig.clone());
-        let name = self.b.func.declare_imported_user_function(UserExternalName {
-            namespace: 0,
-            index: id.as_u32(),
-        });
+        let name = self
+            .b
+            .func
+            .declare_imported_user_function(UserExternalName {
+                namespace: 0,
+                index: id.as_u32(),
+            });
         let r = self.b.import_function(ExtFuncData {
             name: ExternalName::user(name),
             signature,

@@ -11,11 +11,16 @@
 //! `tests/jit_differential.rs` compares the two on random programs.
 //!
 //! Files: `plan` (analysis and the cut into functions), `emit` (shared builder helpers),
-//! `tick` (node ticks), `halt` (halts), `expr` (expressions), `view` (state view and the
+//! `tick` (execute_tick, conditions, leaves), `controls` and `decorators` (the other nodes),
+//! `halt` (halts), `expr` (expressions), `view` (state view and the
 //! Rust services), `compile` (the driver).
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod compile;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod controls;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod decorators;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod emit;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]

@@ -1,0 +1,432 @@
+//! Decorators (repeat, retry, timers, run-once, preconditions, entry watching, loops),
+//! emitted as `interp/nodes.rs` runs them; see `tick.rs`.
+
+use super::emit::Fx;
+use super::plan::{bit, COMPLETED};
+use super::JitError;
+use crate::interp::nodes::{CHILD_RUNNING, RAN_ONCE, STARTED, TIMER_DONE};
+use affect_compiler::ir::program::{Arg, Code, NodeId, Status};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
+
+const R: u8 = bit(Status::Running);
+const S: u8 = bit(Status::Success);
+const F: u8 = bit(Status::Failure);
+const K: u8 = bit(Status::Skipped);
+const I: u8 = bit(Status::Idle);
+
+impl Fx<'_, '_> {
+    pub(super) fn tick_repeat(
+        &mut self,
+        n: NodeId,
+        cycles: Value,
+        out: Block,
+    ) -> Result<(), JitError> {
+        let again = self.repeat_again(n, cycles);
+        self.set_status_c(n, Status::Running);
+        let head = self.b.create_block();
+        self.b.append_block_param(head, types::I8);
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b
+            .ins()
+            .jump(head, &[cranelift_codegen::ir::BlockArg::Value(again)]);
+        self.b.switch_to_block(head);
+        let again = self.b.block_params(head)[0];
+        self.b.ins().brif(again, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        let c = self.plan.children(n)[0];
+        let prev = self.status_of(c);
+        let s = self.execute_tick(c)?;
+        let (succ, fail, run) = self.blocks3();
+        let other = self.b.create_block();
+        self.route(
+            s,
+            self.possible(c),
+            &[(S, succ), (F, fail), (R, run), (I | K, other)],
+        );
+        self.b.switch_to_block(succ);
+        self.incr(n, super::emit::STATE_A);
+        let again = self.repeat_again(n, cycles);
+        self.reset_child(n)?;
+        let was_idle = self.eq_imm(prev, Status::Idle as i64);
+        let yield_ = self.b.ins().band(was_idle, again);
+        let y = self.b.create_block();
+        self.b.ins().brif(
+            yield_,
+            y,
+            &[],
+            head,
+            &[cranelift_codegen::ir::BlockArg::Value(again)],
+        );
+        self.b.switch_to_block(y);
+        self.wake();
+        self.exit(out, Status::Running);
+        self.b.switch_to_block(fail);
+        self.store_a_c(n, 0);
+        self.reset_child(n)?;
+        self.exit(out, Status::Failure);
+        self.b.switch_to_block(run);
+        self.exit(out, Status::Running);
+        self.b.switch_to_block(other);
+        self.reset_child(n)?;
+        self.exit(out, Status::Skipped);
+        self.b.switch_to_block(exit);
+        self.store_a_c(n, 0);
+        self.exit(out, Status::Success);
+        Ok(())
+    }
+
+    /// `a < limit || limit == -1`.
+    pub(super) fn repeat_again(&mut self, n: NodeId, limit: Value) -> Value {
+        let a = self.load_a(n);
+        let below = self.b.ins().icmp(IntCC::SignedLessThan, a, limit);
+        let forever = self.eq_imm(limit, -1);
+        self.b.ins().bor(below, forever)
+    }
+
+    pub(super) fn tick_retry(
+        &mut self,
+        n: NodeId,
+        attempts: Arg,
+        out: Block,
+    ) -> Result<(), JitError> {
+        let max = self.arg(attempts)?;
+        let max = self.int32_of(max);
+        let again = self.repeat_again(n, max);
+        self.set_status_c(n, Status::Running);
+        let head = self.b.create_block();
+        self.b.append_block_param(head, types::I8);
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b
+            .ins()
+            .jump(head, &[cranelift_codegen::ir::BlockArg::Value(again)]);
+        self.b.switch_to_block(head);
+        let again = self.b.block_params(head)[0];
+        self.b.ins().brif(again, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        let c = self.plan.children(n)[0];
+        let prev = self.status_of(c);
+        let s = self.execute_tick(c)?;
+        let (succ, fail, run) = self.blocks3();
+        let other = self.b.create_block();
+        self.route(
+            s,
+            self.possible(c),
+            &[(S, succ), (F, fail), (R, run), (I | K, other)],
+        );
+        self.b.switch_to_block(succ);
+        self.store_a_c(n, 0);
+        self.reset_child(n)?;
+        self.exit(out, Status::Success);
+        self.b.switch_to_block(fail);
+        self.incr(n, super::emit::STATE_A);
+        // BehaviorTree.CPP reads the port again here.
+        let max = self.arg(attempts)?;
+        let max = self.int32_of(max);
+        let again = self.repeat_again(n, max);
+        self.reset_child(n)?;
+        let was_idle = self.eq_imm(prev, Status::Idle as i64);
+        let yield_ = self.b.ins().band(was_idle, again);
+        let y = self.b.create_block();
+        self.b.ins().brif(
+            yield_,
+            y,
+            &[],
+            head,
+            &[cranelift_codegen::ir::BlockArg::Value(again)],
+        );
+        self.b.switch_to_block(y);
+        self.wake();
+        self.exit(out, Status::Running);
+        self.b.switch_to_block(run);
+        self.exit(out, Status::Running);
+        self.b.switch_to_block(other);
+        self.reset_child(n)?;
+        self.exit(out, Status::Skipped);
+        self.b.switch_to_block(exit);
+        self.store_a_c(n, 0);
+        self.exit(out, Status::Failure);
+        Ok(())
+    }
+
+    pub(super) fn tick_timeout(
+        &mut self,
+        n: NodeId,
+        ms: Value,
+        out: Block,
+    ) -> Result<(), JitError> {
+        let started = self.flag_set(n, STARTED);
+        let not_started = self.eq_imm(started, 0);
+        let (_, cont) = self.if_then(not_started);
+        self.flags_or(n, STARTED);
+        self.flags_clear(n, TIMER_DONE);
+        self.set_status_c(n, Status::Running);
+        let zero = self.f64c(0.0);
+        let positive = self.b.ins().fcmp(FloatCC::GreaterThan, ms, zero);
+        let (_, cont2) = self.if_then(positive);
+        let now = self.now();
+        let d = self.b.ins().fadd(now, ms);
+        self.store_deadline(n, d);
+        self.end_if(cont2);
+        self.end_if(cont);
+        let fired = self.flag_set(n, TIMER_DONE);
+        let fired_blk = self.b.create_block();
+        let go = self.b.create_block();
+        self.b.ins().brif(fired, fired_blk, &[], go, &[]);
+        self.b.switch_to_block(fired_blk);
+        self.flags_clear(n, STARTED | TIMER_DONE);
+        self.exit(out, Status::Failure);
+        self.b.switch_to_block(go);
+        let c = self.plan.children(n)[0];
+        let s = self.execute_tick(c)?;
+        let done = self.b.create_block();
+        let other = self.b.create_block();
+        self.route(
+            s,
+            self.possible(c),
+            &[(COMPLETED, done), (I | R | K, other)],
+        );
+        self.b.switch_to_block(done);
+        self.flags_clear(n, STARTED);
+        self.disarm(n);
+        self.reset_child(n)?;
+        self.jump_status(out, s);
+        self.b.switch_to_block(other);
+        self.jump_status(out, s);
+        Ok(())
+    }
+
+    pub(super) fn tick_delay(&mut self, n: NodeId, ms: Value, out: Block) -> Result<(), JitError> {
+        let started = self.flag_set(n, STARTED);
+        let not_started = self.eq_imm(started, 0);
+        let (_, cont) = self.if_then(not_started);
+        self.flags_or(n, STARTED);
+        self.flags_clear(n, TIMER_DONE);
+        self.set_status_c(n, Status::Running);
+        // `now + ms.max(0.0)`: a NaN or negative delay is no delay.
+        let zero = self.f64c(0.0);
+        let positive = self.b.ins().fcmp(FloatCC::GreaterThan, ms, zero);
+        let m = self.b.ins().select(positive, ms, zero);
+        let now = self.now();
+        let d = self.b.ins().fadd(now, m);
+        self.store_deadline(n, d);
+        self.end_if(cont);
+        let fired = self.flag_set(n, TIMER_DONE);
+        let fired_blk = self.b.create_block();
+        let wait = self.b.create_block();
+        self.b.ins().brif(fired, fired_blk, &[], wait, &[]);
+        self.b.switch_to_block(wait);
+        self.exit(out, Status::Running);
+        self.b.switch_to_block(fired_blk);
+        let c = self.plan.children(n)[0];
+        let s = self.execute_tick(c)?;
+        let done = self.b.create_block();
+        let other = self.b.create_block();
+        self.route(
+            s,
+            self.possible(c),
+            &[(COMPLETED, done), (I | R | K, other)],
+        );
+        self.b.switch_to_block(done);
+        self.flags_clear(n, STARTED | TIMER_DONE);
+        self.reset_child(n)?;
+        self.jump_status(out, s);
+        self.b.switch_to_block(other);
+        self.jump_status(out, s);
+        Ok(())
+    }
+
+    pub(super) fn tick_run_once(
+        &mut self,
+        n: NodeId,
+        then_skip: bool,
+        out: Block,
+    ) -> Result<(), JitError> {
+        let ran = self.flag_set(n, RAN_ONCE);
+        let ran_blk = self.b.create_block();
+        let go = self.b.create_block();
+        self.b.ins().brif(ran, ran_blk, &[], go, &[]);
+        self.b.switch_to_block(ran_blk);
+        if then_skip {
+            self.exit(out, Status::Skipped);
+        } else {
+            // `Status::from_index(b as u8)`: 1..=4 are statuses, anything else IDLE.
+            let b = self.load_b(n);
+            let low = self.b.ins().band_imm_s(b, 0xff);
+            let above = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThan, low, 4);
+            let zero = self.i32c(0);
+            let r = self.b.ins().select(above, zero, low);
+            self.jump_status(out, r);
+        }
+        self.b.switch_to_block(go);
+        self.set_status_c(n, Status::Running);
+        let c = self.plan.children(n)[0];
+        let s = self.execute_tick(c)?;
+        let done = self.b.create_block();
+        let other = self.b.create_block();
+        self.route(
+            s,
+            self.possible(c),
+            &[(COMPLETED, done), (I | R | K, other)],
+        );
+        self.b.switch_to_block(done);
+        self.flags_or(n, RAN_ONCE);
+        self.store_b(n, s);
+        self.reset_child(n)?;
+        self.jump_status(out, s);
+        self.b.switch_to_block(other);
+        self.jump_status(out, s);
+        Ok(())
+    }
+
+    pub(super) fn tick_precondition(
+        &mut self,
+        n: NodeId,
+        cond: Code,
+        otherwise: Status,
+        out: Block,
+    ) -> Result<(), JitError> {
+        let running = self.flag_set(n, CHILD_RUNNING);
+        let go = self.b.create_block();
+        let check = self.b.create_block();
+        self.b.ins().brif(running, go, &[], check, &[]);
+        self.b.switch_to_block(check);
+        let v = self.eval_bool(cond)?;
+        let no = self.b.create_block();
+        self.b.ins().brif(v, go, &[], no, &[]);
+        self.b.switch_to_block(no);
+        self.exit(out, otherwise);
+        self.b.switch_to_block(go);
+        self.flags_or(n, CHILD_RUNNING);
+        let c = self.plan.children(n)[0];
+        let s = self.execute_tick(c)?;
+        let done = self.b.create_block();
+        let other = self.b.create_block();
+        self.route(
+            s,
+            self.possible(c),
+            &[(COMPLETED, done), (I | R | K, other)],
+        );
+        self.b.switch_to_block(done);
+        self.reset_child(n)?;
+        self.flags_clear(n, CHILD_RUNNING);
+        self.jump_status(out, s);
+        self.b.switch_to_block(other);
+        self.jump_status(out, s);
+        Ok(())
+    }
+
+    pub(super) fn tick_entry_updated(
+        &mut self,
+        n: NodeId,
+        slot: u32,
+        otherwise: Status,
+        out: Block,
+    ) -> Result<(), JitError> {
+        let running = self.flag_set(n, CHILD_RUNNING);
+        let go = self.b.create_block();
+        let check = self.b.create_block();
+        self.b.ins().brif(running, go, &[], check, &[]);
+        self.b.switch_to_block(check);
+        let (current, previous) = self.swap_seen(n, slot);
+        let same = self.b.ins().icmp(IntCC::Equal, previous, current);
+        let no = self.b.create_block();
+        self.b.ins().brif(same, no, &[], go, &[]);
+        self.b.switch_to_block(no);
+        self.exit(out, otherwise);
+        self.b.switch_to_block(go);
+        let c = self.plan.children(n)[0];
+        let s = self.execute_tick(c)?;
+        let is_running = self.eq_imm(s, Status::Running as i64);
+        self.flags_set_to(n, CHILD_RUNNING, is_running);
+        self.jump_status(out, s);
+        Ok(())
+    }
+
+    pub(super) fn tick_loop(
+        &mut self,
+        n: NodeId,
+        queue: u32,
+        value: u32,
+        if_empty: Status,
+        out: Block,
+    ) -> Result<(), JitError> {
+        let st = self.status_of(n);
+        let idle = self.eq_imm(st, Status::Idle as i64);
+        let (_, cont) = self.if_then(idle);
+        self.flags_clear(n, CHILD_RUNNING);
+        self.end_if(cont);
+        let running = self.flag_set(n, CHILD_RUNNING);
+        let take = self.b.create_block();
+        let after = self.b.create_block();
+        self.b.append_block_param(after, types::I8);
+        let no = self.b.ins().iconst(types::I8, 0);
+        self.b.ins().brif(
+            running,
+            after,
+            &[cranelift_codegen::ir::BlockArg::Value(no)],
+            take,
+            &[],
+        );
+        self.b.switch_to_block(take);
+        let list = self.read_slot(queue);
+        let ss = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                8,
+                3,
+            ));
+        let ptr = self.b.ins().stack_addr(super::emit::P, ss, 0);
+        let f = self.callees.list_pop_front;
+        let got = self.call(f, &[self.at.view, list, ptr]).expect("returns");
+        let popped = self.ne_imm(got, 0);
+        let (_, cont) = self.if_then(popped);
+        let v = self.b.ins().stack_load(super::emit::P, types::F64, ss, 0);
+        self.write_slot(value, v);
+        let off = queue as i32 * 4;
+        let s = self
+            .b
+            .ins()
+            .load(types::I32, super::emit::flags(), self.at.seq, off);
+        let s = self.b.ins().iadd_imm_s(s, 1);
+        self.b
+            .ins()
+            .store(super::emit::flags(), s, self.at.seq, off);
+        self.end_if(cont);
+        self.b
+            .ins()
+            .jump(after, &[cranelift_codegen::ir::BlockArg::Value(popped)]);
+        self.b.switch_to_block(after);
+        let popped = self.b.block_params(after)[0];
+        let running = self.flag_set(n, CHILD_RUNNING);
+        let either = self.b.ins().bor(popped, running);
+        let empty = self.b.create_block();
+        let go = self.b.create_block();
+        self.b.ins().brif(either, go, &[], empty, &[]);
+        self.b.switch_to_block(empty);
+        self.exit(out, if_empty);
+        self.b.switch_to_block(go);
+        let st = self.status_of(n);
+        let idle = self.eq_imm(st, Status::Idle as i64);
+        let (_, cont) = self.if_then(idle);
+        self.set_status_c(n, Status::Running);
+        self.end_if(cont);
+        let c = self.plan.children(n)[0];
+        let s = self.execute_tick(c)?;
+        let is_running = self.eq_imm(s, Status::Running as i64);
+        self.flags_set_to(n, CHILD_RUNNING, is_running);
+        let completed = self.is_completed(s);
+        let (_, cont) = self.if_then(completed);
+        self.reset_child(n)?;
+        self.end_if(cont);
+        let failed = self.eq_imm(s, Status::Failure as i64);
+        let f = self.status_c(Status::Failure);
+        let r = self.status_c(Status::Running);
+        let res = self.b.ins().select(failed, f, r);
+        self.jump_status(out, res);
+        Ok(())
+    }
+}
