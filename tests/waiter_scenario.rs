@@ -309,8 +309,7 @@ fn butler_grows_concerned_and_frustrated_as_the_treats_run_out_without_a_refill(
     // Confident came first, when the tray went down to 20.
     let confident = emotions
         .iter()
-        .filter(|e| e.2 == "Confident" && e.0 < concerned.0)
-        .last()
+        .rfind(|e| e.2 == "Confident" && e.0 < concerned.0)
         .unwrap()
         .clone();
     let treats = tr.var("Butler", "treats");

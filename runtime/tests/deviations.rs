@@ -115,7 +115,7 @@ main tree Main {
         running.iter().any(|p| p.starts_with("AsyncSequence")),
         "{running:?}"
     );
-    assert!(running.iter().any(|p| *p == "Sleep::5"), "{running:?}");
+    assert!(running.contains(&"Sleep::5"), "{running:?}");
 }
 
 #[test]

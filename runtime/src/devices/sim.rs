@@ -314,7 +314,7 @@ impl SimGridMotor {
 
 impl Motor for SimGridMotor {
     fn command(&mut self, command: MotorCommand) -> Result<(), DeviceError> {
-        let mut w = world_mut(&self.world, "sim motor")?;
+        let w = world_mut(&self.world, "sim motor")?;
         match command {
             MotorCommand::Step(d) => {
                 if w.now_ms() < self.busy_until_ms {
