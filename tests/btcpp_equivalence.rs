@@ -597,7 +597,18 @@ fn interpreter_matches_btcpp() {
     assert!(cases.len() >= 50, "the suite has {} trees", cases.len());
     let mut failures = Vec::new();
     for c in &cases {
-        if let Err(e) = compare(c) {
+        // BehaviorTree.CPP's timers run on the wall clock, so on a loaded machine a timer
+        // case can come out a tick late on its side; such a case gets two more tries. A
+        // real difference shows in every try.
+        let tries = if c.sleep_ms.is_some() { 3 } else { 1 };
+        let mut result = compare(c);
+        for _ in 1..tries {
+            if result.is_ok() {
+                break;
+            }
+            result = compare(c);
+        }
+        if let Err(e) = result {
             failures.push(format!(
                 "{}: {e}\n--- affect:\n{}\n--- xml:\n{}",
                 c.name, c.affect, c.xml

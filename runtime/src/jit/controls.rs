@@ -2,17 +2,11 @@
 //! switch), emitted as `interp/nodes.rs` runs them; see `tick.rs`.
 
 use super::emit::Fx;
-use super::plan::bit;
+use super::plan::{bit, F, I, K, R, S};
 use super::JitError;
 use affect_compiler::ir::program::{CaseValue, Code, NodeId, Status, ValueKind};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
-
-const R: u8 = bit(Status::Running);
-const S: u8 = bit(Status::Success);
-const F: u8 = bit(Status::Failure);
-const K: u8 = bit(Status::Skipped);
-const I: u8 = bit(Status::Idle);
 
 impl Fx<'_, '_> {
     pub(super) fn tick_sequence(
@@ -302,10 +296,7 @@ impl Fx<'_, '_> {
                 let bad_s = self.b.ins().icmp(IntCC::UnsignedLessThan, cnt, need_s);
                 let bad_f = self.b.ins().icmp(IntCC::UnsignedLessThan, cnt, need_f);
                 let bad = self.b.ins().bor(bad_s, bad_f);
-                let bad_blk = self.b.create_block();
-                let good = self.b.create_block();
-                self.b.ins().brif(bad, bad_blk, &[], good, &[]);
-                self.b.switch_to_block(bad_blk);
+                let (_, good) = self.if_then(bad);
                 self.exit(out, Status::Failure);
                 self.b.switch_to_block(good);
             }
@@ -377,10 +368,7 @@ impl Fx<'_, '_> {
                     .icmp(IntCC::UnsignedGreaterThanOrEqual, with_skipped, need_s);
             let reached2 = self.b.ins().band(s_neg, reached2);
             let win = self.b.ins().bor(reached, reached2);
-            let win_blk = self.b.create_block();
-            let next = self.b.create_block();
-            self.b.ins().brif(win, win_blk, &[], next, &[]);
-            self.b.switch_to_block(win_blk);
+            let (_, next) = self.if_then(win);
             self.clear_parallel(n);
             self.reset_children(n)?;
             self.exit(out, Status::Success);
@@ -389,10 +377,7 @@ impl Fx<'_, '_> {
             let lost = self.b.ins().icmp(IntCC::UnsignedLessThan, left, need_s);
             let lost2 = self.b.ins().icmp(IntCC::Equal, failures, need_f);
             let lose = self.b.ins().bor(lost, lost2);
-            let lose_blk = self.b.create_block();
-            let next2 = self.b.create_block();
-            self.b.ins().brif(lose, lose_blk, &[], next2, &[]);
-            self.b.switch_to_block(lose_blk);
+            let (_, next2) = self.if_then(lose);
             self.clear_parallel(n);
             self.reset_children(n)?;
             self.exit(out, Status::Failure);
@@ -418,10 +403,7 @@ impl Fx<'_, '_> {
         let threshold = self.threshold(count, max_failures);
         let cnt = self.b.ins().iconst(types::I64, count as i64);
         let bad = self.b.ins().icmp(IntCC::UnsignedLessThan, cnt, threshold);
-        let bad_blk = self.b.create_block();
-        let good = self.b.create_block();
-        self.b.ins().brif(bad, bad_blk, &[], good, &[]);
-        self.b.switch_to_block(bad_blk);
+        let (_, good) = self.if_then(bad);
         self.exit(out, Status::Failure);
         self.b.switch_to_block(good);
         self.set_status_c(n, Status::Running);
@@ -464,10 +446,7 @@ impl Fx<'_, '_> {
             skipped = self.b.block_params(next)[0];
         }
         let all = self.b.ins().icmp_imm_s(IntCC::Equal, skipped, count as i64);
-        let all_blk = self.b.create_block();
-        let cont = self.b.create_block();
-        self.b.ins().brif(all, all_blk, &[], cont, &[]);
-        self.b.switch_to_block(all_blk);
+        let (_, cont) = self.if_then(all);
         self.exit(out, Status::Skipped);
         self.b.switch_to_block(cont);
         let a = self.load_a(n);
@@ -477,10 +456,7 @@ impl Fx<'_, '_> {
             .b
             .ins()
             .icmp(IntCC::UnsignedGreaterThanOrEqual, finished, cnt);
-        let fin_blk = self.b.create_block();
-        let running = self.b.create_block();
-        self.b.ins().brif(finished, fin_blk, &[], running, &[]);
-        self.b.switch_to_block(fin_blk);
+        let (_, running) = self.if_then(finished);
         self.reset_children(n)?;
         for k in 0..count {
             self.set_done(first + k, false);
@@ -508,10 +484,7 @@ impl Fx<'_, '_> {
         self.set_status_c(n, Status::Running);
         let a = self.load_a(n);
         let first = self.eq_imm(a, 0);
-        let cond_blk = self.b.create_block();
-        let branch = self.b.create_block();
-        self.b.ins().brif(first, cond_blk, &[], branch, &[]);
-        self.b.switch_to_block(cond_blk);
+        let (_, branch) = self.if_then(first);
         let c0 = kids[0];
         let s0 = self.execute_tick(c0)?;
         let (run, succ, fail) = self.blocks3();

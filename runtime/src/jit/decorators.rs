@@ -2,27 +2,39 @@
 //! emitted as `interp/nodes.rs` runs them; see `tick.rs`.
 
 use super::emit::Fx;
-use super::plan::{bit, COMPLETED};
+use super::plan::{F, I, K, R, S};
 use super::JitError;
 use crate::interp::nodes::{CHILD_RUNNING, RAN_ONCE, STARTED, TIMER_DONE};
 use affect_compiler::ir::program::{Arg, Code, NodeId, Status};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 
-const R: u8 = bit(Status::Running);
-const S: u8 = bit(Status::Success);
-const F: u8 = bit(Status::Failure);
-const K: u8 = bit(Status::Skipped);
-const I: u8 = bit(Status::Idle);
-
 impl Fx<'_, '_> {
-    pub(super) fn tick_repeat(
+    /// `repeat` and `retry`: tick the child again while it ends with `again_on` (success for
+    /// repeat, failure for retry) and the count allows; the other outcome ends the loop.
+    /// Retry reads its port again after each failure, as BehaviorTree.CPP does; repeat reads
+    /// it once per tick.
+    pub(super) fn tick_repeat_retry(
         &mut self,
         n: NodeId,
-        cycles: Value,
+        limit: Arg,
+        again_on: Status,
         out: Block,
     ) -> Result<(), JitError> {
-        let again = self.repeat_again(n, cycles);
+        let retry = again_on == Status::Failure;
+        let done = if retry {
+            Status::Failure
+        } else {
+            Status::Success
+        };
+        let other_end = if retry {
+            Status::Success
+        } else {
+            Status::Failure
+        };
+        let max = self.arg(limit)?;
+        let mut max = self.int32_of(max);
+        let again = self.repeat_again(n, max);
         self.set_status_c(n, Status::Running);
         let head = self.b.create_block();
         self.b.append_block_param(head, types::I8);
@@ -38,16 +50,25 @@ impl Fx<'_, '_> {
         let c = self.plan.children(n)[0];
         let prev = self.status_of(c);
         let s = self.execute_tick(c)?;
-        let (succ, fail, run) = self.blocks3();
+        let (repeat, stop, run) = self.blocks3();
         let other = self.b.create_block();
+        let (rb, sb) = if retry { (F, S) } else { (S, F) };
         self.route(
             s,
             self.possible(c),
-            &[(S, succ), (F, fail), (R, run), (I | K, other)],
+            &[(rb, repeat), (sb, stop), (R, run), (I | K, other)],
         );
-        self.b.switch_to_block(succ);
+        self.b.switch_to_block(stop);
+        self.store_a_c(n, 0);
+        self.reset_child(n)?;
+        self.exit(out, other_end);
+        self.b.switch_to_block(repeat);
         self.incr(n, super::emit::STATE_A);
-        let again = self.repeat_again(n, cycles);
+        if retry {
+            let m = self.arg(limit)?;
+            max = self.int32_of(m);
+        }
+        let again = self.repeat_again(n, max);
         self.reset_child(n)?;
         let was_idle = self.eq_imm(prev, Status::Idle as i64);
         let yield_ = self.b.ins().band(was_idle, again);
@@ -62,10 +83,6 @@ impl Fx<'_, '_> {
         self.b.switch_to_block(y);
         self.wake();
         self.exit(out, Status::Running);
-        self.b.switch_to_block(fail);
-        self.store_a_c(n, 0);
-        self.reset_child(n)?;
-        self.exit(out, Status::Failure);
         self.b.switch_to_block(run);
         self.exit(out, Status::Running);
         self.b.switch_to_block(other);
@@ -73,7 +90,7 @@ impl Fx<'_, '_> {
         self.exit(out, Status::Skipped);
         self.b.switch_to_block(exit);
         self.store_a_c(n, 0);
-        self.exit(out, Status::Success);
+        self.exit(out, done);
         Ok(())
     }
 
@@ -83,72 +100,6 @@ impl Fx<'_, '_> {
         let below = self.b.ins().icmp(IntCC::SignedLessThan, a, limit);
         let forever = self.eq_imm(limit, -1);
         self.b.ins().bor(below, forever)
-    }
-
-    pub(super) fn tick_retry(
-        &mut self,
-        n: NodeId,
-        attempts: Arg,
-        out: Block,
-    ) -> Result<(), JitError> {
-        let max = self.arg(attempts)?;
-        let max = self.int32_of(max);
-        let again = self.repeat_again(n, max);
-        self.set_status_c(n, Status::Running);
-        let head = self.b.create_block();
-        self.b.append_block_param(head, types::I8);
-        let body = self.b.create_block();
-        let exit = self.b.create_block();
-        self.b
-            .ins()
-            .jump(head, &[cranelift_codegen::ir::BlockArg::Value(again)]);
-        self.b.switch_to_block(head);
-        let again = self.b.block_params(head)[0];
-        self.b.ins().brif(again, body, &[], exit, &[]);
-        self.b.switch_to_block(body);
-        let c = self.plan.children(n)[0];
-        let prev = self.status_of(c);
-        let s = self.execute_tick(c)?;
-        let (succ, fail, run) = self.blocks3();
-        let other = self.b.create_block();
-        self.route(
-            s,
-            self.possible(c),
-            &[(S, succ), (F, fail), (R, run), (I | K, other)],
-        );
-        self.b.switch_to_block(succ);
-        self.store_a_c(n, 0);
-        self.reset_child(n)?;
-        self.exit(out, Status::Success);
-        self.b.switch_to_block(fail);
-        self.incr(n, super::emit::STATE_A);
-        // BehaviorTree.CPP reads the port again here.
-        let max = self.arg(attempts)?;
-        let max = self.int32_of(max);
-        let again = self.repeat_again(n, max);
-        self.reset_child(n)?;
-        let was_idle = self.eq_imm(prev, Status::Idle as i64);
-        let yield_ = self.b.ins().band(was_idle, again);
-        let y = self.b.create_block();
-        self.b.ins().brif(
-            yield_,
-            y,
-            &[],
-            head,
-            &[cranelift_codegen::ir::BlockArg::Value(again)],
-        );
-        self.b.switch_to_block(y);
-        self.wake();
-        self.exit(out, Status::Running);
-        self.b.switch_to_block(run);
-        self.exit(out, Status::Running);
-        self.b.switch_to_block(other);
-        self.reset_child(n)?;
-        self.exit(out, Status::Skipped);
-        self.b.switch_to_block(exit);
-        self.store_a_c(n, 0);
-        self.exit(out, Status::Failure);
-        Ok(())
     }
 
     pub(super) fn tick_timeout(
@@ -179,21 +130,10 @@ impl Fx<'_, '_> {
         self.flags_clear(n, STARTED | TIMER_DONE);
         self.exit(out, Status::Failure);
         self.b.switch_to_block(go);
-        let c = self.plan.children(n)[0];
-        let s = self.execute_tick(c)?;
-        let done = self.b.create_block();
-        let other = self.b.create_block();
-        self.route(
-            s,
-            self.possible(c),
-            &[(COMPLETED, done), (I | R | K, other)],
-        );
-        self.b.switch_to_block(done);
+        let s = self.tick_only_child(n, out)?;
         self.flags_clear(n, STARTED);
         self.disarm(n);
         self.reset_child(n)?;
-        self.jump_status(out, s);
-        self.b.switch_to_block(other);
         self.jump_status(out, s);
         Ok(())
     }
@@ -220,20 +160,9 @@ impl Fx<'_, '_> {
         self.b.switch_to_block(wait);
         self.exit(out, Status::Running);
         self.b.switch_to_block(fired_blk);
-        let c = self.plan.children(n)[0];
-        let s = self.execute_tick(c)?;
-        let done = self.b.create_block();
-        let other = self.b.create_block();
-        self.route(
-            s,
-            self.possible(c),
-            &[(COMPLETED, done), (I | R | K, other)],
-        );
-        self.b.switch_to_block(done);
+        let s = self.tick_only_child(n, out)?;
         self.flags_clear(n, STARTED | TIMER_DONE);
         self.reset_child(n)?;
-        self.jump_status(out, s);
-        self.b.switch_to_block(other);
         self.jump_status(out, s);
         Ok(())
     }
@@ -245,10 +174,7 @@ impl Fx<'_, '_> {
         out: Block,
     ) -> Result<(), JitError> {
         let ran = self.flag_set(n, RAN_ONCE);
-        let ran_blk = self.b.create_block();
-        let go = self.b.create_block();
-        self.b.ins().brif(ran, ran_blk, &[], go, &[]);
-        self.b.switch_to_block(ran_blk);
+        let (_, go) = self.if_then(ran);
         if then_skip {
             self.exit(out, Status::Skipped);
         } else {
@@ -262,21 +188,10 @@ impl Fx<'_, '_> {
         }
         self.b.switch_to_block(go);
         self.set_status_c(n, Status::Running);
-        let c = self.plan.children(n)[0];
-        let s = self.execute_tick(c)?;
-        let done = self.b.create_block();
-        let other = self.b.create_block();
-        self.route(
-            s,
-            self.possible(c),
-            &[(COMPLETED, done), (I | R | K, other)],
-        );
-        self.b.switch_to_block(done);
+        let s = self.tick_only_child(n, out)?;
         self.flags_or(n, RAN_ONCE);
         self.store_b(n, s);
         self.reset_child(n)?;
-        self.jump_status(out, s);
-        self.b.switch_to_block(other);
         self.jump_status(out, s);
         Ok(())
     }
@@ -300,20 +215,9 @@ impl Fx<'_, '_> {
         self.exit(out, otherwise);
         self.b.switch_to_block(go);
         self.flags_or(n, CHILD_RUNNING);
-        let c = self.plan.children(n)[0];
-        let s = self.execute_tick(c)?;
-        let done = self.b.create_block();
-        let other = self.b.create_block();
-        self.route(
-            s,
-            self.possible(c),
-            &[(COMPLETED, done), (I | R | K, other)],
-        );
-        self.b.switch_to_block(done);
+        let s = self.tick_only_child(n, out)?;
         self.reset_child(n)?;
         self.flags_clear(n, CHILD_RUNNING);
-        self.jump_status(out, s);
-        self.b.switch_to_block(other);
         self.jump_status(out, s);
         Ok(())
     }

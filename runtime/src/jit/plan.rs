@@ -19,11 +19,12 @@ pub(crate) const fn bit(s: Status) -> StatusSet {
 }
 
 pub(crate) const ALL: StatusSet = 0b1_1111;
-const I: StatusSet = bit(Status::Idle);
-const R: StatusSet = bit(Status::Running);
-const S: StatusSet = bit(Status::Success);
-const F: StatusSet = bit(Status::Failure);
-const K: StatusSet = bit(Status::Skipped);
+/// One status each, for the routing tables of the emitters.
+pub(crate) const I: StatusSet = bit(Status::Idle);
+pub(crate) const R: StatusSet = bit(Status::Running);
+pub(crate) const S: StatusSet = bit(Status::Success);
+pub(crate) const F: StatusSet = bit(Status::Failure);
+pub(crate) const K: StatusSet = bit(Status::Skipped);
 pub(crate) const COMPLETED: StatusSet = S | F;
 
 /// Roughly how much code inlined nodes may add up to before a child gets its own function:

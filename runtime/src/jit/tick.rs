@@ -4,19 +4,13 @@
 //! node's tick ends by jumping to an `out` block with the status it returns.
 
 use super::emit::Fx;
-use super::plan::{bit, COMPLETED};
+use super::plan::{bit, COMPLETED, F, I, K, R, S};
 use super::JitError;
 use crate::interp::nodes::WAITING;
 use affect_compiler::builtins::NodeClass;
 use affect_compiler::ir::program::{Arg, NodeId, NodeKind, PortBinding, Status};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
-
-const R: u8 = bit(Status::Running);
-const S: u8 = bit(Status::Success);
-const F: u8 = bit(Status::Failure);
-const K: u8 = bit(Status::Skipped);
-const I: u8 = bit(Status::Idle);
 
 impl Fx<'_, '_> {
     /// `execute_tick(n)`: returns the status (an i32).
@@ -114,10 +108,7 @@ impl Fx<'_, '_> {
         ] {
             if let Some(code) = code {
                 let v = self.eval_bool(code)?;
-                let hit = self.b.create_block();
-                let next = self.b.create_block();
-                self.b.ins().brif(v, hit, &[], next, &[]);
-                self.b.switch_to_block(hit);
+                let (_, next) = self.if_then(v);
                 self.exit(out, s);
                 self.b.switch_to_block(next);
             }
@@ -233,20 +224,9 @@ impl Fx<'_, '_> {
                     Status::Failure
                 };
                 self.set_status_c(n, Status::Running);
-                let c = self.plan.children(n)[0];
-                let s = self.execute_tick(c)?;
-                let done = self.b.create_block();
-                let other = self.b.create_block();
-                self.route(
-                    s,
-                    self.possible(c),
-                    &[(COMPLETED, done), (I | R | K, other)],
-                );
-                self.b.switch_to_block(done);
+                self.tick_only_child(n, out)?;
                 self.reset_child(n)?;
                 self.exit(out, forced);
-                self.b.switch_to_block(other);
-                self.jump_status(out, s);
                 Ok(())
             }
             NodeKind::KeepRunningUntilFailure => {
@@ -273,12 +253,10 @@ impl Fx<'_, '_> {
                 self.jump_status(out, st);
                 Ok(())
             }
-            NodeKind::Repeat { cycles } => {
-                let c = self.arg(*cycles)?;
-                let c = self.int32_of(c);
-                self.tick_repeat(n, c, out)
+            NodeKind::Repeat { cycles } => self.tick_repeat_retry(n, *cycles, Status::Success, out),
+            NodeKind::Retry { attempts } => {
+                self.tick_repeat_retry(n, *attempts, Status::Failure, out)
             }
-            NodeKind::Retry { attempts } => self.tick_retry(n, *attempts, out),
             NodeKind::Timeout { ms } => {
                 let ms = self.arg(*ms)?;
                 self.tick_timeout(n, ms, out)
@@ -381,7 +359,10 @@ impl Fx<'_, '_> {
     }
 
     /// Ticks the only child; a completed child is reset. Returns the child's status.
-    pub(super) fn child_passthrough(&mut self, n: NodeId, out: Block) -> Result<(), JitError> {
+    /// Ticks a decorator's only child. A status other than success or failure goes out
+    /// unchanged; the caller continues in the block where the child completed, with its
+    /// status.
+    pub(super) fn tick_only_child(&mut self, n: NodeId, out: Block) -> Result<Value, JitError> {
         let c = self.plan.children(n)[0];
         let s = self.execute_tick(c)?;
         let done = self.b.create_block();
@@ -391,10 +372,15 @@ impl Fx<'_, '_> {
             self.possible(c),
             &[(COMPLETED, done), (I | R | K, other)],
         );
-        self.b.switch_to_block(done);
-        self.reset_child(n)?;
-        self.jump_status(out, s);
         self.b.switch_to_block(other);
+        self.jump_status(out, s);
+        self.b.switch_to_block(done);
+        Ok(s)
+    }
+
+    pub(super) fn child_passthrough(&mut self, n: NodeId, out: Block) -> Result<(), JitError> {
+        let s = self.tick_only_child(n, out)?;
+        self.reset_child(n)?;
         self.jump_status(out, s);
         Ok(())
     }
@@ -429,10 +415,7 @@ impl Fx<'_, '_> {
         let ms = self.arg(ms)?;
         let zero = self.f64c(0.0);
         let none = self.b.ins().fcmp(FloatCC::LessThanOrEqual, ms, zero);
-        let done = self.b.create_block();
-        let wait = self.b.create_block();
-        self.b.ins().brif(none, done, &[], wait, &[]);
-        self.b.switch_to_block(done);
+        let (_, wait) = self.if_then(none);
         self.exit(out, Status::Success);
         self.b.switch_to_block(wait);
         self.set_status_c(n, Status::Running);
