@@ -95,6 +95,20 @@ impl Diagnostic {
         self
     }
 
+    /// Help naming the closest candidate ("did you mean `x`?"), or `otherwise` when none is
+    /// close.
+    pub fn with_suggestion<'a>(
+        self,
+        word: &str,
+        candidates: impl IntoIterator<Item = &'a str>,
+        otherwise: impl FnOnce() -> String,
+    ) -> Self {
+        match crate::suggest::closest(word, candidates) {
+            Some(best) => self.with_help(format!("did you mean `{best}`?")),
+            None => self.with_help(otherwise()),
+        }
+    }
+
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }

@@ -82,17 +82,16 @@ impl Checker {
                     f.key.span,
                 )
                 .with_label("not an AKR component");
-                d = match closest(key, names) {
-                    Some(b) => d.with_help(format!("did you mean `{b}`?")),
-                    None => d.with_help(format!(
+                d = d.with_suggestion(key, names, || {
+                    format!(
                         "the components are {}",
                         COMPONENTS
                             .iter()
                             .map(|(k, _)| format!("`{k}`"))
                             .collect::<Vec<_>>()
                             .join(", ")
-                    )),
-                };
+                    )
+                });
                 self.diags.push(d);
                 continue;
             };
@@ -195,12 +194,7 @@ impl Checker {
         let shown = crate::fmt::format_expr(value);
         let mut d = Diagnostic::error("E0201", format!("unknown tendency `{shown}`"), value.span)
             .with_label("not a declared `tendency`");
-        d = match closest(&shown, tendencies.iter().map(String::as_str)) {
-            Some(b) => d.with_help(format!("did you mean `{b}`?")),
-            None => d.with_help(
-                "declare it with `tendency Name { function: \"..\" }`, or `use std::akr;` for the basic ones",
-            ),
-        };
+        d = d.with_suggestion(&shown, tendencies.iter().map(String::as_str), || "declare it with `tendency Name { function: \"..\" }`, or `use std::akr;` for the basic ones".into());
         self.diags.push(d);
     }
 

@@ -294,12 +294,9 @@ impl Checker {
         known.sort();
         let mut d = Diagnostic::error("E0201", format!("no behaviour module `{name}`"), a.span)
             .with_label("not a `behavior` of this agent or of the file");
-        d = match closest(&name, known.iter().map(String::as_str)) {
-            Some(best) => d.with_help(format!("did you mean `{best}`?")),
-            None => d.with_help(format!(
-                "declare it: `behavior {name} {{ .. }}`, in the agent or at the top level"
-            )),
-        };
+        d = d.with_suggestion(&name, known.iter().map(String::as_str), || {
+            format!("declare it: `behavior {name} {{ .. }}`, in the agent or at the top level")
+        });
         self.diags.push(d);
         None
     }

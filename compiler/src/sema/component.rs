@@ -265,17 +265,8 @@ pub(crate) fn show_ms(ms: f64) -> String {
 mod tests {
     use crate::ir::functions::HostFn;
     use crate::ir::program::{Op, Program};
-    use crate::sema::NoFiles;
 
-    fn check(src: &str) -> (Option<Program>, Vec<String>) {
-        let a = crate::check_source_with(src, &NoFiles);
-        let diags = a
-            .diagnostics
-            .iter()
-            .map(|d| format!("{} {}", d.code, d.message))
-            .collect();
-        (a.program, diags)
-    }
+    use crate::sema::check_for_test as check;
 
     const ROVER: &str = "component registry { heartbeat 1s; }
 

@@ -18,6 +18,19 @@ mod tree;
 pub mod ty;
 mod xml_ids;
 
+/// For unit tests: check a source that uses no files; the program (if any) and each
+/// diagnostic as `CODE message`.
+#[cfg(test)]
+pub(crate) fn check_for_test(src: &str) -> (Option<Program>, Vec<String>) {
+    let a = crate::check_source_with(src, &NoFiles);
+    let diags = a
+        .diagnostics
+        .iter()
+        .map(|d| format!("{} {}", d.code, d.message))
+        .collect();
+    (a.program, diags)
+}
+
 use crate::diagnostic::Diagnostic;
 use crate::ir::program::Program;
 use crate::span::Span;

@@ -261,17 +261,8 @@ fn percept(e: &Expr) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use crate::ir::program::{Op, Program, Strategy};
-    use crate::sema::NoFiles;
 
-    fn check(src: &str) -> (Option<Program>, Vec<String>) {
-        let a = crate::check_source_with(src, &NoFiles);
-        let diags = a
-            .diagnostics
-            .iter()
-            .map(|d| format!("{} {}", d.code, d.message))
-            .collect();
-        (a.program, diags)
-    }
+    use crate::sema::check_for_test as check;
 
     const UGV: &str = "agent UGV {
     sensor mine_detector: num in 0..100 = metal_detector(channel: 0);

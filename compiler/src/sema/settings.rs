@@ -209,12 +209,9 @@ impl Checker {
         known.sort();
         let mut d = Diagnostic::error("E0201", format!("no component `{name}`"), e.span)
             .with_label("not a component of this agent or of the file");
-        d = match closest(&name, known.iter().map(String::as_str)) {
-            Some(b) => d.with_help(format!("did you mean `{b}`?")),
-            None => d.with_help(format!(
-                "declare the backup: `component {name} {{ heartbeat 100ms; }}`"
-            )),
-        };
+        d = d.with_suggestion(&name, known.iter().map(String::as_str), || {
+            format!("declare the backup: `component {name} {{ heartbeat 100ms; }}`")
+        });
         self.diags.push(d);
     }
 }
