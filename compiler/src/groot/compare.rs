@@ -15,6 +15,7 @@
 //!   comment before the element (the importer turns comments into doc comments).
 
 use super::carry;
+use super::names::PRE_POST as SCRIPT_ATTRS;
 use super::script;
 use super::xml::{self, Element, XmlNode};
 use std::collections::BTreeMap;
@@ -46,17 +47,6 @@ struct Model {
 }
 
 const OURS: &[&str] = &[carry::AFFECT, carry::BODY, carry::INIT, carry::INFERRED_XML];
-
-const SCRIPT_ATTRS: &[&str] = &[
-    "_skipIf",
-    "_successIf",
-    "_failureIf",
-    "_while",
-    "_onSuccess",
-    "_onFailure",
-    "_onHalted",
-    "_post",
-];
 
 /// A script by its meaning: the affect text it reads as, or the text itself if it does not.
 fn script_meaning(s: &str) -> String {

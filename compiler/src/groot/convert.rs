@@ -17,6 +17,7 @@
 //! The other direction refuses what v3 cannot run (scripts, pre/post conditions, v4-only nodes)
 //! with a diagnostic at each place.
 
+use super::names::PRE_POST;
 use super::xml::{self, Attribute, Element, XmlNode};
 use super::Dialect;
 use crate::diagnostic::{has_errors, Diagnostic};
@@ -49,17 +50,6 @@ const V4_ONLY: &[&str] = &[
     "SkipUnlessUpdated",
     "WaitValueUpdate",
     "TryCatch",
-];
-
-const PRE_POST: &[&str] = &[
-    "_skipIf",
-    "_successIf",
-    "_failureIf",
-    "_while",
-    "_onSuccess",
-    "_onFailure",
-    "_onHalted",
-    "_post",
 ];
 
 pub fn convert(text: &str, to: Dialect) -> Converted {

@@ -9,6 +9,7 @@
 use super::carry::{self, Entry, XmlItem};
 use super::infer::{self, Unknown};
 use super::model::{self, ValueKind};
+use super::names::PRE_POST;
 use super::script;
 use super::xml::{self, Attribute, Element, XmlNode};
 use super::{export, Dialect, IncludeLoader, LeafSig, NoIncludes, Scope};
@@ -210,17 +211,6 @@ pub(crate) struct Reader {
     /// The comments before `<root>`.
     prologue: Vec<String>,
 }
-
-const PRE_POST: &[&str] = &[
-    "_skipIf",
-    "_successIf",
-    "_failureIf",
-    "_while",
-    "_onSuccess",
-    "_onFailure",
-    "_onHalted",
-    "_post",
-];
 
 impl Reader {
     pub fn new(dialect: Dialect) -> Reader {

@@ -20,6 +20,18 @@ pub const RESERVED_ATTRS: &[&str] = &[
     "_post",
 ];
 
+/// The pre- and post-condition attributes, in the order BehaviorTree.CPP documents them.
+pub const PRE_POST: &[&str] = &[
+    "_skipIf",
+    "_successIf",
+    "_failureIf",
+    "_while",
+    "_onSuccess",
+    "_onFailure",
+    "_onHalted",
+    "_post",
+];
+
 /// The first character BehaviorTree.CPP 4.8.4+ refuses in a model or port name.
 pub fn forbidden_char(name: &str) -> Option<char> {
     name.chars().find(|&c| {
