@@ -239,3 +239,106 @@ fn long_term_memory_persists_and_a_damaged_file_is_kept() {
     );
     assert_eq!(std::fs::read(&file).unwrap(), b"garbage\x00\x01");
 }
+
+const HALL: &str = r#"enum Command { Idle, Home, Refill }
+action Noop();
+
+agent Helper {
+    var command: Command = Idle;
+    var refills: int = 0;
+    main {
+        sequence {
+            check command == Refill
+            do { refills = refills + 1; command = Idle }
+        }
+    }
+}
+
+agent Guard {
+    var command: Command = Idle;
+    main { Noop() }
+}
+
+world Hall {
+    grid 3 x 3 cell 1m labels "ABC / DEF / GHI";
+    spawn Helper at A;
+    spawn Guard at I;
+    SENDS
+}
+"#;
+
+#[test]
+fn world_messages_are_commands_and_undeliverable_ones_are_refused() {
+    let dir = scratch("world_send");
+    let program = dir.join("hall.affect");
+    let trace = dir.join("t.jsonl");
+    std::fs::write(
+        &program,
+        HALL.replace(
+            "SENDS",
+            "at 1s send Refill to Helper;\n    at 2s send Home from Helper;",
+        ),
+    )
+    .unwrap();
+    let out = affect(&[
+        "run",
+        program.to_str().unwrap(),
+        "--ticks",
+        "30",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let msgs: Vec<(u64, String, String, String)> = lines
+        .iter()
+        .filter(|l| l["ev"] == "msg")
+        .map(|l| {
+            (
+                l["tick"].as_u64().unwrap(),
+                l["from"].as_str().unwrap().to_string(),
+                l["to"].as_str().unwrap().to_string(),
+                l["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let m = |t: u64, f: &str, to: &str, k: &str| (t, f.to_string(), to.to_string(), k.to_string());
+    // A broadcast reaches every robot whose `command` has the variant.
+    assert_eq!(
+        msgs,
+        vec![
+            m(10, "world", "Helper", "Refill"),
+            m(20, "Helper", "Helper", "Home"),
+            m(20, "Helper", "Guard", "Home"),
+        ]
+    );
+    // The command arrived before Helper's tick at 1 s: its tree counted the refill then.
+    let refills: Vec<(u64, f64)> = lines
+        .iter()
+        .filter(|l| l["ev"] == "var" && l["agent"] == "Helper" && l["name"] == "refills")
+        .map(|l| (l["tick"].as_u64().unwrap(), l["value"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(refills, vec![(0, 0.0), (10, 1.0)]);
+
+    // A message that no robot can receive stops the run before the first tick.
+    std::fs::write(
+        &program,
+        HALL.replace("SENDS", "at 1s send Refil to Helper;"),
+    )
+    .unwrap();
+    let out = affect(&["run", program.to_str().unwrap(), "--ticks", "30"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("E0604") && err.contains("did you mean `Refill`?"),
+        "{err}"
+    );
+}

@@ -112,6 +112,7 @@ codes! {
     "E0601" => "construct cannot run yet",
     "E0602" => "bad run option",
     "E0603" => "long-term memory file cannot be used",
+    "E0604" => "world message no robot can receive",
     // Worlds (compiler/src/ir/world).
     "E0501" => "unknown world setting",
     "E0502" => "malformed world setting",

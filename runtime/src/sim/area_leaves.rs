@@ -131,6 +131,71 @@ impl Mail {
         true
     }
 
+    /// The robots a world's scripted `send VARIANT [to NAME]` reaches, with the variant's
+    /// index in each one's `command` enum: every instance of that name or program (every
+    /// robot without `to`) whose `command` has a variant of that name.
+    fn scripted_targets(
+        &self,
+        to: Option<&str>,
+        variant: &str,
+        enums: &[EnumInfo],
+    ) -> Vec<(usize, usize)> {
+        self.robots
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| to.is_none_or(|t| r.name == t || r.program == t))
+            .filter_map(|(i, r)| {
+                let (_, e) = r.command?;
+                let v = enums
+                    .get(e as usize)?
+                    .variants
+                    .iter()
+                    .position(|x| x == variant)?;
+                Some((i, v))
+            })
+            .collect()
+    }
+
+    /// The variants the `command` of the robots `to` addresses can take, for suggestions.
+    pub fn command_variants<'e>(&self, to: Option<&str>, enums: &'e [EnumInfo]) -> Vec<&'e str> {
+        let mut names: Vec<&str> = self
+            .robots
+            .iter()
+            .filter(|r| to.is_none_or(|t| r.name == t || r.program == t))
+            .filter_map(|r| enums.get(r.command?.1 as usize))
+            .flat_map(|en| en.variants.iter().map(String::as_str))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    /// Whether a scripted `send` reaches any robot (checked before the first tick).
+    pub fn can_deliver_scripted(
+        &self,
+        to: Option<&str>,
+        variant: &str,
+        enums: &[EnumInfo],
+    ) -> bool {
+        !self.scripted_targets(to, variant, enums).is_empty()
+    }
+
+    /// Queues a world's scripted `send` for every robot it reaches; returns their names, for
+    /// the trace.
+    pub fn send_scripted(
+        &mut self,
+        to: Option<&str>,
+        variant: &str,
+        enums: &[EnumInfo],
+    ) -> Vec<String> {
+        let targets = self.scripted_targets(to, variant, enums);
+        self.pending.extend(targets.iter().copied());
+        targets
+            .iter()
+            .map(|&(r, _)| self.robots[r].name.clone())
+            .collect()
+    }
+
     /// Sets the `command` of instance `name` to each command sent to it since its last tick,
     /// in sending order. The run loop calls this just before the instance ticks.
     pub fn deliver(&mut self, name: &str, machine: &mut Machine) {
