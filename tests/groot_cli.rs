@@ -276,3 +276,42 @@ fn explain_knows_the_xml_codes() {
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).starts_with("# E0404: document type declaration refused"));
 }
+
+#[test]
+fn import_writes_included_files_beside_the_output() {
+    let trees = "../shared/corpus/BehaviorTree.CPP@master/tests/trees";
+    let dir = scratch("includes");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // parent -> child/child_include_parent -> ../parent_no_include: paths stay relative.
+    let out_file = dir.join("parent.affect");
+    let out = affect(&[
+        "import",
+        &format!("{trees}/parent_include_child_include_parent.xml"),
+        "-o",
+        out_file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    for written in [
+        "parent.affect",
+        "child/child_include_parent.affect",
+        "parent_no_include.affect",
+    ] {
+        let path = dir.join(written);
+        let t = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{} was not written: {e}", path.display()));
+        assert!(t.contains("tree "), "{written}: {t}");
+    }
+    // The imported program checks and runs from the written files alone.
+    let out = affect(&["run", out_file.to_str().unwrap(), "--ticks", "2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+
+    // Without -o, the included files are not written, and the user is told how.
+    let out = affect(&["import", &format!("{trees}/parent_include_child.xml")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("-o OUT.affect"),
+        "{}",
+        text(&out.stderr)
+    );
+}

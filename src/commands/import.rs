@@ -122,11 +122,83 @@ pub fn run(args: &ImportArgs) -> u8 {
         eprintln!("affect import: `{name}` was not imported");
         return FAILED;
     }
-    match files::write_output(args.output.as_deref(), &imported.text()) {
-        Ok(()) => OK,
-        Err(e) => {
+    if let Err(e) = files::write_output(args.output.as_deref(), &imported.text()) {
+        eprintln!("error: {e}");
+        return USAGE;
+    }
+    let uses = included_uses(&imported.file);
+    match &args.output {
+        // Each `<include>`d file becomes the `.affect` file its `use` names, beside the
+        // output, as the include was beside the input.
+        Some(out) => import_included(&args.file, out, &uses, &mut vec![args.file.clone()]),
+        None if !uses.is_empty() => {
+            eprintln!(
+                "note: the program uses {}; write it with `-o OUT.affect` to import the included files beside it",
+                uses.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", ")
+            );
+            OK
+        }
+        None => OK,
+    }
+}
+
+/// The `use "FILE.affect"` paths of an imported file: one per `<include>`.
+fn included_uses(file: &affect_compiler::syntax::ast::File) -> Vec<String> {
+    use affect_compiler::syntax::ast::{ItemKind, UseTarget};
+    file.items
+        .iter()
+        .filter_map(|item| match &item.kind {
+            ItemKind::Use(u) => match &u.target {
+                UseTarget::File(path, _) => Some(path.clone()),
+                UseTarget::Module(_) => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// Imports the XML file behind each `use "X.affect"` of `from` (its `X.xml`, relative to
+/// `from`) into `X.affect` relative to `out`, and so on down the includes. `seen` breaks
+/// include cycles (BehaviorTree.CPP refuses them; the import already reported one).
+fn import_included(from: &Path, out: &Path, uses: &[String], seen: &mut Vec<PathBuf>) -> u8 {
+    let (in_dir, out_dir) = (
+        from.parent().unwrap_or(Path::new("")),
+        out.parent().unwrap_or(Path::new("")),
+    );
+    for u in uses {
+        let Some(stem) = u.strip_suffix(".affect") else {
+            continue;
+        };
+        let xml = in_dir.join(format!("{stem}.xml"));
+        if seen.contains(&xml) {
+            continue;
+        }
+        seen.push(xml.clone());
+        let text = match files::read_source(&xml) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return USAGE;
+            }
+        };
+        // Its diagnostics were reported with the including file.
+        let imported = groot::import(&text, &xml.display().to_string(), &mut IncludeFiles);
+        let target = out_dir.join(u);
+        if let Some(dir) = target.parent() {
+            if let Err(e) = std::fs::create_dir_all(dir) {
+                eprintln!("error: cannot create `{}`: {e}", dir.display());
+                return USAGE;
+            }
+        }
+        if let Err(e) = files::write_output(Some(&target), &imported.text()) {
             eprintln!("error: {e}");
-            USAGE
+            return USAGE;
+        }
+        eprintln!("imported `{}` into `{}`", xml.display(), target.display());
+        let code = import_included(&xml, &target, &included_uses(&imported.file), seen);
+        if code != OK {
+            return code;
         }
     }
+    OK
 }
