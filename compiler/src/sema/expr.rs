@@ -928,8 +928,8 @@ impl Cx<'_> {
     ) -> Ty {
         match method.name.as_str() {
             "push" => {
-                // A list that may not be assigned may not grow either: `in` ports and lets
-                // can hold a list shared with their source.
+                // A list that may not be assigned may not grow either: an `in` port may be
+                // the caller's own variable, a let is recomputed every tick.
                 let v = &self.frame.vars[slot as usize];
                 if !v.kind.assignable() {
                     let (name, kind, decl) = (v.name.clone(), v.kind.describe(), v.span);
