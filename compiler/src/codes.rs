@@ -75,6 +75,7 @@ codes! {
     "E0317" => "unknown or misused device driver",
     "E0318" => "invalid emotion or tendency component",
     "E0319" => "keys needed twice at once",
+    "E0320" => "literal computes too many elements",
     // Groot / BehaviorTree.CPP XML (compiler/src/groot): import, export, convert.
     "E0401" => "malformed XML",
     "E0402" => "unclosed element",

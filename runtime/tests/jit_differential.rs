@@ -2,7 +2,8 @@
 //! pre- and post-conditions, subtrees with inputs, switches, timers, foreign leaves with
 //! scripted results, expressions with every operator and function, and the affect
 //! constructs that run every tick (hormones, lets, update, `on` handlers, drives with
-//! intentions, emotional memory through the host) — run for many ticks in both engines, and
+//! intentions, emotional memory through the host), list and point literals, copies and
+//! element assignment, points passed to leaves — run for many ticks in both engines, and
 //! the traces (every status transition, variable change, drive and memory event, in order)
 //! and the final blackboards must be identical.
 //!
@@ -108,7 +109,7 @@ impl Gen {
     fn statements(&mut self, n: usize) -> String {
         let mut out = Vec::new();
         for _ in 0..n {
-            let s = match self.pick(9) {
+            let s = match self.pick(10) {
                 0 => format!("x = {}", self.num(2)),
                 1 => format!("y = {}", self.num(2)),
                 2 => "c += 1".to_string(),
@@ -122,6 +123,7 @@ impl Gen {
                 6 if !self.in_helper => "y = feelings.remember(place, y)".to_string(),
                 6 => "y = y / 2".to_string(),
                 7 => format!("mode = {} ? Mode::B : Mode::C", self.cond(1)),
+                8 => self.list_statement(),
                 _ => "q.push(c)".to_string(),
             };
             out.push(s);
@@ -129,8 +131,22 @@ impl Gen {
         out.join("; ")
     }
 
+    /// Lists and points: literals (constant and computed), copies, element assignment.
+    fn list_statement(&mut self) -> String {
+        match self.pick(8) {
+            0 => "r = q; r.push(7)".to_string(),
+            1 => "q = [4, 5, 6]".to_string(),
+            2 => format!("q = [c, {}, k]", self.pick(9)),
+            3 => format!("q[{}] = c", self.pick(4)),
+            4 => "r[0] += 1; q = r".to_string(),
+            5 => format!("p = ({} * 1m, 2m)", self.num(1)),
+            6 => "p = (1m, 2m)".to_string(),
+            _ => format!("x = [x, y, {}][{}] + len(q)", self.num(1), self.pick(3)),
+        }
+    }
+
     fn leaf(&mut self) -> String {
-        match self.pick(9) {
+        match self.pick(11) {
             0 => {
                 let n = 1 + self.pick(2);
                 format!("do {{ {} }}", self.statements(n))
@@ -139,7 +155,9 @@ impl Gen {
             2 => "succeed".into(),
             3 => "fail".into(),
             4 => format!("sleep({}ms)", 50 + 50 * self.pick(4)),
-            5 => format!("was_updated({})", self.one(&["x", "c", "s"])),
+            5 => format!("was_updated({})", self.one(&["x", "c", "s", "q", "p"])),
+            6 => format!("Aim(goal: ({} * 1m, 3m), at: [c, 1])", self.num(1)),
+            7 => "Aim(goal: p, at: q)".to_string(),
             _ => format!("{}()", LEAVES[self.pick(LEAVES.len())].0),
         }
     }
@@ -297,7 +315,8 @@ impl Gen {
     }
 
     fn program(&mut self) -> String {
-        let mut p = String::from("enum Mode { A, B, C }\n");
+        let mut p =
+            String::from("enum Mode { A, B, C }\naction Aim(in goal: Point, in at: [int]);\n");
         for (id, class, _) in LEAVES {
             let _ = writeln!(p, "{class} {id}();");
         }
@@ -309,7 +328,7 @@ impl Gen {
         self.in_helper = false;
         let _ = writeln!(
             p,
-            "tree Helper(in level: num) {{\n    var x: num = 0;\n    var y: num = 1;\n    var c: int = 0;\n    var k: int = 2;\n    var h: num = 0;\n    var m: num = 0;\n    var flag: bool = false;\n    var s: str = \"a\";\n    var mode: Mode = Mode::A;\n    var q: [int] = [1];\n    var item: int = 0;\n    var place: Label = \"P\";\n    sequence {{ do {{ x = level }} {helper} }}\n}}"
+            "tree Helper(in level: num) {{\n    var x: num = 0;\n    var y: num = 1;\n    var c: int = 0;\n    var k: int = 2;\n    var h: num = 0;\n    var m: num = 0;\n    var flag: bool = false;\n    var s: str = \"a\";\n    var mode: Mode = Mode::A;\n    var q: [int] = [1];\n    var r: [int] = [];\n    var p: Point = (0m, 0m);\n    var item: int = 0;\n    var place: Label = \"P\";\n    sequence {{ do {{ x = level }} {helper} }}\n}}"
         );
         let n = 1 + self.pick(3);
         let update = self.statements(n);
@@ -334,6 +353,8 @@ impl Gen {
     var s: str = "a";
     var mode: Mode = Mode::A;
     var q: [int] = [1, 2, 3];
+    var r: [int] = [];
+    var p: Point = (0m, 0m);
     var item: int = 0;
     var place: Label = "P";
     hormone h = y{half_life}

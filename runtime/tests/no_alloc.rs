@@ -48,6 +48,8 @@ main tree Main {
     var x: num = 0.5;
     var n: int = 0;
     var flag: bool = false;
+    var xs: [num] = [1, 2];
+    var here: Point = (0m, 0m);
 
     parallel(success: -1, failure: 1) {
         reactive_sequence {
@@ -59,6 +61,7 @@ main tree Main {
         }
         sequence {
             Count(n: n)
+            do { xs = [x, 2.0, 3.0]; xs[1] = n; here = (x * 1m, 1m); xs = [4, 5] }
             retry(3) { invert { fail } }
             repeat(2) { force_success { Work() } }
             switch n > 10 ? 1 : 0 {

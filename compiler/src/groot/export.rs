@@ -77,6 +77,26 @@ fn fnv1a(s: &str) -> u32 {
 /// The blackboard entry that stands for an expression BehaviorTree.CPP cannot evaluate
 /// (`feelings.recent()` → `_affect_feelings_recent_…`): readable, valid in scripts and as
 /// `{key}`, and the same for the same text.
+/// The elements of a list or point literal as port text (`(3m, 4m)` is `3.0;4.0`, units in SI
+/// base units), when every element is a literal that text can hold.
+fn literal_elements(xs: &[Expr]) -> Option<Vec<String>> {
+    if xs.is_empty() {
+        return None;
+    }
+    xs.iter()
+        .map(|x| match &x.kind {
+            ExprKind::Num(n) => Some(script::number_text(n)),
+            ExprKind::Unary(UnOp::Neg, y) => match &y.kind {
+                ExprKind::Num(n) => Some(format!("-{}", script::number_text(n))),
+                _ => None,
+            },
+            ExprKind::Bool(b) => Some(b.to_string()),
+            ExprKind::Str(t) if !t.is_empty() && !t.contains([';', '{', '}']) => Some(t.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 pub fn host_name(text: &str) -> String {
     let mut body = String::new();
     let mut lossy = false;
@@ -283,6 +303,10 @@ impl Heads<'_> {
                 format!("-{}", script::number_text(n))
             }
             ExprKind::Name(p) if p.segments.len() == 2 => p.last().name.clone(),
+            // BehaviorTree.CPP reads vectors (and hosts read points) from `;`-separated text.
+            ExprKind::List(xs) | ExprKind::Tuple(xs) if literal_elements(xs).is_some() => {
+                literal_elements(xs).unwrap_or_default().join(";")
+            }
             _ => {
                 let text = crate::fmt::format_expr(e);
                 format!("{{{}}}", self.host(&text, e.span))

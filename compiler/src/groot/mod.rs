@@ -143,4 +143,27 @@ mod tests {
         assert_eq!(names, vec![("Dock", true), ("Wait", false)]);
         assert_eq!(nodes[1].ports, vec!["sec".to_string()]);
     }
+
+    #[test]
+    fn literal_lists_and_points_in_ports_are_vector_text() {
+        let src = r#"action GoTo(in goal: Point);
+action Pick(in ids: [int]);
+main tree Main {
+    var a: num = 0;
+    sequence {
+        GoTo(goal: (3m, 40cm))
+        Pick(ids: [1, -2, 3])
+        GoTo(goal: (a * 1m, 4m))
+    }
+}
+"#;
+        let parsed = crate::syntax::parse(src);
+        let out = export(&parsed.file, Dialect::V4);
+        assert!(out.xml.contains(r#"<GoTo goal="3.0;0.4""#), "{}", out.xml);
+        assert!(out.xml.contains(r#"<Pick ids="1;-2;3""#), "{}", out.xml);
+        // A computed point is a host entry, with its warning.
+        assert!(out.xml.contains(r#"<GoTo goal="{_affect_"#), "{}", out.xml);
+        let warned: Vec<&str> = out.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(warned, vec!["W0451"], "{:?}", out.diagnostics);
+    }
 }

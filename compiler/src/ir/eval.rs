@@ -11,9 +11,14 @@ pub fn eval_const(code: &[Op]) -> Option<f64> {
         pc += 1;
         match op {
             Op::Const(v) => stack.push(v),
-            Op::Load(_) | Op::Store(_) | Op::StoreClamped(..) | Op::Index | Op::Host(..) => {
-                return None
-            }
+            Op::Load(_)
+            | Op::Store(_)
+            | Op::StoreClamped(..)
+            | Op::Index
+            | Op::Host(..)
+            | Op::ListBuild(..)
+            | Op::ListSet(_)
+            | Op::ListSetAt(_) => return None,
             Op::Call(f, argc) => {
                 if f == super::functions::Function::Len {
                     return None;

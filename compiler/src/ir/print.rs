@@ -101,6 +101,13 @@ fn node_line(p: &Program, a: &AgentProgram, n: &Node) -> String {
                 .iter()
                 .zip(ports)
                 .map(|(port, b)| match b {
+                    // A constant list (a point, a list literal) is shown by its elements.
+                    PortBinding::In(Arg::Const(v)) if port.kind == Some(ValueKind::List) => {
+                        match p.lists.get(*v as usize) {
+                            Some(xs) => format!("{} = {xs:?}", port.name),
+                            None => format!("{} = list {v}", port.name),
+                        }
+                    }
                     PortBinding::In(x) => format!("{} = {}", port.name, arg(*x)),
                     PortBinding::Slot(s) => format!("{} -> {}", port.name, slot_name(a, *s)),
                     PortBinding::Absent => format!("{} absent", port.name),
@@ -125,6 +132,9 @@ fn op_line(a: &AgentProgram, op: &Op) -> String {
         Op::JumpIfTrueKeep(o) => format!("jump_if_true_keep +{o}"),
         Op::Call(f, n) => format!("call {f:?}/{n}"),
         Op::Host(f, x, n) => format!("host {f:?}[{x}]/{n}"),
+        Op::ListBuild(s, n) => format!("list_build {}/{n}", slot_name(a, *s)),
+        Op::ListSet(s) => format!("list_set {}", slot_name(a, *s)),
+        Op::ListSetAt(s) => format!("list_set_at {}", slot_name(a, *s)),
         other => format!("{other:?}").to_lowercase(),
     }
 }

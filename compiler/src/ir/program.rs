@@ -317,6 +317,17 @@ pub enum Op {
     Pop,
     /// Reads an index of a list: pops index and list id.
     Index,
+    /// A list literal with computed elements: pops `n` values into the list the (hidden)
+    /// slot owns and pushes that list's id. The slot's list is built once with room for
+    /// `n`, so this never allocates.
+    ListBuild(SlotId, u8),
+    /// Assignment to a list or point slot: pops a list id and copies that list's elements
+    /// into the list the slot owns (value semantics: the two never share elements after).
+    /// The lowering turns every `Store` into a list slot into this.
+    ListSet(SlotId),
+    /// `xs[i] = v`: pops the value and the index; sets the element when the index is inside
+    /// the slot's list (an index outside changes nothing).
+    ListSetAt(SlotId),
     /// Calls the runtime with `argc` arguments; `arg` names what it works on (a memory, an
     /// enum, a list slot).
     Host(crate::ir::functions::HostFn, u32, u8),

@@ -233,6 +233,7 @@ impl Checker {
                 code: &mut code,
                 diags: &mut self.diags,
                 strings: &mut self.strings,
+                lists: &mut self.lists,
                 traits: &[],
                 pending: &mut pending,
             };
@@ -2022,6 +2023,7 @@ impl TreeCx<'_> {
             code: &mut self.t.code,
             diags: &mut self.c.diags,
             strings: &mut self.c.strings,
+            lists: &mut self.c.lists,
             traits: self.traits,
             pending: &mut self.t.pending,
         };

@@ -13,6 +13,10 @@ use crate::suggest::closest;
 use crate::syntax::ast::*;
 use crate::syntax::token::Unit;
 
+/// The most elements a list or point literal may compute while ticking: they pass through
+/// the expression stack, which holds 32 values.
+pub const MAX_BUILT_ELEMENTS: usize = 16;
+
 /// An assignable place: its frame operand, type and range.
 pub type Target = (u32, Ty, Option<(f64, f64)>);
 
@@ -23,6 +27,8 @@ pub struct Cx<'a> {
     pub code: &'a mut Vec<Op>,
     pub diags: &'a mut Vec<Diagnostic>,
     pub strings: &'a mut super::Interner,
+    /// The program's constant lists (`Program::lists`): list literals add theirs.
+    pub lists: &'a mut Vec<Vec<f64>>,
     /// Agent constants (personality traits).
     pub traits: &'a [(String, f64)],
     /// Constructs used here that have no run-time semantics yet: (what, where).
@@ -157,47 +163,146 @@ impl Cx<'_> {
                 }
             }
             ExprKind::List(items) => {
-                // Lists are built once, as initial values; the runtime never allocates one
-                // while ticking.
                 let elem_hint = match hint {
                     Some(Ty::List(t)) => Some((**t).clone()),
                     _ => None,
                 };
-                let mut elem = elem_hint.clone();
+                let mut elem = elem_hint;
+                let start = self.code.len();
+                let mut ends = Vec::with_capacity(items.len());
                 for it in items {
-                    let mut scratch = Vec::new();
-                    let t = {
-                        let mut cx = Cx {
-                            g: self.g,
-                            frame: self.frame,
-                            code: &mut scratch,
-                            diags: self.diags,
-                            strings: self.strings,
-                            traits: self.traits,
-                            pending: self.pending,
-                        };
-                        cx.expr(it, elem.as_ref())
-                    };
+                    let t = self.expr(it, elem.as_ref());
+                    ends.push(self.code.len());
                     elem = Some(match elem {
                         None => t,
-                        Some(prev) => self.unify(&prev, &t, it.span),
+                        Some(prev) => self.unify_elements(&prev, &t, it.span),
                     });
                 }
-                self.emit(Op::Const(0.0));
-                Ty::List(Box::new(elem.unwrap_or(Ty::Any)))
+                let ty = Ty::List(Box::new(elem.unwrap_or(Ty::Any)));
+                self.finish_literal(start, &ends, ty, e.span)
             }
             ExprKind::Tuple(items) => {
-                let tys: Vec<Ty> = items.iter().map(|i| self.expr(i, None)).collect();
-                for _ in 1..items.len() {
-                    self.emit(Op::Pop);
+                let hints: &[Ty] = match hint {
+                    Some(Ty::Tuple(ts)) if ts.len() == items.len() => ts,
+                    _ => &[],
+                };
+                let hints = hints.to_vec();
+                let start = self.code.len();
+                let mut ends = Vec::with_capacity(items.len());
+                let mut tys = Vec::with_capacity(items.len());
+                for (k, it) in items.iter().enumerate() {
+                    tys.push(self.expr(it, hints.get(k)));
+                    ends.push(self.code.len());
                 }
-                Ty::Tuple(tys)
+                self.finish_literal(start, &ends, Ty::Tuple(tys), e.span)
             }
             ExprKind::Error => {
                 self.emit(Op::Const(0.0));
                 Ty::Error
             }
         }
+    }
+
+    /// Ends a list or point literal whose elements' code is `code[start..]`, element `k`
+    /// ending at `ends[k]`. Constant elements make a constant list: one of the program's
+    /// lists, read by its id at no cost per tick. Otherwise the elements are computed each
+    /// time into a hidden list of the literal's own, which `ListBuild` fills.
+    fn finish_literal(&mut self, start: usize, ends: &[usize], ty: Ty, span: Span) -> Ty {
+        let mut values = Vec::with_capacity(ends.len());
+        let mut from = start;
+        for &end in ends {
+            match crate::ir::eval::eval_const(&self.code[from..end]) {
+                Some(v) => values.push(v),
+                None => break,
+            }
+            from = end;
+        }
+        if values.len() == ends.len() {
+            self.code.truncate(start);
+            let id = self.const_list(values);
+            self.emit(Op::Const(id));
+            return ty;
+        }
+        if ends.len() > MAX_BUILT_ELEMENTS {
+            let d = self.error(
+                "E0320",
+                format!(
+                    "this literal computes {} elements; at most {MAX_BUILT_ELEMENTS} can be computed while ticking",
+                    ends.len()
+                ),
+                span,
+            );
+            d.primary.message = "too many computed elements".into();
+            d.help = Some(
+                "make the elements constants, or build the list with `push` in a `do { }` block"
+                    .into(),
+            );
+            self.code.truncate(start);
+            self.emit(Op::Const(0.0));
+            return Ty::Error;
+        }
+        // The hidden list starts with room for every element, so building it never grows it.
+        self.lists.push(vec![0.0; ends.len()]);
+        let init = (self.lists.len() - 1) as f64;
+        let n = self.frame.vars.len();
+        let slot = self.frame.add(super::frame::FrameVar {
+            name: format!("literal#{n}"),
+            ty,
+            kind: VarKind::Temp,
+            init,
+            range: None,
+            span,
+            used: true,
+            doc: None,
+        });
+        let ty = self.frame.vars[slot as usize].ty.clone();
+        self.emit(Op::ListBuild(slot, ends.len() as u8));
+        ty
+    }
+
+    /// A constant list's id, shared by every literal with the same elements (constant lists
+    /// are never changed: assignment copies out of them).
+    fn const_list(&mut self, values: Vec<f64>) -> f64 {
+        let same = |l: &Vec<f64>| {
+            l.len() == values.len()
+                && l.iter()
+                    .zip(&values)
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+        };
+        match self.lists.iter().position(same) {
+            Some(i) => i as f64,
+            None => {
+                self.lists.push(values);
+                (self.lists.len() - 1) as f64
+            }
+        }
+    }
+
+    /// The element type of a list literal so far, with the next element's type.
+    fn unify_elements(&mut self, a: &Ty, b: &Ty, span: Span) -> Ty {
+        if a.is_error() {
+            return b.clone();
+        }
+        if b.fits(a) {
+            return a.clone();
+        }
+        if a.fits(b) {
+            return b.clone();
+        }
+        let (sa, sb) = (self.show(a), self.show(b));
+        let code = mismatch_code(b, a);
+        self.error(
+            code,
+            format!(
+                "a list holds values of one type: {} then {}",
+                article(&sa),
+                article(&sb)
+            ),
+            span,
+        )
+        .primary
+        .message = format!("expected {}", article(&sa));
+        Ty::Error
     }
 
     fn unify(&mut self, a: &Ty, b: &Ty, span: Span) -> Ty {
@@ -435,6 +540,25 @@ impl Cx<'_> {
         if a.is_error() || b.is_error() || matches!(a, Ty::Any) || matches!(b, Ty::Any) {
             return;
         }
+        // A list's number is its id: comparing ids would say equal lists differ.
+        if matches!(a, Ty::List(_) | Ty::Tuple(_)) || matches!(b, Ty::List(_) | Ty::Tuple(_)) {
+            let shown = self.show(if matches!(a, Ty::List(_) | Ty::Tuple(_)) {
+                a
+            } else {
+                b
+            });
+            let d = self.error(
+                "E0301",
+                format!("`{}` cannot compare {shown} values", op.as_str()),
+                span,
+            );
+            d.primary.message = "lists and points are not compared as wholes".into();
+            d.help = Some(
+                "compare their elements (`xs[0] == ys[0]`) or lengths (`len(xs) == len(ys)`)"
+                    .into(),
+            );
+            return;
+        }
         let same = b.fits(a) || a.fits(b);
         let ok = if ordered {
             same && a.is_quantity() && b.is_quantity()
@@ -617,6 +741,7 @@ impl Cx<'_> {
                 code: &mut scratch,
                 diags: self.diags,
                 strings: self.strings,
+                lists: self.lists,
                 traits: self.traits,
                 pending: self.pending,
             };
@@ -803,6 +928,21 @@ impl Cx<'_> {
     ) -> Ty {
         match method.name.as_str() {
             "push" => {
+                // A list that may not be assigned may not grow either: an `in` port may be
+                // the caller's own variable, a let is recomputed every tick.
+                let v = &self.frame.vars[slot as usize];
+                if !v.kind.assignable() {
+                    let (name, kind, decl) = (v.name.clone(), v.kind.describe(), v.span);
+                    let d = Diagnostic::error(
+                        "E0311",
+                        format!("cannot push onto `{name}`: it is a {kind}"),
+                        method.span,
+                    )
+                    .with_label("not assignable")
+                    .with_secondary(decl, format!("`{name}` is declared here"))
+                    .with_help("keep your own copy in a `var` and push onto that");
+                    self.diags.push(d);
+                }
                 match args.args.as_slice() {
                     [a] => {
                         self.expect(&a.value, elem, "the pushed value");
@@ -1043,15 +1183,106 @@ impl Cx<'_> {
                 Some((r, Ty::Any, None))
             }
             _ => {
-                self.error("E0110", "cannot assign to this expression", target.span)
-                    .primary
-                    .message = "not a variable".into();
+                let d = self.error("E0110", "cannot assign to this expression", target.span);
+                d.primary.message = "not a variable".into();
+                if let ExprKind::Field(whole, _) = &target.kind {
+                    d.help = Some(format!(
+                        "fields cannot be assigned: assign the whole value, `{} = ..`",
+                        crate::fmt::format_expr(whole)
+                    ));
+                }
                 None
             }
         }
     }
 
+    /// Checks an expression whose code is thrown away (its errors still count).
+    fn discard(&mut self, e: &Expr) {
+        let mut scratch = Vec::new();
+        let mut cx = Cx {
+            g: self.g,
+            frame: self.frame,
+            code: &mut scratch,
+            diags: self.diags,
+            strings: self.strings,
+            lists: self.lists,
+            traits: self.traits,
+            pending: self.pending,
+        };
+        cx.expr(e, None);
+    }
+
+    /// `xs[i] = ..`: the list variable written (its frame operand) and its element type.
+    fn element_target(&mut self, list: &Expr, span: Span) -> Option<(u32, Ty)> {
+        if !matches!(&list.kind, ExprKind::Name(p) if p.segments.len() == 1) {
+            let d = self.error("E0110", "cannot assign to this expression", span);
+            d.primary.message = "only an element of a list variable can be assigned".into();
+            d.help = Some("name the list variable: `xs[i] = v`".into());
+            return None;
+        }
+        // The same rules as assigning the whole variable (E0311 for lets, `in` ports, ..).
+        let (i, ty, _) = self.target(list)?;
+        match ty {
+            Ty::List(elem) => Some((i, *elem)),
+            Ty::Error => None,
+            other => {
+                let shown = self.show(&other);
+                let d = self.error(
+                    "E0301",
+                    format!("only lists can be indexed, not {}", article(&shown)),
+                    list.span,
+                );
+                d.primary.message = "not a list".into();
+                None
+            }
+        }
+    }
+
+    fn assign_element(&mut self, slot: u32, elem: &Ty, index: &Expr, op: AssignOp, value: &Expr) {
+        self.expect(index, &Ty::Int, "a list index");
+        if op == AssignOp::Set {
+            self.expect(value, elem, "the value");
+        } else {
+            // `xs[i] += v` reads the element first (the index is computed again).
+            self.emit(Op::Load(slot));
+            self.expect(index, &Ty::Int, "a list index");
+            self.emit(Op::Index);
+            let vt = self.expr(value, None);
+            let (bin, op_code) = match op {
+                AssignOp::Add => (BinOp::Add, Op::Add),
+                AssignOp::Sub => (BinOp::Sub, Op::Sub),
+                AssignOp::Mul => (BinOp::Mul, Op::Mul),
+                _ => (BinOp::Div, Op::Div),
+            };
+            self.emit(op_code);
+            let result = self.arith(bin, elem, &vt, value.span);
+            if !result.fits(elem) {
+                let (sr, st) = (self.show(&result), self.show(elem));
+                self.error(
+                    mismatch_code(&result, elem),
+                    format!(
+                        "`{}` gives {}, which does not fit {}",
+                        op.as_str(),
+                        article(&sr),
+                        article(&st)
+                    ),
+                    value.span,
+                );
+            }
+        }
+        self.emit(Op::ListSetAt(slot));
+    }
+
     fn assign(&mut self, target: &Expr, op: AssignOp, value: &Expr) {
+        if let ExprKind::Index(list, index) = &target.kind {
+            if let Some((slot, elem)) = self.element_target(list, target.span) {
+                self.assign_element(slot, &elem, index, op, value);
+                return;
+            }
+            self.discard(index);
+            self.discard(value);
+            return;
+        }
         let Some((slot, ty, range)) = self.target(target) else {
             let mut scratch = Vec::new();
             let mut cx = Cx {
@@ -1060,6 +1291,7 @@ impl Cx<'_> {
                 code: &mut scratch,
                 diags: self.diags,
                 strings: self.strings,
+                lists: self.lists,
                 traits: self.traits,
                 pending: self.pending,
             };

@@ -33,8 +33,25 @@ impl Builder<'_> {
         for op in &t.code {
             let mapped = match *op {
                 Op::Load(s) => Op::Load(self.slot(t, map, s)),
-                Op::Store(s) => Op::Store(self.slot(t, map, s)),
+                Op::Store(s) => {
+                    // A list slot owns its list: storing into it copies the elements, so no
+                    // two variables (nor a variable and a literal) ever share one.
+                    let s = self.slot(t, map, s);
+                    match self.p.slots.get(s as usize) {
+                        Some(x) if x.kind == ValueKind::List => Op::ListSet(s),
+                        _ => Op::Store(s),
+                    }
+                }
                 Op::StoreClamped(s, lo, hi) => Op::StoreClamped(self.slot(t, map, s), lo, hi),
+                Op::ListBuild(s, n) => Op::ListBuild(self.slot(t, map, s), n),
+                Op::ListSet(s) => Op::ListSet(self.slot(t, map, s)),
+                Op::ListSetAt(s) => Op::ListSetAt(self.slot(t, map, s)),
+                // `xs.push(v)` names its list's slot, which is a frame operand too.
+                Op::Host(crate::ir::functions::HostFn::ListPush, s, n) => Op::Host(
+                    crate::ir::functions::HostFn::ListPush,
+                    self.slot(t, map, s),
+                    n,
+                ),
                 other => other,
             };
             self.p.code.push(mapped);

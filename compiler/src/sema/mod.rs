@@ -512,6 +512,7 @@ impl Checker {
                 code: &mut code,
                 diags: &mut self.diags,
                 strings: &mut self.strings,
+                lists: &mut self.lists,
                 traits: &[],
                 pending: &mut pending,
             };

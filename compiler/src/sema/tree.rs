@@ -84,6 +84,7 @@ impl TreeCx<'_> {
             code: &mut self.t.code,
             diags: &mut self.c.diags,
             strings: &mut self.c.strings,
+            lists: &mut self.c.lists,
             traits: self.traits,
             pending: &mut self.t.pending,
         }

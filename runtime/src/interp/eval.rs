@@ -176,6 +176,26 @@ impl Machine<'_> {
                     let list = st.pop();
                     st.push(self.lists.get(list, i));
                 }
+                Op::ListBuild(s, n) => {
+                    let n = (n as usize).min(st.sp);
+                    let at = st.sp - n;
+                    let id = self.slots.get(s as usize).copied().unwrap_or(f64::NAN);
+                    self.lists.set(id, &st.v[at..st.sp]);
+                    st.sp = at;
+                    st.push(id);
+                }
+                Op::ListSet(s) => {
+                    let from = st.pop();
+                    self.copy_list(s, from);
+                }
+                Op::ListSetAt(s) => {
+                    let v = st.pop();
+                    let i = st.pop();
+                    if let Some(&id) = self.slots.get(s as usize) {
+                        self.lists.set_at(id, i, v);
+                        self.seq[s as usize] = self.seq[s as usize].wrapping_add(1);
+                    }
+                }
                 _ => {
                     let b = st.pop();
                     let a = st.pop();

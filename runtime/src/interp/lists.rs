@@ -1,24 +1,38 @@
 //! Lists and points: values too large for one slot live here, and slots hold their ids.
-//! Lists are created when a program starts; growing one is the only allocation a running
-//! program may do.
+//! The program's constant lists come first (their ids are their indices in
+//! `Program::lists`, so compiled code names them by number) and are never changed; every
+//! list slot gets a list of its own when the program starts. Growing a list is the only
+//! allocation a running program may do.
 
 #[derive(Clone, Debug, Default)]
 pub struct Lists {
-    inits: Vec<Vec<f64>>,
     live: Vec<Vec<f64>>,
+    /// Ids below this are the program's constants: read-only.
+    consts: usize,
 }
 
 impl Lists {
     pub fn new(inits: &[Vec<f64>]) -> Lists {
         Lists {
-            inits: inits.to_vec(),
-            live: Vec::new(),
+            live: inits.to_vec(),
+            consts: inits.len(),
         }
+    }
+
+    /// The list `id` names, if it may be changed (not a constant, not out of range).
+    fn owned(&mut self, id: f64) -> Option<&mut Vec<f64>> {
+        if id.is_nan() || id < self.consts as f64 {
+            return None;
+        }
+        self.live.get_mut(id as usize)
     }
 
     /// A fresh list holding a copy of initial list `init`; returns its id.
     pub fn instantiate(&mut self, init: f64) -> f64 {
-        let values = self.inits.get(init as usize).cloned().unwrap_or_default();
+        let values = match init as usize {
+            i if i < self.consts => self.live[i].clone(),
+            _ => Vec::new(),
+        };
         self.live.push(values);
         (self.live.len() - 1) as f64
     }
@@ -49,19 +63,13 @@ impl Lists {
     }
 
     pub fn push(&mut self, id: f64, v: f64) {
-        if id.is_nan() || id < 0.0 {
-            return;
-        }
-        if let Some(l) = self.live.get_mut(id as usize) {
+        if let Some(l) = self.owned(id) {
             l.push(v);
         }
     }
 
     pub fn pop_front(&mut self, id: f64) -> Option<f64> {
-        if id.is_nan() || id < 0.0 {
-            return None;
-        }
-        let l = self.live.get_mut(id as usize)?;
+        let l = self.owned(id)?;
         if l.is_empty() {
             None
         } else {
@@ -70,12 +78,47 @@ impl Lists {
     }
 
     pub fn set(&mut self, id: f64, values: &[f64]) {
-        if id.is_nan() || id < 0.0 {
-            return;
-        }
-        if let Some(l) = self.live.get_mut(id as usize) {
+        if let Some(l) = self.owned(id) {
             l.clear();
             l.extend_from_slice(values);
+        }
+    }
+
+    /// Copies list `from`'s elements into list `to` (assignment: `xs = ys`). Allocates only
+    /// when `to` must grow past its capacity.
+    pub fn copy(&mut self, from: f64, to: f64) {
+        if from.to_bits() == to.to_bits() || self.owned(to).is_none() {
+            return;
+        }
+        let to = to as usize;
+        let src = match self.values(from) {
+            [] => None,
+            _ => Some(from as usize),
+        };
+        match src {
+            None => self.live[to].clear(),
+            Some(f) => {
+                // Two elements of one vector: split it so both can be borrowed.
+                let (dst, src) = if f < to {
+                    let (a, b) = self.live.split_at_mut(to);
+                    (&mut b[0], &a[f])
+                } else {
+                    let (a, b) = self.live.split_at_mut(f);
+                    (&mut a[to], &b[0])
+                };
+                dst.clear();
+                dst.extend_from_slice(src);
+            }
+        }
+    }
+
+    /// `xs[i] = v`: only inside the list.
+    pub fn set_at(&mut self, id: f64, i: f64, v: f64) {
+        if i.is_nan() || i < 0.0 {
+            return;
+        }
+        if let Some(x) = self.owned(id).and_then(|l| l.get_mut(i as usize)) {
+            *x = v;
         }
     }
 }

@@ -247,6 +247,26 @@ impl<'p> Machine<'p> {
         self.seq[s] = self.seq[s].wrapping_add(1);
     }
 
+    /// Assigns list `from` to a list slot: copies its elements into the slot's own list and
+    /// counts the write.
+    pub fn copy_list(&mut self, slot: SlotId, from: f64) {
+        let s = slot as usize;
+        if let Some(&to) = self.slots.get(s) {
+            self.lists.copy(from, to);
+            self.seq[s] = self.seq[s].wrapping_add(1);
+        }
+    }
+
+    /// Writes a value the runtime produced (a subtree's input, a leaf's output): a list
+    /// slot gets a copy of the list, so it keeps owning its own.
+    pub(crate) fn store(&mut self, slot: SlotId, v: f64) {
+        if self.prog.slots[slot as usize].kind == affect_compiler::ir::program::ValueKind::List {
+            self.copy_list(slot, v);
+        } else {
+            self.write(slot, v);
+        }
+    }
+
     /// Writes a slot only if the value changes (devices: a sensor reading the same value is
     /// not an update).
     pub fn write_if_changed(&mut self, slot: SlotId, v: f64) {

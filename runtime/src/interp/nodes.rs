@@ -375,7 +375,7 @@ impl Machine<'_> {
                             _ => unreachable!("matched above"),
                         };
                         let v = self.eval(code);
-                        self.write(slot, v);
+                        self.store(slot, v);
                     }
                     self.set_status(n, Status::Running);
                 }
@@ -545,7 +545,7 @@ impl Machine<'_> {
             if let Some(v) = self.outputs[k] {
                 if let NodeKind::Foreign { ports, .. } = &self.prog.nodes[n as usize].kind {
                     if let PortBinding::Slot(s) = ports[k] {
-                        self.write(s, v);
+                        self.store(s, v);
                     }
                 }
             }

@@ -85,6 +85,9 @@ pub(crate) fn compile(
     jb.symbol("affect_list_get", view::list_get as *const u8);
     jb.symbol("affect_list_len", view::list_len as *const u8);
     jb.symbol("affect_list_pop_front", view::list_pop_front as *const u8);
+    jb.symbol("affect_list_build", view::list_build as *const u8);
+    jb.symbol("affect_list_copy", view::list_copy as *const u8);
+    jb.symbol("affect_list_set_at", view::list_set_at as *const u8);
     jb.symbol("affect_call_function", view::call_function as *const u8);
     let mut module = JITModule::new(jb);
     use types::{F64, I32};
@@ -109,6 +112,12 @@ pub(crate) fn compile(
     let list_len = import(&mut module, "affect_list_len", s)?;
     let s = sig(&module, &[P, F64, P], Some(I32));
     let list_pop_front = import(&mut module, "affect_list_pop_front", s)?;
+    let s = sig(&module, &[P, F64, P, I32], None);
+    let list_build = import(&mut module, "affect_list_build", s)?;
+    let s = sig(&module, &[P, F64, F64], None);
+    let list_copy = import(&mut module, "affect_list_copy", s)?;
+    let s = sig(&module, &[P, F64, F64, F64], None);
+    let list_set_at = import(&mut module, "affect_list_set_at", s)?;
     let s = sig(&module, &[P, I32, P, I32], Some(F64));
     let call_function = import(&mut module, "affect_call_function", s)?;
 
@@ -145,6 +154,9 @@ pub(crate) fn compile(
         list_get,
         list_len,
         list_pop_front,
+        list_build,
+        list_copy,
+        list_set_at,
         call_function,
         ticks,
         halts,

@@ -31,6 +31,9 @@ pub(crate) struct Callees {
     pub list_get: FuncId,
     pub list_len: FuncId,
     pub list_pop_front: FuncId,
+    pub list_build: FuncId,
+    pub list_copy: FuncId,
+    pub list_set_at: FuncId,
     pub call_function: FuncId,
     /// Each unit's tick function, by unit index.
     pub ticks: Vec<FuncId>,
@@ -501,6 +504,39 @@ impl<'a, 'b> Fx<'a, 'b> {
         let s = self.b.ins().load(types::I32, flags(), self.at.seq, off);
         let s = self.b.ins().iadd_imm_s(s, 1);
         self.b.ins().store(flags(), s, self.at.seq, off);
+    }
+
+    /// Counts a write of a slot without changing its number (a list slot's elements
+    /// changed).
+    pub fn count_write(&mut self, slot: u32) {
+        let off = slot as i32 * 4;
+        let s = self.b.ins().load(types::I32, flags(), self.at.seq, off);
+        let s = self.b.ins().iadd_imm_s(s, 1);
+        self.b.ins().store(flags(), s, self.at.seq, off);
+    }
+
+    /// Assigns list `from` to a list slot (`Machine::copy_list`).
+    pub fn copy_list(&mut self, slot: u32, from: Value) {
+        let to = self.read_slot(slot);
+        let f = self.callees.list_copy;
+        self.call(f, &[self.at.view, from, to]);
+        self.count_write(slot);
+    }
+
+    /// A value the runtime produced, written as `Machine::store` writes it: a list slot
+    /// gets a copy of the list.
+    pub fn store_value(&mut self, slot: u32, v: Value) {
+        let is_list = self
+            .plan
+            .agent
+            .slots
+            .get(slot as usize)
+            .is_some_and(|s| s.kind == affect_compiler::ir::program::ValueKind::List);
+        if is_list {
+            self.copy_list(slot, v);
+        } else {
+            self.write_slot(slot, v);
+        }
     }
 
     pub fn read_slot(&mut self, slot: u32) -> Value {

@@ -303,6 +303,33 @@ impl Fx<'_, '_> {
                     let r = self.call(f, &[self.at.view, list, i]).expect("returns");
                     push(&mut stack, Sv::F(r));
                 }
+                Op::ListBuild(s, n) => {
+                    let n = (n as usize).min(stack.len());
+                    let vals: Vec<Sv> = stack.split_off(stack.len() - n);
+                    let vals: Vec<Value> = vals.into_iter().map(|v| self.num_of(v)).collect();
+                    let id = self.read_slot(s);
+                    let ptr = self.spill(&vals);
+                    let cnt = self.b.ins().iconst(types::I32, n as i64);
+                    let f = self.callees.list_build;
+                    self.call(f, &[self.at.view, id, ptr, cnt]);
+                    push(&mut stack, Sv::F(id));
+                }
+                Op::ListSet(s) => {
+                    let from = self.pop_f(&mut stack);
+                    if (s as usize) < self.plan.agent.slots.len() {
+                        self.copy_list(s, from);
+                    }
+                }
+                Op::ListSetAt(s) => {
+                    let v = self.pop_f(&mut stack);
+                    let i = self.pop_f(&mut stack);
+                    if (s as usize) < self.plan.agent.slots.len() {
+                        let id = self.read_slot(s);
+                        let f = self.callees.list_set_at;
+                        self.call(f, &[self.at.view, id, i, v]);
+                        self.count_write(s);
+                    }
+                }
             }
         }
         Ok(stack.last().copied())

@@ -235,7 +235,9 @@ impl<'p> Plan<'p> {
         }
         for op in &a.code {
             let ok = match op {
-                Op::Store(s) => (*s as usize) < a.slots.len(),
+                Op::Store(s) | Op::ListSet(s) | Op::ListSetAt(s) | Op::ListBuild(s, _) => {
+                    (*s as usize) < a.slots.len()
+                }
                 // `f64::clamp` panics on such bounds; the interpreter would too.
                 Op::StoreClamped(s, lo, hi) => (*s as usize) < a.slots.len() && lo <= hi,
                 _ => true,

@@ -284,7 +284,7 @@ impl Fx<'_, '_> {
                 let (_, cont) = self.if_then(idle);
                 for (slot, code) in inputs {
                     let v = self.eval(*code)?;
-                    self.write_slot(*slot, v);
+                    self.store_value(*slot, v);
                 }
                 self.set_status_c(n, Status::Running);
                 self.end_if(cont);
@@ -492,7 +492,7 @@ impl Fx<'_, '_> {
                     .b
                     .ins()
                     .stack_load(super::emit::P, types::F64, outs, (k * 8) as i32);
-                self.write_slot(*slot, v);
+                self.store_value(*slot, v);
                 self.end_if(cont);
             }
         }

@@ -222,6 +222,29 @@ pub(crate) extern "C" fn list_push(view: *mut View, id: f64, x: f64) {
     s.lists.push(id, x);
 }
 
+/// `Op::ListBuild`: the `n` values at `values` become list `id`'s elements.
+pub(crate) extern "C" fn list_build(view: *mut View, id: f64, values: *const f64, n: u32) {
+    // SAFETY: called only by compiled code, with the view it was given.
+    let (_, s) = unsafe { services(view) };
+    // SAFETY: compiled code passes `n` values on its own stack.
+    let values = unsafe { std::slice::from_raw_parts(values, n as usize) };
+    s.lists.set(id, values);
+}
+
+/// `Op::ListSet` and lists the runtime writes: list `from`'s elements copied into `to`.
+pub(crate) extern "C" fn list_copy(view: *mut View, from: f64, to: f64) {
+    // SAFETY: called only by compiled code, with the view it was given.
+    let (_, s) = unsafe { services(view) };
+    s.lists.copy(from, to);
+}
+
+/// `Op::ListSetAt`.
+pub(crate) extern "C" fn list_set_at(view: *mut View, id: f64, i: f64, v: f64) {
+    // SAFETY: called only by compiled code, with the view it was given.
+    let (_, s) = unsafe { services(view) };
+    s.lists.set_at(id, i, v);
+}
+
 /// `Op::Index`.
 pub(crate) extern "C" fn list_get(view: *mut View, id: f64, i: f64) -> f64 {
     // SAFETY: called only by compiled code, with the view it was given.

@@ -1,0 +1,161 @@
+//! List and point literals end to end through the binary: a point literal given to `GoTo`
+//! reaches the simulator as that point (the robot drives there), in both engines, and the
+//! trace's `var` events carry the values scripts build from literals.
+
+mod support;
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Command;
+
+const PROGRAM: &str = r#"action GoTo(in goal: Point, in speed: num);
+
+agent A {
+    rate 10Hz;
+    var leg: int = 0;
+    var east: length = 8m;
+    var xs: [num] = [1, 2, 3];
+    var ys: [num] = [];
+    sensor position: Point = odometry();
+
+    main {
+        sequence {
+            GoTo(goal: (2m, 5m), speed: 1)
+            do { leg = 1 }
+            GoTo(goal: (east, 3m), speed: 1)
+            do { leg = 2; ys = xs; xs = [7, 8]; xs[0] += 10; ys.push(4) }
+        } skip_if leg == 2
+    }
+}
+
+world W {
+    area 10m x 10m;
+    spawn A at (5m, 5m);
+    ticks 150;
+}
+"#;
+
+fn scratch(name: &str) -> PathBuf {
+    let d = support::workspace()
+        .join("target")
+        .join("list_literals")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The trace of a run with `engine`, as JSON lines.
+fn trace(engine: &str) -> Vec<Value> {
+    let dir = scratch(engine);
+    let file = dir.join("robot.affect");
+    std::fs::write(&file, PROGRAM).unwrap();
+    let out_file = dir.join("trace.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_affect"))
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "--engine",
+            engine,
+            "--trace",
+            out_file.to_str().unwrap(),
+        ])
+        .output()
+        .expect("affect runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(out_file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+/// Every value a variable took, with the time.
+fn values(lines: &[Value], name: &str) -> Vec<(f64, Value)> {
+    lines
+        .iter()
+        .filter(|l| l["ev"] == "var" && l["name"] == name)
+        .map(|l| (l["t_ms"].as_f64().unwrap(), l["value"].clone()))
+        .collect()
+}
+
+fn point(v: &Value) -> (f64, f64) {
+    let a = v.as_array().expect("a point is a list");
+    (a[0].as_f64().unwrap(), a[1].as_f64().unwrap())
+}
+
+#[test]
+fn go_to_a_point_literal_drives_to_that_point_in_both_engines() {
+    let mut traces = Vec::new();
+    for engine in ["interp", "jit"] {
+        let lines = trace(engine);
+        let legs = values(&lines, "leg");
+        assert_eq!(
+            legs.iter()
+                .map(|(_, v)| v.as_f64().unwrap())
+                .collect::<Vec<_>>(),
+            vec![0.0, 1.0, 2.0],
+            "{engine}: both legs arrive"
+        );
+        let positions = values(&lines, "position");
+        // Where the robot was when the first leg ended: (2 m, 5 m), within GoTo's 0.3 m and
+        // the tick the position sensor lags behind.
+        let t1 = legs[1].0;
+        let at1 = positions
+            .iter()
+            .rfind(|(t, _)| *t <= t1)
+            .map(|(_, v)| point(v))
+            .unwrap();
+        assert!(
+            (at1.0 - 2.0).abs() <= 0.5 && (at1.1 - 5.0).abs() <= 0.5,
+            "{engine}: the first leg ends at {at1:?}, not at (2, 5)"
+        );
+        // The second goal is computed: (east, 3 m).
+        let at2 = point(&positions.last().unwrap().1);
+        assert!(
+            (at2.0 - 8.0).abs() <= 0.5 && (at2.1 - 3.0).abs() <= 0.5,
+            "{engine}: the second leg ends at {at2:?}, not at (8, 3)"
+        );
+        let last = |name: &str| values(&lines, name).last().unwrap().1.clone();
+        assert_eq!(last("xs"), serde_json::json!([17.0, 8.0]), "{engine}");
+        assert_eq!(
+            last("ys"),
+            serde_json::json!([1.0, 2.0, 3.0, 4.0]),
+            "{engine}"
+        );
+        traces.push(lines);
+    }
+    assert_eq!(traces[0], traces[1], "the engines' traces differ");
+}
+
+/// The codes of a program's errors.
+fn codes(src: &str) -> Vec<String> {
+    affect_compiler::check_source_with(src, &affect_compiler::sema::NoFiles)
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.code.to_string())
+        .collect()
+}
+
+#[test]
+fn what_cannot_be_assigned_is_reported() {
+    let tree = |body: &str| {
+        format!(
+            "action Show(in v: num);\nmain tree Main {{\n    var p: Point = (1m, 2m);\n    var xs: [num] = [1];\n    sequence {{ do {{ {body} }} Show(v: len(xs)) }}\n}}\n"
+        )
+    };
+    // Points are assigned whole; fields are not places.
+    assert_eq!(codes(&tree("p.x = 3m")), vec!["E0110"]);
+    // Only a named list variable's elements.
+    assert_eq!(codes(&tree("[1, 2][0] = 3")), vec!["E0110"]);
+    // A point is not indexed.
+    assert_eq!(codes(&tree("p[0] = 3m")), vec!["E0301"]);
+    // The element's type.
+    assert_eq!(codes(&tree("xs[0] = \"a\"")), vec!["E0301"]);
+    assert!(codes(&tree("xs[0] = 3; xs[0] *= 2; p = (3m, 4m)")).is_empty());
+}
