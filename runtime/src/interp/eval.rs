@@ -69,7 +69,7 @@ impl Machine<'_> {
     }
 
     /// Runs code; returns what is left on top of the stack (an expression's value).
-    fn exec(&mut self, code: Code) -> f64 {
+    pub(crate) fn exec(&mut self, code: Code) -> f64 {
         let start = code.start as usize;
         let end = start + code.len as usize;
         let prog = self.prog;

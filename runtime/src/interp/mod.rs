@@ -3,6 +3,7 @@
 //! steady-state tick allocates nothing.
 
 mod eval;
+mod fast;
 mod lists;
 pub(crate) mod nodes;
 mod roots;
@@ -75,6 +76,9 @@ pub(crate) mod op {
     pub const INVERTER: u8 = 7;
     pub const FORCE_SUCCESS: u8 = 8;
     pub const FORCE_FAILURE: u8 = 9;
+    pub const REACTIVE_SEQUENCE: u8 = 10;
+    pub const REACTIVE_FALLBACK: u8 = 11;
+    pub const PARALLEL: u8 = 12;
 }
 
 /// A timer that fired between ticks, for the caller's clock (BehaviorTree.CPP's timers wake
@@ -97,6 +101,15 @@ pub struct Machine<'p> {
     /// Last sequence id each entry-watching node saw.
     pub(crate) seen: Vec<u32>,
     pub(crate) stk: Option<Box<eval::Stack>>,
+    /// Translated code of scripts, script conditions and the process phase (`fast.rs`);
+    /// `Hot::code` of a `SCRIPT` or `SCRIPT_CONDITION` node is a range of it.
+    pub(crate) fops: Vec<fast::Fop>,
+    /// Bounds of the translated clamped stores.
+    pub(crate) clamps: Vec<(f64, f64)>,
+    /// The fast machine's stack.
+    pub(crate) fstack: [f64; 32],
+    /// The process phase, translated, when it could be.
+    pub(crate) process_fast: Option<Code>,
     pub(crate) ports: Vec<f64>,
     pub(crate) outputs: Vec<Option<f64>>,
     pub lists: Lists,
@@ -126,21 +139,40 @@ impl<'p> Machine<'p> {
     pub fn new(program: &'p Program, agent: &'p AgentProgram, leaves: LeafTable) -> Machine<'p> {
         let n = agent.nodes.len();
         let lists = Lists::new(&program.lists);
-        let hot = agent
+        let mut fops = Vec::new();
+        let mut clamps = Vec::new();
+        let mut translate = |c: Code| {
+            let ops = agent
+                .code
+                .get(c.start as usize..c.start as usize + c.len as usize)?;
+            fast::translate(ops, &mut fops, &mut clamps)
+        };
+        let process_fast = translate(agent.process);
+        let hot: Vec<Hot> = agent
             .nodes
             .iter()
             .map(|n| {
                 use affect_compiler::ir::program::NodeKind as K;
+                // Scripts whose code cannot be translated go the general way.
                 let (o, code) = match &n.kind {
                     K::Sequence => (op::SEQUENCE, Code::default()),
                     K::Fallback => (op::FALLBACK, Code::default()),
-                    K::Script { code } => (op::SCRIPT, *code),
-                    K::ScriptCondition { cond } => (op::SCRIPT_CONDITION, *cond),
+                    K::Script { code } => match translate(*code) {
+                        Some(f) => (op::SCRIPT, f),
+                        None => (op::OTHER, Code::default()),
+                    },
+                    K::ScriptCondition { cond } => match translate(*cond) {
+                        Some(f) => (op::SCRIPT_CONDITION, f),
+                        None => (op::OTHER, Code::default()),
+                    },
                     K::AlwaysSuccess => (op::ALWAYS_SUCCESS, Code::default()),
                     K::AlwaysFailure => (op::ALWAYS_FAILURE, Code::default()),
                     K::Inverter => (op::INVERTER, Code::default()),
                     K::ForceSuccess => (op::FORCE_SUCCESS, Code::default()),
                     K::ForceFailure => (op::FORCE_FAILURE, Code::default()),
+                    K::ReactiveSequence => (op::REACTIVE_SEQUENCE, Code::default()),
+                    K::ReactiveFallback => (op::REACTIVE_FALLBACK, Code::default()),
+                    K::Parallel { .. } => (op::PARALLEL, Code::default()),
                     _ => (op::OTHER, Code::default()),
                 };
                 let decorator = match &n.kind {
@@ -168,7 +200,11 @@ impl<'p> Machine<'p> {
                 if n.conditions.is_some() {
                     flags |= HAS_CONDITIONS;
                 }
-                if decorator && n.children.1 > 0 {
+                // Inverter and the forcing decorators reset a completed child themselves, so
+                // the generic reset after their status would find it idle: skip it.
+                let resets_itself =
+                    matches!(o, op::INVERTER | op::FORCE_SUCCESS | op::FORCE_FAILURE);
+                if decorator && n.children.1 > 0 && !resets_itself {
                     flags |= DECORATOR;
                 }
                 Hot {
@@ -198,6 +234,10 @@ impl<'p> Machine<'p> {
             done: vec![false; agent.children.len()],
             seen: vec![0; n],
             stk: Some(Box::default()),
+            fops,
+            clamps,
+            fstack: [0.0; 32],
+            process_fast,
             ports: Vec::with_capacity(16),
             outputs: Vec::with_capacity(16),
             lists,
@@ -284,7 +324,12 @@ impl<'p> Machine<'p> {
         }
         let code = self.prog.process;
         if code.len > 0 {
-            self.run(code);
+            match self.process_fast {
+                Some(f) => {
+                    self.exec_fast(f);
+                }
+                None => self.run(code),
+            }
         }
     }
 

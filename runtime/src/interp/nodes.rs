@@ -3,10 +3,12 @@
 //! sees, and the equivalence suite compares them one to one with the real library.
 //! Deliberate differences are listed in docs/semantics.md.
 
-use super::{op, Machine, Transition, DECORATOR, HAS_CONDITIONS};
+use super::{op, Hot, Machine, Transition, DECORATOR, HAS_CONDITIONS};
 use crate::leaf::LeafCall;
 use affect_compiler::builtins::NodeClass;
-use affect_compiler::ir::program::{Arg, NodeId, NodeKind, PortBinding, Status, ValueKind};
+use affect_compiler::ir::program::{
+    AgentProgram, Arg, NodeId, NodeKind, PortBinding, Status, ValueKind,
+};
 
 /// A timer's node has started it (timeout, delay).
 pub(crate) const STARTED: u8 = 1;
@@ -19,31 +21,41 @@ pub(crate) const RAN_ONCE: u8 = 8;
 /// Precondition, SkipUnlessUpdated and Loop: the child is still running.
 pub(crate) const CHILD_RUNNING: u8 = 16;
 
-impl Machine<'_> {
+impl<'p> Machine<'p> {
     // ------------------------------------------------------------------ statuses
 
+    #[inline(always)]
     fn set_status(&mut self, n: NodeId, s: Status) {
-        let prev = self.status[n as usize];
-        self.status[n as usize] = s;
+        let prev = std::mem::replace(&mut self.status[n as usize], s);
         if prev != s && self.record {
-            self.transitions.push(Transition {
-                node: n,
-                from: prev,
-                to: s,
-            });
+            self.record_transition(n, prev, s);
         }
     }
 
+    #[inline(always)]
     pub(crate) fn reset_status(&mut self, n: NodeId) {
-        let prev = self.status[n as usize];
-        self.status[n as usize] = Status::Idle;
+        let prev = std::mem::replace(&mut self.status[n as usize], Status::Idle);
         if prev != Status::Idle && self.record {
-            self.transitions.push(Transition {
-                node: n,
-                from: prev,
-                to: Status::Idle,
-            });
+            self.record_transition(n, prev, Status::Idle);
         }
+    }
+
+    // Out of line: benchmarks and most ticks do not record, and the push would bloat every
+    // caller.
+    #[cold]
+    #[inline(never)]
+    fn record_transition(&mut self, node: NodeId, from: Status, to: Status) {
+        self.transitions.push(Transition { node, from, to });
+    }
+
+    /// The children of `n`, borrowed from the program rather than the machine, so the
+    /// machine stays free to tick them.
+    #[inline(always)]
+    fn kids(&self, n: NodeId) -> &'p [NodeId] {
+        let prog: &'p AgentProgram = self.prog;
+        let h = &self.hot[n as usize];
+        let first = h.first_child as usize;
+        &prog.children[first..first + h.children as usize]
     }
 
     #[inline]
@@ -66,9 +78,129 @@ impl Machine<'_> {
     // ------------------------------------------------------------------ ticking
 
     /// `TreeNode::executeTick`: pre-conditions, the tick, post-conditions, the status.
+    /// Inlined into the parents' loops: a leaf without conditions (most nodes) then costs
+    /// no call of its own.
+    #[inline(always)]
     pub(crate) fn execute_tick(&mut self, n: NodeId) -> Status {
         self.node_ticks += 1;
         let h = self.hot[n as usize];
+        if h.flags != 0 {
+            return self.execute_tick_general(n, h);
+        }
+        let new = match h.op {
+            op::SCRIPT => {
+                self.exec_fast(h.code);
+                Status::Success
+            }
+            op::SCRIPT_CONDITION => {
+                if self.exec_fast(h.code) != 0.0 {
+                    Status::Success
+                } else {
+                    Status::Failure
+                }
+            }
+            op::ALWAYS_SUCCESS => Status::Success,
+            op::ALWAYS_FAILURE => Status::Failure,
+            // The common controls and decorators: one call, their tick and status in it.
+            op::SEQUENCE => return self.node_sequence(n),
+            op::FALLBACK => return self.node_fallback(n),
+            op::REACTIVE_SEQUENCE => return self.node_reactive(n, true),
+            op::REACTIVE_FALLBACK => return self.node_reactive(n, false),
+            op::PARALLEL => return self.node_parallel(n),
+            op::INVERTER => return self.node_inverter(n),
+            op::FORCE_SUCCESS => return self.node_force(n, Status::Success),
+            op::FORCE_FAILURE => return self.node_force(n, Status::Failure),
+            _ => return self.execute_tick_inner(n, h),
+        };
+        self.set_status(n, new);
+        new
+    }
+
+    /// The status a node without conditions ends its `execute_tick` with.
+    #[inline(always)]
+    fn finish(&mut self, n: NodeId, new: Status) -> Status {
+        // SKIPPED is told to the parent, but the node itself stays as it was.
+        if new != Status::Skipped {
+            self.set_status(n, new);
+        }
+        new
+    }
+
+    #[inline(never)]
+    fn node_sequence(&mut self, n: NodeId) -> Status {
+        let s = self.tick_sequence(n, true, false);
+        self.finish(n, s)
+    }
+
+    #[inline(never)]
+    fn node_fallback(&mut self, n: NodeId) -> Status {
+        let s = self.tick_fallback(n, false);
+        self.finish(n, s)
+    }
+
+    #[inline(never)]
+    fn node_reactive(&mut self, n: NodeId, sequence: bool) -> Status {
+        let s = self.tick_reactive(n, sequence);
+        self.finish(n, s)
+    }
+
+    #[inline(never)]
+    fn node_parallel(&mut self, n: NodeId) -> Status {
+        let s = self.tick_parallel_node(n);
+        self.finish(n, s)
+    }
+
+    #[inline(never)]
+    fn node_inverter(&mut self, n: NodeId) -> Status {
+        let s = self.tick_inverter(n);
+        self.finish(n, s)
+    }
+
+    #[inline(never)]
+    fn node_force(&mut self, n: NodeId, forced: Status) -> Status {
+        let s = self.tick_force(n, forced);
+        self.finish(n, s)
+    }
+
+    /// `execute_tick` of the other nodes without conditions.
+    #[inline(never)]
+    fn execute_tick_inner(&mut self, n: NodeId, h: Hot) -> Status {
+        let new = self.tick_op(n, h);
+        self.finish(n, new)
+    }
+
+    /// The node's tick through its opcode.
+    #[inline(always)]
+    fn tick_op(&mut self, n: NodeId, h: Hot) -> Status {
+        match h.op {
+            op::SCRIPT => {
+                self.exec_fast(h.code);
+                Status::Success
+            }
+            op::SCRIPT_CONDITION => {
+                if self.exec_fast(h.code) != 0.0 {
+                    Status::Success
+                } else {
+                    Status::Failure
+                }
+            }
+            op::ALWAYS_SUCCESS => Status::Success,
+            op::ALWAYS_FAILURE => Status::Failure,
+            op::SEQUENCE => self.tick_sequence(n, true, false),
+            op::FALLBACK => self.tick_fallback(n, false),
+            op::REACTIVE_SEQUENCE => self.tick_reactive(n, true),
+            op::REACTIVE_FALLBACK => self.tick_reactive(n, false),
+            op::PARALLEL => self.tick_parallel_node(n),
+            op::INVERTER => self.tick_inverter(n),
+            op::FORCE_SUCCESS => self.tick_force(n, Status::Success),
+            op::FORCE_FAILURE => self.tick_force(n, Status::Failure),
+            _ => self.tick(n),
+        }
+    }
+
+    /// `execute_tick` of a node with conditions or a decorator's child reset.
+    #[inline(never)]
+    fn execute_tick_general(&mut self, n: NodeId, h: Hot) -> Status {
         let conditions = if h.flags & HAS_CONDITIONS != 0 {
             self.prog.nodes[n as usize].conditions
         } else {
@@ -80,27 +212,7 @@ impl Machine<'_> {
         };
         let new = match pre {
             Some(s) => s,
-            None => match h.op {
-                op::SCRIPT => {
-                    self.run(h.code);
-                    Status::Success
-                }
-                op::SCRIPT_CONDITION => {
-                    if self.eval_bool(h.code) {
-                        Status::Success
-                    } else {
-                        Status::Failure
-                    }
-                }
-                op::ALWAYS_SUCCESS => Status::Success,
-                op::ALWAYS_FAILURE => Status::Failure,
-                op::SEQUENCE => self.tick_sequence(n, true, false),
-                op::FALLBACK => self.tick_fallback(n, false),
-                op::INVERTER => self.tick_inverter(n),
-                op::FORCE_SUCCESS => self.tick_force(n, Status::Success),
-                op::FORCE_FAILURE => self.tick_force(n, Status::Failure),
-                _ => self.tick(n),
-            },
+            None => self.tick_op(n, h),
         };
         if new.is_completed() {
             if let Some(ci) = conditions {
@@ -121,6 +233,7 @@ impl Machine<'_> {
         new
     }
 
+    #[inline(always)]
     fn tick_inverter(&mut self, n: NodeId) -> Status {
         self.set_status(n, Status::Running);
         let c = self.child(n, 0);
@@ -137,6 +250,7 @@ impl Machine<'_> {
         }
     }
 
+    #[inline(always)]
     fn tick_force(&mut self, n: NodeId, forced: Status) -> Status {
         self.set_status(n, Status::Running);
         let c = self.child(n, 0);
@@ -222,12 +336,7 @@ impl Machine<'_> {
             NodeKind::AsyncFallback => self.tick_fallback(n, true),
             NodeKind::ReactiveSequence => self.tick_reactive(n, true),
             NodeKind::ReactiveFallback => self.tick_reactive(n, false),
-            NodeKind::Parallel { success, failure } => {
-                let (s, f) = (*success, *failure);
-                let s = self.arg(s) as i32;
-                let f = self.arg(f) as i32;
-                self.tick_parallel(n, s, f)
-            }
+            NodeKind::Parallel { .. } => self.tick_parallel_node(n),
             NodeKind::ParallelAll { max_failures } => {
                 let m = *max_failures;
                 let m = self.arg(m) as i32;
@@ -576,25 +685,39 @@ impl Machine<'_> {
     }
 
     /// `ControlNode::resetChildren`.
+    #[inline(always)]
     fn reset_children(&mut self, n: NodeId) {
-        for k in 0..self.child_count(n) {
-            self.halt_child(n, k);
+        for &c in self.kids(n) {
+            self.halt_node_child(c);
         }
     }
 
     /// `ControlNode::haltChild`.
+    #[inline]
     fn halt_child(&mut self, n: NodeId, k: usize) {
         let c = self.child(n, k);
-        if self.status[c as usize] == Status::Running {
-            self.halt_node(c);
+        self.halt_node_child(c);
+    }
+
+    /// `ControlNode::haltChild` of the child `c`.
+    #[inline(always)]
+    fn halt_node_child(&mut self, c: NodeId) {
+        match self.status[c as usize] {
+            // Resetting an idle node changes and records nothing.
+            Status::Idle => {}
+            Status::Running => {
+                self.halt_node(c);
+                self.reset_status(c);
+            }
+            _ => self.reset_status(c),
         }
-        self.reset_status(c);
     }
 
     /// `DecoratorNode::resetChild`.
+    #[inline(always)]
     fn reset_child(&mut self, n: NodeId) {
-        if self.child_count(n) > 0 {
-            self.halt_child(n, 0);
+        if let Some(&c) = self.kids(n).first() {
+            self.halt_node_child(c);
         }
     }
 
@@ -691,16 +814,17 @@ impl Machine<'_> {
     /// Sequence, AsyncSequence and (with `reset_on_failure` false) SequenceWithMemory.
     /// `yields`: return RUNNING after a child that succeeded from IDLE, waking the tree (every
     /// tree BehaviorTree.CPP builds has a wake-up signal).
+    #[inline(always)]
     fn tick_sequence(&mut self, n: NodeId, reset_on_failure: bool, yields: bool) -> Status {
         let i = n as usize;
-        let count = self.child_count(n);
+        let kids = self.kids(n);
+        let count = kids.len();
         if !self.status[i].is_active() {
             self.state[i].b = 0;
         }
         self.set_status(n, Status::Running);
-        while (self.state[i].a as usize) < count {
+        while let Some(&c) = kids.get(self.state[i].a as usize) {
             let k = self.state[i].a as usize;
-            let c = self.child(n, k);
             let prev = self.status[c as usize];
             match self.execute_tick(c) {
                 Status::Running => return Status::Running,
@@ -742,16 +866,16 @@ impl Machine<'_> {
         }
     }
 
+    #[inline(always)]
     fn tick_fallback(&mut self, n: NodeId, yields: bool) -> Status {
         let i = n as usize;
-        let count = self.child_count(n);
+        let kids = self.kids(n);
+        let count = kids.len();
         if !self.status[i].is_active() {
             self.state[i].b = 0;
         }
         self.set_status(n, Status::Running);
-        while (self.state[i].a as usize) < count {
-            let k = self.state[i].a as usize;
-            let c = self.child(n, k);
+        while let Some(&c) = kids.get(self.state[i].a as usize) {
             let prev = self.status[c as usize];
             match self.execute_tick(c) {
                 Status::Running => return Status::Running,
@@ -788,23 +912,23 @@ impl Machine<'_> {
     }
 
     /// ReactiveSequence (`sequence` true) and ReactiveFallback.
+    #[inline(always)]
     fn tick_reactive(&mut self, n: NodeId, sequence: bool) -> Status {
         let i = n as usize;
-        let count = self.child_count(n);
+        let kids = self.kids(n);
         let mut all_skipped = true;
         if self.status[i] == Status::Idle {
             self.state[i].a = -1;
         }
         self.set_status(n, Status::Running);
-        for k in 0..count {
-            let c = self.child(n, k);
+        for (k, &c) in kids.iter().enumerate() {
             let s = self.execute_tick(c);
             all_skipped &= s == Status::Skipped;
             match s {
                 Status::Running => {
-                    for j in 0..count {
+                    for (j, &other) in kids.iter().enumerate() {
                         if j != k {
-                            self.halt_child(n, j);
+                            self.halt_node_child(other);
                         }
                     }
                     if self.state[i].a == -1 {
@@ -820,7 +944,7 @@ impl Machine<'_> {
                     self.reset_children(n);
                     return Status::Success;
                 }
-                Status::Skipped => self.halt_child(n, k),
+                Status::Skipped => self.halt_node_child(c),
                 _ => {}
             }
         }
@@ -835,15 +959,20 @@ impl Machine<'_> {
     }
 
     fn edge(&self, n: NodeId, k: usize) -> usize {
-        self.prog.nodes[n as usize].children.0 as usize + k
+        self.hot[n as usize].first_child as usize + k
+    }
+
+    /// The `done` flags of `n`'s children (one per edge, in child order).
+    #[inline]
+    fn done_range(&self, n: NodeId) -> std::ops::Range<usize> {
+        let h = &self.hot[n as usize];
+        h.first_child as usize..h.first_child as usize + h.children as usize
     }
 
     fn clear_parallel(&mut self, n: NodeId) {
         let i = n as usize;
-        for k in 0..self.child_count(n) {
-            let e = self.edge(n, k);
-            self.done[e] = false;
-        }
+        let r = self.done_range(n);
+        self.done[r].fill(false);
         self.state[i].a = 0;
         self.state[i].b = 0;
     }
@@ -857,6 +986,18 @@ impl Machine<'_> {
         }
     }
 
+    /// Parallel: its thresholds, then its tick.
+    #[inline(always)]
+    fn tick_parallel_node(&mut self, n: NodeId) -> Status {
+        let NodeKind::Parallel { success, failure } = self.prog.nodes[n as usize].kind else {
+            return Status::Failure;
+        };
+        let s = self.arg(success) as i32;
+        let f = self.arg(failure) as i32;
+        self.tick_parallel(n, s, f)
+    }
+
+    #[inline(always)]
     fn tick_parallel(&mut self, n: NodeId, success_t: i32, failure_t: i32) -> Status {
         let i = n as usize;
         let count = self.child_count(n);
@@ -869,10 +1010,11 @@ impl Machine<'_> {
         }
         self.set_status(n, Status::Running);
         let mut skipped = 0usize;
-        for k in 0..count {
-            let e = self.edge(n, k);
+        let kids = self.kids(n);
+        let first = self.hot[i].first_child as usize;
+        for (k, &c) in kids.iter().enumerate() {
+            let e = first + k;
             if !self.done[e] {
-                let c = self.child(n, k);
                 match self.execute_tick(c) {
                     Status::Skipped => skipped += 1,
                     Status::Success => {
