@@ -144,7 +144,12 @@ fn effect(op: Op) -> Option<(usize, usize)> {
         | Op::BitAnd
         | Op::BitOr
         | Op::BitXor => (2, 1),
-        Op::Call(..) | Op::Index | Op::Host(..) => return None,
+        Op::Call(..)
+        | Op::Index
+        | Op::Host(..)
+        | Op::ListBuild(..)
+        | Op::ListSet(_)
+        | Op::ListSetAt(_) => return None,
     })
 }
 
