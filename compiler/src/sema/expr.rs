@@ -280,32 +280,32 @@ impl Cx<'_> {
 
     /// The element type of a list literal so far, with the next element's type.
     fn unify_elements(&mut self, a: &Ty, b: &Ty, span: Span) -> Ty {
-        if a.is_error() {
-            return b.clone();
-        }
-        if b.fits(a) {
-            return a.clone();
-        }
-        if a.fits(b) {
-            return b.clone();
-        }
-        let (sa, sb) = (self.show(a), self.show(b));
-        let code = mismatch_code(b, a);
-        self.error(
-            code,
+        self.unify_as(a, b, span, mismatch_code(b, a), |sa, sb| {
             format!(
                 "a list holds values of one type: {} then {}",
-                article(&sa),
-                article(&sb)
-            ),
-            span,
-        )
-        .primary
-        .message = format!("expected {}", article(&sa));
-        Ty::Error
+                article(sa),
+                article(sb)
+            )
+        })
     }
 
+    /// The type of a conditional's two branches.
     fn unify(&mut self, a: &Ty, b: &Ty, span: Span) -> Ty {
+        self.unify_as(a, b, span, "E0301", |sa, sb| {
+            format!("the branches have different types: `{sa}` and `{sb}`")
+        })
+    }
+
+    /// The wider of two types when one fits the other; otherwise `code` with `message` (given
+    /// both types as shown) and the error type.
+    fn unify_as(
+        &mut self,
+        a: &Ty,
+        b: &Ty,
+        span: Span,
+        code: &'static str,
+        message: impl FnOnce(&str, &str) -> String,
+    ) -> Ty {
         if a.is_error() {
             return b.clone();
         }
@@ -316,13 +316,8 @@ impl Cx<'_> {
             return b.clone();
         }
         let (sa, sb) = (self.show(a), self.show(b));
-        self.error(
-            "E0301",
-            format!("the branches have different types: `{sa}` and `{sb}`"),
-            span,
-        )
-        .primary
-        .message = format!("expected {}", article(&sa));
+        self.error(code, message(&sa, &sb), span).primary.message =
+            format!("expected {}", article(&sa));
         Ty::Error
     }
 
