@@ -66,6 +66,7 @@ fn show(v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Str(s) => s.to_string(),
         Value::List(l) => format!("{} items", l.len()),
+        Value::Items(l) => format!("{} items", l.len()),
     }
 }
 

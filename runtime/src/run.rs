@@ -192,17 +192,36 @@ fn parse_value(program: &Program, slot: &Slot, text: &str) -> Result<f64, String
 pub fn show_value(program: &Program, m: &Machine, slot: usize) -> String {
     let s = &m.program().slots[slot];
     let v = m.slots[slot];
-    match trace_value(program, m, s, v) {
+    show(&trace_value(program, m, s, v))
+}
+
+fn show(v: &Value) -> String {
+    match v {
         Value::Num(x) => format!("{x}"),
         Value::Int(i) => format!("{i}"),
         Value::Bool(b) => format!("{b}"),
         Value::Str(t) => t.to_string(),
         Value::List(items) => format!("{items:?}"),
+        Value::Items(items) => {
+            let shown: Vec<String> = items.iter().map(show).collect();
+            format!("[{}]", shown.join(", "))
+        }
     }
 }
 
 fn trace_value<'a>(program: &'a Program, m: &Machine, s: &Slot, v: f64) -> Value<'a> {
-    match s.kind {
+    value_of(program, m, s.kind, &s.elems, v)
+}
+
+/// A value of the given kind; `elems` are a list's element kinds, outermost first.
+fn value_of<'a>(
+    program: &'a Program,
+    m: &Machine,
+    kind: ValueKind,
+    elems: &[ValueKind],
+    v: f64,
+) -> Value<'a> {
+    match kind {
         ValueKind::Int => Value::Int(v as i64),
         ValueKind::Bool => Value::Bool(v != 0.0),
         ValueKind::Str => Value::Str(
@@ -221,7 +240,27 @@ fn trace_value<'a>(program: &'a Program, m: &Machine, s: &Slot, v: f64) -> Value
                 .unwrap_or("?"),
         ),
         ValueKind::Status => Value::Str(Status::from_index(v as u8).name()),
-        ValueKind::List => Value::List(m.lists.values(v).to_vec()),
+        ValueKind::List => {
+            let items = m.lists.values(v);
+            match elems.split_first() {
+                // Numbers (and quantities, in SI units) stay a list of numbers.
+                None
+                | Some((
+                    ValueKind::Num
+                    | ValueKind::Duration
+                    | ValueKind::Rate
+                    | ValueKind::Length
+                    | ValueKind::Angle,
+                    _,
+                )) => Value::List(items.to_vec()),
+                Some((&inner, rest)) => Value::Items(
+                    items
+                        .iter()
+                        .map(|&x| value_of(program, m, inner, rest, x))
+                        .collect(),
+                ),
+            }
+        }
         _ => Value::Num(v),
     }
 }

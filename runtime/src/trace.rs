@@ -96,6 +96,8 @@ pub enum Value<'a> {
     Bool(bool),
     Str(&'a str),
     List(Vec<f64>),
+    /// A list of anything but numbers: labels, strings, enum variants, lists.
+    Items(Vec<Value<'a>>),
 }
 
 fn json_str(out: &mut Vec<u8>, s: &str) {
@@ -161,6 +163,16 @@ fn json_value(out: &mut Vec<u8>, v: &Value) {
                     out.push(b',');
                 }
                 json_num(out, *x);
+            }
+            out.push(b']');
+        }
+        Value::Items(items) => {
+            out.push(b'[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                json_value(out, x);
             }
             out.push(b']');
         }

@@ -51,6 +51,9 @@ pub struct Slot {
     /// Which blackboard holds it: 0 is the root (the agent or the main tree), others are
     /// subtree instances (their index in `AgentProgram::scopes`).
     pub scope: u32,
+    /// For a list or point: the kinds of its elements, outermost first (`[[Label]]` is
+    /// `[List, Str]`), so traces can show labels and nested lists as such. Empty otherwise.
+    pub elems: Vec<ValueKind>,
 }
 
 /// A node status, numbered as BehaviorTree.CPP numbers them.

@@ -367,6 +367,7 @@ impl Builder<'_> {
             range: v.range,
             visible: v.kind != super::frame::VarKind::Temp,
             scope,
+            elems: v.ty.element_kinds(),
         });
         self.p.slots.len() as SlotId - 1
     }
@@ -909,6 +910,7 @@ impl Checker {
                     super::frame::VarKind::Temp | super::frame::VarKind::Component
                 ),
                 scope: 0,
+                elems: v.ty.element_kinds(),
             });
             let s = p.slots.len() as SlotId - 1;
             map.push(s);

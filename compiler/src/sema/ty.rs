@@ -122,6 +122,23 @@ impl Ty {
     }
 }
 
+impl Ty {
+    /// The element kinds of a list or point, outermost first; empty for other types.
+    pub fn element_kinds(&self) -> Vec<ValueKind> {
+        let inner = match self {
+            Ty::List(t) => t.as_ref(),
+            Ty::Tuple(ts) => match ts.first() {
+                Some(t) => t,
+                None => return Vec::new(),
+            },
+            _ => return Vec::new(),
+        };
+        let mut kinds = vec![inner.value_kind()];
+        kinds.extend(inner.element_kinds());
+        kinds
+    }
+}
+
 /// Names types by their spelling in the language; enums need the checker's names.
 pub struct TyDisplay<'a> {
     pub ty: &'a Ty,

@@ -713,6 +713,7 @@ mod tests {
                     range: None,
                     visible: true,
                     scope: 0,
+                    elems: Vec::new(),
                 })
                 .collect();
             let agent = AgentProgram {
