@@ -8,7 +8,7 @@
 //! unchecked machine computes exactly what the checked one (`eval.rs`) does; everything else
 //! (lists, host calls, function calls, malformed code) stays on the checked machine.
 
-use super::Machine;
+use super::{op, Machine};
 use affect_compiler::ir::eval::{binary, bool_f, same, unary};
 use affect_compiler::ir::program::{Code, Op, SlotId};
 
@@ -342,7 +342,79 @@ pub(crate) fn translate(
     })
 }
 
+/// The opcode of a script (`op::SCRIPT`) or condition (`op::SCRIPT_CONDITION`) whose
+/// translated code has one of the shapes `Machine::tick_short` runs directly; `o` otherwise.
+pub(crate) fn short_op(fops: &[Fop], o: u8, code: Code) -> u8 {
+    let start = code.start as usize;
+    let Some(f) = fops.get(start..start + code.len as usize) else {
+        return o;
+    };
+    match (o, f) {
+        (op::SCRIPT, [Fop::SAddK(..), Fop::Store(_)]) => op::SET_ADDK,
+        (op::SCRIPT, [Fop::SSubK(..), Fop::Store(_)]) => op::SET_SUBK,
+        (op::SCRIPT_CONDITION, [Fop::Load(_), Fop::SAddK(..), c]) => match c {
+            Fop::Ge => op::COND_GE_ADDK,
+            Fop::Gt => op::COND_GT_ADDK,
+            Fop::Lt => op::COND_LT_ADDK,
+            Fop::Le => op::COND_LE_ADDK,
+            _ => o,
+        },
+        _ => o,
+    }
+}
+
 impl Machine<'_> {
+    /// The status of a script or condition whose opcode `short_op` chose: what `exec_fast`
+    /// computes for its code, without the loop and the dispatch per instruction. The shape is
+    /// matched again (a predictable test), so a mismatch can only ever be slower.
+    #[inline(always)]
+    pub(crate) fn tick_short(&mut self, o: u8, code: Code) -> super::Status {
+        use super::Status;
+        let i = code.start as usize;
+        let load = |slots: &[f64], s: SlotId| slots.get(s as usize).copied().unwrap_or(f64::NAN);
+        match o {
+            op::SET_ADDK | op::SET_SUBK => {
+                if let (Some(&a), Some(&Fop::Store(t))) = (self.fops.get(i), self.fops.get(i + 1)) {
+                    let v = match a {
+                        Fop::SAddK(s, k) if o == op::SET_ADDK => load(&self.slots, s) + k,
+                        Fop::SSubK(s, k) if o == op::SET_SUBK => load(&self.slots, s) - k,
+                        _ => {
+                            self.exec_fast(code);
+                            return Status::Success;
+                        }
+                    };
+                    let t = t as usize;
+                    self.slots[t] = v;
+                    self.seq[t] = self.seq[t].wrapping_add(1);
+                } else {
+                    self.exec_fast(code);
+                }
+                Status::Success
+            }
+            _ => {
+                let r = if let (Some(&Fop::Load(a)), Some(&Fop::SAddK(b, k))) =
+                    (self.fops.get(i), self.fops.get(i + 1))
+                {
+                    let x = load(&self.slots, a);
+                    let y = load(&self.slots, b) + k;
+                    match o {
+                        op::COND_GE_ADDK => x >= y,
+                        op::COND_GT_ADDK => x > y,
+                        op::COND_LT_ADDK => x < y,
+                        _ => x <= y,
+                    }
+                } else {
+                    self.exec_fast(code) != 0.0
+                };
+                if r {
+                    Status::Success
+                } else {
+                    Status::Failure
+                }
+            }
+        }
+    }
+
     /// Runs translated code; returns the top of the stack (0 when empty), as `exec` does.
     // `top = below + top` keeps the checked machine's operand order (`a + b`).
     #[allow(clippy::assign_op_pattern)]
@@ -508,6 +580,39 @@ mod tests {
         let mut out = Vec::new();
         translate(ops, &mut out, &mut Vec::new())?;
         Some(out)
+    }
+
+    #[test]
+    fn short_shapes_get_their_opcodes_and_nothing_else() {
+        let code = |f: &[Fop]| Code {
+            start: 0,
+            len: f.len() as u32,
+        };
+        let set = [Fop::SAddK(0, 1.0), Fop::Store(1)];
+        assert_eq!(short_op(&set, op::SCRIPT, code(&set)), op::SET_ADDK);
+        let set = [Fop::SSubK(0, 1.0), Fop::Store(1)];
+        assert_eq!(short_op(&set, op::SCRIPT, code(&set)), op::SET_SUBK);
+        // Only scripts take the store forms, only conditions the comparisons.
+        assert_eq!(
+            short_op(&set, op::SCRIPT_CONDITION, code(&set)),
+            op::SCRIPT_CONDITION
+        );
+        let cond = [Fop::Load(0), Fop::SAddK(1, 0.5), Fop::Ge];
+        assert_eq!(
+            short_op(&cond, op::SCRIPT_CONDITION, code(&cond)),
+            op::COND_GE_ADDK
+        );
+        assert_eq!(short_op(&cond, op::SCRIPT, code(&cond)), op::SCRIPT);
+        let cond = [Fop::Load(0), Fop::SAddK(1, 0.5), Fop::Bin(Other::Eq)];
+        assert_eq!(
+            short_op(&cond, op::SCRIPT_CONDITION, code(&cond)),
+            op::SCRIPT_CONDITION
+        );
+        // Longer code, or a range past the end, keeps the general opcode.
+        let long = [Fop::SAddK(0, 1.0), Fop::Store(1), Fop::Pop];
+        assert_eq!(short_op(&long, op::SCRIPT, code(&long)), op::SCRIPT);
+        let past = Code { start: 2, len: 2 };
+        assert_eq!(short_op(&long, op::SCRIPT, past), op::SCRIPT);
     }
 
     #[test]

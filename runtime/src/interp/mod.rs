@@ -79,6 +79,17 @@ pub(crate) mod op {
     pub const REACTIVE_SEQUENCE: u8 = 10;
     pub const REACTIVE_FALLBACK: u8 = 11;
     pub const PARALLEL: u8 = 12;
+    // Scripts and conditions of one shape, run without the expression machine's loop
+    // (`fast.rs`, `Machine::tick_short`); `Hot::code` is still their translated range.
+    /// `t := a + k`: `[SAddK(a, k), Store(t)]`.
+    pub const SET_ADDK: u8 = 13;
+    /// `t := a - k`: `[SSubK(a, k), Store(t)]`.
+    pub const SET_SUBK: u8 = 14;
+    /// `a >= b + k`: `[Load(a), SAddK(b, k), Ge]`; likewise the next three.
+    pub const COND_GE_ADDK: u8 = 15;
+    pub const COND_GT_ADDK: u8 = 16;
+    pub const COND_LT_ADDK: u8 = 17;
+    pub const COND_LE_ADDK: u8 = 18;
 }
 
 /// A timer that fired between ticks, for the caller's clock (BehaviorTree.CPP's timers wake
@@ -148,7 +159,7 @@ impl<'p> Machine<'p> {
             fast::translate(ops, &mut fops, &mut clamps)
         };
         let process_fast = translate(agent.process);
-        let hot: Vec<Hot> = agent
+        let mut hot: Vec<Hot> = agent
             .nodes
             .iter()
             .map(|n| {
@@ -216,6 +227,9 @@ impl<'p> Machine<'p> {
                 }
             })
             .collect();
+        for h in &mut hot {
+            h.op = fast::short_op(&fops, h.op, h.code);
+        }
         let mut m = Machine {
             prog: agent,
             hot,

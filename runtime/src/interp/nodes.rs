@@ -99,6 +99,12 @@ impl<'p> Machine<'p> {
                     Status::Failure
                 }
             }
+            op::SET_ADDK => self.tick_short(op::SET_ADDK, h.code),
+            op::SET_SUBK => self.tick_short(op::SET_SUBK, h.code),
+            op::COND_GE_ADDK => self.tick_short(op::COND_GE_ADDK, h.code),
+            op::COND_GT_ADDK => self.tick_short(op::COND_GT_ADDK, h.code),
+            op::COND_LT_ADDK => self.tick_short(op::COND_LT_ADDK, h.code),
+            op::COND_LE_ADDK => self.tick_short(op::COND_LE_ADDK, h.code),
             op::ALWAYS_SUCCESS => Status::Success,
             op::ALWAYS_FAILURE => Status::Failure,
             // The common controls and decorators: one call, their tick and status in it.
@@ -184,6 +190,7 @@ impl<'p> Machine<'p> {
                     Status::Failure
                 }
             }
+            op::SET_ADDK..=op::COND_LE_ADDK => self.tick_short(h.op, h.code),
             op::ALWAYS_SUCCESS => Status::Success,
             op::ALWAYS_FAILURE => Status::Failure,
             op::SEQUENCE => self.tick_sequence(n, true, false),
