@@ -14,13 +14,7 @@ fn affect(args: &[&str]) -> Output {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let d = support::workspace()
-        .join("target")
-        .join("cli_story")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    support::scratch("cli_story", name)
 }
 
 fn copy(dir: &Path, from: &str) -> PathBuf {

@@ -26,12 +26,7 @@ fn affect(args: &[&str]) -> Output {
 }
 
 fn scratch(name: &str, edit: impl Fn(String) -> String) -> PathBuf {
-    let d = support::workspace()
-        .join("target")
-        .join("failover_scenario")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
+    let d = support::scratch("failover_scenario", name);
     let text =
         std::fs::read_to_string(support::workspace().join("examples/failover.affect")).unwrap();
     std::fs::write(d.join("failover.affect"), edit(text)).unwrap();

@@ -18,13 +18,7 @@ fn affect(args: &[&str], env: &[(&str, &str)]) -> Output {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let d = support::workspace()
-        .join("target")
-        .join("jit_cli")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    support::scratch("jit_cli", name)
 }
 
 const TREE: &str = r#"action Work();

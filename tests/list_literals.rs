@@ -36,13 +36,7 @@ world W {
 "#;
 
 fn scratch(name: &str) -> PathBuf {
-    let d = support::workspace()
-        .join("target")
-        .join("list_literals")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    support::scratch("list_literals", name)
 }
 
 /// The trace of a run with `engine`, as JSON lines.

@@ -26,12 +26,7 @@ fn affect(args: &[&str]) -> Output {
 
 /// Copies the example into a scratch directory, applying `edit` to its text.
 fn scratch(name: &str, edit: impl Fn(String) -> String) -> PathBuf {
-    let d = support::workspace()
-        .join("target")
-        .join("recruitment_scenario")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
+    let d = support::scratch("recruitment_scenario", name);
     let text =
         std::fs::read_to_string(support::workspace().join("examples/recruitment.affect")).unwrap();
     std::fs::write(d.join("recruitment.affect"), edit(text)).unwrap();

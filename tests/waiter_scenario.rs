@@ -30,12 +30,7 @@ fn affect(args: &[&str]) -> Output {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let d = support::workspace()
-        .join("target")
-        .join("waiter_scenario")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
+    let d = support::scratch("waiter_scenario", name);
     let from = support::workspace().join("examples").join("waiter.affect");
     std::fs::copy(from, d.join("waiter.affect")).unwrap();
     d

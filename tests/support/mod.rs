@@ -39,6 +39,14 @@ pub fn oracle() -> PathBuf {
         .clone()
 }
 
+/// An empty directory `target/SUITE/NAME` for one test's files (emptied if it existed).
+pub fn scratch(suite: &str, name: &str) -> PathBuf {
+    let d = workspace().join("target").join(suite).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
 pub fn write_temp(dir: &Path, name: &str, text: &str) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
     let p = dir.join(name);
