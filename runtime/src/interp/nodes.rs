@@ -175,7 +175,9 @@ impl<'p> Machine<'p> {
         self.finish(n, new)
     }
 
-    /// The node's tick through its opcode.
+    /// The node's tick through its opcode. The leaf arms repeat `execute_tick`'s on purpose:
+    /// there they are inlined into the parent's loop (each short-script arm with its opcode
+    /// constant), here they serve the out-of-line path.
     #[inline(always)]
     fn tick_op(&mut self, n: NodeId, h: Hot) -> Status {
         match h.op {
