@@ -9,8 +9,11 @@
 #   4. `affect check` and `affect fmt --check` over the examples and passing fixtures
 #   5. the editor suites: VS Code grammar, tree-sitter, Vim (editors/test-all.sh installs
 #      npm packages, the tree-sitter CLI and Vim when they are missing)
+#   6. the network: the build without the `net` feature, and Python on an affect team's
+#      Zenoh network (the eclipse-zenoh, cryptography and pytest packages in the venv
+#      .tools/netpy, made when missing)
 #
-# Environment: AFFECT_SHARED (default ../shared), SKIP_EDITORS=1, SKIP_LINT=1.
+# Environment: AFFECT_SHARED (default ../shared), SKIP_EDITORS=1, SKIP_LINT=1, SKIP_NET=1.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -46,6 +49,19 @@ run cargo-test cargo test --workspace --locked
 step "affect check and fmt --check over the examples"
 run examples-check cargo run -q --locked -- check examples/*.affect
 run examples-fmt cargo run -q --locked -- fmt --check examples/*.affect tests/fixtures/syntax/pass/*.affect
+
+if [[ "${SKIP_NET:-0}" != 1 ]]; then
+  step "network: affect without the net feature"
+  run net-optional cargo check -q --locked -p affect --no-default-features
+  step "network: Python talks to affect robots over Zenoh (tests/net)"
+  netpy=.tools/netpy
+  if ! "$netpy/bin/python" -c 'import zenoh, cryptography, pytest' 2>/dev/null; then
+    python3 -m venv "$netpy"
+    "$netpy/bin/pip" install -q eclipse-zenoh==1.10.2 cryptography pytest
+  fi
+  run net-python env AFFECT_BIN="$root/target/debug/affect" \
+    "$netpy/bin/python" -m pytest -q -p no:cacheprovider tests/net
+fi
 
 if [[ "${SKIP_EDITORS:-0}" != 1 ]]; then
   step "editor suites"

@@ -78,6 +78,19 @@ enum Command {
     Build(commands::build::BuildArgs),
     /// Convert BehaviorTree.CPP XML between v3 (Groot 1) and v4 (Groot 2).
     Convert(commands::convert::ConvertArgs),
+    /// Start a team: one process per robot and per component host of the world, on
+    /// loopback Zenoh, supervised; faults injected on request; traces merged
+    /// (docs/network.md).
+    #[cfg(feature = "net")]
+    Launch(commands::net::LaunchArgs),
+    /// Run the components a world places on one host, as its own process on the network
+    /// (`affect launch` starts these; docs/network.md).
+    #[cfg(feature = "net")]
+    Host(commands::net::HostArgs),
+    /// Generate a team's signing keys: one Ed25519 key per robot, component host and the
+    /// launcher, and the team's public key file (docs/network.md).
+    #[cfg(feature = "net")]
+    Keys(commands::net::KeysArgs),
     /// Look into long-term emotional memory files (`memory .. { persist "FILE"; }`).
     Memory {
         #[command(subcommand)]
@@ -116,6 +129,12 @@ fn main() -> ExitCode {
         Command::Build(args) => commands::build::run(&args),
         Command::Convert(args) => commands::convert::run(&args),
         Command::Memory { command } => commands::memory::run(&command),
+        #[cfg(feature = "net")]
+        Command::Launch(args) => commands::net::launch(&args),
+        #[cfg(feature = "net")]
+        Command::Host(args) => commands::net::host(&args),
+        #[cfg(feature = "net")]
+        Command::Keys(args) => commands::net::keys(&args),
     };
     ExitCode::from(status)
 }

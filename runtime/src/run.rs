@@ -7,6 +7,7 @@ use crate::affect::persist::{self, Stored};
 use crate::devices::sim::SharedWorld;
 use crate::interp::Machine;
 use crate::jit::{self, EngineKind};
+use crate::network::Network;
 use crate::sim::{build_agent, Setup, SimAgent};
 use crate::trace::{Event, TraceSink, Value};
 use crate::world::{AgentId, World};
@@ -349,7 +350,29 @@ pub fn run(
     program: &Program,
     config: &RunConfig,
     sink: &mut dyn TraceSink,
+    progress: impl FnMut(u64),
+) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
+    run_on(program, config, sink, progress, None)
+}
+
+/// Runs one agent (`config.agent`) of a program as one robot of a team spread over processes:
+/// `net` paces its ticks on the wall clock and carries its messages (see [`Network`]). The
+/// program runs exactly as in [`run`]; only the transport differs.
+pub fn run_networked(
+    program: &Program,
+    config: &RunConfig,
+    sink: &mut dyn TraceSink,
+    net: &mut dyn Network,
+) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
+    run_on(program, config, sink, |_| {}, Some(net))
+}
+
+fn run_on(
+    program: &Program,
+    config: &RunConfig,
+    sink: &mut dyn TraceSink,
     mut progress: impl FnMut(u64),
+    mut net: Option<&mut dyn Network>,
 ) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
     check_runnable(program, config.agent.as_deref())?;
     let spec = choose_world(program, config)?;
@@ -377,7 +400,13 @@ pub fn run(
         seed: config.seed,
         persist_dir: config.persist_dir.clone(),
         mail: crate::sim::area_leaves::Mail::shared(),
-        team: crate::sim::team::Team::shared(config.seed),
+        team: crate::sim::team::Team::with_radio(
+            config.seed,
+            match (&mut net, &world) {
+                (Some(n), Some(w)) => Some(n.radio(&w.borrow())),
+                _ => None,
+            },
+        ),
     };
     let setup_error = |e: String| vec![Diagnostic::error("E0603", e, Span::DUMMY)];
     let mut live: Vec<Live> = Vec::new();
@@ -494,6 +523,16 @@ pub fn run(
                 .map(|b| Arbiter::new(b, &agent.roots)),
         });
     }
+    // Networked: the world's other robots run elsewhere, and components beat over the network.
+    if let (Some(n), Some(w)) = (&net, &world) {
+        for a in w.borrow().agents() {
+            let p = program.agents.iter().find(|p| p.name == a.program);
+            if let (Some(p), true) = (p, n.remote(&a.name)) {
+                setup.mail.borrow_mut().register_remote(program, p, &a.name);
+            }
+        }
+        setup.team.borrow_mut().observe_components();
+    }
     if live.is_empty() {
         let names: Vec<&str> = program.agents.iter().map(|a| a.name.as_str()).collect();
         return Err(vec![Diagnostic::error(
@@ -558,6 +597,18 @@ pub fn run(
         let l = &mut live[k];
         let tick = l.ticks;
         let now = l.next_ms;
+        if let Some(n) = &mut net {
+            let mut w = world.as_ref().map(|w| w.borrow_mut());
+            let go = n.before_tick(
+                now,
+                w.as_deref_mut(),
+                &mut setup.team.borrow_mut(),
+                &mut setup.mail.borrow_mut(),
+            );
+            if !go {
+                break;
+            }
+        }
         if let Some(w) = &world {
             let mut w = w.borrow_mut();
             let target = now.floor() as u64;
@@ -635,6 +686,18 @@ pub fn run(
             .mail
             .borrow_mut()
             .flush(program, tick, now, &l.agent.name, sink);
+        if let Some(n) = &mut net {
+            let mut w = world.as_ref().map(|w| w.borrow_mut());
+            n.after_tick(
+                tick,
+                now,
+                &l.agent.name,
+                w.as_deref_mut(),
+                &mut setup.team.borrow_mut(),
+                &mut setup.mail.borrow_mut(),
+                sink,
+            );
+        }
         l.ticks += 1;
         l.next_ms = next;
         done += 1;

@@ -78,6 +78,13 @@ pub enum Event<'a> {
         to: Option<&'a str>,
         silence_ms: Option<f64>,
     },
+    /// A message from the network that this robot refused (networked runs): not signed by a
+    /// member of its team, replayed, or unreadable. It was not acted on.
+    Rejected {
+        from: &'a str,
+        kind: &'a str,
+        why: &'a str,
+    },
     /// A line the runtime or a node wants the user to see.
     Log { level: &'static str, text: String },
     /// The end of an agent's run.
@@ -332,6 +339,14 @@ pub fn write_event(out: &mut Vec<u8>, tick: u64, t_ms: f64, agent: &str, ev: &Ev
             out.extend_from_slice(b",\"silence_ms\":");
             json_opt_num(out, *silence_ms);
         }
+        Event::Rejected { from, kind, why } => {
+            out.extend_from_slice(b",\"ev\":\"rejected\",\"from\":");
+            json_str(out, from);
+            out.extend_from_slice(b",\"kind\":");
+            json_str(out, kind);
+            out.extend_from_slice(b",\"why\":");
+            json_str(out, why);
+        }
         Event::Log { level, text } => {
             let _ = write!(out, ",\"ev\":\"log\",\"level\":\"{level}\",\"text\":");
             json_str(out, text);
@@ -369,6 +384,8 @@ impl TraceSink for NoTrace {
 pub struct JsonLines<W: Write> {
     out: W,
     buf: Vec<u8>,
+    /// `"pid":N,` at the start of every line (networked runs: the process that wrote it).
+    pid: Option<Vec<u8>>,
 }
 
 impl<W: Write> JsonLines<W> {
@@ -376,7 +393,21 @@ impl<W: Write> JsonLines<W> {
         JsonLines {
             out,
             buf: Vec::with_capacity(256),
+            pid: None,
         }
+    }
+
+    /// Lines that also say which process wrote them (`"pid"`), for traces merged from
+    /// several processes.
+    pub fn with_pid(out: W, pid: u32) -> JsonLines<W> {
+        JsonLines {
+            pid: Some(format!("\"pid\":{pid},").into_bytes()),
+            ..JsonLines::new(out)
+        }
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
     }
 
     pub fn into_inner(self) -> W {
@@ -388,7 +419,14 @@ impl<W: Write> TraceSink for JsonLines<W> {
     fn line(&mut self, tick: u64, t_ms: f64, agent: &str, ev: &Event) -> io::Result<()> {
         self.buf.clear();
         write_event(&mut self.buf, tick, t_ms, agent, ev);
-        self.out.write_all(&self.buf)
+        match &self.pid {
+            Some(pid) if self.buf.first() == Some(&b'{') => {
+                self.out.write_all(b"{")?;
+                self.out.write_all(pid)?;
+                self.out.write_all(&self.buf[1..])
+            }
+            _ => self.out.write_all(&self.buf),
+        }
     }
 }
 

@@ -9,6 +9,8 @@ pub mod fmt;
 pub mod import;
 pub mod lsp;
 pub mod memory;
+#[cfg(feature = "net")]
+pub mod net;
 mod progress;
 mod report;
 pub mod run;

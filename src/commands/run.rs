@@ -65,6 +65,14 @@ pub struct RunArgs {
     /// interpreter does, and a warning says so.
     #[arg(long, value_enum, default_value_t = super::bench::EngineKind::Jit)]
     pub engine: super::bench::EngineKind,
+    /// Run the one robot named by --agent as its own process, talking to the rest of its
+    /// team over Zenoh on the wall clock (docs/network.md).
+    #[cfg(feature = "net")]
+    #[arg(long, requires = "agent")]
+    pub net: bool,
+    #[cfg(feature = "net")]
+    #[command(flatten, next_help_heading = "Network (with --net)")]
+    pub link: super::net::LinkArgs,
 }
 
 fn split_kv(s: &str, what: &str) -> Result<(String, String), String> {
@@ -180,6 +188,27 @@ pub fn run(args: &RunArgs) -> u8 {
     if let Err(e) = parsed {
         eprintln!("error: {e}");
         return USAGE;
+    }
+    #[cfg(feature = "net")]
+    if args.net {
+        return match super::net::run_robot(
+            &args.link,
+            &program,
+            &config,
+            args.trace.as_deref(),
+            args.quiet,
+        ) {
+            Ok(_) => OK,
+            Err(affect_net::NetError::Setup(e)) => {
+                eprintln!("error: {e}");
+                USAGE
+            }
+            Err(affect_net::NetError::Program(diags)) => {
+                reporter.add(&name, &src, &diags);
+                reporter.finish(1);
+                FAILED
+            }
+        };
     }
     let mut file_sink;
     let mut no_trace = NoTrace;

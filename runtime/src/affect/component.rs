@@ -41,6 +41,12 @@ pub struct Unit {
     started_ms: f64,
     /// The script stopped its heartbeats at this time.
     stopped_ms: Option<f64>,
+    /// Heard over a network ([`Supervisor::observe`]): it runs on a host of its own.
+    remote: bool,
+    /// The last heartbeat heard over the network.
+    heard_ms: f64,
+    /// When it was last found failed.
+    down_ms: f64,
     /// Restart times, for the `restart N within T` allowance.
     restarts: Vec<f64>,
     /// Redundant components, resolved.
@@ -89,7 +95,13 @@ pub struct Supervisor {
     /// What each host runs at the start.
     placement: Vec<(String, Vec<String>)>,
     notes: Vec<Note>,
+    /// Heartbeats of components placed on hosts are heard over a network
+    /// ([`Supervisor::heard`], [`Supervisor::lost`]) instead of simulated.
+    observed: bool,
 }
+
+/// How long a restart may take over a network before it counts as failed (world time).
+pub const RESTART_WAIT_MS: f64 = 30_000.0;
 
 impl Supervisor {
     /// A supervisor for hosts given as (name, components it runs).
@@ -124,6 +136,9 @@ impl Supervisor {
             health: Health::Alive,
             started_ms: 0.0,
             stopped_ms: None,
+            remote: false,
+            heard_ms: 0.0,
+            down_ms: f64::NEG_INFINITY,
             restarts: Vec::new(),
             redundant: Vec::new(),
             serving: i,
@@ -163,7 +178,7 @@ impl Supervisor {
 
     /// The world's script stops a component's heartbeats at `at_ms` (`fail C`).
     pub fn stop(&mut self, unit: usize, at_ms: f64) {
-        if let Some(u) = self.units.get_mut(unit) {
+        if let Some(u) = self.units.get_mut(unit).filter(|u| !u.remote) {
             if u.stopped_ms.is_none() {
                 u.stopped_ms = Some(at_ms);
             }
@@ -173,7 +188,7 @@ impl Supervisor {
     /// The world's script brings a component back at `at_ms` (`recover C`): it beats again
     /// from then on.
     pub fn resume(&mut self, unit: usize, at_ms: f64) {
-        let Some(u) = self.units.get_mut(unit) else {
+        let Some(u) = self.units.get_mut(unit).filter(|u| !u.remote) else {
             return;
         };
         match u.health {
@@ -196,6 +211,72 @@ impl Supervisor {
         }
     }
 
+    /// From now on the heartbeats of components placed on hosts are heard over a network,
+    /// not simulated: such a unit is alive while it is heard within its timeout, and a
+    /// restart is done when the new instance is heard. A component placed on no host runs
+    /// with its owner and stays simulated.
+    pub fn observe(&mut self) {
+        self.observed = true;
+        for u in &mut self.units {
+            u.remote = u.host.is_some();
+        }
+    }
+
+    /// Whether a unit's heartbeats are heard over a network.
+    pub fn is_remote(&self, unit: usize) -> bool {
+        self.units.get(unit).is_some_and(|u| u.remote)
+    }
+
+    /// The index of a host by name.
+    pub fn host_index(&self, name: &str) -> Option<usize> {
+        self.hosts.iter().position(|h| h == name)
+    }
+
+    /// A heartbeat of `unit` heard at `at_ms`, from `host` when the sender says. A failed or
+    /// restarting unit that is heard again is back.
+    pub fn heard(&mut self, unit: usize, at_ms: f64, host: Option<usize>) {
+        let Some(u) = self.units.get_mut(unit) else {
+            return;
+        };
+        // A heartbeat sent before the failure was found (late, by another link) brings
+        // nothing back.
+        if u.health != Health::Alive && at_ms < u.down_ms {
+            return;
+        }
+        u.heard_ms = u.heard_ms.max(at_ms);
+        if host.is_some() {
+            u.host = host;
+        }
+        if u.health != Health::Alive {
+            u.health = Health::Alive;
+            u.started_ms = at_ms;
+            self.notes.push(Note {
+                unit,
+                change: Change::Recovered,
+                host: u.host,
+            });
+        }
+    }
+
+    /// The network says `unit` is gone (its liveliness token was withdrawn: the process died
+    /// or its link broke): failed now, without waiting for the timeout.
+    pub fn lost(&mut self, unit: usize, at_ms: f64) {
+        let Some(u) = self.units.get_mut(unit) else {
+            return;
+        };
+        if u.health == Health::Alive {
+            u.health = Health::Failed;
+            u.down_ms = at_ms;
+            self.notes.push(Note {
+                unit,
+                change: Change::Failed {
+                    silence_ms: (at_ms - u.heard_ms).max(0.0),
+                },
+                host: u.host,
+            });
+        }
+    }
+
     /// Brings the units `mine` accepts up to `now_ms`: failure detection, restarts coming
     /// up, re-bindings, restarts. Changes go to `out`.
     pub fn update(&mut self, now_ms: f64, mine: &dyn Fn(&Unit) -> bool, out: &mut Vec<Note>) {
@@ -207,9 +288,14 @@ impl Supervisor {
             let u = &mut self.units[i];
             match u.health {
                 Health::Alive => {
-                    let heard = last_heard(u, now_ms);
+                    let heard = if u.remote {
+                        u.heard_ms
+                    } else {
+                        last_heard(u, now_ms)
+                    };
                     if now_ms - heard > u.spec.timeout_ms {
                         u.health = Health::Failed;
+                        u.down_ms = now_ms;
                         out.push(Note {
                             unit: i,
                             change: Change::Failed {
@@ -218,6 +304,17 @@ impl Supervisor {
                             host: u.host,
                         });
                     }
+                }
+                // Over a network the new instance is only back when it is heard.
+                Health::Restarting { ready_at } if now_ms >= ready_at && u.remote => {
+                    u.health = Health::Failed;
+                    out.push(Note {
+                        unit: i,
+                        change: Change::Failed {
+                            silence_ms: now_ms - u.heard_ms,
+                        },
+                        host: u.host,
+                    });
                 }
                 Health::Restarting { ready_at } if now_ms >= ready_at => {
                     u.health = Health::Alive;
@@ -283,8 +380,13 @@ impl Supervisor {
             .copied()
             .find(|&r| r != serving && self.alive(r));
         if let Some(r) = backup {
-            // Users are re-bound once the backup's next heartbeat confirms it is alive.
-            let at = next_beat(&self.units[r], now_ms);
+            // Users are re-bound once the backup's next heartbeat confirms it is alive (over a
+            // network it is heard within its timeout, so at once).
+            let at = if self.units[r].remote {
+                now_ms
+            } else {
+                next_beat(&self.units[r], now_ms)
+            };
             self.units[i].rebind = Some((r, at));
             return;
         }
@@ -298,7 +400,12 @@ impl Supervisor {
             u.restarts.push(now_ms);
             u.exhausted = false;
             u.health = Health::Restarting {
-                ready_at: now_ms + u.spec.heartbeat_ms,
+                ready_at: now_ms
+                    + if u.remote {
+                        RESTART_WAIT_MS.max(u.spec.timeout_ms)
+                    } else {
+                        u.spec.heartbeat_ms
+                    },
             };
             u.stopped_ms = None;
             let host = relocate(u.host, self.hosts.len());

@@ -57,6 +57,8 @@ struct Robot {
     program: String,
     /// Its root variable `command` and that variable's enum, when it has one.
     command: Option<(SlotId, u32)>,
+    /// It runs in another process (networked runs): commands to it leave by the network.
+    remote: bool,
 }
 
 /// Something a leaf did that goes to the trace after its agent's tick.
@@ -75,6 +77,8 @@ pub struct Mail {
     robots: Vec<Robot>,
     /// (robot index, variant index), in sending order.
     pending: Vec<(usize, usize)>,
+    /// Commands to remote robots, (robot index, variant index), waiting for the network.
+    outbox: Vec<(usize, usize)>,
     notes: Vec<Note>,
 }
 
@@ -87,6 +91,17 @@ impl Mail {
 
     /// Makes a running instance reachable by commands.
     pub fn register(&mut self, program: &Program, agent: &AgentProgram, name: &str) {
+        self.add(program, agent, name, false);
+    }
+
+    /// Makes a robot that runs in another process reachable by commands (networked runs).
+    pub fn register_remote(&mut self, program: &Program, agent: &AgentProgram, name: &str) {
+        if !self.robots.iter().any(|r| r.name == name) {
+            self.add(program, agent, name, true);
+        }
+    }
+
+    fn add(&mut self, program: &Program, agent: &AgentProgram, name: &str, remote: bool) {
         let command = agent
             .slots
             .iter()
@@ -99,6 +114,7 @@ impl Mail {
             name: name.to_string(),
             program: agent.name.clone(),
             command,
+            remote,
         });
     }
 
@@ -126,9 +142,52 @@ impl Mail {
         else {
             return false;
         };
-        self.pending.push((r, v));
+        if self.robots[r].remote {
+            self.outbox.push((r, v));
+        } else {
+            self.pending.push((r, v));
+        }
         self.notes.push(Note::Sent(r, v));
         true
+    }
+
+    /// Commands to robots in other processes since the last call: (robot, variant name).
+    pub fn take_remote(&mut self, enums: &[EnumInfo]) -> Vec<(String, String)> {
+        let robots = &self.robots;
+        self.outbox
+            .drain(..)
+            .filter_map(|(r, v)| {
+                let robot = robots.get(r)?;
+                let (_, e) = robot.command?;
+                let variant = enums.get(e as usize)?.variants.get(v)?;
+                Some((robot.name.clone(), variant.clone()))
+            })
+            .collect()
+    }
+
+    /// A command from another process for the robot `to` running here: queued like a local
+    /// one; false when no robot here has the name or its `command` no such variant.
+    pub fn receive_remote(&mut self, to: &str, variant: &str, enums: &[EnumInfo]) -> bool {
+        let Some(r) = self
+            .robots
+            .iter()
+            .position(|x| x.name == to && !x.remote)
+        else {
+            return false;
+        };
+        let Some((_, e)) = self.robots[r].command else {
+            return false;
+        };
+        match enums
+            .get(e as usize)
+            .and_then(|en| en.variants.iter().position(|x| x == variant))
+        {
+            Some(v) => {
+                self.pending.push((r, v));
+                true
+            }
+            None => false,
+        }
     }
 
     /// The robots a world's scripted `send VARIANT [to NAME]` reaches, with the variant's
@@ -143,7 +202,8 @@ impl Mail {
         self.robots
             .iter()
             .enumerate()
-            .filter(|(_, r)| to.is_none_or(|t| r.name == t || r.program == t))
+            // A robot elsewhere gets the world's sends from its own copy of the world.
+            .filter(|(_, r)| !r.remote && to.is_none_or(|t| r.name == t || r.program == t))
             .filter_map(|(i, r)| {
                 let (_, e) = r.command?;
                 let v = enums

@@ -30,12 +30,13 @@ use crate::interp::{Host, Lists, Machine};
 use crate::leaf::{Leaf, LeafCall};
 use crate::rng::Rng;
 use crate::trace::{Event, TraceSink};
+use crate::network::Radio;
 use crate::world::{AgentId, MessageBus, Point, Recipient, World};
 use affect_compiler::ir::functions::HostFn;
 use affect_compiler::ir::program::{
     AgentProgram, DeviceRole, LeafInfo, Program, RecruitSpec, SlotId, Status, ValueKind,
 };
-use affect_compiler::ir::world::{Delivery, EventAction};
+use affect_compiler::ir::world::EventAction;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -101,7 +102,8 @@ enum Note {
 pub struct Team {
     members: Vec<Member>,
     world: Option<SharedWorld>,
-    bus: Option<MessageBus<Msg>>,
+    /// What carries the protocol's messages: the world's bus, or a network.
+    bus: Option<Box<dyn Radio>>,
     supervisor: Supervisor,
     /// Top-level components are added once, with the first instance.
     globals_added: bool,
@@ -111,6 +113,18 @@ pub struct Team {
     /// Draws for the random strategy.
     rng: Rng,
     notes: Vec<Note>,
+    /// Restarts the supervisor decided on, for a network to carry out.
+    restarts: Vec<Restart>,
+}
+
+/// A component the supervisor wants restarted, on a host (networked runs: the launcher
+/// starts the new process).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Restart {
+    /// The agent instance that owns it; `None` for a top-level component.
+    pub owner: Option<String>,
+    pub component: String,
+    pub host: Option<String>,
 }
 
 pub type SharedTeam = Rc<RefCell<Team>>;
@@ -118,17 +132,78 @@ pub type SharedTeam = Rc<RefCell<Team>>;
 impl Team {
     /// An empty team for a run with this seed.
     pub fn shared(seed: u64) -> SharedTeam {
+        Team::with_radio(seed, None)
+    }
+
+    /// An empty team whose messages go through `radio` (a network) instead of the world's
+    /// bus.
+    pub fn with_radio(seed: u64, radio: Option<Box<dyn Radio>>) -> SharedTeam {
         Rc::new(RefCell::new(Team {
             members: Vec::new(),
             world: None,
-            bus: None,
+            bus: radio,
             supervisor: Supervisor::default(),
             globals_added: false,
             linked: false,
             world_step: None,
             rng: Rng::named(seed, "recruitment"),
             notes: Vec::new(),
+            restarts: Vec::new(),
         }))
+    }
+
+    /// Networked runs: component heartbeats are heard over the network from now on (see
+    /// [`Supervisor::observe`]), and restarts are handed out by [`Team::take_restarts`].
+    pub fn observe_components(&mut self) {
+        self.supervisor.observe();
+    }
+
+    /// Every component of the team: (owning instance, or `None` for a top-level one; name).
+    pub fn components(&self) -> Vec<(Option<String>, String)> {
+        self.supervisor
+            .units()
+            .iter()
+            .map(|u| (self.owner_name(u.owner), u.spec.name.clone()))
+            .collect()
+    }
+
+    fn owner_name(&self, owner: Option<usize>) -> Option<String> {
+        owner.and_then(|o| self.members.get(o)).map(|m| m.name.clone())
+    }
+
+    /// The component `name` of instance `owner` (`None`: the top-level one).
+    pub fn component(&self, owner: Option<&str>, name: &str) -> Option<usize> {
+        let unit = match owner {
+            Some(o) => {
+                let member = self.members.iter().position(|m| m.name == o)?;
+                self.supervisor.find(Some(member), name)?
+            }
+            None => self.supervisor.find(None, name)?,
+        };
+        let u = &self.supervisor.units()[unit];
+        (u.spec.name == name && self.owner_name(u.owner).as_deref() == owner).then_some(unit)
+    }
+
+    /// The host a component runs on now, as far as the supervisor knows.
+    pub fn component_host(&self, unit: usize) -> Option<&str> {
+        let host = self.supervisor.units().get(unit)?.host;
+        self.supervisor.host_name(host)
+    }
+
+    /// A heartbeat of a component heard at `at_ms`, sent from `host`.
+    pub fn component_heard(&mut self, unit: usize, at_ms: f64, host: Option<&str>) {
+        let host = host.and_then(|h| self.supervisor.host_index(h));
+        self.supervisor.heard(unit, at_ms, host);
+    }
+
+    /// A component's process is gone (its liveliness token was withdrawn).
+    pub fn component_lost(&mut self, unit: usize, at_ms: f64) {
+        self.supervisor.lost(unit, at_ms);
+    }
+
+    /// The restarts decided since the last call.
+    pub fn take_restarts(&mut self) -> Vec<Restart> {
+        std::mem::take(&mut self.restarts)
     }
 
     fn name_of(&self, id: AgentId) -> String {
@@ -180,7 +255,9 @@ pub fn join(
     if let (Some((w, _)), None) = (&world, &t.world) {
         t.world = Some(w.clone());
         if let Ok(w) = w.try_borrow() {
-            t.bus = Some(MessageBus::for_world(&w));
+            if t.bus.is_none() {
+                t.bus = Some(Box::new(MessageBus::<Msg>::for_world(&w)));
+            }
             let hosts = w
                 .spec()
                 .hosts
@@ -386,7 +463,18 @@ fn supervise(t: &mut Team, member: usize, now: f64) {
         let (state, to, silence_ms) = match c.change {
             Change::Failed { silence_ms } => ("failed", None, Some(silence_ms)),
             Change::Rebound { to } => ("rebound", Some(to), None),
-            Change::Restarted { .. } => ("restarted", None, None),
+            Change::Restarted { host } => {
+                // Over a network someone must start the new instance.
+                if t.supervisor.is_remote(c.unit) {
+                    let u = &t.supervisor.units()[c.unit];
+                    t.restarts.push(Restart {
+                        owner: u.owner.and_then(|o| t.members.get(o)).map(|m| m.name.clone()),
+                        component: u.spec.name.clone(),
+                        host: t.supervisor.host_name(host).map(str::to_string),
+                    });
+                }
+                ("restarted", None, None)
+            }
             Change::Recovered => ("recovered", None, None),
             Change::Abandoned => ("abandoned", None, None),
         };
@@ -485,7 +573,7 @@ fn deliver(t: &mut Team, member: usize, block: usize, out: Outbox, w: &World) {
         return;
     };
     let Some(bus) = &mut t.bus else { return };
-    let unicast = bus.spec().mode == Delivery::Unicast;
+    let unicast = bus.unicast();
     for send in out.sends {
         let (to, msg) = match send {
             Send::All(msg) => (None, msg),
@@ -493,14 +581,13 @@ fn deliver(t: &mut Team, member: usize, block: usize, out: Outbox, w: &World) {
         };
         let kind = msg.body.kind();
         let mut each = |r: Option<AgentId>, msg: Msg| {
-            let lost_before = bus.stats().lost;
-            bus.send(w, me, r.map_or(Recipient::Broadcast, Recipient::Agent), msg);
+            let copies = bus.send(w, me, r.map_or(Recipient::Broadcast, Recipient::Agent), msg);
             t.notes.push(Note::Msg {
                 from: member,
                 to: r,
                 kind,
             });
-            let lost = bus.stats().lost - lost_before;
+            let lost = copies.lost;
             if lost > 0 {
                 t.notes.push(Note::Lost {
                     from: member,

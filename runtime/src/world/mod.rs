@@ -336,6 +336,20 @@ impl World {
         Some(self.position(a)?.distance(self.position(b)?))
     }
 
+    /// Puts an area agent at `to` without asking what is in the way: where a robot running in
+    /// another process says it is (networked runs keep their copy of the world's other
+    /// robots up to date so). False for a grid agent or an unknown one.
+    pub fn place(&mut self, id: AgentId, to: Point, airborne: bool) -> bool {
+        match self.agent_mut(id) {
+            Some(a) if a.cell.is_none() && to.x.is_finite() && to.y.is_finite() => {
+                a.position = to;
+                a.airborne = airborne;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// A flying agent neither blocks nor is blocked (the UAV over the minefield).
     pub fn set_airborne(&mut self, id: AgentId, airborne: bool) {
         if let Some(a) = self.agent_mut(id) {

@@ -1,0 +1,520 @@
+//! `affect launch`: one process per robot and per component host of a world, on loopback
+//! Zenoh, supervised. The launcher is a member of the team itself: it listens on the first
+//! port, every process connects to it (gossip links the rest), it says `start` once every
+//! process sees every other, injects the faults it was asked for, starts a component again
+//! when a robot's supervisor asks (`restart`), and at the end merges the processes' traces.
+//!
+//! No process is left behind: each child's standard input is a pipe the launcher holds (a
+//! child stops when it closes, so also when the launcher dies), the launcher stops every
+//! child at the end or on Ctrl-C (SIGTERM, then SIGKILL after a grace period), and waits
+//! for each one.
+
+use crate::clock::{unix_ms, WallClock};
+use crate::faults::{Fault, FaultKind};
+use crate::keys::{self, Identity, TeamKeys, LAUNCHER};
+use crate::node::{self, Endpoints, Node};
+use crate::wire::{self, Alive, Body};
+use affect_compiler::ir::program::Program;
+use affect_compiler::ir::world::WorldSpec;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long the processes may take to start and see each other.
+const STARTUP_LIMIT: Duration = Duration::from_secs(120);
+/// Wall time between `start` and world time 0.
+const START_LEAD_MS: f64 = 300.0;
+/// How long a stopped child may take to exit before it is killed.
+const GRACE: Duration = Duration::from_secs(5);
+/// A restart asked for again within this wall time of the last one is the same restart.
+const RESTART_DEBOUNCE: Duration = Duration::from_secs(2);
+
+#[derive(Clone, Debug)]
+pub struct LaunchConfig {
+    /// The `affect` binary the children run.
+    pub exe: PathBuf,
+    pub file: PathBuf,
+    pub world: Option<String>,
+    pub ticks: Option<u64>,
+    pub seed: Option<u64>,
+    pub speed: f64,
+    /// Message loss instead of the world's.
+    pub loss: Option<f64>,
+    pub trace: Option<PathBuf>,
+    /// The team's key directory; `None`: fresh keys for this launch, thrown away after.
+    pub keys: Option<PathBuf>,
+    pub faults: Vec<Fault>,
+    /// `--engine` for the robots.
+    pub engine: Option<String>,
+    pub quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Robot,
+    Host,
+}
+
+struct Proc {
+    name: String,
+    role: Role,
+    child: Child,
+    trace: PathBuf,
+    exit: Option<ExitStatus>,
+    /// Killed by a fault (its exit is expected).
+    killed: bool,
+    /// Paused by a fault until this world time.
+    resume_at: Option<f64>,
+}
+
+/// What a launch did.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Robots that ran to their end: (name, exit status code).
+    pub robots: Vec<(String, Option<i32>)>,
+    /// Component processes started again.
+    pub restarts: Vec<(String, String)>,
+    pub interrupted: bool,
+    /// Processes that ran, with their pids.
+    pub processes: Vec<(String, u32)>,
+    /// Failure detection and recovery, per fault and component.
+    pub measures: Vec<Measure>,
+}
+
+/// How a fault was seen and repaired, the way seed 001's Table I reports it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measure {
+    pub fault: String,
+    pub component: String,
+    pub owner: String,
+    /// World ms from the fault to the robot's `failed`.
+    pub detected_after_ms: Option<f64>,
+    /// World ms from `failed` to `rebound` or `recovered`.
+    pub recovered_after_ms: Option<f64>,
+    /// `rebound` (redundant instance) or `recovered` (restart).
+    pub how: Option<String>,
+    /// The component's declared heartbeat.
+    pub heartbeat_ms: f64,
+}
+
+fn free_port() -> Result<u16, String> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| format!("no free loopback port: {e}"))
+}
+
+fn endpoint(port: u16) -> String {
+    format!("tcp/127.0.0.1:{port}")
+}
+
+#[cfg(unix)]
+fn signal(child: &Child, sig: i32) {
+    // SAFETY: kill(2) on a child we spawned and have not reaped (its pid is still ours).
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, sig);
+    }
+}
+
+/// A scratch directory for the children's traces (and fresh keys), removed at the end.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs a launch to its end (every robot done), or until `stop` is set (Ctrl-C).
+pub fn run(
+    program: &Program,
+    world: &WorldSpec,
+    config: &LaunchConfig,
+    stop: Arc<AtomicBool>,
+) -> Result<Outcome, String> {
+    let team = world.name.clone();
+    let scratch = Scratch(std::env::temp_dir().join(format!(
+        "affect-launch-{}-{}",
+        std::process::id(),
+        unix_ms() as u64
+    )));
+    std::fs::create_dir_all(&scratch.0)
+        .map_err(|e| format!("cannot create `{}`: {e}", scratch.0.display()))?;
+    let members = crate::startup::members(program, world)?;
+    let key_dir = match &config.keys {
+        Some(d) => d.clone(),
+        None => {
+            let d = scratch.0.join("keys");
+            keys::generate(&d, &team, &members)?;
+            d
+        }
+    };
+    let robots: Vec<String> = crate::host::instances(world, program)?
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    for f in &config.faults {
+        if !members.contains(&f.target) || f.target == LAUNCHER {
+            return Err(format!(
+                "--{} {}: no robot or host of that name (processes: {})",
+                f.kind.name(),
+                f.target,
+                members
+                    .iter()
+                    .filter(|m| *m != LAUNCHER)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    let hub = free_port()?;
+    let session = node::open(&Endpoints {
+        listen: vec![endpoint(hub)],
+        ..Endpoints::default()
+    })?;
+    let mut me = Node::join(
+        session,
+        &team,
+        LAUNCHER,
+        Some(Identity::load(&key_dir, LAUNCHER)?),
+        Some(TeamKeys::load(&key_dir)?),
+    )?;
+    let restart_in = me.subscribe("restart")?;
+    let alive_in = me.watch_alive()?;
+    let ready_in = watch_ready(&me)?;
+
+    let mut procs: Vec<Proc> = Vec::new();
+    let mut spawner = Spawner {
+        config,
+        key_dir: &key_dir,
+        team: &team,
+        hub,
+        scratch: &scratch.0,
+        world: &world.name,
+        epoch: None,
+    };
+    for r in &robots {
+        procs.push(spawner.spawn(Role::Robot, r, &[], None)?);
+    }
+    for h in &world.hosts {
+        procs.push(spawner.spawn(Role::Host, &h.name, &[], None)?);
+    }
+    let mut outcome = Outcome::default();
+    // Everyone up and linked, then start.
+    let began = Instant::now();
+    let mut ready: BTreeSet<String> = BTreeSet::new();
+    let expected: BTreeSet<String> = members
+        .iter()
+        .filter(|m| *m != LAUNCHER)
+        .cloned()
+        .collect();
+    while ready != expected {
+        if stop.load(Ordering::Relaxed) {
+            outcome.interrupted = true;
+            break;
+        }
+        if began.elapsed() > STARTUP_LIMIT {
+            let missing: Vec<String> = expected.difference(&ready).cloned().collect();
+            shut_down(&mut procs);
+            return Err(format!(
+                "the processes did not all start within {} s (not ready: {})",
+                STARTUP_LIMIT.as_secs(),
+                missing.join(", ")
+            ));
+        }
+        for p in &mut procs {
+            if let Ok(Some(status)) = p.child.try_wait() {
+                let name = p.name.clone();
+                shut_down(&mut procs);
+                return Err(format!("`{name}` exited before the start ({status})"));
+            }
+        }
+        for (key, up) in ready_in.drain() {
+            if let Some(m) = ready_member(&team, &key) {
+                if up {
+                    ready.insert(m);
+                } else {
+                    ready.remove(&m);
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let epoch = unix_ms() + START_LEAD_MS;
+    let clock = WallClock::new(epoch, config.speed, stop.clone());
+    if !outcome.interrupted {
+        me.publish(0.0, None, Vec::new(), Body::Start { epoch_ms: epoch });
+    }
+    spawner.epoch = Some(epoch);
+    let mut faults = config.faults.clone();
+    faults.sort_by(|a, b| a.at_ms.total_cmp(&b.at_ms));
+    let mut fault_log: Vec<(Fault, f64)> = Vec::new();
+    let mut live_components: BTreeSet<(Option<String>, String)> = BTreeSet::new();
+    let mut asked: BTreeMap<(Option<String>, String), Instant> = BTreeMap::new();
+    while !outcome.interrupted {
+        if clock.stopped() {
+            outcome.interrupted = true;
+            break;
+        }
+        let now = clock.now();
+        while faults.first().is_some_and(|f| f.at_ms <= now) {
+            let f = faults.remove(0);
+            inject(&f, &mut procs, &mut me, now);
+            fault_log.push((f, now));
+        }
+        for p in &mut procs {
+            if p.resume_at.is_some_and(|t| t <= now) {
+                p.resume_at = None;
+                #[cfg(unix)]
+                signal(&p.child, libc::SIGCONT);
+            }
+        }
+        for (key, up) in alive_in.drain() {
+            if let Some(Alive::Component {
+                owner, component, ..
+            }) = wire::parse_alive(&team, &key)
+            {
+                if up {
+                    live_components.insert((owner, component));
+                } else {
+                    live_components.remove(&(owner, component));
+                }
+            }
+        }
+        for raw in restart_in.drain() {
+            let Some(m) = me.accept(&raw) else { continue };
+            let Body::Restart {
+                owner,
+                component,
+                host,
+            } = m.body
+            else {
+                continue;
+            };
+            let id = (owner.clone(), component.clone());
+            if live_components.contains(&id)
+                || asked.get(&id).is_some_and(|t| t.elapsed() < RESTART_DEBOUNCE)
+            {
+                continue;
+            }
+            let host = host
+                .filter(|h| world.hosts.iter().any(|x| x.name == *h))
+                .or_else(|| {
+                    world
+                        .hosts
+                        .iter()
+                        .find(|h| h.components.iter().any(|c| c.name == component))
+                        .map(|h| h.name.clone())
+                });
+            let Some(host) = host else { continue };
+            asked.insert(id, Instant::now());
+            procs.push(spawner.spawn(Role::Host, &host, std::slice::from_ref(&component), Some(epoch))?);
+            outcome.restarts.push((host, component));
+        }
+        for p in &mut procs {
+            if p.exit.is_none() {
+                if let Ok(Some(s)) = p.child.try_wait() {
+                    p.exit = Some(s);
+                }
+            }
+        }
+        let robots_done = procs
+            .iter()
+            .filter(|p| p.role == Role::Robot)
+            .all(|p| p.exit.is_some());
+        if robots_done {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    shut_down(&mut procs);
+    for p in &procs {
+        outcome.processes.push((p.name.clone(), p.child.id()));
+        if p.role == Role::Robot && !p.killed {
+            outcome.robots.push((p.name.clone(), p.exit.and_then(|s| s.code())));
+        }
+    }
+    drop(me);
+    let traces: Vec<&Path> = procs.iter().map(|p| p.trace.as_path()).collect();
+    let merged = crate::merge::merge(&traces)?;
+    outcome.measures = crate::merge::measure(&merged, &fault_log, program, world);
+    if let Some(out) = &config.trace {
+        let mut text = String::new();
+        for line in &merged {
+            text.push_str(&line.text);
+            text.push('\n');
+        }
+        std::fs::write(out, text).map_err(|e| format!("cannot write `{}`: {e}", out.display()))?;
+    }
+    Ok(outcome)
+}
+
+fn watch_ready(node: &Node) -> Result<crate::node::LiveInbox, String> {
+    node.watch(wire::ready_all(&node.team))
+}
+
+fn ready_member(team: &str, key: &str) -> Option<String> {
+    let prefix = format!("affect/v{}/{}/", wire::VERSION, wire::chunk(team));
+    let member = key.strip_prefix(&prefix)?.strip_suffix("/ready")?;
+    Some(wire::unchunk(member))
+}
+
+fn inject(f: &Fault, procs: &mut [Proc], me: &mut Node, now: f64) {
+    for p in procs
+        .iter_mut()
+        .filter(|p| p.name == f.target && p.exit.is_none() && !p.killed)
+    {
+        match f.kind {
+            FaultKind::Kill => {
+                #[cfg(unix)]
+                signal(&p.child, libc::SIGKILL);
+                #[cfg(not(unix))]
+                let _ = p.child.kill();
+                p.killed = true;
+            }
+            FaultKind::Pause { for_ms } => {
+                #[cfg(unix)]
+                signal(&p.child, libc::SIGSTOP);
+                p.resume_at = Some(now + for_ms);
+            }
+            FaultKind::Partition { .. } => {}
+        }
+    }
+    if let FaultKind::Partition { for_ms } = f.kind {
+        me.publish(
+            now,
+            Some(f.target.clone()),
+            Vec::new(),
+            Body::Partition { for_ms },
+        );
+    }
+}
+
+/// Stops every child still running: its input closes and it gets SIGTERM (a paused one
+/// SIGCONT first); whatever is still there after the grace period is killed; all are
+/// reaped.
+fn shut_down(procs: &mut [Proc]) {
+    for p in procs.iter_mut() {
+        drop(p.child.stdin.take());
+        if p.exit.is_none() {
+            #[cfg(unix)]
+            {
+                signal(&p.child, libc::SIGCONT);
+                signal(&p.child, libc::SIGTERM);
+            }
+        }
+    }
+    let until = Instant::now() + GRACE;
+    loop {
+        let mut running = false;
+        for p in procs.iter_mut() {
+            if p.exit.is_none() {
+                match p.child.try_wait() {
+                    Ok(Some(s)) => p.exit = Some(s),
+                    Ok(None) => running = true,
+                    Err(_) => {}
+                }
+            }
+        }
+        if !running {
+            return;
+        }
+        if Instant::now() > until {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    for p in procs.iter_mut().filter(|p| p.exit.is_none()) {
+        let _ = p.child.kill();
+        p.exit = p.child.wait().ok();
+    }
+}
+
+/// Starts the children with what they share.
+struct Spawner<'a> {
+    config: &'a LaunchConfig,
+    key_dir: &'a Path,
+    team: &'a str,
+    hub: u16,
+    scratch: &'a Path,
+    world: &'a str,
+    epoch: Option<f64>,
+}
+
+impl Spawner<'_> {
+    fn spawn(
+        &mut self,
+        role: Role,
+        name: &str,
+        only: &[String],
+        epoch: Option<f64>,
+    ) -> Result<Proc, String> {
+        let port = free_port()?;
+        let c = self.config;
+        let trace = self.scratch.join(format!(
+            "{}-{}-{}.jsonl",
+            wire::chunk(name),
+            port,
+            unix_ms() as u64
+        ));
+        let mut cmd = Command::new(&c.exe);
+        match role {
+            Role::Robot => {
+                cmd.arg("run").arg(&c.file).args(["--agent", name, "--net"]);
+                cmd.args(["--no-persist", "--quiet"]);
+                if let Some(t) = c.ticks {
+                    cmd.args(["--ticks", &t.to_string()]);
+                }
+                if let Some(e) = &c.engine {
+                    cmd.args(["--engine", e]);
+                }
+            }
+            Role::Host => {
+                cmd.arg("host").arg(&c.file).args(["--host", name]);
+                for o in only {
+                    cmd.args(["--component", o]);
+                }
+            }
+        }
+        cmd.args(["--world", self.world, "--team", self.team]);
+        cmd.arg("--keys").arg(self.key_dir);
+        cmd.args(["--connect", &endpoint(self.hub)]);
+        cmd.args(["--listen", &endpoint(port)]);
+        cmd.args(["--speed", &c.speed.to_string()]);
+        if let Some(s) = c.seed {
+            cmd.args(["--seed", &s.to_string()]);
+        }
+        if let Some(l) = c.loss {
+            cmd.args(["--loss", &l.to_string()]);
+        }
+        match epoch.or(self.epoch) {
+            Some(e) => {
+                cmd.args(["--epoch", &format!("{e:.3}")]);
+            }
+            None => {
+                cmd.arg("--await-start");
+            }
+        }
+        cmd.arg("--trace").arg(&trace);
+        cmd.stdin(Stdio::piped());
+        if c.quiet {
+            cmd.stdout(Stdio::null());
+        }
+        let child = cmd
+            .spawn()
+            .map_err(|e| format!("cannot start `{}`: {e}", c.exe.display()))?;
+        Ok(Proc {
+            name: name.to_string(),
+            role,
+            child,
+            trace,
+            exit: None,
+            killed: false,
+            resume_at: None,
+        })
+    }
+}

@@ -1,0 +1,197 @@
+//! affect robots on a real network (docs/network.md): one process per robot or component
+//! host, Zenoh between them, every payload signed by its sender and verified by its
+//! receivers, and `affect launch` starting, supervising and faulting a whole team.
+//!
+//! The in-process simulator stays the default: this crate only plugs a
+//! [`affect_runtime::network::Network`] into the ordinary run loop.
+
+pub mod clock;
+pub mod faults;
+pub mod host;
+pub mod keys;
+pub mod launch;
+pub mod merge;
+pub mod node;
+pub mod robot;
+pub mod startup;
+pub mod wire;
+
+use affect_compiler::diagnostic::Diagnostic;
+use affect_compiler::ir::program::Program;
+use affect_compiler::ir::world::WorldSpec;
+use affect_runtime::run::{self, AgentSummary, RunConfig};
+use affect_runtime::trace::TraceSink;
+use clock::WallClock;
+use keys::{Identity, TeamKeys};
+use node::{Endpoints, Node};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How a process joins its team.
+#[derive(Clone, Debug, Default)]
+pub struct NetOptions {
+    /// The team's name (default: the world's name): the third chunk of every key.
+    pub team: Option<String>,
+    /// The team's key directory (`affect keys`).
+    pub keys: Option<PathBuf>,
+    /// Neither sign nor verify (a team on a trusted link only).
+    pub unsigned: bool,
+    pub endpoints: Endpoints,
+    /// World time runs this many times faster than the wall clock.
+    pub speed: f64,
+    /// World time 0 in Unix milliseconds (default: when the process starts ticking).
+    pub epoch: Option<f64>,
+    /// Launched: wait for every member and the launcher's `start`.
+    pub await_start: bool,
+    /// Message loss instead of the world's.
+    pub loss: Option<f64>,
+}
+
+impl NetOptions {
+    /// Whether the launcher started this process (it then stops when its input closes).
+    fn launched(&self) -> bool {
+        self.await_start || self.epoch.is_some()
+    }
+}
+
+/// Why a networked run did not run.
+#[derive(Debug)]
+pub enum NetError {
+    /// The program cannot run (as `affect run` reports it).
+    Program(Vec<Diagnostic>),
+    /// The network, the keys or the arguments.
+    Setup(String),
+}
+
+impl From<String> for NetError {
+    fn from(e: String) -> NetError {
+        NetError::Setup(e)
+    }
+}
+
+/// The world a networked run needs.
+pub fn world_of<'p>(program: &'p Program, name: Option<&str>) -> Result<&'p WorldSpec, String> {
+    match name {
+        Some(n) => program
+            .worlds
+            .iter()
+            .find(|w| w.name == n)
+            .ok_or_else(|| format!("--world {n}: no such world")),
+        None => match program.worlds.as_slice() {
+            [only] => Ok(only),
+            [] => Err("a networked run needs a world: this program has none".into()),
+            _ => Err("this program has several worlds: name one with --world".into()),
+        },
+    }
+}
+
+/// Opens the session and joins the team as `me`.
+fn join(opts: &NetOptions, team: &str, me: &str) -> Result<Node, String> {
+    let (identity, keys) = match (&opts.keys, opts.unsigned) {
+        (Some(dir), _) => (Some(Identity::load(dir, me)?), Some(TeamKeys::load(dir)?)),
+        (None, true) => (None, None),
+        (None, false) => {
+            return Err(
+                "a networked run signs its messages: give --keys DIR (`affect keys` writes one) or --unsigned"
+                    .into(),
+            )
+        }
+    };
+    if let Some(k) = &keys {
+        if k.team != team {
+            return Err(format!(
+                "the keys are team `{}`'s, not team `{team}`'s",
+                k.team
+            ));
+        }
+    }
+    let session = node::open(&opts.endpoints)?;
+    Node::join(session, team, me, identity, keys)
+}
+
+fn clock_for(opts: &NetOptions, stop: Arc<AtomicBool>) -> WallClock {
+    WallClock::new(
+        opts.epoch.unwrap_or_else(clock::unix_ms),
+        opts.speed,
+        stop,
+    )
+}
+
+/// `affect run FILE --agent NAME --net`: runs one robot of the world as this process.
+pub fn run_robot(
+    program: &Program,
+    config: &RunConfig,
+    opts: &NetOptions,
+    sink: &mut dyn TraceSink,
+) -> Result<Vec<AgentSummary>, NetError> {
+    let world = world_of(program, config.world.as_deref())?;
+    let Some(agent) = config.agent.as_deref() else {
+        return Err(NetError::Setup(
+            "a networked run runs one robot: name it with --agent".into(),
+        ));
+    };
+    let instances = host::instances(world, program)?;
+    if !instances.iter().any(|(n, _)| n == agent) {
+        let names: Vec<&str> = instances.iter().map(|(n, _)| n.as_str()).collect();
+        return Err(NetError::Setup(format!(
+            "--agent {agent}: world `{}` has no robot of that name (robots: {})",
+            world.name,
+            names.join(", ")
+        )));
+    }
+    let team = opts.team.clone().unwrap_or_else(|| world.name.clone());
+    let stop = clock::stop_flag(opts.launched());
+    let node = join(opts, &team, agent)?;
+    let mut robot = robot::Robot::new(
+        node,
+        clock_for(opts, stop.clone()),
+        agent,
+        program.enums.clone(),
+        robot::RobotOptions {
+            loss: opts.loss,
+            seed: config.seed,
+        },
+    )?;
+    let _ready = if opts.await_start {
+        let expected = startup::members(program, world)?;
+        Some(robot.await_start(&expected, &stop, Duration::from_secs(120))?)
+    } else {
+        None
+    };
+    let config = RunConfig {
+        world: Some(world.name.clone()),
+        ..config.clone()
+    };
+    run::run_networked(program, &config, sink, &mut robot).map_err(NetError::Program)
+}
+
+/// `affect host FILE --host NAME`: runs the components the world places on a host (or only
+/// `only`) as this process, until stopped.
+pub fn run_host(
+    program: &Program,
+    world: Option<&str>,
+    host: &str,
+    only: &[String],
+    opts: &NetOptions,
+    sink: &mut dyn TraceSink,
+) -> Result<(), NetError> {
+    let world = world_of(program, world)?;
+    let served = host::served_on(program, world, host, only)?;
+    let team = opts.team.clone().unwrap_or_else(|| world.name.clone());
+    let stop = clock::stop_flag(opts.launched());
+    let mut node = join(opts, &team, host)?;
+    let mut clock = clock_for(opts, stop.clone());
+    let _ready = if opts.await_start {
+        let expected = startup::members(program, world)?;
+        let (epoch, token) =
+            startup::await_start(&mut node, &expected, &stop, Duration::from_secs(120))?;
+        clock.epoch_ms = epoch;
+        Some(token)
+    } else {
+        None
+    };
+    host::run(node, clock, &served, sink)?;
+    Ok(())
+}

@@ -1,0 +1,532 @@
+//! One robot as its own process (`affect run FILE --agent NAME --net`): the run loop ticks it on
+//! the wall clock and this module carries everything it exchanges with the rest of its team
+//! over Zenoh — recruitment messages, commands, component heartbeats and liveliness, restart
+//! requests — and the launcher's fault injection.
+//!
+//! Message loss and delay of the world's `messages` apply at the sender: each copy is drawn
+//! lost from the sender's own random stream (seeded by the run's seed and the sender's name),
+//! and a latency holds a message back before it is published.
+
+use crate::clock::WallClock;
+use crate::node::{Inbox, LiveInbox, Node};
+use crate::wire::{self, Alive, Body, Message};
+use affect_compiler::ir::program::EnumInfo;
+use affect_compiler::ir::world::Delivery;
+use affect_runtime::affect::recruit::{self, Msg};
+use affect_runtime::network::{Copies, Network, Radio};
+use affect_runtime::rng::Rng;
+use affect_runtime::sim::area_leaves::Mail;
+use affect_runtime::sim::team::Team;
+use affect_runtime::trace::{Event, TraceSink};
+use affect_runtime::world::{AgentId, Envelope, Point, Recipient, World};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// What the robot's network and its radio share.
+struct Shared {
+    node: Node,
+    clock: WallClock,
+    recruit_in: Inbox,
+    command_in: Inbox,
+    heartbeat_in: Inbox,
+    control_in: Inbox,
+    pose_in: Inbox,
+    alive_in: LiveInbox,
+    /// The last position published: (x, y, airborne).
+    last_pose: Option<(f64, f64, bool)>,
+    /// Recruitment messages accepted but not yet taken by the radio.
+    recruits: Vec<Message>,
+    /// Messages held back by the world's latency: (world time due, recipient, lost for, body).
+    delayed: Vec<(f64, Option<String>, Vec<String>, Body)>,
+    /// Cut off (the launcher's partition) until this world time.
+    partitioned_until: f64,
+    /// World time of the tick under way.
+    now_ms: f64,
+    loss: f64,
+    latency_ms: f64,
+    unicast: bool,
+    rng: Rng,
+}
+
+impl Shared {
+    fn cut_off(&self) -> bool {
+        self.now_ms < self.partitioned_until
+    }
+
+    /// Publishes now, or later under a latency; nothing while cut off.
+    fn send(&mut self, to: Option<String>, lost_for: Vec<String>, body: Body) {
+        if self.cut_off() {
+            return;
+        }
+        if self.latency_ms > 0.0 {
+            self.delayed
+                .push((self.now_ms + self.latency_ms, to, lost_for, body));
+        } else {
+            let now = self.now_ms;
+            self.node.publish(now, to, lost_for, body);
+        }
+    }
+
+    fn flush_delayed(&mut self) {
+        if self.delayed.is_empty() || self.cut_off() {
+            return;
+        }
+        let now = self.now_ms;
+        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.delayed)
+            .into_iter()
+            .partition(|(at, ..)| *at <= now);
+        self.delayed = later;
+        for (_, to, lost_for, body) in due {
+            self.node.publish(now, to, lost_for, body);
+        }
+    }
+}
+
+/// How a robot process runs.
+pub struct RobotOptions {
+    /// The loss to apply instead of the world's (`--loss`).
+    pub loss: Option<f64>,
+    pub seed: u64,
+}
+
+/// A robot's link to its team: the run loop's [`Network`].
+pub struct Robot {
+    shared: Rc<RefCell<Shared>>,
+    /// The instance run here.
+    name: String,
+    enums: Vec<EnumInfo>,
+    options: RobotOptions,
+}
+
+impl Robot {
+    pub fn new(
+        node: Node,
+        clock: WallClock,
+        name: &str,
+        enums: Vec<EnumInfo>,
+        options: RobotOptions,
+    ) -> Result<Robot, String> {
+        let shared = Shared {
+            recruit_in: node.subscribe("recruit")?,
+            command_in: node.subscribe("command")?,
+            heartbeat_in: node.subscribe("heartbeat")?,
+            control_in: node.subscribe("control")?,
+            pose_in: node.subscribe("pose")?,
+            alive_in: node.watch_alive()?,
+            last_pose: None,
+            node,
+            clock,
+            recruits: Vec::new(),
+            delayed: Vec::new(),
+            partitioned_until: f64::NEG_INFINITY,
+            now_ms: 0.0,
+            loss: 0.0,
+            latency_ms: 0.0,
+            unicast: false,
+            rng: Rng::named(options.seed, &format!("messages:{name}")),
+        };
+        Ok(Robot {
+            shared: Rc::new(RefCell::new(shared)),
+            name: name.to_string(),
+            enums,
+            options,
+        })
+    }
+
+    /// Launched: waits for every member and the launcher's start, and counts world time from
+    /// the epoch it announces. The token returned must live as long as the process.
+    pub fn await_start(
+        &mut self,
+        expected: &[String],
+        stop: &std::sync::atomic::AtomicBool,
+        limit: std::time::Duration,
+    ) -> Result<zenoh::liveliness::LivelinessToken, String> {
+        let mut s = self.shared.borrow_mut();
+        let (epoch, token) = crate::startup::await_start(&mut s.node, expected, stop, limit)?;
+        s.clock.epoch_ms = epoch;
+        Ok(token)
+    }
+
+    /// Messages published and accepted, and refusals, so far.
+    pub fn counts(&self) -> (u64, u64) {
+        let s = self.shared.borrow();
+        (s.node.published, s.node.accepted)
+    }
+}
+
+impl Network for Robot {
+    fn radio(&mut self, world: &World) -> Box<dyn Radio> {
+        let spec = &world.spec().messages;
+        let mut s = self.shared.borrow_mut();
+        s.loss = self.options.loss.unwrap_or(spec.loss).clamp(0.0, 1.0);
+        s.latency_ms = spec.latency_ms as f64;
+        s.unicast = spec.mode == Delivery::Unicast;
+        Box::new(NetRadio {
+            shared: self.shared.clone(),
+        })
+    }
+
+    fn remote(&self, instance: &str) -> bool {
+        instance != self.name
+    }
+
+    fn before_tick(
+        &mut self,
+        now_ms: f64,
+        mut world: Option<&mut World>,
+        team: &mut Team,
+        mail: &mut Mail,
+    ) -> bool {
+        let mut s = self.shared.borrow_mut();
+        if !s.clock.wait_until(now_ms) {
+            return false;
+        }
+        s.now_ms = now_ms;
+        let s = &mut *s;
+        // The launcher's faults come first, so a partition starting now takes effect now.
+        for raw in s.control_in.drain() {
+            if let Some(m) = s.node.accept(&raw) {
+                if let (Body::Partition { for_ms }, true) =
+                    (&m.body, m.to.as_deref() == Some(self.name.as_str()))
+                {
+                    s.partitioned_until = now_ms + for_ms.max(0.0);
+                }
+            }
+        }
+        let cut_off = s.cut_off();
+        for raw in s.pose_in.drain() {
+            if cut_off {
+                continue;
+            }
+            if let Some(m) = s.node.accept(&raw) {
+                if let (Body::Pose { at, airborne }, Some(w)) = (&m.body, world.as_deref_mut()) {
+                    if let Some(id) = w.agent_by_name(&m.from) {
+                        w.place(id, Point::new(at[0], at[1]), *airborne);
+                    }
+                }
+            }
+        }
+        for raw in s.recruit_in.drain() {
+            if cut_off {
+                continue;
+            }
+            if let Some(m) = s.node.accept(&raw) {
+                s.recruits.push(m);
+            }
+        }
+        for raw in s.command_in.drain() {
+            if cut_off {
+                continue;
+            }
+            if let Some(m) = s.node.accept(&raw) {
+                if let (Body::Command { command }, Some(to)) = (&m.body, &m.to) {
+                    mail.receive_remote(to, command, &self.enums);
+                }
+            }
+        }
+        for raw in s.heartbeat_in.drain() {
+            if cut_off {
+                continue;
+            }
+            if let Some(m) = s.node.accept(&raw) {
+                if let Body::Heartbeat {
+                    owner,
+                    component,
+                    host,
+                } = &m.body
+                {
+                    // Heard when it was sent (a robot late to its tick does not count its own
+                    // delay as the component's silence).
+                    if let Some(unit) = team.component(owner.as_deref(), component) {
+                        let at = m.t_ms.clamp(0.0, now_ms.max(0.0));
+                        team.component_heard(unit, at, Some(host));
+                    }
+                }
+            }
+        }
+        for (key, alive) in s.alive_in.drain() {
+            if let (
+                false,
+                Some(Alive::Component {
+                    host,
+                    owner,
+                    component,
+                }),
+            ) = (alive, wire::parse_alive(&s.node.team, &key))
+            {
+                // A token withdrawn from a host the component has moved away from is old news.
+                if let Some(unit) = team.component(owner.as_deref(), &component) {
+                    if team.component_host(unit) == Some(host.as_str()) {
+                        team.component_lost(unit, now_ms.max(0.0));
+                    }
+                }
+            }
+        }
+        s.flush_delayed();
+        true
+    }
+
+    fn after_tick(
+        &mut self,
+        tick: u64,
+        now_ms: f64,
+        agent: &str,
+        world: Option<&mut World>,
+        team: &mut Team,
+        mail: &mut Mail,
+        sink: &mut dyn TraceSink,
+    ) {
+        let mut s = self.shared.borrow_mut();
+        // Where this robot is, when it has moved: the others' copies of the world follow.
+        let world: Option<&World> = world.map(|w| &*w);
+        if let Some(a) = world.and_then(|w| w.agent(w.agent_by_name(agent)?)) {
+            let pose = (a.position.x, a.position.y, a.airborne);
+            if s.last_pose != Some(pose) {
+                s.last_pose = Some(pose);
+                s.send(
+                    None,
+                    Vec::new(),
+                    Body::Pose {
+                        at: [pose.0, pose.1],
+                        airborne: pose.2,
+                    },
+                );
+            }
+        }
+        for (to, command) in mail.take_remote(&self.enums) {
+            s.send(Some(to), Vec::new(), Body::Command { command });
+        }
+        for r in team.take_restarts() {
+            s.send(
+                None,
+                Vec::new(),
+                Body::Restart {
+                    owner: r.owner,
+                    component: r.component,
+                    host: r.host,
+                },
+            );
+        }
+        s.flush_delayed();
+        // An agent without recruitment never takes its messages.
+        s.recruits.clear();
+        for r in s.node.rejected.drain(..) {
+            let _ = sink.line(
+                tick,
+                now_ms,
+                agent,
+                &Event::Rejected {
+                    from: &r.from,
+                    kind: &r.kind,
+                    why: &r.why,
+                },
+            );
+        }
+    }
+}
+
+/// The recruitment protocol's radio over Zenoh.
+struct NetRadio {
+    shared: Rc<RefCell<Shared>>,
+}
+
+fn name_of(world: &World, id: AgentId) -> String {
+    world
+        .agent(id)
+        .map_or_else(|| format!("#{}", id.0), |a| a.name.clone())
+}
+
+/// A protocol message as it goes on the wire.
+fn to_wire(world: &World, msg: &Msg) -> Body {
+    let block = msg.block.clone();
+    let requester = name_of(world, msg.requester);
+    let session = msg.session;
+    match &msg.body {
+        recruit::Body::Help {
+            at,
+            percept,
+            resend_ms,
+        } => Body::Help {
+            block,
+            requester,
+            session,
+            at: [at.x, at.y],
+            percept: percept.clone(),
+            resend_ms: *resend_ms,
+        },
+        recruit::Body::Accept { eta_ms } => Body::Accept {
+            block,
+            requester,
+            session,
+            eta_ms: *eta_ms,
+        },
+        recruit::Body::Responder { chosen } => Body::Responder {
+            block,
+            requester,
+            session,
+            chosen: name_of(world, *chosen),
+        },
+        recruit::Body::Arrival { lease_ms } => Body::Arrival {
+            block,
+            requester,
+            session,
+            lease_ms: *lease_ms,
+        },
+        recruit::Body::Agree => Body::Agree {
+            block,
+            requester,
+            session,
+        },
+        recruit::Body::AckAck => Body::AckAck {
+            block,
+            requester,
+            session,
+        },
+    }
+}
+
+/// A protocol message from the wire; `None` for names this world does not have.
+fn from_wire(world: &World, body: &Body) -> Option<Msg> {
+    let id = |name: &str| world.agent_by_name(name);
+    let (block, requester, session, body) = match body {
+        Body::Help {
+            block,
+            requester,
+            session,
+            at,
+            percept,
+            resend_ms,
+        } => (
+            block,
+            requester,
+            session,
+            recruit::Body::Help {
+                at: Point::new(at[0], at[1]),
+                percept: percept.clone(),
+                resend_ms: *resend_ms,
+            },
+        ),
+        Body::Accept {
+            block,
+            requester,
+            session,
+            eta_ms,
+        } => (
+            block,
+            requester,
+            session,
+            recruit::Body::Accept { eta_ms: *eta_ms },
+        ),
+        Body::Responder {
+            block,
+            requester,
+            session,
+            chosen,
+        } => (
+            block,
+            requester,
+            session,
+            recruit::Body::Responder {
+                chosen: id(chosen)?,
+            },
+        ),
+        Body::Arrival {
+            block,
+            requester,
+            session,
+            lease_ms,
+        } => (
+            block,
+            requester,
+            session,
+            recruit::Body::Arrival {
+                lease_ms: *lease_ms,
+            },
+        ),
+        Body::Agree {
+            block,
+            requester,
+            session,
+        } => (block, requester, session, recruit::Body::Agree),
+        Body::AckAck {
+            block,
+            requester,
+            session,
+        } => (block, requester, session, recruit::Body::AckAck),
+        _ => return None,
+    };
+    Some(Msg {
+        block: block.clone(),
+        requester: id(requester)?,
+        session: *session,
+        body,
+    })
+}
+
+impl Radio for NetRadio {
+    fn send(&mut self, world: &World, from: AgentId, to: Recipient, msg: Msg) -> Copies {
+        let mut s = self.shared.borrow_mut();
+        let recipients: Vec<AgentId> = match to {
+            Recipient::Agent(id) => world.agent(id).map(|a| a.id).into_iter().collect(),
+            Recipient::Broadcast => world
+                .agents()
+                .iter()
+                .map(|a| a.id)
+                .filter(|id| *id != from)
+                .collect(),
+        };
+        // One draw per copy, in recipient order, as the in-process bus draws.
+        let mut lost_for = Vec::new();
+        if s.loss > 0.0 {
+            for r in &recipients {
+                let loss = s.loss;
+                if s.rng.chance(loss) {
+                    lost_for.push(name_of(world, *r));
+                }
+            }
+        }
+        let copies = Copies {
+            sent: recipients.len() as u64,
+            lost: lost_for.len() as u64,
+        };
+        let to = match to {
+            Recipient::Agent(id) => Some(name_of(world, id)),
+            Recipient::Broadcast => None,
+        };
+        let body = to_wire(world, &msg);
+        s.send(to, lost_for, body);
+        copies
+    }
+
+    fn receive(&mut self, world: &World, me: AgentId) -> Vec<Envelope<Msg>> {
+        let mut s = self.shared.borrow_mut();
+        let my_name = name_of(world, me);
+        // The run asks for robots that run elsewhere too (to drop their copies): their
+        // messages are theirs to take.
+        if my_name != s.node.me {
+            return Vec::new();
+        }
+        std::mem::take(&mut s.recruits)
+            .into_iter()
+            .filter(|m| m.to.as_deref().is_none_or(|t| t == my_name))
+            .filter(|m| !m.lost_for.contains(&my_name))
+            .filter_map(|m| {
+                let from = world.agent_by_name(&m.from)?;
+                let payload = from_wire(world, &m.body)?;
+                Some(Envelope {
+                    from,
+                    to: match m.to {
+                        Some(_) => Recipient::Agent(me),
+                        None => Recipient::Broadcast,
+                    },
+                    sent_ms: m.t_ms.max(0.0) as u64,
+                    payload,
+                })
+            })
+            .collect()
+    }
+
+    fn unicast(&self) -> bool {
+        self.shared.borrow().unicast
+    }
+}

@@ -1,0 +1,335 @@
+//! What goes on the wire, version 1 (docs/network.md is the reference for other languages).
+//!
+//! Key expressions: `affect/v1/<team>/<sender>/<kind>`, where `<sender>` is the sending
+//! member's name with `#` written `-` (Zenoh keys cannot hold `#`: `UGV#2` is `UGV-2`) and
+//! `<kind>` is `recruit`, `pose`, `command`, `heartbeat`, `restart` or `control`. Liveliness tokens:
+//! `affect/v1/<team>/<member>/alive` for every process, and
+//! `affect/v1/<team>/<host>/alive/<owner>/<component>` for every component a host runs
+//! (`<owner>` is `_` for a top-level component).
+//!
+//! Payloads are UTF-8 JSON objects, one per sample ([`Message`]); the sample's attachment is
+//! the sender's 64-byte Ed25519 signature of `key expression ++ "\n" ++ payload`.
+
+use serde::{Deserialize, Serialize};
+
+/// The wire format's version: the second chunk of every key expression and `v` in every
+/// payload. A new version may add fields; it renames none.
+pub const VERSION: u32 = 1;
+
+/// The owner chunk of a top-level component's token.
+pub const TOP_LEVEL: &str = "_";
+
+/// A member name as one chunk of a key expression.
+pub fn chunk(name: &str) -> String {
+    name.replace('#', "-")
+}
+
+/// The member name a key chunk stands for (inverse of [`chunk`]: agent names have no `-`).
+pub fn unchunk(chunk: &str) -> String {
+    chunk.replace('-', "#")
+}
+
+/// `affect/v1/<team>/<sender>/<kind>`.
+pub fn key(team: &str, sender: &str, kind: &str) -> String {
+    format!("affect/v{VERSION}/{}/{}/{kind}", chunk(team), chunk(sender))
+}
+
+/// Every sender's messages of one kind.
+pub fn key_all(team: &str, kind: &str) -> String {
+    format!("affect/v{VERSION}/{}/*/{kind}", chunk(team))
+}
+
+/// A process's token once it sees every member it expects (launched processes).
+pub fn ready(team: &str, member: &str) -> String {
+    format!("affect/v{VERSION}/{}/{}/ready", chunk(team), chunk(member))
+}
+
+/// Every readiness token of a team.
+pub fn ready_all(team: &str) -> String {
+    format!("affect/v{VERSION}/{}/*/ready", chunk(team))
+}
+
+/// A process's liveliness token.
+pub fn alive(team: &str, member: &str) -> String {
+    format!("affect/v{VERSION}/{}/{}/alive", chunk(team), chunk(member))
+}
+
+/// A component's liveliness token, declared by the host that runs it.
+pub fn component_alive(team: &str, host: &str, owner: Option<&str>, component: &str) -> String {
+    format!(
+        "affect/v{VERSION}/{}/{}/alive/{}/{}",
+        chunk(team),
+        chunk(host),
+        owner.map_or(TOP_LEVEL.to_string(), chunk),
+        chunk(component)
+    )
+}
+
+/// Every liveliness token of a team.
+pub fn alive_all(team: &str) -> String {
+    format!("affect/v{VERSION}/{}/*/alive/**", chunk(team))
+}
+
+/// What a liveliness key names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Alive {
+    Member(String),
+    Component {
+        host: String,
+        owner: Option<String>,
+        component: String,
+    },
+}
+
+/// Reads a liveliness key of `team`.
+pub fn parse_alive(team: &str, key: &str) -> Option<Alive> {
+    let rest = key.strip_prefix(&format!("affect/v{VERSION}/{}/", chunk(team)))?;
+    let parts: Vec<&str> = rest.split('/').collect();
+    match parts.as_slice() {
+        [member, "alive"] => Some(Alive::Member(unchunk(member))),
+        [host, "alive", owner, component] => Some(Alive::Component {
+            host: unchunk(host),
+            owner: (*owner != TOP_LEVEL).then(|| unchunk(owner)),
+            component: component.to_string(),
+        }),
+        _ => None,
+    }
+}
+
+/// The sender chunk of a message key of `team`, as a member name.
+pub fn sender_of(team: &str, key: &str) -> Option<String> {
+    let rest = key.strip_prefix(&format!("affect/v{VERSION}/{}/", chunk(team)))?;
+    let (sender, _) = rest.split_once('/')?;
+    Some(unchunk(sender))
+}
+
+/// One message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// [`VERSION`].
+    pub v: u32,
+    pub team: String,
+    /// The sending member; must match the key's `<sender>` chunk and the signature.
+    pub from: String,
+    /// Increases with every message of a sender, across restarts (microseconds since the
+    /// Unix epoch when the sender started, plus one per message): a replayed message is
+    /// refused.
+    pub seq: u64,
+    /// The sender's world time when it sent, in milliseconds.
+    pub t_ms: f64,
+    /// The recipient; `null` for everyone.
+    #[serde(default)]
+    pub to: Option<String>,
+    /// Fault injection: recipients that must treat this copy as lost (the world's `messages
+    /// .. loss`, drawn at the sender).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lost_for: Vec<String>,
+    pub body: Body,
+}
+
+/// What a message says. Recruitment messages (seed 002) carry the recruitment block's name,
+/// the requester and its request number.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum Body {
+    #[serde(rename = "HELP")]
+    Help {
+        block: String,
+        requester: String,
+        session: u32,
+        at: [f64; 2],
+        #[serde(default)]
+        percept: Option<String>,
+        resend_ms: f64,
+    },
+    #[serde(rename = "ACCEPT")]
+    Accept {
+        block: String,
+        requester: String,
+        session: u32,
+        eta_ms: f64,
+    },
+    #[serde(rename = "RESPONDER")]
+    Responder {
+        block: String,
+        requester: String,
+        session: u32,
+        chosen: String,
+    },
+    #[serde(rename = "ARRIVAL")]
+    Arrival {
+        block: String,
+        requester: String,
+        session: u32,
+        lease_ms: f64,
+    },
+    #[serde(rename = "AGREE")]
+    Agree {
+        block: String,
+        requester: String,
+        session: u32,
+    },
+    #[serde(rename = "ACKACK")]
+    AckAck {
+        block: String,
+        requester: String,
+        session: u32,
+    },
+    /// Where the sender is now, in metres (sent when it has moved): other processes keep
+    /// their copy of the world up to date with it.
+    #[serde(rename = "pose")]
+    Pose {
+        at: [f64; 2],
+        #[serde(default)]
+        airborne: bool,
+    },
+    /// A command for robot `to` (`SendCommand`): a variant of its `command` enum.
+    #[serde(rename = "command")]
+    Command { command: String },
+    /// A component is alive (seed 001); sent every `heartbeat` by the host running it.
+    #[serde(rename = "heartbeat")]
+    Heartbeat {
+        #[serde(default)]
+        owner: Option<String>,
+        component: String,
+        host: String,
+    },
+    /// A robot's supervisor asks for a failed component to be started again on `host`.
+    #[serde(rename = "restart")]
+    Restart {
+        #[serde(default)]
+        owner: Option<String>,
+        component: String,
+        #[serde(default)]
+        host: Option<String>,
+    },
+    /// The launcher's fault injection: the recipient cuts itself off for `for_ms` of world
+    /// time (sends nothing, takes nothing in).
+    #[serde(rename = "partition")]
+    Partition { for_ms: f64 },
+    /// The launcher, once every process is up and linked: world time 0 is `epoch_ms`
+    /// (milliseconds since the Unix epoch).
+    #[serde(rename = "start")]
+    Start { epoch_ms: f64 },
+}
+
+impl Body {
+    /// The message type, as traces show it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Body::Help { .. } => "HELP",
+            Body::Accept { .. } => "ACCEPT",
+            Body::Responder { .. } => "RESPONDER",
+            Body::Arrival { .. } => "ARRIVAL",
+            Body::Agree { .. } => "AGREE",
+            Body::AckAck { .. } => "ACKACK",
+            Body::Pose { .. } => "pose",
+            Body::Command { .. } => "command",
+            Body::Heartbeat { .. } => "heartbeat",
+            Body::Restart { .. } => "restart",
+            Body::Partition { .. } => "partition",
+            Body::Start { .. } => "start",
+        }
+    }
+
+    /// The `<kind>` chunk of its key expression.
+    pub fn topic(&self) -> &'static str {
+        match self {
+            Body::Pose { .. } => "pose",
+            Body::Command { .. } => "command",
+            Body::Heartbeat { .. } => "heartbeat",
+            Body::Restart { .. } => "restart",
+            Body::Partition { .. } | Body::Start { .. } => "control",
+            _ => "recruit",
+        }
+    }
+}
+
+/// The bytes a signature covers: the key expression, a newline, the payload.
+pub fn signed_bytes(key: &str, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(key.len() + 1 + payload.len());
+    out.extend_from_slice(key.as_bytes());
+    out.push(b'\n');
+    out.extend_from_slice(payload);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_versioned_and_names_fit_in_one_chunk() {
+        assert_eq!(
+            key("Minefield", "UGV#2", "recruit"),
+            "affect/v1/Minefield/UGV-2/recruit"
+        );
+        assert_eq!(key_all("Minefield", "recruit"), "affect/v1/Minefield/*/recruit");
+        assert_eq!(
+            sender_of("Minefield", "affect/v1/Minefield/UGV-2/recruit").as_deref(),
+            Some("UGV#2")
+        );
+        assert_eq!(sender_of("Other", "affect/v1/Minefield/UGV-2/recruit"), None);
+        let token = component_alive("PlanetSurface", "laptop2", Some("Peoplebot"), "speech");
+        assert_eq!(
+            token,
+            "affect/v1/PlanetSurface/laptop2/alive/Peoplebot/speech"
+        );
+        assert_eq!(
+            parse_alive("PlanetSurface", &token),
+            Some(Alive::Component {
+                host: "laptop2".into(),
+                owner: Some("Peoplebot".into()),
+                component: "speech".into()
+            })
+        );
+        assert_eq!(
+            parse_alive(
+                "PlanetSurface",
+                &component_alive("PlanetSurface", "laptop1", None, "registry")
+            ),
+            Some(Alive::Component {
+                host: "laptop1".into(),
+                owner: None,
+                component: "registry".into()
+            })
+        );
+        assert_eq!(
+            parse_alive("PlanetSurface", &alive("PlanetSurface", "UGV#3")),
+            Some(Alive::Member("UGV#3".into()))
+        );
+    }
+
+    #[test]
+    fn payloads_are_plain_json_with_the_seeds_message_names() {
+        let m = Message {
+            v: VERSION,
+            team: "Minefield".into(),
+            from: "UAV".into(),
+            seq: 7,
+            t_ms: 3000.0,
+            to: None,
+            lost_for: vec![],
+            body: Body::Help {
+                block: "help".into(),
+                requester: "UAV".into(),
+                session: 1,
+                at: [20.0, 12.0],
+                percept: Some("mine_detector".into()),
+                resend_ms: 3000.0,
+            },
+        };
+        let text = serde_json::to_string(&m).unwrap();
+        assert_eq!(
+            text,
+            r#"{"v":1,"team":"Minefield","from":"UAV","seq":7,"t_ms":3000.0,"to":null,"body":{"type":"HELP","block":"help","requester":"UAV","session":1,"at":[20.0,12.0],"percept":"mine_detector","resend_ms":3000.0}}"#
+        );
+        let back: Message = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, m);
+        // Written by hand in another language, optional fields left out.
+        let foreign = r#"{"v":1,"team":"T","from":"X","seq":1,"t_ms":0,"body":{"type":"AGREE","block":"help","requester":"X","session":2}}"#;
+        let m: Message = serde_json::from_str(foreign).unwrap();
+        assert_eq!(m.body.kind(), "AGREE");
+        assert_eq!(m.to, None);
+    }
+}

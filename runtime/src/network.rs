@@ -1,0 +1,86 @@
+//! The seam between a run and what carries its messages. In-process (the default) the
+//! world's [`MessageBus`] carries recruitment messages and the run's post office carries
+//! commands, deterministically; a networked run (`affect run --net`, the `affect-net` crate)
+//! gives the run a [`Network`] instead, whose [`Radio`] sends the same messages to robots in
+//! other processes. Nothing here knows how: the runtime stays free of network code.
+
+use crate::affect::recruit::Msg;
+use crate::sim::area_leaves::Mail;
+use crate::sim::team::Team;
+use crate::trace::TraceSink;
+use crate::world::{AgentId, Envelope, MessageBus, Recipient, World};
+use affect_compiler::ir::world::Delivery;
+
+/// What became of one message handed to a radio.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Copies {
+    /// Copies put on the air (one per recipient in range), lost ones included.
+    pub sent: u64,
+    /// Copies lost on the way (the world's `messages .. loss`).
+    pub lost: u64,
+}
+
+/// Carries the recruitment protocol's messages between the robots of a team.
+pub trait Radio {
+    /// Sends `msg` from `from` now.
+    fn send(&mut self, world: &World, from: AgentId, to: Recipient, msg: Msg) -> Copies;
+    /// The messages that have reached `me` by now, oldest first.
+    fn receive(&mut self, world: &World, me: AgentId) -> Vec<Envelope<Msg>>;
+    /// `messages unicast`: a message to everyone goes to each robot separately.
+    fn unicast(&self) -> bool;
+}
+
+impl Radio for MessageBus<Msg> {
+    fn send(&mut self, world: &World, from: AgentId, to: Recipient, msg: Msg) -> Copies {
+        let lost_before = self.stats().lost;
+        let sent = MessageBus::send(self, world, from, to, msg) as u64;
+        Copies {
+            sent,
+            lost: self.stats().lost - lost_before,
+        }
+    }
+
+    fn receive(&mut self, world: &World, me: AgentId) -> Vec<Envelope<Msg>> {
+        MessageBus::receive(self, world, me)
+    }
+
+    fn unicast(&self) -> bool {
+        self.spec().mode == Delivery::Unicast
+    }
+}
+
+/// A networked run's link to the other processes of its team. The run loop calls it around
+/// each tick of its (one) agent; everything it does goes through the team and the post office,
+/// so the agent's program runs unchanged.
+pub trait Network {
+    /// The radio for recruitment messages in this world (called once, before any agent is
+    /// built).
+    fn radio(&mut self, world: &World) -> Box<dyn Radio>;
+    /// Robots of the world that run elsewhere (every one but the agent run here): commands
+    /// to them go over the network.
+    fn remote(&self, instance: &str) -> bool;
+    /// Before the tick at world time `now_ms`: waits until that time is due on the wall clock,
+    /// then hands over what arrived (where the other robots are to the world, commands to the
+    /// post office, component heartbeats to the team's supervisor). False ends the run
+    /// (interrupted, or the launcher is gone).
+    fn before_tick(
+        &mut self,
+        now_ms: f64,
+        world: Option<&mut World>,
+        team: &mut Team,
+        mail: &mut Mail,
+    ) -> bool;
+    /// After the tick: sends what the tick wants sent beyond the recruitment protocol (where
+    /// its robot now is, commands, restart requests) and writes the network's own trace
+    /// lines (`rejected`).
+    fn after_tick(
+        &mut self,
+        tick: u64,
+        now_ms: f64,
+        agent: &str,
+        world: Option<&mut World>,
+        team: &mut Team,
+        mail: &mut Mail,
+        sink: &mut dyn TraceSink,
+    );
+}

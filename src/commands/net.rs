@@ -1,0 +1,401 @@
+//! The network commands (docs/network.md), built with the `net` feature (on by default):
+//! `affect run --net` (one robot as its own process), `affect host` (a component host),
+//! `affect launch` (a whole team, one process each, supervised) and `affect keys` (a team's
+//! signing keys).
+
+use super::report::Reporter;
+use super::{FAILED, OK, USAGE};
+use crate::{files, Format};
+use affect_compiler::ir::program::Program;
+use affect_net::faults;
+use affect_net::launch::{self, LaunchConfig};
+use affect_net::node::Endpoints;
+use affect_net::{NetError, NetOptions};
+use affect_runtime::run::{AgentSummary, RunConfig};
+use affect_runtime::trace::{JsonLines, NoTrace, TraceSink};
+use std::path::{Path, PathBuf};
+
+/// How a process joins its team on the network.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct LinkArgs {
+    /// The team's name, the third chunk of every Zenoh key (default: the world's name).
+    #[arg(long, value_name = "NAME")]
+    pub team: Option<String>,
+    /// The team's key directory (`affect keys` writes it): this member's secret key and
+    /// every member's public key. Every message is signed and verified.
+    #[arg(long, value_name = "DIR")]
+    pub keys: Option<PathBuf>,
+    /// Neither sign nor verify messages (only on a link nobody else can reach).
+    #[arg(long, conflicts_with = "keys")]
+    pub unsigned: bool,
+    /// A Zenoh endpoint to listen on, like tcp/127.0.0.1:7447 (repeatable).
+    #[arg(long, value_name = "ENDPOINT")]
+    pub listen: Vec<String>,
+    /// A Zenoh endpoint (peer or router) to connect to (repeatable). Multicast scouting is
+    /// off: peers find each other only through the endpoints given.
+    #[arg(long, value_name = "ENDPOINT")]
+    pub connect: Vec<String>,
+    /// A Zenoh configuration file (JSON5) to start from: TLS certificates and the like.
+    #[arg(long, value_name = "FILE")]
+    pub zenoh_config: Option<PathBuf>,
+    /// World time runs K times faster than the wall clock.
+    #[arg(long, value_name = "K", default_value_t = 1.0)]
+    pub speed: f64,
+    /// World time 0, in milliseconds since the Unix epoch (default: now).
+    #[arg(long, value_name = "UNIX_MS")]
+    pub epoch: Option<f64>,
+    /// Wait for every member and the launcher's start (`affect launch` passes this).
+    #[arg(long, hide = true)]
+    pub await_start: bool,
+    /// Message loss 0..1 instead of the world's `messages .. loss`.
+    #[arg(long, value_name = "P")]
+    pub loss: Option<f64>,
+}
+
+impl LinkArgs {
+    fn options(&self) -> Result<NetOptions, String> {
+        if !(self.speed.is_finite() && self.speed > 0.0) {
+            return Err("--speed takes a positive number".into());
+        }
+        if let Some(l) = self.loss {
+            if !(0.0..=1.0).contains(&l) {
+                return Err("--loss takes a probability from 0 to 1".into());
+            }
+        }
+        Ok(NetOptions {
+            team: self.team.clone(),
+            keys: self.keys.clone(),
+            unsigned: self.unsigned,
+            endpoints: Endpoints {
+                listen: self.listen.clone(),
+                connect: self.connect.clone(),
+                config: self.zenoh_config.clone(),
+            },
+            speed: self.speed,
+            epoch: self.epoch,
+            await_start: self.await_start,
+            loss: self.loss,
+        })
+    }
+}
+
+/// A trace file whose lines say which process wrote them, written line by line so that a
+/// process killed mid-run loses at most the line it was writing.
+fn pid_trace(path: Option<&Path>) -> Result<Box<dyn TraceSink>, String> {
+    Ok(match path {
+        Some(p) => {
+            let f = std::fs::File::create(p)
+                .map_err(|e| format!("cannot write `{}`: {e}", p.display()))?;
+            Box::new(JsonLines::with_pid(
+                std::io::LineWriter::new(f),
+                std::process::id(),
+            ))
+        }
+        None => Box::new(NoTrace),
+    })
+}
+
+/// `affect run FILE --agent NAME --net`.
+pub fn run_robot(
+    link: &LinkArgs,
+    program: &Program,
+    config: &RunConfig,
+    trace: Option<&Path>,
+    quiet: bool,
+) -> Result<Vec<AgentSummary>, NetError> {
+    let opts = link.options()?;
+    let mut sink = pid_trace(trace)?;
+    let summaries = affect_net::run_robot(program, config, &opts, sink.as_mut())?;
+    if !quiet {
+        for s in &summaries {
+            eprintln!(
+                "{}: {} ticks on the network, root {}",
+                s.agent,
+                s.ticks,
+                s.root.name()
+            );
+        }
+    }
+    Ok(summaries)
+}
+
+/// Reads and checks an `.affect` file; prints its diagnostics.
+fn load(file: &Path) -> Result<Program, u8> {
+    let src = files::read_source(file).map_err(|e| {
+        eprintln!("error: {e}");
+        USAGE
+    })?;
+    let analysis = affect_compiler::check_source_with(&src, &files::FileLoader::beside(file));
+    let mut reporter = Reporter::new(Format::Human);
+    let name = file.display().to_string();
+    reporter.add(&name, &src, &analysis.diagnostics);
+    for (f, text, d) in &analysis.imported_diagnostics {
+        reporter.add(f, text, std::slice::from_ref(d));
+    }
+    let program = analysis.program;
+    reporter.finish(1);
+    program.ok_or(FAILED)
+}
+
+#[derive(clap::Args)]
+pub struct HostArgs {
+    /// The program whose world places components on hosts (`host NAME runs [...]`).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// The host this process is.
+    #[arg(long, value_name = "NAME")]
+    pub host: String,
+    /// Run only this component (repeatable; default: every one the world places here).
+    #[arg(long = "component", value_name = "C")]
+    pub components: Vec<String>,
+    #[arg(long, value_name = "W")]
+    pub world: Option<String>,
+    /// Accepted for symmetry with `affect run` (a host has no random choices).
+    #[arg(long, value_name = "S", hide = true)]
+    pub seed: Option<u64>,
+    /// Write the host's trace (JSON Lines with `pid`).
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub trace: Option<PathBuf>,
+    #[command(flatten)]
+    pub link: LinkArgs,
+}
+
+pub fn host(args: &HostArgs) -> u8 {
+    let program = match load(&args.file) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let result = (|| -> Result<(), NetError> {
+        let opts = args.link.options()?;
+        let mut sink = pid_trace(args.trace.as_deref())?;
+        affect_net::run_host(
+            &program,
+            args.world.as_deref(),
+            &args.host,
+            &args.components,
+            &opts,
+            sink.as_mut(),
+        )
+    })();
+    report(result.map(|_| ()))
+}
+
+fn report(result: Result<(), NetError>) -> u8 {
+    match result {
+        Ok(()) => OK,
+        Err(NetError::Setup(e)) => {
+            eprintln!("error: {e}");
+            USAGE
+        }
+        Err(NetError::Program(diags)) => {
+            for d in diags {
+                eprintln!("error[{}]: {}", d.code, d.message);
+            }
+            FAILED
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct LaunchArgs {
+    /// The program: its world's robots and component hosts each become a process.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    #[arg(long, value_name = "W")]
+    pub world: Option<String>,
+    /// Ticks per robot (default: the world's `ticks`).
+    #[arg(long, value_name = "N")]
+    pub ticks: Option<u64>,
+    /// Seed of the random generators (default: the world's `seed`).
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// World time runs K times faster than the wall clock.
+    #[arg(long, value_name = "K", default_value_t = 1.0)]
+    pub speed: f64,
+    /// Message loss 0..1 instead of the world's.
+    #[arg(long, value_name = "P")]
+    pub loss: Option<f64>,
+    /// Merge every process's trace into one JSON Lines file (each line with its `pid`).
+    #[arg(long, value_name = "OUT.jsonl")]
+    pub trace: Option<PathBuf>,
+    /// The team's key directory (default: fresh keys for this launch only).
+    #[arg(long, value_name = "DIR")]
+    pub keys: Option<PathBuf>,
+    /// Kill a process (SIGKILL) at a world time: `--kill laptop2@40s`.
+    #[arg(long, value_name = "NAME@TIME")]
+    pub kill: Vec<String>,
+    /// Pause a process (SIGSTOP, then SIGCONT): `--pause UGV#3@60s+10s`.
+    #[arg(long, value_name = "NAME@TIME+DURATION")]
+    pub pause: Vec<String>,
+    /// Cut a process off from the others for a while: `--partition UAV@90s+20s`.
+    #[arg(long, value_name = "NAME@TIME+DURATION")]
+    pub partition: Vec<String>,
+    /// A fault script: one `kill`, `pause` or `partition` a line (docs/network.md).
+    #[arg(long, value_name = "FILE")]
+    pub faults: Option<PathBuf>,
+    /// The robots' engine (`jit` or `interp`).
+    #[arg(long, value_enum)]
+    pub engine: Option<super::bench::EngineKind>,
+    /// Print only the outcome.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+fn faults_of(args: &LaunchArgs) -> Result<Vec<faults::Fault>, String> {
+    let mut out = Vec::new();
+    for (kind, list) in [
+        ("kill", &args.kill),
+        ("pause", &args.pause),
+        ("partition", &args.partition),
+    ] {
+        for spec in list {
+            out.push(faults::parse(kind, spec)?);
+        }
+    }
+    if let Some(path) = &args.faults {
+        let text = files::read_source(path)?;
+        out.extend(faults::parse_script(&text).map_err(|e| format!("{}: {e}", path.display()))?);
+    }
+    Ok(out)
+}
+
+pub fn launch(args: &LaunchArgs) -> u8 {
+    let program = match load(&args.file) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let setup = (|| -> Result<(affect_compiler::ir::world::WorldSpec, LaunchConfig), String> {
+        let world = affect_net::world_of(&program, args.world.as_deref())?.clone();
+        if !(args.speed.is_finite() && args.speed > 0.0) {
+            return Err("--speed takes a positive number".into());
+        }
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find `affect`: {e}"))?;
+        Ok((
+            world.clone(),
+            LaunchConfig {
+                exe,
+                file: args.file.clone(),
+                world: Some(world.name.clone()),
+                ticks: args.ticks,
+                seed: args.seed,
+                speed: args.speed,
+                loss: args.loss,
+                trace: args.trace.clone(),
+                keys: args.keys.clone(),
+                faults: faults_of(args)?,
+                engine: args.engine.map(|e| {
+                    match e {
+                        super::bench::EngineKind::Jit => "jit",
+                        super::bench::EngineKind::Interp => "interp",
+                    }
+                    .to_string()
+                }),
+                quiet: args.quiet,
+            },
+        ))
+    })();
+    let (world, config) = match setup {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return USAGE;
+        }
+    };
+    let stop = affect_net::clock::stop_flag(false);
+    let outcome = match launch::run(&program, &world, &config, stop) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return FAILED;
+        }
+    };
+    eprintln!(
+        "affect launch: {} processes ({} robots, {} component restarts){}",
+        outcome.processes.len(),
+        outcome.robots.len(),
+        outcome.restarts.len(),
+        if outcome.interrupted {
+            ", interrupted"
+        } else {
+            ""
+        }
+    );
+    for (host, component) in &outcome.restarts {
+        eprintln!("  restarted {component} on {host}");
+    }
+    for m in &outcome.measures {
+        let ms = |v: Option<f64>| v.map_or("never".to_string(), |x| format!("{:.0} ms", x));
+        eprintln!(
+            "  {}: {} of {}: detected after {} (heartbeat {} ms), {} {} later",
+            m.fault,
+            m.component,
+            m.owner,
+            ms(m.detected_after_ms),
+            m.heartbeat_ms,
+            m.how.as_deref().unwrap_or("not recovered"),
+            ms(m.recovered_after_ms)
+        );
+    }
+    let failed: Vec<&(String, Option<i32>)> =
+        outcome.robots.iter().filter(|(_, c)| *c != Some(0)).collect();
+    for (name, code) in &failed {
+        eprintln!(
+            "  {name} did not finish ({})",
+            code.map_or("killed".to_string(), |c| format!("exit status {c}"))
+        );
+    }
+    if outcome.interrupted || !failed.is_empty() {
+        FAILED
+    } else {
+        OK
+    }
+}
+
+#[derive(clap::Args)]
+pub struct KeysArgs {
+    /// The program whose world names the team: a key for every robot, every component
+    /// host and the launcher.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    #[arg(long, value_name = "W")]
+    pub world: Option<String>,
+    /// The directory to write (`team.pub` and one `NAME.key` per member).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// A further member (a process in another language, say); repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub member: Vec<String>,
+    /// The team's name (default: the world's name).
+    #[arg(long, value_name = "NAME")]
+    pub team: Option<String>,
+}
+
+pub fn keys(args: &KeysArgs) -> u8 {
+    let program = match load(&args.file) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let result = (|| -> Result<Vec<String>, String> {
+        let world = affect_net::world_of(&program, args.world.as_deref())?;
+        let mut members = affect_net::startup::members(&program, world)?;
+        members.extend(args.member.iter().cloned());
+        members.dedup();
+        let team = args.team.clone().unwrap_or_else(|| world.name.clone());
+        let created = affect_net::keys::generate(&args.out, &team, &members)?;
+        eprintln!(
+            "team `{team}`: {} members in `{}` ({} new keys); give every machine `{}` and each member its own `NAME.key`",
+            members.len(),
+            args.out.display(),
+            created.len(),
+            affect_net::keys::TEAM_FILE
+        );
+        Ok(created)
+    })();
+    match result {
+        Ok(_) => OK,
+        Err(e) => {
+            eprintln!("error: {e}");
+            USAGE
+        }
+    }
+}

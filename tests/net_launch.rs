@@ -1,0 +1,270 @@
+//! Teams on a real network (docs/network.md): `affect launch` starts one process per robot and
+//! component host on loopback Zenoh. Each test is bounded (world time runs fast, every launch
+//! has a tick limit and the launcher a wall-clock limit here) and checks that no process is
+//! left behind.
+#![cfg(feature = "net")]
+
+mod support;
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn affect() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_affect"))
+}
+
+fn example(name: &str) -> PathBuf {
+    support::workspace().join("examples").join(name)
+}
+
+/// Runs `affect launch` with `args`, killing it after `limit` (a failure).
+fn launch(args: &[&str], limit: Duration) -> Output {
+    let mut child = affect()
+        .arg("launch")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("affect launch starts");
+    let began = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if began.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "affect launch {args:?} ran longer than {limit:?}:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn events(trace: &Path) -> Vec<Value> {
+    std::fs::read_to_string(trace)
+        .unwrap_or_else(|e| panic!("{}: {e}", trace.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn pids(events: &[Value]) -> BTreeSet<u64> {
+    events.iter().filter_map(|e| e["pid"].as_u64()).collect()
+}
+
+/// Every process that wrote to the trace is gone (Linux: no `/proc/PID`).
+fn none_left(pids: &BTreeSet<u64>) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left: Vec<&u64> = pids
+            .iter()
+            .filter(|p| Path::new(&format!("/proc/{p}")).exists())
+            .collect();
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "processes left behind: {left:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn steps<'e>(events: &'e [Value], agent: &str, step: &str) -> Vec<&'e Value> {
+    events
+        .iter()
+        .filter(|e| e["ev"] == "recruit" && e["agent"] == agent && e["step"] == step)
+        .collect()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The recruitment example across 13 processes (a UAV and 12 UGVs): every possible mine is
+/// handed over (the UAV's `helped`), at this loss.
+fn recruitment_completes(name: &str, loss: &str, extra: &[&str]) -> Vec<Value> {
+    let dir = support::scratch("net_launch", name);
+    let trace = dir.join("team.jsonl");
+    let file = example("recruitment.affect");
+    let mut args = vec![
+        file.to_str().unwrap(),
+        "--speed",
+        "60",
+        "--ticks",
+        "900",
+        "--loss",
+        loss,
+        "--trace",
+        trace.to_str().unwrap(),
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    let out = launch(&args, Duration::from_secs(180));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let evs = events(&trace);
+    let helped = steps(&evs, "UAV", "helped");
+    assert_eq!(
+        helped.len(),
+        5,
+        "the UAV handed over {} of 5 possible mines:\n{}",
+        helped.len(),
+        stderr(&out)
+    );
+    let pids = pids(&evs);
+    assert_eq!(pids.len(), 13, "one process per robot: {pids:?}");
+    none_left(&pids);
+    evs
+}
+
+#[test]
+fn recruitment_between_processes_completes_without_loss() {
+    let evs = recruitment_completes("loss0", "0", &[]);
+    // Every protocol message of a robot is signed and verified: none refused.
+    assert!(!evs.iter().any(|e| e["ev"] == "rejected"));
+}
+
+#[test]
+fn recruitment_between_processes_completes_with_ten_percent_loss() {
+    let evs = recruitment_completes("loss10", "0.1", &[]);
+    let lost: u64 = evs
+        .iter()
+        .filter(|e| e["ev"] == "lost")
+        .map(|e| e["copies"].as_u64().unwrap())
+        .sum();
+    assert!(lost > 0, "10 % loss loses copies");
+}
+
+#[test]
+fn a_robot_killed_mid_run_leaves_the_others_to_finish() {
+    // UGV#7 answers the first HELP when nothing is lost; killed while on its way, the UAV's
+    // lease runs out and another robot is recruited.
+    let evs = recruitment_completes("kill", "0", &["--kill", "UGV#7@85s"]);
+    assert!(
+        evs.iter()
+            .filter(|e| e["agent"] == "UGV#7")
+            .all(|e| e["t_ms"].as_f64().unwrap() <= 86_000.0),
+        "UGV#7 wrote nothing after it was killed"
+    );
+    assert!(!steps(&evs, "UAV", "helped")
+        .iter()
+        .any(|e| e["peer"] == "UGV#7" && e["t_ms"].as_f64().unwrap() > 85_000.0));
+}
+
+#[test]
+fn a_partitioned_robot_is_cut_off_and_comes_back() {
+    // The UAV is cut off from 70 s to 130 s of world time: its first HELP (at 82 s) reaches
+    // nobody until the partition ends; then the recruitment goes on.
+    let evs = recruitment_completes("partition", "0", &["--partition", "UAV@70s+60s"]);
+    let decided_meanwhile = evs.iter().any(|e| {
+        let t = e["t_ms"].as_f64().unwrap();
+        e["ev"] == "recruit"
+            && e["agent"] != "UAV"
+            && e["step"] == "help_ignored"
+            && (72_000.0..128_000.0).contains(&t)
+    });
+    assert!(
+        !decided_meanwhile,
+        "a UGV heard the UAV while it was cut off"
+    );
+    let helped = steps(&evs, "UAV", "helped");
+    assert!(helped[0]["t_ms"].as_f64().unwrap() > 130_000.0);
+}
+
+/// The failover example with Laptop-2's process killed at 40 s, as in the seed: its users see
+/// it within a heartbeat (one tick of the robot's, 100 ms, of tolerance); speech recognition
+/// is re-bound to its redundant instance, speech production restarted on Laptop-1.
+#[test]
+fn a_killed_component_host_is_detected_and_recovered() {
+    let dir = support::scratch("net_launch", "failover");
+    let trace = dir.join("team.jsonl");
+    let file = example("failover.affect");
+    let out = launch(
+        &[
+            file.to_str().unwrap(),
+            "--speed",
+            "4",
+            "--ticks",
+            "800",
+            "--kill",
+            "laptop2@40s",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--quiet",
+        ],
+        Duration::from_secs(180),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let evs = events(&trace);
+    let component = |name: &str, state: &str| -> Option<f64> {
+        evs.iter()
+            .find(|e| {
+                e["ev"] == "component"
+                    && e["name"] == name
+                    && e["state"] == state
+                    && e["t_ms"].as_f64().unwrap() >= 40_000.0
+            })
+            .map(|e| e["t_ms"].as_f64().unwrap())
+    };
+    for (name, heartbeat) in [("speech_recognition", 500.0), ("speech_production", 500.0)] {
+        let failed = component(name, "failed")
+            .unwrap_or_else(|| panic!("{name} was never found failed:\n{}", stderr(&out)));
+        assert!(
+            failed - 40_000.0 <= heartbeat + 100.0,
+            "{name} found failed {} ms after the kill",
+            failed - 40_000.0
+        );
+    }
+    let rebound = component("speech_recognition", "rebound").expect("re-bound to the backup");
+    assert!(rebound >= component("speech_recognition", "failed").unwrap());
+    let restarted = component("speech_production", "restarted").expect("restarted");
+    let recovered = component("speech_production", "recovered").expect("back after restart");
+    assert!(recovered > restarted);
+    assert!(
+        stderr(&out).contains("restarted speech_production on laptop1"),
+        "{}",
+        stderr(&out)
+    );
+    // A robot, three hosts, and the restarted component's process.
+    let pids = pids(&evs);
+    assert_eq!(pids.len(), 5, "{pids:?}");
+    none_left(&pids);
+}
+
+/// Ctrl-C stops the launch and every process it started.
+#[test]
+fn ctrl_c_stops_every_process() {
+    let dir = support::scratch("net_launch", "ctrl_c");
+    let trace = dir.join("team.jsonl");
+    let file = example("failover.affect");
+    let mut child = affect()
+        .arg("launch")
+        .arg(&file)
+        .args(["--trace", trace.to_str().unwrap(), "--quiet"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Running: every process has written its first lines.
+    std::thread::sleep(Duration::from_secs(6));
+    assert!(child.try_wait().unwrap().is_none(), "still running");
+    // SAFETY: kill(2) on our own child.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let began = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(began.elapsed() < Duration::from_secs(20), "launch ignored Ctrl-C");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success(), "an interrupted launch fails");
+    assert!(stderr(&out).contains("interrupted"), "{}", stderr(&out));
+    let pids = pids(&events(&trace));
+    assert_eq!(pids.len(), 4, "a robot and three hosts: {pids:?}");
+    none_left(&pids);
+}
