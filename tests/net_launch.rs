@@ -67,10 +67,7 @@ fn none_left(pids: &BTreeSet<u64>) {
         if left.is_empty() {
             return;
         }
-        assert!(
-            Instant::now() < deadline,
-            "processes left behind: {left:?}"
-        );
+        assert!(Instant::now() < deadline, "processes left behind: {left:?}");
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -258,7 +255,10 @@ fn ctrl_c_stops_every_process() {
     }
     let began = Instant::now();
     while child.try_wait().unwrap().is_none() {
-        assert!(began.elapsed() < Duration::from_secs(20), "launch ignored Ctrl-C");
+        assert!(
+            began.elapsed() < Duration::from_secs(20),
+            "launch ignored Ctrl-C"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let out = child.wait_with_output().unwrap();

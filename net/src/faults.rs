@@ -132,6 +132,8 @@ mod tests {
         let faults = parse_script(script).unwrap();
         assert_eq!(faults.len(), 2);
         assert_eq!(faults[1].kind, FaultKind::Partition { for_ms: 20_000.0 });
-        assert!(parse_script("explode UAV@3s").unwrap_err().starts_with("line 1"));
+        assert!(parse_script("explode UAV@3s")
+            .unwrap_err()
+            .starts_with("line 1"));
     }
 }

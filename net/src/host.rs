@@ -85,7 +85,9 @@ pub fn served_on(
             }
         }
         if !found {
-            return Err(format!("no agent or top-level declaration has a component `{name}`"));
+            return Err(format!(
+                "no agent or top-level declaration has a component `{name}`"
+            ));
         }
     }
     Ok(out)

@@ -58,12 +58,7 @@ impl Identity {
             .decode(file.secret.trim())
             .ok()
             .and_then(|b| b.try_into().ok())
-            .ok_or_else(|| {
-                format!(
-                    "`{}`: `secret` is not a base64 32-byte key",
-                    path.display()
-                )
-            })?;
+            .ok_or_else(|| format!("`{}`: `secret` is not a base64 32-byte key", path.display()))?;
         Ok(Identity {
             name: name.to_string(),
             key: SigningKey::from_bytes(&bytes),
@@ -133,7 +128,10 @@ impl TeamKeys {
                     )
                 })?;
             let key = VerifyingKey::from_bytes(&bytes).map_err(|e| {
-                format!("`{}`: the key of `{name}` is not valid: {e}", path.display())
+                format!(
+                    "`{}`: the key of `{name}` is not valid: {e}",
+                    path.display()
+                )
             })?;
             members.insert(name, key);
         }
@@ -174,8 +172,7 @@ fn read(path: &Path) -> Result<String, String> {
 /// keys of the same names are kept (so adding a member does not re-key the others); the
 /// team file lists every member's public key.
 pub fn generate(dir: &Path, team: &str, names: &[String]) -> Result<Vec<String>, String> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
     let mut members = BTreeMap::new();
     let mut created = Vec::new();
     for name in names {

@@ -207,11 +207,7 @@ pub fn run(
     // Everyone up and linked, then start.
     let began = Instant::now();
     let mut ready: BTreeSet<String> = BTreeSet::new();
-    let expected: BTreeSet<String> = members
-        .iter()
-        .filter(|m| *m != LAUNCHER)
-        .cloned()
-        .collect();
+    let expected: BTreeSet<String> = members.iter().filter(|m| *m != LAUNCHER).cloned().collect();
     while ready != expected {
         if stop.load(Ordering::Relaxed) {
             outcome.interrupted = true;
@@ -297,7 +293,9 @@ pub fn run(
             };
             let id = (owner.clone(), component.clone());
             if live_components.contains(&id)
-                || asked.get(&id).is_some_and(|t| t.elapsed() < RESTART_DEBOUNCE)
+                || asked
+                    .get(&id)
+                    .is_some_and(|t| t.elapsed() < RESTART_DEBOUNCE)
             {
                 continue;
             }
@@ -312,7 +310,12 @@ pub fn run(
                 });
             let Some(host) = host else { continue };
             asked.insert(id, Instant::now());
-            procs.push(spawner.spawn(Role::Host, &host, std::slice::from_ref(&component), Some(epoch))?);
+            procs.push(spawner.spawn(
+                Role::Host,
+                &host,
+                std::slice::from_ref(&component),
+                Some(epoch),
+            )?);
             outcome.restarts.push((host, component));
         }
         for p in &mut procs {
@@ -335,7 +338,9 @@ pub fn run(
     for p in &procs {
         outcome.processes.push((p.name.clone(), p.child.id()));
         if p.role == Role::Robot && !p.killed {
-            outcome.robots.push((p.name.clone(), p.exit.and_then(|s| s.code())));
+            outcome
+                .robots
+                .push((p.name.clone(), p.exit.and_then(|s| s.code())));
         }
     }
     drop(me);

@@ -112,11 +112,7 @@ fn join(opts: &NetOptions, team: &str, me: &str) -> Result<Node, String> {
 }
 
 fn clock_for(opts: &NetOptions, stop: Arc<AtomicBool>) -> WallClock {
-    WallClock::new(
-        opts.epoch.unwrap_or_else(clock::unix_ms),
-        opts.speed,
-        stop,
-    )
+    WallClock::new(opts.epoch.unwrap_or_else(clock::unix_ms), opts.speed, stop)
 }
 
 /// `affect run FILE --agent NAME --net`: runs one robot of the world as this process.

@@ -61,8 +61,10 @@ pub fn measure(
 ) -> Vec<crate::launch::Measure> {
     let mut out = Vec::new();
     for (fault, at) in faults {
-        if matches!(fault.kind, FaultKind::Partition { .. } | FaultKind::Pause { .. })
-            && !world.hosts.iter().any(|h| h.name == fault.target)
+        if matches!(
+            fault.kind,
+            FaultKind::Partition { .. } | FaultKind::Pause { .. }
+        ) && !world.hosts.iter().any(|h| h.name == fault.target)
         {
             continue;
         }
@@ -114,7 +116,9 @@ pub fn measure(
                     owner,
                     detected_after_ms: failed.map(|f| f.t_ms - at),
                     recovered_after_ms: failed.zip(back).map(|(f, b)| b.t_ms - f.t_ms),
-                    how: back.and_then(|b| str_of(&b.value, "state")).map(str::to_string),
+                    how: back
+                        .and_then(|b| str_of(&b.value, "state"))
+                        .map(str::to_string),
                     heartbeat_ms,
                 });
             }

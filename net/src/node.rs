@@ -94,9 +94,12 @@ pub struct Node {
     identity: Option<Identity>,
     /// The team's public keys; `None` accepts anything (`--unsigned`).
     keys: Option<TeamKeys>,
+    /// This process's start, in microseconds since the Unix epoch.
+    instance: u64,
     seq: u64,
-    /// The last sequence number accepted from each sender.
-    last_seq: HashMap<String, u64>,
+    /// The last sequence number accepted from each sending process on each key (messages
+    /// on different keys may arrive in any order relative to each other).
+    last_seq: HashMap<(String, u64), u64>,
     pub rejected: Vec<Rejection>,
     /// Messages published and received, for the summary.
     pub published: u64,
@@ -124,6 +127,7 @@ impl Node {
             me: me.to_string(),
             identity,
             keys,
+            instance: (crate::clock::unix_ms() * 1000.0) as u64,
             seq: (crate::clock::unix_ms() * 1000.0) as u64,
             last_seq: HashMap::new(),
             rejected: Vec::new(),
@@ -195,6 +199,7 @@ impl Node {
             v: VERSION,
             team: self.team.clone(),
             from: self.me.clone(),
+            instance: self.instance,
             seq: self.seq,
             t_ms,
             to,
@@ -217,7 +222,17 @@ impl Node {
     /// Reads and verifies a received sample: the payload must parse, be of this team and
     /// version, come from the member its key names, carry that member's signature, and be
     /// newer than the last one accepted from it. Refusals are kept for the trace.
-    pub fn accept(&mut self, (key, payload, attachment): &Raw) -> Option<Message> {
+    pub fn accept(&mut self, raw: &Raw) -> Option<Message> {
+        self.check(raw, true)
+    }
+
+    /// As [`Node::accept`], without taking note of the sequence number: for a second
+    /// subscription that sees the same messages (the start-up's).
+    pub fn peek(&mut self, raw: &Raw) -> Option<Message> {
+        self.check(raw, false)
+    }
+
+    fn check(&mut self, (key, payload, attachment): &Raw, track: bool) -> Option<Message> {
         let claimed = wire::sender_of(&self.team, key).unwrap_or_else(|| "?".into());
         let msg: Message = match serde_json::from_slice(payload) {
             Ok(m) => m,
@@ -231,7 +246,11 @@ impl Node {
         }
         let kind = msg.body.kind();
         if msg.v != VERSION || msg.team != self.team || msg.from != claimed {
-            self.refuse(&msg.from, kind, "sender, team or version do not match the key".into());
+            self.refuse(
+                &msg.from,
+                kind,
+                "sender, team or version do not match the key".into(),
+            );
             return None;
         }
         if let Some(keys) = &self.keys {
@@ -240,12 +259,17 @@ impl Node {
                 self.refuse(&msg.from, kind, r.text().into());
                 return None;
             }
-            let last = self.last_seq.entry(msg.from.clone()).or_insert(0);
+            let last = self
+                .last_seq
+                .entry((key.clone(), msg.instance))
+                .or_insert(0);
             if msg.seq <= *last {
                 self.refuse(&msg.from, kind, "replayed".into());
                 return None;
             }
-            *last = msg.seq;
+            if track {
+                *last = msg.seq;
+            }
         }
         self.accepted += 1;
         Some(msg)

@@ -74,7 +74,7 @@ pub fn await_start(
             ready = Some(node.declare_alive(wire::ready(&node.team, &node.me))?);
         }
         for raw in control.drain() {
-            if let Some(m) = node.accept(&raw) {
+            if let Some(m) = node.peek(&raw) {
                 if let (Body::Start { epoch_ms }, LAUNCHER) = (&m.body, m.from.as_str()) {
                     if let Some(token) = ready.take() {
                         return Ok((*epoch_ms, token));

@@ -111,9 +111,13 @@ pub struct Message {
     pub team: String,
     /// The sending member; must match the key's `<sender>` chunk and the signature.
     pub from: String,
-    /// Increases with every message of a sender, across restarts (microseconds since the
-    /// Unix epoch when the sender started, plus one per message): a replayed message is
-    /// refused.
+    /// The sending process: when it started, in microseconds since the Unix epoch. Two
+    /// processes may sign as one member (a host and a component restarted on it).
+    #[serde(default)]
+    pub instance: u64,
+    /// Increases with every message of a sending process (from `instance`, plus one per
+    /// message): a message not newer than the last one accepted from that process on that
+    /// key is refused as replayed.
     pub seq: u64,
     /// The sender's world time when it sent, in milliseconds.
     pub t_ms: f64,
@@ -264,12 +268,18 @@ mod tests {
             key("Minefield", "UGV#2", "recruit"),
             "affect/v1/Minefield/UGV-2/recruit"
         );
-        assert_eq!(key_all("Minefield", "recruit"), "affect/v1/Minefield/*/recruit");
+        assert_eq!(
+            key_all("Minefield", "recruit"),
+            "affect/v1/Minefield/*/recruit"
+        );
         assert_eq!(
             sender_of("Minefield", "affect/v1/Minefield/UGV-2/recruit").as_deref(),
             Some("UGV#2")
         );
-        assert_eq!(sender_of("Other", "affect/v1/Minefield/UGV-2/recruit"), None);
+        assert_eq!(
+            sender_of("Other", "affect/v1/Minefield/UGV-2/recruit"),
+            None
+        );
         let token = component_alive("PlanetSurface", "laptop2", Some("Peoplebot"), "speech");
         assert_eq!(
             token,
@@ -306,6 +316,7 @@ mod tests {
             v: VERSION,
             team: "Minefield".into(),
             from: "UAV".into(),
+            instance: 5,
             seq: 7,
             t_ms: 3000.0,
             to: None,
@@ -322,7 +333,7 @@ mod tests {
         let text = serde_json::to_string(&m).unwrap();
         assert_eq!(
             text,
-            r#"{"v":1,"team":"Minefield","from":"UAV","seq":7,"t_ms":3000.0,"to":null,"body":{"type":"HELP","block":"help","requester":"UAV","session":1,"at":[20.0,12.0],"percept":"mine_detector","resend_ms":3000.0}}"#
+            r#"{"v":1,"team":"Minefield","from":"UAV","instance":5,"seq":7,"t_ms":3000.0,"to":null,"body":{"type":"HELP","block":"help","requester":"UAV","session":1,"at":[20.0,12.0],"percept":"mine_detector","resend_ms":3000.0}}"#
         );
         let back: Message = serde_json::from_str(&text).unwrap();
         assert_eq!(back, m);

@@ -336,8 +336,11 @@ pub fn launch(args: &LaunchArgs) -> u8 {
             ms(m.recovered_after_ms)
         );
     }
-    let failed: Vec<&(String, Option<i32>)> =
-        outcome.robots.iter().filter(|(_, c)| *c != Some(0)).collect();
+    let failed: Vec<&(String, Option<i32>)> = outcome
+        .robots
+        .iter()
+        .filter(|(_, c)| *c != Some(0))
+        .collect();
     for (name, code) in &failed {
         eprintln!(
             "  {name} did not finish ({})",

@@ -111,6 +111,7 @@ impl Supervisor {
             hosts: hosts.iter().map(|(h, _)| h.clone()).collect(),
             placement: hosts,
             notes: Vec::new(),
+            observed: false,
         }
     }
 

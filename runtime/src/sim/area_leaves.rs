@@ -168,11 +168,7 @@ impl Mail {
     /// A command from another process for the robot `to` running here: queued like a local
     /// one; false when no robot here has the name or its `command` no such variant.
     pub fn receive_remote(&mut self, to: &str, variant: &str, enums: &[EnumInfo]) -> bool {
-        let Some(r) = self
-            .robots
-            .iter()
-            .position(|x| x.name == to && !x.remote)
-        else {
+        let Some(r) = self.robots.iter().position(|x| x.name == to && !x.remote) else {
             return false;
         };
         let Some((_, e)) = self.robots[r].command else {

@@ -28,9 +28,9 @@ use crate::affect::recruit::{
 use crate::devices::sim::SharedWorld;
 use crate::interp::{Host, Lists, Machine};
 use crate::leaf::{Leaf, LeafCall};
+use crate::network::Radio;
 use crate::rng::Rng;
 use crate::trace::{Event, TraceSink};
-use crate::network::Radio;
 use crate::world::{AgentId, MessageBus, Point, Recipient, World};
 use affect_compiler::ir::functions::HostFn;
 use affect_compiler::ir::program::{
@@ -168,7 +168,9 @@ impl Team {
     }
 
     fn owner_name(&self, owner: Option<usize>) -> Option<String> {
-        owner.and_then(|o| self.members.get(o)).map(|m| m.name.clone())
+        owner
+            .and_then(|o| self.members.get(o))
+            .map(|m| m.name.clone())
     }
 
     /// The component `name` of instance `owner` (`None`: the top-level one).
@@ -468,7 +470,10 @@ fn supervise(t: &mut Team, member: usize, now: f64) {
                 if t.supervisor.is_remote(c.unit) {
                     let u = &t.supervisor.units()[c.unit];
                     t.restarts.push(Restart {
-                        owner: u.owner.and_then(|o| t.members.get(o)).map(|m| m.name.clone()),
+                        owner: u
+                            .owner
+                            .and_then(|o| t.members.get(o))
+                            .map(|m| m.name.clone()),
                         component: u.spec.name.clone(),
                         host: t.supervisor.host_name(host).map(str::to_string),
                     });
