@@ -9,7 +9,6 @@ pub mod fmt;
 pub mod import;
 pub mod lsp;
 pub mod memory;
-mod progress;
 mod report;
 pub mod run;
 

@@ -1,14 +1,11 @@
 //! What the trace's events mean to a person: each agent's visible variables by the kind of
 //! member that declared them (a hormone, a `let`, a drive, the key of a memory, ...), so the
-//! narrator (`narrate.rs`) and the plot (`plot.rs`) can pick what to tell and draw without
-//! knowing any particular program. And `Observers`, the trace sink that hands every event to
-//! the trace file and to them.
+//! story (`story.rs`) and the plot (`plot.rs`) can pick what to tell and draw without
+//! knowing any particular program.
 
 use affect_compiler::ir::program::{AgentProgram, NodeKind, Program, ValueKind};
 use affect_compiler::syntax::ast::{self, ExprKind, ItemKind, MemberKind};
-use affect_runtime::trace::{Event, TraceSink};
 use std::collections::HashMap;
-use std::io;
 
 /// What declared a variable of an agent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -247,27 +244,4 @@ pub fn program_of<'v>(views: &'v [AgentView], instance: &str) -> Option<&'v Agen
         .iter()
         .find(|v| v.name == instance)
         .or_else(|| views.iter().find(|v| v.name == base))
-}
-
-/// Hands every event to the trace file (when there is one), then to the observers that are
-/// on. An observer never fails the run.
-pub struct Observers<'a> {
-    pub file: Option<&'a mut dyn TraceSink>,
-    pub plot: Option<crate::plot::Recorder<'a>>,
-    pub story: Option<crate::narrate::Narrator<'a>>,
-}
-
-impl TraceSink for Observers<'_> {
-    fn line(&mut self, tick: u64, t_ms: f64, agent: &str, ev: &Event) -> io::Result<()> {
-        if let Some(p) = &mut self.plot {
-            p.event(t_ms, agent, ev);
-        }
-        if let Some(s) = &mut self.story {
-            s.event(tick, t_ms, agent, ev);
-        }
-        match &mut self.file {
-            Some(f) => f.line(tick, t_ms, agent, ev),
-            None => Ok(()),
-        }
-    }
 }
