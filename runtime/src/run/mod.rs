@@ -28,7 +28,7 @@ use crate::affect::behavior::Arbiter;
 use crate::affect::persist::{self, Stored};
 use crate::devices::sim::SharedWorld;
 use crate::jit::EngineKind;
-use crate::sim::area_leaves::{Mail, SharedMail};
+use crate::sim::mail::{Mail, SharedMail};
 use crate::sim::{SenseErrors, Setup, SimAgent};
 use crate::trace::{Event, TraceSink};
 use affect_compiler::diagnostic::Diagnostic;

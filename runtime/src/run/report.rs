@@ -4,7 +4,7 @@
 
 use super::values::trace_value;
 use super::{AgentSummary, Live};
-use crate::sim::area_leaves::SharedMail;
+use crate::sim::mail::SharedMail;
 use crate::sim::SenseErrors;
 use crate::trace::{Event, TraceSink, Value};
 use affect_compiler::ir::program::{AgentProgram, Program, Slot, Status, ValueKind};

@@ -1,7 +1,7 @@
 //! The world's scripted `send` events: checked before the run (E0604 for a message no
 //! running robot can receive) and delivered as commands while it goes.
 
-use crate::sim::area_leaves::{Mail, SharedMail};
+use crate::sim::mail::{Mail, SharedMail};
 use crate::trace::{Event, TraceSink};
 use crate::world::World;
 use affect_compiler::diagnostic::Diagnostic;

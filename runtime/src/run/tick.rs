@@ -4,7 +4,7 @@
 
 use super::{Live, Pacing};
 use crate::devices::sim::SharedWorld;
-use crate::sim::area_leaves::SharedMail;
+use crate::sim::mail::SharedMail;
 use crate::sim::SenseErrors;
 use crate::trace::TraceSink;
 use crate::world::World;
