@@ -410,6 +410,7 @@ impl Checker {
                                 slot: Some(slot),
                                 driver: String::new(),
                                 args: vec![],
+                                span: name.span,
                             }),
                         );
                     }
@@ -1035,6 +1036,7 @@ impl Checker {
                 slot: None,
                 driver: name,
                 args: out,
+                span: source.span,
             }),
             gives,
         )
