@@ -417,18 +417,15 @@ impl Checker {
                     templates[i] = Some(tpl);
                     continue;
                 }
-                tpl.root = self.one_root_tree(&t.body, &mut tpl, &t.name.name);
+                let owner = format!("tree `{}`", t.name.name);
+                tpl.root = TreeCx::tree(self, &mut tpl).one_root(&t.body, &owner);
                 for v in &tpl.frame.vars {
                     if v.kind == super::frame::VarKind::Local && !v.used {
-                        self.diags.push(
-                            Diagnostic::warning(
-                                "W0201",
-                                format!("`{}` is never used", v.name),
-                                v.span,
-                            )
-                            .with_label("declared here")
-                            .with_help("remove it, or use it in the tree"),
-                        );
+                        self.report(super::error::SemaError::Unused {
+                            name: v.name.clone(),
+                            span: v.span,
+                            help: "remove it, or use it in the tree",
+                        });
                     }
                 }
                 templates[i] = Some(tpl);
@@ -836,45 +833,6 @@ impl Checker {
             .trees
             .iter()
             .position(|s| s.name == t.name.name && s.span == t.name.span)
-    }
-
-    fn one_root_tree(
-        &mut self,
-        b: &crate::syntax::ast::NodeBlock,
-        t: &mut Template,
-        name: &str,
-    ) -> Option<TNode> {
-        let mut tc = TreeCx {
-            c: self,
-            t,
-            traits: &[],
-            in_agent: false,
-        };
-        let mut nodes: Vec<_> = b.nodes.iter().map(|n| tc.node(n)).collect();
-        match nodes.len() {
-            1 => nodes.pop(),
-            0 => {
-                self.diags.push(
-                    Diagnostic::error("E0313", format!("tree `{name}` is empty"), b.span)
-                        .with_label("no node")
-                        .with_help("put one node here, such as `sequence { .. }`"),
-                );
-                None
-            }
-            n => {
-                self.diags.push(
-                    Diagnostic::error(
-                        "E0313",
-                        format!("tree `{name}` holds {n} nodes; a tree has one root"),
-                        b.span,
-                    )
-                    .with_label("several roots")
-                    .with_help("wrap them in `sequence { .. }` (or another control node)"),
-                );
-                nodes.truncate(1);
-                nodes.pop()
-            }
-        }
     }
 
     #[allow(clippy::too_many_arguments)]
