@@ -499,6 +499,9 @@ pub struct Device {
     /// The driver: `ads1115`, `camera_label`, `gpio_edge`, ...
     pub driver: String,
     pub args: Vec<(String, DeviceArg)>,
+    /// The driver call in the source (the member's name for an event without a source), so
+    /// the runtime can say which declaration a device it cannot open belongs to.
+    pub span: crate::span::Span,
 }
 
 #[derive(Clone, Debug, PartialEq)]

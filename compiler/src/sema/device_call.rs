@@ -233,6 +233,7 @@ impl Checker {
                 slot: None,
                 driver: name,
                 args: out,
+                span: source.span,
             }),
             gives,
         )

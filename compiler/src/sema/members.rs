@@ -216,6 +216,7 @@ impl Checker {
             slot: None,
             driver: String::new(),
             args: vec![],
+            span: name.span,
         });
         dev.slot = Some(slot);
         d.devices.push(dev);
