@@ -105,7 +105,7 @@ pub fn run(args: &RunArgs) -> u8 {
     let views = if args.quiet && args.plot.is_none() {
         Vec::new()
     } else {
-        views::views(program, &affect_compiler::syntax::parse(&loaded.src).file)
+        views::views(program)
     };
     let mut observers = match observers(args, &config, &views, &loaded.name) {
         Ok(o) => o,

@@ -3,8 +3,9 @@
 //! story (`story.rs`) and the plot (`plot.rs`) can pick what to tell and draw without
 //! knowing any particular program.
 
-use affect_compiler::ir::program::{AgentProgram, NodeKind, Program, ValueKind};
-use affect_compiler::syntax::ast::{self, ExprKind, ItemKind, MemberKind};
+use affect_compiler::ir::program::{
+    AgentProgram, NodeKind, Program, Role as IrRole, Slot, ValueKind,
+};
 use std::collections::HashMap;
 
 /// What declared a variable of an agent.
@@ -65,70 +66,6 @@ pub struct Drive {
     pub states: Vec<String>,
 }
 
-/// The members each agent declares, by name, from the syntax tree (clones included).
-fn declared_roles(file: &ast::File) -> HashMap<String, (HashMap<String, Role>, Vec<String>)> {
-    let agents: HashMap<&str, &ast::AgentDecl> = file
-        .items
-        .iter()
-        .filter_map(|i| match &i.kind {
-            ItemKind::Agent(a) => Some((a.name.name.as_str(), a)),
-            _ => None,
-        })
-        .collect();
-    let mut out = HashMap::new();
-    for &name in agents.keys() {
-        let mut roles = HashMap::new();
-        let mut keys = Vec::new();
-        // A clone has its base's members, then its own (bases first, at most a few deep).
-        let mut chain = Vec::new();
-        let mut at = agents.get(name).copied();
-        while let Some(a) = at {
-            if chain.len() > 16 || chain.iter().any(|c: &&ast::AgentDecl| std::ptr::eq(*c, a)) {
-                break;
-            }
-            chain.push(a);
-            at = a
-                .base
-                .as_ref()
-                .and_then(|b| agents.get(b.name.as_str()).copied());
-        }
-        for a in chain.iter().rev() {
-            for m in a.members.iter().flatten() {
-                let mut put = |n: &ast::Ident, r: Role| {
-                    roles.insert(n.name.clone(), r);
-                };
-                match &m.kind {
-                    MemberKind::Var { name, .. } => put(name, Role::Var),
-                    MemberKind::Let { name, .. } => put(name, Role::Let),
-                    MemberKind::Sensor { name, .. } => put(name, Role::Sensor),
-                    MemberKind::Event { name, .. } => put(name, Role::Event),
-                    MemberKind::Hormone { name, .. } => put(name, Role::Hormone),
-                    MemberKind::Drive(d) => {
-                        put(&d.name, Role::Drive);
-                        for e in &d.entries {
-                            if let ast::DriveEntry::Intention(i) = e {
-                                put(&i.name, Role::Intention);
-                            }
-                        }
-                    }
-                    MemberKind::Memory { key: Some(k), .. } => {
-                        if let ExprKind::Name(p) = &k.kind {
-                            if let [one] = p.segments.as_slice() {
-                                if !keys.contains(&one.name) {
-                                    keys.push(one.name.clone());
-                                }
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        out.insert(name.to_string(), (roles, keys));
-    }
-    out
-}
-
 fn variants(program: &Program, kind: ValueKind) -> Vec<String> {
     match kind {
         ValueKind::Enum(e) => program
@@ -140,21 +77,33 @@ fn variants(program: &Program, kind: ValueKind) -> Vec<String> {
     }
 }
 
-/// Every agent of a checked program, with the roles its source gives its variables.
-pub fn views(program: &Program, file: &ast::File) -> Vec<AgentView> {
-    let declared = declared_roles(file);
-    program
-        .agents
-        .iter()
-        .map(|p| view(program, p, declared.get(&p.name)))
-        .collect()
+/// Every agent of a checked program, with the roles the checker gave its variables.
+pub fn views(program: &Program) -> Vec<AgentView> {
+    program.agents.iter().map(|p| view(program, p)).collect()
 }
 
-fn view(
-    program: &Program,
-    p: &AgentProgram,
-    declared: Option<&(HashMap<String, Role>, Vec<String>)>,
-) -> AgentView {
+/// The role the observers give a variable the checker declared as `role`; `None` for those
+/// they do not follow (and emotion machines, which come after, in machine order).
+fn observed(role: IrRole, s: &Slot) -> Option<Role> {
+    Some(match role {
+        IrRole::Var => {
+            let numeric = matches!(s.kind, ValueKind::Num | ValueKind::Int);
+            match s.range {
+                Some((lo, hi)) if numeric && lo >= 0.0 && hi <= 100.0 => Role::Level,
+                _ => Role::Var,
+            }
+        }
+        IrRole::Let => Role::Let,
+        IrRole::Sensor => Role::Sensor,
+        IrRole::Event => Role::Event,
+        IrRole::Hormone => Role::Hormone,
+        IrRole::Drive => Role::Drive,
+        IrRole::Intention => Role::Intention,
+        _ => return None,
+    })
+}
+
+fn view(program: &Program, p: &AgentProgram) -> AgentView {
     let mut vars = HashMap::new();
     for (order, s) in p
         .slots
@@ -162,19 +111,9 @@ fn view(
         .filter(|s| s.visible && s.scope == 0)
         .enumerate()
     {
-        let role = declared.and_then(|(r, _)| r.get(&s.name).copied());
-        let role = match role {
-            Some(Role::Var) => {
-                let numeric = matches!(s.kind, ValueKind::Num | ValueKind::Int);
-                match s.range {
-                    Some((lo, hi)) if numeric && lo >= 0.0 && hi <= 100.0 => Role::Level,
-                    _ => Role::Var,
-                }
-            }
-            Some(r) => r,
-            None => continue,
-        };
-        vars.insert(s.name.clone(), Var { role, order });
+        if let Some(role) = observed(s.role, s) {
+            vars.insert(s.name.clone(), Var { role, order });
+        }
     }
     let mut machines = Vec::new();
     for m in &p.machines {
@@ -227,11 +166,23 @@ fn view(
     AgentView {
         name: p.name.clone(),
         vars,
-        keys: declared.map(|(_, k)| k.clone()).unwrap_or_default(),
+        keys: memory_keys(p),
         choices,
         machines,
         drives,
     }
+}
+
+/// The variables the agent's memories are keyed by, each once, in memory order.
+fn memory_keys(p: &AgentProgram) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for slot in p.memories.iter().filter_map(|m| m.key) {
+        let name = &p.slots[slot as usize].name;
+        if !keys.contains(name) {
+            keys.push(name.clone());
+        }
+    }
+    keys
 }
 
 /// The program an agent instance runs: `UGV#2` runs `UGV`.
