@@ -50,6 +50,8 @@ pub struct RunConfig {
     /// there is no JIT (32-bit ARM) or compiling fails, and says so in the trace (a `log`
     /// event) and in each summary's `fallback`. The interpreter is the reference.
     pub engine: EngineKind,
+    /// Leaves implemented in Rust by the user's own crate (docs/custom-nodes.md).
+    pub nodes: crate::nodes::NodeRegistry,
 }
 
 impl Default for RunConfig {
@@ -65,6 +67,7 @@ impl Default for RunConfig {
             world: None,
             persist_dir: None,
             engine: EngineKind::Interp,
+            nodes: crate::nodes::NodeRegistry::default(),
         }
     }
 }
@@ -352,6 +355,10 @@ pub fn run(
     mut progress: impl FnMut(u64),
 ) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
     check_runnable(program, config.agent.as_deref())?;
+    let misfits = config.nodes.check(program);
+    if !misfits.is_empty() {
+        return Err(misfits);
+    }
     let spec = choose_world(program, config)?;
     let world: Option<SharedWorld> = match spec {
         // The run's seed drives the world too (guests, scripted random events); it is the
@@ -378,6 +385,7 @@ pub fn run(
         persist_dir: config.persist_dir.clone(),
         mail: crate::sim::mail::Mail::shared(),
         team: crate::sim::team::Team::shared(config.seed),
+        nodes: &config.nodes,
     };
     let setup_error = |e: String| vec![Diagnostic::error("E0603", e, Span::DUMMY)];
     let mut live: Vec<Live> = Vec::new();

@@ -622,6 +622,7 @@ impl Checker {
                         default: p.default,
                     })
                     .collect(),
+                span: l.span,
             })
             .collect()
     }
