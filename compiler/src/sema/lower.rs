@@ -362,6 +362,7 @@ impl Builder<'_> {
     ) -> SlotId {
         self.p.slots.push(Slot {
             name: Self::path(path, &v.name),
+            role: role_of(v),
             kind: v.ty.value_kind(),
             init,
             range: v.range,
@@ -370,6 +371,28 @@ impl Builder<'_> {
             elems: v.ty.element_kinds(),
         });
         self.p.slots.len() as SlotId - 1
+    }
+}
+
+/// What a frame variable's slot is, for the tick program's readers.
+fn role_of(v: &super::frame::FrameVar) -> Role {
+    use super::frame::VarKind;
+    match v.kind {
+        // A memory is held as a `let` whose value is the memory's index.
+        VarKind::Let if v.ty == super::ty::Ty::Memory => Role::Memory,
+        VarKind::Var => Role::Var,
+        VarKind::Let => Role::Let,
+        VarKind::Sensor => Role::Sensor,
+        VarKind::Event => Role::Event,
+        VarKind::Hormone => Role::Hormone,
+        VarKind::Port(dir) => Role::Port(dir),
+        VarKind::Local => Role::Local,
+        VarKind::Drive => Role::Drive,
+        VarKind::Intention => Role::Intention,
+        VarKind::Machine => Role::Emotion,
+        VarKind::Intensity => Role::Intensity,
+        VarKind::Temp => Role::Temp,
+        VarKind::Component => Role::Component,
     }
 }
 
@@ -860,6 +883,7 @@ impl Checker {
         for v in &t.frame.vars {
             p.slots.push(Slot {
                 name: v.name.clone(),
+                role: role_of(v),
                 kind: v.ty.value_kind(),
                 init: v.init,
                 range: v.range,
