@@ -6,6 +6,7 @@ pub mod hardware;
 pub mod interp;
 pub mod jit;
 pub mod leaf;
+pub mod lists;
 pub mod nodes;
 pub mod rng;
 pub mod run;
