@@ -7,8 +7,8 @@
 //! to the machine's buffer.
 
 use super::emit::{flags, Callees, Decl, Fx, P};
-use super::plan::Plan;
 use super::host;
+use super::plan::Plan;
 use super::view::View;
 use super::{Compiled, HaltFn, JitError, ProcessFn, TickFn};
 use affect_compiler::ir::program::{AgentProgram, NodeId, Program};
