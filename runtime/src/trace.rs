@@ -382,6 +382,11 @@ impl<W: Write> JsonLines<W> {
     pub fn into_inner(self) -> W {
         self.out
     }
+
+    /// Flushes the writer, reporting what it could not write.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
 }
 
 impl<W: Write> TraceSink for JsonLines<W> {
