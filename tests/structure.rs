@@ -101,14 +101,6 @@ const ALLOWED_LONG_FNS: &[(&str, &str, &str)] = &[
     ),
     ("compiler/src/syntax/lexer.rs", "lex", "hostile, issue 11"),
     (
-        "runtime/src/jit/compile.rs",
-        "compile",
-        "structure, issue 10",
-    ),
-    ("runtime/src/jit/expr.rs", "exec", "structure, issue 10"),
-    ("runtime/src/jit/tick.rs", "tick", "structure, issue 10"),
-    ("runtime/src/trace.rs", "write_event", "structure, issue 10"),
-    (
         "lsp/src/completion.rs",
         "complete",
         "semantic-model, issue 10",

@@ -1,5 +1,5 @@
 //! Control nodes (sequences, fallbacks, reactive and parallel nodes, if/while/try,
-//! switch), emitted as `interp/nodes.rs` runs them; see `tick.rs`.
+//! switch), emitted as `interp/controls.rs` runs them; see `tick.rs`.
 
 use super::emit::Fx;
 use super::plan::{bit, F, I, K, R, S};

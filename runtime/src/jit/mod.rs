@@ -7,7 +7,7 @@
 //! else: the run loop, timers between ticks, traces and the blackboard stay the machine's.
 //! It calls into Rust only for foreign leaves, runtime host calls (memory, world, lists)
 //! and math functions without a machine instruction. Node semantics follow
-//! `interp/nodes.rs` statement for statement; the interpreter is the reference, and
+//! `interp/` (nodes, controls, decorators, halt) statement for statement; the interpreter is the reference, and
 //! `tests/jit_differential.rs` compares the two on random programs.
 //!
 //! Files: `plan` (analysis and the cut into functions), `emit` (shared builder helpers),
