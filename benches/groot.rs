@@ -1,7 +1,8 @@
-//! Groot XML import and export speed: the largest corpus files and a generated 10,000-node
-//! tree (`shared/tools/btcpp/treegen.py --size 10000 --seed 1`, the tree BehaviorTree.CPP's
-//! own load time is measured on: `btcpp_oracle bench` reports it as `create_ms`).
-//! `benches/groot_vs_btcpp.sh` runs both and prints them side by side.
+//! Groot XML import and export speed: a generated 10,000-node tree (`affect gen-tree --size
+//! 10000 --seed 1`, the tree BehaviorTree.CPP's own load time is measured on: `btcpp_oracle
+//! bench` reports it as `create_ms`) and, when the public corpus is there (`AFFECT_CORPUS` or
+//! `../shared/corpus`), its largest files. `benches/groot_vs_btcpp.sh` runs both and prints
+//! them side by side.
 //!
 //!   cargo bench --bench groot
 
@@ -16,21 +17,29 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The generated tree, made once (needs python3, as the kit does).
-fn generated(size: usize) -> Option<String> {
-    let out = Command::new("python3")
-        .arg(root().join("../shared/tools/btcpp/treegen.py"))
-        .args(["--size", &size.to_string(), "--seed", "1"])
+/// The generated tree.
+fn generated(size: usize) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_affect"))
+        .args(["gen-tree", "--size", &size.to_string(), "--seed", "1"])
         .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+        .expect("affect gen-tree runs");
+    assert!(out.status.success(), "affect gen-tree failed");
+    String::from_utf8(out.stdout).expect("UTF-8 XML")
 }
 
 /// The largest corpus files with trees, and the largest model list.
 fn corpus() -> Vec<(String, String)> {
-    let dir = root().join("../shared/corpus");
+    let dir = match std::env::var_os("AFFECT_CORPUS") {
+        Some(d) => PathBuf::from(d),
+        None => root().join("../shared/corpus"),
+    };
+    if !dir.join("index.jsonl").is_file() {
+        eprintln!(
+            "corpus benchmarks: did not run, because there is no corpus at {} (set AFFECT_CORPUS)",
+            dir.display()
+        );
+        return Vec::new();
+    }
     let index = std::fs::read_to_string(dir.join("index.jsonl")).expect("the corpus index");
     let mut rows: Vec<serde_json::Value> = index
         .lines()
@@ -62,10 +71,7 @@ fn corpus() -> Vec<(String, String)> {
 
 fn bench(c: &mut Criterion) {
     let mut inputs = corpus();
-    match generated(10_000) {
-        Some(xml) => inputs.push(("treegen-10000".into(), xml)),
-        None => eprintln!("python3 or treegen.py not found: the 10,000-node tree is skipped"),
-    }
+    inputs.push(("gen-tree-10000".into(), generated(10_000)));
     for (name, xml) in &inputs {
         let imported = groot::import_str(xml);
         assert!(!imported.has_errors(), "{name} does not import");
@@ -91,5 +97,49 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// The hostile sizes of issue 11, each at 1k, 10k and 100k (200k attributes, 50k
+/// declarations): an element with N attributes imported, a script nested N deep refused
+/// (E0406), and a program of N declarations exported. Linear time shows as 10x per row.
+fn limits(c: &mut Criterion) {
+    let tree = |body: &str| {
+        format!(r#"<root BTCPP_format="4"><BehaviorTree ID="Main">{body}</BehaviorTree></root>"#)
+    };
+    let mut g = c.benchmark_group("limits");
+    g.sample_size(10);
+    for n in [1_000usize, 10_000, 100_000, 200_000] {
+        let attrs: String = (0..n).map(|i| format!(r#" p{i}="{i}""#)).collect();
+        let xml = tree(&format!("<Wide{attrs}/>"));
+        g.bench_function(format!("import an element with {n} attributes"), |b| {
+            b.iter(|| groot::import_str(black_box(&xml)))
+        });
+    }
+    for n in [1_000usize, 10_000, 100_000] {
+        let code = format!("x := {}1{}", "(".repeat(n), ")".repeat(n));
+        let xml = tree(&format!(r#"<Script code="{code}"/>"#));
+        g.bench_function(format!("refuse a script nested {n} deep"), |b| {
+            b.iter(|| groot::import_str(black_box(&xml)))
+        });
+        let xml = tree(&("<Sequence>".repeat(n) + "<AlwaysSuccess/>" + &"</Sequence>".repeat(n)));
+        g.bench_function(format!("refuse elements nested {n} deep"), |b| {
+            b.iter(|| groot::import_str(black_box(&xml)))
+        });
+    }
+    for n in [1_000usize, 10_000, 50_000] {
+        let mut src: String = (0..n)
+            .map(|i| format!("action A{i}(in x: num);\n"))
+            .collect();
+        src.push_str("main tree Main {\n    sequence {\n");
+        for i in (0..n).step_by(100) {
+            src.push_str(&format!("        A{i}(x: 1)\n"));
+        }
+        src.push_str("    }\n}\n");
+        let file = syntax::parse(&src).file;
+        g.bench_function(format!("export {n} declarations"), |b| {
+            b.iter(|| groot::export(black_box(&file), Dialect::V4))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, limits);
 criterion_main!(benches);

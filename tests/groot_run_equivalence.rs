@@ -1,4 +1,4 @@
-//! Imported trees run as in BehaviorTree.CPP. For every corpus file (`shared/corpus`) that
+//! Imported trees run as in BehaviorTree.CPP. For every corpus file (`support::corpus`) that
 //! BehaviorTree.CPP 4.8.2 loads, `affect run` on its import and the real library (the
 //! `btcpp_oracle` kit) tick it 20 times with the same stand-ins for custom nodes, and the
 //! status transitions (uid, path, from, to, in order, tick by tick) must be identical:
@@ -67,19 +67,13 @@ const SCRIPTS: &[&str] = &[
 type Trace = Vec<(u64, u64, String, String, String)>;
 
 fn corpus() -> PathBuf {
-    support::shared().join("corpus")
+    support::corpus()
 }
 
 fn out_dir() -> PathBuf {
     support::workspace()
         .join("target")
         .join("groot_run_equivalence")
-}
-
-fn affect() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_affect"));
-    c.env("NO_COLOR", "1");
-    c
 }
 
 struct Loaded {
@@ -165,7 +159,7 @@ fn oracle_trace(xml: &Path, s: &Scenario) -> Result<(Trace, Vec<String>), String
 fn affect_trace(file: &Path, s: &Scenario, tag: &str) -> Result<Trace, String> {
     let jsonl = out_dir().join("traces").join(format!("{tag}.jsonl"));
     std::fs::create_dir_all(jsonl.parent().unwrap()).unwrap();
-    let mut cmd = affect();
+    let mut cmd = support::affect_command();
     cmd.arg("run")
         .arg(file)
         .args(["--ticks", TICKS, "--sleep-between-ticks", "1", "--quiet"])
@@ -230,7 +224,7 @@ fn import_tree(root: &Path, rel: &Path, dest: &Path) -> Result<PathBuf, String> 
     }
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
     let xml = root.join(rel);
-    let run = affect()
+    let run = support::affect_command()
         .arg("import")
         .arg(&xml)
         .arg("-o")
@@ -410,6 +404,7 @@ fn corpus_files() -> Vec<(String, serde_json::Value)> {
 }
 
 #[test]
+#[ignore = "needs the public corpus (AFFECT_CORPUS or ../shared/corpus)"]
 fn corpus_trees_run_as_in_btcpp() {
     let root = corpus();
     let dest = out_dir().join("corpus");
@@ -472,7 +467,8 @@ fn corpus_trees_run_as_in_btcpp() {
 }
 
 #[test]
-fn nav2_trees_with_their_models_run_as_in_btcpp() {
+#[ignore = "needs the public corpus (AFFECT_CORPUS or ../shared/corpus)"]
+fn nav2_corpus_trees_with_their_models_run_as_in_btcpp() {
     let root = corpus();
     let dest = out_dir().join("nav2");
     let _ = std::fs::remove_dir_all(&dest);

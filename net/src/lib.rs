@@ -160,7 +160,7 @@ pub fn run_robot(
         world: Some(world.name.clone()),
         ..config.clone()
     };
-    run::run_networked(program, &config, sink, &mut robot).map_err(NetError::Program)
+    run::run_networked(program, &config, sink, Box::new(robot)).map_err(NetError::Program)
 }
 
 /// `affect host FILE --host NAME`: runs the components the world places on a host (or only

@@ -15,7 +15,7 @@ use affect_compiler::ir::world::Delivery;
 use affect_runtime::affect::recruit::{self, Msg};
 use affect_runtime::network::{Copies, Network, Radio};
 use affect_runtime::rng::Rng;
-use affect_runtime::sim::area_leaves::Mail;
+use affect_runtime::sim::mail::Mail;
 use affect_runtime::sim::team::Team;
 use affect_runtime::trace::{Event, TraceSink};
 use affect_runtime::world::{AgentId, Envelope, Point, Recipient, World};

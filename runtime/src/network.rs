@@ -5,7 +5,7 @@
 //! other processes. Nothing here knows how: the runtime stays free of network code.
 
 use crate::affect::recruit::Msg;
-use crate::sim::area_leaves::Mail;
+use crate::sim::mail::Mail;
 use crate::sim::team::Team;
 use crate::trace::TraceSink;
 use crate::world::{AgentId, Envelope, MessageBus, Recipient, World};

@@ -6,12 +6,12 @@ pub mod check;
 pub mod convert;
 pub mod explain;
 pub mod fmt;
+pub mod gen_tree;
 pub mod import;
 pub mod lsp;
 pub mod memory;
 #[cfg(feature = "net")]
 pub mod net;
-mod progress;
 mod report;
 pub mod run;
 

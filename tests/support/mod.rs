@@ -1,24 +1,58 @@
-//! Shared by the integration tests: where the workspace and the shared folder are, and the
-//! real BehaviorTree.CPP oracle (installed on first use, idempotently).
+//! Shared by the integration tests: where the workspace and the public corpus are, the
+//! `affect` binary, scratch directories, the real BehaviorTree.CPP oracle (installed on first
+//! use, idempotently), and the diagnostic snapshots' layout (`snapshots.rs`).
 #![allow(dead_code)]
 
+pub mod snapshots;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 use std::sync::OnceLock;
+
+/// The `affect` binary, run from the workspace without colour.
+pub fn affect_command() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_affect"));
+    c.current_dir(workspace()).env("NO_COLOR", "1");
+    c
+}
+
+/// Runs `affect ARGS` (see `affect_command`) to the end.
+pub fn affect(args: &[&str]) -> Output {
+    affect_command()
+        .args(args)
+        .output()
+        .expect("the affect binary runs")
+}
+
+/// Standard error as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
 
 pub fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The shared folder next to the checkout (`../shared`), or `AFFECT_SHARED`.
-pub fn shared() -> PathBuf {
-    match std::env::var_os("AFFECT_SHARED") {
+/// The public corpus of Groot / BehaviorTree.CPP files: `AFFECT_CORPUS`, else `../shared/corpus`
+/// beside the checkout. It is test data that is not in the repository, so the tests that read
+/// it are `#[ignore = "needs the public corpus"]`, have `corpus` in their names, and run through
+/// `cargo test -- --ignored corpus` (scripts/test.sh does that when the corpus is there, and
+/// otherwise prints that they did not run).
+pub fn corpus() -> PathBuf {
+    let dir = match std::env::var_os("AFFECT_CORPUS") {
         Some(p) => PathBuf::from(p),
-        None => workspace().join("..").join("shared"),
-    }
+        None => workspace().join("..").join("shared").join("corpus"),
+    };
+    assert!(
+        dir.join("index.jsonl").is_file(),
+        "this test needs the public corpus, and there is none at {} (set AFFECT_CORPUS)",
+        dir.display()
+    );
+    dir
 }
 
-/// The `btcpp_oracle` binary, installing the kit into `.tools/btcpp` when it is missing.
+/// The `btcpp_oracle` binary, installing it into `.tools/btcpp` when it is missing
+/// (`tools/btcpp-oracle/setup.sh`).
 pub fn oracle() -> PathBuf {
     static ORACLE: OnceLock<PathBuf> = OnceLock::new();
     ORACLE
@@ -26,7 +60,7 @@ pub fn oracle() -> PathBuf {
             let dir = workspace().join(".tools").join("btcpp");
             let bin = dir.join("bin").join("btcpp_oracle");
             if !bin.exists() {
-                let setup = shared().join("tools").join("btcpp").join("setup.sh");
+                let setup = workspace().join("tools/btcpp-oracle/setup.sh");
                 let status = Command::new("bash")
                     .arg(&setup)
                     .arg(&dir)

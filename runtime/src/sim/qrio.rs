@@ -34,11 +34,11 @@
 //! | `voice_direction()` | the pan angle toward the nearest person (whoever calls is heard from there) |
 //! | `battery_level()` | the charge, 0..100: it starts at the spawn's value of the sensor (`spawn QRIO .. battery 60`), runs down by [`DRAIN_PER_S`] and charges by [`CHARGE_PER_S`] within [`CHARGER_REACH_M`] of the `charger` |
 
-use super::leaves::LeafEnv;
+use super::env::LeafEnv;
 use crate::devices::sim::SharedWorld;
 use crate::devices::{DeviceError, Reading, Sensor};
 use crate::leaf::{Leaf, LeafCall};
-use crate::world::{AgentId, LandmarkKind, Point, World};
+use crate::world::{point_from, AgentId, LandmarkKind, Point, World};
 use affect_compiler::ir::program::{LeafInfo, Status, ValueKind};
 use affect_compiler::syntax::ast::PortDir;
 use std::cell::Cell;
@@ -95,7 +95,7 @@ fn angle_diff(a: f64, b: f64) -> f64 {
 
 fn heading_angle(w: &World, id: AgentId) -> Option<f64> {
     let a = w.agent(id)?;
-    Some(a.heading.1.atan2(a.heading.0))
+    Some(libm::atan2(a.heading.1, a.heading.0))
 }
 
 /// Whether the camera of `id` sees the point `p`.
@@ -111,7 +111,7 @@ fn in_view(w: &World, id: AgentId, body: &Body, p: Point) -> bool {
     if d < 0.05 {
         return true;
     }
-    let bearing = (p.y - here.y).atan2(p.x - here.x);
+    let bearing = libm::atan2(p.y - here.y, p.x - here.x);
     angle_diff(bearing, h + body.head_pan.get()).abs() <= FOV
 }
 
@@ -156,10 +156,7 @@ fn person(w: &World, index: f64) -> Option<Point> {
 }
 
 fn point(call: &LeafCall, port: usize) -> Option<Point> {
-    match call.lists.values(call.inputs[port]) {
-        &[x, y] if x.is_finite() && y.is_finite() => Some(Point::new(x, y)),
-        _ => None,
-    }
+    point_from(call.lists.values(call.inputs[port]))
 }
 
 /// Writes a point to an output port, through a list the leaf keeps.
@@ -171,8 +168,8 @@ fn write_point(call: &mut LeafCall, port: usize, list: &mut Option<f64>, p: Poin
 
 /// Binds a declared leaf to its QRIO implementation when its name and ports fit (in an
 /// area only).
-pub fn bind(info: &LeafInfo, env: &LeafEnv, is_grid: bool) -> Option<Box<dyn Leaf>> {
-    if is_grid {
+pub fn bind(info: &LeafInfo, env: &LeafEnv, body: &Rc<Body>) -> Option<Box<dyn Leaf>> {
+    if env.is_grid {
         return None;
     }
     let port = |name: &str, fits: fn(Option<ValueKind>, PortDir) -> bool| {
@@ -199,9 +196,9 @@ pub fn bind(info: &LeafInfo, env: &LeafEnv, is_grid: bool) -> Option<Box<dyn Lea
     let text = |k: Option<ValueKind>, d: PortDir| k == Some(ValueKind::Str) && d != PortDir::Out;
     let world = env.world.clone();
     let agent = env.agent;
-    let body = env.body.clone();
+    let body = body.clone();
     // Movements last one tick each.
-    let period_s = env.area.period_ms / 1000.0;
+    let period_s = env.period_ms / 1000.0;
     let leaf: Box<dyn Leaf> = match info.name.as_str() {
         "SeeBall" => Box::new(SeeBall {
             world,
@@ -403,7 +400,7 @@ impl Leaf for Turn {
         let step = (TURN_SPEED * self.period_s).min(self.left.abs()) * self.left.signum();
         if step != 0.0 {
             let to = h + step;
-            w.set_heading(self.agent, (to.cos(), to.sin()));
+            w.set_heading(self.agent, (libm::cos(to), libm::sin(to)));
             self.left -= step;
         }
         if self.left.abs() < 1e-9 {
@@ -502,8 +499,8 @@ impl Leaf for KickAt {
             .map_or((f64::INFINITY, f64::INFINITY), |a| (a.width_m, a.height_m));
         let margin = 0.2;
         let to = Point::new(
-            (b.x + KICK_DISTANCE_M * h.cos()).clamp(margin, (wd - margin).max(margin)),
-            (b.y + KICK_DISTANCE_M * h.sin()).clamp(margin, (ht - margin).max(margin)),
+            (b.x + KICK_DISTANCE_M * libm::cos(h)).clamp(margin, (wd - margin).max(margin)),
+            (b.y + KICK_DISTANCE_M * libm::sin(h)).clamp(margin, (ht - margin).max(margin)),
         );
         w.set_landmark_position("ball", to);
         Status::Success
@@ -531,7 +528,7 @@ impl Leaf for TrackFace {
         let (Some(here), Some(h)) = (w.position(self.agent), heading_angle(&w, self.agent)) else {
             return Status::Failure;
         };
-        let bearing = (p.y - here.y).atan2(p.x - here.x);
+        let bearing = libm::atan2(p.y - here.y, p.x - here.x);
         self.body
             .head_pan
             .set(angle_diff(bearing, h).clamp(-HEAD_LIMIT, HEAD_LIMIT));
@@ -634,7 +631,7 @@ impl Sensor for Senses {
                         .then(a.0.cmp(&b.0))
                 });
                 Reading::Num(nearest.map_or(0.0, |(_, p, _)| {
-                    angle_diff((p.y - here.y).atan2(p.x - here.x), h).to_degrees()
+                    angle_diff(libm::atan2(p.y - here.y, p.x - here.x), h).to_degrees()
                 }))
             }
         })

@@ -23,7 +23,7 @@ pub use affect_compiler::ir::world::{
 };
 pub use area::{Blocked, GuestView, MoveOutcome};
 pub use events::WorldEvent;
-pub use geometry::{Cell, Direction, Point};
+pub use geometry::{point_from, Cell, Direction, Point};
 pub use messages::{Envelope, MessageBus, Recipient};
 
 use crate::rng::Rng;
@@ -165,7 +165,7 @@ impl World {
             let heading = match spawn.heading_deg {
                 Some(deg) => {
                     let r = deg.to_radians();
-                    (r.cos(), r.sin())
+                    (libm::cos(r), libm::sin(r))
                 }
                 None => (0.0, 1.0),
             };
