@@ -81,23 +81,7 @@ pub struct Outcome {
     /// Processes that ran, with their pids.
     pub processes: Vec<(String, u32)>,
     /// Failure detection and recovery, per fault and component.
-    pub measures: Vec<Measure>,
-}
-
-/// How a fault was seen and repaired, the way seed 001's Table I reports it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Measure {
-    pub fault: String,
-    pub component: String,
-    pub owner: String,
-    /// World ms from the fault to the robot's `failed`.
-    pub detected_after_ms: Option<f64>,
-    /// World ms from `failed` to `rebound` or `recovered`.
-    pub recovered_after_ms: Option<f64>,
-    /// `rebound` (redundant instance) or `recovered` (restart).
-    pub how: Option<String>,
-    /// The component's declared heartbeat.
-    pub heartbeat_ms: f64,
+    pub measures: Vec<crate::merge::Measure>,
 }
 
 fn free_port() -> Result<u16, String> {
@@ -146,31 +130,9 @@ pub fn run(
     let members = crate::startup::members(program, world)?;
     let key_dir = match &config.keys {
         Some(d) => d.clone(),
-        None => {
-            let d = scratch.0.join("keys");
-            keys::generate(&d, &team, &members)?;
-            d
-        }
+        None => fresh_keys(&scratch.0, &team, &members)?,
     };
-    let robots: Vec<String> = crate::host::instances(world, program)?
-        .into_iter()
-        .map(|(n, _)| n)
-        .collect();
-    for f in &config.faults {
-        if !members.contains(&f.target) || f.target == LAUNCHER {
-            return Err(format!(
-                "--{} {}: no robot or host of that name (processes: {})",
-                f.kind.name(),
-                f.target,
-                members
-                    .iter()
-                    .filter(|m| *m != LAUNCHER)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-    }
+    check_faults(&config.faults, &members)?;
     let hub = free_port()?;
     let session = node::open(&Endpoints {
         listen: vec![endpoint(hub)],
@@ -197,49 +159,16 @@ pub fn run(
         world: &world.name,
         epoch: None,
     };
-    for r in &robots {
-        procs.push(spawner.spawn(Role::Robot, r, &[], None)?);
+    for (r, _) in crate::host::instances(world, program)? {
+        procs.push(spawner.spawn(Role::Robot, &r, &[], None)?);
     }
     for h in &world.hosts {
         procs.push(spawner.spawn(Role::Host, &h.name, &[], None)?);
     }
     let mut outcome = Outcome::default();
     // Everyone up and linked, then start.
-    let began = Instant::now();
-    let mut ready: BTreeSet<String> = BTreeSet::new();
     let expected: BTreeSet<String> = members.iter().filter(|m| *m != LAUNCHER).cloned().collect();
-    while ready != expected {
-        if stop.load(Ordering::Relaxed) {
-            outcome.interrupted = true;
-            break;
-        }
-        if began.elapsed() > STARTUP_LIMIT {
-            let missing: Vec<String> = expected.difference(&ready).cloned().collect();
-            shut_down(&mut procs);
-            return Err(format!(
-                "the processes did not all start within {} s (not ready: {})",
-                STARTUP_LIMIT.as_secs(),
-                missing.join(", ")
-            ));
-        }
-        for p in &mut procs {
-            if let Ok(Some(status)) = p.child.try_wait() {
-                let name = p.name.clone();
-                shut_down(&mut procs);
-                return Err(format!("`{name}` exited before the start ({status})"));
-            }
-        }
-        for (key, up) in ready_in.drain() {
-            if let Some(m) = ready_member(&team, &key) {
-                if up {
-                    ready.insert(m);
-                } else {
-                    ready.remove(&m);
-                }
-            }
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    outcome.interrupted = !wait_ready(&mut procs, &ready_in, &team, &expected, &stop)?;
     let epoch = unix_ms() + START_LEAD_MS;
     let clock = WallClock::new(epoch, config.speed, stop.clone());
     if !outcome.interrupted {
@@ -299,16 +228,9 @@ pub fn run(
             {
                 continue;
             }
-            let host = host
-                .filter(|h| world.hosts.iter().any(|x| x.name == *h))
-                .or_else(|| {
-                    world
-                        .hosts
-                        .iter()
-                        .find(|h| h.components.iter().any(|c| c.name == component))
-                        .map(|h| h.name.clone())
-                });
-            let Some(host) = host else { continue };
+            let Some(host) = restart_host(world, host, &component) else {
+                continue;
+            };
             asked.insert(id, Instant::now());
             procs.push(spawner.spawn(
                 Role::Host,
@@ -335,7 +257,19 @@ pub fn run(
         std::thread::sleep(Duration::from_millis(5));
     }
     shut_down(&mut procs);
-    for p in &procs {
+    conclude(&procs, outcome, &fault_log, program, world, config)
+}
+
+/// After the launch: who ran, the merged trace and what it says about the faults.
+fn conclude(
+    procs: &[Proc],
+    mut outcome: Outcome,
+    fault_log: &[(Fault, f64)],
+    program: &Program,
+    world: &WorldSpec,
+    config: &LaunchConfig,
+) -> Result<Outcome, String> {
+    for p in procs {
         outcome.processes.push((p.name.clone(), p.child.id()));
         if p.role == Role::Robot && !p.killed {
             outcome
@@ -343,10 +277,9 @@ pub fn run(
                 .push((p.name.clone(), p.exit.and_then(|s| s.code())));
         }
     }
-    drop(me);
     let traces: Vec<&Path> = procs.iter().map(|p| p.trace.as_path()).collect();
     let merged = crate::merge::merge(&traces)?;
-    outcome.measures = crate::merge::measure(&merged, &fault_log, program, world);
+    outcome.measures = crate::merge::measure(&merged, fault_log, program, world);
     if let Some(out) = &config.trace {
         let mut text = String::new();
         for line in &merged {
@@ -356,6 +289,92 @@ pub fn run(
         std::fs::write(out, text).map_err(|e| format!("cannot write `{}`: {e}", out.display()))?;
     }
     Ok(outcome)
+}
+
+/// Keys for this launch only, in its scratch directory.
+fn fresh_keys(scratch: &Path, team: &str, members: &[String]) -> Result<PathBuf, String> {
+    let d = scratch.join("keys");
+    keys::generate(&d, team, members)?;
+    Ok(d)
+}
+
+/// Every fault names a process of the launch.
+fn check_faults(faults: &[Fault], members: &[String]) -> Result<(), String> {
+    for f in faults {
+        if !members.contains(&f.target) || f.target == LAUNCHER {
+            return Err(format!(
+                "--{} {}: no robot or host of that name (processes: {})",
+                f.kind.name(),
+                f.target,
+                members
+                    .iter()
+                    .filter(|m| *m != LAUNCHER)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Where a component starts again: the host its supervisor chose, if the world has it, else
+/// the host the world first placed it on.
+fn restart_host(world: &WorldSpec, chosen: Option<String>, component: &str) -> Option<String> {
+    chosen
+        .filter(|h| world.hosts.iter().any(|x| x.name == *h))
+        .or_else(|| {
+            world
+                .hosts
+                .iter()
+                .find(|h| h.components.iter().any(|c| c.name == component))
+                .map(|h| h.name.clone())
+        })
+}
+
+/// Waits until every expected process is ready; false when interrupted meanwhile. A process
+/// that exits before, or a start that takes too long, stops every process and fails.
+fn wait_ready(
+    procs: &mut [Proc],
+    ready_in: &crate::node::LiveInbox,
+    team: &str,
+    expected: &BTreeSet<String>,
+    stop: &AtomicBool,
+) -> Result<bool, String> {
+    let began = Instant::now();
+    let mut ready: BTreeSet<String> = BTreeSet::new();
+    while ready != *expected {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(false);
+        }
+        if began.elapsed() > STARTUP_LIMIT {
+            let missing: Vec<String> = expected.difference(&ready).cloned().collect();
+            shut_down(procs);
+            return Err(format!(
+                "the processes did not all start within {} s (not ready: {})",
+                STARTUP_LIMIT.as_secs(),
+                missing.join(", ")
+            ));
+        }
+        for i in 0..procs.len() {
+            if let Ok(Some(status)) = procs[i].child.try_wait() {
+                let name = procs[i].name.clone();
+                shut_down(procs);
+                return Err(format!("`{name}` exited before the start ({status})"));
+            }
+        }
+        for (key, up) in ready_in.drain() {
+            if let Some(m) = ready_member(team, &key) {
+                if up {
+                    ready.insert(m);
+                } else {
+                    ready.remove(&m);
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Ok(true)
 }
 
 fn watch_ready(node: &Node) -> Result<crate::node::LiveInbox, String> {

@@ -8,6 +8,22 @@ use affect_compiler::ir::program::Program;
 use affect_compiler::ir::world::WorldSpec;
 use std::path::Path;
 
+/// How a fault was seen and repaired, the way seed 001's Table I reports it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measure {
+    pub fault: String,
+    pub component: String,
+    pub owner: String,
+    /// World ms from the fault to the robot's `failed`.
+    pub detected_after_ms: Option<f64>,
+    /// World ms from `failed` to `rebound` or `recovered`.
+    pub recovered_after_ms: Option<f64>,
+    /// `rebound` (redundant instance) or `recovered` (restart).
+    pub how: Option<String>,
+    /// The component's declared heartbeat.
+    pub heartbeat_ms: f64,
+}
+
 /// One line of a merged trace.
 #[derive(Clone, Debug)]
 pub struct Line {
@@ -58,7 +74,7 @@ pub fn measure(
     faults: &[(Fault, f64)],
     program: &Program,
     world: &WorldSpec,
-) -> Vec<crate::launch::Measure> {
+) -> Vec<Measure> {
     let mut out = Vec::new();
     for (fault, at) in faults {
         if matches!(
@@ -110,7 +126,7 @@ pub fn measure(
                             && matches!(str_of(&l.value, "state"), Some("rebound" | "recovered"))
                     })
                 });
-                out.push(crate::launch::Measure {
+                out.push(Measure {
                     fault: format!("{} {}@{:.1}s", fault.kind.name(), fault.target, at / 1000.0),
                     component: c.name.clone(),
                     owner,

@@ -13,10 +13,8 @@ use crate::wire::{self, Alive, Body, Message};
 use affect_compiler::ir::program::EnumInfo;
 use affect_compiler::ir::world::Delivery;
 use affect_runtime::affect::recruit::{self, Msg};
-use affect_runtime::network::{Copies, Network, Radio};
+use affect_runtime::network::{Copies, Exchange, Network, Radio};
 use affect_runtime::rng::Rng;
-use affect_runtime::sim::mail::Mail;
-use affect_runtime::sim::team::Team;
 use affect_runtime::trace::{Event, TraceSink};
 use affect_runtime::world::{AgentId, Envelope, Point, Recipient, World};
 use std::cell::RefCell;
@@ -170,13 +168,12 @@ impl Network for Robot {
         instance != self.name
     }
 
-    fn before_tick(
-        &mut self,
-        now_ms: f64,
-        mut world: Option<&mut World>,
-        team: &mut Team,
-        mail: &mut Mail,
-    ) -> bool {
+    fn before_tick(&mut self, now_ms: f64, x: Exchange) -> bool {
+        let Exchange {
+            mut world,
+            team,
+            mail,
+        } = x;
         let mut s = self.shared.borrow_mut();
         if !s.clock.wait_until(now_ms) {
             return false;
@@ -271,11 +268,10 @@ impl Network for Robot {
         tick: u64,
         now_ms: f64,
         agent: &str,
-        world: Option<&mut World>,
-        team: &mut Team,
-        mail: &mut Mail,
+        x: Exchange,
         sink: &mut dyn TraceSink,
     ) {
+        let Exchange { world, team, mail } = x;
         let mut s = self.shared.borrow_mut();
         // Where this robot is, when it has moved: the others' copies of the world follow.
         let world: Option<&World> = world.map(|w| &*w);

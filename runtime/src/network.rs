@@ -49,6 +49,14 @@ impl Radio for MessageBus<Msg> {
     }
 }
 
+/// What a tick's exchange with the network reaches: the world (where the other robots
+/// are), the team (recruitment, components) and the post office (commands).
+pub struct Exchange<'a> {
+    pub world: Option<&'a mut World>,
+    pub team: &'a mut Team,
+    pub mail: &'a mut Mail,
+}
+
 /// A networked run's link to the other processes of its team. The run loop calls it around
 /// each tick of its (one) agent; everything it does goes through the team and the post office,
 /// so the agent's program runs unchanged.
@@ -63,13 +71,7 @@ pub trait Network {
     /// then hands over what arrived (where the other robots are to the world, commands to the
     /// post office, component heartbeats to the team's supervisor). False ends the run
     /// (interrupted, or the launcher is gone).
-    fn before_tick(
-        &mut self,
-        now_ms: f64,
-        world: Option<&mut World>,
-        team: &mut Team,
-        mail: &mut Mail,
-    ) -> bool;
+    fn before_tick(&mut self, now_ms: f64, x: Exchange) -> bool;
     /// After the tick: sends what the tick wants sent beyond the recruitment protocol (where
     /// its robot now is, commands, restart requests) and writes the network's own trace
     /// lines (`rejected`).
@@ -78,9 +80,7 @@ pub trait Network {
         tick: u64,
         now_ms: f64,
         agent: &str,
-        world: Option<&mut World>,
-        team: &mut Team,
-        mail: &mut Mail,
+        x: Exchange,
         sink: &mut dyn TraceSink,
     );
 }

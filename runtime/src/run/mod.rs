@@ -28,7 +28,7 @@ use crate::affect::behavior::Arbiter;
 use crate::affect::persist::{self, Stored};
 use crate::devices::sim::SharedWorld;
 use crate::jit::EngineKind;
-use crate::network::Network;
+use crate::network::{Exchange, Network};
 use crate::sim::mail::{Mail, SharedMail};
 use crate::sim::team::{SharedTeam, Team};
 use crate::sim::{SenseErrors, Setup, SimAgent};
@@ -286,9 +286,11 @@ impl<'p> Run<'p> {
             let mut w = self.world.as_ref().map(|w| w.borrow_mut());
             let go = n.before_tick(
                 now,
-                w.as_deref_mut(),
-                &mut self.team.borrow_mut(),
-                &mut self.mail.borrow_mut(),
+                Exchange {
+                    world: w.as_deref_mut(),
+                    team: &mut self.team.borrow_mut(),
+                    mail: &mut self.mail.borrow_mut(),
+                },
             );
             if !go {
                 return Some(Flow::Stop);
@@ -330,9 +332,11 @@ impl<'p> Run<'p> {
                 tick,
                 now,
                 &l.agent.name,
-                w.as_deref_mut(),
-                &mut self.team.borrow_mut(),
-                &mut self.mail.borrow_mut(),
+                Exchange {
+                    world: w.as_deref_mut(),
+                    team: &mut self.team.borrow_mut(),
+                    mail: &mut self.mail.borrow_mut(),
+                },
                 obs,
             );
         }
