@@ -255,6 +255,14 @@ pub struct Observers<'a> {
     pub file: Option<&'a mut dyn TraceSink>,
     pub plot: Option<crate::plot::Recorder<'a>>,
     pub story: Option<crate::narrate::Narrator<'a>>,
+    /// Live views of the run: the Groot 2 server, the `.btlog` recorder.
+    pub live: Vec<Box<dyn LiveView + 'a>>,
+}
+
+/// An observer that can fail: it says why once the run is over.
+pub trait LiveView: TraceSink {
+    /// Called after the run; an error fails the command.
+    fn finish(&mut self) -> Result<(), String>;
 }
 
 impl TraceSink for Observers<'_> {
@@ -264,6 +272,9 @@ impl TraceSink for Observers<'_> {
         }
         if let Some(s) = &mut self.story {
             s.event(tick, t_ms, agent, ev);
+        }
+        for l in &mut self.live {
+            let _ = l.line(tick, t_ms, agent, ev);
         }
         match &mut self.file {
             Some(f) => f.line(tick, t_ms, agent, ev),

@@ -54,6 +54,21 @@ impl Leaf for StandIn {
     }
 }
 
+/// Wraps the implementation of each foreign node as agents are built: `(instance, node,
+/// implementation) -> implementation`. `affect run --groot2-hooks` puts Groot 2's hooks
+/// around actions and conditions this way, in both engines.
+#[derive(Clone)]
+pub struct LeafWrap(pub std::rc::Rc<WrapFn>);
+
+/// `(instance, node, implementation) -> implementation`.
+pub type WrapFn = dyn Fn(&str, NodeId, Box<dyn Leaf>) -> Box<dyn Leaf>;
+
+impl std::fmt::Debug for LeafWrap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LeafWrap")
+    }
+}
+
 /// The implementation of each foreign node instance, by node id.
 #[derive(Default)]
 pub struct LeafTable {

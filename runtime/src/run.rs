@@ -50,6 +50,8 @@ pub struct RunConfig {
     /// there is no JIT (32-bit ARM) or compiling fails, and says so in the trace (a `log`
     /// event) and in each summary's `fallback`. The interpreter is the reference.
     pub engine: EngineKind,
+    /// Wraps each foreign node's implementation as agents are built (Groot 2 hooks).
+    pub wrap_leaves: Option<crate::leaf::LeafWrap>,
 }
 
 impl Default for RunConfig {
@@ -65,6 +67,7 @@ impl Default for RunConfig {
             world: None,
             persist_dir: None,
             engine: EngineKind::Interp,
+            wrap_leaves: None,
         }
     }
 }
@@ -378,6 +381,7 @@ pub fn run(
         persist_dir: config.persist_dir.clone(),
         mail: crate::sim::area_leaves::Mail::shared(),
         team: crate::sim::team::Team::shared(config.seed),
+        wrap: config.wrap_leaves.clone(),
     };
     let setup_error = |e: String| vec![Diagnostic::error("E0603", e, Span::DUMMY)];
     let mut live: Vec<Live> = Vec::new();

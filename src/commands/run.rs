@@ -3,7 +3,7 @@
 use super::report::Reporter;
 use super::{FAILED, OK, USAGE};
 use crate::narrate::Narrator;
-use crate::observe::{self, Observers};
+use crate::observe::{self, LiveView, Observers};
 use crate::plot::Recorder;
 use crate::{files, Format};
 use affect_runtime::run::{self, Clock, RunConfig};
@@ -65,6 +65,28 @@ pub struct RunArgs {
     /// interpreter does, and a warning says so.
     #[arg(long, value_enum, default_value_t = super::bench::EngineKind::Jit)]
     pub engine: super::bench::EngineKind,
+    /// Serve the run to Groot 2 and btview as BehaviorTree.CPP's Groot2Publisher does: REQ/REP
+    /// on PORT (default 1667) and PUB on PORT+1; the next agent on PORT+2 and PORT+3, and so
+    /// on. The run is paced at wall-clock speed. See docs/monitoring.md.
+    #[arg(long, value_name = "PORT", num_args = 0..=1, default_missing_value = crate::groot2::DEFAULT_PORT)]
+    pub groot2: Option<u16>,
+    /// The address the Groot 2 server binds (anyone who reaches it sees the run).
+    #[arg(
+        long,
+        value_name = "ADDR",
+        default_value = "127.0.0.1",
+        requires = "groot2"
+    )]
+    pub groot2_bind: String,
+    /// Let Groot 2 clients set hooks and breakpoints on actions and conditions. They change
+    /// node results and the protocol has no authentication: only on a trusted network.
+    #[arg(long, requires = "groot2")]
+    pub groot2_hooks: bool,
+    /// Record the node transitions in Groot 2's log format (BehaviorTree.CPP's FileLogger2),
+    /// for replay in Groot 2; times are simulated time. One agent instance per file: the
+    /// one `--agent` names, else the first.
+    #[arg(long, value_name = "FILE.btlog")]
+    pub btlog: Option<PathBuf>,
 }
 
 fn split_kv(s: &str, what: &str) -> Result<(String, String), String> {
@@ -203,7 +225,15 @@ pub fn run(args: &RunArgs) -> u8 {
     } else {
         observe::views(&program, &affect_compiler::syntax::parse(&src).file)
     };
+    let live = match live_views(args, &program, &src, &mut config) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return USAGE;
+        }
+    };
     let mut observers = Observers {
+        live,
         file: Some(sink),
         plot: args.plot.as_ref().map(|_| Recorder::new(&views)),
         story: (!args.quiet)
@@ -213,6 +243,12 @@ pub fn run(args: &RunArgs) -> u8 {
     progress.finish();
     if let Some(story) = &mut observers.story {
         story.finish();
+    }
+    for view in &mut observers.live {
+        if let Err(e) = view.finish() {
+            eprintln!("error: {e}");
+            return USAGE;
+        }
     }
     if let (Some(path), Some(rec), Ok(_)) = (&args.plot, &observers.plot, &result) {
         let title = args
@@ -281,6 +317,57 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     }
     OK
+}
+
+/// The Groot 2 server and the `.btlog` recorder, as the arguments ask. Both show the tree as
+/// the Groot exporter writes it.
+fn live_views<'p>(
+    args: &RunArgs,
+    program: &'p affect_compiler::ir::program::Program,
+    src: &str,
+    config: &mut RunConfig,
+) -> Result<Vec<Box<dyn LiveView + 'p>>, String> {
+    let mut views: Vec<Box<dyn LiveView + 'p>> = Vec::new();
+    if args.groot2.is_none() && args.btlog.is_none() {
+        return Ok(views);
+    }
+    let parsed = affect_compiler::syntax::parse(src);
+    let exported =
+        affect_compiler::groot::export(&parsed.file, affect_compiler::groot::Dialect::V4);
+    let doc = affect_compiler::groot::xml::parse(&exported.xml).document;
+    if let Some(port) = args.groot2 {
+        let options = crate::groot2::Options {
+            port,
+            bind: args.groot2_bind.clone(),
+            hooks: args.groot2_hooks,
+        };
+        let out = Box::new(std::io::stderr());
+        let served = crate::groot2::Groot2::start(program, Some(doc.clone()), options, out)?;
+        config.wrap_leaves = served.leaf_wrap();
+        views.push(Box::new(served));
+    }
+    if let Some(path) = &args.btlog {
+        if path.extension().and_then(|e| e.to_str()) != Some("btlog") {
+            return Err(format!(
+                "--btlog `{}`: Groot 2 opens only files named *.btlog",
+                path.display()
+            ));
+        }
+        let file = std::fs::File::create(path)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        let start_us = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as i64);
+        let log = crate::btlog::BtLog::new(
+            program,
+            Some(doc),
+            args.agent.clone(),
+            std::io::BufWriter::new(file),
+            start_us,
+        );
+        views.push(Box::new(log.named(path.display().to_string())));
+    }
+    Ok(views)
 }
 
 /// What the stand-ins of a run do: leaves return `--leaf-default` or their `--leaf`, a custom

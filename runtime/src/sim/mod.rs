@@ -129,6 +129,8 @@ pub struct Setup<'a> {
     pub mail: area_leaves::SharedMail,
     /// What the run's instances share for recruitment and components (`team`).
     pub team: team::SharedTeam,
+    /// Wraps every foreign node's implementation (`RunConfig::wrap_leaves`).
+    pub wrap: Option<crate::leaf::LeafWrap>,
 }
 
 fn stand_in_for(
@@ -240,17 +242,18 @@ pub fn build_agent<'p>(
             }),
             _ => None,
         };
-        match simulated {
-            Some(l) => table.set(i as u32, l),
+        let bound: Box<dyn crate::leaf::Leaf> = match simulated {
+            Some(l) => l,
             None => {
-                table.set(
-                    i as u32,
-                    Box::new(StandIn::new(stand_in_for(node, &info.name, setup))),
-                );
                 if !stand_ins.contains(&info.name) {
                     stand_ins.push(info.name.clone());
                 }
+                Box::new(StandIn::new(stand_in_for(node, &info.name, setup)))
             }
+        };
+        match &setup.wrap {
+            Some(wrap) => table.set(i as u32, (wrap.0)(&name, i as u32, bound)),
+            None => table.set(i as u32, bound),
         }
     }
     let mut machine = Machine::new(program, agent, table);
