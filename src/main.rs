@@ -1,14 +1,10 @@
 //! The `affect` command: argument parsing and dispatch only. Each subcommand lives in
 //! `commands/`.
 
-mod btlog;
 mod commands;
 mod files;
-mod groot2;
 mod html_report;
-mod narrate;
-mod observe;
-mod plot;
+mod observers;
 mod treegen;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -67,7 +63,7 @@ enum Command {
     /// their child's status through, foreign control nodes are sequences. Same program, world
     /// and seed: same trace, bit for bit. Groot / BehaviorTree.CPP XML runs directly (imported
     /// in memory).
-    Run(Box<commands::run::RunArgs>),
+    Run(commands::run::RunArgs),
     /// Time the program's ticks and print one JSON object (ns per tick and per node tick,
     /// compile time, state size).
     Bench(commands::bench::BenchArgs),

@@ -18,10 +18,17 @@ fn fixtures() -> std::path::PathBuf {
 }
 
 impl IncludeLoader for Files {
-    fn load(&mut self, from: &str, path: &str) -> Result<(String, String), String> {
+    fn load(&mut self, from: &str, path: &str) -> Result<(String, String), groot::IncludeError> {
         let rel = Path::new(from).parent().unwrap_or(Path::new("")).join(path);
-        let text =
-            std::fs::read_to_string(fixtures().join(&rel)).map_err(|e| e.kind().to_string())?;
+        // As the command line's loader: only regular files (`/dev/zero` would never end).
+        let full = fixtures().join(&rel);
+        if std::fs::metadata(&full).is_ok_and(|m| !m.is_file()) {
+            return Err(groot::IncludeError::Refused(format!(
+                "`{}` is not a regular file",
+                rel.display()
+            )));
+        }
+        let text = std::fs::read_to_string(full).map_err(|e| e.kind().to_string())?;
         Ok((rel.display().to_string(), text))
     }
 }

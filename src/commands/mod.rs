@@ -11,7 +11,6 @@ pub mod html_report;
 pub mod import;
 pub mod lsp;
 pub mod memory;
-mod progress;
 mod report;
 pub mod run;
 

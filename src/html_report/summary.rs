@@ -173,61 +173,7 @@ pub fn read(input: impl BufRead, end_ms: f64) -> Result<Run, String> {
             }
             "drive" | "emotion" | "memory" | "msg" | "log" | "recruit" | "component"
             | "behavior" => {
-                let said = match kind {
-                    "drive" => format!(
-                        "{}: {} → {}{}",
-                        text(&ev["name"]),
-                        text(&ev["from"]),
-                        text(&ev["to"]),
-                        match &ev["intention"] {
-                            Value::Null => String::new(),
-                            i => format!(" (intention {})", text(i)),
-                        }
-                    ),
-                    "emotion" => format!(
-                        "{}: {} → {} (intensity {:.2}{})",
-                        text(&ev["machine"]),
-                        text(&ev["from"]),
-                        text(&ev["to"]),
-                        ev["intensity"].as_f64().unwrap_or(0.0),
-                        match ev["cause"].as_str() {
-                            Some(c) if !c.is_empty() => format!(", {c}"),
-                            _ => String::new(),
-                        }
-                    ),
-                    "memory" => format!(
-                        "{} {} → {:.1}",
-                        text(&ev["op"]),
-                        text(&ev["key"]),
-                        ev["score"].as_f64().unwrap_or(0.0)
-                    ),
-                    "msg" => format!(
-                        "{} → {}: {}",
-                        text(&ev["from"]),
-                        text(&ev["to"]),
-                        text(&ev["kind"])
-                    ),
-                    "log" => text(&ev["text"]),
-                    "recruit" => format!("{} {}", text(&ev["block"]), text(&ev["step"])),
-                    "component" => format!("{} {}", text(&ev["name"]), text(&ev["state"])),
-                    _ => format!(
-                        "{}: {} → {} (value {:.2})",
-                        text(&ev["module"]),
-                        text(&ev["from"]),
-                        text(&ev["to"]),
-                        ev["value"].as_f64().unwrap_or(0.0)
-                    ),
-                };
-                let kind: &'static str = match kind {
-                    "drive" => "drive",
-                    "emotion" => "emotion",
-                    "memory" => "memory",
-                    "msg" => "msg",
-                    "log" => "log",
-                    "recruit" => "recruit",
-                    "component" => "component",
-                    _ => "behavior",
-                };
+                let (kind, said) = story_line(kind, &ev);
                 if a.story.len() < KEPT_LINES {
                     a.story.push((t, kind, said));
                 } else {
@@ -245,6 +191,66 @@ pub fn read(input: impl BufRead, end_ms: f64) -> Result<Run, String> {
         }
     }
     Ok(run)
+}
+
+/// A story line of an event that tells something: its kind and text.
+fn story_line(kind: &str, ev: &Value) -> (&'static str, String) {
+    let said = match kind {
+        "drive" => format!(
+            "{}: {} → {}{}",
+            text(&ev["name"]),
+            text(&ev["from"]),
+            text(&ev["to"]),
+            match &ev["intention"] {
+                Value::Null => String::new(),
+                i => format!(" (intention {})", text(i)),
+            }
+        ),
+        "emotion" => format!(
+            "{}: {} → {} (intensity {:.2}{})",
+            text(&ev["machine"]),
+            text(&ev["from"]),
+            text(&ev["to"]),
+            ev["intensity"].as_f64().unwrap_or(0.0),
+            match ev["cause"].as_str() {
+                Some(c) if !c.is_empty() => format!(", {c}"),
+                _ => String::new(),
+            }
+        ),
+        "memory" => format!(
+            "{} {} → {:.1}",
+            text(&ev["op"]),
+            text(&ev["key"]),
+            ev["score"].as_f64().unwrap_or(0.0)
+        ),
+        "msg" => format!(
+            "{} → {}: {}",
+            text(&ev["from"]),
+            text(&ev["to"]),
+            text(&ev["kind"])
+        ),
+        "log" => text(&ev["text"]),
+        "recruit" => format!("{} {}", text(&ev["block"]), text(&ev["step"])),
+        "component" => format!("{} {}", text(&ev["name"]), text(&ev["state"])),
+        _ => format!(
+            "{}: {} → {} (value {:.2})",
+            text(&ev["module"]),
+            text(&ev["from"]),
+            text(&ev["to"]),
+            ev["value"].as_f64().unwrap_or(0.0)
+        ),
+    };
+    let kind: &'static str = match kind {
+        "drive" => "drive",
+        "emotion" => "emotion",
+        "memory" => "memory",
+        "msg" => "msg",
+        "log" => "log",
+        "recruit" => "recruit",
+        "component" => "component",
+        _ => "behavior",
+    };
+    (kind, said)
 }
 
 /// The last `t_ms` of a trace (a cheap first pass: no full parse of each line).

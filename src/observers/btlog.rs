@@ -8,7 +8,7 @@
 //! the same run gives the same records. One file holds one tree: with several agent instances,
 //! `--agent` says which one is recorded (the first to appear otherwise).
 
-use crate::groot2::{served_tree, wire};
+use super::groot2::{served_tree, wire};
 use affect_compiler::groot::xml::Document;
 use affect_compiler::ir::program::Program;
 use affect_runtime::trace::{Event, TraceSink};
@@ -63,7 +63,7 @@ impl<'p, W: Write> BtLog<'p, W> {
     }
 
     fn header(&mut self, name: &str) -> io::Result<()> {
-        let p = crate::groot2::program_of(self.program, name)
+        let p = super::groot2::program_of(self.program, name)
             .ok_or_else(|| io::Error::other(format!("no program for agent `{name}`")))?;
         let tree = served_tree::build(p, &p.name, self.exported.as_ref());
         let len = i32::try_from(tree.xml.len())
@@ -105,7 +105,7 @@ impl<'p, W: Write> BtLog<'p, W> {
             Some(a) if a != agent => return Ok(()),
             Some(_) => {}
             None => {
-                let Some(p) = crate::groot2::program_of(self.program, agent) else {
+                let Some(p) = super::groot2::program_of(self.program, agent) else {
                     return Ok(());
                 };
                 if let Some(w) = &self.want {
@@ -139,8 +139,41 @@ impl<W: Write> TraceSink for BtLog<'_, W> {
     }
 }
 
-impl<W: Write> crate::observe::LiveView for BtLog<'_, W> {
-    fn finish(&mut self) -> Result<(), String> {
+impl<'p> BtLog<'p, std::io::BufWriter<std::fs::File>> {
+    /// `--btlog PATH`: the file is made now, so a path that cannot be written stops the run
+    /// before it starts.
+    pub fn create(
+        program: &'p Program,
+        exported: Option<Document>,
+        want: Option<String>,
+        path: &std::path::Path,
+    ) -> Result<Self, String> {
+        if path.extension().and_then(|e| e.to_str()) != Some("btlog") {
+            return Err(format!(
+                "--btlog `{}`: Groot 2 opens only files named *.btlog",
+                path.display()
+            ));
+        }
+        let file = std::fs::File::create(path)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        let start_us = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as i64);
+        let log = BtLog::new(
+            program,
+            exported,
+            want,
+            std::io::BufWriter::new(file),
+            start_us,
+        );
+        Ok(log.named(path.display().to_string()))
+    }
+}
+
+impl<W: Write> affect_runtime::run::Observer for BtLog<'_, W> {}
+
+impl<W: Write> super::RunObserver for BtLog<'_, W> {
+    fn finish(&mut self, _completed: bool) -> Result<(), String> {
         BtLog::finish(self).map_err(|e| format!("cannot write `{}`: {e}", self.name))
     }
 }

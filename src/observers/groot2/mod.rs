@@ -242,8 +242,10 @@ impl TraceSink for Groot2<'_> {
     }
 }
 
-impl crate::observe::LiveView for Groot2<'_> {
-    fn finish(&mut self) -> Result<(), String> {
+impl affect_runtime::run::Observer for Groot2<'_> {}
+
+impl super::RunObserver for Groot2<'_> {
+    fn finish(&mut self, _completed: bool) -> Result<(), String> {
         match self.error.take() {
             Some(e) => Err(e),
             None => Ok(()),
