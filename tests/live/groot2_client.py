@@ -120,7 +120,13 @@ else:
     call("U", json.dumps({"uid": hook_uid, "desired_status": "FAILURE", "position": 0,
                           "remove_when_done": True}))
     out["hooks"] = dumped.decode()
-    (after,) = call("D")
+    # The agent removes a once hook when it wakes from the breakpoint, just after the unlock.
+    deadline = time.time() + 5
+    while True:
+        (after,) = call("D")
+        if after == b"[]" or time.time() > deadline:
+            break
+        time.sleep(0.05)
     out["hooks_after"] = after.decode()
     call("A")
 

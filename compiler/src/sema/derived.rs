@@ -155,7 +155,7 @@ impl Checker {
                     // neutral stimulus that is decay toward the baseline.
                     match half_life {
                         Some(hl) if hl > 0.0 => {
-                            let k = 1.0 - 0.5f64.powf(dt_ms / hl);
+                            let k = 1.0 - libm::pow(0.5, dt_ms / hl);
                             let stimulus = tc.t.frame.add(FrameVar {
                                 name: format!("{}.stimulus", tc.t.frame.vars[slot as usize].name),
                                 ty: Ty::Num,

@@ -645,6 +645,7 @@ impl Checker {
                         default: p.default,
                     })
                     .collect(),
+                span: l.span,
             })
             .collect()
     }

@@ -104,11 +104,7 @@ impl Checker {
             }
             MemberKind::Event { name, source } => self.declare_event(name, source.as_ref(), doc, d),
             MemberKind::Actuator { name, ty, source } => {
-                if let Some(t) = ty {
-                    self.resolve_type(t);
-                }
-                let dev = self.device(name, source, DeviceRole::Actuator).0;
-                d.devices.extend(dev);
+                self.declare_actuator(name, ty.as_ref(), source, doc, d)
             }
             MemberKind::Hormone { name, .. } => {
                 let v = var(name, Ty::Num, VarKind::Hormone, 50.0, Some((0.0, 100.0)));
@@ -195,6 +191,38 @@ impl Checker {
                 d.devices.push(dev);
             }
         }
+    }
+
+    /// An actuator. With a type (`actuator buzzer: num in 0..1 = pwm(..)`) it is also a level
+    /// the program writes like a variable; it starts at the device's `safe` value (else 0),
+    /// and the runtime drives the device with it after every tick. Without one (a motor
+    /// board) the program's leaves drive it.
+    fn declare_actuator(
+        &mut self,
+        name: &ast::Ident,
+        ty: Option<&ast::Type>,
+        source: &Expr,
+        doc: &Option<ast::Doc>,
+        d: &mut Declared,
+    ) {
+        let declared = ty.map(|t| (self.resolve_type(t), self.type_range(t)));
+        let Some(mut dev) = self.device(name, source, DeviceRole::Actuator).0 else {
+            return;
+        };
+        if let Some((t, range)) = declared {
+            let safe = dev
+                .args
+                .iter()
+                .find_map(|(n, v)| match (n.as_str(), v) {
+                    ("safe", crate::ir::program::DeviceArg::Num(x)) => Some(*x),
+                    _ => None,
+                })
+                .unwrap_or(0.0);
+            let mut v = var(name, t, VarKind::Var, safe, range);
+            v.used = true;
+            dev.slot = self.member_var(&mut d.frame, name, v, doc);
+        }
+        d.devices.push(dev);
     }
 
     /// An event: a device when it names a driver, else raised by the world or by hand.

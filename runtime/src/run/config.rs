@@ -42,6 +42,8 @@ pub struct RunConfig {
     pub engine: EngineKind,
     /// Wraps each foreign node's implementation as agents are built (Groot 2 hooks).
     pub wrap_leaves: Option<crate::leaf::LeafWrap>,
+    /// Leaves implemented in Rust by the user's own crate (docs/custom-nodes.md).
+    pub nodes: crate::nodes::NodeRegistry,
 }
 
 impl Default for RunConfig {
@@ -58,6 +60,7 @@ impl Default for RunConfig {
             persist_dir: None,
             engine: EngineKind::Interp,
             wrap_leaves: None,
+            nodes: crate::nodes::NodeRegistry::default(),
         }
     }
 }

@@ -145,6 +145,10 @@ impl<'p> Run<'p> {
     /// written yet.
     pub fn new(program: &'p Program, config: &'p RunConfig) -> Result<Run<'p>, Vec<Diagnostic>> {
         check_runnable(program, config.agent.as_deref())?;
+        let misfits = config.nodes.check(program);
+        if !misfits.is_empty() {
+            return Err(misfits);
+        }
         let world = setup::build_world(program, config)?;
         let setup = Setup {
             leaf_default: config.leaf_default,
@@ -154,6 +158,7 @@ impl<'p> Run<'p> {
             mail: Mail::shared(),
             team: crate::sim::team::Team::shared(config.seed),
             wrap: config.wrap_leaves.clone(),
+            nodes: &config.nodes,
         };
         let instances = setup::instances(program, config, world.as_ref());
         let engines = setup::compile(program, config, &instances);
