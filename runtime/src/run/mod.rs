@@ -196,6 +196,13 @@ impl<'p> Run<'p> {
         self.live.iter().map(|l| l.agent.name.as_str())
     }
 
+    /// The run's commands between robots. A driver that runs one agent per process hands
+    /// it, between steps, what the other processes sent (`Mail::send_scripted`), and sends on
+    /// what this agent sent (the `msg` events its observer hears).
+    pub fn mail(&self) -> &SharedMail {
+        &self.mail
+    }
+
     /// Writes what a trace starts with: a warning when the JIT was asked for and the
     /// interpreter runs, then every visible root variable's initial value.
     pub fn start(&mut self, obs: &mut dyn Observer) {
