@@ -211,4 +211,6 @@ fn a_million_node_events_make_a_page_under_the_limit() {
         "100000",
     ]);
     assert!(std::fs::metadata(&small).unwrap().len() <= 100_000);
+    // The trace is some 170 MB: not left behind in target/.
+    std::fs::remove_file(&trace).unwrap();
 }
