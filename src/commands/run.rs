@@ -98,9 +98,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE.btlog")]
     pub btlog: Option<PathBuf>,
     /// Run the one robot named by --agent as its own process, talking to the rest of its
-    /// team over Zenoh on the wall clock (docs/network.md).
+    /// team over Zenoh on the wall clock (docs/network.md). Its trace says what it did;
+    /// --plot, --groot2, --btlog and --sleep-between-ticks are for simulated runs only.
     #[cfg(feature = "net")]
-    #[arg(long, requires = "agent")]
+    #[arg(long, requires = "agent", conflicts_with_all = ["plot", "groot2", "btlog", "sleep_between_ticks"])]
     pub net: bool,
     #[cfg(feature = "net")]
     #[command(flatten, next_help_heading = "Network (with --net)")]
