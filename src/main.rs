@@ -99,6 +99,12 @@ enum Command {
         #[arg(long)]
         stdio: bool,
     },
+    /// The watchdog process of `affect run --hardware` (started by the run itself).
+    #[command(name = "__watchdog", hide = true)]
+    Watchdog {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -112,6 +118,9 @@ fn main() -> ExitCode {
         } => commands::fmt::run(&files, check, stdout),
         Command::Explain { code } => commands::explain::run(&code),
         Command::Lsp { stdio: _ } => commands::lsp::run(),
+        Command::Watchdog { args } => {
+            affect_runtime::hardware::watchdog::serve(&args).clamp(0, 255) as u8
+        }
         Command::Run(args) => commands::run::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
         Command::Import(args) => commands::import::run(&args),

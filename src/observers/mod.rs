@@ -12,6 +12,7 @@
 
 pub mod plot;
 pub mod progress;
+pub mod robot;
 pub mod story;
 pub mod trace_file;
 pub mod views;

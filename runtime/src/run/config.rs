@@ -42,6 +42,11 @@ pub struct RunConfig {
     pub engine: EngineKind,
     /// Leaves implemented in Rust by the user's own crate (docs/custom-nodes.md).
     pub nodes: crate::nodes::NodeRegistry,
+    /// Run one agent on its robot's devices (`--hardware`; docs/raspberry-pi.md).
+    pub hardware: Option<crate::hardware::HardwareConfig>,
+    /// Measure every tick on the wall clock and write `timing` events (`--hardware`,
+    /// `--realtime`).
+    pub timing: bool,
 }
 
 impl Default for RunConfig {
@@ -58,6 +63,8 @@ impl Default for RunConfig {
             persist_dir: None,
             engine: EngineKind::Interp,
             nodes: crate::nodes::NodeRegistry::default(),
+            hardware: None,
+            timing: false,
         }
     }
 }
