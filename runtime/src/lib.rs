@@ -14,3 +14,6 @@ pub mod run;
 pub mod sim;
 pub mod trace;
 pub mod world;
+
+#[cfg(test)]
+mod test_support;

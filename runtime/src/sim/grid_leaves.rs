@@ -247,8 +247,6 @@ impl Leaf for TracePaths {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use affect_compiler::ir::world::lower_world;
-    use affect_compiler::syntax::ast::ItemKind;
 
     /// The seed's floor (Fig. 23).
     fn floor() -> World {
@@ -256,17 +254,7 @@ mod tests {
             grid 5 x 5 cell 24cm labels "OITWG / SDA.U / HXKVN / CMFRE / PQLBJ";
             spawn Navigator at P;
         }"#;
-        let parsed = affect_compiler::syntax::parse(src);
-        let decl = parsed
-            .file
-            .items
-            .iter()
-            .find_map(|i| match &i.kind {
-                ItemKind::World(w) => Some(w),
-                _ => None,
-            })
-            .expect("a world");
-        World::new(&lower_world(decl).0).expect("a world")
+        crate::test_support::world(src)
     }
 
     fn path(s: &str) -> Vec<char> {

@@ -65,6 +65,8 @@ pub struct Setup<'a> {
     pub mail: mail::SharedMail,
     /// What the run's instances share for recruitment and components (`team`).
     pub team: team::SharedTeam,
+    /// Wraps every foreign node's implementation (`RunConfig::wrap_leaves`).
+    pub wrap: Option<crate::leaf::LeafWrap>,
     /// Leaves implemented outside the simulator (the user's own nodes, the robot's
     /// devices), tried in order before the simulator's; `--leaf` still overrides them.
     pub sources: &'a [&'a dyn LeafSource],
@@ -142,8 +144,11 @@ pub fn build_agent<'p>(
         enums: enums.clone(),
         affect: affect.clone(),
     });
-    let (table, stand_ins, simulated_leaves) =
+    let (mut table, stand_ins, simulated_leaves) =
         bind_leaves(program, agent, env.as_ref(), &families, setup);
+    if let Some(wrap) = &setup.wrap {
+        table.wrap_all(|node, leaf| (wrap.0)(&name, node, leaf));
+    }
     let mut machine = Machine::new(program, agent, table);
     machine.default_leaf = setup.leaf_default;
     let seed = setup.seed
