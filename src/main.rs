@@ -63,7 +63,7 @@ enum Command {
     /// their child's status through, foreign control nodes are sequences. Same program, world
     /// and seed: same trace, bit for bit. Groot / BehaviorTree.CPP XML runs directly (imported
     /// in memory).
-    Run(commands::run::RunArgs),
+    Run(Box<commands::run::RunArgs>),
     /// Time the program's ticks and print one JSON object (ns per tick and per node tick,
     /// compile time, state size).
     Bench(commands::bench::BenchArgs),
