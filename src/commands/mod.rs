@@ -14,6 +14,7 @@ pub mod memory;
 #[cfg(feature = "net")]
 pub mod net;
 mod report;
+mod robot;
 pub mod run;
 
 /// Exit statuses shared by every command.
