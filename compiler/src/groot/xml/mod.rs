@@ -288,6 +288,17 @@ mod tests {
     }
 
     #[test]
+    fn text_outside_the_root_is_marked_on_character_boundaries() {
+        // 37 ASCII bytes, then a 4-byte character across the 40-byte cap of the mark.
+        let text = format!("{}\u{10000}tail<root/>", "x".repeat(37));
+        let p = parse(&text);
+        assert_eq!(p.diagnostics.len(), 1);
+        let span = p.diagnostics[0].primary.span;
+        assert_eq!(p.diagnostics[0].code, "E0401");
+        assert_eq!(&text[span.range()], "x".repeat(37));
+    }
+
+    #[test]
     fn huge_attribute_is_refused() {
         let text = format!("<root a=\"{}\"/>", "x".repeat(MAX_ATTRIBUTE + 1));
         assert_eq!(codes(&text), vec!["E0406"]);

@@ -280,7 +280,11 @@ impl<'a> Layer<'a> {
             Diagnostic::error(
                 "E0401",
                 format!("text {what} the root element"),
-                Span::new(at, at + trimmed.trim_end().len().min(40)),
+                // At most 40 bytes, ending on a character boundary.
+                Span::new(
+                    at,
+                    at + trimmed.floor_char_boundary(trimmed.trim_end().len().min(40)),
+                ),
             )
             .with_label("not inside any element")
             .with_help(
