@@ -13,6 +13,8 @@ pub mod lsp;
 pub mod memory;
 mod report;
 pub mod run;
+mod source;
+mod watch;
 
 /// Exit statuses shared by every command.
 pub const OK: u8 = 0;
