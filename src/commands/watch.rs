@@ -1,6 +1,6 @@
-//! `affect run --watch`: the run goes on at wall-clock speed, and when the program's file (or
-//! a file it `use`s) is saved, the program is checked again and, if it checks, the run goes
-//! on with it from the next tick (`Run::reload`: what carries over is said there and in
+//! `affect run --watch`: the run goes on at wall-clock speed (`--realtime`'s clock), and
+//! when the program's file (or a file it `use`s) is saved, the program is checked again
+//! and, if it checks, the run goes on with it from the next tick (`Run::reload`: what carries over is said there and in
 //! docs/monitoring.md). A program that does not check, or that cannot take over the run,
 //! leaves the old one running; its diagnostics are printed.
 //!
@@ -14,7 +14,8 @@ use crate::observers::Fanout;
 use crate::Format;
 use affect_compiler::diagnostic::Diagnostic;
 use affect_compiler::ir::program::Program;
-use affect_runtime::run::{AgentSummary, Clock, Flow, NotReloaded, Run, RunConfig};
+use affect_runtime::realtime::WallClock;
+use affect_runtime::run::{AgentSummary, Flow, NotReloaded, Run, RunConfig};
 use notify::{RecursiveMode, Watcher};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
@@ -95,15 +96,14 @@ fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// Runs `program` to its end at wall-clock speed, reloading it when its files are saved.
-/// `clock` starts each tick (it finds each one due: the waiting is done here, so that a
-/// save is noticed while the run waits).
+/// Runs `program` to its end on `clock` (`--realtime`'s), reloading it when its files are
+/// saved. Until a tick is due the run waits here for a save, then `clock` starts the tick.
 pub fn run_to_end(
     first: &Loaded,
     program: &Program,
     config: &RunConfig,
     observers: &mut Fanout,
-    clock: &mut dyn Clock,
+    clock: &mut WallClock,
 ) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
     let mut watched = Watched::start(&first.files).map_err(setup_error)?;
     // Every program the run has had lives as long as the run (`Run` borrows them).
@@ -114,10 +114,8 @@ pub fn run_to_end(
         "watching {}: saving reloads the program at the next tick (Ctrl-C stops)",
         names(&first.files)
     );
-    let start = Instant::now();
     while let Some((_, due_ms)) = run.next_due() {
-        let due = start + Duration::from_secs_f64(due_ms.max(0.0) / 1000.0);
-        if watched.wait(due) {
+        if watched.wait(clock.instant(due_ms)) {
             let Some(loaded) = reload(&first.files[0], &programs, &mut run, observers) else {
                 continue;
             };

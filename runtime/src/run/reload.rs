@@ -109,6 +109,12 @@ impl<'p> Run<'p> {
         program: &'p mut Program,
         obs: &mut dyn super::Observer,
     ) -> Result<Vec<Reloaded>, NotReloaded> {
+        if self.hardware.is_some() {
+            return Err(NotReloaded::Unchangeable(
+                "a run on hardware cannot change its program (its devices were opened for it)"
+                    .into(),
+            ));
+        }
         let known: std::collections::HashSet<&str> =
             program.strings.iter().map(String::as_str).collect();
         let missing: Vec<String> = (self.program.strings.iter())
@@ -140,7 +146,8 @@ impl<'p> Run<'p> {
             )));
         }
         let engines = setup::compile(program, config, &instances);
-        let shared = setup::shared(config);
+        let sources: Vec<&dyn crate::leaf::LeafSource> = vec![&config.nodes];
+        let shared = setup::shared(config, &sources);
         let mut built = Vec::with_capacity(instances.len());
         for i in instances {
             built.push(setup::bind(

@@ -74,8 +74,12 @@ pub(super) fn choose_world<'p>(
 }
 
 /// What building a run's instances shares: the leaves' defaults and overrides, the seed,
-/// memories' directory, a new post office and team, the leaf wrap, the user's nodes.
-pub(super) fn shared(config: &RunConfig) -> Setup<'_> {
+/// memories' directory, a new post office and team, the leaf wrap, and the `sources` of
+/// leaves implemented outside the simulator (the user's nodes, the robot's devices).
+pub(super) fn shared<'a>(
+    config: &'a RunConfig,
+    sources: &'a [&'a dyn crate::leaf::LeafSource],
+) -> Setup<'a> {
     Setup {
         leaf_default: config.leaf_default,
         leaves: &config.leaves,
@@ -84,7 +88,7 @@ pub(super) fn shared(config: &RunConfig) -> Setup<'_> {
         mail: crate::sim::mail::Mail::shared(),
         team: crate::sim::team::Team::shared(config.seed),
         wrap: config.wrap_leaves.clone(),
-        nodes: &config.nodes,
+        sources,
     }
 }
 
