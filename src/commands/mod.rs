@@ -16,6 +16,8 @@ pub mod net;
 mod report;
 mod robot;
 pub mod run;
+mod source;
+mod watch;
 
 /// Exit statuses shared by every command.
 pub const OK: u8 = 0;

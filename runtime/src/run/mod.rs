@@ -9,9 +9,11 @@
 //! driver stops on a signal, or hands over to a run of a new program. [`run`] does all the
 //! steps on the simulated clock.
 
+mod carry;
 mod clock;
 mod config;
 mod observer;
+mod reload;
 mod report;
 mod scripted;
 mod setup;
@@ -21,6 +23,7 @@ mod values;
 pub use clock::{Clock, SimClock};
 pub use config::{parse_status, parse_statuses, Pacing, RunConfig};
 pub use observer::{Flow, Observer, TickView};
+pub use reload::{NotReloaded, Reloaded};
 pub use setup::check_runnable;
 pub use values::show_value;
 
@@ -29,9 +32,9 @@ use crate::affect::persist::{self, Stored};
 use crate::devices::sim::SharedWorld;
 use crate::jit::EngineKind;
 use crate::network::{Exchange, Network};
-use crate::sim::mail::{Mail, SharedMail};
+use crate::sim::mail::SharedMail;
 use crate::sim::team::{SharedTeam, Team};
-use crate::sim::{SenseErrors, Setup, SimAgent};
+use crate::sim::{SenseErrors, SimAgent};
 use crate::trace::{Event, TraceSink};
 use affect_compiler::diagnostic::Diagnostic;
 use affect_compiler::ir::program::{Program, Status};
@@ -199,22 +202,11 @@ impl<'p> Run<'p> {
         if let Some(h) = &hardware {
             sources.push(h);
         }
-        let setup = Setup {
-            leaf_default: config.leaf_default,
-            leaves: &config.leaves,
-            seed: config.seed,
-            persist_dir: config.persist_dir.clone(),
-            mail: Mail::shared(),
-            team: Team::with_radio(
-                config.seed,
-                match (&mut net, &world) {
-                    (Some(n), Some(w)) => Some(n.radio(&w.borrow())),
-                    _ => None,
-                },
-            ),
-            wrap: config.wrap_leaves.clone(),
-            sources: &sources,
-        };
+        let mut setup = setup::shared(config, &sources);
+        // Networked: the recruitment protocol goes through the network's radio.
+        if let (Some(n), Some(w)) = (&mut net, &world) {
+            setup.team = Team::with_radio(config.seed, Some(n.radio(&w.borrow())));
+        }
         let engines = setup::compile(program, config, &instances);
         let mut sims = Vec::new();
         for instance in instances {
