@@ -157,6 +157,7 @@ impl<'p> Run<'p> {
             persist_dir: config.persist_dir.clone(),
             mail: Mail::shared(),
             team: crate::sim::team::Team::shared(config.seed),
+            wrap: config.wrap_leaves.clone(),
             nodes: &config.nodes,
         };
         let instances = setup::instances(program, config, world.as_ref());
