@@ -159,7 +159,14 @@ pub fn run(args: &RunArgs) -> u8 {
     };
     let result = match Run::new(program, &config) {
         Ok(r) if args.hardware || args.realtime => {
-            match super::robot::prepare(args, program, &config, &mut observers) {
+            let clock = super::robot::prepare(
+                program,
+                &config,
+                args.quiet,
+                args.watchdog_ms,
+                &mut observers,
+            );
+            match clock {
                 Ok(mut clock) => r.run_to_end(&mut clock, &mut observers),
                 Err(e) => {
                     eprintln!("error: {e}");

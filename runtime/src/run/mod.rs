@@ -9,7 +9,9 @@
 //! driver stops on a signal, or hands over to a run of a new program. [`run`] does all the
 //! steps on the simulated clock.
 
-mod clock;
+/// Public to the crate so the wall clock (`crate::realtime`) implements [`Clock`] without
+/// importing the run.
+pub(crate) mod clock;
 mod config;
 mod observer;
 mod report;
@@ -158,7 +160,7 @@ impl<'p> Run<'p> {
         let mut hardware = match &config.hardware {
             Some(h) => Some(crate::hardware::open_for_run(
                 program,
-                config,
+                config.agent.as_deref(),
                 h,
                 world.is_some(),
                 instances.iter().map(|i| i.program),
