@@ -10,7 +10,7 @@
 //! | `Near(in robot: str, in range: length)` | any | is that robot's centre within `range` of this one's? | SUCCESS or FAILURE (also for a name no robot has) |
 //! | `Say(in text: str)` | any | the sentence as an `info` `log` line of the trace | SUCCESS |
 //! | `RandomWalk(in speed: num)` | area | wanders at `speed`: walks straight for 2–10 s (uniform) in a random direction, then picks a new one; a blocked step is not made and the robot turns to a new direction instead. Directions and times come from the agent's own random stream (`random_walk:NAME` of the run's seed) | RUNNING, never finishing; FAILURE for a negative or non-finite speed |
-//! | `GoTo(in goal: Point, in speed: num)` | area | drives straight toward `goal` at `speed`; a step into a body (a guest, a robot, an obstacle) is not made and the robot waits where it is for the way to clear, so a crowd can hold it up | SUCCESS within a foot (0.3048 m) of `goal`; RUNNING while on the way (and while blocked); FAILURE for a goal that is not a point or a negative or non-finite speed |
+//! | `GoTo(in goal: Point, in speed: num)` | area | drives toward `goal` at `speed`, steering around what is in the way ([`World::steer_toward`]: the straight step, else one turned 30° or 60°, else one sliding along the face of the body in the way, right before left); with no such step free it waits where it is for the way to clear, so a crowd can hold it up | SUCCESS within a foot (0.3048 m) of `goal`, or beside the body that stands on it ([`World::reached`]); RUNNING while on the way (and while blocked); FAILURE for a goal that is not a point or a negative or non-finite speed |
 //! | `Stop()` | area | stands still | SUCCESS |
 //!
 //! Robots are named as world events name them: by instance name (`Vonda`, `UGV#2`), else the
@@ -357,28 +357,6 @@ impl Leaf for RandomWalk {
     }
 }
 
-/// One straight step of `step_m` toward `goal` (onto it when it is that close). A step into
-/// a body is not made: false, and the robot stays where it is.
-fn step_toward(w: &mut World, id: AgentId, goal: Point, step_m: f64) -> bool {
-    let Some(from) = w.position(id) else {
-        return false;
-    };
-    let d = from.distance(goal);
-    if d.is_nan() || d <= 0.0 || step_m.is_nan() || step_m <= 0.0 {
-        return false;
-    }
-    let to = if step_m >= d {
-        goal
-    } else {
-        let f = step_m / d;
-        Point::new(
-            from.x + (goal.x - from.x) * f,
-            from.y + (goal.y - from.y) * f,
-        )
-    };
-    w.try_move_to(id, to).is_ok()
-}
-
 /// `GoTo(goal, speed)`.
 struct GoTo {
     world: SharedWorld,
@@ -399,25 +377,16 @@ impl Leaf for GoTo {
         let Some(speed) = speed_mps(&w, call.inputs[self.speed]) else {
             return Status::Failure;
         };
-        let arrived = |w: &World| {
-            w.position(self.agent)
-                .map(|p| p.distance(goal) <= ARRIVED_M)
-        };
-        match arrived(&w) {
+        match w.reached(self.agent, goal, ARRIVED_M) {
             None => return Status::Failure,
             Some(true) => return Status::Success,
             Some(false) => {}
         }
         if self.area.claim_move(call.now_ms) {
-            // A blocked step is not made: the robot waits for the way to clear.
-            step_toward(
-                &mut w,
-                self.agent,
-                goal,
-                speed * self.area.period_ms / 1000.0,
-            );
+            // Around what is in the way; with no way round the robot waits for one to open.
+            let _ = w.steer_toward(self.agent, goal, speed * self.area.period_ms / 1000.0);
         }
-        if arrived(&w) == Some(true) {
+        if w.reached(self.agent, goal, ARRIVED_M) == Some(true) {
             Status::Success
         } else {
             Status::Running
