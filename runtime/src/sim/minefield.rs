@@ -166,7 +166,7 @@ impl Leaf for RasterStep {
         let step_m = speed * unit_m * self.period_ms / 1000.0;
         // Around robots in the way; with no way round, wait for one to open. A waypoint
         // another body stands on counts as reached from beside it.
-        let arrived = match w.steer_toward(self.at.agent, target, step_m) {
+        let arrived = match w.steer_toward(self.at.agent, target, step_m, true) {
             Ok(MoveOutcome::Arrived) => true,
             _ => w.reached(self.at.agent, target, 0.0) == Some(true),
         };

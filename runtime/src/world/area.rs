@@ -242,19 +242,22 @@ impl World {
         })
     }
 
-    /// One step of at most `step_m` toward `goal` that steers around what is in the way
-    /// (local avoidance): the straight step when it is free; else the first free step turned
-    /// 30° or 60° to the right or the left (smaller turns first, right before left), which
-    /// still brings the agent closer; else a step sliding along the face of the body in the
-    /// way, to the right of the way to the goal first (a robot pressed against a body goes
-    /// round it instead of pushing into it). Right before left makes two robots that meet
-    /// head-on pass each other, as people do. When no step is free the agent stays where it
-    /// is and the straight step's blocker comes back. Deterministic: no random choice.
+    /// One step of at most `step_m` toward `goal` that steers around robots and obstacles in
+    /// the way (local avoidance): the straight step when it is free; else the first free step
+    /// turned 30° or 60° to the right or the left (smaller turns first, right before left),
+    /// which still brings the agent closer; else a step sliding along the face of the body in
+    /// the way, to the right of the way to the goal first (a robot pressed against a body
+    /// goes round it instead of pushing into it). Right before left makes two robots that
+    /// meet head-on pass each other, as people do. A guest in the way is waited for instead
+    /// (guests move on; CARS leaves a robot held up by a crowd) unless `around_guests`. When
+    /// no step is made the agent stays where it is and the straight step's blocker comes
+    /// back. Deterministic: no random choice.
     pub fn steer_toward(
         &mut self,
         id: AgentId,
         goal: Point,
         step_m: f64,
+        around_guests: bool,
     ) -> Result<MoveOutcome, Blocked> {
         const TURNS_DEG: [f64; 4] = [-30.0, 30.0, -60.0, 60.0];
         let from = self.position(id).ok_or(Blocked::NoAgent)?;
@@ -277,7 +280,12 @@ impl World {
             Ok(()) => return Ok(MoveOutcome::Moving),
             Err(b) => b,
         };
-        if matches!(blocked, Blocked::NoAgent | Blocked::WrongWorld) {
+        let wait = match blocked {
+            Blocked::NoAgent | Blocked::WrongWorld => true,
+            Blocked::Guest(_) => !around_guests,
+            _ => false,
+        };
+        if wait {
             return Err(blocked);
         }
         let step = step_m.min(d);
@@ -340,15 +348,29 @@ impl World {
     }
 
     /// Whether an agent has reached `goal`: it stands within `within_m` of it, or another
-    /// body (an agent, a guest, an obstacle) covers the goal and the agent stands beside it,
-    /// within a body and `within_m` (it can come no closer). `None` for no such agent.
+    /// robot or an obstacle covers the goal and the agent stands beside it, within a body and
+    /// `within_m` (it can come no closer). A guest on the goal is waited for. `None` for no
+    /// such agent.
     pub fn reached(&self, id: AgentId, goal: Point, within_m: f64) -> Option<bool> {
         let d = self.position(id)?.distance(goal);
         if d <= within_m {
             return Some(true);
         }
-        let body = self.area_spec().map_or(0.0, |a| a.body_m);
-        Some(d <= body + within_m && !self.spot_is_free(goal, Some(id)))
+        let Some(area) = self.area_spec() else {
+            return Some(false);
+        };
+        let half = area.body_m / 2.0;
+        // The goal point itself lies in another robot's square or in an obstacle.
+        let taken = self.agents.iter().any(|a| {
+            a.id != id
+                && !a.airborne
+                && (a.position.x - goal.x).abs() < half
+                && (a.position.y - goal.y).abs() < half
+        }) || area
+            .obstacles
+            .iter()
+            .any(|o| square_hits_shape(goal, 0.0, &o.shape));
+        Some(d <= area.body_m + within_m && taken)
     }
 
     /// The guests, by index.

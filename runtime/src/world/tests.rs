@@ -591,10 +591,10 @@ fn robots_meeting_head_on_steer_right_and_pass_each_other() {
     let (mut done_a, mut done_b) = (false, false);
     for _ in 0..200 {
         if !done_a {
-            done_a = w.steer_toward(a, ga, 0.1) == Ok(MoveOutcome::Arrived);
+            done_a = w.steer_toward(a, ga, 0.1, false) == Ok(MoveOutcome::Arrived);
         }
         if !done_b {
-            done_b = w.steer_toward(b, gb, 0.1) == Ok(MoveOutcome::Arrived);
+            done_b = w.steer_toward(b, gb, 0.1, false) == Ok(MoveOutcome::Arrived);
         }
         let (pa, pb) = (w.position(a).unwrap(), w.position(b).unwrap());
         assert!(
@@ -625,7 +625,7 @@ fn a_robot_steers_around_one_standing_still_and_reaches_a_goal_taken_from_beside
     let (a, c) = (id(&w, "A"), id(&w, "C"));
     let goal = Point::new(8.0, 2.0);
     let mut steps = 0;
-    while w.steer_toward(a, goal, 0.1) != Ok(MoveOutcome::Arrived) {
+    while w.steer_toward(a, goal, 0.1, false) != Ok(MoveOutcome::Arrived) {
         steps += 1;
         assert!(steps < 200, "stuck behind C at {:?}", w.position(a));
     }
@@ -634,7 +634,7 @@ fn a_robot_steers_around_one_standing_still_and_reaches_a_goal_taken_from_beside
     let taken = Point::new(5.0, 2.0);
     assert_eq!(w.reached(a, taken, 0.3), Some(false), "far away");
     for _ in 0..100 {
-        let _ = w.steer_toward(a, taken, 0.1);
+        let _ = w.steer_toward(a, taken, 0.1, false);
     }
     let pa = w.position(a).unwrap();
     assert!(pa.distance(taken) <= 1.0 + 0.3, "beside C: {pa:?}");
