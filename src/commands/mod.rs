@@ -7,10 +7,10 @@ pub mod convert;
 pub mod explain;
 pub mod fmt;
 pub mod gen_tree;
+pub mod html_report;
 pub mod import;
 pub mod lsp;
 pub mod memory;
-mod progress;
 mod report;
 pub mod run;
 

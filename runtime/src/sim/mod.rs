@@ -63,6 +63,11 @@ pub struct Setup<'a> {
     pub mail: mail::SharedMail,
     /// What the run's instances share for recruitment and components (`team`).
     pub team: team::SharedTeam,
+    /// Wraps every foreign node's implementation (`RunConfig::wrap_leaves`).
+    pub wrap: Option<crate::leaf::LeafWrap>,
+    /// Leaves the user's own crate implements ([`crate::nodes`]): tried before every
+    /// built-in implementation; `--leaf` still overrides them.
+    pub nodes: &'a crate::nodes::NodeRegistry,
 }
 
 fn stand_in_for(node: &Node, info_name: &str, setup: &Setup) -> Vec<Status> {
@@ -137,7 +142,10 @@ pub fn build_agent<'p>(
         enums: enums.clone(),
         affect: affect.clone(),
     });
-    let (table, stand_ins) = bind_leaves(program, agent, env.as_ref(), &families, setup);
+    let (mut table, stand_ins) = bind_leaves(program, agent, env.as_ref(), &families, setup);
+    if let Some(wrap) = &setup.wrap {
+        table.wrap_all(|node, leaf| (wrap.0)(&name, node, leaf));
+    }
     let mut machine = Machine::new(program, agent, table);
     machine.default_leaf = setup.leaf_default;
     let seed = setup.seed
@@ -190,10 +198,14 @@ fn bind_leaves(
             .leaves
             .iter()
             .any(|(k, _)| *k == node.path || *k == node.name || *k == info.name);
-        let simulated = match env {
+        let registered = match overridden {
+            false => setup.nodes.bind(info, program),
+            true => None,
+        };
+        let simulated = registered.or_else(|| match env {
             Some(env) if !overridden => bind_leaf(info, env, families),
             _ => None,
-        };
+        });
         match simulated {
             Some(l) => table.set(i as u32, l),
             None => {
