@@ -2,6 +2,7 @@
 //! one of the Affective Knowledge Representation's values, and its `tendency` must be
 //! declared. The causal chains found here travel with emotion machines' change events.
 
+use super::index::Target;
 use super::{Checker, Global};
 use crate::diagnostic::Diagnostic;
 use crate::suggest::closest;
@@ -14,19 +15,57 @@ pub struct EmotionDef {
     pub causal_chain: Option<String>,
 }
 
-/// The components of an emotion and the words each takes (`None`: checked apart).
-const COMPONENTS: &[(&str, Option<&[&str]>)] = &[
-    ("valence", Some(&["positive", "negative", "either"])),
-    (
-        "intensity",
-        Some(&["very_low", "low", "medium", "high", "very_high"]),
-    ),
-    ("duration", Some(&["minutes", "days", "lifetime"])),
-    ("focality", Some(&["event", "global"])),
-    ("agency", None),
-    (
-        "expression",
-        Some(&[
+/// A component of an AKR emotion (LANGUAGE.md §6).
+#[derive(Debug)]
+pub struct AkrComponent {
+    pub key: &'static str,
+    /// The words it takes; `None` when it is checked apart (an agent's name, a tendency, a
+    /// sentence).
+    pub words: Option<&'static [&'static str]>,
+    /// The values, as the documentation writes them.
+    pub values: &'static str,
+    pub meaning: &'static str,
+}
+
+/// What `agency` takes besides an agent's name.
+pub const AGENCY_WORDS: &[&str] = &["self", "other"];
+
+/// The components of an emotion: the one table the checker, the documentation and the
+/// language server read.
+pub static AKR_COMPONENTS: &[AkrComponent] = &[
+    AkrComponent {
+        key: "valence",
+        words: Some(&["positive", "negative", "either"]),
+        values: "`positive`, `negative`, `either`",
+        meaning: "the pleasant/unpleasant dimension",
+    },
+    AkrComponent {
+        key: "intensity",
+        words: Some(&["very_low", "low", "medium", "high", "very_high"]),
+        values: "`very_low`, `low`, `medium`, `high`, `very_high`, or a number in 0..1",
+        meaning: "degree; relevant to urgency",
+    },
+    AkrComponent {
+        key: "duration",
+        words: Some(&["minutes", "days", "lifetime"]),
+        values: "`minutes` (emotion), `days` (mood), `lifetime` (personality)",
+        meaning: "time course",
+    },
+    AkrComponent {
+        key: "focality",
+        words: Some(&["event", "global"]),
+        values: "`event`, `global`",
+        meaning: "elicited by an event, or diffuse (moods)",
+    },
+    AkrComponent {
+        key: "agency",
+        words: None,
+        values: "`self`, `other`, or an agent's name",
+        meaning: "who is responsible",
+    },
+    AkrComponent {
+        key: "expression",
+        words: Some(&[
             "happy",
             "sad",
             "surprised",
@@ -35,10 +74,26 @@ const COMPONENTS: &[(&str, Option<&[&str]>)] = &[
             "fearful",
             "neutral",
         ]),
-    ),
-    ("tendency", None),
-    ("causal_chain", None),
+        values: "`happy`, `sad`, `surprised`, `disgusted`, `angry`, `fearful`, `neutral`",
+        meaning: "the facial expression shown",
+    },
+    AkrComponent {
+        key: "tendency",
+        words: None,
+        values: "a `tendency` name",
+        meaning: "the suite of action plans the emotion calls into readiness",
+    },
+    AkrComponent {
+        key: "causal_chain",
+        words: None,
+        values: "a string",
+        meaning: "the appraisal in words, which the agent can say or log",
+    },
 ];
+
+pub fn component(key: &str) -> Option<&'static AkrComponent> {
+    AKR_COMPONENTS.iter().find(|c| c.key == key)
+}
 
 impl Checker {
     /// Checks the `emotion` and `tendency` declarations of one module and records the
@@ -74,8 +129,8 @@ impl Checker {
                 continue;
             }
             seen.push(&f.key);
-            let Some((_, words)) = COMPONENTS.iter().find(|(k, _)| *k == key) else {
-                let names = COMPONENTS.iter().map(|(k, _)| *k);
+            let Some(c) = component(key) else {
+                let names = AKR_COMPONENTS.iter().map(|c| c.key);
                 let mut d = Diagnostic::error(
                     "E0318",
                     format!("an emotion has no component `{key}`"),
@@ -85,9 +140,9 @@ impl Checker {
                 d = d.with_suggestion(key, names, || {
                     format!(
                         "the components are {}",
-                        COMPONENTS
+                        AKR_COMPONENTS
                             .iter()
-                            .map(|(k, _)| format!("`{k}`"))
+                            .map(|c| format!("`{}`", c.key))
                             .collect::<Vec<_>>()
                             .join(", ")
                     )
@@ -95,7 +150,8 @@ impl Checker {
                 self.diags.push(d);
                 continue;
             };
-            match (key, words) {
+            self.index.refer(f.key.span, Target::AkrComponent(c));
+            match (key, c.words) {
                 ("intensity", Some(ws)) => {
                     if let ExprKind::Num(n) = &f.value.kind {
                         if !(0.0..=1.0).contains(&n.value) || n.unit.is_some() {
@@ -122,8 +178,13 @@ impl Checker {
                         .filter(|(_, (g, _))| matches!(g, Global::Agent(_)))
                         .map(|(n, _)| n.clone())
                         .collect();
+                    if let ExprKind::Name(p) = &f.value.kind {
+                        if agents.contains(&p.to_string_path()) {
+                            self.index.refer_global(p.span, &p.to_string_path());
+                        }
+                    }
                     let extra: Vec<&str> = agents.iter().map(String::as_str).collect();
-                    self.component_word(key, &f.value, &["self", "other"], &extra);
+                    self.component_word(key, &f.value, AGENCY_WORDS, &extra);
                 }
                 ("tendency", None) => self.emotion_tendency(&f.value),
                 _ => match &f.value.kind {
@@ -181,6 +242,7 @@ impl Checker {
             _ => String::new(),
         };
         if let Some((Global::Tendency, _)) = self.g.names.get(&name) {
+            self.index.refer_global(value.span, &name);
             self.used_globals.insert(name);
             return;
         }

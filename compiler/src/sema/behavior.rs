@@ -296,6 +296,17 @@ impl Checker {
         None
     }
 
+    /// A module named at `at`: the module of this file declared there, else the top-level
+    /// module of that name (shared modules may come from a used file).
+    fn refer_module(&mut self, decl: &ast::BehaviorDecl, at: Span) {
+        let here = self
+            .index
+            .declared_at(decl.name.span)
+            .filter(|&d| self.index.def(d).name == decl.name.name);
+        let def = here.or_else(|| self.index.global(&decl.name.name).map(|(d, _)| d));
+        self.index.refer_def(at, def);
+    }
+
     /// `Soccer(x: 1)`: a module is not called.
     fn no_module_arguments(&mut self, a: &Expr, name: &str) {
         if let ExprKind::Call(_, args) = &a.kind {
@@ -340,6 +351,9 @@ impl Checker {
             return None;
         }
         b.placed.push((decl.name.span, at));
+        if at != decl.name.span {
+            self.refer_module(decl, at);
+        }
         let idx = b.out.modules.len() as u32;
         b.out.modules.push(BehaviorModule {
             name: path.clone(),

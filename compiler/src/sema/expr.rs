@@ -2,8 +2,11 @@
 //! into stack-machine code in one pass. Errors produce `Ty::Error`, which is accepted
 //! everywhere after, so one mistake gives one diagnostic.
 
+use super::error::SemaError;
 use super::frame::{Frame, VarKind};
+use super::index::{self, SemanticIndex};
 use super::ty::{Ty, STATUS_NAMES};
+use super::vocab;
 use super::Globals;
 use crate::diagnostic::Diagnostic;
 use crate::ir::functions::{self, HostFn, Shape};
@@ -33,6 +36,11 @@ pub struct Cx<'a> {
     pub traits: &'a [(String, f64)],
     /// Constructs used here that have no run-time semantics yet: (what, where).
     pub pending: &'a mut Vec<(String, Span)>,
+    /// Where the names this code uses are recorded.
+    pub index: &'a mut SemanticIndex,
+    /// Folding the initial value of a variable: the variable, and the names of the agent or
+    /// tree it is in (not constants, though they are declared).
+    pub initial: Option<(&'a str, &'a [String])>,
 }
 
 /// A number literal's value in the unit the runtime uses: milliseconds, hertz, metres,
@@ -245,16 +253,12 @@ impl Cx<'_> {
         self.lists.push(vec![0.0; ends.len()]);
         let init = (self.lists.len() - 1) as f64;
         let n = self.frame.vars.len();
-        let slot = self.frame.add(super::frame::FrameVar {
-            name: format!("literal#{n}"),
+        let slot = self.frame.add(super::frame::FrameVar::temp(
+            format!("literal#{n}"),
             ty,
-            kind: VarKind::Temp,
             init,
-            range: None,
             span,
-            used: true,
-            doc: None,
-        });
+        ));
         let ty = self.frame.vars[slot as usize].ty.clone();
         self.emit(Op::ListBuild(slot, ends.len() as u8));
         ty
@@ -325,8 +329,11 @@ impl Cx<'_> {
         if p.segments.len() == 2 {
             let (en, vn) = (&p.segments[0].name, &p.segments[1].name);
             if let Some(ei) = self.g.enum_index(en) {
+                self.index.refer_global(p.segments[0].span, en);
                 let e = &self.g.enums[ei as usize];
                 if let Some(vi) = e.variants.iter().position(|v| v == vn) {
+                    let def = self.index.variant(ei, vi as u32);
+                    self.index.refer_def(p.segments[1].span, def);
                     self.emit(Op::Const(vi as f64));
                     return Ty::Enum(ei);
                 }
@@ -353,10 +360,15 @@ impl Cx<'_> {
             return Ty::Error;
         }
         let name = &p.segments[0].name;
+        let name_span = p.segments[0].span;
         if let Some(i) = self.frame.get(name) {
             let v = &mut self.frame.vars[i as usize];
             v.used = true;
             let ty = v.ty.clone();
+            match v.kind {
+                VarKind::Intensity => self.index.refer(name_span, index::Target::Intensity),
+                _ => self.index.refer_def(name_span, v.def),
+            }
             if ty == Ty::Memory {
                 self.error("E0301", format!("the memory `{name}` is not a value"), span)
                     .help = Some(format!(
@@ -370,11 +382,13 @@ impl Cx<'_> {
         }
         if let Some((_, v)) = self.traits.iter().find(|(n, _)| n == name) {
             let v = *v;
+            self.index.refer_trait(name_span, name);
             self.emit(Op::Const(v));
             return Ty::Num;
         }
         if let Some(c) = self.g.consts.get(name) {
             let (v, ty) = (c.value, c.ty.clone());
+            self.index.refer_global(name_span, name);
             self.emit(Op::Const(v));
             return ty;
         }
@@ -391,12 +405,16 @@ impl Cx<'_> {
                 .iter()
                 .position(|v| v == name)
             {
+                let def = self.index.variant(*ei, vi as u32);
+                self.index.refer_def(name_span, def);
                 self.emit(Op::Const(vi as f64));
                 return Ty::Enum(*ei);
             }
         }
         match self.g.variants.get(name).map(Vec::as_slice) {
             Some([(ei, vi)]) => {
+                let def = self.index.variant(*ei, *vi);
+                self.index.refer_def(name_span, def);
                 self.emit(Op::Const(*vi as f64));
                 return Ty::Enum(*ei);
             }
@@ -423,6 +441,17 @@ impl Cx<'_> {
     }
 
     fn unknown_name(&mut self, name: &str, span: Span) {
+        if let Some((var, runtime)) = self.initial {
+            if runtime.iter().any(|r| r == name) {
+                let e = SemaError::NotConstant {
+                    name: name.to_string(),
+                    var: var.to_string(),
+                    span,
+                };
+                self.diags.push(e.render(self.g));
+                return;
+            }
+        }
         let mut candidates: Vec<&str> = self.frame.names().filter(|n| !n.contains('.')).collect();
         candidates.extend(self.traits.iter().map(|(n, _)| n.as_str()));
         candidates.extend(self.g.consts.keys().map(String::as_str));
@@ -638,6 +667,9 @@ impl Cx<'_> {
                     self.frame.vars[i as usize].used = true;
                     if let Some(m) = self.frame.get(&p.segments[0].name) {
                         self.frame.vars[m as usize].used = true;
+                        let def = self.frame.vars[m as usize].def;
+                        self.index.refer_def(p.segments[0].span, def);
+                        self.index.refer(field.span, index::Target::Intensity);
                     }
                     self.emit(Op::Load(i));
                     return Ty::Num;
@@ -670,6 +702,8 @@ impl Cx<'_> {
                     .filter(|_| p.segments.len() == 1)
                 {
                     self.frame.vars[i as usize].used = true;
+                    let def = self.frame.vars[i as usize].def;
+                    self.index.refer_def(p.segments[0].span, def);
                     match self.frame.vars[i as usize].ty.clone() {
                         Ty::Memory => {
                             return self.memory_method(&p.segments[0].name, method, args, span)
@@ -693,7 +727,12 @@ impl Cx<'_> {
         };
         let name = p.to_string_path();
         if let Some(sig) = functions::lookup(&name) {
+            self.index.refer(p.span, index::Target::Function(sig));
             return self.builtin_call(sig, args, span);
+        }
+        let world = vocab::world_function(&name);
+        if let Some(w) = world {
+            self.index.refer(p.span, index::Target::WorldFunction(w));
         }
         if name == "failed" || name == "recovered" {
             return self.component_test(&name, args, span);
@@ -701,7 +740,7 @@ impl Cx<'_> {
         if name == "unvisited" || name == "toward" {
             return self.world_query(&name, args, span, hint);
         }
-        if let Some(ret) = self.g.world_function(&name, hint) {
+        if let Some(ret) = world.map(|w| w.result_type(hint)) {
             for a in &args.args {
                 self.expr(&a.value, None);
                 self.emit(Op::Pop);
@@ -712,7 +751,7 @@ impl Cx<'_> {
             return ret;
         }
         let mut candidates: Vec<&str> = functions::FUNCTIONS.iter().map(|s| s.name).collect();
-        candidates.extend(super::WORLD_FUNCTIONS.iter().map(|(n, _)| *n));
+        candidates.extend(vocab::WORLD_FUNCTIONS.iter().map(|f| f.name));
         let best = closest(&name, candidates).map(str::to_string);
         let is_node = matches!(
             self.g.names.get(&name),
@@ -865,13 +904,15 @@ impl Cx<'_> {
                 }
                 let ok = match &a.value.kind {
                     ExprKind::Name(p) if p.segments.len() == 1 => {
-                        let n = &p.segments[0].name;
+                        let (n, at) = (&p.segments[0].name, p.segments[0].span);
                         match self.frame.get(n) {
                             Some(i) => {
                                 self.frame.vars[i as usize].used = true;
+                                self.index.refer_def(at, self.frame.vars[i as usize].def);
                                 self.frame.vars[i as usize].kind == VarKind::Component
                             }
                             None => {
+                                self.index.refer_global(at, n);
                                 matches!(self.g.names.get(n), Some((super::Global::Component, _)))
                             }
                         }
@@ -960,8 +1001,8 @@ impl Cx<'_> {
     }
 
     fn memory_method(&mut self, memory: &str, method: &Ident, args: &ArgList, span: Span) -> Ty {
-        let Some((params, ret)) = super::memory_method(&method.name) else {
-            let names: Vec<&str> = super::MEMORY_METHODS.iter().map(|(n, _, _)| *n).collect();
+        let Some(op) = vocab::memory_method(&method.name) else {
+            let names: Vec<&str> = vocab::MEMORY_METHODS.iter().map(|m| m.name).collect();
             let d = self.error(
                 "E0201",
                 format!("an emotional memory has no operation `{}`", method.name),
@@ -975,6 +1016,9 @@ impl Cx<'_> {
             self.emit(Op::Const(0.0));
             return Ty::Error;
         };
+        self.index
+            .refer(method.span, index::Target::MemoryMethod(op));
+        let params: Vec<Ty> = op.params.iter().map(|p| p.ty()).collect();
         if args.args.len() != params.len() {
             self.error(
                 "E0310",
@@ -997,24 +1041,14 @@ impl Cx<'_> {
             self.emit(Op::Const(0.0));
         }
         let _ = span;
-        let f = match method.name.as_str() {
-            "recent" => HostFn::MemRecent,
-            "remember" => HostFn::MemRemember,
-            "score" => HostFn::MemScore,
-            "familiarity" => HostFn::MemFamiliarity,
-            "best" => HostFn::MemBest,
-            "best_path" => HostFn::MemBestPath,
-            "suitable" => HostFn::MemSuitable,
-            _ => HostFn::MemPathScore,
-        };
         // A memory variable's `init` is its index among the agent's memories.
         let index = self
             .frame
             .get(memory)
             .map(|i| self.frame.vars[i as usize].init as u32)
             .unwrap_or(0);
-        self.emit(Op::Host(f, index, params.len() as u8));
-        ret
+        self.emit(Op::Host(op.host, index, params.len() as u8));
+        op.result.ty()
     }
 
     /// `unvisited()` and `toward(from, to)`: questions the world answers.
@@ -1113,6 +1147,7 @@ impl Cx<'_> {
                 match self.frame.get(name) {
                     Some(i) => {
                         let v = &self.frame.vars[i as usize];
+                        self.index.refer_def(p.segments[0].span, v.def);
                         if !v.kind.assignable() {
                             let kind = v.kind.describe();
                             let decl = v.span;
@@ -1143,6 +1178,7 @@ impl Cx<'_> {
                     }
                     None => {
                         if let Some(c) = self.g.consts.get(name) {
+                            self.index.refer_global(p.segments[0].span, name);
                             let decl = c.span;
                             let d = Diagnostic::error(
                                 "E0311",
@@ -1192,6 +1228,8 @@ impl Cx<'_> {
             lists: self.lists,
             traits: self.traits,
             pending: self.pending,
+            index: self.index,
+            initial: self.initial,
         };
         cx.expr(e, None);
     }

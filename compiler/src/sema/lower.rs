@@ -386,14 +386,14 @@ impl Checker {
             })
             .collect();
         for m in modules {
-            let before = self.diags.len();
+            let before = self.enter(m);
             self.check_akr_records(&m.file);
             self.set_aside(m, before);
         }
         // Templates, in the order trees were declared.
         let mut templates: Vec<Option<Template>> = vec![None; self.g.trees.len()];
         for m in modules {
-            let before = self.diags.len();
+            let before = self.enter(m);
             for item in &m.file.items {
                 let ItemKind::Tree(t) = &item.kind else {
                     continue;

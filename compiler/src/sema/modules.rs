@@ -2,7 +2,9 @@
 //! and files relative to the program, through a loader the caller provides (the compiler does
 //! no IO). Import cycles are reported.
 
+use super::index::FileId;
 use crate::diagnostic::Diagnostic;
+use crate::span::Span;
 use crate::syntax::ast::{File, ItemKind, UseTarget};
 use crate::syntax::{self};
 
@@ -26,11 +28,15 @@ impl Loader for NoFiles {
 pub const STDLIB: &[(&str, &str)] = &[("std::akr", include_str!("../../../stdlib/akr.affect"))];
 
 pub struct Module {
+    /// Its place in the program's list of modules: its file in the semantic index.
+    pub id: FileId,
     pub name: String,
     pub file: File,
     pub is_main: bool,
     /// The source text (empty for the main file), for diagnostics in used files.
     pub text: String,
+    /// Its `use`s that loaded: where each is written, and the module it names.
+    pub uses: Vec<(Span, String)>,
 }
 
 pub fn load_all(
@@ -40,13 +46,15 @@ pub fn load_all(
     imported: &mut Vec<(String, String, Diagnostic)>,
 ) -> Vec<Module> {
     let mut modules = vec![Module {
+        id: 0,
         name: "<main>".into(),
         file: main.clone(),
         is_main: true,
         text: String::new(),
+        uses: Vec::new(),
     }];
     let mut stack = vec!["<main>".to_string()];
-    visit(
+    modules[0].uses = visit(
         main,
         "",
         loader,
@@ -56,11 +64,14 @@ pub fn load_all(
         &mut stack,
         true,
     );
+    for (i, m) in modules.iter_mut().enumerate() {
+        m.id = i as FileId;
+    }
     modules
 }
 
 /// Loads the modules `file` uses; `text` is its source (for diagnostics in used files; the
-/// main file's diagnostics go to `diags`).
+/// main file's diagnostics go to `diags`). Returns the uses of `file` that loaded.
 #[allow(clippy::too_many_arguments)]
 fn visit(
     file: &File,
@@ -71,10 +82,15 @@ fn visit(
     modules: &mut Vec<Module>,
     stack: &mut Vec<String>,
     is_main: bool,
-) {
+) -> Vec<(Span, String)> {
+    let mut uses = Vec::new();
     for item in &file.items {
         let ItemKind::Use(u) = &item.kind else {
             continue;
+        };
+        let use_span = match &u.target {
+            UseTarget::Module(p) => p.span,
+            UseTarget::File(_, s) => *s,
         };
         let (name, src) = match &u.target {
             UseTarget::Module(p) => {
@@ -126,6 +142,7 @@ fn visit(
             }
         };
         if stack.contains(&name) {
+            uses.push((use_span, name.clone()));
             if is_main || stack.len() > 1 {
                 let chain = stack
                     .iter()
@@ -154,6 +171,7 @@ fn visit(
             }
             continue;
         }
+        uses.push((use_span, name.clone()));
         if modules.iter().any(|m| m.name == name) {
             continue;
         }
@@ -164,7 +182,7 @@ fn visit(
             }
         }
         stack.push(name.clone());
-        visit(
+        let its_uses = visit(
             &parsed.file,
             &src,
             loader,
@@ -176,12 +194,15 @@ fn visit(
         );
         stack.pop();
         modules.push(Module {
+            id: 0,
             name,
             file: parsed.file,
             is_main: false,
             text: src,
+            uses: its_uses,
         });
     }
+    uses
 }
 
 /// A diagnostic about a `use`: in the main file's list, or with the used file it is in.

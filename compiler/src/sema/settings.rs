@@ -182,10 +182,12 @@ impl Checker {
             .filter(|(_, (g, _))| *g == Global::Component)
             .map(|(n, _)| n.clone())
             .collect();
+        let at = name_span(e);
         if let Some((t, _)) = &mut scope.agent {
             if let Some(i) = t.frame.get(&name) {
                 t.frame.vars[i as usize].used = true;
                 if t.frame.vars[i as usize].kind == VarKind::Component {
+                    self.index.refer_def(at, t.frame.vars[i as usize].def);
                     return;
                 }
             }
@@ -198,6 +200,7 @@ impl Checker {
             );
         }
         if known.contains(&name) {
+            self.index.refer_global(at, &name);
             self.used_globals.insert(name);
             return;
         }
@@ -208,6 +211,14 @@ impl Checker {
             format!("declare the backup: `component {name} {{ heartbeat 100ms; }}`")
         });
         self.diags.push(d);
+    }
+}
+
+/// Where the name of a setting argument is written (`Name` or `Name(args)`).
+fn name_span(e: &Expr) -> crate::span::Span {
+    match &e.kind {
+        ExprKind::Call(f, _) => name_span(f),
+        _ => e.span,
     }
 }
 

@@ -5,6 +5,8 @@
 use super::error::{Scope, SemaError};
 use super::expr::{article, Cx};
 use super::frame::{Frame, FrameVar, VarKind, ROOT_FLAG};
+use super::index::{Decl, DefKind, Target, Visibility};
+use super::signature;
 use super::ty::Ty;
 use super::{Checker, Global};
 use crate::builtins::{self, ArgType, Builtin, NodeClass};
@@ -111,6 +113,8 @@ impl TreeCx<'_> {
             lists: &mut self.c.lists,
             traits: self.traits,
             pending: &mut self.t.pending,
+            index: &mut self.c.index,
+            initial: None,
         }
     }
 
@@ -177,6 +181,8 @@ impl TreeCx<'_> {
                 match self.t.frame.get(name) {
                     Some(i) => {
                         self.t.frame.vars[i as usize].used = true;
+                        let def = self.t.frame.vars[i as usize].def;
+                        self.c.index.refer_def(p.segments[0].span, def);
                         Some((i, self.t.frame.vars[i as usize].ty.clone()))
                     }
                     None => {
@@ -280,6 +286,10 @@ impl TreeCx<'_> {
                         Some((_, Ty::List(e))) => (**e).clone(),
                         _ => Ty::Any,
                     };
+                    let sig = format!("for {} in {}", var.name, crate::fmt::format_expr(queue));
+                    let decl =
+                        Decl::new(var.span, sig, Visibility::Within(body.span)).ty(elem.clone());
+                    let def = self.c.index.define(var, DefKind::LoopVar, decl);
                     self.t.frame.add(FrameVar {
                         name: var.name.clone(),
                         ty: elem,
@@ -289,6 +299,7 @@ impl TreeCx<'_> {
                         span: var.span,
                         used: true,
                         doc: None,
+                        def: Some(def),
                     });
                 }
                 let value =
@@ -558,6 +569,8 @@ impl TreeCx<'_> {
                 match self.t.frame.get(n) {
                     Some(i) => {
                         self.t.frame.vars[i as usize].used = true;
+                        let def = self.t.frame.vars[i as usize].def;
+                        self.c.index.refer_def(p.segments[0].span, def);
                         (self.t.frame.vars[i as usize].kind == VarKind::Machine).then(|| n.clone())
                     }
                     None => None,
@@ -594,6 +607,7 @@ impl TreeCx<'_> {
     ) -> (TKind, String, Vec<TNode>) {
         let text = name.to_string_path();
         if let Some(b) = builtins::by_name(&text) {
+            self.c.index.refer(name.span, Target::Builtin(b));
             return self.builtin(b, name, args, children);
         }
         if text == "tendencies" && !self.in_agent && !self.c.g.names.contains_key(&text) {
@@ -615,6 +629,7 @@ impl TreeCx<'_> {
             );
         }
         if text == "tendencies" && self.in_agent {
+            self.c.index.refer(name.span, Target::TendenciesNode);
             self.no_children(children, "tendencies");
             if let Some(machine) = self.tendencies_machine(name, args) {
                 if let Some(lowered) = self.tendencies_switch(node.span, &machine) {
@@ -627,6 +642,7 @@ impl TreeCx<'_> {
                 vec![],
             );
         }
+        self.c.index.refer_global(name.span, &text);
         match self.c.g.names.get(&text).map(|(g, _)| *g) {
             Some(Global::Leaf(i)) => {
                 self.c.used_globals.insert(text.clone());
@@ -685,11 +701,13 @@ impl TreeCx<'_> {
         }
     }
 
-    /// Matches call arguments to parameters by position, then by name.
+    /// Matches call arguments to parameters by position, then by name. A name that matches
+    /// a parameter is a use of `targets[i]` (the port or argument it names).
     fn match_args<'e>(
         &mut self,
         what: &str,
         params: &[(&str, &str)],
+        targets: &[Option<Target>],
         args: Option<&'e ast::ArgList>,
         allow_rest: bool,
     ) -> (Vec<Option<&'e Expr>>, bool) {
@@ -714,7 +732,12 @@ impl TreeCx<'_> {
                         .iter()
                         .position(|(nm, port)| *nm == n.name || *port == n.name);
                     match found {
-                        Some(j) => j,
+                        Some(j) => {
+                            if let Some(t) = targets.get(j).copied().flatten() {
+                                self.c.index.refer(n.span, t);
+                            }
+                            j
+                        }
                         None => {
                             let names: Vec<&str> = params.iter().map(|(n, _)| *n).collect();
                             let mut d = Diagnostic::error(
@@ -796,7 +819,10 @@ impl TreeCx<'_> {
     ) -> (TKind, String, Vec<TNode>) {
         let children_block = children;
         let params: Vec<(&str, &str)> = b.args.iter().map(|a| (a.name, a.port)).collect();
-        let (given, unknown_arg) = self.match_args(b.name, &params, args, false);
+        let targets: Vec<Option<Target>> = (0..b.args.len())
+            .map(|k| Some(Target::BuiltinArg(b, k)))
+            .collect();
+        let (given, unknown_arg) = self.match_args(b.name, &params, &targets, args, false);
         let mut vals: Vec<Option<Arg>> = Vec::new();
         let mut vars: Vec<Option<u32>> = Vec::new();
         let mut statuses: Vec<Option<Status>> = Vec::new();
@@ -1062,7 +1088,8 @@ impl TreeCx<'_> {
             .iter()
             .map(|p| (p.name.as_str(), p.name.as_str()))
             .collect();
-        let (given, unknown_arg) = self.match_args(&def.name, &params, args, false);
+        let targets = port_targets(&def.ports);
+        let (given, unknown_arg) = self.match_args(&def.name, &params, &targets, args, false);
         let mut ports = Vec::new();
         for (p, e) in def.ports.iter().zip(&given) {
             let binding = match (e, p.dir) {
@@ -1192,7 +1219,8 @@ impl TreeCx<'_> {
             .map(|p| (p.name.as_str(), p.name.as_str()))
             .collect();
         let rest = args.and_then(|a| a.rest).is_some();
-        let (given, unknown_arg) = self.match_args(&sig.name, &params, args, true);
+        let targets = port_targets(&sig.ports);
+        let (given, unknown_arg) = self.match_args(&sig.name, &params, &targets, args, true);
         let mut out = Vec::new();
         for (p, e) in sig.ports.iter().zip(given) {
             let b = match e {
@@ -1535,6 +1563,11 @@ fn example_call(b: &Builtin) -> String {
     }
 }
 
+/// What naming each port in a call refers to.
+fn port_targets(ports: &[super::PortSig]) -> Vec<Option<Target>> {
+    ports.iter().map(|p| p.def.map(Target::Def)).collect()
+}
+
 /// Builds a tree's frame: its ports, then its locals.
 pub fn tree_frame(c: &mut Checker, tree: &ast::TreeDecl, sig_ports: &[super::PortSig]) -> Frame {
     let mut frame = Frame {
@@ -1551,6 +1584,7 @@ pub fn tree_frame(c: &mut Checker, tree: &ast::TreeDecl, sig_ports: &[super::Por
             span: p.span,
             used: true,
             doc: p.doc.clone(),
+            def: p.def,
         });
     }
     c.runtime_names = sig_ports
@@ -1558,6 +1592,8 @@ pub fn tree_frame(c: &mut Checker, tree: &ast::TreeDecl, sig_ports: &[super::Por
         .map(|p| p.name.clone())
         .chain(tree.locals.iter().map(|v| v.name.name.clone()))
         .collect();
+    let owner = c.index.declared_at(tree.name.span);
+    let inside = Visibility::Within(tree.name.span.to(tree.body.span));
     for v in &tree.locals {
         if let Some(prev) = frame.get(&v.name.name) {
             c.report(SemaError::DeclaredTwice {
@@ -1569,6 +1605,13 @@ pub fn tree_frame(c: &mut Checker, tree: &ast::TreeDecl, sig_ports: &[super::Por
             continue;
         }
         let (ty, init, range) = c.var_type_and_init(&v.name, v.ty.as_ref(), v.init.as_ref());
+        let doc = v.doc.as_ref().map(|d| d.text());
+        let sig = signature::var(&v.name, v.ty.as_ref(), v.init.as_ref());
+        let mut decl = Decl::new(v.span, sig, inside)
+            .doc(doc.clone())
+            .ty(ty.clone());
+        decl.parent = owner;
+        let def = c.index.define(&v.name, DefKind::Local, decl);
         frame.add(FrameVar {
             name: v.name.name.clone(),
             ty,
@@ -1577,7 +1620,8 @@ pub fn tree_frame(c: &mut Checker, tree: &ast::TreeDecl, sig_ports: &[super::Por
             range,
             span: v.name.span,
             used: false,
-            doc: v.doc.as_ref().map(|d| d.text()),
+            doc,
+            def: Some(def),
         });
     }
     frame
