@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 
 /// How the session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,10 +142,11 @@ impl Server {
         out
     }
 
-    /// A document checked by the background analyser: its diagnostics.
-    pub fn deliver(&mut self, doc: Document) -> Vec<Output> {
-        self.analysed(doc);
-        for doc in self.analyser.done() {
+    /// A document's background check ended (with the document, unless it was skipped): its
+    /// diagnostics.
+    fn deliver(&mut self, uri: &Uri, doc: Option<Document>) -> Vec<Output> {
+        self.analyser.ended(uri);
+        if let Some(doc) = doc {
             self.analysed(doc);
         }
         self.outbox.drain(..).map(Output::Send).collect()
@@ -407,7 +408,7 @@ pub fn serve_bytes(input: &[u8]) -> Vec<u8> {
 /// What the stdio loop waits for.
 enum Event {
     Message(Incoming),
-    Checked(Box<Document>),
+    Checked(Uri, Option<Box<Document>>),
     /// Standard input ended.
     Closed,
 }
@@ -432,8 +433,9 @@ pub fn run_stdio() -> Result<Ending, String> {
         })
         .map_err(|e| format!("affect lsp: cannot start the reading thread: {e}"))?;
     let checked = tx.clone();
-    let analyser =
-        Analyser::background(move |doc| checked.send(Event::Checked(Box::new(doc))).is_ok());
+    let analyser = Analyser::background(Arc::new(move |uri, doc: Option<Document>| {
+        checked.send(Event::Checked(uri, doc.map(Box::new))).is_ok()
+    }));
     // Requests walk syntax trees too (the outline, formatting): a large stack, as the
     // checking thread has.
     std::thread::Builder::new()
@@ -450,7 +452,7 @@ fn serve_events(mut server: Server, rx: &mpsc::Receiver<Event>) -> Result<Ending
     loop {
         let outputs = match rx.recv() {
             Ok(Event::Message(m)) => server.handle(m),
-            Ok(Event::Checked(doc)) => server.deliver(*doc),
+            Ok(Event::Checked(uri, doc)) => server.deliver(&uri, doc.map(|d| *d)),
             Ok(Event::Closed) | Err(_) => return Ok(Ending::Abrupt),
         };
         let mut out = stdout.lock();

@@ -6,8 +6,9 @@
 //! [`MAX_BODY`] (plus a header line) for one message; on a header it cannot use (missing,
 //! non-numeric, negative or absurd length, over-long header) it reports the problem and
 //! resynchronises on the next `Content-Length:` it finds, discarding the bytes in between as
-//! they arrive. A body that is not JSON but holds a `Content-Length:` (a message shorter than
-//! its header said, cut by the next one) is split there and the next message read whole.
+//! they arrive. A message shorter than its header said is noticed when the next message's
+//! header shows up inside its body (a header's raw line breaks cannot be part of JSON): it is
+//! skipped and the next message read whole, without waiting for bytes that will not come.
 
 use std::io::{Read, Write};
 
@@ -42,8 +43,8 @@ enum State {
     /// Reading a header block.
     #[default]
     Header,
-    /// Reading a body of this length.
-    Body(usize),
+    /// Reading a body of this length (the first `scanned` bytes hold no header).
+    Body { len: usize, scanned: usize },
     /// Discarding input until the next `Content-Length:`; counts what was discarded.
     Resync { skipped: usize, why: String },
 }
@@ -59,7 +60,7 @@ impl Framer {
         loop {
             let progressed = match std::mem::take(&mut self.state) {
                 State::Header => self.header(),
-                State::Body(n) => self.body(n, out),
+                State::Body { len, scanned } => self.body(len, scanned, out),
                 State::Resync { skipped, why } => self.resync(skipped, why, out),
             };
             if !progressed {
@@ -116,7 +117,7 @@ impl Framer {
         match parsed {
             Ok(n) if n <= MAX_BODY => {
                 self.buf.drain(..end + 4);
-                self.state = State::Body(n);
+                self.state = State::Body { len: n, scanned: 0 };
             }
             Ok(n) => {
                 self.buf.drain(..end + 4);
@@ -134,15 +135,15 @@ impl Framer {
         true
     }
 
-    fn body(&mut self, n: usize, out: &mut Vec<Frame>) -> bool {
-        if self.buf.len() < n {
-            self.state = State::Body(n);
-            return false;
-        }
+    /// Reads a body of `n` bytes; `scanned` bytes of it are known to hold no header.
+    fn body(&mut self, n: usize, scanned: usize, out: &mut Vec<Frame>) -> bool {
         self.state = State::Header;
-        // A message cut short: the next header is inside this body, which is then not JSON.
-        if let Some(at) = find_header(&self.buf[..n]).filter(|&at| at > 0) {
-            if serde_json::from_slice::<serde::de::IgnoredAny>(&self.buf[..n]).is_err() {
+        // A message cut short: the next message's header is inside this body. A complete
+        // header (raw line breaks around `Content-Length: N`) cannot be part of JSON, so
+        // the body is not one and the next message starts there.
+        let end = self.buf.len().min(n);
+        match next_header(&self.buf, scanned.max(1), end) {
+            Ok(at) => {
                 self.buf.drain(..at);
                 out.push(Frame::Skipped {
                     bytes: at,
@@ -150,6 +151,11 @@ impl Framer {
                 });
                 return true;
             }
+            Err(scanned) if self.buf.len() < n => {
+                self.state = State::Body { len: n, scanned };
+                return false;
+            }
+            Err(_) => {}
         }
         let rest = self.buf.split_off(n);
         let body = std::mem::replace(&mut self.buf, rest);
@@ -234,6 +240,25 @@ fn find_header(hay: &[u8]) -> Option<usize> {
         .position(|w| w.eq_ignore_ascii_case(HEADER))
 }
 
+/// The start of a complete header block (`Content-Length: N` and the blank line after it)
+/// in `buf[from..to]`; else how far the search may resume next time (a header may be
+/// arriving at the end).
+fn next_header(buf: &[u8], from: usize, to: usize) -> Result<usize, usize> {
+    let mut at = from.min(to);
+    while let Some(i) = find_header(&buf[at..to]) {
+        let start = at + i;
+        let block_end = find(&buf[start..buf.len().min(start + MAX_HEADER)], b"\r\n\r\n");
+        match block_end {
+            Some(e) if content_length(&buf[start..start + e]).is_ok() => return Ok(start),
+            Some(_) => at = start + 1,
+            // Not complete yet: look again from here when more has arrived.
+            None if buf.len() < start + MAX_HEADER => return Err(start),
+            None => at = start + 1,
+        }
+    }
+    Err(to.saturating_sub(HEADER.len()).max(at.min(to)).min(to))
+}
+
 /// Writes one message.
 pub fn write_message(w: &mut impl Write, body: &[u8]) -> std::io::Result<()> {
     write!(w, "Content-Length: {}\r\n\r\n", body.len())?;
@@ -314,7 +339,10 @@ mod tests {
     fn a_header_that_never_ends_is_given_up() {
         let mut f = Framer::new();
         let mut out = Vec::new();
-        f.push(format!("X: {}", "y".repeat(MAX_HEADER * 2)).as_bytes(), &mut out);
+        f.push(
+            format!("X: {}", "y".repeat(MAX_HEADER * 2)).as_bytes(),
+            &mut out,
+        );
         assert!(f.buf.len() <= MAX_HEADER, "{} bytes kept", f.buf.len());
         f.push(b"\r\n\r\n", &mut out);
         f.push(msg("{}").as_bytes(), &mut out);
@@ -330,7 +358,11 @@ mod tests {
 
     #[test]
     fn messages_split_anywhere_are_read_whole() {
-        let input = format!("{}{}", msg(r#"{"a":1}"#), msg(r#"{"b":"Content-Length: 3"}"#));
+        let input = format!(
+            "{}{}",
+            msg(r#"{"a":1}"#),
+            msg(r#"{"b":"Content-Length: 3"}"#)
+        );
         for cut in 0..input.len() {
             let mut f = Framer::new();
             let mut out = Vec::new();
@@ -349,7 +381,10 @@ mod tests {
     fn a_body_over_the_cap_is_dropped_as_it_arrives() {
         let mut f = Framer::new();
         let mut out = Vec::new();
-        f.push(format!("Content-Length: {}\r\n\r\n", MAX_BODY + 1).as_bytes(), &mut out);
+        f.push(
+            format!("Content-Length: {}\r\n\r\n", MAX_BODY + 1).as_bytes(),
+            &mut out,
+        );
         let chunk = vec![b'x'; 1 << 20];
         for _ in 0..(MAX_BODY >> 20) + 1 {
             f.push(&chunk, &mut out);
