@@ -393,7 +393,6 @@ impl Checker {
                 );
             }
         }
-        let shared = b.shared;
         let mut children: Vec<ChildRef> = Vec::new();
         let mut keys: Vec<(u32, Span)> = Vec::new();
         let mut policy: Option<&Expr> = None;
@@ -424,24 +423,7 @@ impl Checker {
                         beta = v;
                     }
                 }
-                "keys" => {
-                    for a in &s.args {
-                        if let Some(k) = self.key(b, a) {
-                            match keys.iter().find(|(x, _)| *x == k) {
-                                Some((_, first)) => self.diags.push(
-                                    Diagnostic::error(
-                                        "E0202",
-                                        format!("key `{}` is listed twice", b.out.keys[k as usize]),
-                                        a.span,
-                                    )
-                                    .with_label("again here")
-                                    .with_secondary(*first, "first here"),
-                                ),
-                                None => keys.push((k, a.span)),
-                            }
-                        }
-                    }
-                }
+                "keys" => self.module_keys(b, &s.args, &mut keys),
                 "run" => {
                     if let Some(a) = s.args.first() {
                         let child = self.module_tree(b, a, "run", &nested, t, traits);
@@ -454,35 +436,8 @@ impl Checker {
                 }
                 "children" => {
                     for a in &s.args {
-                        let name = target_name(a).unwrap_or_default();
-                        let module = nested
-                            .iter()
-                            .copied()
-                            .find(|d| d.name.name == name)
-                            .or_else(|| b.members.iter().copied().find(|d| d.name.name == name));
-                        let child = match module {
-                            Some(d) => {
-                                self.no_module_arguments(a, &name);
-                                let p = format!("{path}/{name}");
-                                self.module(b, d, p, Some(idx), a.span, t, traits)
-                                    .map(BehaviorChild::Module)
-                            }
-                            None => match shared.iter().find(|d| d.name.name == name) {
-                                Some(d) => {
-                                    self.used_globals.insert(name.clone());
-                                    self.no_module_arguments(a, &name);
-                                    let p = format!("{path}/{name}");
-                                    self.module(b, d, p, Some(idx), a.span, t, traits)
-                                        .map(BehaviorChild::Module)
-                                }
-                                None => self.module_tree(b, a, "children", &nested, t, traits),
-                            },
-                        };
-                        children.push(ChildRef {
-                            name,
-                            span: a.span,
-                            child,
-                        });
+                        let under = (&path[..], idx, &nested[..]);
+                        children.push(self.module_child(b, a, under, t, traits));
                     }
                 }
                 "policy" => policy = s.args.first(),
@@ -516,6 +471,69 @@ impl Checker {
             self.simultaneous_keys(b, &children, p, &decl.name.name);
         }
         Some(idx)
+    }
+
+    /// `keys legs, head;`: the execution keys a module needs, each once.
+    fn module_keys(&mut self, b: &mut Build, args: &[Expr], keys: &mut Vec<(u32, Span)>) {
+        for a in args {
+            let Some(k) = self.key(b, a) else { continue };
+            match keys.iter().find(|(x, _)| *x == k) {
+                Some((_, first)) => self.diags.push(
+                    Diagnostic::error(
+                        "E0202",
+                        format!("key `{}` is listed twice", b.out.keys[k as usize]),
+                        a.span,
+                    )
+                    .with_label("again here")
+                    .with_secondary(*first, "first here"),
+                ),
+                None => keys.push((k, a.span)),
+            }
+        }
+    }
+
+    /// A name among `children`: a nested module, one of the agent's or a shared one (placed
+    /// under the module at `under`: its path, index and nested modules), or a tree.
+    fn module_child(
+        &mut self,
+        b: &mut Build,
+        a: &Expr,
+        under: (&str, u32, &[&ast::BehaviorDecl]),
+        t: &mut Template,
+        traits: &[(String, f64)],
+    ) -> ChildRef {
+        let (path, idx, nested) = under;
+        let name = target_name(a).unwrap_or_default();
+        let own = nested
+            .iter()
+            .copied()
+            .find(|d| d.name.name == name)
+            .or_else(|| b.members.iter().copied().find(|d| d.name.name == name));
+        let shared = b.shared;
+        let module = match own {
+            Some(d) => Some(d),
+            None => {
+                let d = shared.iter().find(|d| d.name.name == name);
+                if d.is_some() {
+                    self.used_globals.insert(name.clone());
+                }
+                d
+            }
+        };
+        let child = match module {
+            Some(d) => {
+                self.no_module_arguments(a, &name);
+                let p = format!("{path}/{name}");
+                self.module(b, d, p, Some(idx), a.span, t, traits)
+                    .map(BehaviorChild::Module)
+            }
+            None => self.module_tree(b, a, "children", nested, t, traits),
+        };
+        ChildRef {
+            name,
+            span: a.span,
+            child,
+        }
     }
 
     /// `motivation`, `satisfaction`, `expected`: a number the agent computes every tick.
