@@ -344,3 +344,25 @@ fn memory_show_refuses_a_damaged_file_and_reports_a_missing_one() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("cannot read"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_trace_that_cannot_be_written_is_a_usage_error() {
+    // Linux's `/dev/full` opens, then refuses every write: the run goes on and the failure
+    // is told.
+    let fixture = support::workspace().join("tests/fixtures/cli/emotions.affect");
+    let out = affect(&[
+        "run",
+        fixture.to_str().unwrap(),
+        "--ticks",
+        "5",
+        "--quiet",
+        "--trace",
+        "/dev/full",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot write `/dev/full`"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -119,7 +119,7 @@ impl Analyser {
             .stack_size(STACK_SIZE)
             .spawn(move || check(job, n, &newest, &deliver));
         if let Err(e) = started {
-            crate::server::log(&format!("cannot start a checking thread: {e}"));
+            crate::log::log(&format!("cannot start a checking thread: {e}"));
             running.remove(&uri);
         }
     }
@@ -188,7 +188,7 @@ fn check(job: Job, n: u64, newest: &Mutex<HashMap<Uri, u64>>, deliver: &Deliver)
             deliver(uri, Some(doc));
         }
         Err(_) => {
-            crate::server::log("internal error while checking a document");
+            crate::log::log("internal error while checking a document");
             deliver(uri, None);
         }
     }

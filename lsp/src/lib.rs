@@ -13,6 +13,7 @@ pub mod diagnostics;
 pub mod documents;
 pub mod formatting;
 pub mod hover;
+mod log;
 pub mod message;
 pub mod references;
 pub mod rename;

@@ -9,6 +9,7 @@
 
 use crate::analysis::{Analyser, Job};
 use crate::documents::{normalize, Document};
+use crate::log::log;
 use crate::message::{self, code, Incoming};
 use crate::transport::{self, Frame, Framer};
 use crate::{completion, definition, diagnostics, formatting, hover, references, rename, symbols};
@@ -353,11 +354,6 @@ fn parse<P: serde::de::DeserializeOwned>(method: &str, params: Value) -> Option<
             None
         }
     }
-}
-
-/// The server's log: standard error, which editors show in their output panel.
-pub(crate) fn log(line: &str) {
-    eprintln!("affect lsp: {line}");
 }
 
 /// Applies one change to a text: the whole text, or a range (for clients that send ranges

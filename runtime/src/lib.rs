@@ -5,6 +5,7 @@ pub mod devices;
 pub mod interp;
 pub mod jit;
 pub mod leaf;
+pub mod lists;
 pub mod rng;
 pub mod run;
 pub mod sim;

@@ -6,7 +6,9 @@ use super::error::{Scope, SemaError};
 use super::index::{Decl, DefId, DefKind, Target, Visibility};
 use super::order::{dependency_order, names_in, Order};
 use super::ty::{self, Ty};
-use super::{ast, expr, modules, signature, ConstDef, EnumDef, Global, LeafDef, PortSig, TreeSig};
+use super::{
+    ast, modules, signature, wording, ConstDef, EnumDef, Global, LeafDef, PortSig, TreeSig,
+};
 use super::{is_signature, Checker};
 use crate::diagnostic::Diagnostic;
 use crate::ir::world::{FIELD_RULES, SETTINGS};
@@ -409,17 +411,17 @@ impl Checker {
             if let Some((want, t)) = declared {
                 if !ty.fits(&want) {
                     let mut d = Diagnostic::error(
-                        expr::mismatch_code(&ty, &want),
+                        wording::mismatch_code(&ty, &want),
                         format!(
                             "constant `{}` is declared {} but its value is {}",
                             c.name.name,
-                            expr::article(&self.g.show(&want)),
-                            expr::article(&self.g.show(&ty))
+                            wording::article(&self.g.show(&want)),
+                            wording::article(&self.g.show(&ty))
                         ),
                         c.value.span,
                     )
                     .with_label("wrong type");
-                    if let Some(h) = expr::unit_hint(&ty, &want) {
+                    if let Some(h) = wording::unit_hint(&ty, &want) {
                         d = d.with_help(h);
                     }
                     self.diags.push(d);
@@ -575,17 +577,17 @@ impl Checker {
         let foreign_ok = matches!(ty, Ty::Foreign(_)) && Self::is_literal(d);
         if !foreign_ok && !dt.fits(ty) {
             let mut diag = Diagnostic::error(
-                expr::mismatch_code(&dt, ty),
+                wording::mismatch_code(&dt, ty),
                 format!(
                     "the default of `{}` must be {}, found {}",
                     p.name.name,
-                    expr::article(&self.g.show(ty)),
-                    expr::article(&self.g.show(&dt))
+                    wording::article(&self.g.show(ty)),
+                    wording::article(&self.g.show(&dt))
                 ),
                 d.span,
             )
             .with_label("wrong type");
-            if let Some(h) = expr::unit_hint(&dt, ty) {
+            if let Some(h) = wording::unit_hint(&dt, ty) {
                 diag = diag.with_help(h);
             }
             self.diags.push(diag);

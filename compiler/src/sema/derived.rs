@@ -1,11 +1,11 @@
 //! Derived values: hormones and `let`s, compiled into the process phase in the order their
 //! dependencies need (a cycle is reported), and a hormone's baseline and half-life.
 
-use super::expr::article;
 use super::frame::FrameVar;
 use super::order::{dependency_order, names_in};
 use super::tree::{Template, TreeCx};
 use super::ty::Ty;
+use super::wording::article;
 use super::Checker;
 use crate::diagnostic::Diagnostic;
 use crate::ir::functions::Function;

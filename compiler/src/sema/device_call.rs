@@ -2,9 +2,9 @@
 //! table (`devices.rs`) and turned into the runtime's device descriptions.
 
 use super::devices::{self, DriverSpec, ParamKind};
-use super::expr::article;
 use super::index::Target;
 use super::ty::Ty;
+use super::wording::article;
 use super::Checker;
 use crate::diagnostic::Diagnostic;
 use crate::ir::program::{Device, DeviceArg, DeviceRole};
@@ -53,6 +53,7 @@ impl Checker {
             slot: None,
             driver: spec.name.to_string(),
             args: out,
+            span: source.span,
         };
         (Some(device), gives)
     }

@@ -3,8 +3,8 @@
 //! here, so one kind of mistake reads the same wherever it is found and its wording lives in
 //! one place.
 
-use super::expr::article;
 use super::ty::Ty;
+use super::wording::article;
 use super::{Global, Globals};
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;

@@ -1,11 +1,12 @@
 //! Calls in expressions: the built-in functions, the world's questions (`unvisited()`,
 //! `toward(a, b)`, `failed(c)`), and the operations of memories and lists.
 
-use super::expr::{article, Cx};
+use super::expr::Cx;
 use super::frame::VarKind;
 use super::index;
 use super::ty::Ty;
 use super::vocab;
+use super::wording::article;
 use crate::diagnostic::Diagnostic;
 use crate::ir::functions::{self, HostFn, Shape};
 use crate::ir::program::Op;

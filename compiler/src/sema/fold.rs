@@ -2,9 +2,10 @@
 //! constants, settings), and the type and initial value of a `var`.
 
 use super::error::SemaError;
-use super::expr::{article, Cx};
+use super::expr::Cx;
 use super::frame::Frame;
 use super::ty::Ty;
+use super::wording::article;
 use super::Checker;
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{self, Expr, ExprKind};
@@ -130,7 +131,7 @@ impl Checker {
                 Some(et) if !t.fits(et) && !mixed => {
                     mixed = true;
                     let d = Diagnostic::error(
-                        super::expr::mismatch_code(&t, et),
+                        super::wording::mismatch_code(&t, et),
                         format!(
                             "the elements of `{}` are {}, found {}",
                             name.name,

@@ -11,9 +11,8 @@
 //!
 //! [`Analysis`]: super::Analysis
 
-use super::akr::AkrComponent;
 use super::ty::{Ty, TyDisplay};
-use super::vocab::{MemoryMethod, WorldFunction};
+use super::vocab::{AkrComponent, MemoryMethod, WorldFunction};
 use crate::builtins::Builtin;
 use crate::ir::functions::Signature;
 use crate::ir::world::WorldSetting;

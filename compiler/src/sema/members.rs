@@ -3,10 +3,10 @@
 //! in the second pass (`agent.rs`), once every name is known.
 
 use super::error::{Scope, SemaError};
-use super::expr::article;
 use super::frame::{Frame, FrameVar, VarKind};
 use super::index::{Decl, DefId, DefKind, Visibility};
 use super::ty::Ty;
+use super::wording::article;
 use super::{signature, Checker};
 use crate::diagnostic::Diagnostic;
 use crate::ir::program::{Device, DeviceRole};
@@ -262,6 +262,7 @@ impl Checker {
             slot: None,
             driver: String::new(),
             args: vec![],
+            span: name.span,
         });
         dev.slot = Some(slot);
         d.devices.push(dev);

@@ -1,12 +1,12 @@
 //! Emotional memories (LANGUAGE.md §4.6): a `memory` member's settings folded into the
 //! runtime's configuration.
 
-use super::expr::article;
 use super::tree::{Template, TreeCx};
 use super::ty::Ty;
+use super::wording::article;
 use super::Checker;
 use crate::diagnostic::Diagnostic;
-use crate::ir::program::MemorySpec;
+use crate::ir::program::{MemorySpec, Op};
 use crate::syntax::ast::{self, Expr, ExprKind, SettingEntry};
 
 impl Checker {
@@ -27,6 +27,11 @@ impl Checker {
             let scratch = t.code.len();
             let mut tc = TreeCx::agent(self, t, traits);
             tc.cx_expr(k);
+            // Keyed by one of the agent's variables: say which (an agent's frame variables
+            // are its first slots, in order).
+            if let &[Op::Load(slot)] = &t.code[scratch..] {
+                spec.key = (slot & super::frame::ROOT_FLAG == 0).then_some(slot);
+            }
             t.code.truncate(scratch);
         }
         let mut weights_given = false;

@@ -28,6 +28,7 @@ mod node_builtin;
 mod node_call;
 mod node_switch;
 mod order;
+mod program;
 mod recruit;
 mod settings;
 pub mod signature;
@@ -37,6 +38,7 @@ mod tendency_table;
 mod tree;
 pub mod ty;
 pub mod vocab;
+pub mod wording;
 mod xml_ids;
 
 /// For unit tests: check a source that uses no files; the program (if any) and each

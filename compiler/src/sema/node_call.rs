@@ -1,9 +1,9 @@
 //! Calls of declared nodes and trees: arguments matched to ports by position and name, and
 //! each port bound to the caller's variable, a value, or its default.
 
-use super::expr::article;
 use super::index::Target;
 use super::tree::{TBinding, TKind, TNode, TreeCx};
+use super::wording::article;
 use crate::diagnostic::Diagnostic;
 use crate::ir::program::{Arg, Code, NodeKind, Op, PortBinding};
 use crate::suggest::closest;
@@ -186,7 +186,7 @@ impl TreeCx<'_> {
                                 let (sp, sv) = (self.c.g.show(&p.ty), self.c.g.show(&vt));
                                 self.err(
                                     Diagnostic::error(
-                                        super::expr::mismatch_code(&p.ty, &vt),
+                                        super::wording::mismatch_code(&p.ty, &vt),
                                         format!(
                                             "port `{}` writes {} into {}",
                                             p.name,
@@ -283,7 +283,7 @@ impl TreeCx<'_> {
                                     let (sp, sv) = (self.c.g.show(&p.ty), self.c.g.show(&vt));
                                     self.err(
                                         Diagnostic::error(
-                                            super::expr::mismatch_code(&vt, &p.ty),
+                                            super::wording::mismatch_code(&vt, &p.ty),
                                             format!(
                                                 "port `{}` of `{}` is {}, but this variable is {}",
                                                 p.name,

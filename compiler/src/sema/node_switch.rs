@@ -1,9 +1,9 @@
 //! `switch subject { value => node ... }`: BehaviorTree.CPP's `Switch2`..`Switch6`, with the
 //! cases checked against the subject's type.
 
-use super::expr::article;
 use super::tree::{TKind, TNode, TreeCx};
 use super::ty::Ty;
+use super::wording::article;
 use crate::builtins;
 use crate::diagnostic::Diagnostic;
 use crate::ir::program::{CaseValue, Code, Conditions, NodeKind};

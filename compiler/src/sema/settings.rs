@@ -126,16 +126,16 @@ impl Checker {
                     if !got.fits(want) {
                         let (sw, sg) = (self.g.show(want), self.g.show(&got));
                         let mut d = Diagnostic::error(
-                            super::expr::mismatch_code(&got, want),
+                            super::wording::mismatch_code(&got, want),
                             format!(
                                 "{what} must be {}, found {}",
-                                super::expr::article(&sw),
-                                super::expr::article(&sg)
+                                super::wording::article(&sw),
+                                super::wording::article(&sg)
                             ),
                             e.span,
                         )
-                        .with_label(format!("this is {}", super::expr::article(&sg)));
-                        if let Some(h) = super::expr::unit_hint(&got, want) {
+                        .with_label(format!("this is {}", super::wording::article(&sg)));
+                        if let Some(h) = super::wording::unit_hint(&got, want) {
                             d = d.with_help(h);
                         }
                         self.diags.push(d);

@@ -1,9 +1,10 @@
 //! Statements of `do { }`, `update { }` and handlers: assignments (to variables and list
 //! elements), conditionals and expression statements.
 
-use super::expr::{article, mismatch_code, Cx, Target};
+use super::expr::{Cx, Target};
 use super::frame::VarKind;
 use super::ty::Ty;
+use super::wording::{article, mismatch_code};
 use crate::diagnostic::Diagnostic;
 use crate::ir::program::Op;
 use crate::span::Span;

@@ -3,11 +3,12 @@
 //! locals); each call site instantiates it (see `lower`).
 
 use super::error::{Scope, SemaError};
-use super::expr::{article, Cx};
+use super::expr::Cx;
 use super::frame::{Frame, FrameVar, VarKind, ROOT_FLAG};
 use super::index::{Decl, DefKind, Target, Visibility};
 use super::signature;
 use super::ty::Ty;
+use super::wording::article;
 use super::{Checker, Global};
 use crate::builtins::{self};
 use crate::diagnostic::Diagnostic;

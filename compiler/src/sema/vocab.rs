@@ -1,9 +1,92 @@
-//! Vocabularies of expressions the checker owns: the functions the world and the runtime
-//! answer, the operations of an emotional memory and of a list. Each is one table: the
-//! checker types calls from it, and the language server offers and explains its entries.
+//! Vocabularies the checker owns: the components of an emotion, the functions the world and
+//! the runtime answer, the operations of an emotional memory and of a list. Each is one
+//! table: the checker reads it, and the language server offers and explains its entries.
+//! (Other tables live with what they describe: built-in nodes in `builtins`, functions in
+//! `ir::functions`, drivers in `sema::devices`, settings in `syntax::shape` and
+//! `ir::world`, keywords in `syntax::keywords`.)
 
 use super::ty::Ty;
 use crate::ir::functions::HostFn;
+
+/// A component of an AKR emotion (LANGUAGE.md §6).
+#[derive(Debug)]
+pub struct AkrComponent {
+    pub key: &'static str,
+    /// The words it takes; `None` when it is checked apart (an agent's name, a tendency, a
+    /// sentence).
+    pub words: Option<&'static [&'static str]>,
+    /// The values, as the documentation writes them.
+    pub values: &'static str,
+    pub meaning: &'static str,
+}
+
+/// What `agency` takes besides an agent's name.
+pub const AGENCY_WORDS: &[&str] = &["self", "other"];
+
+/// The components of an emotion: the one table the checker, the documentation and the
+/// language server read.
+pub static AKR_COMPONENTS: &[AkrComponent] = &[
+    AkrComponent {
+        key: "valence",
+        words: Some(&["positive", "negative", "either"]),
+        values: "`positive`, `negative`, `either`",
+        meaning: "the pleasant/unpleasant dimension",
+    },
+    AkrComponent {
+        key: "intensity",
+        words: Some(&["very_low", "low", "medium", "high", "very_high"]),
+        values: "`very_low`, `low`, `medium`, `high`, `very_high`, or a number in 0..1",
+        meaning: "degree; relevant to urgency",
+    },
+    AkrComponent {
+        key: "duration",
+        words: Some(&["minutes", "days", "lifetime"]),
+        values: "`minutes` (emotion), `days` (mood), `lifetime` (personality)",
+        meaning: "time course",
+    },
+    AkrComponent {
+        key: "focality",
+        words: Some(&["event", "global"]),
+        values: "`event`, `global`",
+        meaning: "elicited by an event, or diffuse (moods)",
+    },
+    AkrComponent {
+        key: "agency",
+        words: None,
+        values: "`self`, `other`, or an agent's name",
+        meaning: "who is responsible",
+    },
+    AkrComponent {
+        key: "expression",
+        words: Some(&[
+            "happy",
+            "sad",
+            "surprised",
+            "disgusted",
+            "angry",
+            "fearful",
+            "neutral",
+        ]),
+        values: "`happy`, `sad`, `surprised`, `disgusted`, `angry`, `fearful`, `neutral`",
+        meaning: "the facial expression shown",
+    },
+    AkrComponent {
+        key: "tendency",
+        words: None,
+        values: "a `tendency` name",
+        meaning: "the suite of action plans the emotion calls into readiness",
+    },
+    AkrComponent {
+        key: "causal_chain",
+        words: None,
+        values: "a string",
+        meaning: "the appraisal in words, which the agent can say or log",
+    },
+];
+
+pub fn component(key: &str) -> Option<&'static AkrComponent> {
+    AKR_COMPONENTS.iter().find(|c| c.key == key)
+}
 
 /// What a world function gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

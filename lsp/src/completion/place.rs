@@ -10,8 +10,8 @@ use crate::hover::{self, arg_type, driver_signature, param_kind};
 use affect_compiler::builtins::{self, ArgType};
 use affect_compiler::ir::program::DeviceRole;
 use affect_compiler::ir::world::{FIELD_RULES, SETTINGS};
-use affect_compiler::sema::akr::{self, AGENCY_WORDS, AKR_COMPONENTS};
 use affect_compiler::sema::index::{DefKind, Target};
+use affect_compiler::sema::vocab::{AGENCY_WORDS, AKR_COMPONENTS};
 use affect_compiler::sema::{self, devices, ty, vocab};
 use affect_compiler::syntax::keywords;
 use affect_compiler::syntax::shape;
@@ -373,7 +373,7 @@ fn fields(items: &mut Items, p: &Place, owner: &'static str) {
         items.all_globals();
         return;
     }
-    if let Some(words) = akr::component(key).and_then(|c| c.words) {
+    if let Some(words) = vocab::component(key).and_then(|c| c.words) {
         items.words(0, words);
     }
     match key {

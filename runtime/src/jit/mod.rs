@@ -7,7 +7,7 @@
 //! else: the run loop, timers between ticks, traces and the blackboard stay the machine's.
 //! It calls into Rust only for foreign leaves, runtime host calls (memory, world, lists)
 //! and math functions without a machine instruction. Node semantics follow
-//! `interp/nodes.rs` statement for statement; the interpreter is the reference, and
+//! `interp/` (nodes, controls, decorators, halt) statement for statement; the interpreter is the reference, and
 //! `tests/jit_differential.rs` compares the two on random programs.
 //!
 //! Files: `plan` (analysis and the cut into functions), `emit` (shared builder helpers),
@@ -33,7 +33,7 @@ mod plan;
 mod tick;
 mod view;
 
-use crate::interp::Machine;
+use crate::interp::{Machine, Native};
 use affect_compiler::ir::functions::{Function, HostFn};
 use affect_compiler::ir::program::{AgentProgram, NodeId, Program, Status};
 use std::rc::Rc;
@@ -177,9 +177,9 @@ pub fn compile_with(
     }
 }
 
-impl Compiled {
-    /// Runs the process phase; false when the interpreter must (see `record`).
-    pub(crate) fn process(&self, m: &mut Machine) -> bool {
+/// Each entry declines when the machine's `record` differs from the code's.
+impl Native for Compiled {
+    fn process(&self, m: &mut Machine) -> bool {
         if m.record != self.record {
             return false;
         }
@@ -192,8 +192,8 @@ impl Compiled {
         true
     }
 
-    /// Ticks a root; `None` when it was not compiled as one.
-    pub(crate) fn tick_root(&self, m: &mut Machine, root: NodeId) -> Option<Status> {
+    /// `None` also when the root was not compiled as one.
+    fn tick_root(&self, m: &mut Machine, root: NodeId) -> Option<Status> {
         if m.record != self.record {
             return None;
         }
@@ -205,8 +205,8 @@ impl Compiled {
         Some(Status::from_index(s as u8))
     }
 
-    /// Halts a node (`halt_node`); false when it has no compiled code.
-    pub(crate) fn halt(&self, m: &mut Machine, n: NodeId) -> bool {
+    /// False also when the node has no compiled code.
+    fn halt(&self, m: &mut Machine, n: NodeId) -> bool {
         if m.record != self.record {
             return false;
         }
@@ -230,7 +230,7 @@ impl Machine<'_> {
                 "the code was compiled from another program".into(),
             ));
         }
-        self.jit = Some(code);
+        self.native = Some(code as Rc<dyn Native>);
         Ok(())
     }
 
@@ -243,7 +243,7 @@ impl Machine<'_> {
 
     /// Which engine runs the program.
     pub fn engine(&self) -> EngineKind {
-        if self.jit.is_some() {
+        if self.native.is_some() {
             EngineKind::Jit
         } else {
             EngineKind::Interp
