@@ -45,6 +45,9 @@ pub fn request(doc: Option<&Document>, params: Value) -> Reply {
 }
 
 /// The edits that rename the definition under the cursor; `None` when no name there.
+// `WorkspaceEdit` keys its changes by `Uri`, whose interior mutability is a parse cache that
+// leaves its hash and equality alone.
+#[allow(clippy::mutable_key_type)]
 pub fn rename(doc: &Document, offset: usize, new: &str) -> Result<Option<WorkspaceEdit>, String> {
     let Some((_, def)) = references::target(doc, offset) else {
         return Ok(None);

@@ -51,7 +51,7 @@ pub fn desugar(node: &Node, id: &str) -> Option<Desugared> {
     };
     let kind = match kind {
         Ok(k) => k,
-        Err(d) => return Some(d),
+        Err(d) => return Some(*d),
     };
     Some(Desugared::Node(Box::new(Node {
         doc: node.doc.clone(),
@@ -65,11 +65,15 @@ pub fn desugar(node: &Node, id: &str) -> Option<Desugared> {
 
 /// `Script(code: "..")`, `ScriptCondition(code: "..")`: the script translated, or a
 /// stand-in when affect cannot say it.
-fn desugar_script(node: &Node, id: &str, args: Option<&ArgList>) -> Result<NodeKind, Desugared> {
+fn desugar_script(
+    node: &Node,
+    id: &str,
+    args: Option<&ArgList>,
+) -> Result<NodeKind, Box<Desugared>> {
     let condition = id == "ScriptCondition";
     let code = args.and_then(|a| arg(a, "code", 0));
     let Some(code) = code else {
-        return Err(Desugared::Error(
+        return Err(Box::new(Desugared::Error(
             Diagnostic::error(
                 "E0306",
                 format!("`{id}` needs its `code` port"),
@@ -77,10 +81,10 @@ fn desugar_script(node: &Node, id: &str, args: Option<&ArgList>) -> Result<NodeK
             )
             .with_label("missing")
             .with_help(format!("for example `{id}(code: \"x := 1\")`")),
-        ));
+        )));
     };
     let ExprKind::Str(text) = &code.kind else {
-        return Err(Desugared::Error(
+        return Err(Box::new(Desugared::Error(
             Diagnostic::error(
                 "E0301",
                 format!("the `code` of `{id}` is a script in a string"),
@@ -92,11 +96,11 @@ fn desugar_script(node: &Node, id: &str, args: Option<&ArgList>) -> Result<NodeK
             } else {
                 "or write `do { .. }`"
             }),
-        ));
+        )));
     };
     let stmts = match script::parse(text) {
         Ok(s) => s,
-        Err(e) => return Err(Desugared::Error(broken_script(id, code.span, e))),
+        Err(e) => return Err(Box::new(Desugared::Error(broken_script(id, code.span, e)))),
     };
     let translated = if condition {
         script::condition(&stmts).map(NodeKind::Check)
@@ -105,13 +109,11 @@ fn desugar_script(node: &Node, id: &str, args: Option<&ArgList>) -> Result<NodeK
     };
     match translated {
         Ok(k) => Ok(with_spans(k, code.span)),
-        Err(_) => {
-            return Err(Desugared::StandIn(if condition {
-                LeafKind::Condition
-            } else {
-                LeafKind::Action
-            }))
-        }
+        Err(_) => Err(Box::new(Desugared::StandIn(if condition {
+            LeafKind::Condition
+        } else {
+            LeafKind::Action
+        }))),
     }
 }
 
@@ -122,17 +124,17 @@ fn desugar_switch(
     n: usize,
     args: Option<&ArgList>,
     children: Option<&NodeBlock>,
-) -> Result<NodeKind, Desugared> {
+) -> Result<NodeKind, Box<Desugared>> {
     let given = |port: &str| args.and_then(|a| arg(a, port, usize::MAX));
     let Some(variable) = given("variable") else {
-        return Err(Desugared::Error(
+        return Err(Box::new(Desugared::Error(
             Diagnostic::error(
                 "E0306",
                 format!("`{id}` needs its `variable` port"),
                 span_of(node, args),
             )
             .with_label("missing"),
-        ));
+        )));
     };
     let subject = match &variable.kind {
         ExprKind::Str(t) => key_or_text(t, variable.span),
@@ -143,7 +145,7 @@ fn desugar_switch(
         .map(|c| c.nodes.clone())
         .unwrap_or_default();
     if kids.len() != n + 1 {
-        return Err(Desugared::Error(
+        return Err(Box::new(Desugared::Error(
             Diagnostic::error(
                 "E0312",
                 format!(
@@ -154,21 +156,21 @@ fn desugar_switch(
                 children.map_or(node.span, |c| c.span),
             )
             .with_label(format!("one child per case and a default: {}", n + 1)),
-        ));
+        )));
     }
     let mut arms = Vec::new();
     for (i, child) in kids.into_iter().enumerate() {
         let pattern = if i < n {
             let port = format!("case_{}", i + 1);
             let Some(case) = given(&port) else {
-                return Err(Desugared::Error(
+                return Err(Box::new(Desugared::Error(
                     Diagnostic::error(
                         "E0306",
                         format!("`{id}` needs its `{port}` port"),
                         span_of(node, args),
                     )
                     .with_label("missing"),
-                ));
+                )));
             };
             Pattern::Expr(match &case.kind {
                 ExprKind::Str(t) => literal(t, model::ValueKind::Unknown, case.span),
@@ -195,7 +197,7 @@ fn desugar_builtin(
     b: &'static builtins::Builtin,
     args: Option<&ArgList>,
     children: &Option<NodeBlock>,
-) -> Result<NodeKind, Desugared> {
+) -> Result<NodeKind, Box<Desugared>> {
     // What the compared values of v3's BlackboardCheck* are read as.
     let compared = match id {
         "BlackboardCheckInt" | "BlackboardCheckDouble" => model::ValueKind::Number,
@@ -226,7 +228,13 @@ fn desugar_builtin(
                 }
                 (ExprKind::Str(t), ty) => match text_value(t, ty, a.value.span) {
                     Ok(e) => e,
-                    Err(e) => return Err(Desugared::Error(broken_script(id, a.value.span, e))),
+                    Err(e) => {
+                        return Err(Box::new(Desugared::Error(broken_script(
+                            id,
+                            a.value.span,
+                            e,
+                        ))))
+                    }
                 },
                 (ExprKind::Num(n), ArgType::Duration) if n.unit.is_none() => {
                     with_unit(n, a.value.span)
