@@ -4,14 +4,8 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn affect(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_affect"))
-        .args(args)
-        .output()
-        .expect("affect runs")
-}
+use std::process::Output;
+use support::{affect, stderr};
 
 fn scratch(name: &str) -> PathBuf {
     support::scratch("cli_story", name)
@@ -22,10 +16,6 @@ fn copy(dir: &Path, from: &str) -> PathBuf {
     let to = dir.join(from.file_name().unwrap());
     std::fs::copy(&from, &to).unwrap();
     to
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn stdout(out: &Output) -> String {

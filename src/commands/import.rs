@@ -3,7 +3,7 @@
 use super::report::Reporter;
 use super::{FAILED, OK, USAGE};
 use crate::{files, Format};
-use affect_compiler::groot::{self, IncludeLoader};
+use affect_compiler::groot::{self, IncludeError, IncludeLoader};
 use affect_compiler::Diagnostic;
 use std::path::{Path, PathBuf};
 
@@ -24,13 +24,33 @@ pub struct ImportArgs {
 pub struct IncludeFiles;
 
 impl IncludeLoader for IncludeFiles {
-    fn load(&mut self, from: &str, path: &str) -> Result<(String, String), String> {
+    fn load(&mut self, from: &str, path: &str) -> Result<(String, String), IncludeError> {
         let base = Path::new(from).parent().unwrap_or(Path::new(""));
         let full = base.join(path);
+        // Only regular files of a sane size: `/dev/urandom`, a FIFO or a directory would
+        // read forever, block, or fail late.
+        if let Ok(meta) = std::fs::metadata(&full) {
+            if !meta.is_file() {
+                return Err(IncludeError::Refused(format!(
+                    "`{}` is not a regular file",
+                    full.display()
+                )));
+            }
+            if meta.len() > MAX_INCLUDE_BYTES {
+                return Err(IncludeError::Refused(format!(
+                    "`{}` is larger than {} MiB",
+                    full.display(),
+                    MAX_INCLUDE_BYTES >> 20
+                )));
+            }
+        }
         let text = files::read_source(&full)?;
         Ok((full.display().to_string(), text))
     }
 }
+
+/// The largest included file read (BehaviorTree.CPP files are kilobytes).
+const MAX_INCLUDE_BYTES: u64 = 64 << 20;
 
 /// An XML file imported in memory (`affect run FILE.xml`): the `.affect` text, or the
 /// import's diagnostics (with the names and texts of the files they are about) when it has

@@ -279,6 +279,8 @@ pub struct LeafInfo {
     pub name: String,
     pub class: crate::builtins::NodeClass,
     pub ports: Vec<LeafPort>,
+    /// The declaration (`action MoveTo(...)`), for the runtime's reports about it.
+    pub span: crate::span::Span,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -131,7 +131,7 @@ impl Checker {
         let mut tc = TreeCx::agent(self, t, traits);
         match half_life {
             Some(hl) if hl > 0.0 => {
-                let k = 1.0 - 0.5f64.powf(dt_ms / hl);
+                let k = 1.0 - libm::pow(0.5, dt_ms / hl);
                 let level = &tc.t.frame.vars[slot as usize];
                 let name = format!("{}.stimulus", level.name);
                 let stimulus = FrameVar::temp(name, Ty::Num, baseline, level.span);

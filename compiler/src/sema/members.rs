@@ -124,14 +124,7 @@ impl Checker {
                 self.declare_event(name, source.as_ref(), decl, d)
             }
             MemberKind::Actuator { name, ty, source } => {
-                let t = ty.as_ref().map(|t| self.resolve_type(t));
-                let dev = self.device(name, source, DeviceRole::Actuator).0;
-                d.devices.extend(dev);
-                let decl = match t {
-                    Some(t) => decl.ty(t),
-                    None => decl,
-                };
-                self.index.define(name, DefKind::Actuator, decl);
+                self.declare_actuator(name, ty.as_ref(), source, decl, d)
             }
             MemberKind::Hormone { name, .. } => {
                 let v = var(name, Ty::Num, VarKind::Hormone, 50.0, Some((0.0, 100.0)));
@@ -241,6 +234,44 @@ impl Checker {
                 d.devices.push(dev);
             }
         }
+    }
+
+    /// An actuator. With a type (`actuator buzzer: num in 0..1 = pwm(..)`) it is also a level
+    /// the program writes like a variable; it starts at the device's `safe` value (else 0),
+    /// and the runtime drives the device with it after every tick. Without one (a motor
+    /// board) the program's leaves drive it.
+    fn declare_actuator(
+        &mut self,
+        name: &ast::Ident,
+        ty: Option<&ast::Type>,
+        source: &Expr,
+        decl: Decl,
+        d: &mut Declared,
+    ) {
+        let declared = ty.map(|t| (self.resolve_type(t), self.type_range(t)));
+        let Some(mut dev) = self.device(name, source, DeviceRole::Actuator).0 else {
+            self.index.define(name, DefKind::Actuator, decl);
+            return;
+        };
+        match declared {
+            Some((t, range)) => {
+                let safe = dev
+                    .args
+                    .iter()
+                    .find_map(|(n, v)| match (n.as_str(), v) {
+                        ("safe", crate::ir::program::DeviceArg::Num(x)) => Some(*x),
+                        _ => None,
+                    })
+                    .unwrap_or(0.0);
+                let mut v = var(name, t, VarKind::Var, safe, range);
+                v.used = true;
+                dev.slot = self.member_var(d, name, v, DefKind::Actuator, decl);
+            }
+            None => {
+                self.index.define(name, DefKind::Actuator, decl);
+            }
+        }
+        d.devices.push(dev);
     }
 
     /// An event: a device when it names a driver, else raised by the world or by hand.

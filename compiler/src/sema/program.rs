@@ -287,6 +287,7 @@ impl Checker {
                         default: p.default,
                     })
                     .collect(),
+                span: l.span,
             })
             .collect()
     }

@@ -32,7 +32,7 @@ pub enum Desugared {
 /// `BlackboardCheck*`).
 pub fn is_xml_id(id: &str) -> bool {
     matches!(id, "Script" | "ScriptCondition")
-        || crate::groot::import::switch_cases(id).is_some()
+        || crate::groot::vocab::switch_cases(id).is_some()
         || builtins::by_xml_id(id).is_some()
 }
 
@@ -44,7 +44,7 @@ pub fn desugar(node: &Node, id: &str) -> Option<Desugared> {
     let args = args.as_ref();
     let kind = match id {
         "Script" | "ScriptCondition" => desugar_script(node, id, args),
-        _ => match crate::groot::import::switch_cases(id) {
+        _ => match crate::groot::vocab::switch_cases(id) {
             Some(n) => desugar_switch(node, id, n, args, children.as_ref()),
             None => desugar_builtin(node, id, builtins::by_xml_id(id)?, args, children),
         },

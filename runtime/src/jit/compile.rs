@@ -7,8 +7,9 @@
 //! to the machine's buffer.
 
 use super::emit::{flags, Callees, Decl, Fx, P};
+use super::host;
 use super::plan::Plan;
-use super::view::{self, View};
+use super::view::View;
 use super::{Compiled, HaltFn, JitError, ProcessFn, TickFn};
 use affect_compiler::ir::program::{AgentProgram, NodeId, Program};
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -113,18 +114,18 @@ pub(crate) fn compile(
 /// A module that knows where the Rust services compiled code calls live.
 fn new_module() -> Result<JITModule, JitError> {
     let mut jb = JITBuilder::with_isa(isa()?, default_libcall_names());
-    jb.symbol("affect_record_slow", view::record_slow as *const u8);
-    jb.symbol("affect_leaf_tick", view::leaf_tick as *const u8);
-    jb.symbol("affect_leaf_halt", view::leaf_halt as *const u8);
-    jb.symbol("affect_host_call", view::host_call as *const u8);
-    jb.symbol("affect_list_push", view::list_push as *const u8);
-    jb.symbol("affect_list_get", view::list_get as *const u8);
-    jb.symbol("affect_list_len", view::list_len as *const u8);
-    jb.symbol("affect_list_pop_front", view::list_pop_front as *const u8);
-    jb.symbol("affect_list_build", view::list_build as *const u8);
-    jb.symbol("affect_list_copy", view::list_copy as *const u8);
-    jb.symbol("affect_list_set_at", view::list_set_at as *const u8);
-    jb.symbol("affect_call_function", view::call_function as *const u8);
+    jb.symbol("affect_record_slow", host::record_slow as *const u8);
+    jb.symbol("affect_leaf_tick", host::leaf_tick as *const u8);
+    jb.symbol("affect_leaf_halt", host::leaf_halt as *const u8);
+    jb.symbol("affect_host_call", host::host_call as *const u8);
+    jb.symbol("affect_list_push", host::list_push as *const u8);
+    jb.symbol("affect_list_get", host::list_get as *const u8);
+    jb.symbol("affect_list_len", host::list_len as *const u8);
+    jb.symbol("affect_list_pop_front", host::list_pop_front as *const u8);
+    jb.symbol("affect_list_build", host::list_build as *const u8);
+    jb.symbol("affect_list_copy", host::list_copy as *const u8);
+    jb.symbol("affect_list_set_at", host::list_set_at as *const u8);
+    jb.symbol("affect_call_function", host::call_function as *const u8);
     Ok(JITModule::new(jb))
 }
 

@@ -12,8 +12,8 @@
 //!
 //! Files: `plan` (analysis and the cut into functions), `emit` (shared builder helpers),
 //! `tick` (execute_tick, conditions, leaves), `controls` and `decorators` (the other nodes),
-//! `halt` (halts), `expr` (expressions), `view` (state view and the
-//! Rust services), `compile` (the driver).
+//! `halt` (halts), `expr` (expressions), `view` (the state view), `host` (the Rust functions
+//! compiled code calls), `compile` (the driver).
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod compile;
@@ -27,6 +27,8 @@ mod emit;
 mod expr;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod halt;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod host;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod plan;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]

@@ -40,6 +40,8 @@ pub struct RunConfig {
     /// there is no JIT (32-bit ARM) or compiling fails, and says so in the trace (a `log`
     /// event) and in each summary's `fallback`. The interpreter is the reference.
     pub engine: EngineKind,
+    /// Leaves implemented in Rust by the user's own crate (docs/custom-nodes.md).
+    pub nodes: crate::nodes::NodeRegistry,
 }
 
 impl Default for RunConfig {
@@ -55,6 +57,7 @@ impl Default for RunConfig {
             world: None,
             persist_dir: None,
             engine: EngineKind::Interp,
+            nodes: crate::nodes::NodeRegistry::default(),
         }
     }
 }

@@ -145,6 +145,10 @@ impl<'p> Run<'p> {
     /// written yet.
     pub fn new(program: &'p Program, config: &'p RunConfig) -> Result<Run<'p>, Vec<Diagnostic>> {
         check_runnable(program, config.agent.as_deref())?;
+        let misfits = config.nodes.check(program);
+        if !misfits.is_empty() {
+            return Err(misfits);
+        }
         let world = setup::build_world(program, config)?;
         let setup = Setup {
             leaf_default: config.leaf_default,
@@ -153,6 +157,7 @@ impl<'p> Run<'p> {
             persist_dir: config.persist_dir.clone(),
             mail: Mail::shared(),
             team: crate::sim::team::Team::shared(config.seed),
+            nodes: &config.nodes,
         };
         let instances = setup::instances(program, config, world.as_ref());
         let engines = setup::compile(program, config, &instances);
