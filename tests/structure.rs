@@ -31,8 +31,7 @@ const CRATES: [(&str, &str); 4] = [
 const ALLOWED_CIRCLES: &[(&[&str], &str)] = &[];
 
 /// Files over the limit being split: (file, owner).
-const ALLOWED_LONG_FILES: &[(&str, &str)] =
-    &[("compiler/src/ir/world/lower.rs", "structure, issue 10")];
+const ALLOWED_LONG_FILES: &[(&str, &str)] = &[];
 
 /// Functions over the limit being cut into steps: (file, function, owner).
 const ALLOWED_LONG_FNS: &[(&str, &str, &str)] = &[
