@@ -115,6 +115,10 @@ codes! {
     "E0602" => "bad run option",
     "E0603" => "long-term memory file cannot be used",
     "E0604" => "world message no robot can receive",
+    "E0610" => "hardware device cannot be used",
+    "E0611" => "device has no hardware driver",
+    // Your own nodes (runtime/src/nodes.rs).
+    "E0701" => "node implementation does not fit its declaration",
     // Worlds (compiler/src/ir/world).
     "E0501" => "unknown world setting",
     "E0502" => "malformed world setting",

@@ -12,6 +12,7 @@ pub mod import;
 pub mod lsp;
 pub mod memory;
 mod report;
+mod robot;
 pub mod run;
 
 /// Exit statuses shared by every command.

@@ -75,6 +75,24 @@ pub struct RunArgs {
     /// interpreter does, and a warning says so.
     #[arg(long, value_enum, default_value_t = super::bench::EngineKind::Jit)]
     pub engine: super::bench::EngineKind,
+    /// Run the agent on its robot: every device its declarations name opens through rppal
+    /// (I2C, GPIO, PWM) before the first tick, and it ticks at its rate on the monotonic
+    /// clock; Ctrl-C or SIGTERM stops it cleanly. See docs/raspberry-pi.md.
+    #[arg(long)]
+    pub hardware: bool,
+    /// With --hardware: bind this device (or declared leaf) to the program's simulated world
+    /// instead of hardware (`--sim-device place` for a robot without a camera). The run says
+    /// which ones it simulates.
+    #[arg(long = "sim-device", value_name = "NAME", requires = "hardware")]
+    pub sim_devices: Vec<String>,
+    /// Run a simulated world at wall-clock speed (the trace stays the simulated one) and
+    /// measure every tick (`timing` events in the trace, a summary at the end).
+    #[arg(long, conflicts_with = "hardware")]
+    pub realtime: bool,
+    /// With --hardware: how long the run may go without finishing a tick before the watchdog
+    /// (a second process) stops the motors; 0 runs without one.
+    #[arg(long, value_name = "MS", default_value_t = 500, requires = "hardware")]
+    pub watchdog_ms: u64,
     /// Serve the run to Groot 2 and btview as BehaviorTree.CPP's Groot2Publisher does: REQ/REP
     /// on PORT (default 1667) and PUB on PORT+1; the next agent on PORT+2 and PORT+3, and so
     /// on. The run is paced at wall-clock speed. See docs/monitoring.md.
@@ -139,8 +157,19 @@ pub fn run(args: &RunArgs) -> u8 {
             return USAGE;
         }
     };
-    let result =
-        Run::new(program, &config).and_then(|r| r.run_to_end(&mut SimClock, &mut observers));
+    let result = match Run::new(program, &config) {
+        Ok(r) if args.hardware || args.realtime => {
+            match super::robot::prepare(args, program, &config, &mut observers) {
+                Ok(mut clock) => r.run_to_end(&mut clock, &mut observers),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return FAILED;
+                }
+            }
+        }
+        Ok(r) => r.run_to_end(&mut SimClock, &mut observers),
+        Err(d) => Err(d),
+    };
     let unwritten = observers.finish(result.is_ok());
     if !unwritten.is_empty() {
         for e in &unwritten {
@@ -252,6 +281,12 @@ fn config(args: &RunArgs, program: &Program) -> Result<RunConfig, String> {
     for b in &args.bb {
         config.bb.push(split_kv(b, "--bb")?);
     }
+    if args.hardware {
+        config.hardware = Some(affect_runtime::hardware::HardwareConfig {
+            simulated: args.sim_devices.clone(),
+        });
+    }
+    config.timing = args.hardware || args.realtime;
     if let Some(ms) = args.sleep_between_ticks {
         if ms.is_nan() || ms <= 0.0 {
             return Err("--sleep-between-ticks takes a positive number of milliseconds".into());

@@ -16,6 +16,7 @@ pub mod btlog;
 pub mod groot2;
 pub mod plot;
 pub mod progress;
+pub mod robot;
 pub mod story;
 pub mod trace_file;
 pub mod views;

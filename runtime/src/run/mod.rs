@@ -137,6 +137,10 @@ pub struct Run<'p> {
     total: u64,
     /// Device failures of the tick being made (reused, so a tick does not allocate).
     sense_errors: SenseErrors,
+    /// The robot's devices, when the run is on hardware.
+    hardware: Option<crate::hardware::Opened>,
+    /// Wall-clock measurements of the ticks, when asked for.
+    timer: Option<crate::realtime::TickTimer>,
 }
 
 impl<'p> Run<'p> {
@@ -150,6 +154,21 @@ impl<'p> Run<'p> {
             return Err(misfits);
         }
         let world = setup::build_world(program, config)?;
+        let instances = setup::instances(program, config, world.as_ref());
+        let mut hardware = match &config.hardware {
+            Some(h) => Some(crate::hardware::open_for_run(
+                program,
+                config,
+                h,
+                world.is_some(),
+                instances.iter().map(|i| i.program),
+            )?),
+            None => None,
+        };
+        let mut sources: Vec<&dyn crate::leaf::LeafSource> = vec![&config.nodes];
+        if let Some(h) = &hardware {
+            sources.push(h);
+        }
         let setup = Setup {
             leaf_default: config.leaf_default,
             leaves: &config.leaves,
@@ -158,13 +177,28 @@ impl<'p> Run<'p> {
             mail: Mail::shared(),
             team: crate::sim::team::Team::shared(config.seed),
             wrap: config.wrap_leaves.clone(),
-            nodes: &config.nodes,
+            sources: &sources,
         };
-        let instances = setup::instances(program, config, world.as_ref());
         let engines = setup::compile(program, config, &instances);
-        let mut live = Vec::new();
+        let mut sims = Vec::new();
         for instance in instances {
-            let sim = setup::bind(program, config, &setup, world.as_ref(), instance, &engines)?;
+            sims.push(setup::bind(
+                program,
+                config,
+                &setup,
+                world.as_ref(),
+                instance,
+                &engines,
+            )?);
+        }
+        let mail = setup.mail;
+        drop(sources);
+        let mut live = Vec::new();
+        for mut sim in sims {
+            // The robot's devices take the place of simulated ones.
+            if let Some(h) = &mut hardware {
+                h.attach(&mut sim);
+            }
             live.push(Live::new(sim));
         }
         if live.is_empty() {
@@ -172,8 +206,7 @@ impl<'p> Run<'p> {
         }
         // With `--agent`, the others do not run, and messages to them are dropped.
         if let (Some(w), None) = (&world, &config.agent) {
-            let undeliverable =
-                scripted::undeliverable_sends(program, &w.borrow(), &setup.mail.borrow());
+            let undeliverable = scripted::undeliverable_sends(program, &w.borrow(), &mail.borrow());
             if !undeliverable.is_empty() {
                 return Err(undeliverable);
             }
@@ -182,12 +215,17 @@ impl<'p> Run<'p> {
             program,
             config,
             world,
-            mail: setup.mail,
+            mail,
             total: config.ticks * live.len() as u64,
-            live,
             fallback: engines.fallback,
             done: 0,
             sense_errors: SenseErrors::new(),
+            timer: config.timing.then(|| {
+                let rate = live.first().map_or(10.0, |l| l.agent.program.rate_hz);
+                crate::realtime::TickTimer::new(crate::sim::env::period_ms(rate))
+            }),
+            hardware,
+            live,
         })
     }
 
@@ -206,6 +244,9 @@ impl<'p> Run<'p> {
     /// Writes what a trace starts with: a warning when the JIT was asked for and the
     /// interpreter runs, then every visible root variable's initial value.
     pub fn start(&mut self, obs: &mut dyn Observer) {
+        if let Some(t) = &mut self.timer {
+            t.restart();
+        }
         if let (Some(reason), Some(first)) = (&self.fallback, self.live.first()) {
             let _ = obs.line(
                 0,
@@ -216,6 +257,28 @@ impl<'p> Run<'p> {
                     text: format!("the JIT is not available ({reason}); running the interpreter"),
                 },
             );
+        }
+        // On the robot, what is not read from hardware is said at the start of the trace.
+        if let (Some(h), Some(first)) = (&self.hardware, self.live.first()) {
+            let world = self.world.as_ref().map_or(String::new(), |w| {
+                format!(" in world {}", w.borrow().spec().name)
+            });
+            let devices = h.simulated.iter().filter(|(_, w)| w != "leaf");
+            let devices = devices.map(|(n, w)| (n.as_str(), w.as_str()));
+            let leaves = first.agent.simulated_leaves.iter();
+            for (name, what) in devices.chain(leaves.map(|n| (n.as_str(), "leaf"))) {
+                let _ = obs.line(
+                    0,
+                    0.0,
+                    &first.agent.name,
+                    &Event::Log {
+                        level: "warn",
+                        text: format!(
+                            "`{name}` ({what}) is simulated{world} (--sim-device), not hardware"
+                        ),
+                    },
+                );
+            }
         }
         for l in &self.live {
             report::initial_values(self.program, l, obs);
@@ -253,6 +316,8 @@ impl<'p> Run<'p> {
             );
         }
         let l = &mut self.live[k];
+        let began = std::time::Instant::now();
+        let mut marks = crate::realtime::PhaseMarks::default();
         tick::tick_agent(
             self.program,
             l,
@@ -260,7 +325,15 @@ impl<'p> Run<'p> {
             &self.mail,
             now,
             &mut self.sense_errors,
+            self.timer.as_ref().map(|_| &mut marks),
         );
+        if let Some(h) = &mut self.hardware {
+            h.write_outputs(&l.agent.machine.slots);
+        }
+        let timing = self
+            .timer
+            .as_mut()
+            .map(|t| t.record(due, began, marks, std::time::Instant::now()));
         let next = tick::schedule_next(l, now, self.config.pacing);
         report::tick_events(
             self.program,
@@ -271,6 +344,12 @@ impl<'p> Run<'p> {
             now,
             obs,
         );
+        if let Some(h) = &self.hardware {
+            report::device_faults(l, h, tick, now, obs);
+        }
+        if let Some(t) = timing {
+            let _ = obs.line(tick, now, &l.agent.name, &Event::Timing(t));
+        }
         l.ticks += 1;
         l.next_ms = next;
         self.done += 1;
@@ -289,8 +368,13 @@ impl<'p> Run<'p> {
 
     /// Saves the memories that persist, writes each instance's summary line and returns
     /// the summaries.
-    pub fn finish(self, obs: &mut dyn Observer) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
+    pub fn finish(mut self, obs: &mut dyn Observer) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
+        self.stop_hardware(obs);
         self.save_memories()?;
+        if let (Some(t), Some(l)) = (&self.timer, self.live.first()) {
+            let s = t.summary();
+            let _ = obs.line(l.ticks, l.next_ms, &l.agent.name, &Event::TimingSummary(s));
+        }
         Ok(self
             .live
             .iter()
@@ -307,6 +391,26 @@ impl<'p> Run<'p> {
         self.start(obs);
         while let Some(Flow::Continue) = self.step(clock, obs) {}
         self.finish(obs)
+    }
+
+    /// On the robot, the end of a run (its last tick, a signal, a stop by an observer) halts
+    /// the running nodes (a `Move` stops its motors) and sets every actuator to its safe
+    /// value; the halts are reported like any other transitions.
+    fn stop_hardware(&mut self, obs: &mut dyn Observer) {
+        let Some(h) = &mut self.hardware else { return };
+        for l in &mut self.live {
+            let (tick, now) = (l.ticks, l.next_ms);
+            let m = &mut l.agent.machine;
+            if let Some(root) = l.agent.program.root {
+                m.halt_root(root);
+            }
+            for r in &l.agent.program.roots {
+                m.halt_root(r.root);
+            }
+            h.safe_stop();
+            report::halts(l, tick, now, obs);
+            report::device_faults(l, h, tick, now, obs);
+        }
     }
 
     /// Long-term memories that persist are saved at the end of the run.

@@ -39,15 +39,7 @@ pub(super) fn tick_events(
     sink: &mut dyn TraceSink,
 ) {
     for (device, e) in sense_errors {
-        let _ = sink.line(
-            tick,
-            now,
-            &l.agent.name,
-            &Event::Log {
-                level: "warn",
-                text: format!("device `{device}` failed, keeping its last value: {e}"),
-            },
-        );
+        device_event(l, device, e, tick, now, sink);
     }
     if let Some(b) = &mut l.behavior {
         let spec = b.spec();
@@ -97,6 +89,53 @@ fn note_lists_changed_in_place(l: &mut Live) {
             }
         }
     }
+}
+
+/// A device failure: the device's name, the error, and how many tries it had (its
+/// `retries` and the first).
+fn device_event(
+    l: &Live,
+    device: &str,
+    e: &crate::devices::DeviceError,
+    tick: u64,
+    now: f64,
+    sink: &mut dyn TraceSink,
+) {
+    let retries = l
+        .agent
+        .program
+        .devices
+        .iter()
+        .find(|d| d.name == device)
+        .map_or(0, crate::hardware::retries);
+    let _ = sink.line(
+        tick,
+        now,
+        &l.agent.name,
+        &Event::Device {
+            device,
+            error: e.to_string(),
+            attempts: retries + 1,
+        },
+    );
+}
+
+/// Device failures inside leaves and actuators on the robot since the last look.
+pub(super) fn device_faults(
+    l: &Live,
+    h: &crate::hardware::Opened,
+    tick: u64,
+    now: f64,
+    sink: &mut dyn TraceSink,
+) {
+    for f in h.faults.drain() {
+        device_event(l, &f.device, &f.error, tick, now, sink);
+    }
+}
+
+/// The transitions a halt made (the end of a run on the robot).
+pub(super) fn halts(l: &mut Live, tick: u64, now: f64, sink: &mut dyn TraceSink) {
+    transitions(l, tick, now, sink);
 }
 
 /// Node status changes, counted for the summary.
