@@ -28,7 +28,20 @@ const CRATES: [(&str, &str); 4] = [
 ];
 
 /// Circles being taken apart: the files of each (sorted), and who owns the work.
-const ALLOWED_CIRCLES: &[(&[&str], &str)] = &[];
+const ALLOWED_CIRCLES: &[(&[&str], &str)] = &[
+    (
+        &[
+            "runtime/src/hardware/mod.rs",
+            "runtime/src/realtime.rs",
+            "runtime/src/run/mod.rs",
+        ],
+        "pi, issue 13",
+    ),
+    (
+        &["src/commands/robot.rs", "src/commands/run.rs"],
+        "pi, issue 13",
+    ),
+];
 
 /// Files over the limit being split: (file, owner).
 const ALLOWED_LONG_FILES: &[(&str, &str)] = &[];
@@ -46,6 +59,7 @@ const ALLOWED_LONG_FNS: &[(&str, &str, &str)] = &[
         "hostile, issue 11",
     ),
     ("compiler/src/syntax/lexer.rs", "lex", "hostile, issue 11"),
+    ("runtime/src/trace.rs", "write_event", "pi, issue 13"),
 ];
 
 /// One source file of the four crates.
