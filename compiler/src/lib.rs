@@ -22,6 +22,16 @@ pub fn check_source_with(src: &str, loader: &dyn sema::Loader) -> sema::Analysis
     check_text(src, loader).analysis
 }
 
+/// [`check_source_with`], and the syntax tree it checked: what the Groot exporter works on
+/// (`groot::exported_document`), so that a caller that runs and exports parses once.
+pub fn check_source_keeping_syntax(
+    src: &str,
+    loader: &dyn sema::Loader,
+) -> (syntax::ast::File, sema::Analysis) {
+    let checked = check_text(src, loader);
+    (checked.file, checked.analysis)
+}
+
 /// A source text parsed once and checked: its syntax tree and comments (for the formatter
 /// and an outline) with the analysis.
 pub struct Checked {

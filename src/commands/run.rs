@@ -298,10 +298,9 @@ fn observers<'v>(
     if args.groot2.is_none() && args.btlog.is_none() {
         return Ok(fanout);
     }
-    // Groot 2 and its logs show the tree as the Groot exporter writes it (the exporter
-    // works on the syntax tree, which the check does not keep: the source is parsed again,
-    // only with these options).
-    let doc = affect_compiler::groot::exported_document(&loaded.src, Dialect::V4);
+    // Groot 2 and its logs show the tree as the Groot exporter writes it from the syntax
+    // tree the check parsed.
+    let doc = affect_compiler::groot::exported_document(&loaded.syntax, Dialect::V4);
     if let Some(path) = &args.btlog {
         fanout.add(BtLog::create(
             program,

@@ -5,13 +5,16 @@ use super::report::Reporter;
 use super::{FAILED, USAGE};
 use crate::{files, Format};
 use affect_compiler::sema::Analysis;
+use affect_compiler::syntax::ast::File;
 use std::path::{Path, PathBuf};
 
-/// A program read and checked: its name for messages, its source, what the checker made,
-/// and the files it was read from (the program first, then those it `use`s).
+/// A program read and checked: its name for messages, its source, its syntax tree (what the
+/// Groot exporter works on), what the checker made, and the files it was read from (the
+/// program first, then those it `use`s).
 pub struct Loaded {
     pub name: String,
     pub src: String,
+    pub syntax: File,
     pub analysis: Analysis,
     pub files: Vec<PathBuf>,
 }
@@ -53,10 +56,11 @@ pub fn load(file: &Path) -> Result<Loaded, u8> {
     if !xml {
         let src = read?;
         let loader = Noting::beside(file, files::FileLoader::beside(file));
-        let analysis = affect_compiler::check_source_with(&src, &loader);
+        let (syntax, analysis) = affect_compiler::check_source_keeping_syntax(&src, &loader);
         return Ok(Loaded {
             name: file.display().to_string(),
             src,
+            syntax,
             analysis,
             files: loader.read.into_inner(),
         });
@@ -72,10 +76,11 @@ pub fn load(file: &Path) -> Result<Loaded, u8> {
         FAILED
     })?;
     let loader = Noting::beside(file, super::import::ImportingLoader::beside(file));
-    let analysis = affect_compiler::check_source_with(&src, &loader);
+    let (syntax, analysis) = affect_compiler::check_source_keeping_syntax(&src, &loader);
     Ok(Loaded {
         name: format!("{} (imported)", file.display()),
         src,
+        syntax,
         analysis,
         files: loader.read.into_inner(),
     })
