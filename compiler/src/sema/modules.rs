@@ -92,54 +92,15 @@ fn visit(
             UseTarget::Module(p) => p.span,
             UseTarget::File(_, s) => *s,
         };
-        let (name, src) = match &u.target {
-            UseTarget::Module(p) => {
-                let name = p.to_string_path();
-                match STDLIB.iter().find(|(n, _)| *n == name) {
-                    Some((_, src)) => (name, (*src).to_string()),
-                    None => {
-                        let known: Vec<&str> = STDLIB.iter().map(|(n, _)| *n).collect();
-                        let mut d = Diagnostic::error(
-                            "E0207",
-                            format!("there is no module `{name}`"),
-                            p.span,
-                        )
-                        .with_label("unknown module")
-                        .with_note(format!("the standard library has: {}", known.join(", ")));
-                        // Compare the last segments: `std::math` is not close to `std::akr`.
-                        let last = |n: &'static str| n.rsplit("::").next().unwrap_or(n);
-                        let wanted = name.rsplit("::").next().unwrap_or(&name);
-                        if let Some(b) =
-                            crate::suggest::closest(wanted, known.iter().map(|n| last(n)))
-                                .and_then(|b| known.iter().find(|n| last(n) == b))
-                        {
-                            d = d.with_help(format!("did you mean `{b}`?"));
-                        }
-                        report(diags, imported, is_main, stack, text, d);
-                        continue;
-                    }
-                }
-            }
-            UseTarget::File(path, span) => {
-                // Relative to the file that uses it; the loader takes paths relative to the
-                // main file.
-                let base = if is_main {
-                    ""
-                } else {
-                    stack.last().map_or("", String::as_str)
-                };
-                let resolved = relative_to(base, path);
-                match loader.load(&resolved) {
-                    Ok(src) => (resolved, src),
-                    Err(e) => {
-                        let d = Diagnostic::error("E0206", format!("cannot load `{path}`"), *span)
-                            .with_label(e)
-                            .with_help("paths are relative to the file that uses them");
-                        report(diags, imported, is_main, stack, text, d);
-                        continue;
-                    }
-                }
-            }
+        // Relative to the file that uses it; the loader takes paths relative to the main file.
+        let base = if is_main {
+            ""
+        } else {
+            stack.last().map_or("", String::as_str)
+        };
+        let name = match &u.target {
+            UseTarget::Module(p) => p.to_string_path(),
+            UseTarget::File(path, _) => relative_to(base, path),
         };
         if stack.contains(&name) {
             uses.push((use_span, name.clone()));
@@ -151,30 +112,30 @@ fn visit(
                     .cloned()
                     .collect::<Vec<_>>()
                     .join(" -> ");
-                let span = match &u.target {
-                    UseTarget::Module(p) => p.span,
-                    UseTarget::File(_, s) => *s,
-                };
-                let d =
-                    Diagnostic::error("E0205", format!("`{name}` is imported in a cycle"), span)
-                        .with_label("this import leads back to a file already being loaded")
-                        .with_note(format!("the cycle: {chain}"));
-                if is_main {
-                    diags.push(d);
-                } else {
-                    imported.push((
-                        stack.last().cloned().unwrap_or_default(),
-                        text.to_string(),
-                        d,
-                    ));
-                }
+                let d = Diagnostic::error(
+                    "E0205",
+                    format!("`{name}` is imported in a cycle"),
+                    use_span,
+                )
+                .with_label("this import leads back to a file already being loaded")
+                .with_note(format!("the cycle: {chain}"));
+                report(diags, imported, is_main, stack, text, d);
             }
             continue;
         }
-        uses.push((use_span, name.clone()));
+        // A file used from several places is read and parsed once.
         if modules.iter().any(|m| m.name == name) {
+            uses.push((use_span, name));
             continue;
         }
+        let src = match source(&u.target, &name, loader) {
+            Ok(src) => src,
+            Err(d) => {
+                report(diags, imported, is_main, stack, text, *d);
+                continue;
+            }
+        };
+        uses.push((use_span, name.clone()));
         let parsed = syntax::parse(&src);
         for d in &parsed.diagnostics {
             if d.is_error() {
@@ -203,6 +164,39 @@ fn visit(
         });
     }
     uses
+}
+
+/// The text of a used module: the standard library's, or a file's through the loader (`name`
+/// is its path relative to the main file).
+fn source(target: &UseTarget, name: &str, loader: &dyn Loader) -> Result<String, Box<Diagnostic>> {
+    match target {
+        UseTarget::Module(p) => match STDLIB.iter().find(|(n, _)| *n == name) {
+            Some((_, src)) => Ok((*src).to_string()),
+            None => {
+                let known: Vec<&str> = STDLIB.iter().map(|(n, _)| *n).collect();
+                let mut d =
+                    Diagnostic::error("E0207", format!("there is no module `{name}`"), p.span)
+                        .with_label("unknown module")
+                        .with_note(format!("the standard library has: {}", known.join(", ")));
+                // Compare the last segments: `std::math` is not close to `std::akr`.
+                let last = |n: &'static str| n.rsplit("::").next().unwrap_or(n);
+                let wanted = name.rsplit("::").next().unwrap_or(name);
+                if let Some(b) = crate::suggest::closest(wanted, known.iter().map(|n| last(n)))
+                    .and_then(|b| known.iter().find(|n| last(n) == b))
+                {
+                    d = d.with_help(format!("did you mean `{b}`?"));
+                }
+                Err(Box::new(d))
+            }
+        },
+        UseTarget::File(path, span) => loader.load(name).map_err(|e| {
+            Box::new(
+                Diagnostic::error("E0206", format!("cannot load `{path}`"), *span)
+                    .with_label(e)
+                    .with_help("paths are relative to the file that uses them"),
+            )
+        }),
+    }
 }
 
 /// A diagnostic about a `use`: in the main file's list, or with the used file it is in.
@@ -246,7 +240,52 @@ fn relative_to(base: &str, path: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::relative_to;
+    use super::{load_all, relative_to, Loader};
+    use std::cell::RefCell;
+
+    /// Files in memory, counting how often each is read.
+    struct Counting {
+        files: &'static [(&'static str, &'static str)],
+        reads: RefCell<Vec<String>>,
+    }
+
+    impl Loader for Counting {
+        fn load(&self, path: &str) -> Result<String, String> {
+            self.reads.borrow_mut().push(path.to_string());
+            self.files
+                .iter()
+                .find(|(p, _)| *p == path)
+                .map(|(_, t)| t.to_string())
+                .ok_or_else(|| format!("no `{path}`"))
+        }
+    }
+
+    #[test]
+    fn a_file_used_from_several_files_is_read_once() {
+        let loader = Counting {
+            files: &[
+                ("b.affect", "use \"d.affect\";\ntree B {\n    D()\n}\n"),
+                ("c.affect", "use \"d.affect\";\ntree C {\n    D()\n}\n"),
+                ("d.affect", "tree D {\n    succeed\n}\n"),
+            ],
+            reads: RefCell::default(),
+        };
+        let main = crate::syntax::parse(
+            "use \"b.affect\";\nuse \"c.affect\";\nuse \"d.affect\";\nmain tree M {\n    B()\n}\n",
+        );
+        let (mut diags, mut imported) = (Vec::new(), Vec::new());
+        let modules = load_all(&main.file, &loader, &mut diags, &mut imported);
+        assert!(
+            diags.is_empty() && imported.is_empty(),
+            "{diags:?} {imported:?}"
+        );
+        let names: Vec<&str> = modules.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["<main>", "d.affect", "b.affect", "c.affect"]);
+        assert_eq!(*loader.reads.borrow(), ["b.affect", "d.affect", "c.affect"]);
+        // Every use still names its module.
+        assert_eq!(modules[0].uses.len(), 3);
+        assert_eq!(modules[3].uses[0].1, "d.affect");
+    }
 
     #[test]
     fn paths_are_relative_to_the_using_file() {
