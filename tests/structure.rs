@@ -28,20 +28,7 @@ const CRATES: [(&str, &str); 4] = [
 ];
 
 /// Circles being taken apart: the files of each (sorted), and who owns the work.
-const ALLOWED_CIRCLES: &[(&[&str], &str)] = &[
-    (
-        &[
-            "runtime/src/hardware/mod.rs",
-            "runtime/src/realtime.rs",
-            "runtime/src/run/mod.rs",
-        ],
-        "pi, issue 13",
-    ),
-    (
-        &["src/commands/robot.rs", "src/commands/run.rs"],
-        "pi, issue 13",
-    ),
-];
+const ALLOWED_CIRCLES: &[(&[&str], &str)] = &[];
 
 /// Files over the limit being split: (file, owner).
 const ALLOWED_LONG_FILES: &[(&str, &str)] = &[];
@@ -49,17 +36,11 @@ const ALLOWED_LONG_FILES: &[(&str, &str)] = &[];
 /// Functions over the limit being cut into steps: (file, function, owner).
 const ALLOWED_LONG_FNS: &[(&str, &str, &str)] = &[
     (
-        "compiler/src/groot/xml.rs",
-        "markup",
-        "xml-bridge, issue 12",
-    ),
-    (
         "compiler/src/syntax/delimiters.rs",
         "balance",
         "hostile, issue 11",
     ),
     ("compiler/src/syntax/lexer.rs", "lex", "hostile, issue 11"),
-    ("runtime/src/trace.rs", "write_event", "pi, issue 13"),
 ];
 
 /// One source file of the four crates.
