@@ -19,6 +19,15 @@ pub use span::Span;
 /// Checks one source text (syntax, names and types) and returns every diagnostic, errors and
 /// warnings, in order. Files it `use`s come through `loader`.
 pub fn check_source_with(src: &str, loader: &dyn sema::Loader) -> sema::Analysis {
+    check_source_keeping_syntax(src, loader).1
+}
+
+/// [`check_source_with`], and the syntax tree it checked: what the Groot exporter works on
+/// (`groot::exported_document`), so that a caller that runs and exports parses once.
+pub fn check_source_keeping_syntax(
+    src: &str,
+    loader: &dyn sema::Loader,
+) -> (syntax::ast::File, sema::Analysis) {
     let parsed = syntax::parse(src);
     let mut analysis = sema::analyze(&parsed.file, loader);
     let mut diags = parsed.diagnostics;
@@ -30,7 +39,7 @@ pub fn check_source_with(src: &str, loader: &dyn sema::Loader) -> sema::Analysis
     diags.append(&mut analysis.diagnostics);
     diags.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
     analysis.diagnostics = diags;
-    analysis
+    (parsed.file, analysis)
 }
 
 /// Checks the syntax of one source text and returns every diagnostic, in order.

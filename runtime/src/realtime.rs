@@ -40,6 +40,12 @@ impl WallClock {
         }
     }
 
+    /// The moment a tick due `due_ms` into the run starts (a driver that waits for
+    /// something else meanwhile, such as `--watch` for a saved file, waits until then).
+    pub fn instant(&self, due_ms: f64) -> Instant {
+        self.start + Duration::from_secs_f64(due_ms.max(0.0) / 1000.0)
+    }
+
     fn elapsed_ms(&self) -> f64 {
         self.start.elapsed().as_secs_f64() * 1000.0
     }

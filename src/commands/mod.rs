@@ -14,6 +14,8 @@ pub mod memory;
 mod report;
 mod robot;
 pub mod run;
+mod source;
+mod watch;
 
 /// Exit statuses shared by every command.
 pub const OK: u8 = 0;

@@ -4,6 +4,7 @@
 //! the user how it went.
 
 use super::report::Reporter;
+use super::source::{self, Loaded};
 use super::{FAILED, OK, USAGE};
 use crate::observers::btlog::BtLog;
 use crate::observers::groot2::{self, Groot2};
@@ -13,10 +14,9 @@ use crate::observers::story::Narrator;
 use crate::observers::trace_file::TraceFile;
 use crate::observers::views::{self, AgentView};
 use crate::observers::Fanout;
-use crate::{files, Format};
+use crate::Format;
 use affect_compiler::groot::Dialect;
 use affect_compiler::ir::program::Program;
-use affect_compiler::sema::Analysis;
 use affect_runtime::run::{self, AgentSummary, Pacing, Run, RunConfig, SimClock};
 use std::io::Write;
 use std::path::PathBuf;
@@ -115,6 +115,14 @@ pub struct RunArgs {
     /// one `--agent` names, else the first.
     #[arg(long, value_name = "FILE.btlog")]
     pub btlog: Option<PathBuf>,
+    /// Run at wall-clock speed (as --realtime does) and, when the file (or a file it `use`s)
+    /// is saved, check it
+    /// again and go on with the new program from the next tick: variables, hormones,
+    /// emotions and memories whose name and type did not change keep their values, running
+    /// nodes that moved are halted. A program that does not check leaves the old one
+    /// running, and its diagnostics are printed. See docs/monitoring.md.
+    #[arg(long, conflicts_with_all = ["groot2", "btlog", "hardware"])]
+    pub watch: bool,
 }
 
 fn split_kv(s: &str, what: &str) -> Result<(String, String), String> {
@@ -125,7 +133,7 @@ fn split_kv(s: &str, what: &str) -> Result<(String, String), String> {
 }
 
 pub fn run(args: &RunArgs) -> u8 {
-    let loaded = match load(args) {
+    let loaded = match source::load(&args.file) {
         Ok(l) => l,
         Err(status) => return status,
     };
@@ -157,18 +165,31 @@ pub fn run(args: &RunArgs) -> u8 {
             return USAGE;
         }
     };
-    let result = match Run::new(program, &config) {
-        Ok(r) if args.hardware || args.realtime => {
-            match super::robot::prepare(args, program, &config, &mut observers) {
-                Ok(mut clock) => r.run_to_end(&mut clock, &mut observers),
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return FAILED;
-                }
+    let result = if args.watch {
+        // `--watch` runs as `--realtime` does, on its wall clock.
+        match super::robot::prepare(args, program, &config, &mut observers) {
+            Ok(mut clock) => {
+                super::watch::run_to_end(&loaded, program, &config, &mut observers, &mut clock)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return FAILED;
             }
         }
-        Ok(r) => r.run_to_end(&mut SimClock, &mut observers),
-        Err(d) => Err(d),
+    } else {
+        match Run::new(program, &config) {
+            Ok(r) if args.hardware || args.realtime => {
+                match super::robot::prepare(args, program, &config, &mut observers) {
+                    Ok(mut clock) => r.run_to_end(&mut clock, &mut observers),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return FAILED;
+                    }
+                }
+            }
+            Ok(r) => r.run_to_end(&mut SimClock, &mut observers),
+            Err(d) => Err(d),
+        }
     };
     let unwritten = observers.finish(result.is_ok());
     if !unwritten.is_empty() {
@@ -188,55 +209,6 @@ pub fn run(args: &RunArgs) -> u8 {
     reporter.finish(1);
     tell(args, program, &summaries);
     OK
-}
-
-/// A program read and checked: its name for messages, its source, what the checker made.
-struct Loaded {
-    name: String,
-    src: String,
-    analysis: Analysis,
-}
-
-/// Reads the file and checks it. Groot / BehaviorTree.CPP XML runs as its import would (its
-/// `<include>`s imported too). `Err` is the exit status, the problem already told.
-fn load(args: &RunArgs) -> Result<Loaded, u8> {
-    let xml = args
-        .file
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("xml"));
-    let read = files::read_source(&args.file).map_err(|e| {
-        eprintln!("error: {e}");
-        USAGE
-    });
-    if !xml {
-        let src = read?;
-        let analysis =
-            affect_compiler::check_source_with(&src, &files::FileLoader::beside(&args.file));
-        return Ok(Loaded {
-            name: args.file.display().to_string(),
-            src,
-            analysis,
-        });
-    }
-    read?;
-    let src = super::import::import_in_memory(&args.file).map_err(|failed| {
-        let mut reporter = Reporter::new(Format::Human);
-        for (file, text, diags) in &failed {
-            reporter.add(file, text, diags);
-        }
-        reporter.finish(failed.len());
-        eprintln!("affect run: `{}` was not imported", args.file.display());
-        FAILED
-    })?;
-    let analysis = affect_compiler::check_source_with(
-        &src,
-        &super::import::ImportingLoader::beside(&args.file),
-    );
-    Ok(Loaded {
-        name: format!("{} (imported)", args.file.display()),
-        src,
-        analysis,
-    })
 }
 
 /// The run configuration the options ask for. The world's own `ticks` and `seed` apply
@@ -286,7 +258,7 @@ fn config(args: &RunArgs, program: &Program) -> Result<RunConfig, String> {
             simulated: args.sim_devices.clone(),
         });
     }
-    config.timing = args.hardware || args.realtime;
+    config.timing = args.hardware || args.realtime || args.watch;
     if let Some(ms) = args.sleep_between_ticks {
         if ms.is_nan() || ms <= 0.0 {
             return Err("--sleep-between-ticks takes a positive number of milliseconds".into());
@@ -326,10 +298,9 @@ fn observers<'v>(
     if args.groot2.is_none() && args.btlog.is_none() {
         return Ok(fanout);
     }
-    // Groot 2 and its logs show the tree as the Groot exporter writes it (the exporter
-    // works on the syntax tree, which the check does not keep: the source is parsed again,
-    // only with these options).
-    let doc = affect_compiler::groot::exported_document(&loaded.src, Dialect::V4);
+    // Groot 2 and its logs show the tree as the Groot exporter writes it from the syntax
+    // tree the check parsed.
+    let doc = affect_compiler::groot::exported_document(&loaded.syntax, Dialect::V4);
     if let Some(path) = &args.btlog {
         fanout.add(BtLog::create(
             program,

@@ -9,9 +9,11 @@
 //! driver stops on a signal, or hands over to a run of a new program. [`run`] does all the
 //! steps on the simulated clock.
 
+mod carry;
 mod clock;
 mod config;
 mod observer;
+mod reload;
 mod report;
 mod scripted;
 mod setup;
@@ -21,6 +23,7 @@ mod values;
 pub use clock::{Clock, SimClock};
 pub use config::{parse_status, parse_statuses, Pacing, RunConfig};
 pub use observer::{Flow, Observer, TickView};
+pub use reload::{NotReloaded, Reloaded};
 pub use setup::check_runnable;
 pub use values::show_value;
 
@@ -28,8 +31,8 @@ use crate::affect::behavior::Arbiter;
 use crate::affect::persist::{self, Stored};
 use crate::devices::sim::SharedWorld;
 use crate::jit::EngineKind;
-use crate::sim::mail::{Mail, SharedMail};
-use crate::sim::{SenseErrors, Setup, SimAgent};
+use crate::sim::mail::SharedMail;
+use crate::sim::{SenseErrors, SimAgent};
 use crate::trace::{Event, TraceSink};
 use affect_compiler::diagnostic::Diagnostic;
 use affect_compiler::ir::program::{Program, Status};
@@ -169,16 +172,7 @@ impl<'p> Run<'p> {
         if let Some(h) = &hardware {
             sources.push(h);
         }
-        let setup = Setup {
-            leaf_default: config.leaf_default,
-            leaves: &config.leaves,
-            seed: config.seed,
-            persist_dir: config.persist_dir.clone(),
-            mail: Mail::shared(),
-            team: crate::sim::team::Team::shared(config.seed),
-            wrap: config.wrap_leaves.clone(),
-            sources: &sources,
-        };
+        let setup = setup::shared(config, &sources);
         let engines = setup::compile(program, config, &instances);
         let mut sims = Vec::new();
         for instance in instances {

@@ -139,7 +139,7 @@ pub(super) fn halts(l: &mut Live, tick: u64, now: f64, sink: &mut dyn TraceSink)
 }
 
 /// Node status changes, counted for the summary.
-fn transitions(l: &mut Live, tick: u64, now: f64, sink: &mut dyn TraceSink) {
+pub(super) fn transitions(l: &mut Live, tick: u64, now: f64, sink: &mut dyn TraceSink) {
     let p = l.agent.program;
     let m = &mut l.agent.machine;
     for t in &m.transitions {
