@@ -95,7 +95,7 @@ pub struct RunArgs {
     pub watchdog_ms: u64,
     /// Serve the run to Groot 2 and btview as BehaviorTree.CPP's Groot2Publisher does: REQ/REP
     /// on PORT (default 1667) and PUB on PORT+1; the next agent on PORT+2 and PORT+3, and so
-    /// on. The run is paced at wall-clock speed. See docs/monitoring.md.
+    /// on. The run goes at wall-clock speed, as with --realtime. See docs/monitoring.md.
     #[arg(long, value_name = "PORT", num_args = 0..=1, default_missing_value = groot2::DEFAULT_PORT)]
     pub groot2: Option<u16>,
     /// The address the Groot 2 server binds (anyone who reaches it sees the run).
@@ -178,7 +178,7 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     } else {
         match Run::new(program, &config) {
-            Ok(r) if args.hardware || args.realtime => {
+            Ok(r) if wall_clock(args) => {
                 match super::robot::prepare(args, program, &config, &mut observers) {
                     Ok(mut clock) => r.run_to_end(&mut clock, &mut observers),
                     Err(e) => {
@@ -209,6 +209,13 @@ pub fn run(args: &RunArgs) -> u8 {
     reporter.finish(1);
     tell(args, program, &summaries);
     OK
+}
+
+/// Whether the run goes at wall-clock speed, on `--realtime`'s clock (or the robot's): on
+/// hardware, when asked, and when someone watches it live (`--groot2`) or edits it as it
+/// runs (`--watch`).
+fn wall_clock(args: &RunArgs) -> bool {
+    args.hardware || args.realtime || args.watch || args.groot2.is_some()
 }
 
 /// The run configuration the options ask for. The world's own `ticks` and `seed` apply
@@ -258,7 +265,7 @@ fn config(args: &RunArgs, program: &Program) -> Result<RunConfig, String> {
             simulated: args.sim_devices.clone(),
         });
     }
-    config.timing = args.hardware || args.realtime || args.watch;
+    config.timing = wall_clock(args);
     if let Some(ms) = args.sleep_between_ticks {
         if ms.is_nan() || ms <= 0.0 {
             return Err("--sleep-between-ticks takes a positive number of milliseconds".into());
