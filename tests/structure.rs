@@ -44,11 +44,6 @@ const ALLOWED_LONG_FILES: &[(&str, &str)] = &[
 const ALLOWED_LONG_FNS: &[(&str, &str, &str)] = &[
     ("compiler/src/fmt/mod.rs", "member", "structure, issue 10"),
     (
-        "compiler/src/groot/xml.rs",
-        "markup",
-        "xml-bridge, issue 12",
-    ),
-    (
         "compiler/src/sema/behavior.rs",
         "module",
         "semantic-model, issue 10",
