@@ -1,23 +1,14 @@
 //! World time on the wall clock: every process of a team counts world time from the same
 //! epoch (a Unix time in milliseconds the launcher hands out), `speed` times faster than the
-//! wall clock. A process that falls behind runs its ticks at once until it catches up.
+//! wall clock. The clock is the runtime's own (`affect run --realtime` and `--hardware` tick
+//! on it too); this module only places its start at the team's epoch. A process that falls
+//! behind runs its due ticks at once until it catches up.
 
+pub use affect_runtime::realtime::WallClock;
+use affect_runtime::realtime::Stamp;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-/// The longest single sleep, so that a stop request is seen promptly.
-const NAP: Duration = Duration::from_millis(20);
-
-#[derive(Clone, Debug)]
-pub struct WallClock {
-    /// When world time 0 is, in milliseconds since the Unix epoch.
-    pub epoch_ms: f64,
-    /// World milliseconds per wall millisecond.
-    pub speed: f64,
-    /// Set to stop (Ctrl-C, SIGTERM, the launcher gone).
-    pub stop: Arc<AtomicBool>,
-}
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Milliseconds since the Unix epoch now.
 pub fn unix_ms() -> f64 {
@@ -26,62 +17,20 @@ pub fn unix_ms() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
 }
 
-impl WallClock {
-    pub fn new(epoch_ms: f64, speed: f64, stop: Arc<AtomicBool>) -> WallClock {
-        let speed = if speed.is_finite() && speed > 0.0 {
-            speed
-        } else {
-            1.0
-        };
-        WallClock {
-            epoch_ms,
-            speed,
-            stop,
-        }
-    }
-
-    /// World time now (negative before the epoch).
-    pub fn now(&self) -> f64 {
-        (unix_ms() - self.epoch_ms) * self.speed
-    }
-
-    /// The wall time (Unix ms) of a world time.
-    pub fn wall_of(&self, world_ms: f64) -> f64 {
-        self.epoch_ms + world_ms / self.speed
-    }
-
-    pub fn stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
-    }
-
-    /// Sleeps until world time `world_ms` is due; false when asked to stop meanwhile.
-    pub fn wait_until(&self, world_ms: f64) -> bool {
-        loop {
-            if self.stopped() {
-                return false;
-            }
-            let left = self.wall_of(world_ms) - unix_ms();
-            if left <= 0.0 {
-                return true;
-            }
-            std::thread::sleep(Duration::from_secs_f64(left / 1000.0).min(NAP));
-        }
-    }
-
-    /// Sleeps for `wall` unless asked to stop; false when asked to stop.
-    pub fn nap(&self, wall: Duration) -> bool {
-        let until = unix_ms() + wall.as_secs_f64() * 1000.0;
-        loop {
-            if self.stopped() {
-                return false;
-            }
-            let left = until - unix_ms();
-            if left <= 0.0 {
-                return true;
-            }
-            std::thread::sleep(Duration::from_secs_f64(left / 1000.0).min(NAP));
-        }
-    }
+/// The team's clock: world time 0 at `epoch_ms` (Unix milliseconds, shared by the team's
+/// processes), world time `speed` times faster than the wall clock, ticks stamped when they
+/// are due (so loss and scripted events land at the world times the program names).
+pub fn team_clock(epoch_ms: f64, speed: f64, stop: Arc<AtomicBool>) -> WallClock {
+    let now = Instant::now();
+    let ahead = (epoch_ms - unix_ms()) / 1000.0;
+    let start = if ahead >= 0.0 {
+        now + Duration::from_secs_f64(ahead)
+    } else {
+        // An epoch before this machine booted cannot be an Instant: count from now.
+        now.checked_sub(Duration::from_secs_f64(-ahead))
+            .unwrap_or(now)
+    };
+    WallClock::at(start, speed, Stamp::Due, Some(stop))
 }
 
 /// A stop flag set by SIGINT and SIGTERM, and (for a process the launcher started) when its
@@ -114,17 +63,20 @@ pub fn stop_flag(watch_stdin: bool) -> Arc<AtomicBool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use affect_runtime::run::Clock;
 
     #[test]
-    fn world_time_runs_speed_times_faster_than_the_wall() {
+    fn the_team_clock_counts_world_time_from_the_epoch() {
         let stop = Arc::new(AtomicBool::new(false));
-        let c = WallClock::new(1_000_000.0, 60.0, stop.clone());
-        assert_eq!(c.wall_of(60_000.0), 1_001_000.0);
-        let c = WallClock::new(unix_ms(), 100.0, stop.clone());
-        assert!(c.wait_until(500.0));
-        assert!(c.now() >= 500.0);
+        // The epoch 2 s of wall time ago, at 60 times the wall clock: 120 s of world time.
+        let c = team_clock(unix_ms() - 2_000.0, 60.0, stop.clone());
+        assert!((c.now_ms() - 120_000.0).abs() < 6_000.0, "{}", c.now_ms());
+        let mut c = team_clock(unix_ms(), 100.0, stop.clone());
+        assert_eq!(c.wait_until(500.0), 500.0);
+        assert!(c.now_ms() >= 500.0);
         stop.store(true, Ordering::Relaxed);
-        assert!(!c.wait_until(1e12), "a stop request ends the wait");
-        assert_eq!(WallClock::new(0.0, -3.0, stop).speed, 1.0);
+        let begun = Instant::now();
+        c.wait_until(1e12);
+        assert!(begun.elapsed() < Duration::from_secs(1), "a stop request ends the wait");
     }
 }

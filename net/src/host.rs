@@ -6,6 +6,7 @@
 //! process hangs, or is cut off) is one at the deadline.
 
 use crate::clock::WallClock;
+use affect_runtime::run::Clock;
 use crate::node::Node;
 use crate::wire::{self, Body};
 use affect_compiler::ir::program::{ComponentSpec, Program};
@@ -96,7 +97,7 @@ pub fn served_on(
 /// Runs the host until stopped: tokens up, heartbeats out, the launcher's partitions obeyed.
 pub fn run(
     mut node: Node,
-    clock: WallClock,
+    mut clock: WallClock,
     served: &[Served],
     sink: &mut dyn TraceSink,
 ) -> Result<(), String> {
@@ -111,7 +112,7 @@ pub fn run(
         ))?);
         let _ = sink.line(
             0,
-            clock.now().max(0.0),
+            clock.now_ms().max(0.0),
             &host,
             &Event::Log {
                 level: "info",
@@ -132,11 +133,15 @@ pub fn run(
     let mut beats = 0u64;
     loop {
         let due = next.iter().copied().fold(f64::INFINITY, f64::min);
-        let now = clock.now();
-        if due > now && !clock.wait_until(due.min(now + 100.0 * clock.speed)) {
+        let now = clock.now_ms();
+        if due > now {
+            // At least every 100 ms of wall time: partitions and stop requests are seen.
+            clock.wait_until(due.min(now + 100.0 * clock.speed()));
+        }
+        if clock.stopped() {
             break;
         }
-        let now = clock.now();
+        let now = clock.now_ms();
         for raw in control.drain() {
             if let Some(m) = node.accept(&raw) {
                 if let (Body::Partition { for_ms }, true) =
@@ -186,7 +191,7 @@ pub fn run(
     }
     let _ = sink.line(
         0,
-        clock.now().max(0.0),
+        clock.now_ms().max(0.0),
         &host,
         &Event::Log {
             level: "info",

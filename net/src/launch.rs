@@ -9,7 +9,7 @@
 //! child at the end or on Ctrl-C (SIGTERM, then SIGKILL after a grace period), and waits
 //! for each one.
 
-use crate::clock::{unix_ms, WallClock};
+use crate::clock::{team_clock, unix_ms};
 use crate::faults::{Fault, FaultKind};
 use crate::keys::{self, Identity, TeamKeys, LAUNCHER};
 use crate::node::{self, Endpoints, Node};
@@ -170,7 +170,7 @@ pub fn run(
     let expected: BTreeSet<String> = members.iter().filter(|m| *m != LAUNCHER).cloned().collect();
     outcome.interrupted = !wait_ready(&mut procs, &ready_in, &team, &expected, &stop)?;
     let epoch = unix_ms() + START_LEAD_MS;
-    let clock = WallClock::new(epoch, config.speed, stop.clone());
+    let clock = team_clock(epoch, config.speed, stop.clone());
     if !outcome.interrupted {
         me.publish(0.0, None, Vec::new(), Body::Start { epoch_ms: epoch });
     }
@@ -185,7 +185,7 @@ pub fn run(
             outcome.interrupted = true;
             break;
         }
-        let now = clock.now();
+        let now = clock.now_ms();
         while faults.first().is_some_and(|f| f.at_ms <= now) {
             let f = faults.remove(0);
             inject(&f, &mut procs, &mut me, now);

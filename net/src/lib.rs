@@ -21,12 +21,9 @@ use affect_compiler::ir::program::Program;
 use affect_compiler::ir::world::WorldSpec;
 use affect_runtime::run::{self, AgentSummary, RunConfig};
 use affect_runtime::trace::TraceSink;
-use clock::WallClock;
 use keys::{Identity, TeamKeys};
 use node::{Endpoints, Node};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// How a process joins its team.
@@ -111,10 +108,6 @@ fn join(opts: &NetOptions, team: &str, me: &str) -> Result<Node, String> {
     Node::join(session, team, me, identity, keys)
 }
 
-fn clock_for(opts: &NetOptions, stop: Arc<AtomicBool>) -> WallClock {
-    WallClock::new(opts.epoch.unwrap_or_else(clock::unix_ms), opts.speed, stop)
-}
-
 /// `affect run FILE --agent NAME --net`: runs one robot of the world as this process.
 pub fn run_robot(
     program: &Program,
@@ -139,10 +132,11 @@ pub fn run_robot(
     }
     let team = opts.team.clone().unwrap_or_else(|| world.name.clone());
     let stop = clock::stop_flag(opts.launched());
+    let mut epoch = opts.epoch.unwrap_or_else(clock::unix_ms);
     let node = join(opts, &team, agent)?;
     let mut robot = robot::Robot::new(
         node,
-        clock_for(opts, stop.clone()),
+        stop.clone(),
         agent,
         program.enums.clone(),
         robot::RobotOptions {
@@ -152,7 +146,9 @@ pub fn run_robot(
     )?;
     let _ready = if opts.await_start {
         let expected = startup::members(program, world)?;
-        Some(robot.await_start(&expected, &stop, Duration::from_secs(120))?)
+        let (start, token) = robot.await_start(&expected, &stop, Duration::from_secs(120))?;
+        epoch = start;
+        Some(token)
     } else {
         None
     };
@@ -160,7 +156,9 @@ pub fn run_robot(
         world: Some(world.name.clone()),
         ..config.clone()
     };
-    run::run_networked(program, &config, sink, Box::new(robot)).map_err(NetError::Program)
+    let mut clock = clock::team_clock(epoch, opts.speed, stop);
+    run::run_networked(program, &config, sink, Box::new(robot), &mut clock)
+        .map_err(NetError::Program)
 }
 
 /// `affect host FILE --host NAME`: runs the components the world places on a host (or only
@@ -177,17 +175,17 @@ pub fn run_host(
     let served = host::served_on(program, world, host, only)?;
     let team = opts.team.clone().unwrap_or_else(|| world.name.clone());
     let stop = clock::stop_flag(opts.launched());
+    let mut epoch = opts.epoch.unwrap_or_else(clock::unix_ms);
     let mut node = join(opts, &team, host)?;
-    let mut clock = clock_for(opts, stop.clone());
     let _ready = if opts.await_start {
         let expected = startup::members(program, world)?;
-        let (epoch, token) =
+        let (start, token) =
             startup::await_start(&mut node, &expected, &stop, Duration::from_secs(120))?;
-        clock.epoch_ms = epoch;
+        epoch = start;
         Some(token)
     } else {
         None
     };
-    host::run(node, clock, &served, sink)?;
+    host::run(node, clock::team_clock(epoch, opts.speed, stop), &served, sink)?;
     Ok(())
 }

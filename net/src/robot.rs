@@ -7,7 +7,6 @@
 //! lost from the sender's own random stream (seeded by the run's seed and the sender's name),
 //! and a latency holds a message back before it is published.
 
-use crate::clock::WallClock;
 use crate::node::{Inbox, LiveInbox, Node};
 use crate::wire::{self, Alive, Body, Message};
 use affect_compiler::ir::program::EnumInfo;
@@ -19,11 +18,14 @@ use affect_runtime::trace::{Event, TraceSink};
 use affect_runtime::world::{AgentId, Envelope, Point, Recipient, World};
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// What the robot's network and its radio share.
 struct Shared {
     node: Node,
-    clock: WallClock,
+    /// Set to stop (Ctrl-C, SIGTERM, the launcher gone).
+    stop: Arc<AtomicBool>,
     recruit_in: Inbox,
     command_in: Inbox,
     heartbeat_in: Inbox,
@@ -99,7 +101,7 @@ pub struct Robot {
 impl Robot {
     pub fn new(
         node: Node,
-        clock: WallClock,
+        stop: Arc<AtomicBool>,
         name: &str,
         enums: Vec<EnumInfo>,
         options: RobotOptions,
@@ -113,7 +115,7 @@ impl Robot {
             alive_in: node.watch_alive()?,
             last_pose: None,
             node,
-            clock,
+            stop,
             recruits: Vec::new(),
             delayed: Vec::new(),
             partitioned_until: f64::NEG_INFINITY,
@@ -131,18 +133,17 @@ impl Robot {
         })
     }
 
-    /// Launched: waits for every member and the launcher's start, and counts world time from
-    /// the epoch it announces. The token returned must live as long as the process.
+    /// Launched: waits for every member and the launcher's start; returns the epoch it
+    /// announces (world time 0, Unix milliseconds) and a token that must live as long as the
+    /// process.
     pub fn await_start(
         &mut self,
         expected: &[String],
-        stop: &std::sync::atomic::AtomicBool,
+        stop: &AtomicBool,
         limit: std::time::Duration,
-    ) -> Result<zenoh::liveliness::LivelinessToken, String> {
+    ) -> Result<(f64, zenoh::liveliness::LivelinessToken), String> {
         let mut s = self.shared.borrow_mut();
-        let (epoch, token) = crate::startup::await_start(&mut s.node, expected, stop, limit)?;
-        s.clock.epoch_ms = epoch;
-        Ok(token)
+        crate::startup::await_start(&mut s.node, expected, stop, limit)
     }
 
     /// Messages published and accepted, and refusals, so far.
@@ -175,7 +176,8 @@ impl Network for Robot {
             mail,
         } = x;
         let mut s = self.shared.borrow_mut();
-        if !s.clock.wait_until(now_ms) {
+        // The run's clock has waited for the tick; a stop request cut that wait short.
+        if s.stop.load(Ordering::Relaxed) {
             return false;
         }
         s.now_ms = now_ms;

@@ -67,8 +67,8 @@ pub trait Network {
     /// Robots of the world that run elsewhere (every one but the agent run here): commands
     /// to them go over the network.
     fn remote(&self, instance: &str) -> bool;
-    /// Before the tick at world time `now_ms`: waits until that time is due on the wall clock,
-    /// then hands over what arrived (where the other robots are to the world, commands to the
+    /// Before the tick at world time `now_ms` (the run's clock has waited until it was due):
+    /// hands over what arrived (where the other robots are to the world, commands to the
     /// post office, component heartbeats to the team's supervisor). False ends the run
     /// (interrupted, or the launcher is gone).
     fn before_tick(&mut self, now_ms: f64, x: Exchange) -> bool;

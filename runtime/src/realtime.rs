@@ -20,9 +20,13 @@ pub enum Stamp {
     Actual,
 }
 
-/// The monotonic clock, from the moment the clock is made.
+/// The monotonic clock. World time 0 is the moment the clock is made (`--hardware`,
+/// `--realtime`), or a moment a team's processes agreed on (`affect run --net`, where world
+/// time may also run `speed` times faster than the wall clock).
 pub struct WallClock {
     start: Instant,
+    /// World milliseconds per wall millisecond.
+    speed: f64,
     stamp: Stamp,
     /// Set by a signal: stop sleeping, the run is about to stop.
     stop: Option<Arc<AtomicBool>>,
@@ -33,8 +37,25 @@ const SLICE: Duration = Duration::from_millis(20);
 
 impl WallClock {
     pub fn new(stamp: Stamp, stop: Option<Arc<AtomicBool>>) -> WallClock {
+        WallClock::at(Instant::now(), 1.0, stamp, stop)
+    }
+
+    /// World time 0 at `start` (which may lie ahead), world time running `speed` times
+    /// faster than the wall clock (not positive or not finite: 1).
+    pub fn at(
+        start: Instant,
+        speed: f64,
+        stamp: Stamp,
+        stop: Option<Arc<AtomicBool>>,
+    ) -> WallClock {
+        let speed = if speed.is_finite() && speed > 0.0 {
+            speed
+        } else {
+            1.0
+        };
         WallClock {
-            start: Instant::now(),
+            start,
+            speed,
             stamp,
             stop,
         }
@@ -43,31 +64,43 @@ impl WallClock {
     /// The moment a tick due `due_ms` into the run starts (a driver that waits for
     /// something else meanwhile, such as `--watch` for a saved file, waits until then).
     pub fn instant(&self, due_ms: f64) -> Instant {
-        self.start + Duration::from_secs_f64(due_ms.max(0.0) / 1000.0)
+        self.start + Duration::from_secs_f64(due_ms.max(0.0) / self.speed / 1000.0)
     }
 
-    fn elapsed_ms(&self) -> f64 {
-        self.start.elapsed().as_secs_f64() * 1000.0
+    /// World time now, in milliseconds: negative before world time 0.
+    pub fn now_ms(&self) -> f64 {
+        let now = Instant::now();
+        let wall = match now.checked_duration_since(self.start) {
+            Some(d) => d.as_secs_f64(),
+            None => -self.start.duration_since(now).as_secs_f64(),
+        };
+        wall * 1000.0 * self.speed
+    }
+
+    pub fn speed(&self) -> f64 {
+        self.speed
+    }
+
+    /// Whether a stop was asked for.
+    pub fn stopped(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
     }
 }
 
 impl Clock for WallClock {
     fn wait_until(&mut self, due_ms: f64) -> f64 {
         loop {
-            let left = due_ms - self.elapsed_ms();
-            if left <= 0.0
-                || self
-                    .stop
-                    .as_ref()
-                    .is_some_and(|s| s.load(Ordering::Relaxed))
-            {
+            let left = (due_ms - self.now_ms()) / self.speed;
+            if left <= 0.0 || self.stopped() {
                 break;
             }
             std::thread::sleep(SLICE.min(Duration::from_secs_f64(left / 1000.0)));
         }
         match self.stamp {
             Stamp::Due => due_ms,
-            Stamp::Actual => self.elapsed_ms().max(due_ms),
+            Stamp::Actual => self.now_ms().max(due_ms),
         }
     }
 }
@@ -197,7 +230,7 @@ mod tests {
     fn the_wall_clock_waits_and_stamps() {
         let mut due = WallClock::new(Stamp::Due, None);
         assert_eq!(due.wait_until(30.0), 30.0);
-        assert!(due.elapsed_ms() >= 30.0, "it slept until the tick was due");
+        assert!(due.now_ms() >= 30.0, "it slept until the tick was due");
         let mut actual = WallClock::new(Stamp::Actual, None);
         let t = actual.wait_until(10.0);
         assert!(t >= 10.0);
@@ -207,6 +240,24 @@ mod tests {
         let begun = Instant::now();
         stopped.wait_until(10_000.0);
         assert!(begun.elapsed() < Duration::from_secs(1));
+    }
+
+    #[test]
+    fn a_fast_clock_from_a_start_ahead_counts_world_time_from_it() {
+        // World time 0 is 50 ms ahead; world time runs 100 times faster.
+        let mut c = WallClock::at(
+            Instant::now() + Duration::from_millis(50),
+            100.0,
+            Stamp::Due,
+            None,
+        );
+        assert!(c.now_ms() < 0.0, "before world time 0");
+        let begun = Instant::now();
+        assert_eq!(c.wait_until(2_000.0), 2_000.0);
+        // 50 ms to world time 0, then 2 s of world time in 20 ms of wall time.
+        assert!(begun.elapsed() >= Duration::from_millis(65));
+        assert!(c.now_ms() >= 2_000.0);
+        assert_eq!(WallClock::at(Instant::now(), -3.0, Stamp::Due, None).speed(), 1.0);
     }
 
     #[test]

@@ -49,16 +49,13 @@ def key(sender, kind):
 class Member:
     """One Python process's place in the team: a session, a name and a signing key."""
 
-    def __init__(self, name, secret, port, epoch_ms):
+    def __init__(self, name, secret, port, epoch_ms, tls=None):
+        """`tls`: Zenoh's `transport/link/tls` settings; the member then listens on `tls/`."""
         self.name = name
         self.secret = secret
         self.epoch_ms = epoch_ms
         self.seq = int(time.time() * 1e6)
-        conf = zenoh.Config()
-        conf.insert_json5("mode", '"peer"')
-        conf.insert_json5("scouting/multicast/enabled", "false")
-        conf.insert_json5("listen/endpoints", json.dumps([f"tcp/127.0.0.1:{port}"]))
-        self.session = zenoh.open(conf)
+        self.session = zenoh.open(peer_config(f"{'tls' if tls else 'tcp'}/127.0.0.1:{port}", tls))
 
     def world_ms(self):
         return (time.time() * 1000.0 - self.epoch_ms) * SPEED
@@ -84,6 +81,19 @@ class Member:
         self.session.put(k, payload, attachment=signature)
 
 
+def peer_config(listen, tls=None, connect=None):
+    """A peer on loopback without multicast scouting (docs/network.md), over TLS if asked."""
+    conf = zenoh.Config()
+    conf.insert_json5("mode", '"peer"')
+    conf.insert_json5("scouting/multicast/enabled", "false")
+    conf.insert_json5("listen/endpoints", json.dumps([listen]))
+    if connect:
+        conf.insert_json5("connect/endpoints", json.dumps([connect]))
+    if tls:
+        conf.insert_json5("transport/link/tls", json.dumps(tls))
+    return conf
+
+
 def load_secret(keys, name):
     text = json.loads((keys / f"{name}.key").read_text())
     return Ed25519PrivateKey.from_private_bytes(base64.b64decode(text["secret"]))
@@ -97,14 +107,18 @@ def load_team(keys):
     }
 
 
-def start_robot(name, keys, port, hub, epoch_ms, trace, ticks):
+def start_robot(name, keys, port, hub, epoch_ms, trace, ticks, zenoh_config=None):
+    """An affect robot on loopback; with `zenoh_config` (a Zenoh configuration file) it
+    listens and connects over TLS."""
+    scheme = "tls" if zenoh_config else "tcp"
+    extra = ["--zenoh-config", str(zenoh_config)] if zenoh_config else []
     return subprocess.Popen(
         [
             AFFECT, "run", str(EXAMPLE), "--agent", name, "--net", "--quiet",
-            "--no-persist", "--keys", str(keys), "--listen", f"tcp/127.0.0.1:{port}",
-            "--connect", f"tcp/127.0.0.1:{hub}", "--epoch", f"{epoch_ms:.3f}",
+            "--no-persist", "--keys", str(keys), "--listen", f"{scheme}/127.0.0.1:{port}",
+            "--connect", f"{scheme}/127.0.0.1:{hub}", "--epoch", f"{epoch_ms:.3f}",
             "--speed", str(SPEED), "--loss", "0", "--ticks", str(ticks),
-            "--trace", str(trace),
+            "--trace", str(trace), *extra,
         ],
         stdin=subprocess.PIPE,
     )
@@ -133,62 +147,69 @@ def make_keys(tmp):
     return keys
 
 
+def take_over_from_the_uav(tmp, tls=None, zenoh_config=None, hub=None):
+    """Python, as UGV#1, answers the affect UAV's HELP and takes its task over through the
+    whole handshake, verifying every message it hears. Python listens on port `hub` (`tls/`
+    with `tls` settings), the UAV connects to it. Returns the UAV's recruitment steps."""
+    keys = make_keys(tmp)
+    team = load_team(keys)
+    hub = hub or free_port()
+    epoch = time.time() * 1000.0 + LEAD_MS
+    me = Member("UGV#1", load_secret(keys, "UGV#1"), hub, epoch, tls)
+    heard = {}
+    bad = []
+    lock = threading.Lock()
+
+    def on_recruit(sample):
+        k = str(sample.key_expr)
+        payload = sample.payload.to_bytes()
+        msg = json.loads(payload)
+        if msg["from"] == me.name:
+            return
+        signature = sample.attachment.to_bytes() if sample.attachment else b""
+        try:
+            team[msg["from"]].verify(signature, k.encode() + b"\n" + payload)
+        except (InvalidSignature, KeyError):
+            bad.append(msg)
+            return
+        body = msg["body"]
+        common = {
+            "block": body["block"],
+            "requester": body["requester"],
+            "session": body["session"],
+        }
+        with lock:
+            heard.setdefault(body["type"], []).append(msg)
+            if body["type"] == "HELP":
+                me.send("UAV", {"type": "ACCEPT", **common, "eta_ms": 1000.0})
+            elif body["type"] == "RESPONDER" and body["chosen"] == me.name:
+                me.send("UAV", {"type": "ARRIVAL", **common, "lease_ms": 30000.0})
+            elif body["type"] == "AGREE" and msg["to"] == me.name:
+                me.send("UAV", {"type": "ACKACK", **common})
+
+    sub = me.session.declare_subscriber(f"affect/v1/{TEAM}/*/recruit", on_recruit)
+    trace = Path(tmp) / "uav.jsonl"
+    # The UAV meets its first possible mine at 82 s of world time.
+    uav = start_robot("UAV", keys, free_port(), hub, epoch, trace, 150, zenoh_config)
+    finish([uav], 120)
+    sub.undeclare()
+    me.session.close()
+    assert not bad, f"messages not signed by their sender: {bad}"
+    for kind in ("HELP", "RESPONDER", "AGREE"):
+        assert heard.get(kind), f"Python never heard a {kind}"
+    assert all(e["pid"] == uav.pid for e in events(trace))
+    return [
+        (e["step"], e.get("peer"))
+        for e in events(trace)
+        if e["ev"] == "recruit" and e["agent"] == "UAV"
+    ]
+
+
 def test_python_speaks_the_recruitment_protocol_with_an_affect_robot():
     with tempfile.TemporaryDirectory() as tmp:
-        keys = make_keys(tmp)
-        team = load_team(keys)
-        hub = free_port()
-        epoch = time.time() * 1000.0 + LEAD_MS
-        me = Member("UGV#1", load_secret(keys, "UGV#1"), hub, epoch)
-        heard = {}
-        bad = []
-        lock = threading.Lock()
-
-        def on_recruit(sample):
-            k = str(sample.key_expr)
-            payload = sample.payload.to_bytes()
-            msg = json.loads(payload)
-            if msg["from"] == me.name:
-                return
-            signature = sample.attachment.to_bytes() if sample.attachment else b""
-            try:
-                team[msg["from"]].verify(signature, k.encode() + b"\n" + payload)
-            except (InvalidSignature, KeyError):
-                bad.append(msg)
-                return
-            body = msg["body"]
-            common = {
-                "block": body["block"],
-                "requester": body["requester"],
-                "session": body["session"],
-            }
-            with lock:
-                heard.setdefault(body["type"], []).append(msg)
-                if body["type"] == "HELP":
-                    me.send("UAV", {"type": "ACCEPT", **common, "eta_ms": 1000.0})
-                elif body["type"] == "RESPONDER" and body["chosen"] == me.name:
-                    me.send("UAV", {"type": "ARRIVAL", **common, "lease_ms": 30000.0})
-                elif body["type"] == "AGREE" and msg["to"] == me.name:
-                    me.send("UAV", {"type": "ACKACK", **common})
-
-        sub = me.session.declare_subscriber(f"affect/v1/{TEAM}/*/recruit", on_recruit)
-        trace = Path(tmp) / "uav.jsonl"
-        # The UAV meets its first possible mine at 82 s of world time.
-        uav = start_robot("UAV", keys, free_port(), hub, epoch, trace, 150)
-        finish([uav], 120)
-        sub.undeclare()
-        me.session.close()
-        assert not bad, f"messages not signed by their sender: {bad}"
-        for kind in ("HELP", "RESPONDER", "AGREE"):
-            assert heard.get(kind), f"Python never heard a {kind}"
-        steps = [
-            (e["step"], e.get("peer"))
-            for e in events(trace)
-            if e["ev"] == "recruit" and e["agent"] == "UAV"
-        ]
+        steps = take_over_from_the_uav(tmp)
         assert ("chose", "UGV#1") in steps, steps
         assert ("helped", "UGV#1") in steps, steps
-        assert all(e["pid"] == uav.pid for e in events(trace))
 
 
 def test_a_stranger_with_a_members_name_is_refused_and_never_acted_on():

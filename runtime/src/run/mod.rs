@@ -73,19 +73,21 @@ pub fn run(
 }
 
 /// Runs one agent (`config.agent`) of a program as one robot of a team spread over
-/// processes: `net` paces its ticks on the wall clock and carries its messages (see
-/// [`Network`]). The program runs exactly as in [`run`]; only the transport differs.
+/// processes: `clock` paces its ticks on the wall clock (the team's, see
+/// [`crate::realtime::WallClock::at`]) and `net` carries its messages (see [`Network`]).
+/// The program runs exactly as in [`run`]; only the clock and the transport differ.
 pub fn run_networked(
     program: &Program,
     config: &RunConfig,
     sink: &mut dyn TraceSink,
     net: Box<dyn Network>,
+    clock: &mut dyn Clock,
 ) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
     let mut observer = SinkWithProgress {
         sink,
         progress: |_| {},
     };
-    Run::build(program, config, Some(net))?.run_to_end(&mut SimClock, &mut observer)
+    Run::build(program, config, Some(net))?.run_to_end(clock, &mut observer)
 }
 
 /// A plain trace sink as an observer, with a progress callback.
