@@ -4,8 +4,8 @@
 //! on it too); this module only places its start at the team's epoch. A process that falls
 //! behind runs its due ticks at once until it catches up.
 
-pub use affect_runtime::realtime::WallClock;
 use affect_runtime::realtime::Stamp;
+pub use affect_runtime::realtime::WallClock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -77,6 +77,9 @@ mod tests {
         stop.store(true, Ordering::Relaxed);
         let begun = Instant::now();
         c.wait_until(1e12);
-        assert!(begun.elapsed() < Duration::from_secs(1), "a stop request ends the wait");
+        assert!(
+            begun.elapsed() < Duration::from_secs(1),
+            "a stop request ends the wait"
+        );
     }
 }

@@ -6,11 +6,11 @@
 //! process hangs, or is cut off) is one at the deadline.
 
 use crate::clock::WallClock;
-use affect_runtime::run::Clock;
 use crate::node::Node;
 use crate::wire::{self, Body};
 use affect_compiler::ir::program::{ComponentSpec, Program};
 use affect_compiler::ir::world::WorldSpec;
+use affect_runtime::run::Clock;
 use affect_runtime::trace::{Event, TraceSink};
 
 /// One component instance a host runs.

@@ -186,6 +186,11 @@ pub fn run_host(
     } else {
         None
     };
-    host::run(node, clock::team_clock(epoch, opts.speed, stop), &served, sink)?;
+    host::run(
+        node,
+        clock::team_clock(epoch, opts.speed, stop),
+        &served,
+        sink,
+    )?;
     Ok(())
 }

@@ -257,7 +257,10 @@ mod tests {
         // 50 ms to world time 0, then 2 s of world time in 20 ms of wall time.
         assert!(begun.elapsed() >= Duration::from_millis(65));
         assert!(c.now_ms() >= 2_000.0);
-        assert_eq!(WallClock::at(Instant::now(), -3.0, Stamp::Due, None).speed(), 1.0);
+        assert_eq!(
+            WallClock::at(Instant::now(), -3.0, Stamp::Due, None).speed(),
+            1.0
+        );
     }
 
     #[test]
