@@ -9,6 +9,7 @@ pub mod leaf;
 pub mod lists;
 pub mod network;
 pub mod nodes;
+pub mod radio;
 pub mod realtime;
 pub mod rng;
 pub mod run;

@@ -27,7 +27,7 @@ use crate::affect::recruit::{
 use crate::devices::sim::SharedWorld;
 use crate::interp::{Host, Lists, Machine};
 use crate::leaf::{Leaf, LeafCall};
-use crate::network::Radio;
+use crate::radio::Radio;
 use crate::rng::Rng;
 use crate::trace::{Event, TraceSink};
 use crate::world::{point_from, AgentId, MessageBus, Recipient, World};
