@@ -99,9 +99,31 @@ enum Command {
     },
 }
 
+/// The stack of the thread that runs a command. The phases walk syntax trees recursively;
+/// the parser refuses files nested deeper than `MAX_DEPTH`, and this leaves every phase
+/// (even an unoptimised build) a wide margin at that depth. Untouched stack costs nothing.
+const STACK_BYTES: usize = 256 * 1024 * 1024;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let status = match cli.command {
+    let status = std::thread::Builder::new()
+        .name("affect".into())
+        .stack_size(STACK_BYTES)
+        .spawn(move || run(cli))
+        .map(|worker| worker.join());
+    match status {
+        Ok(Ok(status)) => ExitCode::from(status),
+        // A panic has been printed by the panic hook; exit as Rust does after one.
+        Ok(Err(_)) => ExitCode::from(101),
+        Err(e) => {
+            eprintln!("error: cannot start the command: {e}");
+            ExitCode::from(101)
+        }
+    }
+}
+
+fn run(cli: Cli) -> u8 {
+    match cli.command {
         Command::Check { files, format } => commands::check::run(&files, format),
         Command::Fmt {
             files,
@@ -116,6 +138,5 @@ fn main() -> ExitCode {
         Command::Build(args) => commands::build::run(&args),
         Command::Convert(args) => commands::convert::run(&args),
         Command::Memory { command } => commands::memory::run(&command),
-    };
-    ExitCode::from(status)
+    }
 }

@@ -25,6 +25,7 @@
 //! line N of the page).
 
 use affect_compiler::sema::Loader;
+use affect_compiler::source::SourceError;
 use affect_compiler::{check_source_with, fmt, render, syntax, Diagnostic};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -166,12 +167,15 @@ struct BlockLoader<'a> {
 }
 
 impl Loader for BlockLoader<'_> {
-    fn load(&self, path: &str) -> Result<String, String> {
+    fn load(&self, path: &str) -> Result<String, SourceError> {
         if let Some(f) = self.files.iter().find(|f| f.path == path) {
             return Ok(at_page_line(&f.text, f.first_line));
         }
-        std::fs::read_to_string(self.dir.join(path))
-            .map_err(|e| format!("cannot read `{path}`: {e}"))
+        let full = self.dir.join(path);
+        affect_files::read_source(&full).map_err(|mut e| {
+            e.message = e.message.replace(&full.display().to_string(), path);
+            e
+        })
     }
 }
 

@@ -38,6 +38,7 @@ codes! {
     "E0115" => "BehaviorTree.CPP script operator",
     "E0116" => "invalid quoted name",
     "E0117" => "misplaced argument",
+    "E0118" => "nested too deeply",
     "W0101" => "doc comment documents nothing",
 
     // Names and modules.
@@ -76,6 +77,7 @@ codes! {
     "E0318" => "invalid emotion or tendency component",
     "E0319" => "keys needed twice at once",
     "E0320" => "literal computes too many elements",
+    "E0321" => "too many nodes once tree calls are inlined",
     // Groot / BehaviorTree.CPP XML (compiler/src/groot): import, export, convert.
     "E0401" => "malformed XML",
     "E0402" => "unclosed element",
@@ -114,6 +116,12 @@ codes! {
     "E0602" => "bad run option",
     "E0603" => "long-term memory file cannot be used",
     "E0604" => "world message no robot can receive",
+    // Files (compiler/src/source.rs; read by the affect-files crate).
+    "E0701" => "not a regular file",
+    "E0702" => "file too large",
+    "E0703" => "not UTF-8 text",
+    "E0704" => "NUL byte in text",
+    "E0705" => "cannot read file",
     // Worlds (compiler/src/ir/world).
     "E0501" => "unknown world setting",
     "E0502" => "malformed world setting",

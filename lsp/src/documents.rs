@@ -3,6 +3,7 @@
 
 use crate::resolve::Index;
 use affect_compiler::sema::{self, Loader, Symbol};
+use affect_compiler::source::SourceError;
 use affect_compiler::syntax::{self, ast::File, Comment};
 use affect_compiler::Diagnostic;
 use lsp_types::{Position, Range, Uri};
@@ -164,7 +165,7 @@ pub struct DocLoader<'a> {
 }
 
 impl Loader for DocLoader<'_> {
-    fn load(&self, path: &str) -> Result<String, String> {
+    fn load(&self, path: &str) -> Result<String, SourceError> {
         let Some(dir) = &self.dir else {
             return sema::NoFiles.load(path);
         };
@@ -172,15 +173,8 @@ impl Loader for DocLoader<'_> {
         if let Some(text) = self.open.get(&normalize(&full)) {
             return Ok(text.clone());
         }
-        let bytes =
-            std::fs::read(&full).map_err(|e| format!("cannot read `{}`: {e}", full.display()))?;
-        String::from_utf8(bytes).map_err(|e| {
-            format!(
-                "cannot read `{}`: not UTF-8 text (invalid byte at offset {})",
-                full.display(),
-                e.utf8_error().valid_up_to()
-            )
-        })
+        // The same rules as `affect check`: no devices, no huge files, text only.
+        affect_files::read_source(&full)
     }
 }
 

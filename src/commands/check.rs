@@ -12,7 +12,7 @@ pub fn run(paths: &[PathBuf], format: Format) -> u8 {
         let src = match files::read_source(path) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("error: {e}");
+                reporter.unreadable(&path.display().to_string(), &e);
                 io_failed = true;
                 continue;
             }

@@ -13,7 +13,7 @@ pub fn run(paths: &[PathBuf], check: bool, stdout: bool) -> u8 {
         let src = match files::read_source(path) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("error: {e}");
+                super::report::unreadable(path, &e);
                 status = USAGE;
                 continue;
             }

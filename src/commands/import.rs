@@ -27,7 +27,7 @@ impl IncludeLoader for IncludeFiles {
     fn load(&mut self, from: &str, path: &str) -> Result<(String, String), String> {
         let base = Path::new(from).parent().unwrap_or(Path::new(""));
         let full = base.join(path);
-        let text = files::read_source(&full)?;
+        let text = files::read_source(&full).map_err(|e| e.message)?;
         Ok((full.display().to_string(), text))
     }
 }
@@ -38,11 +38,8 @@ impl IncludeLoader for IncludeFiles {
 pub fn import_in_memory(path: &Path) -> Result<String, Vec<(String, String, Vec<Diagnostic>)>> {
     let name = path.display().to_string();
     let text = files::read_source(path).map_err(|e| {
-        vec![(
-            name.clone(),
-            String::new(),
-            vec![Diagnostic::error("E0206", e, Default::default())],
-        )]
+        let text = e.at.as_ref().map(|(t, _)| t.clone()).unwrap_or_default();
+        vec![(name.clone(), text, vec![e.diagnostic()])]
     })?;
     let imported = groot::import(&text, &name, &mut IncludeFiles);
     if imported.has_errors() {
@@ -71,7 +68,7 @@ impl ImportingLoader {
 }
 
 impl affect_compiler::sema::Loader for ImportingLoader {
-    fn load(&self, path: &str) -> Result<String, String> {
+    fn load(&self, path: &str) -> Result<String, affect_compiler::source::SourceError> {
         let full = self.dir.join(path);
         let xml = match path.strip_suffix(".affect") {
             Some(stem) => self.dir.join(format!("{stem}.xml")),
@@ -92,7 +89,7 @@ impl affect_compiler::sema::Loader for ImportingLoader {
                         .map(move |d| format!("{f}: {} {}", d.code, d.message))
                 })
                 .collect();
-            format!("`{}` does not import: {}", xml.display(), errors.join("; "))
+            format!("`{}` does not import: {}", xml.display(), errors.join("; ")).into()
         })
     }
 }
@@ -105,7 +102,7 @@ pub fn run(args: &ImportArgs) -> u8 {
     let text = match files::read_source(&args.file) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {e}");
+            super::report::unreadable(&args.file, &e);
             return USAGE;
         }
     };
@@ -177,7 +174,7 @@ fn import_included(from: &Path, out: &Path, uses: &[String], seen: &mut Vec<Path
         let text = match files::read_source(&xml) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!("error: {e}");
+                super::report::unreadable(&xml, &e);
                 return USAGE;
             }
         };

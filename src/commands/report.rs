@@ -2,9 +2,11 @@
 
 use crate::Format;
 use affect_compiler::render;
+use affect_compiler::source::SourceError;
 use affect_compiler::span::LineIndex;
 use affect_compiler::{Diagnostic, Severity};
 use std::io::IsTerminal;
+use std::path::Path;
 
 /// Collects the diagnostics of a run and prints them as each command wants.
 pub struct Reporter {
@@ -42,6 +44,31 @@ impl Reporter {
         }
     }
 
+    /// A file the command could not use (E0701..E0705): shown in its text when the text is
+    /// at fault (bad bytes), else as one line.
+    pub fn unreadable(&mut self, file: &str, e: &SourceError) {
+        if let Some((text, _)) = &e.at {
+            return self.add(file, text, &[e.diagnostic()]);
+        }
+        self.errors += 1;
+        match self.format {
+            Format::Human => eprintln!("[{}] Error: {}", e.code, e.message),
+            Format::Json => self.json.push(serde_json::json!({
+                "code": e.code,
+                "severity": "error",
+                "message": e.message,
+                "file": file,
+                "line": null,
+                "column": null,
+                "end_line": null,
+                "end_column": null,
+                "labels": [],
+                "notes": [],
+                "help": null,
+            })),
+        }
+    }
+
     /// Prints the JSON document or the human summary line.
     pub fn finish(self, files: usize) {
         match self.format {
@@ -65,6 +92,11 @@ impl Reporter {
             }
         }
     }
+}
+
+/// Reports a file a command was given and could not use (see `Reporter::unreadable`).
+pub fn unreadable(path: &Path, e: &SourceError) {
+    Reporter::new(Format::Human).unreadable(&path.display().to_string(), e);
 }
 
 fn plural(n: usize, word: &str) -> String {

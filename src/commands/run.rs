@@ -82,7 +82,7 @@ pub fn run(args: &RunArgs) -> u8 {
         .is_some_and(|e| e.eq_ignore_ascii_case("xml"));
     let src = if xml {
         if let Err(e) = files::read_source(&args.file) {
-            eprintln!("error: {e}");
+            super::report::unreadable(&args.file, &e);
             return USAGE;
         }
         match super::import::import_in_memory(&args.file) {
@@ -101,7 +101,7 @@ pub fn run(args: &RunArgs) -> u8 {
         match files::read_source(&args.file) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("error: {e}");
+                super::report::unreadable(&args.file, &e);
                 return USAGE;
             }
         }

@@ -1055,7 +1055,11 @@ impl Checker {
                 _ => None,
             })
             .collect();
-        let names: Vec<&str> = derived.iter().map(|(n, _)| n.name.as_str()).collect();
+        // The first value of each name (a duplicate is reported elsewhere).
+        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for (i, (n, _)) in derived.iter().enumerate() {
+            index.entry(n.name.as_str()).or_insert(i);
+        }
         let deps: Vec<Vec<usize>> = derived
             .iter()
             .map(|(_, m)| {
@@ -1067,51 +1071,19 @@ impl Checker {
                 names_in(e, &mut found);
                 found
                     .iter()
-                    .filter_map(|n| names.iter().position(|x| x == n))
+                    .filter_map(|n| index.get(n.as_str()).copied())
                     .collect()
             })
             .collect();
         // Depth-first topological order; a cycle is reported once, with its members.
-        let mut state = vec![0u8; derived.len()];
-        let mut order = Vec::new();
-        fn visit(
-            i: usize,
-            deps: &[Vec<usize>],
-            state: &mut [u8],
-            order: &mut Vec<usize>,
-            path: &mut Vec<usize>,
-            cycle: &mut Option<Vec<usize>>,
-        ) {
-            if state[i] == 2 {
-                return;
-            }
-            if state[i] == 1 {
-                if cycle.is_none() {
-                    let from = path.iter().position(|&p| p == i).unwrap_or(0);
-                    *cycle = Some(path[from..].to_vec());
-                }
-                return;
-            }
-            state[i] = 1;
-            path.push(i);
-            for &d in &deps[i] {
-                visit(d, deps, state, order, path, cycle);
-            }
-            path.pop();
-            state[i] = 2;
-            order.push(i);
-        }
-        let mut cycle = None;
-        for i in 0..derived.len() {
-            visit(
-                i,
-                &deps,
-                &mut state,
-                &mut order,
-                &mut Vec::new(),
-                &mut cycle,
-            );
-        }
+        let mut cycle: Option<Vec<usize>> = None;
+        let order = crate::graph::depth_first(
+            &deps,
+            |&d| d,
+            |_, members| {
+                cycle.get_or_insert_with(|| members.to_vec());
+            },
+        );
         if let Some(members) = cycle {
             let first = derived[members[0]].0;
             let message = match members.as_slice() {

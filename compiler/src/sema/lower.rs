@@ -23,7 +23,15 @@ struct Builder<'a> {
     reported: Vec<Span>,
     /// Trees instantiated, for their pending constructs.
     used: Vec<u32>,
+    /// How deep the node being built is, counting the nodes of the trees it is inlined in.
+    depth: usize,
+    /// E0118 or E0321 was reported: the program is not built further.
+    capped: bool,
 }
+
+/// The most nodes one agent's program may have once every tree call is inlined: trees that
+/// call trees several times each multiply, and a few lines could otherwise ask for billions.
+pub const MAX_NODES: usize = 250_000;
 
 impl Builder<'_> {
     /// Appends a template's code with its frame operands mapped to slots; returns the offset
@@ -204,6 +212,20 @@ impl Builder<'_> {
         base: u32,
         scope_path: &str,
     ) -> NodeId {
+        self.depth += 1;
+        let id = self.node_inner(n, t, map, base, scope_path);
+        self.depth -= 1;
+        id
+    }
+
+    fn node_inner(
+        &mut self,
+        n: &TNode,
+        t: &Template,
+        map: &[SlotId],
+        base: u32,
+        scope_path: &str,
+    ) -> NodeId {
         let id = self.p.nodes.len() as NodeId;
         let uid = id + 1;
         let name = n.label.clone().unwrap_or_else(|| n.id.clone());
@@ -308,6 +330,14 @@ impl Builder<'_> {
             }
             return None;
         }
+        if let Some(d) = self.too_large(tree, span) {
+            // Once per agent: every later call would say the same.
+            if !self.capped {
+                self.capped = true;
+                self.c.diags.push(d);
+            }
+            return None;
+        }
         let callee = self.templates.get(tree as usize)?.as_ref()?;
         let root = callee.root.as_ref()?;
         let scope = self.p.scopes.len() as u32 + 1;
@@ -351,6 +381,37 @@ impl Builder<'_> {
         let id = self.node(root, callee, &map, base, path);
         self.stack.pop();
         Some((id, inputs))
+    }
+
+    /// E0118 when inlining `tree` here would nest the program deeper than the syntax allows
+    /// any file to (every later phase walks it recursively); E0321 when the program already
+    /// has `MAX_NODES` nodes.
+    fn too_large(&self, tree: u32, span: Span) -> Option<Diagnostic> {
+        let name = &self.c.g.trees[tree as usize].name;
+        let max = crate::syntax::depth::MAX_DEPTH;
+        if self.depth > max {
+            return Some(
+                Diagnostic::error("E0118", format!("nested deeper than {max} levels"), span)
+                    .with_label(format!(
+                        "with the trees it is called from, `{name}` would start {} nodes deep",
+                        self.depth
+                    ))
+                    .with_help("trees calling trees are inlined: make the chain of calls shorter"),
+            );
+        }
+        if self.p.nodes.len() >= MAX_NODES {
+            return Some(
+                Diagnostic::error(
+                    "E0321",
+                    format!("more than {MAX_NODES} nodes once every tree call is inlined"),
+                    span,
+                )
+                .with_label(format!("this call of `{name}` is where the limit was reached"))
+                .with_note("each call of a tree is a copy of it: trees that call other trees several times multiply")
+                .with_help("call fewer trees from trees that are themselves called many times"),
+            );
+        }
+        None
     }
 
     fn new_slot(
@@ -398,12 +459,7 @@ impl Checker {
                 let ItemKind::Tree(t) = &item.kind else {
                     continue;
                 };
-                let Some(i) = self
-                    .g
-                    .trees
-                    .iter()
-                    .position(|s| s.name == t.name.name && s.span == t.name.span)
-                else {
+                let Some(i) = self.g.tree_declared_at(&t.name.name, t.name.span) else {
                     continue;
                 };
                 let ports = self.g.trees[i].ports.clone();
@@ -752,36 +808,16 @@ impl Checker {
                 out
             })
             .collect();
-        // Depth-first; `path` holds the trees being visited, `done` the finished ones.
-        fn visit(
-            i: usize,
-            graph: &[Vec<(u32, Span)>],
-            path: &mut Vec<usize>,
-            done: &mut [bool],
-            found: &mut Vec<(Span, Vec<usize>)>,
-        ) {
-            if done[i] {
-                return;
-            }
-            path.push(i);
-            for &(callee, span) in &graph[i] {
-                let c = callee as usize;
-                if let Some(at) = path.iter().position(|&p| p == c) {
-                    if !found.iter().any(|(s, _)| *s == span) {
-                        found.push((span, path[at..].to_vec()));
-                    }
-                } else {
-                    visit(c, graph, path, done, found);
+        let mut found: Vec<(Span, Vec<usize>)> = Vec::new();
+        crate::graph::depth_first(
+            &graph,
+            |&(callee, _)| callee as usize,
+            |&(_, span), cycle| {
+                if !found.iter().any(|(s, _)| *s == span) {
+                    found.push((span, cycle.to_vec()));
                 }
-            }
-            path.pop();
-            done[i] = true;
-        }
-        let mut done = vec![false; graph.len()];
-        let mut found = Vec::new();
-        for i in 0..graph.len() {
-            visit(i, &graph, &mut Vec::new(), &mut done, &mut found);
-        }
+            },
+        );
         for (span, cycle) in found {
             let name = self.g.trees[cycle[0]].name.clone();
             let mut d = Diagnostic::error("E0209", format!("tree `{name}` calls itself"), span)
@@ -832,10 +868,7 @@ impl Checker {
                 trees[0]
             }
         };
-        self.g
-            .trees
-            .iter()
-            .position(|s| s.name == t.name.name && s.span == t.name.span)
+        self.g.tree_declared_at(&t.name.name, t.name.span)
     }
 
     fn one_root_tree(
@@ -924,6 +957,8 @@ impl Checker {
             root_names,
             reported: Vec::new(),
             used: Vec::new(),
+            depth: 0,
+            capped: false,
         };
         let base = b.copy_code(t, &map);
         b.p.process = Builder::shift(process, base);

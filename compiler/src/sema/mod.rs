@@ -182,11 +182,19 @@ impl Globals {
         }
     }
 
+    /// The tree declared by the name at `span`, if it is the one the program kept (not a
+    /// duplicate, not a signature replaced by its definition).
+    pub fn tree_declared_at(&self, name: &str, span: Span) -> Option<usize> {
+        match self.names.get(name) {
+            Some(&(Global::Tree(i), _)) if self.trees[i as usize].span == span => Some(i as usize),
+            _ => None,
+        }
+    }
+
     pub fn show(&self, ty: &Ty) -> String {
-        let names: Vec<String> = self.enums.iter().map(|e| e.name.clone()).collect();
         ty::TyDisplay {
             ty,
-            enum_names: &names,
+            enums: &self.enums,
         }
         .to_string()
     }
@@ -835,6 +843,11 @@ impl Checker {
                 crate::syntax::visit::walk_expr(self, e);
             }
         }
+        // The first constant of each name (a duplicate is reported elsewhere).
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        for (i, (c, _)) in consts.iter().enumerate() {
+            index.entry(c.name.name.as_str()).or_insert(i);
+        }
         let deps: Vec<Vec<usize>> = consts
             .iter()
             .map(|(c, _)| {
@@ -843,39 +856,20 @@ impl Checker {
                 names
                     .0
                     .iter()
-                    .filter_map(|n| consts.iter().position(|(d, _)| d.name.name == *n))
+                    .filter_map(|n| index.get(n.as_str()).copied())
                     .collect()
             })
             .collect();
-        fn visit(
-            i: usize,
-            deps: &[Vec<usize>],
-            state: &mut [u8],
-            order: &mut Vec<usize>,
-            cyclic: &mut Vec<usize>,
-        ) {
-            match state[i] {
-                2 => return,
-                1 => {
-                    if !cyclic.contains(&i) {
-                        cyclic.push(i);
-                    }
-                    return;
+        let mut cyclic: Vec<usize> = Vec::new();
+        let order = crate::graph::depth_first(
+            &deps,
+            |&d| d,
+            |&d, _| {
+                if !cyclic.contains(&d) {
+                    cyclic.push(d);
                 }
-                _ => {}
-            }
-            state[i] = 1;
-            for &d in &deps[i] {
-                visit(d, deps, state, order, cyclic);
-            }
-            state[i] = 2;
-            order.push(i);
-        }
-        let mut state = vec![0u8; consts.len()];
-        let (mut order, mut cyclic) = (Vec::new(), Vec::new());
-        for i in 0..consts.len() {
-            visit(i, &deps, &mut state, &mut order, &mut cyclic);
-        }
+            },
+        );
         for &i in &cyclic {
             let c = consts[i].0;
             if self.g.consts.contains_key(&c.name.name) {
@@ -1013,11 +1007,7 @@ impl Checker {
         for item in &file.items {
             if let ItemKind::Tree(t) = &item.kind {
                 // A tree refused as a duplicate or a built-in's name is reported already.
-                let declared = self
-                    .g
-                    .trees
-                    .iter()
-                    .any(|s| s.name == t.name.name && s.span == t.name.span);
+                let declared = self.g.tree_declared_at(&t.name.name, t.name.span).is_some();
                 if declared && !t.is_main && !self.used_globals.contains(&t.name.name) {
                     self.diags.push(
                         Diagnostic::warning(

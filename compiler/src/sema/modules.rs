@@ -3,13 +3,15 @@
 //! no IO). Import cycles are reported.
 
 use crate::diagnostic::Diagnostic;
+use crate::source::SourceError;
 use crate::syntax::ast::{File, ItemKind, UseTarget};
 use crate::syntax::{self};
 
 /// Reads a `use "path"` file for the checker. Paths are as written, relative to the main
-/// file; the command-line tool resolves them.
+/// file; the command-line tool resolves them. Loaders that read files use `affect-files`, so
+/// every way in refuses the same things (devices, huge files, binary text) the same way.
 pub trait Loader {
-    fn load(&self, path: &str) -> Result<String, String>;
+    fn load(&self, path: &str) -> Result<String, SourceError>;
 }
 
 /// A loader for programs that may not import files (the language server's unsaved
@@ -17,8 +19,8 @@ pub trait Loader {
 pub struct NoFiles;
 
 impl Loader for NoFiles {
-    fn load(&self, path: &str) -> Result<String, String> {
-        Err(format!("no file access here to read `{path}`"))
+    fn load(&self, path: &str) -> Result<String, SourceError> {
+        Err(format!("no file access here to read `{path}`").into())
     }
 }
 
@@ -105,6 +107,19 @@ fn visit(
                 }
             }
             UseTarget::File(path, span) => {
+                // Files are loaded depth-first: a chain of uses is as deep as it is long.
+                let max = crate::syntax::depth::MAX_DEPTH;
+                if stack.len() > max {
+                    let d = Diagnostic::error(
+                        "E0118",
+                        format!("nested deeper than {max} levels"),
+                        *span,
+                    )
+                    .with_label(format!("this is the {}th file in a chain of uses", stack.len()))
+                    .with_help("files may use each other at most 256 deep: use the files from a file higher up");
+                    report(diags, imported, is_main, stack, text, d);
+                    continue;
+                }
                 // Relative to the file that uses it; the loader takes paths relative to the
                 // main file.
                 let base = if is_main {
@@ -117,9 +132,13 @@ fn visit(
                     Ok(src) => (resolved, src),
                     Err(e) => {
                         let d = Diagnostic::error("E0206", format!("cannot load `{path}`"), *span)
-                            .with_label(e)
+                            .with_label(e.message.clone())
                             .with_help("paths are relative to the file that uses them");
                         report(diags, imported, is_main, stack, text, d);
+                        // Bad bytes are shown where they are, in the used file.
+                        if let Some((text, _)) = &e.at {
+                            imported.push((resolved, text.clone(), e.diagnostic()));
+                        }
                         continue;
                     }
                 }

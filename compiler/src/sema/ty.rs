@@ -142,7 +142,8 @@ impl Ty {
 /// Names types by their spelling in the language; enums need the checker's names.
 pub struct TyDisplay<'a> {
     pub ty: &'a Ty,
-    pub enum_names: &'a [String],
+    /// The program's enums, indexed by `Ty::Enum`.
+    pub enums: &'a [super::EnumDef],
 }
 
 impl fmt::Display for TyDisplay<'_> {
@@ -158,17 +159,16 @@ impl fmt::Display for TyDisplay<'_> {
             Ty::Angle => f.write_str("angle"),
             Ty::Status => f.write_str("status"),
             Ty::Enum(i) => f.write_str(
-                self.enum_names
+                self.enums
                     .get(*i as usize)
-                    .map(String::as_str)
-                    .unwrap_or("enum"),
+                    .map_or("enum", |e| e.name.as_str()),
             ),
             Ty::List(t) => write!(
                 f,
                 "[{}]",
                 TyDisplay {
                     ty: t,
-                    enum_names: self.enum_names
+                    enums: self.enums
                 }
             ),
             Ty::Tuple(ts) => {
@@ -182,7 +182,7 @@ impl fmt::Display for TyDisplay<'_> {
                         "{}",
                         TyDisplay {
                             ty: t,
-                            enum_names: self.enum_names
+                            enums: self.enums
                         }
                     )?;
                 }
