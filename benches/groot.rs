@@ -1,7 +1,8 @@
-//! Groot XML import and export speed: the largest corpus files and a generated 10,000-node
-//! tree (`shared/tools/btcpp/treegen.py --size 10000 --seed 1`, the tree BehaviorTree.CPP's
-//! own load time is measured on: `btcpp_oracle bench` reports it as `create_ms`).
-//! `benches/groot_vs_btcpp.sh` runs both and prints them side by side.
+//! Groot XML import and export speed: a generated 10,000-node tree (`affect gen-tree --size
+//! 10000 --seed 1`, the tree BehaviorTree.CPP's own load time is measured on: `btcpp_oracle
+//! bench` reports it as `create_ms`) and, when the public corpus is there (`AFFECT_CORPUS` or
+//! `../shared/corpus`), its largest files. `benches/groot_vs_btcpp.sh` runs both and prints
+//! them side by side.
 //!
 //!   cargo bench --bench groot
 
@@ -16,21 +17,29 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The generated tree, made once (needs python3, as the kit does).
-fn generated(size: usize) -> Option<String> {
-    let out = Command::new("python3")
-        .arg(root().join("../shared/tools/btcpp/treegen.py"))
-        .args(["--size", &size.to_string(), "--seed", "1"])
+/// The generated tree.
+fn generated(size: usize) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_affect"))
+        .args(["gen-tree", "--size", &size.to_string(), "--seed", "1"])
         .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+        .expect("affect gen-tree runs");
+    assert!(out.status.success(), "affect gen-tree failed");
+    String::from_utf8(out.stdout).expect("UTF-8 XML")
 }
 
 /// The largest corpus files with trees, and the largest model list.
 fn corpus() -> Vec<(String, String)> {
-    let dir = root().join("../shared/corpus");
+    let dir = match std::env::var_os("AFFECT_CORPUS") {
+        Some(d) => PathBuf::from(d),
+        None => root().join("../shared/corpus"),
+    };
+    if !dir.join("index.jsonl").is_file() {
+        eprintln!(
+            "corpus benchmarks: did not run, because there is no corpus at {} (set AFFECT_CORPUS)",
+            dir.display()
+        );
+        return Vec::new();
+    }
     let index = std::fs::read_to_string(dir.join("index.jsonl")).expect("the corpus index");
     let mut rows: Vec<serde_json::Value> = index
         .lines()
@@ -62,10 +71,7 @@ fn corpus() -> Vec<(String, String)> {
 
 fn bench(c: &mut Criterion) {
     let mut inputs = corpus();
-    match generated(10_000) {
-        Some(xml) => inputs.push(("treegen-10000".into(), xml)),
-        None => eprintln!("python3 or treegen.py not found: the 10,000-node tree is skipped"),
-    }
+    inputs.push(("gen-tree-10000".into(), generated(10_000)));
     for (name, xml) in &inputs {
         let imported = groot::import_str(xml);
         assert!(!imported.has_errors(), "{name} does not import");

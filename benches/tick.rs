@@ -1,6 +1,6 @@
 //! Tick speed of the interpreter and the JIT on BehaviorTree.CPP's benchmark trees
-//! (`shared/tools/btcpp/treegen.py --size N --seed 1`, imported from XML), with the
-//! blackboard preset as the kit presets it; and the time to compile each tree (check and
+//! (`affect gen-tree --size N --seed 1`, imported from XML), with the blackboard preset as
+//! `--bb-args` gives it; and the time to compile each tree (check and
 //! lower, then JIT). Throughput is in node ticks: every node of these trees ticks once per
 //! root tick. `scripts/compare.py` compares the same trees with BehaviorTree.CPP and
 //! py_trees.
@@ -12,26 +12,23 @@ use affect_compiler::sema::NoFiles;
 use affect_runtime::bench::{self, Engine};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::process::Command;
 
-fn treegen(args: &[&str]) -> Option<String> {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/btcpp/treegen.py");
-    let out = Command::new("python3")
-        .arg(script)
+fn treegen(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_affect"))
+        .arg("gen-tree")
         .args(args)
         .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+        .expect("affect gen-tree runs");
+    assert!(out.status.success(), "affect gen-tree failed");
+    String::from_utf8(out.stdout).expect("UTF-8")
 }
 
 /// The tree as affect source, and its initial blackboard (`--bb-args`).
-fn tree(size: usize) -> Option<(String, Vec<(String, f64)>)> {
+fn tree(size: usize) -> (String, Vec<(String, f64)>) {
     let n = size.to_string();
-    let xml = treegen(&["--size", &n, "--seed", "1"])?;
-    let args = treegen(&["--size", &n, "--seed", "1", "--bb-args"])?;
+    let xml = treegen(&["--size", &n, "--seed", "1"]);
+    let args = treegen(&["--size", &n, "--seed", "1", "--bb-args"]);
     let bb = args
         .split_whitespace()
         .filter(|a| *a != "--bb")
@@ -41,7 +38,7 @@ fn tree(size: usize) -> Option<(String, Vec<(String, f64)>)> {
         })
         .collect();
     let imported = affect_compiler::groot::import_str(&xml);
-    Some((imported.text(), bb))
+    (imported.text(), bb)
 }
 
 fn check(source: &str) -> Program {
@@ -75,10 +72,7 @@ fn machine<'p>(
 fn ticks(c: &mut Criterion) {
     let mut group = c.benchmark_group("tick");
     for size in [100usize, 1000, 10_000] {
-        let Some((source, bb)) = tree(size) else {
-            eprintln!("treegen.py not found: skipping the tick benchmarks");
-            return;
-        };
+        let (source, bb) = tree(size);
         let program = check(&source);
         group.throughput(Throughput::Elements(size as u64));
         for (name, jit) in [("interp", false), ("jit", true)] {
@@ -97,9 +91,7 @@ fn compile(c: &mut Criterion) {
     let mut group = c.benchmark_group("compile");
     group.sample_size(10);
     for size in [1000usize, 10_000] {
-        let Some((source, _)) = tree(size) else {
-            return;
-        };
+        let (source, _) = tree(size);
         group.bench_function(BenchmarkId::new("check+lower", size), |b| {
             b.iter(|| black_box(check(black_box(&source))))
         });

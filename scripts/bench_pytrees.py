@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench_pytrees.py: time a treegen benchmark tree (BehaviorTree.CPP v4 XML) in py_trees.
+"""bench_pytrees.py: time a benchmark tree (`affect gen-tree`) (BehaviorTree.CPP v4 XML) in py_trees.
 
     .tools/btcpp/bin/python scripts/bench_pytrees.py tree.xml --bb x0=0.5 ... [--seconds 3]
 
@@ -9,9 +9,9 @@ False), Parallel(success -1, failure 1) -> Parallel(SuccessOnAll), Inverter -> I
 ForceSuccess -> FailureIsSuccess, ForceFailure -> SuccessIsFailure, AlwaysSuccess/Failure ->
 Success/Failure, Script and ScriptCondition -> behaviours running the script compiled to Python
 bytecode once, on one dict as the blackboard (BehaviorTree.CPP's `==` within a float epsilon
-kept). Only what treegen.py generates is supported.
+kept). Only what `affect gen-tree` generates is supported.
 
-Output: one JSON object with the field names `treegen.py --check-bench` reads (`nodes`,
+Output: one JSON object with the field names `affect gen-tree --check-bench` reads (`nodes`,
 `node_ticks_per_tick`, `total_ticks`, `blackboard`) and `ns_per_node_tick` as min/median/max
 over the repeats.
 """
@@ -153,7 +153,7 @@ def main():
         print(json.dumps({"total_ticks": a.exact_ticks, "blackboard": env}, sort_keys=True))
         return
 
-    # Every node must be ticked once per root tick (treegen's invariant): count the nodes
+    # Every node must be ticked once per root tick (the generator's invariant): count the nodes
     # that have a status after one tick.
     root.tick_once()
     ticked = sum(1 for b in root.iterate() if b.status != Status.INVALID)

@@ -3,18 +3,20 @@
 
     python3 scripts/compare.py [--sizes 100,1000,10000] [--seconds 3] [--out FILE.md]
 
-On a fresh machine it installs what it needs first: the BehaviorTree.CPP oracle (the kit's
-setup.sh into .tools/btcpp), py_trees (pip, into the same venv) and the release build of
-`affect`. Then, for each size, treegen.py's tree (seed 1) is
+On a fresh machine it installs what it needs first, saying so before each step: the
+BehaviorTree.CPP oracle (tools/btcpp-oracle/setup.sh: a Python venv in .tools/btcpp with the
+behaviortreepy wheel, its sdist's headers, and the compiled bin/btcpp_oracle), py_trees (pip,
+into the same venv) and the release build of `affect` (target/release). Then, for each size,
+the benchmark tree of `affect gen-tree --size N --seed 1` is
   - ticked by `affect bench` (the XML imported) with the JIT and with the interpreter,
   - ticked by `btcpp_oracle bench` (BehaviorTree.CPP 4.8.2, single-threaded),
   - ticked by py_trees (scripts/bench_pytrees.py, the same tree built from the XML),
-each for 7 repeats; every run's blackboard is checked against treegen's Python reference
-(`treegen.py --check-bench`), and all four are also run for exactly the same number of
+each for 7 repeats; every run's blackboard is checked against the generator's reference
+(`affect gen-tree --check-bench`), and all four are also run for exactly the same number of
 ticks and must end with bit-identical blackboards. The result is a markdown table on stdout
 (min / median / max ns per node tick, and ratios of medians).
 
-Environment: AFFECT_SHARED (default ../shared), the kit's PYTHON and CXX.
+Environment: PYTHON and CXX for the oracle's setup.
 """
 import argparse
 import json
@@ -25,13 +27,11 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.environ.get("AFFECT_SHARED", os.path.join(os.path.dirname(ROOT), "shared"))
-KIT = os.path.join(SHARED, "tools", "btcpp")
+SETUP = os.path.join(ROOT, "tools", "btcpp-oracle", "setup.sh")
 TOOLS = os.path.join(ROOT, ".tools", "btcpp")
 ORACLE = os.path.join(TOOLS, "bin", "btcpp_oracle")
 VENV_PY = os.path.join(TOOLS, "bin", "python")
 AFFECT = os.path.join(ROOT, "target", "release", "affect")
-TREEGEN = os.path.join(KIT, "treegen.py")
 REPEATS = 7
 # Ticks of the cross-check: `affect bench --ticks 100 --repeats 1` runs 10 warm-up ticks first.
 EXACT_TICKS = 110
@@ -49,27 +49,27 @@ def run(cmd, **kw):
 
 
 def setup():
-    if not os.path.exists(TREEGEN):
-        sys.exit(f"compare.py: the btcpp kit is not at {KIT} (set AFFECT_SHARED)")
     if not os.access(ORACLE, os.X_OK):
-        log("installing the BehaviorTree.CPP oracle (the kit's setup.sh) ...")
-        run(["bash", os.path.join(KIT, "setup.sh"), TOOLS])
+        log(f"compare.py will install the BehaviorTree.CPP 4.8.2 oracle into {TOOLS}: a Python "
+            f"venv, the behaviortreepy 0.1.4 wheel and sdist headers from PyPI (pip, about 35 MB), "
+            f"and {ORACLE} compiled with the C++ compiler ({SETUP}) ...")
+        run(["bash", SETUP, TOOLS])
     if subprocess.run([VENV_PY, "-c", "import py_trees"], capture_output=True).returncode != 0:
-        log("installing py_trees into .tools/btcpp ...")
+        log(f"compare.py will install py_trees from PyPI into the venv {TOOLS} (pip) ...")
         run([VENV_PY, "-m", "pip", "install", "--quiet", "py_trees"])
-    log("building affect (release) ...")
+    log(f"compare.py builds affect in release mode into {AFFECT} (cargo) ...")
     run(["cargo", "build", "--release", "--quiet", "--bin", "affect"], cwd=ROOT)
 
 
 def treegen(size, *args):
-    return run([sys.executable, TREEGEN, "--size", str(size), "--seed", "1", *args])
+    return run([AFFECT, "gen-tree", "--size", str(size), "--seed", "1", *args])
 
 
 def check(size, path):
     out = treegen(size, "--check-bench", path)
     res = json.loads(out.strip().splitlines()[-1])
     if not res.get("ok"):
-        sys.exit(f"compare.py: {path} does not match treegen's reference: {res}")
+        sys.exit(f"compare.py: {path} does not match the generator's reference: {res}")
 
 
 def save(tmp, name, text):
@@ -167,9 +167,9 @@ def main():
     lines = []
     lines.append(f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} "
                  f"{platform.release()}; load average {os.getloadavg()[0]:.2f} at the end. "
-                 f"Trees: treegen.py --seed 1. Each cell: min / median / max over {REPEATS} "
+                 f"Trees: affect gen-tree --seed 1. Each cell: min / median / max over {REPEATS} "
                  f"repeats, ns per node tick. All four ended every run with the blackboard "
-                 f"of treegen's Python reference, and bit-identical blackboards after "
+                 f"of the generator's reference, and bit-identical blackboards after "
                  f"{EXACT_TICKS} ticks.")
     lines.append("")
     lines.append("| nodes | affect JIT | affect interpreter | BehaviorTree.CPP 4.8.2 | py_trees | "

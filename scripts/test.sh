@@ -2,21 +2,23 @@
 # The one test command (the README's, and what .ci/run calls). It installs what the tests
 # need, each only when missing, then runs every suite:
 #
-#   1. the real BehaviorTree.CPP 4.8 oracle (../shared/tools/btcpp/setup.sh into .tools/btcpp)
+#   1. the real BehaviorTree.CPP 4.8 oracle (tools/btcpp-oracle/setup.sh into .tools/btcpp)
 #   2. formatting and lints of the Rust code (cargo fmt --check, cargo clippy -D warnings)
 #   3. every Rust test of the workspace (unit, snapshot, property, equivalence with
 #      BehaviorTree.CPP, end-to-end through the binary)
-#   4. `affect check` and `affect fmt --check` over the examples and passing fixtures
-#   5. the editor suites: VS Code grammar, tree-sitter, Vim (editors/test-all.sh installs
+#   4. the corpus suites: tests over the public Groot / BehaviorTree.CPP corpus, which is not
+#      in the repository (AFFECT_CORPUS, default ../shared/corpus). They are #[ignore]d tests
+#      with `corpus` in their names; with the corpus they run here, without it each is named
+#      in a "did not run" line (never counted as passed)
+#   5. `affect check` and `affect fmt --check` over the examples and passing fixtures
+#   6. the editor suites: VS Code grammar, tree-sitter, Vim (editors/test-all.sh installs
 #      npm packages, the tree-sitter CLI and Vim when they are missing)
 #
-# Environment: AFFECT_SHARED (default ../shared), SKIP_EDITORS=1, SKIP_LINT=1.
+# Environment: AFFECT_CORPUS (default ../shared/corpus), SKIP_EDITORS=1, SKIP_LINT=1.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-shared="${AFFECT_SHARED:-$(cd "$root/.." && pwd)/shared}"
-export AFFECT_SHARED="$shared"
 failed=()
 
 step() { printf '\n=== %s\n' "$*"; }
@@ -28,10 +30,8 @@ run() {
   fi
 }
 
-step "BehaviorTree.CPP oracle"
-if [[ ! -x .tools/btcpp/bin/btcpp_oracle ]]; then
-  "$shared/tools/btcpp/setup.sh" .tools/btcpp
-fi
+step "BehaviorTree.CPP oracle (tools/btcpp-oracle)"
+tools/btcpp-oracle/setup.sh .tools/btcpp
 
 if [[ "${SKIP_LINT:-0}" != 1 ]]; then
   step "cargo fmt --check"
@@ -42,6 +42,23 @@ fi
 
 step "cargo test"
 run cargo-test cargo test --workspace --locked
+
+# --- corpus suites (xml-bridge): run with the public corpus, else say that they did not run.
+corpus="${AFFECT_CORPUS:-$root/../shared/corpus}"
+if [[ -f "$corpus/index.jsonl" ]]; then
+  AFFECT_CORPUS="$(cd "$corpus" && pwd)"
+  export AFFECT_CORPUS
+  step "corpus suites (the public corpus at $AFFECT_CORPUS)"
+  run corpus-suites cargo test --workspace --locked -- --ignored corpus
+else
+  step "corpus suites"
+  # Every #[ignore]d test with `corpus` in its name, by test binary.
+  cargo test --workspace --locked -- --ignored --list corpus 2>&1 |
+    awk -v dir="$corpus" '
+      /Running / { suite = $2; sub(/^.*\//, "", suite); sub(/\.rs$/, "", suite) }
+      / test$/ { name = $1; sub(/:$/, "", name)
+        printf "did not run: %s::%s, because the public corpus is not at %s (set AFFECT_CORPUS to run it)\n", suite, name, dir }'
+fi
 
 step "affect check and fmt --check over the examples"
 run examples-check cargo run -q --locked -- check examples/*.affect

@@ -6,6 +6,7 @@ mod files;
 mod narrate;
 mod observe;
 mod plot;
+mod treegen;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -83,6 +84,9 @@ enum Command {
         #[command(subcommand)]
         command: commands::memory::MemoryCommand,
     },
+    /// Write a seeded benchmark tree of exactly N built-in BehaviorTree.CPP nodes, and check
+    /// benchmark results against its reference.
+    GenTree(commands::gen_tree::GenTreeArgs),
     /// Print the explanation of a diagnostic code, with a wrong and a corrected example.
     Explain {
         /// A code such as E0101 (case does not matter).
@@ -138,5 +142,6 @@ fn run(cli: Cli) -> u8 {
         Command::Build(args) => commands::build::run(&args),
         Command::Convert(args) => commands::convert::run(&args),
         Command::Memory { command } => commands::memory::run(&command),
+        Command::GenTree(args) => commands::gen_tree::run(&args),
     }
 }

@@ -1,6 +1,8 @@
-//! No input makes the XML importer panic: corpus files mutated (characters deleted, inserted,
+//! No input makes the XML importer panic: XML files mutated (characters deleted, inserted,
 //! replaced by random ones, cut short) are imported, and whatever imports cleanly is printed,
 //! parsed and exported again. Thousands of variants per run; a failure shrinks to a small one.
+//! The files: the repository's own (examples/xml, the XML fixtures) and, when it is there, the
+//! public corpus (`AFFECT_CORPUS` or `../shared/corpus`).
 
 use affect_compiler::groot::{self, Dialect};
 use affect_compiler::syntax;
@@ -11,16 +13,34 @@ use std::sync::OnceLock;
 fn corpus() -> &'static Vec<String> {
     static FILES: OnceLock<Vec<String>> = OnceLock::new();
     FILES.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-        let index = std::fs::read_to_string(dir.join("index.jsonl")).expect("the corpus index");
-        let mut files: Vec<String> = index
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .filter_map(|l| {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        let mut dirs = vec![root.join("examples/xml"), root.join("tests/fixtures")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("a directory").flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "xml") {
+                    files.push(std::fs::read_to_string(&path).expect("an XML file"));
+                }
+            }
+        }
+        let corpus = match std::env::var_os("AFFECT_CORPUS") {
+            Some(d) => PathBuf::from(d),
+            None => root.join("../shared/corpus"),
+        };
+        match std::fs::read_to_string(corpus.join("index.jsonl")) {
+            Ok(index) => files.extend(index.lines().filter_map(|l| {
                 let row: serde_json::Value = serde_json::from_str(l).ok()?;
-                std::fs::read_to_string(dir.join(row["corpus_path"].as_str()?)).ok()
-            })
-            .collect();
+                std::fs::read_to_string(corpus.join(row["corpus_path"].as_str()?)).ok()
+            })),
+            Err(_) => eprintln!(
+                "groot_props: the public corpus is not at {} (set AFFECT_CORPUS): mutating the repository's {} XML files only",
+                corpus.display(),
+                files.len()
+            ),
+        }
         // Scripts and pre/post conditions are rare in the corpus: add a file that has them.
         files.push(
             r#"<root BTCPP_format="4" main_tree_to_execute="M"><BehaviorTree ID="M"><Sequence name="s" _skipIf="a &gt; 1 &amp;&amp; !b">

@@ -1,4 +1,4 @@
-//! Imported trees run as in BehaviorTree.CPP. For every corpus file (`shared/corpus`) that
+//! Imported trees run as in BehaviorTree.CPP. For every corpus file (`support::corpus`) that
 //! BehaviorTree.CPP 4.8.2 loads, `affect run` on its import and the real library (the
 //! `btcpp_oracle` kit) tick it 20 times with the same stand-ins for custom nodes, and the
 //! status transitions (uid, path, from, to, in order, tick by tick) must be identical:
@@ -67,7 +67,7 @@ const SCRIPTS: &[&str] = &[
 type Trace = Vec<(u64, u64, String, String, String)>;
 
 fn corpus() -> PathBuf {
-    support::shared().join("corpus")
+    support::corpus()
 }
 
 fn out_dir() -> PathBuf {
@@ -410,6 +410,7 @@ fn corpus_files() -> Vec<(String, serde_json::Value)> {
 }
 
 #[test]
+#[ignore = "needs the public corpus (AFFECT_CORPUS or ../shared/corpus)"]
 fn corpus_trees_run_as_in_btcpp() {
     let root = corpus();
     let dest = out_dir().join("corpus");
@@ -472,7 +473,8 @@ fn corpus_trees_run_as_in_btcpp() {
 }
 
 #[test]
-fn nav2_trees_with_their_models_run_as_in_btcpp() {
+#[ignore = "needs the public corpus (AFFECT_CORPUS or ../shared/corpus)"]
+fn nav2_corpus_trees_with_their_models_run_as_in_btcpp() {
     let root = corpus();
     let dest = out_dir().join("nav2");
     let _ = std::fs::remove_dir_all(&dest);

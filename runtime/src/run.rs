@@ -376,7 +376,7 @@ pub fn run(
         leaves: &config.leaves,
         seed: config.seed,
         persist_dir: config.persist_dir.clone(),
-        mail: crate::sim::area_leaves::Mail::shared(),
+        mail: crate::sim::mail::Mail::shared(),
         team: crate::sim::team::Team::shared(config.seed),
     };
     let setup_error = |e: String| vec![Diagnostic::error("E0603", e, Span::DUMMY)];
@@ -830,7 +830,7 @@ fn emit(program: &Program, l: &mut Live, tick: u64, now: f64, sink: &mut dyn Tra
 fn deliver_scripted_sends(
     program: &Program,
     w: &World,
-    mail: &crate::sim::area_leaves::SharedMail,
+    mail: &crate::sim::mail::SharedMail,
     tick: u64,
     now: f64,
     sink: &mut dyn TraceSink,
@@ -865,7 +865,7 @@ fn deliver_scripted_sends(
 fn undeliverable_sends(
     program: &Program,
     w: &World,
-    mail: &crate::sim::area_leaves::Mail,
+    mail: &crate::sim::mail::Mail,
 ) -> Vec<Diagnostic> {
     w.spec()
         .events

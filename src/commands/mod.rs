@@ -6,6 +6,7 @@ pub mod check;
 pub mod convert;
 pub mod explain;
 pub mod fmt;
+pub mod gen_tree;
 pub mod import;
 pub mod lsp;
 pub mod memory;

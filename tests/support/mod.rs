@@ -1,4 +1,4 @@
-//! Shared by the integration tests: where the workspace and the shared folder are, and the
+//! Shared by the integration tests: where the workspace and the public corpus are, and the
 //! real BehaviorTree.CPP oracle (installed on first use, idempotently).
 #![allow(dead_code)]
 
@@ -10,15 +10,26 @@ pub fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The shared folder next to the checkout (`../shared`), or `AFFECT_SHARED`.
-pub fn shared() -> PathBuf {
-    match std::env::var_os("AFFECT_SHARED") {
+/// The public corpus of Groot / BehaviorTree.CPP files: `AFFECT_CORPUS`, else `../shared/corpus`
+/// beside the checkout. It is test data that is not in the repository, so the tests that read
+/// it are `#[ignore = "needs the public corpus"]`, have `corpus` in their names, and run through
+/// `cargo test -- --ignored corpus` (scripts/test.sh does that when the corpus is there, and
+/// otherwise prints that they did not run).
+pub fn corpus() -> PathBuf {
+    let dir = match std::env::var_os("AFFECT_CORPUS") {
         Some(p) => PathBuf::from(p),
-        None => workspace().join("..").join("shared"),
-    }
+        None => workspace().join("..").join("shared").join("corpus"),
+    };
+    assert!(
+        dir.join("index.jsonl").is_file(),
+        "this test needs the public corpus, and there is none at {} (set AFFECT_CORPUS)",
+        dir.display()
+    );
+    dir
 }
 
-/// The `btcpp_oracle` binary, installing the kit into `.tools/btcpp` when it is missing.
+/// The `btcpp_oracle` binary, installing it into `.tools/btcpp` when it is missing
+/// (`tools/btcpp-oracle/setup.sh`).
 pub fn oracle() -> PathBuf {
     static ORACLE: OnceLock<PathBuf> = OnceLock::new();
     ORACLE
@@ -26,7 +37,7 @@ pub fn oracle() -> PathBuf {
             let dir = workspace().join(".tools").join("btcpp");
             let bin = dir.join("bin").join("btcpp_oracle");
             if !bin.exists() {
-                let setup = shared().join("tools").join("btcpp").join("setup.sh");
+                let setup = workspace().join("tools/btcpp-oracle/setup.sh");
                 let status = Command::new("bash")
                     .arg(&setup)
                     .arg(&dir)

@@ -84,7 +84,7 @@ fn lex(src: &str) -> Result<Vec<(T, usize, usize)>, ScriptError> {
             if word == "@" {
                 return Err(err("`@` must be followed by a name", start, i));
             }
-            if word[1..].contains('@') {
+            if word.bytes().skip(1).any(|b| b == b'@') {
                 return Err(err("`@` may only start a name", start, i));
             }
             let tok = match word {
@@ -858,6 +858,13 @@ pub fn stmt_text(s: &Stmt) -> String {
 mod tests {
     use super::*;
     use crate::fmt::format_file;
+
+    #[test]
+    fn names_starting_with_a_multibyte_letter_lex() {
+        // Found by the mutation test: the `@` check sliced inside a character.
+        assert!(parse("ég := 1").is_ok());
+        assert!(parse("x := ég + 1; ü").is_ok());
+    }
 
     fn affect_expr(src: &str) -> String {
         let raw = parse(src).unwrap();

@@ -18,6 +18,8 @@ pub mod gpio_edge;
 pub mod mock;
 pub mod pwm;
 pub mod romi32u4;
+pub mod romi_drive;
+pub mod romi_model;
 pub mod sim;
 
 pub use crate::world::geometry::Direction;

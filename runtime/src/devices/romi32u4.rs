@@ -1,161 +1,299 @@
-//! The Pololu Romi32U4 control board as the robot's motor board (`romi32u4(bus: 1, address:
-//! 0x14)`). Seed 003's board took movement commands over I2C and executed them itself: one
-//! 24 cm cell per move, turning as needed and correcting drift from the wheel encoders.
-//! The seed does not publish the byte format, so the project defines one, implemented by
-//! the board's firmware (see docs/devices.md):
+//! The Pololu Romi 32U4 control board as Pololu ships it for a Raspberry Pi
+//! (`romi32u4(bus: 1, address: 20)`): an I2C slave at address 20 running Pololu's
+//! `RomiRPiSlaveDemo` sketch (pololu-rpi-slave-arduino-library), whose only protocol is a
+//! shared buffer. A stock board flashed with that demo works unchanged.
 //!
-//! | command | bytes written | meaning |
+//! The buffer is the sketch's `struct Data`, packed as the AVR lays it out (little-endian,
+//! no padding), 43 bytes:
+//!
+//! | offset | field | type |
 //! |---|---|---|
-//! | step | `[0x01, d]` | travel one cell; `d` = 0 up, 1 down, 2 left, 3 right (grid directions) |
-//! | speeds | `[0x02, lh, ll, rh, rl]` | wheel speeds in mm/s, two big-endian i16, forward positive |
-//! | stop | `[0x03]` | stop both motors now |
-//! | status | write `[0x10]`, read 1 byte | 0 idle, 1 moving, 2 blocked (the last step was not made) |
+//! | 0, 1, 2 | yellow, green, red LED | bool |
+//! | 3, 4, 5 | buttons A, B, C | bool |
+//! | 6, 8 | left, right motor speed, -300..300 | i16 |
+//! | 10 | battery millivolts | u16 |
+//! | 12..24 | analog inputs 0..5 | 6 × u16 |
+//! | 24 | play notes | bool |
+//! | 25..39 | notes | 14 chars |
+//! | 39, 41 | left, right encoder counts | i16 |
 //!
-//! Each command is one write transaction; status is one write-read transaction (repeated
-//! start), so no other device's transfer can come between the register and its answer.
+//! A write transaction is `[offset, bytes...]` (at most 16 bytes after the offset); the board
+//! applies it at the STOP. A read is a write of `[offset]` alone, then a read transaction:
+//! the board answers from a snapshot taken when the offset arrived, advancing through the
+//! buffer byte by byte. The AVR cannot follow a write with a read quickly (Pololu's
+//! `a_star.py` explains: its TWI module is disabled until the STOP interrupt is handled),
+//! so, as `a_star.py` does, every write is followed by a 100 µs wait and there is no
+//! repeated-start write-read.
+//!
+//! The sketch sets the motors to the last speeds written and counts the encoders; it has no
+//! notion of cells. Moves, turns and drift correction are done on the Pi from the encoder
+//! counts ([`super::romi_drive`]).
 
-use super::{DeviceError, Direction, Motor, MotorCommand, MotorStatus};
-use embedded_hal::i2c::{Error as _, I2c};
+use super::DeviceError;
+use embedded_hal::delay::DelayNs;
+use embedded_hal::i2c::I2c;
 
-pub const DEFAULT_ADDRESS: u8 = 0x14;
-pub const CMD_STEP: u8 = 0x01;
-pub const CMD_SPEEDS: u8 = 0x02;
-pub const CMD_STOP: u8 = 0x03;
-pub const REG_STATUS: u8 = 0x10;
+/// The slave address `RomiRPiSlaveDemo` sets (`slave.init(20)`).
+pub const DEFAULT_ADDRESS: u8 = 20;
+/// The wait after each write (`a_star.py`'s `time.sleep(0.0001)`).
+pub const PI_DELAY_NS: u32 = 100_000;
+/// The slave library buffers at most 16 bytes of one write.
+pub const MAX_WRITE: usize = 16;
+/// Speeds outside this are clamped by the board's `setSpeeds`.
+pub const MAX_SPEED: i16 = 300;
 
-/// The direction byte of a step command.
-pub fn direction_code(d: Direction) -> u8 {
-    match d {
-        Direction::Up => 0,
-        Direction::Down => 1,
-        Direction::Left => 2,
-        Direction::Right => 3,
-    }
+/// Offsets into the shared buffer (the sketch's `struct Data`).
+pub mod layout {
+    pub const YELLOW: u8 = 0;
+    pub const GREEN: u8 = 1;
+    pub const RED: u8 = 2;
+    pub const BUTTON_A: u8 = 3;
+    pub const BUTTON_B: u8 = 4;
+    pub const BUTTON_C: u8 = 5;
+    pub const LEFT_MOTOR: u8 = 6;
+    pub const RIGHT_MOTOR: u8 = 8;
+    pub const BATTERY_MILLIVOLTS: u8 = 10;
+    pub const ANALOG: u8 = 12;
+    pub const PLAY_NOTES: u8 = 24;
+    pub const NOTES: u8 = 25;
+    pub const NOTES_LEN: usize = 14;
+    pub const LEFT_ENCODER: u8 = 39;
+    pub const RIGHT_ENCODER: u8 = 41;
+    /// The whole buffer.
+    pub const SIZE: usize = 43;
 }
 
-/// The bytes of a command. Only `Step` and `Stop` have fixed lengths; the buffer is the
-/// longest command and the length says how much of it to send.
-pub fn encode(command: MotorCommand) -> ([u8; 5], usize) {
-    match command {
-        MotorCommand::Step(d) => ([CMD_STEP, direction_code(d), 0, 0, 0], 2),
-        MotorCommand::Speeds { left, right } => {
-            let [lh, ll] = left.to_be_bytes();
-            let [rh, rl] = right.to_be_bytes();
-            ([CMD_SPEEDS, lh, ll, rh, rl], 5)
-        }
-        MotorCommand::Stop => ([CMD_STOP, 0, 0, 0, 0], 1),
-    }
-}
-
-pub struct Romi32u4<I2C> {
+/// The board, through Pololu's slave protocol.
+pub struct Romi32u4<I2C, D> {
     i2c: I2C,
+    delay: D,
     address: u8,
     name: String,
 }
 
-impl<I2C: I2c> Romi32u4<I2C> {
-    pub fn new(i2c: I2C, address: u8) -> Romi32u4<I2C> {
+impl<I2C: I2c, D: DelayNs> Romi32u4<I2C, D> {
+    pub fn new(i2c: I2C, delay: D, address: u8) -> Romi32u4<I2C, D> {
         Romi32u4 {
             i2c,
+            delay,
             address,
-            name: format!("romi32u4@{address:#04x}"),
+            name: format!("romi32u4@{address}"),
         }
     }
 
-    pub fn release(self) -> I2C {
-        self.i2c
-    }
-}
-
-impl<I2C: I2c> Motor for Romi32u4<I2C> {
-    fn command(&mut self, command: MotorCommand) -> Result<(), DeviceError> {
-        let (bytes, len) = encode(command);
-        self.i2c
-            .write(self.address, &bytes[..len])
-            .map_err(|e| DeviceError::bus(&self.name, e.kind()))
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
-    fn status(&mut self) -> Result<MotorStatus, DeviceError> {
-        let mut answer = [0u8; 1];
-        self.i2c
-            .write_read(self.address, &[REG_STATUS], &mut answer)
-            .map_err(|e| DeviceError::bus(&self.name, e.kind()))?;
-        match answer[0] {
-            0 => Ok(MotorStatus::Idle),
-            1 => Ok(MotorStatus::Moving),
-            2 => Ok(MotorStatus::Blocked),
-            other => Err(DeviceError::Bus {
+    fn fail(&self, e: I2C::Error) -> DeviceError {
+        DeviceError::bus(&self.name, e)
+    }
+
+    /// Writes `data` into the buffer at `offset`: one transaction, then the Pi delay.
+    pub fn write_at(&mut self, offset: u8, data: &[u8]) -> Result<(), DeviceError> {
+        if data.len() > MAX_WRITE || usize::from(offset) + data.len() > layout::SIZE {
+            return Err(DeviceError::InvalidValue {
                 device: self.name.clone(),
-                detail: format!("unknown status byte {other:#04x}"),
-            }),
+                detail: format!("{} bytes at offset {offset}", data.len()),
+            });
         }
+        let mut bytes = [0u8; MAX_WRITE + 1];
+        bytes[0] = offset;
+        bytes[1..=data.len()].copy_from_slice(data);
+        let r = self.i2c.write(self.address, &bytes[..=data.len()]);
+        self.delay.delay_ns(PI_DELAY_NS);
+        r.map_err(|e| self.fail(e))
+    }
+
+    /// Reads `buf.len()` bytes of the buffer from `offset`: the offset, the Pi delay, then
+    /// one read transaction.
+    pub fn read_at(&mut self, offset: u8, buf: &mut [u8]) -> Result<(), DeviceError> {
+        let r = self.i2c.write(self.address, &[offset]);
+        self.delay.delay_ns(PI_DELAY_NS);
+        r.map_err(|e| self.fail(e))?;
+        self.i2c.read(self.address, buf).map_err(|e| self.fail(e))
+    }
+
+    /// Sets both motor speeds, -300..300 (clamped), forward positive.
+    pub fn set_motors(&mut self, left: i16, right: i16) -> Result<(), DeviceError> {
+        let [l0, l1] = left.clamp(-MAX_SPEED, MAX_SPEED).to_le_bytes();
+        let [r0, r1] = right.clamp(-MAX_SPEED, MAX_SPEED).to_le_bytes();
+        self.write_at(layout::LEFT_MOTOR, &[l0, l1, r0, r1])
+    }
+
+    /// The speeds the board was last told, as it holds them.
+    pub fn motors(&mut self) -> Result<(i16, i16), DeviceError> {
+        let mut b = [0u8; 4];
+        self.read_at(layout::LEFT_MOTOR, &mut b)?;
+        Ok((
+            i16::from_le_bytes([b[0], b[1]]),
+            i16::from_le_bytes([b[2], b[3]]),
+        ))
+    }
+
+    /// The encoder counts, left and right (they wrap around at the ends of i16).
+    pub fn encoders(&mut self) -> Result<(i16, i16), DeviceError> {
+        let mut b = [0u8; 4];
+        self.read_at(layout::LEFT_ENCODER, &mut b)?;
+        Ok((
+            i16::from_le_bytes([b[0], b[1]]),
+            i16::from_le_bytes([b[2], b[3]]),
+        ))
+    }
+
+    pub fn battery_millivolts(&mut self) -> Result<u16, DeviceError> {
+        let mut b = [0u8; 2];
+        self.read_at(layout::BATTERY_MILLIVOLTS, &mut b)?;
+        Ok(u16::from_le_bytes(b))
+    }
+
+    /// The six analog inputs, 0..1023.
+    pub fn analog(&mut self) -> Result<[u16; 6], DeviceError> {
+        let mut b = [0u8; 12];
+        self.read_at(layout::ANALOG, &mut b)?;
+        Ok(std::array::from_fn(|i| {
+            u16::from_le_bytes([b[2 * i], b[2 * i + 1]])
+        }))
+    }
+
+    /// Buttons A, B and C.
+    pub fn buttons(&mut self) -> Result<[bool; 3], DeviceError> {
+        let mut b = [0u8; 3];
+        self.read_at(layout::BUTTON_A, &mut b)?;
+        Ok(b.map(|x| x != 0))
+    }
+
+    /// The yellow, green and red LEDs, in the buffer's order.
+    pub fn set_leds(&mut self, yellow: bool, green: bool, red: bool) -> Result<(), DeviceError> {
+        self.write_at(layout::YELLOW, &[yellow.into(), green.into(), red.into()])
+    }
+
+    /// Plays a melody in Pololu's buzzer notation (at most 14 characters).
+    pub fn play_notes(&mut self, notes: &str) -> Result<(), DeviceError> {
+        if notes.len() > layout::NOTES_LEN || !notes.is_ascii() {
+            return Err(DeviceError::InvalidValue {
+                device: self.name.clone(),
+                detail: format!("notes {notes:?}: at most 14 ASCII characters"),
+            });
+        }
+        let mut b = [0u8; 1 + layout::NOTES_LEN];
+        b[0] = 1;
+        b[1..=notes.len()].copy_from_slice(notes.as_bytes());
+        self.write_at(layout::PLAY_NOTES, &b)
+    }
+
+    /// Checks that the board answers (before the first tick): the battery voltage is read.
+    pub fn probe(&mut self) -> Result<u16, DeviceError> {
+        self.battery_millivolts()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::devices::mock::{MockI2c, Op};
+    use crate::devices::mock::{MockEvent, MockI2c, Op, Transaction};
     use embedded_hal::i2c::ErrorKind;
 
+    fn board(bus: &MockI2c) -> Romi32u4<MockI2c, crate::devices::mock::FakeDelay> {
+        Romi32u4::new(bus.clone(), bus.delay(), DEFAULT_ADDRESS)
+    }
+
+    fn t(ops: Vec<Op>) -> MockEvent {
+        MockEvent::I2c(Transaction {
+            address: 20,
+            ops,
+            failed: false,
+        })
+    }
+
     #[test]
-    fn command_bytes() {
+    fn motor_speeds_are_two_little_endian_i16_at_offset_6() {
         let bus = MockI2c::new();
-        let mut board = Romi32u4::new(bus.clone(), DEFAULT_ADDRESS);
-        for d in Direction::ALL {
-            board.command(MotorCommand::Step(d)).unwrap();
-        }
-        board
-            .command(MotorCommand::Speeds {
-                left: 200,
-                right: -300,
-            })
-            .unwrap();
-        board.command(MotorCommand::Stop).unwrap();
-        let writes: Vec<(u8, Vec<Op>)> = bus
-            .transactions()
-            .into_iter()
-            .map(|t| (t.address, t.ops))
-            .collect();
-        let w = |b: &[u8]| (0x14, vec![Op::Write(b.to_vec())]);
+        board(&bus).set_motors(200, -300).unwrap();
+        board(&bus).set_motors(1000, -1000).unwrap();
         assert_eq!(
-            writes,
+            bus.timeline(),
             vec![
-                w(&[0x01, 0]),
-                w(&[0x01, 1]),
-                w(&[0x01, 2]),
-                w(&[0x01, 3]),
-                w(&[0x02, 0x00, 0xC8, 0xFE, 0xD4]),
-                w(&[0x03]),
+                t(vec![Op::Write(vec![6, 0xC8, 0x00, 0xD4, 0xFE])]),
+                MockEvent::Delay(100_000),
+                // Clamped to the board's range.
+                t(vec![Op::Write(vec![6, 0x2C, 0x01, 0xD4, 0xFE])]),
+                MockEvent::Delay(100_000),
             ]
         );
     }
 
     #[test]
-    fn status_is_one_write_read() {
+    fn reads_write_the_offset_wait_then_read() {
         let bus = MockI2c::new();
-        bus.queue_read(&[0]);
-        bus.queue_read(&[1]);
-        bus.queue_read(&[2]);
-        bus.queue_read(&[9]);
-        let mut board = Romi32u4::new(bus.clone(), 0x14);
-        assert_eq!(board.status(), Ok(MotorStatus::Idle));
-        assert_eq!(board.status(), Ok(MotorStatus::Moving));
-        assert_eq!(board.status(), Ok(MotorStatus::Blocked));
-        assert!(matches!(board.status(), Err(DeviceError::Bus { .. })));
+        bus.queue_read(&[0x10, 0x00, 0xF0, 0xFF]);
+        bus.queue_read(&[0x2C, 0x1D]);
+        let mut b = board(&bus);
+        assert_eq!(b.encoders(), Ok((16, -16)));
+        assert_eq!(b.battery_millivolts(), Ok(7468));
         assert_eq!(
-            bus.transactions()[0].ops,
-            vec![Op::Write(vec![0x10]), Op::Read(vec![0])]
+            bus.timeline(),
+            vec![
+                t(vec![Op::Write(vec![39])]),
+                MockEvent::Delay(100_000),
+                t(vec![Op::Read(vec![0x10, 0x00, 0xF0, 0xFF])]),
+                t(vec![Op::Write(vec![10])]),
+                MockEvent::Delay(100_000),
+                t(vec![Op::Read(vec![0x2C, 0x1D])]),
+            ]
         );
     }
 
     #[test]
-    fn a_bus_error_is_an_error() {
+    fn leds_buttons_analog_and_notes_follow_the_layout() {
         let bus = MockI2c::new();
-        bus.fail_next(ErrorKind::ArbitrationLoss);
-        let mut board = Romi32u4::new(bus, 0x14);
+        bus.queue_read(&[1, 0, 1]);
+        bus.queue_read(&[1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 0xFF, 0x03]);
+        let mut b = board(&bus);
+        b.set_leds(true, false, true).unwrap();
+        assert_eq!(b.buttons(), Ok([true, false, true]));
+        assert_eq!(b.analog(), Ok([1, 2, 3, 4, 5, 1023]));
+        b.play_notes("l16ceg").unwrap();
+        assert!(b.play_notes("this is far too long").is_err());
+        let writes: Vec<Vec<u8>> = bus
+            .transactions()
+            .into_iter()
+            .flat_map(|t| t.ops)
+            .filter_map(|op| match op {
+                Op::Write(w) => Some(w),
+                Op::Read(_) => None,
+            })
+            .collect();
+        assert_eq!(
+            writes,
+            vec![
+                vec![0, 1, 0, 1],
+                vec![3],
+                vec![12],
+                vec![24, 1, b'l', b'1', b'6', b'c', b'e', b'g', 0, 0, 0, 0, 0, 0, 0, 0],
+            ]
+        );
+    }
+
+    #[test]
+    fn writes_past_the_buffer_or_over_16_bytes_are_refused() {
+        let bus = MockI2c::new();
+        let mut b = board(&bus);
+        assert!(b.write_at(40, &[0, 0, 0, 0]).is_err());
+        assert!(b.write_at(0, &[0; 17]).is_err());
+        assert!(bus.transactions().is_empty());
+    }
+
+    #[test]
+    fn a_bus_error_names_the_board() {
+        let bus = MockI2c::new();
+        bus.fail_next(ErrorKind::NoAcknowledge(
+            embedded_hal::i2c::NoAcknowledgeSource::Address,
+        ));
+        let r = board(&bus).probe();
         assert!(
-            matches!(board.command(MotorCommand::Stop), Err(DeviceError::Bus { ref device, .. }) if device == "romi32u4@0x14")
+            matches!(r, Err(DeviceError::Bus { ref device, .. }) if device == "romi32u4@20"),
+            "{r:?}"
         );
     }
 }

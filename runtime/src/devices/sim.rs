@@ -9,8 +9,8 @@
 //! | `gpio_edge(...)` | [`SimEdgeEvent`] | an edge when the world's script raises the event on the agent |
 //! | `romi32u4(...)` | [`SimGridMotor`] | a one-cell `try_move`, busy for the grid's `move_time` |
 //!
-//! [`SimI2c`] goes one level lower: a simulated I2C bus with an ADS1115 and a Romi32U4 on it,
-//! so the real drivers run unchanged against the world.
+//! [`SimI2c`] goes one level lower: a simulated I2C bus with an ADS1115 on it, so the real
+//! driver runs unchanged against the world.
 //!
 //! The world is shared as `Rc<RefCell<World>>`. A device borrows it only inside one call and
 //! reports `DeviceError::Busy` (never a panic) if the runtime happens to hold it then.
@@ -374,6 +374,9 @@ struct SimAdc {
     address: u8,
     fields: [Option<String>; 4],
     pointer: u8,
+    /// The config register as last written, read back with OS = 1 (the simulated
+    /// conversion is done at once).
+    config: [u8; 2],
     conversion: i16,
 }
 
@@ -382,7 +385,6 @@ pub struct SimI2c {
     world: SharedWorld,
     agent: AgentId,
     adcs: Vec<SimAdc>,
-    motors: Vec<(u8, SimGridMotor)>,
 }
 
 /// The error of the simulated bus.
@@ -401,7 +403,6 @@ impl SimI2c {
             world,
             agent,
             adcs: Vec::new(),
-            motors: Vec::new(),
         }
     }
 
@@ -411,21 +412,15 @@ impl SimI2c {
             address,
             fields: fields.map(|f| f.map(str::to_string)),
             pointer: 0,
+            config: [0x85, 0x83],
             conversion: 0,
         });
         self
     }
 
-    /// A Romi32U4 at `address` that moves the agent on the grid.
-    pub fn with_romi32u4(mut self, address: u8) -> SimI2c {
-        let motor = SimGridMotor::new(self.world.clone(), self.agent);
-        self.motors.push((address, motor));
-        self
-    }
-
     fn adc_write(&mut self, i: usize, bytes: &[u8]) -> Result<(), SimBusError> {
         match bytes {
-            [0x01, msb, _lsb] => {
+            [0x01, msb, lsb] => {
                 let mux = (msb >> 4) & 0x07;
                 let channel = usize::from(mux.checked_sub(4).ok_or(SimBusError(ErrorKind::Other))?);
                 let field = self.adcs[i].fields[channel].clone();
@@ -443,50 +438,13 @@ impl SimI2c {
                 self.adcs[i].conversion =
                     (value.clamp(0.0, 100.0) / 100.0 * 32767.0).round() as i16;
                 self.adcs[i].pointer = 0x01;
+                self.adcs[i].config = [*msb, *lsb];
                 Ok(())
             }
             [register] => {
                 self.adcs[i].pointer = *register;
                 Ok(())
             }
-            _ => Err(SimBusError(ErrorKind::NoAcknowledge(
-                NoAcknowledgeSource::Data,
-            ))),
-        }
-    }
-
-    fn motor_write(
-        &mut self,
-        i: usize,
-        bytes: &[u8],
-        read: Option<&mut [u8]>,
-    ) -> Result<(), SimBusError> {
-        let motor = &mut self.motors[i].1;
-        let fail = |_| SimBusError(ErrorKind::Other);
-        match (bytes, read) {
-            ([0x10], Some(buf)) if buf.len() == 1 => {
-                buf[0] = match motor.status().map_err(fail)? {
-                    MotorStatus::Idle => 0,
-                    MotorStatus::Moving => 1,
-                    MotorStatus::Blocked => 2,
-                };
-                Ok(())
-            }
-            ([0x01, d], None) => {
-                let dir = match d {
-                    0 => Direction::Up,
-                    1 => Direction::Down,
-                    2 => Direction::Left,
-                    3 => Direction::Right,
-                    _ => {
-                        return Err(SimBusError(ErrorKind::NoAcknowledge(
-                            NoAcknowledgeSource::Data,
-                        )))
-                    }
-                };
-                motor.command(MotorCommand::Step(dir)).map_err(fail)
-            }
-            ([0x03], None) => motor.command(MotorCommand::Stop).map_err(fail),
             _ => Err(SimBusError(ErrorKind::NoAcknowledge(
                 NoAcknowledgeSource::Data,
             ))),
@@ -510,28 +468,21 @@ impl I2c<SevenBitAddress> for SimI2c {
                     Operation::Write(bytes) => self.adc_write(i, bytes)?,
                     Operation::Read(buf) => {
                         let adc = &self.adcs[i];
-                        if adc.pointer != 0x00 || buf.len() != 2 {
+                        let register = match adc.pointer {
+                            0x00 => adc.conversion.to_be_bytes(),
+                            0x01 => [adc.config[0] | 0x80, adc.config[1]],
+                            _ => [0, 0],
+                        };
+                        if adc.pointer > 0x01 || buf.len() != 2 {
                             return Err(SimBusError(ErrorKind::NoAcknowledge(
                                 NoAcknowledgeSource::Data,
                             )));
                         }
-                        buf.copy_from_slice(&adc.conversion.to_be_bytes());
+                        buf.copy_from_slice(&register);
                     }
                 }
             }
             return Ok(());
-        }
-        if let Some(i) = self.motors.iter().position(|m| m.0 == address) {
-            return match operations {
-                [Operation::Write(w)] => self.motor_write(i, w, None),
-                [Operation::Write(w), Operation::Read(r)] => {
-                    let w = w.to_vec();
-                    self.motor_write(i, &w, Some(r))
-                }
-                _ => Err(SimBusError(ErrorKind::NoAcknowledge(
-                    NoAcknowledgeSource::Data,
-                ))),
-            };
         }
         Err(SimBusError(ErrorKind::NoAcknowledge(
             NoAcknowledgeSource::Address,
@@ -551,7 +502,6 @@ impl embedded_hal::delay::DelayNs for NoDelay {
 mod tests {
     use super::*;
     use crate::devices::ads1115::{Ads1115, Channel, Gain};
-    use crate::devices::romi32u4::Romi32u4;
     use crate::world::Point;
     use affect_compiler::ir::world::lower_world;
     use affect_compiler::syntax::ast::ItemKind;
@@ -721,24 +671,20 @@ mod tests {
     }
 
     #[test]
-    fn the_real_drivers_run_on_the_simulated_bus() {
+    fn the_real_adc_driver_runs_on_the_simulated_bus() {
         let w = shared(FLOOR);
         let bus = SimI2c::new(w.clone(), NAV)
-            .with_ads1115(0x48, [Some("light"), Some("sound"), None, None])
-            .with_romi32u4(0x14);
-        let bus = crate::devices::bus::SharedI2c::new(bus);
-        let mut adc = Ads1115::new(bus.clone(), NoDelay, 0x48);
-        let mut board = Romi32u4::new(bus, 0x14);
+            .with_ads1115(0x48, [Some("light"), Some("sound"), None, None]);
+        let mut adc = Ads1115::new(bus, NoDelay, 0x48);
+        let mut motor = SimGridMotor::new(w.clone(), NAV);
         let light =
             |adc: &mut Ads1115<_, _>| adc.read(Channel::new(0).unwrap(), Gain::V4_096).unwrap();
         assert!((light(&mut adc) - 50.0).abs() < 0.01);
-        board.command(MotorCommand::Step(Direction::Up)).unwrap();
-        assert_eq!(board.status(), Ok(MotorStatus::Moving));
-        w.borrow_mut().step(2000);
-        assert_eq!(board.status(), Ok(MotorStatus::Idle));
-        board.command(MotorCommand::Step(Direction::Up)).unwrap();
-        w.borrow_mut().step(2000);
-        assert_eq!(board.status(), Ok(MotorStatus::Idle));
+        for _ in 0..2 {
+            motor.command(MotorCommand::Step(Direction::Up)).unwrap();
+            w.borrow_mut().step(2000);
+            assert_eq!(motor.status(), Ok(MotorStatus::Idle));
+        }
         assert!((light(&mut adc) - 90.0).abs() < 0.01, "H is bright");
         let sound = adc.read(Channel::new(1).unwrap(), Gain::V2_048).unwrap();
         assert!((sound - 50.0).abs() < 0.01);

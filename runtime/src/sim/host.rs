@@ -1,7 +1,7 @@
 //! What compiled code asks the runtime for an agent: its emotional memories and questions
 //! about its world (`unvisited()`, `toward(a, b)`).
 
-use super::Labels;
+use super::labels::Labels;
 use crate::affect::Memory;
 use crate::devices::sim::SharedWorld;
 use crate::interp::{Host, Lists};

@@ -1,7 +1,7 @@
 //! Simulator implementations of the minefield leaves of seed 002's scenario
 //! (`examples/recruitment.affect`): a UAV raster-scans the field and flags possible mines, UGVs
 //! scan their halves and investigate where they are recruited to. Bound by name in an area
-//! world (see [`super::team::bind`]); `GoTo` is [`super::area_leaves`]'.
+//! world; `GoTo` is [`super::area_leaves`]'.
 //!
 //! | leaf | does | statuses |
 //! |---|---|---|
@@ -10,10 +10,10 @@
 //! | `PossibleMine(out site: Point)` | the camera sees a mine within 6 world units that it has not reported before | SUCCESS with the mine's place, else FAILURE |
 //! | `Investigate(in site: Point, out mine: bool)` | sweeps the detector over `site` for 10 s; `mine` when a mine lies within 2 world units of it | RUNNING, then SUCCESS; FAILURE when the robot is more than 2 units from `site` |
 
-use super::team::{point_of, Link};
+use super::env::LeafEnv;
 use crate::devices::sim::SharedWorld;
 use crate::leaf::{Leaf, LeafCall};
-use crate::world::{AgentId, LandmarkKind, Point, World};
+use crate::world::{point_from, AgentId, LandmarkKind, Point, World};
 use affect_compiler::ir::program::{LeafInfo, Status};
 
 /// Distance between scan lanes, in world units.
@@ -26,16 +26,20 @@ const SWEEP_UNITS: f64 = 2.0;
 const INVESTIGATE_MS: f64 = 10_000.0;
 
 /// Binds a minefield leaf when the robot is in an area world and the ports fit.
-pub fn bind(info: &LeafInfo, link: &Link) -> Option<Box<dyn Leaf>> {
-    let (world, agent) = link.world()?;
-    world.try_borrow().ok()?.spec().area()?;
+pub fn bind(info: &LeafInfo, env: &LeafEnv) -> Option<Box<dyn Leaf>> {
+    if env.is_grid {
+        return None;
+    }
     let port = |name: &str| info.ports.iter().position(|p| p.name == name);
-    let at = At { world, agent };
+    let at = At {
+        world: env.world.clone(),
+        agent: env.agent,
+    };
     match info.name.as_str() {
         "TakeOff" => Some(Box::new(TakeOff { at })),
         "RasterStep" => Some(Box::new(RasterStep {
             at,
-            period_ms: link.period_ms,
+            period_ms: env.period_ms,
             x_from: port("x_from")?,
             x_to: port("x_to")?,
             speed: port("speed")?,
@@ -221,7 +225,7 @@ struct Investigate {
 
 impl Leaf for Investigate {
     fn tick(&mut self, call: &mut LeafCall) -> Status {
-        let Some(site) = point_of(call.lists, call.inputs[self.site]) else {
+        let Some(site) = point_from(call.lists.values(call.inputs[self.site])) else {
             return Status::Failure;
         };
         let Ok(w) = self.at.world.try_borrow() else {

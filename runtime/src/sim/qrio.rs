@@ -34,11 +34,11 @@
 //! | `voice_direction()` | the pan angle toward the nearest person (whoever calls is heard from there) |
 //! | `battery_level()` | the charge, 0..100: it starts at the spawn's value of the sensor (`spawn QRIO .. battery 60`), runs down by [`DRAIN_PER_S`] and charges by [`CHARGE_PER_S`] within [`CHARGER_REACH_M`] of the `charger` |
 
-use super::leaves::LeafEnv;
+use super::env::LeafEnv;
 use crate::devices::sim::SharedWorld;
 use crate::devices::{DeviceError, Reading, Sensor};
 use crate::leaf::{Leaf, LeafCall};
-use crate::world::{AgentId, LandmarkKind, Point, World};
+use crate::world::{point_from, AgentId, LandmarkKind, Point, World};
 use affect_compiler::ir::program::{LeafInfo, Status, ValueKind};
 use affect_compiler::syntax::ast::PortDir;
 use std::cell::Cell;
@@ -156,10 +156,7 @@ fn person(w: &World, index: f64) -> Option<Point> {
 }
 
 fn point(call: &LeafCall, port: usize) -> Option<Point> {
-    match call.lists.values(call.inputs[port]) {
-        &[x, y] if x.is_finite() && y.is_finite() => Some(Point::new(x, y)),
-        _ => None,
-    }
+    point_from(call.lists.values(call.inputs[port]))
 }
 
 /// Writes a point to an output port, through a list the leaf keeps.
@@ -171,8 +168,8 @@ fn write_point(call: &mut LeafCall, port: usize, list: &mut Option<f64>, p: Poin
 
 /// Binds a declared leaf to its QRIO implementation when its name and ports fit (in an
 /// area only).
-pub fn bind(info: &LeafInfo, env: &LeafEnv, is_grid: bool) -> Option<Box<dyn Leaf>> {
-    if is_grid {
+pub fn bind(info: &LeafInfo, env: &LeafEnv, body: &Rc<Body>) -> Option<Box<dyn Leaf>> {
+    if env.is_grid {
         return None;
     }
     let port = |name: &str, fits: fn(Option<ValueKind>, PortDir) -> bool| {
@@ -199,9 +196,9 @@ pub fn bind(info: &LeafInfo, env: &LeafEnv, is_grid: bool) -> Option<Box<dyn Lea
     let text = |k: Option<ValueKind>, d: PortDir| k == Some(ValueKind::Str) && d != PortDir::Out;
     let world = env.world.clone();
     let agent = env.agent;
-    let body = env.body.clone();
+    let body = body.clone();
     // Movements last one tick each.
-    let period_s = env.area.period_ms / 1000.0;
+    let period_s = env.period_ms / 1000.0;
     let leaf: Box<dyn Leaf> = match info.name.as_str() {
         "SeeBall" => Box::new(SeeBall {
             world,

@@ -20,7 +20,6 @@
 //! changes (`agent` is `*` for top-level components). Nothing here panics: a state that is
 //! busy (never in a normal run) makes a leaf fail or a question answer "no".
 
-use super::minefield;
 use crate::affect::component::{Change, Supervisor, Unit};
 use crate::affect::recruit::{
     seed_ignore_cost, Body, HelpView, Msg, Outbox, Progress, Report, Requester, Responder, Send,
@@ -30,7 +29,7 @@ use crate::interp::{Host, Lists, Machine};
 use crate::leaf::{Leaf, LeafCall};
 use crate::rng::Rng;
 use crate::trace::{Event, TraceSink};
-use crate::world::{AgentId, MessageBus, Point, Recipient, World};
+use crate::world::{point_from, AgentId, MessageBus, Recipient, World};
 use affect_compiler::ir::functions::HostFn;
 use affect_compiler::ir::program::{
     AgentProgram, DeviceRole, LeafInfo, Program, RecruitSpec, SlotId, Status, ValueKind,
@@ -148,8 +147,6 @@ pub struct Link {
     team: SharedTeam,
     member: usize,
     world: Option<SharedWorld>,
-    /// Tick period, for the movement of the minefield leaves.
-    pub period_ms: f64,
 }
 
 /// Adds an instance to the team: its recruitment blocks, its components (and, with the
@@ -161,18 +158,12 @@ pub fn join(
     name: &str,
     world: Option<(SharedWorld, AgentId)>,
 ) -> Link {
-    let period_ms = if agent.rate_hz > 0.0 && agent.rate_hz.is_finite() {
-        1000.0 / agent.rate_hz
-    } else {
-        100.0
-    };
     let Ok(mut t) = team.try_borrow_mut() else {
         // Never during set-up; an instance that cannot join simply has no team.
         return Link {
             team: team.clone(),
             member: usize::MAX,
             world: None,
-            period_ms,
         };
     };
     let member = t.members.len();
@@ -254,13 +245,12 @@ pub fn join(
         team: team.clone(),
         member,
         world: world.map(|(w, _)| w),
-        period_ms,
     }
 }
 
 impl Link {
     /// The agent's world and its place in it.
-    pub(super) fn world(&self) -> Option<(SharedWorld, AgentId)> {
+    fn world(&self) -> Option<(SharedWorld, AgentId)> {
         let id = self.team.try_borrow().ok()?.members.get(self.member)?.id?;
         Some((self.world.clone()?, id))
     }
@@ -648,7 +638,7 @@ pub fn wrap_host(machine: &mut Machine, link: &Link) {
     }));
 }
 
-/// Binds the recruitment leaves, then the minefield's.
+/// Binds the recruitment leaves, for an agent with a recruitment block in a world.
 pub fn bind(info: &LeafInfo, link: &Link) -> Option<Box<dyn Leaf>> {
     let port = |name: &str| info.ports.iter().position(|p| p.name == name);
     let has_block = link
@@ -658,7 +648,7 @@ pub fn bind(info: &LeafInfo, link: &Link) -> Option<Box<dyn Leaf>> {
         .and_then(|t| t.members.get(link.member).map(|m| !m.blocks.is_empty()))
         .unwrap_or(false);
     if !has_block || link.world.is_none() {
-        return minefield::bind(info, link);
+        return None;
     }
     match info.name.as_str() {
         "RequestHelp" => Some(Box::new(RequestHelp {
@@ -678,14 +668,6 @@ pub fn bind(info: &LeafInfo, link: &Link) -> Option<Box<dyn Leaf>> {
             lease: port("lease"),
             asked: None,
         })),
-        _ => minefield::bind(info, link),
-    }
-}
-
-/// A point from a list value (`[x, y]`).
-pub(super) fn point_of(lists: &Lists, v: f64) -> Option<Point> {
-    match lists.values(v) {
-        [x, y, ..] if x.is_finite() && y.is_finite() => Some(Point::new(*x, *y)),
         _ => None,
     }
 }
@@ -700,7 +682,7 @@ impl Leaf for RequestHelp {
     fn tick(&mut self, call: &mut LeafCall) -> Status {
         let now = call.now_ms;
         if call.starting {
-            let at = point_of(call.lists, call.inputs[self.at]).or_else(|| {
+            let at = point_from(call.lists.values(call.inputs[self.at])).or_else(|| {
                 let (w, id) = self.link.world()?;
                 let p = w.try_borrow().ok()?.position(id);
                 p

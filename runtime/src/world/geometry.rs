@@ -102,3 +102,12 @@ pub fn distance_sq(a: Point, b: Point) -> f64 {
     let (dx, dy) = (a.x - b.x, a.y - b.y);
     dx * dx + dy * dy
 }
+
+/// A point from a list value's elements (`[x, y]`, as the language stores a `Point`): `None`
+/// unless there are exactly two finite coordinates.
+pub fn point_from(values: &[f64]) -> Option<Point> {
+    match *values {
+        [x, y] if x.is_finite() && y.is_finite() => Some(Point::new(x, y)),
+        _ => None,
+    }
+}

@@ -23,7 +23,7 @@ pub use affect_compiler::ir::world::{
 };
 pub use area::{Blocked, GuestView, MoveOutcome};
 pub use events::WorldEvent;
-pub use geometry::{Cell, Direction, Point};
+pub use geometry::{point_from, Cell, Direction, Point};
 pub use messages::{Envelope, MessageBus, Recipient};
 
 use crate::rng::Rng;

@@ -1,18 +1,17 @@
-//! Simulator implementations of the movement and sensing leaves the examples declare. A
-//! declared `action`/`condition` is bound to one of these by name when its ports fit;
-//! anything else runs as a stand-in (and the run's summary names it).
+//! Simulator implementations of the grid leaves the navigator declares (seed 003). A
+//! declared `action`/`condition` is bound to one of these by name when its ports fit
+//! ([`super::bind_leaf`] tries every family in turn); anything else runs as a stand-in (and
+//! the run's summary names it).
 //!
 //! | leaf | world | does |
 //! |---|---|---|
 //! | `Move(in direction)` | grid | one cell through the motor; RUNNING for the grid's `move_time`, FAILURE when blocked |
 //! | `ObstacleAhead(in direction, ..)` | grid | SUCCESS when the next cell that way is taken, blank or off the grid |
 //! | `TracePaths(in from, in to, in source, out paths)` | grid | candidate paths, shortest first; `source` `Memory` keeps the paths through remembered places and connections only |
-//!
-//! The CARS leaves (`SendCommand`, `Locate`, `Near`, `Say`, `RandomWalk`, `GoTo`, `Stop`) are
-//! in [`super::area_leaves`].
 
+use super::env::LeafEnv;
 use super::host::AgentAffect;
-use super::Labels;
+use super::labels::Labels;
 use crate::devices::sim::{SharedWorld, SimGridMotor};
 use crate::devices::{Motor, MotorCommand, MotorStatus};
 use crate::leaf::{Leaf, LeafCall};
@@ -20,19 +19,6 @@ use crate::world::{AgentId, Direction, World};
 use affect_compiler::ir::program::{EnumInfo, LeafInfo, Status, ValueKind};
 use std::cell::RefCell;
 use std::rc::Rc;
-
-/// What a simulated leaf may use.
-pub struct LeafEnv {
-    pub world: SharedWorld,
-    pub agent: AgentId,
-    pub labels: Rc<Labels>,
-    pub enums: Rc<Vec<EnumInfo>>,
-    pub affect: Rc<RefCell<AgentAffect>>,
-    /// What the agent's area leaves share (`area_leaves`).
-    pub area: Rc<super::area_leaves::AreaAgent>,
-    /// QRIO's head and camera (`qrio`).
-    pub body: Rc<super::qrio::Body>,
-}
 
 /// The enum variant at `v` as a direction, when the variant is named like one.
 fn direction(enums: &[EnumInfo], kind: Option<ValueKind>, v: f64) -> Option<Direction> {
@@ -46,12 +32,15 @@ fn direction(enums: &[EnumInfo], kind: Option<ValueKind>, v: f64) -> Option<Dire
     Direction::from_name(name)
 }
 
-/// Binds a declared leaf to a simulator implementation, if there is one for it.
+/// Binds a declared leaf to its grid implementation when its name and ports fit (on a grid
+/// only).
 pub fn bind(info: &LeafInfo, env: &LeafEnv) -> Option<Box<dyn Leaf>> {
-    let is_grid = env.world.borrow().spec().grid().is_some();
+    if !env.is_grid {
+        return None;
+    }
     let port = |name: &str| info.ports.iter().position(|p| p.name == name);
-    match (info.name.as_str(), is_grid) {
-        ("Move", true) => {
+    match info.name.as_str() {
+        "Move" => {
             let d = port("direction")?;
             Some(Box::new(GridMove {
                 motor: SimGridMotor::new(env.world.clone(), env.agent),
@@ -60,7 +49,7 @@ pub fn bind(info: &LeafInfo, env: &LeafEnv) -> Option<Box<dyn Leaf>> {
                 enums: env.enums.clone(),
             }))
         }
-        ("ObstacleAhead", true) => {
+        "ObstacleAhead" => {
             let d = port("direction")?;
             Some(Box::new(ObstacleAhead {
                 world: env.world.clone(),
@@ -70,7 +59,7 @@ pub fn bind(info: &LeafInfo, env: &LeafEnv) -> Option<Box<dyn Leaf>> {
                 enums: env.enums.clone(),
             }))
         }
-        ("TracePaths", true) => Some(Box::new(TracePaths {
+        "TracePaths" => Some(Box::new(TracePaths {
             world: env.world.clone(),
             labels: env.labels.clone(),
             enums: env.enums.clone(),
@@ -83,8 +72,7 @@ pub fn bind(info: &LeafInfo, env: &LeafEnv) -> Option<Box<dyn Leaf>> {
             outer: None,
             pool: Vec::new(),
         })),
-        _ => super::area_leaves::bind(info, env, is_grid)
-            .or_else(|| super::qrio::bind(info, env, is_grid)),
+        _ => None,
     }
 }
 

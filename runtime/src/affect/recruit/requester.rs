@@ -1,0 +1,225 @@
+//! The requester's side of the protocol: HELP until someone accepts, the choice among the
+//! offers, and the second stage's AGREE.
+
+use super::messages::{
+    arrival_allowance, Body, Msg, Outbox, Progress, Report, Send, HANDSHAKE_TRIES,
+};
+use crate::world::{AgentId, Point};
+use affect_compiler::ir::program::{RecruitSpec, Strategy};
+
+#[derive(Clone, Debug, PartialEq)]
+enum Req {
+    Idle,
+    Requesting {
+        at: Point,
+        last_help_ms: f64,
+        /// ACCEPTs of this request: (responder, estimated arrival).
+        offers: Vec<(AgentId, f64)>,
+    },
+    AwaitArrival {
+        chosen: AgentId,
+        deadline_ms: f64,
+    },
+    AwaitAck {
+        chosen: AgentId,
+        last_agree_ms: f64,
+        agrees: u32,
+    },
+    Done(AgentId),
+    Failed,
+}
+
+/// The requester's side of one recruitment block.
+#[derive(Clone, Debug)]
+pub struct Requester {
+    me: AgentId,
+    block: String,
+    strategy: Strategy,
+    resend_ms: f64,
+    percept: Option<String>,
+    session: u32,
+    /// Where the current request asks for help (kept when it is asked again).
+    asked_at: Point,
+    state: Req,
+}
+
+impl Requester {
+    pub fn new(me: AgentId, spec: &RecruitSpec) -> Requester {
+        Requester {
+            me,
+            block: spec.name.clone(),
+            strategy: spec.strategy,
+            resend_ms: spec.resend_ms,
+            percept: spec.requires.clone(),
+            session: 0,
+            asked_at: Point::default(),
+            state: Req::Idle,
+        }
+    }
+
+    fn msg(&self, body: Body) -> Msg {
+        Msg {
+            block: self.block.clone(),
+            requester: self.me,
+            session: self.session,
+            body,
+        }
+    }
+
+    fn help(&self, at: Point) -> Send {
+        Send::All(self.msg(Body::Help {
+            at,
+            percept: self.percept.clone(),
+            resend_ms: self.resend_ms,
+        }))
+    }
+
+    /// Starts a new request for help at `at`: HELP goes out now. An earlier request is
+    /// abandoned (its late answers no longer count).
+    pub fn start(&mut self, now_ms: f64, at: Point, out: &mut Outbox) {
+        self.session = self.session.wrapping_add(1);
+        self.asked_at = at;
+        self.state = Req::Requesting {
+            at,
+            last_help_ms: now_ms,
+            offers: Vec::new(),
+        };
+        out.sends.push(self.help(at));
+    }
+
+    /// Stops asking (the node asking was halted); responders time out on their own.
+    pub fn cancel(&mut self) {
+        self.state = Req::Idle;
+    }
+
+    /// Whether a request is under way (an agent asking for help does not give it).
+    pub fn busy(&self) -> bool {
+        !matches!(self.state, Req::Idle | Req::Done(_) | Req::Failed)
+    }
+
+    pub fn progress(&self) -> Progress {
+        match self.state {
+            Req::Done(r) => Progress::Done(r),
+            Req::Failed | Req::Idle => Progress::Failed,
+            _ => Progress::Running,
+        }
+    }
+
+    /// A message for this requester.
+    pub fn receive(&mut self, from: AgentId, msg: &Msg, now_ms: f64, out: &mut Outbox) {
+        if msg.requester != self.me || msg.session != self.session || msg.block != self.block {
+            return;
+        }
+        match (&mut self.state, &msg.body) {
+            (Req::Requesting { offers, .. }, Body::Accept { eta_ms })
+                if !offers.iter().any(|(r, _)| *r == from) =>
+            {
+                offers.push((from, *eta_ms));
+            }
+            (Req::AwaitArrival { chosen, .. }, Body::Arrival { .. })
+            | (Req::AwaitAck { chosen, .. }, Body::Arrival { .. })
+                if *chosen == from =>
+            {
+                // A repeated ARRIVAL means our AGREE was lost: agree again.
+                let chosen = *chosen;
+                let agrees = match self.state {
+                    Req::AwaitAck { agrees, .. } => agrees + 1,
+                    _ => {
+                        out.reports.push(Report::new("arrived", Some(chosen)));
+                        1
+                    }
+                };
+                self.state = Req::AwaitAck {
+                    chosen,
+                    last_agree_ms: now_ms,
+                    agrees,
+                };
+                out.sends.push(Send::To(chosen, self.msg(Body::Agree)));
+            }
+            (Req::AwaitAck { chosen, .. }, Body::AckAck) if *chosen == from => {
+                let chosen = *chosen;
+                out.reports.push(Report::new("helped", Some(chosen)));
+                self.state = Req::Done(chosen);
+            }
+            _ => {}
+        }
+    }
+
+    /// Time passes: choose among the ACCEPTs in hand, repeat HELP, give up on a responder
+    /// that never arrives or never acknowledges. `pick(n)` draws one of `n` offers for the
+    /// random strategy.
+    pub fn step(&mut self, now_ms: f64, pick: &mut dyn FnMut(usize) -> usize, out: &mut Outbox) {
+        match &mut self.state {
+            Req::Requesting {
+                at,
+                last_help_ms,
+                offers,
+            } => {
+                if !offers.is_empty() {
+                    let i = match self.strategy {
+                        Strategy::Random => pick(offers.len()).min(offers.len() - 1),
+                        Strategy::Affective | Strategy::Greedy => least_eta(offers),
+                    };
+                    let (chosen, eta) = offers[i];
+                    let n = offers.len() as u32;
+                    out.sends
+                        .push(Send::All(self.msg(Body::Responder { chosen })));
+                    out.reports.push(Report {
+                        eta_ms: Some(eta),
+                        offers: Some(n),
+                        ..Report::new("chose", Some(chosen))
+                    });
+                    self.state = Req::AwaitArrival {
+                        chosen,
+                        deadline_ms: now_ms + arrival_allowance(eta),
+                    };
+                } else if now_ms - *last_help_ms >= self.resend_ms {
+                    *last_help_ms = now_ms;
+                    let at = *at;
+                    out.sends.push(self.help(at));
+                }
+            }
+            Req::AwaitArrival {
+                chosen,
+                deadline_ms,
+            } => {
+                if now_ms >= *deadline_ms {
+                    // The responder, or the radio, failed: ask everyone again.
+                    out.reports
+                        .push(Report::gave_up(Some(*chosen), "no ARRIVAL"));
+                    self.start(now_ms, self.asked_at, out);
+                }
+            }
+            Req::AwaitAck {
+                chosen,
+                last_agree_ms,
+                agrees,
+            } => {
+                if now_ms - *last_agree_ms >= self.resend_ms {
+                    let chosen = *chosen;
+                    if *agrees < HANDSHAKE_TRIES {
+                        *agrees += 1;
+                        *last_agree_ms = now_ms;
+                        out.sends.push(Send::To(chosen, self.msg(Body::Agree)));
+                    } else {
+                        out.reports.push(Report::gave_up(Some(chosen), "no ACKACK"));
+                        self.state = Req::Failed;
+                    }
+                }
+            }
+            Req::Idle | Req::Done(_) | Req::Failed => {}
+        }
+    }
+}
+
+/// The offer with the least estimated arrival time; the lowest robot id among equals.
+fn least_eta(offers: &[(AgentId, f64)]) -> usize {
+    let mut best = 0;
+    for (i, (id, eta)) in offers.iter().enumerate() {
+        let (bid, beta) = offers[best];
+        if eta.total_cmp(&beta).then(id.cmp(&bid)).is_lt() {
+            best = i;
+        }
+    }
+    best
+}
