@@ -218,7 +218,7 @@ fn long_term_memory_persists_and_a_damaged_file_is_kept() {
     let file = dir.join("feelings.eltm");
     let text = std::fs::read_to_string(&file).expect("the memory file is written");
     assert!(
-        text.starts_with("affect long-term memory v2\nmemory feelings\n"),
+        text.starts_with("affect long-term memory v3\nmemory feelings\n"),
         "{text}"
     );
     assert!(text.lines().count() > 3, "places were remembered: {text}");

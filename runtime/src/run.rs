@@ -3,7 +3,7 @@
 //! to the trace. The same program, world and seed give the same trace, bit for bit.
 
 use crate::affect::behavior::Arbiter;
-use crate::affect::persist::{self, Stored};
+use crate::affect::persist;
 use crate::devices::sim::SharedWorld;
 use crate::interp::Machine;
 use crate::jit::{self, EngineKind};
@@ -403,6 +403,11 @@ pub fn run(
             .as_deref()
             .is_none_or(|a| a == p.name || a == name)
     });
+    // Memory files are checked before anything runs: damage, or a file that could not be
+    // written back, stops the run now rather than after it.
+    if let Some(dir) = &config.persist_dir {
+        persist::check_files(instances.iter().map(|(a, _, _)| *a), dir)?;
+    }
     // The JIT compiles each agent program once; its instances share the code. If any
     // program cannot be compiled, every agent runs in the interpreter.
     let mut compiled: Vec<(*const AgentProgram, Rc<jit::Compiled>)> = Vec::new();
@@ -644,20 +649,9 @@ pub fn run(
     if let Some(dir) = &config.persist_dir {
         for l in &live {
             for (file, stored) in l.agent.stored_memories(program) {
-                let path = dir.join(&file);
-                // Keep what other memories in the same file hold.
-                let mut all: Vec<Stored> = std::fs::read_to_string(&path)
-                    .ok()
-                    .and_then(|t| persist::parse(&t).ok())
-                    .unwrap_or_default();
-                all.retain(|m| m.name != stored.name);
-                all.push(stored);
-                if let Err(e) = persist::write_atomic(&path, &persist::format(&all)) {
-                    return Err(vec![Diagnostic::error(
-                        "E0603",
-                        format!("cannot save long-term memory to `{}`: {e}", path.display()),
-                        Span::DUMMY,
-                    )]);
+                // Keeps what other memories in the same file hold.
+                if let Err(e) = persist::save(&dir.join(&file), stored) {
+                    return Err(vec![Diagnostic::error("E0603", e, Span::DUMMY)]);
                 }
             }
         }

@@ -529,6 +529,8 @@ pub struct MemorySpec {
     pub threshold: f64,
     /// The long-term store's file, kept across runs.
     pub persist: Option<String>,
+    /// Where the program names that file (for errors about it).
+    pub persist_span: crate::span::Span,
 }
 
 impl Default for MemorySpec {
@@ -544,6 +546,7 @@ impl Default for MemorySpec {
             familiarity_decay: 1.0,
             threshold: 25.0,
             persist: None,
+            persist_span: crate::span::Span::DUMMY,
         }
     }
 }
