@@ -97,5 +97,49 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// The hostile sizes of issue 11, each at 1k, 10k and 100k (200k attributes, 50k
+/// declarations): an element with N attributes imported, a script nested N deep refused
+/// (E0406), and a program of N declarations exported. Linear time shows as 10x per row.
+fn limits(c: &mut Criterion) {
+    let tree = |body: &str| {
+        format!(r#"<root BTCPP_format="4"><BehaviorTree ID="Main">{body}</BehaviorTree></root>"#)
+    };
+    let mut g = c.benchmark_group("limits");
+    g.sample_size(10);
+    for n in [1_000usize, 10_000, 100_000, 200_000] {
+        let attrs: String = (0..n).map(|i| format!(r#" p{i}="{i}""#)).collect();
+        let xml = tree(&format!("<Wide{attrs}/>"));
+        g.bench_function(format!("import an element with {n} attributes"), |b| {
+            b.iter(|| groot::import_str(black_box(&xml)))
+        });
+    }
+    for n in [1_000usize, 10_000, 100_000] {
+        let code = format!("x := {}1{}", "(".repeat(n), ")".repeat(n));
+        let xml = tree(&format!(r#"<Script code="{code}"/>"#));
+        g.bench_function(format!("refuse a script nested {n} deep"), |b| {
+            b.iter(|| groot::import_str(black_box(&xml)))
+        });
+        let xml = tree(&("<Sequence>".repeat(n) + "<AlwaysSuccess/>" + &"</Sequence>".repeat(n)));
+        g.bench_function(format!("refuse elements nested {n} deep"), |b| {
+            b.iter(|| groot::import_str(black_box(&xml)))
+        });
+    }
+    for n in [1_000usize, 10_000, 50_000] {
+        let mut src: String = (0..n)
+            .map(|i| format!("action A{i}(in x: num);\n"))
+            .collect();
+        src.push_str("main tree Main {\n    sequence {\n");
+        for i in (0..n).step_by(100) {
+            src.push_str(&format!("        A{i}(x: 1)\n"));
+        }
+        src.push_str("    }\n}\n");
+        let file = syntax::parse(&src).file;
+        g.bench_function(format!("export {n} declarations"), |b| {
+            b.iter(|| groot::export(black_box(&file), Dialect::V4))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, limits);
 criterion_main!(benches);

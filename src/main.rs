@@ -3,9 +3,7 @@
 
 mod commands;
 mod files;
-mod narrate;
-mod observe;
-mod plot;
+mod observers;
 mod treegen;
 
 use clap::{Parser, Subcommand, ValueEnum};

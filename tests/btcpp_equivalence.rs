@@ -8,7 +8,7 @@
 mod support;
 
 use affect_compiler::sema::NoFiles;
-use affect_runtime::run::{self, Clock, RunConfig};
+use affect_runtime::run::{self, Pacing, RunConfig};
 use affect_runtime::trace::JsonLines;
 use std::fmt::Write as _;
 use std::process::Command;
@@ -50,7 +50,7 @@ fn ours(case: &Case) -> Result<(Trace, Vec<(String, Var)>), String> {
             .iter()
             .map(|(k, v)| (k.clone(), run::parse_statuses(v).expect("valid script")))
             .collect(),
-        clock: Clock::SleepBetweenTicks {
+        pacing: Pacing::SleepBetweenTicks {
             ms: case.sleep_ms.unwrap_or(1) as f64,
         },
         ..RunConfig::default()

@@ -1,18 +1,12 @@
 //! End-to-end tests of `affect check` through the built binary: exit statuses, the human and
 //! JSON outputs, `--version` and `--help`.
 
+mod support;
+
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn affect(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_affect"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the affect binary runs")
-}
+use std::process::Output;
+use support::{affect, stderr};
 
 fn fixture(name: &str) -> String {
     let path = PathBuf::from("tests/fixtures").join(name);
@@ -24,10 +18,6 @@ fn fixture(name: &str) -> String {
         path.display()
     );
     path.to_string_lossy().into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn json(out: &Output) -> Value {

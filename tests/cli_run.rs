@@ -4,14 +4,7 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn affect(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_affect"))
-        .args(args)
-        .output()
-        .expect("affect runs")
-}
+use support::affect;
 
 fn scratch(name: &str) -> PathBuf {
     support::scratch("cli_run", name)

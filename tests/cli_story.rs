@@ -4,14 +4,8 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn affect(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_affect"))
-        .args(args)
-        .output()
-        .expect("affect runs")
-}
+use std::process::Output;
+use support::{affect, stderr};
 
 fn scratch(name: &str) -> PathBuf {
     support::scratch("cli_story", name)
@@ -22,10 +16,6 @@ fn copy(dir: &Path, from: &str) -> PathBuf {
     let to = dir.join(from.file_name().unwrap());
     std::fs::copy(&from, &to).unwrap();
     to
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn stdout(out: &Output) -> String {
@@ -343,4 +333,26 @@ fn memory_show_refuses_a_damaged_file_and_reports_a_missing_one() {
     let out = affect(&["memory", "show", dir.join("missing.eltm").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("cannot read"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_trace_that_cannot_be_written_is_a_usage_error() {
+    // Linux's `/dev/full` opens, then refuses every write: the run goes on and the failure
+    // is told.
+    let fixture = support::workspace().join("tests/fixtures/cli/emotions.affect");
+    let out = affect(&[
+        "run",
+        fixture.to_str().unwrap(),
+        "--ticks",
+        "5",
+        "--quiet",
+        "--trace",
+        "/dev/full",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot write `/dev/full`"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -24,11 +24,12 @@
 //! numbers (the block is checked with blank lines in front of it, so line N of a diagnostic is
 //! line N of the page).
 
+mod support;
+
 use affect_compiler::sema::Loader;
 use affect_compiler::source::SourceError;
 use affect_compiler::{check_source_with, fmt, render, syntax, Diagnostic};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -329,10 +330,9 @@ fn examples_pass_affect_check_and_fmt_check() {
     let files = examples();
     assert!(!files.is_empty(), "no examples/*.affect found");
     for args in [&["check"][..], &["fmt", "--check"][..]] {
-        let out = Command::new(env!("CARGO_BIN_EXE_affect"))
+        let out = support::affect_command()
             .args(args)
             .args(&files)
-            .env("NO_COLOR", "1")
             .output()
             .expect("the affect binary runs");
         assert!(

@@ -7,17 +7,12 @@
 //! first is checked; the others are what it `use`s). Pages of codes `affect run` reports
 //! (E06xx) pair the program with the ```sh commands that run it, and the commands are run.
 
+mod support;
+
 use affect_compiler::{check_source, codes, Diagnostic};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn affect(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_affect"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the affect binary runs")
-}
+use std::process::Command;
+use support::affect;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -9,7 +9,7 @@ mod support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use support::affect;
 
 /// When the script stops the speech servers, and their heartbeat and timeout.
 const FAIL_MS: f64 = 40_000.0;
@@ -17,13 +17,6 @@ const HEARTBEAT_MS: f64 = 500.0;
 const TIMEOUT_MS: f64 = 1500.0;
 /// The Peoplebot ticks at 10 Hz.
 const TICK_MS: f64 = 100.0;
-
-fn affect(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_affect"))
-        .args(args)
-        .output()
-        .expect("affect runs")
-}
 
 fn scratch(name: &str, edit: impl Fn(String) -> String) -> PathBuf {
     let d = support::scratch("failover_scenario", name);

@@ -2,17 +2,11 @@
 //! built binary: outputs, files written atomically, exit statuses, and every exporter and
 //! converter diagnostic (the importer's have their fixtures in `fixtures/xml`).
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod support;
 
-fn affect(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_affect"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the affect binary runs")
-}
+use std::path::PathBuf;
+use std::process::Output;
+use support::affect;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

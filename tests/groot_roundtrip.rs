@@ -27,7 +27,7 @@ fn corpus() -> PathBuf {
 struct Files;
 
 impl IncludeLoader for Files {
-    fn load(&mut self, from: &str, path: &str) -> Result<(String, String), String> {
+    fn load(&mut self, from: &str, path: &str) -> Result<(String, String), groot::IncludeError> {
         let full = Path::new(from).parent().unwrap_or(Path::new("")).join(path);
         let text = std::fs::read_to_string(&full).map_err(|e| e.to_string())?;
         Ok((full.display().to_string(), text))

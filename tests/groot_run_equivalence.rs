@@ -76,12 +76,6 @@ fn out_dir() -> PathBuf {
         .join("groot_run_equivalence")
 }
 
-fn affect() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_affect"));
-    c.env("NO_COLOR", "1");
-    c
-}
-
 struct Loaded {
     custom: Vec<String>,
 }
@@ -165,7 +159,7 @@ fn oracle_trace(xml: &Path, s: &Scenario) -> Result<(Trace, Vec<String>), String
 fn affect_trace(file: &Path, s: &Scenario, tag: &str) -> Result<Trace, String> {
     let jsonl = out_dir().join("traces").join(format!("{tag}.jsonl"));
     std::fs::create_dir_all(jsonl.parent().unwrap()).unwrap();
-    let mut cmd = affect();
+    let mut cmd = support::affect_command();
     cmd.arg("run")
         .arg(file)
         .args(["--ticks", TICKS, "--sleep-between-ticks", "1", "--quiet"])
@@ -230,7 +224,7 @@ fn import_tree(root: &Path, rel: &Path, dest: &Path) -> Result<PathBuf, String> 
     }
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
     let xml = root.join(rel);
-    let run = affect()
+    let run = support::affect_command()
         .arg("import")
         .arg(&xml)
         .arg("-o")

@@ -4,10 +4,12 @@
 //! only. Each snapshot shows the XML with line numbers and the diagnostics as the command
 //! prints them (XML line and column), so a reviewer sees both together.
 
+mod support;
+
 use affect_compiler::groot::{self, IncludeLoader};
-use affect_compiler::{codes, render, Diagnostic, Severity};
-use std::fmt::Write;
+use affect_compiler::{codes, Diagnostic};
 use std::path::Path;
+use support::snapshots::{self, display_name, read_fixture, Source};
 
 /// Reads includes relative to the including fixture; names stay relative to
 /// `tests/fixtures/xml`, so snapshots do not depend on where the repository is.
@@ -18,87 +20,32 @@ fn fixtures() -> std::path::PathBuf {
 }
 
 impl IncludeLoader for Files {
-    fn load(&mut self, from: &str, path: &str) -> Result<(String, String), String> {
+    fn load(&mut self, from: &str, path: &str) -> Result<(String, String), groot::IncludeError> {
         let rel = Path::new(from).parent().unwrap_or(Path::new("")).join(path);
-        let text =
-            std::fs::read_to_string(fixtures().join(&rel)).map_err(|e| e.kind().to_string())?;
+        // As the command line's loader: only regular files (`/dev/zero` would never end).
+        let full = fixtures().join(&rel);
+        if std::fs::metadata(&full).is_ok_and(|m| !m.is_file()) {
+            return Err(groot::IncludeError::Refused(format!(
+                "`{}` is not a regular file",
+                rel.display()
+            )));
+        }
+        let text = std::fs::read_to_string(full).map_err(|e| e.kind().to_string())?;
         Ok((rel.display().to_string(), text))
     }
 }
 
-fn display_name(path: &Path) -> String {
-    let dir = path
-        .parent()
-        .and_then(|p| p.file_name())
-        .map(|d| d.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    format!("{dir}/{}", path.file_name().unwrap().to_string_lossy())
-}
-
 fn snapshot_text(name: &str, src: &str, diags: &[Diagnostic]) -> String {
-    let errors = diags
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .count();
-    let warnings = diags
-        .iter()
-        .filter(|d| d.severity == Severity::Warning)
-        .count();
-    let mut out = String::new();
-    writeln!(out, "=== {name}: {errors} error(s), {warnings} warning(s)").unwrap();
-    writeln!(out, "--- source").unwrap();
-    let lines: Vec<&str> = src.lines().collect();
-    for (i, line) in lines.iter().enumerate() {
-        // The nesting fixture is long; its middle says nothing.
-        if lines.len() > 40 && (12..lines.len() - 6).contains(&i) {
-            if i == 12 {
-                writeln!(out, "... | ({} lines)", lines.len() - 18).unwrap();
-            }
-            continue;
-        }
-        writeln!(out, "{:>3} | {line}", i + 1).unwrap();
-    }
-    writeln!(out, "--- diagnostics").unwrap();
-    for d in diags {
-        out.push_str(&render::human(d, name, src, false));
-    }
-    out.lines()
-        .map(str::trim_end)
-        .collect::<Vec<_>>()
-        .join("\n")
+    snapshots::snapshot_text(name, src, diags, &[], Source::ElideLong)
 }
 
+/// An empty span only at the end of the file.
 fn check(name: &str, src: &str, d: &Diagnostic) {
-    assert!(
-        codes::lookup(d.code).is_some(),
-        "{name}: unknown code {}",
-        d.code
-    );
-    let s = d.primary.span;
-    assert!(
-        s.start <= s.end && s.end as usize <= src.len(),
-        "{name}: {} span {s:?} outside the file",
-        d.code
-    );
-    assert!(
-        src.is_char_boundary(s.start as usize) && src.is_char_boundary(s.end as usize),
-        "{name}: {} span splits a character",
-        d.code
-    );
-    assert!(
-        !s.is_empty() || s.start as usize == src.len(),
-        "{name}: {} has an empty span",
-        d.code
-    );
+    snapshots::check_positions(name, src, d, |d| d.primary.span.start as usize == src.len());
 }
 
 fn import(path: &Path) -> (String, Vec<Diagnostic>) {
-    let src = std::fs::read_to_string(path).unwrap();
-    assert!(
-        src.starts_with("<!--"),
-        "{}: a fixture starts with a comment saying what it tests",
-        path.display()
-    );
+    let src = read_fixture(path, "<!--");
     let imported = groot::import(&src, &display_name(path), &mut Files);
     let mut diags = imported.diagnostics;
     // An include cycle is reported in the included file (here: the same file).

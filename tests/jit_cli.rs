@@ -6,15 +6,14 @@
 mod support;
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn affect(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_affect"));
-    cmd.args(args);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("affect runs")
+    support::affect_command()
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("affect runs")
 }
 
 fn scratch(name: &str) -> PathBuf {

@@ -6,7 +6,6 @@ mod support;
 
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::Command;
 
 const PROGRAM: &str = r#"action GoTo(in goal: Point, in speed: num);
 
@@ -45,17 +44,14 @@ fn trace(engine: &str) -> Vec<Value> {
     let file = dir.join("robot.affect");
     std::fs::write(&file, PROGRAM).unwrap();
     let out_file = dir.join("trace.jsonl");
-    let out = Command::new(env!("CARGO_BIN_EXE_affect"))
-        .args([
-            "run",
-            file.to_str().unwrap(),
-            "--engine",
-            engine,
-            "--trace",
-            out_file.to_str().unwrap(),
-        ])
-        .output()
-        .expect("affect runs");
+    let out = support::affect(&[
+        "run",
+        file.to_str().unwrap(),
+        "--engine",
+        engine,
+        "--trace",
+        out_file.to_str().unwrap(),
+    ]);
     assert!(
         out.status.success(),
         "{}",

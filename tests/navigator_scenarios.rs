@@ -20,7 +20,6 @@ mod support;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 // ---------------------------------------------------------------------------- running
 
@@ -83,10 +82,7 @@ fn run(dir: &Path, program: &str, ticks: u64, extra: &[&str]) -> Trace {
     let mut args = vec!["run", file.to_str().unwrap(), "--ticks", &ticks, "--quiet"];
     args.extend(["--trace", trace.to_str().unwrap()]);
     args.extend(extra);
-    let out = Command::new(env!("CARGO_BIN_EXE_affect"))
-        .args(&args)
-        .output()
-        .expect("affect runs");
+    let out = support::affect(&args);
     assert!(
         out.status.success(),
         "affect {args:?}: {}",

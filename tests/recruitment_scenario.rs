@@ -9,19 +9,12 @@ mod support;
 
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use support::affect;
 
 /// The example's SHAME threshold and ignore cost `c + d(D)`.
 const THRESHOLD: f64 = 0.75;
 fn ignore_cost(d: f64) -> f64 {
     0.2 + 0.5 / d
-}
-
-fn affect(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_affect"))
-        .args(args)
-        .output()
-        .expect("affect runs")
 }
 
 /// Copies the example into a scratch directory, applying `edit` to its text.

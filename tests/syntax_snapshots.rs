@@ -7,51 +7,12 @@
 //! `syntax::parse`: later phases (name resolution, types) have fixtures of their own, and the
 //! small files here do not declare every node and type they use.
 
+mod support;
+
 use affect_compiler::syntax::parse;
-use affect_compiler::{codes, render, Diagnostic, Severity};
-use std::fmt::Write;
+use affect_compiler::{codes, render, Diagnostic};
 use std::path::Path;
-
-/// The file name used in rendered diagnostics (`fail/unclosed_sequence_block.affect`).
-fn display_name(path: &Path) -> String {
-    let dir = path
-        .parent()
-        .and_then(|p| p.file_name())
-        .map(|d| d.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let file = path.file_name().unwrap().to_string_lossy();
-    format!("{dir}/{file}")
-}
-
-/// Header, numbered source, then every diagnostic rendered. Trailing spaces are trimmed from
-/// each line so the snapshots survive editors that strip them.
-fn snapshot_text(name: &str, src: &str, diags: &[Diagnostic]) -> String {
-    let errors = diags
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .count();
-    let warnings = diags
-        .iter()
-        .filter(|d| d.severity == Severity::Warning)
-        .count();
-    let mut out = String::new();
-    writeln!(out, "=== {name}: {errors} error(s), {warnings} warning(s)").unwrap();
-    writeln!(out, "--- source").unwrap();
-    for (i, line) in src.lines().enumerate() {
-        writeln!(out, "{:>3} | {line}", i + 1).unwrap();
-    }
-    writeln!(out, "--- diagnostics").unwrap();
-    if diags.is_empty() {
-        writeln!(out, "(none)").unwrap();
-    }
-    for d in diags {
-        out.push_str(&render::human(d, name, src, false));
-    }
-    out.lines()
-        .map(str::trim_end)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+use support::snapshots::{self, display_name, read_fixture, Source};
 
 /// Zero-width spans are allowed only where they mark an insertion point: the place a missing
 /// `;` or closing delimiter goes, or the end of the file.
@@ -60,49 +21,15 @@ fn is_insertion_point(d: &Diagnostic, src: &str) -> bool {
 }
 
 fn check_positions(name: &str, src: &str, d: &Diagnostic) {
-    let known = codes::CODES.iter().any(|c| c.code == d.code);
-    assert!(
-        known,
-        "{name}: diagnostic code {} is not in codes::CODES",
-        d.code
-    );
-    let span = d.primary.span;
-    assert!(
-        span.start <= span.end && span.end as usize <= src.len(),
-        "{name}: {} has span {span:?} outside the file ({} bytes)",
-        d.code,
-        src.len()
-    );
-    assert!(
-        src.is_char_boundary(span.start as usize) && src.is_char_boundary(span.end as usize),
-        "{name}: {} has a span that splits a character",
-        d.code
-    );
-    assert!(
-        !span.is_empty() || is_insertion_point(d, src),
-        "{name}: {} `{}` has an empty span at {} that is not an insertion point",
-        d.code,
-        d.message,
-        span.start
-    );
-    assert!(!d.message.is_empty(), "{name}: {} has no message", d.code);
-    for l in &d.secondary {
-        assert!(
-            l.span.start <= l.span.end && l.span.end as usize <= src.len(),
-            "{name}: {} has a secondary label outside the file",
-            d.code
-        );
-    }
+    snapshots::check_positions(name, src, d, |d| is_insertion_point(d, src));
+}
+
+fn snapshot_text(name: &str, src: &str, diags: &[Diagnostic]) -> String {
+    snapshots::snapshot_text(name, src, diags, &[], Source::All)
 }
 
 fn read(path: &Path) -> String {
-    let src = std::fs::read_to_string(path).unwrap();
-    assert!(
-        src.starts_with("//"),
-        "{}: a fixture starts with a `//` comment saying what it tests",
-        path.display()
-    );
-    src
+    read_fixture(path, "//")
 }
 
 #[test]

@@ -8,11 +8,13 @@
 //! Fixtures that `use` a file find it in `fixtures/types/modules` (paths are written relative
 //! to `fixtures/types`, as `affect check` resolves them).
 
+mod support;
+
 use affect_compiler::sema::{Analysis, Loader};
 use affect_compiler::source::SourceError;
-use affect_compiler::{check_source_with, codes, render, Diagnostic, Severity};
-use std::fmt::Write;
+use affect_compiler::{check_source_with, codes, Diagnostic};
 use std::path::{Path, PathBuf};
+use support::snapshots::{self, display_name, read_fixture, Source};
 
 /// Reads `use`d files relative to `fixtures/types`, like `affect check` beside the fixture.
 struct FixtureLoader(PathBuf);
@@ -33,98 +35,22 @@ fn check(path: &Path, src: &str) -> Analysis {
     check_source_with(src, &FixtureLoader(dir))
 }
 
-/// The file name used in rendered diagnostics (`types/unknown_type_typo.affect`).
-fn display_name(path: &Path) -> String {
-    let dir = path
-        .parent()
-        .and_then(|p| p.file_name())
-        .map(|d| d.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let file = path.file_name().unwrap().to_string_lossy();
-    format!("{dir}/{file}")
-}
-
-/// Header, numbered source, then every diagnostic rendered (those of used files after,
-/// against their own text). Trailing spaces are trimmed from each line so the snapshots
-/// survive editors that strip them.
-fn snapshot_text(name: &str, src: &str, a: &Analysis) -> String {
-    let all = a
-        .diagnostics
-        .iter()
-        .chain(a.imported_diagnostics.iter().map(|(_, _, d)| d));
-    let (mut errors, mut warnings) = (0, 0);
-    for d in all {
-        match d.severity {
-            Severity::Error => errors += 1,
-            Severity::Warning => warnings += 1,
-            Severity::Note => {}
-        }
-    }
-    let mut out = String::new();
-    writeln!(out, "=== {name}: {errors} error(s), {warnings} warning(s)").unwrap();
-    writeln!(out, "--- source").unwrap();
-    for (i, line) in src.lines().enumerate() {
-        writeln!(out, "{:>3} | {line}", i + 1).unwrap();
-    }
-    writeln!(out, "--- diagnostics").unwrap();
-    if a.diagnostics.is_empty() && a.imported_diagnostics.is_empty() {
-        writeln!(out, "(none)").unwrap();
-    }
-    for d in &a.diagnostics {
-        out.push_str(&render::human(d, name, src, false));
-    }
-    for (file, text, d) in &a.imported_diagnostics {
-        out.push_str(&render::human(d, file, text, false));
-    }
-    out.lines()
-        .map(str::trim_end)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 fn check_positions(name: &str, src: &str, d: &Diagnostic) {
-    assert!(
-        codes::lookup(d.code).is_some(),
-        "{name}: diagnostic code {} is not in codes::CODES",
-        d.code
-    );
-    let span = d.primary.span;
-    assert!(
-        span.start <= span.end && span.end as usize <= src.len(),
-        "{name}: {} has span {span:?} outside the file ({} bytes)",
-        d.code,
-        src.len()
-    );
-    assert!(
-        src.is_char_boundary(span.start as usize) && src.is_char_boundary(span.end as usize),
-        "{name}: {} has a span that splits a character",
-        d.code
-    );
-    assert!(
-        !span.is_empty(),
-        "{name}: {} `{}` has an empty span at {}",
-        d.code,
-        d.message,
-        span.start
-    );
-    assert!(!d.message.is_empty(), "{name}: {} has no message", d.code);
-    for l in &d.secondary {
-        assert!(
-            l.span.start <= l.span.end && l.span.end as usize <= src.len(),
-            "{name}: {} has a secondary label outside the file",
-            d.code
-        );
-    }
+    snapshots::check_positions(name, src, d, |_| false);
+}
+
+fn snapshot_text(name: &str, src: &str, a: &Analysis) -> String {
+    snapshots::snapshot_text(
+        name,
+        src,
+        &a.diagnostics,
+        &a.imported_diagnostics,
+        Source::All,
+    )
 }
 
 fn read(path: &Path) -> String {
-    let src = std::fs::read_to_string(path).unwrap();
-    assert!(
-        src.starts_with("//"),
-        "{}: a fixture starts with a `//` comment saying what it tests",
-        path.display()
-    );
-    src
+    read_fixture(path, "//")
 }
 
 #[test]

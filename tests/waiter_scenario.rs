@@ -12,7 +12,7 @@ mod support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use support::affect;
 
 const FT: f64 = 0.3048;
 /// Where Butler starts, the food table (Leguin's place) and Vonda's place, in metres.
@@ -21,13 +21,6 @@ const TABLE: (f64, f64) = (25.0 * FT, 47.0 * FT);
 const VONDA_PLACE: (f64, f64) = (21.0 * FT, 47.0 * FT);
 /// Positions are sensed at the start of a tick, so a few millimetres of slack for arithmetic.
 const EPS: f64 = 1e-6;
-
-fn affect(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_affect"))
-        .args(args)
-        .output()
-        .expect("affect runs")
-}
 
 fn scratch(name: &str) -> PathBuf {
     let d = support::scratch("waiter_scenario", name);

@@ -96,6 +96,7 @@ codes! {
     "E0415" => "include error",
     "E0416" => "invalid model entry",
     "E0417" => "name affect cannot spell",
+    "E0418" => "included path is not a file to read",
     "W0401" => "node without a model",
     "W0402" => "ignored XML content",
     "W0403" => "included file not read",

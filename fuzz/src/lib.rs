@@ -11,9 +11,11 @@ use affect_compiler::groot::{self, Dialect};
 use affect_compiler::sema::NoFiles;
 use affect_compiler::{fmt, syntax};
 
-/// The targets: name, corpus directory under `fuzz/corpus/` (the three targets that read
-/// `.affect` text share one), and what each asserts.
-pub const TARGETS: &[(&str, &str, fn(&[u8]))] = &[
+/// A target: its name, its corpus directory under `fuzz/corpus/` (the three targets that
+/// read `.affect` text share one), and what it asserts.
+pub type Target = (&'static str, &'static str, fn(&[u8]));
+
+pub const TARGETS: &[Target] = &[
     ("parse", "affect", parse),
     ("check", "affect", check),
     ("fmt", "affect", format),

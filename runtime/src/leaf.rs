@@ -16,7 +16,7 @@ pub struct LeafCall<'a> {
     /// Set an entry to write the declared port at that position.
     pub outputs: &'a mut [Option<f64>],
     /// Where list values live (a list port's value is a list id).
-    pub lists: &'a mut crate::interp::Lists,
+    pub lists: &'a mut crate::lists::Lists,
 }
 
 pub trait Leaf {

@@ -2,11 +2,17 @@
 pub mod affect;
 pub mod bench;
 pub mod devices;
+pub mod hardware;
 pub mod interp;
 pub mod jit;
 pub mod leaf;
+pub mod lists;
+pub mod nodes;
 pub mod rng;
 pub mod run;
 pub mod sim;
 pub mod trace;
 pub mod world;
+
+#[cfg(test)]
+mod test_support;

@@ -132,7 +132,7 @@ impl Rng {
             return 0.0;
         }
         // 1 - u is in (0, 1], so ln never sees 0.
-        -(1.0 - self.unit()).ln() * mean
+        -libm::log(1.0 - self.unit()) * mean
     }
 
     /// Normal by Marsaglia's polar method (no trigonometry).
@@ -142,7 +142,7 @@ impl Rng {
             let y = self.uniform(-1.0, 1.0);
             let s = x * x + y * y;
             if s > 0.0 && s < 1.0 {
-                return mean + sd * x * (-2.0 * s.ln() / s).sqrt();
+                return mean + sd * x * (-2.0 * libm::log(s) / s).sqrt();
             }
         }
     }

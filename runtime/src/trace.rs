@@ -179,106 +179,142 @@ fn json_value(out: &mut Vec<u8>, v: &Value) {
     }
 }
 
+/// Writes the `,"key":value` pairs of one event.
+struct Fields<'o>(&'o mut Vec<u8>);
+
+impl Fields<'_> {
+    fn key(&mut self, k: &str) -> &mut Vec<u8> {
+        self.0.extend_from_slice(b",\"");
+        self.0.extend_from_slice(k.as_bytes());
+        self.0.extend_from_slice(b"\":");
+        self.0
+    }
+
+    fn str(&mut self, k: &str, v: &str) -> &mut Self {
+        json_str(self.key(k), v);
+        self
+    }
+
+    fn num(&mut self, k: &str, v: f64) -> &mut Self {
+        json_num(self.key(k), v);
+        self
+    }
+
+    fn int(&mut self, k: &str, v: impl std::fmt::Display) -> &mut Self {
+        let _ = write!(self.key(k), "{v}");
+        self
+    }
+
+    fn value(&mut self, k: &str, v: &Value) -> &mut Self {
+        json_value(self.key(k), v);
+        self
+    }
+
+    fn opt_str(&mut self, k: &str, v: Option<&str>) -> &mut Self {
+        json_opt_str(self.key(k), v);
+        self
+    }
+
+    fn opt_num(&mut self, k: &str, v: Option<f64>) -> &mut Self {
+        json_opt_num(self.key(k), v);
+        self
+    }
+
+    fn opt_value(&mut self, k: &str, v: Option<&Value>) -> &mut Self {
+        match v {
+            Some(v) => self.value(k, v),
+            None => self.null(k),
+        }
+    }
+
+    fn opt_int(&mut self, k: &str, v: Option<u32>) -> &mut Self {
+        match v {
+            Some(n) => self.int(k, n),
+            None => self.null(k),
+        }
+    }
+
+    fn null(&mut self, k: &str) -> &mut Self {
+        self.key(k).extend_from_slice(b"null");
+        self
+    }
+}
+
 /// Appends one event as a JSON line.
 pub fn write_event(out: &mut Vec<u8>, tick: u64, t_ms: f64, agent: &str, ev: &Event) {
     let _ = write!(out, "{{\"tick\":{tick},\"t_ms\":");
     json_num(out, t_ms);
-    out.extend_from_slice(b",\"agent\":");
-    json_str(out, agent);
+    let mut f = Fields(out);
+    f.str("agent", agent);
     match ev {
         Event::Node {
             uid,
             path,
             from,
             to,
-        } => {
-            let _ = write!(out, ",\"ev\":\"node\",\"uid\":{uid},\"path\":");
-            json_str(out, path);
-            let _ = write!(out, ",\"from\":\"{from}\",\"to\":\"{to}\"");
-        }
-        Event::Var { name, value } => {
-            out.extend_from_slice(b",\"ev\":\"var\",\"name\":");
-            json_str(out, name);
-            out.extend_from_slice(b",\"value\":");
-            json_value(out, value);
-        }
+        } => f
+            .str("ev", "node")
+            .int("uid", uid)
+            .str("path", path)
+            .str("from", from)
+            .str("to", to),
+        Event::Var { name, value } => f.str("ev", "var").str("name", name).value("value", value),
         Event::Drive {
             name,
             from,
             to,
             intention,
-        } => {
-            out.extend_from_slice(b",\"ev\":\"drive\",\"name\":");
-            json_str(out, name);
-            out.extend_from_slice(b",\"from\":");
-            json_str(out, from);
-            out.extend_from_slice(b",\"to\":");
-            json_str(out, to);
-            out.extend_from_slice(b",\"intention\":");
-            match intention {
-                Some(v) => json_value(out, v),
-                None => out.extend_from_slice(b"null"),
-            }
-        }
+        } => f
+            .str("ev", "drive")
+            .str("name", name)
+            .str("from", from)
+            .str("to", to)
+            .opt_value("intention", intention.as_ref()),
         Event::Emotion {
             machine,
             from,
             to,
             intensity,
             cause,
-        } => {
-            out.extend_from_slice(b",\"ev\":\"emotion\",\"machine\":");
-            json_str(out, machine);
-            out.extend_from_slice(b",\"from\":");
-            json_str(out, from);
-            out.extend_from_slice(b",\"to\":");
-            json_str(out, to);
-            out.extend_from_slice(b",\"intensity\":");
-            json_num(out, *intensity);
-            out.extend_from_slice(b",\"cause\":");
-            json_str(out, cause);
-        }
-        Event::Memory { op, key, score } => {
-            out.extend_from_slice(b",\"ev\":\"memory\",\"op\":");
-            json_str(out, op);
-            out.extend_from_slice(b",\"key\":");
-            json_str(out, key);
-            out.extend_from_slice(b",\"score\":");
-            json_num(out, *score);
-        }
-        Event::Msg { from, to, kind } => {
-            out.extend_from_slice(b",\"ev\":\"msg\",\"from\":");
-            json_str(out, from);
-            out.extend_from_slice(b",\"to\":");
-            json_str(out, to);
-            out.extend_from_slice(b",\"kind\":");
-            json_str(out, kind);
-        }
+        } => f
+            .str("ev", "emotion")
+            .str("machine", machine)
+            .str("from", from)
+            .str("to", to)
+            .num("intensity", *intensity)
+            .str("cause", cause),
+        Event::Memory { op, key, score } => f
+            .str("ev", "memory")
+            .str("op", op)
+            .str("key", key)
+            .num("score", *score),
+        Event::Msg { from, to, kind } => f
+            .str("ev", "msg")
+            .str("from", from)
+            .str("to", to)
+            .str("kind", kind),
         Event::Behavior {
             module,
             from,
             to,
             value,
-        } => {
-            out.extend_from_slice(b",\"ev\":\"behavior\",\"module\":");
-            json_str(out, module);
-            let _ = write!(out, ",\"from\":\"{from}\",\"to\":\"{to}\",\"value\":");
-            json_num(out, *value);
-        }
+        } => f
+            .str("ev", "behavior")
+            .str("module", module)
+            .str("from", from)
+            .str("to", to)
+            .num("value", *value),
         Event::Lost {
             from,
             to,
             kind,
             copies,
-        } => {
-            out.extend_from_slice(b",\"ev\":\"lost\",\"from\":");
-            json_str(out, from);
-            out.extend_from_slice(b",\"to\":");
-            json_str(out, to);
-            out.extend_from_slice(b",\"kind\":");
-            json_str(out, kind);
-            let _ = write!(out, ",\"copies\":{copies}");
-        }
+        } => f
+            .str("ev", "lost")
+            .str("from", from)
+            .str("to", to)
+            .str("kind", kind)
+            .int("copies", copies),
         Event::Recruit {
             block,
             step,
@@ -289,65 +325,49 @@ pub fn write_event(out: &mut Vec<u8>, tick: u64, t_ms: f64, agent: &str, ev: &Ev
             offers,
             lease_ms,
             why,
-        } => {
-            out.extend_from_slice(b",\"ev\":\"recruit\",\"block\":");
-            json_str(out, block);
-            out.extend_from_slice(b",\"step\":");
-            json_str(out, step);
-            out.extend_from_slice(b",\"peer\":");
-            json_opt_str(out, *peer);
-            out.extend_from_slice(b",\"shame\":");
-            json_opt_num(out, *shame);
-            out.extend_from_slice(b",\"distance\":");
-            json_opt_num(out, *distance);
-            out.extend_from_slice(b",\"eta_ms\":");
-            json_opt_num(out, *eta_ms);
-            out.extend_from_slice(b",\"offers\":");
-            match offers {
-                Some(n) => {
-                    let _ = write!(out, "{n}");
-                }
-                None => out.extend_from_slice(b"null"),
-            }
-            out.extend_from_slice(b",\"lease_ms\":");
-            json_opt_num(out, *lease_ms);
-            out.extend_from_slice(b",\"why\":");
-            json_opt_str(out, *why);
-        }
+        } => f
+            .str("ev", "recruit")
+            .str("block", block)
+            .str("step", step)
+            .opt_str("peer", *peer)
+            .opt_num("shame", *shame)
+            .opt_num("distance", *distance)
+            .opt_num("eta_ms", *eta_ms)
+            .opt_int("offers", *offers)
+            .opt_num("lease_ms", *lease_ms)
+            .opt_str("why", *why),
         Event::Component {
             name,
             state,
             host,
             to,
             silence_ms,
-        } => {
-            out.extend_from_slice(b",\"ev\":\"component\",\"name\":");
-            json_str(out, name);
-            out.extend_from_slice(b",\"state\":");
-            json_str(out, state);
-            out.extend_from_slice(b",\"host\":");
-            json_opt_str(out, *host);
-            out.extend_from_slice(b",\"to\":");
-            json_opt_str(out, *to);
-            out.extend_from_slice(b",\"silence_ms\":");
-            json_opt_num(out, *silence_ms);
-        }
-        Event::Log { level, text } => {
-            let _ = write!(out, ",\"ev\":\"log\",\"level\":\"{level}\",\"text\":");
-            json_str(out, text);
-        }
+        } => f
+            .str("ev", "component")
+            .str("name", name)
+            .str("state", state)
+            .opt_str("host", *host)
+            .opt_str("to", *to)
+            .opt_num("silence_ms", *silence_ms),
+        Event::Log { level, text } => f.str("ev", "log").str("level", level).str("text", text),
         Event::Summary {
             ticks,
             statuses,
             root,
         } => {
+            f.str("ev", "summary").int("ticks", ticks);
             let _ = write!(
-                out,
-                ",\"ev\":\"summary\",\"ticks\":{ticks},\"statuses\":{{\"IDLE\":{},\"RUNNING\":{},\"SUCCESS\":{},\"FAILURE\":{},\"SKIPPED\":{}}},\"root\":\"{root}\"",
-                statuses[0], statuses[1], statuses[2], statuses[3], statuses[4]
+                f.key("statuses"),
+                "{{\"IDLE\":{},\"RUNNING\":{},\"SUCCESS\":{},\"FAILURE\":{},\"SKIPPED\":{}}}",
+                statuses[0],
+                statuses[1],
+                statuses[2],
+                statuses[3],
+                statuses[4]
             );
+            f.str("root", root)
         }
-    }
+    };
     out.extend_from_slice(b"}\n");
 }
 
@@ -381,6 +401,11 @@ impl<W: Write> JsonLines<W> {
 
     pub fn into_inner(self) -> W {
         self.out
+    }
+
+    /// Flushes the writer, reporting what it could not write.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
     }
 }
 

@@ -12,7 +12,7 @@
 
 use affect_compiler::sema::NoFiles;
 use affect_runtime::jit::EngineKind;
-use affect_runtime::run::{self, Clock, RunConfig};
+use affect_runtime::run::{self, Pacing, RunConfig};
 use affect_runtime::trace::JsonLines;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -451,9 +451,9 @@ fn config(ticks: u64, sleep: Option<f64>) -> RunConfig {
             .iter()
             .map(|(id, _, s)| (id.to_string(), run::parse_statuses(s).expect("valid")))
             .collect(),
-        clock: match sleep {
-            Some(ms) => Clock::SleepBetweenTicks { ms },
-            None => Clock::Fixed,
+        pacing: match sleep {
+            Some(ms) => Pacing::SleepBetweenTicks { ms },
+            None => Pacing::Fixed,
         },
         ..RunConfig::default()
     }

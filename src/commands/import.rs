@@ -3,7 +3,7 @@
 use super::report::Reporter;
 use super::{FAILED, OK, USAGE};
 use crate::{files, Format};
-use affect_compiler::groot::{self, IncludeLoader};
+use affect_compiler::groot::{self, IncludeError, IncludeLoader};
 use affect_compiler::Diagnostic;
 use std::path::{Path, PathBuf};
 
@@ -24,10 +24,15 @@ pub struct ImportArgs {
 pub struct IncludeFiles;
 
 impl IncludeLoader for IncludeFiles {
-    fn load(&mut self, from: &str, path: &str) -> Result<(String, String), String> {
+    fn load(&mut self, from: &str, path: &str) -> Result<(String, String), IncludeError> {
         let base = Path::new(from).parent().unwrap_or(Path::new(""));
         let full = base.join(path);
-        let text = files::read_source(&full).map_err(|e| e.message)?;
+        // The one reader of the toolchain: only regular files of at most 64 MiB are read
+        // (`/dev/urandom`, a FIFO or a directory would read forever, block, or fail late).
+        let text = files::read_source(&full).map_err(|e| match e.code {
+            "E0701" | "E0702" => IncludeError::Refused(e.message),
+            _ => IncludeError::Unreadable(e.message),
+        })?;
         Ok((full.display().to_string(), text))
     }
 }

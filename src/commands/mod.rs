@@ -10,7 +10,6 @@ pub mod gen_tree;
 pub mod import;
 pub mod lsp;
 pub mod memory;
-mod progress;
 mod report;
 pub mod run;
 

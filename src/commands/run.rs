@@ -1,13 +1,20 @@
-//! `affect run`: check a program, then run it in simulation and report what happened.
+//! `affect run`: check a program, then run it in simulation and report what happened. The
+//! steps: load the source (importing XML), check it, read the options into a run
+//! configuration, set up the observers the options ask for (`observers/`), run, and tell
+//! the user how it went.
 
 use super::report::Reporter;
 use super::{FAILED, OK, USAGE};
-use crate::narrate::Narrator;
-use crate::observe::{self, Observers};
-use crate::plot::Recorder;
+use crate::observers::plot::PlotFile;
+use crate::observers::progress::Bar;
+use crate::observers::story::Narrator;
+use crate::observers::trace_file::TraceFile;
+use crate::observers::views::{self, AgentView};
+use crate::observers::Fanout;
 use crate::{files, Format};
-use affect_runtime::run::{self, Clock, RunConfig};
-use affect_runtime::trace::{JsonLines, NoTrace, TraceSink};
+use affect_compiler::ir::program::Program;
+use affect_compiler::sema::Analysis;
+use affect_runtime::run::{self, AgentSummary, Pacing, Run, RunConfig, SimClock};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -75,60 +82,112 @@ fn split_kv(s: &str, what: &str) -> Result<(String, String), String> {
 }
 
 pub fn run(args: &RunArgs) -> u8 {
-    // Groot / BehaviorTree.CPP XML runs as its import would (its `<include>`s imported too).
+    let loaded = match load(args) {
+        Ok(l) => l,
+        Err(status) => return status,
+    };
+    let mut reporter = Reporter::new(Format::Human);
+    reporter.add(&loaded.name, &loaded.src, &loaded.analysis.diagnostics);
+    for (file, text, d) in &loaded.analysis.imported_diagnostics {
+        reporter.add(file, text, std::slice::from_ref(d));
+    }
+    let Some(program) = &loaded.analysis.program else {
+        reporter.finish(1);
+        return FAILED;
+    };
+    let config = match config(args, program) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return USAGE;
+        }
+    };
+    let views = if args.quiet && args.plot.is_none() {
+        Vec::new()
+    } else {
+        views::views(program)
+    };
+    let mut observers = match observers(args, &config, &views, &loaded.name) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return USAGE;
+        }
+    };
+    let result =
+        Run::new(program, &config).and_then(|r| r.run_to_end(&mut SimClock, &mut observers));
+    let unwritten = observers.finish(result.is_ok());
+    if !unwritten.is_empty() {
+        for e in &unwritten {
+            eprintln!("error: {e}");
+        }
+        return USAGE;
+    }
+    let summaries = match result {
+        Ok(s) => s,
+        Err(diags) => {
+            reporter.add(&loaded.name, &loaded.src, &diags);
+            reporter.finish(1);
+            return FAILED;
+        }
+    };
+    reporter.finish(1);
+    tell(args, program, &summaries);
+    OK
+}
+
+/// A program read and checked: its name for messages, its source, what the checker made.
+struct Loaded {
+    name: String,
+    src: String,
+    analysis: Analysis,
+}
+
+/// Reads the file and checks it. Groot / BehaviorTree.CPP XML runs as its import would (its
+/// `<include>`s imported too). `Err` is the exit status, the problem already told.
+fn load(args: &RunArgs) -> Result<Loaded, u8> {
     let xml = args
         .file
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("xml"));
-    let src = if xml {
-        if let Err(e) = files::read_source(&args.file) {
-            super::report::unreadable(&args.file, &e);
-            return USAGE;
-        }
-        match super::import::import_in_memory(&args.file) {
-            Ok(s) => s,
-            Err(failed) => {
-                let mut reporter = Reporter::new(Format::Human);
-                for (file, text, diags) in &failed {
-                    reporter.add(file, text, diags);
-                }
-                reporter.finish(failed.len());
-                eprintln!("affect run: `{}` was not imported", args.file.display());
-                return FAILED;
-            }
-        }
-    } else {
-        match files::read_source(&args.file) {
-            Ok(s) => s,
-            Err(e) => {
-                super::report::unreadable(&args.file, &e);
-                return USAGE;
-            }
-        }
-    };
-    let name = if xml {
-        format!("{} (imported)", args.file.display())
-    } else {
-        args.file.display().to_string()
-    };
-    let analysis = if xml {
-        affect_compiler::check_source_with(
-            &src,
-            &super::import::ImportingLoader::beside(&args.file),
-        )
-    } else {
-        affect_compiler::check_source_with(&src, &files::FileLoader::beside(&args.file))
-    };
-    let mut reporter = Reporter::new(Format::Human);
-    reporter.add(&name, &src, &analysis.diagnostics);
-    for (file, text, d) in &analysis.imported_diagnostics {
-        reporter.add(file, text, std::slice::from_ref(d));
+    let read = files::read_source(&args.file).map_err(|e| {
+        super::report::unreadable(&args.file, &e);
+        USAGE
+    });
+    if !xml {
+        let src = read?;
+        let analysis =
+            affect_compiler::check_source_with(&src, &files::FileLoader::beside(&args.file));
+        return Ok(Loaded {
+            name: args.file.display().to_string(),
+            src,
+            analysis,
+        });
     }
-    let Some(program) = analysis.program else {
-        reporter.finish(1);
-        return FAILED;
-    };
-    // The world's own `ticks` and `seed` apply unless the command line says otherwise.
+    read?;
+    let src = super::import::import_in_memory(&args.file).map_err(|failed| {
+        let mut reporter = Reporter::new(Format::Human);
+        for (file, text, diags) in &failed {
+            reporter.add(file, text, diags);
+        }
+        reporter.finish(failed.len());
+        eprintln!("affect run: `{}` was not imported", args.file.display());
+        FAILED
+    })?;
+    let analysis = affect_compiler::check_source_with(
+        &src,
+        &super::import::ImportingLoader::beside(&args.file),
+    );
+    Ok(Loaded {
+        name: format!("{} (imported)", args.file.display()),
+        src,
+        analysis,
+    })
+}
+
+/// The run configuration the options ask for. The world's own `ticks` and `seed` apply
+/// unless the command line says otherwise.
+fn config(args: &RunArgs, program: &Program) -> Result<RunConfig, String> {
     let world = match &args.world {
         Some(w) => program.worlds.iter().find(|x| x.name == *w),
         None => program.worlds.first().filter(|_| program.worlds.len() == 1),
@@ -149,93 +208,64 @@ pub fn run(args: &RunArgs) -> u8 {
                     .unwrap_or_else(|| ".".into()),
             )
         },
+        engine: args.engine.runtime(),
         ..RunConfig::default()
     };
-    config.engine = args.engine.runtime();
-    let parsed = (|| -> Result<(), String> {
-        config.leaf_default = run::parse_status(&args.leaf_default).ok_or_else(|| {
-            format!(
-                "--leaf-default takes success, failure or running, got `{}`",
-                args.leaf_default
-            )
+    config.leaf_default = run::parse_status(&args.leaf_default).ok_or_else(|| {
+        format!(
+            "--leaf-default takes success, failure or running, got `{}`",
+            args.leaf_default
+        )
+    })?;
+    for l in &args.leaves {
+        let (k, v) = split_kv(l, "--leaf")?;
+        let s = run::parse_statuses(&v).ok_or_else(|| {
+            format!("--leaf {k}: `{v}` is not a list of success, failure and running")
         })?;
-        for l in &args.leaves {
-            let (k, v) = split_kv(l, "--leaf")?;
-            let s = run::parse_statuses(&v).ok_or_else(|| {
-                format!("--leaf {k}: `{v}` is not a list of success, failure and running")
-            })?;
-            config.leaves.push((k, s));
-        }
-        for b in &args.bb {
-            config.bb.push(split_kv(b, "--bb")?);
-        }
-        if let Some(ms) = args.sleep_between_ticks {
-            if ms.is_nan() || ms <= 0.0 {
-                return Err("--sleep-between-ticks takes a positive number of milliseconds".into());
-            }
-            config.clock = Clock::SleepBetweenTicks { ms };
-        }
-        Ok(())
-    })();
-    if let Err(e) = parsed {
-        eprintln!("error: {e}");
-        return USAGE;
+        config.leaves.push((k, s));
     }
-    let mut file_sink;
-    let mut no_trace = NoTrace;
-    let sink: &mut dyn TraceSink = match &args.trace {
-        Some(p) => match std::fs::File::create(p) {
-            Ok(f) => {
-                file_sink = JsonLines::new(std::io::BufWriter::new(f));
-                &mut file_sink
-            }
-            Err(e) => {
-                eprintln!("error: cannot write `{}`: {e}", p.display());
-                return USAGE;
-            }
-        },
-        None => &mut no_trace,
-    };
-    let progress = super::progress::Bar::new(!args.quiet && config.ticks >= 2000);
-    // The story and the plot read the same events as the trace file.
-    let views = if args.quiet && args.plot.is_none() {
-        Vec::new()
-    } else {
-        observe::views(&program, &affect_compiler::syntax::parse(&src).file)
-    };
-    let mut observers = Observers {
-        file: Some(sink),
-        plot: args.plot.as_ref().map(|_| Recorder::new(&views)),
-        story: (!args.quiet)
-            .then(|| Narrator::new(&views, Box::new(std::io::stderr())).clearing(progress.is_on())),
-    };
-    let result = run::run(&program, &config, &mut observers, |pct| progress.set(pct));
-    progress.finish();
-    if let Some(story) = &mut observers.story {
-        story.finish();
+    for b in &args.bb {
+        config.bb.push(split_kv(b, "--bb")?);
     }
-    if let (Some(path), Some(rec), Ok(_)) = (&args.plot, &observers.plot, &result) {
+    if let Some(ms) = args.sleep_between_ticks {
+        if ms.is_nan() || ms <= 0.0 {
+            return Err("--sleep-between-ticks takes a positive number of milliseconds".into());
+        }
+        config.pacing = Pacing::SleepBetweenTicks { ms };
+    }
+    Ok(config)
+}
+
+/// The observers the options ask for, in the order they finish: the progress bar clears
+/// its line before the story's last lines.
+fn observers<'v>(
+    args: &RunArgs,
+    config: &RunConfig,
+    views: &'v [AgentView],
+    name: &str,
+) -> Result<Fanout<'v>, String> {
+    let mut fanout = Fanout::default();
+    let progress = Bar::new(!args.quiet && config.ticks >= 2000);
+    let clear = progress.is_on();
+    fanout.add(progress);
+    if !args.quiet {
+        fanout.add(Narrator::new(views, Box::new(std::io::stderr())).clearing(clear));
+    }
+    if let Some(path) = &args.plot {
         let title = args
             .file
             .file_name()
-            .map_or(name.clone(), |f| f.to_string_lossy().into_owned());
-        let written = rec
-            .render(&title)
-            .and_then(|svg| files::write_atomic(path, svg.as_bytes()));
-        if let Err(e) = written {
-            eprintln!("error: {e}");
-            return USAGE;
-        }
+            .map_or(name.to_string(), |f| f.to_string_lossy().into_owned());
+        fanout.add(PlotFile::new(views, path, title));
     }
-    let summaries = match result {
-        Ok(s) => s,
-        Err(diags) => {
-            reporter.add(&name, &src, &diags);
-            reporter.finish(1);
-            return FAILED;
-        }
-    };
-    reporter.finish(1);
+    if let Some(path) = &args.trace {
+        fanout.add(TraceFile::create(path)?);
+    }
+    Ok(fanout)
+}
+
+/// After a run: the JIT's absence (once), the stand-ins, and each agent's summary.
+fn tell(args: &RunArgs, program: &Program, summaries: &[AgentSummary]) {
     // Without --quiet the story already told it (the trace's `log` line); say it once.
     if let (true, Some(reason)) = (
         args.quiet,
@@ -255,42 +285,41 @@ pub fn run(args: &RunArgs) -> u8 {
         eprintln!(
             "warning: {}: {}",
             agents.join(", "),
-            stand_ins_text(&program, names, &args.leaf_default)
+            stand_ins_text(program, names, &args.leaf_default)
         );
     }
     if !args.quiet {
-        let mut err = std::io::stderr().lock();
-        for s in &summaries {
-            let _ = writeln!(
-                err,
-                "{}: {} ticks, root {}; transitions: {} RUNNING, {} SUCCESS, {} FAILURE, {} IDLE",
-                s.agent,
-                s.ticks,
-                s.root.name(),
-                s.statuses[1],
-                s.statuses[2],
-                s.statuses[3],
-                s.statuses[0]
-            );
-            for (k, v) in s.variables.iter().take(12) {
-                let _ = writeln!(err, "  {k} = {v}");
-            }
-            if s.variables.len() > 12 {
-                let _ = writeln!(err, "  ... and {} more variables", s.variables.len() - 12);
-            }
+        print_summaries(summaries);
+    }
+}
+
+fn print_summaries(summaries: &[AgentSummary]) {
+    let mut err = std::io::stderr().lock();
+    for s in summaries {
+        let _ = writeln!(
+            err,
+            "{}: {} ticks, root {}; transitions: {} RUNNING, {} SUCCESS, {} FAILURE, {} IDLE",
+            s.agent,
+            s.ticks,
+            s.root.name(),
+            s.statuses[1],
+            s.statuses[2],
+            s.statuses[3],
+            s.statuses[0]
+        );
+        for (k, v) in s.variables.iter().take(12) {
+            let _ = writeln!(err, "  {k} = {v}");
+        }
+        if s.variables.len() > 12 {
+            let _ = writeln!(err, "  ... and {} more variables", s.variables.len() - 12);
         }
     }
-    OK
 }
 
 /// What the stand-ins of a run do: leaves return `--leaf-default` or their `--leaf`, a custom
 /// decorator passes its child's status through, a custom control node is a Sequence (as the
 /// BehaviorTree.CPP oracle's custom nodes do).
-fn stand_ins_text(
-    program: &affect_compiler::ir::program::Program,
-    names: &[String],
-    leaf_default: &str,
-) -> String {
+fn stand_ins_text(program: &Program, names: &[String], leaf_default: &str) -> String {
     use affect_compiler::builtins::NodeClass;
     let class = |n: &String| {
         program

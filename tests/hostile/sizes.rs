@@ -60,7 +60,7 @@ fn chains_of_30_000_constants_values_and_trees_check() {
             "agent A {{\n    var x = C{};\n    main {{ succeed }}\n}}\n",
             n - 1
         );
-    let lets: String = format!("agent A {{\n    var x = 0;\n    let L0 = x + 1;\n")
+    let lets: String = "agent A {\n    var x = 0;\n    let L0 = x + 1;\n".to_string()
         + &(1..n)
             .map(|i| format!("    let L{i} = L{} + 1;\n", i - 1))
             .collect::<String>()

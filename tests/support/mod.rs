@@ -1,10 +1,33 @@
-//! Shared by the integration tests: where the workspace and the public corpus are, and the
-//! real BehaviorTree.CPP oracle (installed on first use, idempotently).
+//! Shared by the integration tests: where the workspace and the public corpus are, the
+//! `affect` binary, scratch directories, the real BehaviorTree.CPP oracle (installed on first
+//! use, idempotently), and the diagnostic snapshots' layout (`snapshots.rs`).
 #![allow(dead_code)]
 
+pub mod snapshots;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 use std::sync::OnceLock;
+
+/// The `affect` binary, run from the workspace without colour.
+pub fn affect_command() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_affect"));
+    c.current_dir(workspace()).env("NO_COLOR", "1");
+    c
+}
+
+/// Runs `affect ARGS` (see `affect_command`) to the end.
+pub fn affect(args: &[&str]) -> Output {
+    affect_command()
+        .args(args)
+        .output()
+        .expect("the affect binary runs")
+}
+
+/// Standard error as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
 
 pub fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

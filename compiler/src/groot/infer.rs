@@ -22,32 +22,69 @@ pub struct Unknown {
     pub span: Span,
 }
 
-pub fn note_unknown(
-    list: &mut Vec<Unknown>,
-    name: &str,
-    kind: LeafKind,
-    tree: bool,
-    ports: &[(String, bool)],
-    span: Span,
-) {
-    let entry = match list.iter_mut().position(|u| u.name == name) {
-        Some(i) => &mut list[i],
-        None => {
-            list.push(Unknown {
-                name: name.to_string(),
-                kind,
-                tree,
-                ports: vec![],
-                span,
-            });
-            list.last_mut().expect("pushed")
+/// The unknown nodes met so far, in first-use order, found by name in constant time (a file may
+/// use tens of thousands of them, each with many ports).
+#[derive(Debug, Default)]
+pub struct Unknowns {
+    list: Vec<Unknown>,
+    at: HashMap<String, usize>,
+}
+
+impl Unknowns {
+    /// Notes one use of `name` with the ports it is given.
+    pub fn note(
+        &mut self,
+        name: &str,
+        kind: LeafKind,
+        tree: bool,
+        ports: &[(String, bool)],
+        span: Span,
+    ) {
+        let i = match self.at.get(name) {
+            Some(&i) => i,
+            None => {
+                self.list.push(Unknown {
+                    name: name.to_string(),
+                    kind,
+                    tree,
+                    ports: vec![],
+                    span,
+                });
+                self.at.insert(name.to_string(), self.list.len() - 1);
+                self.list.len() - 1
+            }
+        };
+        let entry = &mut self.list[i];
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        if !ports.is_empty() {
+            seen.extend(
+                entry
+                    .ports
+                    .iter()
+                    .enumerate()
+                    .map(|(j, (n, _))| (n.clone(), j)),
+            );
         }
-    };
-    for (p, key) in ports {
-        match entry.ports.iter_mut().find(|(n, _)| n == p) {
-            Some((_, k)) => *k |= *key,
-            None => entry.ports.push((p.clone(), *key)),
+        for (p, key) in ports {
+            match seen.get(p) {
+                Some(&j) => entry.ports[j].1 |= *key,
+                None => {
+                    seen.insert(p.clone(), entry.ports.len());
+                    entry.ports.push((p.clone(), *key));
+                }
+            }
         }
+    }
+
+    pub fn clear(&mut self) {
+        self.list.clear();
+        self.at.clear();
+    }
+
+    /// The unknown nodes in first-use order, leaving none.
+    pub fn take(&mut self) -> Vec<Unknown> {
+        self.at.clear();
+        std::mem::take(&mut self.list)
     }
 }
 

@@ -8,19 +8,27 @@
 //!
 //! Files: `xml` (the lenient reader and the writer), `script` (BehaviorTree.CPP scripts ↔
 //! affect statements and expressions), `model` (C++ types ↔ affect types, port values),
-//! `import`, `infer` (blackboard variables and undeclared nodes of imported trees), `export`,
-//! `carry` (the `_affect` attributes that keep `.affect → XML → .affect` lossless), `convert`,
-//! `compare`, `names` (BehaviorTree.CPP naming rules).
+//! `vocab` (the library's own node IDs and tags), `import/` (XML → syntax), `infer`
+//! (blackboard variables and undeclared nodes of imported trees), `element/` (syntax → XML
+//! elements), `export/` (documents, with the read-back check), `carry` (the `_affect`
+//! attributes that keep `.affect → XML → .affect` lossless), `convert`, `compare`, `names`
+//! (BehaviorTree.CPP naming rules).
+//!
+//! Dependencies run one way: `element` knows nothing of `import`; `import` regenerates
+//! elements with `element`; `export` builds with `element` and checks with `import` (only in
+//! `export/readback.rs`).
 
 pub mod carry;
 pub mod compare;
 pub mod convert;
+pub(crate) mod element;
 pub mod export;
 pub mod import;
 pub mod infer;
 pub mod model;
 pub mod names;
 pub mod script;
+pub mod vocab;
 pub mod xml;
 
 use crate::syntax::ast::{LeafKind, PortDecl};
@@ -51,15 +59,32 @@ impl Dialect {
 /// the loader returned it (or the name given for the top file); paths are relative to it.
 pub trait IncludeLoader {
     /// Returns the included file's name (for messages and nested includes) and its text.
-    fn load(&mut self, from: &str, path: &str) -> Result<(String, String), String>;
+    fn load(&mut self, from: &str, path: &str) -> Result<(String, String), IncludeError>;
+}
+
+/// Why an included file was not read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum IncludeError {
+    /// Missing or unreadable: the import goes on without it (W0403) and infers what it
+    /// would have declared.
+    Unreadable(String),
+    /// Not a file to read: a directory, a device, a FIFO, or too large (E0418). Reading one
+    /// could take forever or exhaust memory (`/dev/urandom`), so it is refused outright.
+    Refused(String),
+}
+
+impl From<String> for IncludeError {
+    fn from(message: String) -> IncludeError {
+        IncludeError::Unreadable(message)
+    }
 }
 
 /// A loader for text without a file system: every include is reported as not found.
 pub struct NoIncludes;
 
 impl IncludeLoader for NoIncludes {
-    fn load(&mut self, _from: &str, path: &str) -> Result<(String, String), String> {
-        Err(format!("`{path}` cannot be read here (no file system)"))
+    fn load(&mut self, _from: &str, path: &str) -> Result<(String, String), IncludeError> {
+        Err(format!("`{path}` cannot be read here (no file system)").into())
     }
 }
 

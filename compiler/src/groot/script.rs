@@ -43,6 +43,8 @@ pub struct ScriptError {
     pub start: usize,
     pub end: usize,
     pub help: Option<String>,
+    /// Beyond [`MAX_DEPTH`]: a limit of ours, not a syntax error.
+    pub too_deep: bool,
 }
 
 fn err(message: impl Into<String>, start: usize, end: usize) -> ScriptError {
@@ -51,8 +53,14 @@ fn err(message: impl Into<String>, start: usize, end: usize) -> ScriptError {
         start,
         end,
         help: None,
+        too_deep: false,
     }
 }
+
+/// How deep a script may nest: parentheses, prefix operators, `? :`, chained assignments, and
+/// the operators of one chain (`a + b + c` is two levels). Every pass over a script recurses
+/// on its tree, so the limit keeps any input from overflowing the stack.
+pub const MAX_DEPTH: usize = 64;
 
 const OPS: &[&str] = &[
     ":=", "+=", "-=", "*=", "/=", "==", "!=", "<=", ">=", "&&", "||", "..", "=", "<", ">", "+",
@@ -215,9 +223,29 @@ struct Parser {
     toks: Vec<(T, usize, usize)>,
     pos: usize,
     len: usize,
+    /// Nesting of the tree being built around the current token.
+    depth: usize,
 }
 
 impl Parser {
+    /// One level deeper (leave with `self.depth -= 1`), or the limit's error.
+    fn deeper(&mut self, levels: usize) -> Result<(), ScriptError> {
+        self.depth += levels;
+        if self.depth <= MAX_DEPTH {
+            return Ok(());
+        }
+        let (s, e) = self.span();
+        Err(ScriptError {
+            too_deep: true,
+            help: Some("split the script into several nodes, or name parts of it".into()),
+            ..err(
+                format!("the script nests deeper than {MAX_DEPTH} levels"),
+                s,
+                e,
+            )
+        })
+    }
+
     fn peek(&self) -> Option<&T> {
         self.toks.get(self.pos).map(|t| &t.0)
     }
@@ -256,7 +284,9 @@ impl Parser {
             return Err(err("only a variable can be assigned", s, e));
         };
         self.pos += 1;
+        self.deeper(1)?;
         let value = self.statement()?;
+        self.depth -= 1;
         Ok(Raw::Assign {
             target,
             op,
@@ -271,12 +301,14 @@ impl Parser {
             return Ok(c);
         }
         self.pos += 1;
+        self.deeper(1)?;
         let a = self.ternary()?;
         if self.peek() != Some(&T::Op(":")) {
             return Err(self.unexpected("`:` of `? :`"));
         }
         self.pos += 1;
         let b = self.ternary()?;
+        self.depth -= 1;
         Ok(Raw::Ternary(Box::new(c), Box::new(a), Box::new(b)))
     }
 
@@ -301,8 +333,12 @@ impl Parser {
                 Raw::Chain(operands, ops)
             });
         }
+        // Each operator of a chain puts the operands before it one level deeper.
+        let mut chain = 0;
         loop {
             if level == 5 && self.peek() == Some(&T::Op("..")) {
+                self.deeper(1)?;
+                chain += 1;
                 self.pos += 1;
                 let right = self.binary(6)?;
                 left = Raw::Concat(Box::new(left), Box::new(right));
@@ -311,10 +347,13 @@ impl Parser {
             let Some(op) = self.peek().and_then(|t| bin_op(t, level)) else {
                 break;
             };
+            self.deeper(1)?;
+            chain += 1;
             self.pos += 1;
             let right = self.binary(level + 1)?;
             left = Raw::Binary(op, Box::new(left), Box::new(right));
         }
+        self.depth -= chain;
         Ok(left)
     }
 
@@ -327,7 +366,9 @@ impl Parser {
         };
         if let Some(op) = op {
             self.pos += 1;
+            self.deeper(1)?;
             let inner = self.unary()?;
+            self.depth -= 1;
             return Ok(Raw::Unary(op, Box::new(inner)));
         }
         self.atom()
@@ -342,12 +383,14 @@ impl Parser {
             Some(T::False) => Raw::Bool(false),
             Some(T::Ident(s)) => Raw::Ident(s),
             Some(T::LParen) => {
+                self.deeper(1)?;
                 self.pos += 1;
                 let inner = self.statement()?;
                 if self.peek() != Some(&T::RParen) {
                     return Err(self.unexpected("`)`"));
                 }
                 self.pos += 1;
+                self.depth -= 1;
                 return Ok(Raw::Group(Box::new(inner)));
             }
             _ => return Err(self.unexpected("a value, a name or `(`")),
@@ -388,6 +431,7 @@ pub fn parse(src: &str) -> Result<Vec<Raw>, ScriptError> {
         toks,
         pos: 0,
         len: src.len(),
+        depth: 0,
     };
     let mut stmts = Vec::new();
     loop {
@@ -406,10 +450,8 @@ pub fn parse(src: &str) -> Result<Vec<Raw>, ScriptError> {
     }
     if stmts.is_empty() {
         return Err(ScriptError {
-            message: "empty script".into(),
-            start: 0,
-            end: src.len(),
             help: Some("BehaviorTree.CPP refuses a script without a statement".into()),
+            ..err("empty script", 0, src.len())
         });
     }
     Ok(stmts)
@@ -858,6 +900,27 @@ pub fn stmt_text(s: &Stmt) -> String {
 mod tests {
     use super::*;
     use crate::fmt::format_file;
+
+    #[test]
+    fn deep_scripts_are_refused_at_the_limit_and_never_overflow() {
+        let n = 10_000;
+        for deep in [
+            format!("{}x{}", "(".repeat(n), ")".repeat(n)),
+            format!("x := {}1", "-".repeat(n)),
+            format!("x := {}", "!".repeat(n) + "b"),
+            format!("x := {}", vec!["a"; n].join(" + ")),
+            format!("x := {}", vec!["'s'"; n].join(" .. ")),
+            (0..n).map(|i| format!("x{i} = ")).collect::<String>() + "1",
+            format!("x := {}1", "c ? ".repeat(n) + &"1 : ".repeat(n)),
+        ] {
+            let e = parse(&deep).expect_err("too deep");
+            assert!(e.too_deep, "{}", e.message);
+        }
+        // At the limit it parses.
+        let at = MAX_DEPTH - 1;
+        assert!(parse(&format!("{}x{}", "(".repeat(at), ")".repeat(at))).is_ok());
+        assert!(parse(&vec!["a"; MAX_DEPTH].join(" + ")).is_ok());
+    }
 
     #[test]
     fn names_starting_with_a_multibyte_letter_lex() {

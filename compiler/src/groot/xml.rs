@@ -14,6 +14,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
+use std::collections::HashMap;
 
 /// Elements may nest this deep (BehaviorTree.CPP's own limit is 256 tree levels, plus the
 /// `<root>` and `<BehaviorTree>` around them).
@@ -443,6 +444,9 @@ impl<'a> Reader<'a> {
         let mut el = Element::new(&self.text[name_start..self.pos]);
         el.name_span = Span::new(name_start, self.pos);
         el.span = Span::new(start, self.pos);
+        // Attribute names seen so far (index into `el.attrs`): duplicates are found in
+        // constant time, so an element with many attributes is read in linear time.
+        let mut seen: HashMap<String, usize> = HashMap::new();
         loop {
             let before_ws = self.pos;
             self.skip_ws();
@@ -499,7 +503,8 @@ impl<'a> Reader<'a> {
                             .with_label("attributes are separated by whitespace"),
                         ));
                     }
-                    let attr = self.attribute(&el)?;
+                    let attr = self.attribute(&el, &seen)?;
+                    seen.insert(attr.name.clone(), el.attrs.len());
                     el.attrs.push(attr);
                 }
                 _ => {
@@ -528,13 +533,17 @@ impl<'a> Reader<'a> {
         end
     }
 
-    fn attribute(&mut self, el: &Element) -> Result<Attribute, Fatal> {
+    fn attribute(
+        &mut self,
+        el: &Element,
+        seen: &HashMap<String, usize>,
+    ) -> Result<Attribute, Fatal> {
         let name_start = self.pos;
         self.pos = self.name_end();
         let name = self.text[name_start..self.pos].to_string();
         let name_span = Span::new(name_start, self.pos);
-        if let Some(prev) = el.attrs.iter().find(|a| a.name == name) {
-            let prev_span = prev.name_span;
+        if let Some(&prev) = seen.get(&name) {
+            let prev_span = el.attrs[prev].name_span;
             return Err(self.push(
                 Diagnostic::error(
                     "E0405",

@@ -3,7 +3,7 @@
 //! each tick, hands out execution keys top-down by behaviour value and ticks the trees of the
 //! modules that run (docs/affect.md). Re-exported by `program`.
 
-use super::program::{Arg, NodeId};
+use super::code::{Arg, NodeId};
 
 /// A tree instantiated as a root of its own: its root node and the nodes it spans (an
 /// instance is numbered in pre-order, so its nodes are `root..end`).

@@ -195,15 +195,17 @@ impl Function {
             Function::Ceil => x.ceil(),
             Function::Round => x.round(),
             Function::Sqrt => x.sqrt(),
-            Function::Exp => x.exp(),
-            Function::Ln => x.ln(),
-            Function::Pow => x.powf(y),
-            Function::Sin => x.sin(),
-            Function::Cos => x.cos(),
-            Function::Atan2 => x.atan2(y),
+            // libm, not the C library: the last bit of a trace must not depend on the
+            // platform (x86_64, aarch64 and armv7 give the same traces).
+            Function::Exp => libm::exp(x),
+            Function::Ln => libm::log(x),
+            Function::Pow => libm::pow(x, y),
+            Function::Sin => libm::sin(x),
+            Function::Cos => libm::cos(x),
+            Function::Atan2 => libm::atan2(x, y),
             Function::Sigmoid => {
                 let c = a.get(2).copied().unwrap_or(0.0);
-                1.0 / (1.0 + (-y * (x - c)).exp())
+                1.0 / (1.0 + libm::exp(-y * (x - c)))
             }
             Function::Len => 0.0,
         }

@@ -3,6 +3,7 @@
 //! worlds the program can run in. The runtime depends on this, never on the syntax tree.
 
 pub mod behavior;
+pub mod code;
 pub mod eval;
 pub mod functions;
 pub mod print;

@@ -4,11 +4,8 @@
 //! allocation.
 
 pub use super::behavior::{BehaviorChild, BehaviorModule, BehaviorPolicy, Behaviors, TreeRoot};
+pub use super::code::{Arg, Code, NodeId, SlotId, SymbolId};
 use super::world::WorldSpec;
-
-pub type SlotId = u32;
-pub type NodeId = u32;
-pub type SymbolId = u32;
 
 /// How a slot's number is to be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -37,11 +34,43 @@ pub struct EnumInfo {
     pub values: Vec<i64>,
 }
 
+/// What declared a slot, as the checker knows it: the story, the plot and the summary read
+/// it here rather than going back to the syntax.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// An agent's `var` (or a main tree's).
+    Var,
+    /// A derived value (`let`), recomputed every tick.
+    Let,
+    Sensor,
+    Event,
+    Hormone,
+    Drive,
+    /// The intention a drive generates.
+    Intention,
+    /// An emotion machine's current state.
+    Emotion,
+    /// An emotion machine's intensity, 0..1.
+    Intensity,
+    /// An emotional memory; its value is its index in `AgentProgram::memories`.
+    Memory,
+    /// A component (seed 001): not a value; `failed(c)` asks the runtime about it.
+    Component,
+    /// A tree's port, with its direction.
+    Port(crate::syntax::ast::PortDir),
+    /// A tree's own `var`.
+    Local,
+    /// A temporary of the compiler, never shown.
+    Temp,
+}
+
 /// A blackboard entry. Subtree instances get their own slots, named by instance path.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Slot {
     /// The name shown in traces: `score`, or `Dock::9/goal` inside a subtree instance.
     pub name: String,
+    /// What declared it.
+    pub role: Role,
     pub kind: ValueKind,
     pub init: f64,
     /// `num in lo..hi`: assignments are clamped into the range.
@@ -95,28 +124,6 @@ impl Status {
     pub fn is_active(self) -> bool {
         !matches!(self, Status::Idle | Status::Skipped)
     }
-}
-
-/// A range of instructions in `AgentProgram::code`: an expression leaves one value on the
-/// stack; a statement block leaves none.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Code {
-    pub start: u32,
-    pub len: u32,
-}
-
-impl Code {
-    pub fn is_empty(self) -> bool {
-        self.len == 0
-    }
-}
-
-/// An argument a node reads when it ticks: a constant, or an expression over the blackboard
-/// (BehaviorTree.CPP reads `{key}` ports at tick time).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Arg {
-    Const(f64),
-    Expr(Code),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -272,6 +279,8 @@ pub struct LeafInfo {
     pub name: String,
     pub class: crate::builtins::NodeClass,
     pub ports: Vec<LeafPort>,
+    /// The declaration (`action MoveTo(...)`), for the runtime's reports about it.
+    pub span: crate::span::Span,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -499,6 +508,9 @@ pub struct Device {
     /// The driver: `ads1115`, `camera_label`, `gpio_edge`, ...
     pub driver: String,
     pub args: Vec<(String, DeviceArg)>,
+    /// The driver call in the source (the member's name for an event without a source), so
+    /// the runtime can say which declaration a device it cannot open belongs to.
+    pub span: crate::span::Span,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -513,6 +525,8 @@ pub enum DeviceArg {
 #[derive(Clone, Debug, PartialEq)]
 pub struct MemorySpec {
     pub name: String,
+    /// The variable it is keyed by (`memory feelings keyed by place`), when the key is one.
+    pub key: Option<SlotId>,
     /// Short-term capacity.
     pub size: usize,
     /// Weights of the short-term elements, most recent first.
@@ -537,6 +551,7 @@ impl Default for MemorySpec {
     fn default() -> Self {
         MemorySpec {
             name: String::new(),
+            key: None,
             size: 7,
             weights: vec![0.3, 0.21, 0.15, 0.12, 0.09, 0.06, 0.06],
             gain: 0.2,

@@ -9,6 +9,7 @@
 //! Settings left out take defaults: `Mv`, `S` and `ΔS` 0, `α` and `β` 0.5 (so a module with
 //! only `expected x` is worth `x / 2`), policy `parallel`, no keys.
 
+use super::error::{Scope, SemaError};
 use super::tree::{TNode, Template, TreeCx};
 use super::ty::Ty;
 use super::{Checker, Global};
@@ -76,18 +77,12 @@ impl Checker {
         let before = self.diags.len();
         for (i, d) in decls.iter().enumerate() {
             if let Some(first) = decls[..i].iter().find(|p| p.name.name == d.name.name) {
-                self.diags.push(
-                    Diagnostic::error(
-                        "E0202",
-                        format!(
-                            "behaviour module `{}` is declared twice in this agent",
-                            d.name.name
-                        ),
-                        d.name.span,
-                    )
-                    .with_label("again here")
-                    .with_secondary(first.name.span, "first here"),
-                );
+                self.report(SemaError::DeclaredTwice {
+                    name: d.name.name.clone(),
+                    span: d.name.span,
+                    first: Some(first.name.span),
+                    scope: Scope::AgentModules,
+                });
             }
         }
         if let Some((_, second)) = blocks.get(1) {
@@ -521,12 +516,7 @@ impl Checker {
         if b.scratch {
             return Arg::Const(0.0);
         }
-        let mut tc = TreeCx {
-            c: self,
-            t,
-            traits,
-            in_agent: true,
-        };
+        let mut tc = TreeCx::agent(self, t, traits);
         let (code, _) = tc.code_expr(e, &Ty::Num, what);
         let ops = &t.code[code.start as usize..(code.start + code.len) as usize];
         match crate::ir::eval::eval_const(ops) {
@@ -549,12 +539,7 @@ impl Checker {
     ) -> f64 {
         let start = t.code.len();
         let before = self.diags.len();
-        let mut tc = TreeCx {
-            c: self,
-            t,
-            traits,
-            in_agent: true,
-        };
+        let mut tc = TreeCx::agent(self, t, traits);
         tc.code_expr(e, &Ty::Num, what);
         let value = crate::ir::eval::eval_const(&t.code[start..]);
         t.code.truncate(start);
@@ -655,12 +640,7 @@ impl Checker {
                     modifiers: Vec::new(),
                     span: e.span,
                 };
-                let mut tc = TreeCx {
-                    c: self,
-                    t,
-                    traits,
-                    in_agent: true,
-                };
+                let mut tc = TreeCx::agent(self, t, traits);
                 let root = tc.node(&node);
                 b.roots.push(root);
                 Some(BehaviorChild::Tree(b.roots.len() as u32 - 1))

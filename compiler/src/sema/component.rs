@@ -190,12 +190,7 @@ impl Checker {
         };
         let start = t.code.len();
         let pending = t.pending.len();
-        let mut tc = TreeCx {
-            c: self,
-            t,
-            traits,
-            in_agent: true,
-        };
+        let mut tc = TreeCx::agent(self, t, traits);
         let (code, _) = tc.code_expr(e, want, "this setting");
         let ops = &t.code[code.start as usize..(code.start + code.len) as usize];
         let value = crate::ir::eval::eval_const(ops);
@@ -224,12 +219,7 @@ impl Checker {
         t: &mut Template,
         traits: &[(String, f64)],
     ) {
-        let mut tc = TreeCx {
-            c: self,
-            t,
-            traits,
-            in_agent: true,
-        };
+        let mut tc = TreeCx::agent(self, t, traits);
         tc.cx_expr(event);
         // `failed(c)` is a level, true for as long as the failure lasts; the handler wants
         // its rising edge.
@@ -240,12 +230,7 @@ impl Checker {
         }
         let at = t.code.len();
         t.code.push(Op::JumpIfFalse(0));
-        let mut tc = TreeCx {
-            c: self,
-            t,
-            traits,
-            in_agent: true,
-        };
+        let mut tc = TreeCx::agent(self, t, traits);
         tc.code_block(body);
         let offset = (t.code.len() - at - 1) as u32;
         t.code[at] = Op::JumpIfFalse(offset);

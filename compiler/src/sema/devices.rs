@@ -36,6 +36,7 @@ pub static DRIVERS: &[DriverSpec] = &[
             ("address", ParamKind::Num, REQ),
             ("channel", ParamKind::Num, REQ),
             ("gain", ParamKind::Num, OPT),
+            ("retries", ParamKind::Num, OPT),
         ],
         doc: "A channel of a TI ADS1115 ADC on I2C, scaled to 0..100 (seed 003).",
     },
@@ -131,6 +132,17 @@ pub static DRIVERS: &[DriverSpec] = &[
         doc: "Distance to another agent.",
     },
     DriverSpec {
+        name: "hcsr04",
+        role: DeviceRole::Sensor,
+        gives: "length",
+        params: &[
+            ("trigger", ParamKind::Num, REQ),
+            ("echo", ParamKind::Num, REQ),
+            ("retries", ParamKind::Num, OPT),
+        ],
+        doc: "An HC-SR04 ultrasonic ranger on two GPIO pins: the distance ahead (4 m when nothing echoes).",
+    },
+    DriverSpec {
         name: "gpio_edge",
         role: DeviceRole::Event,
         gives: "event",
@@ -154,8 +166,11 @@ pub static DRIVERS: &[DriverSpec] = &[
         params: &[
             ("bus", ParamKind::Num, REQ),
             ("address", ParamKind::Num, REQ),
+            ("retries", ParamKind::Num, OPT),
+            ("cell", ParamKind::Num, OPT),
+            ("heading", ParamKind::Word(&["up", "down", "left", "right"]), OPT),
         ],
-        doc: "The Pololu Romi 32U4 motor board on I2C: one-cell moves (seed 003).",
+        doc: "The Pololu Romi 32U4 control board on I2C, running Pololu's Raspberry Pi slave demo: one-cell moves made on the Pi from its encoders (seed 003). Its safe value is stopped.",
     },
     DriverSpec {
         name: "pwm",
@@ -164,8 +179,30 @@ pub static DRIVERS: &[DriverSpec] = &[
         params: &[
             ("channel", ParamKind::Num, REQ),
             ("frequency", ParamKind::Num, OPT),
+            ("safe", ParamKind::Num, OPT),
         ],
-        doc: "A PWM output (a buzzer, a servo).",
+        doc: "A hardware PWM output, channel 0 or 1 of the Pi (a buzzer, a lamp); level 0..1.",
+    },
+    DriverSpec {
+        name: "soft_pwm",
+        role: DeviceRole::Actuator,
+        gives: "",
+        params: &[
+            ("pin", ParamKind::Num, REQ),
+            ("frequency", ParamKind::Num, OPT),
+            ("safe", ParamKind::Num, OPT),
+        ],
+        doc: "Software PWM on any GPIO pin (for pins without hardware PWM); level 0..1.",
+    },
+    DriverSpec {
+        name: "gpio_out",
+        role: DeviceRole::Actuator,
+        gives: "",
+        params: &[
+            ("pin", ParamKind::Num, REQ),
+            ("safe", ParamKind::Num, OPT),
+        ],
+        doc: "A GPIO output pin (an LED, a relay): low below level 0.5, high from it.",
     },
     DriverSpec {
         name: "motors",

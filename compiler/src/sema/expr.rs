@@ -729,18 +729,7 @@ impl Cx<'_> {
             d.help = Some(format!("did you mean `{b}`?"));
         }
         for a in &args.args {
-            let mut scratch = Vec::new();
-            let mut cx = Cx {
-                g: self.g,
-                frame: self.frame,
-                code: &mut scratch,
-                diags: self.diags,
-                strings: self.strings,
-                lists: self.lists,
-                traits: self.traits,
-                pending: self.pending,
-            };
-            cx.expr(&a.value, None);
+            self.discard(&a.value);
         }
         self.emit(Op::Const(0.0));
         Ty::Error
@@ -1279,18 +1268,7 @@ impl Cx<'_> {
             return;
         }
         let Some((slot, ty, range)) = self.target(target) else {
-            let mut scratch = Vec::new();
-            let mut cx = Cx {
-                g: self.g,
-                frame: self.frame,
-                code: &mut scratch,
-                diags: self.diags,
-                strings: self.strings,
-                lists: self.lists,
-                traits: self.traits,
-                pending: self.pending,
-            };
-            cx.expr(value, None);
+            self.discard(value);
             return;
         };
         if op == AssignOp::Set {

@@ -423,6 +423,7 @@ impl Builder<'_> {
     ) -> SlotId {
         self.p.slots.push(Slot {
             name: Self::path(path, &v.name),
+            role: role_of(v),
             kind: v.ty.value_kind(),
             init,
             range: v.range,
@@ -431,6 +432,28 @@ impl Builder<'_> {
             elems: v.ty.element_kinds(),
         });
         self.p.slots.len() as SlotId - 1
+    }
+}
+
+/// What a frame variable's slot is, for the tick program's readers.
+fn role_of(v: &super::frame::FrameVar) -> Role {
+    use super::frame::VarKind;
+    match v.kind {
+        // A memory is held as a `let` whose value is the memory's index.
+        VarKind::Let if v.ty == super::ty::Ty::Memory => Role::Memory,
+        VarKind::Var => Role::Var,
+        VarKind::Let => Role::Let,
+        VarKind::Sensor => Role::Sensor,
+        VarKind::Event => Role::Event,
+        VarKind::Hormone => Role::Hormone,
+        VarKind::Port(dir) => Role::Port(dir),
+        VarKind::Local => Role::Local,
+        VarKind::Drive => Role::Drive,
+        VarKind::Intention => Role::Intention,
+        VarKind::Machine => Role::Emotion,
+        VarKind::Intensity => Role::Intensity,
+        VarKind::Temp => Role::Temp,
+        VarKind::Component => Role::Component,
     }
 }
 
@@ -473,18 +496,15 @@ impl Checker {
                     templates[i] = Some(tpl);
                     continue;
                 }
-                tpl.root = self.one_root_tree(&t.body, &mut tpl, &t.name.name);
+                let owner = format!("tree `{}`", t.name.name);
+                tpl.root = TreeCx::tree(self, &mut tpl).one_root(&t.body, &owner);
                 for v in &tpl.frame.vars {
                     if v.kind == super::frame::VarKind::Local && !v.used {
-                        self.diags.push(
-                            Diagnostic::warning(
-                                "W0201",
-                                format!("`{}` is never used", v.name),
-                                v.span,
-                            )
-                            .with_label("declared here")
-                            .with_help("remove it, or use it in the tree"),
-                        );
+                        self.report(super::error::SemaError::Unused {
+                            name: v.name.clone(),
+                            span: v.span,
+                            help: "remove it, or use it in the tree",
+                        });
                     }
                 }
                 templates[i] = Some(tpl);
@@ -681,6 +701,7 @@ impl Checker {
                         default: p.default,
                     })
                     .collect(),
+                span: l.span,
             })
             .collect()
     }
@@ -871,45 +892,6 @@ impl Checker {
         self.g.tree_declared_at(&t.name.name, t.name.span)
     }
 
-    fn one_root_tree(
-        &mut self,
-        b: &crate::syntax::ast::NodeBlock,
-        t: &mut Template,
-        name: &str,
-    ) -> Option<TNode> {
-        let mut tc = TreeCx {
-            c: self,
-            t,
-            traits: &[],
-            in_agent: false,
-        };
-        let mut nodes: Vec<_> = b.nodes.iter().map(|n| tc.node(n)).collect();
-        match nodes.len() {
-            1 => nodes.pop(),
-            0 => {
-                self.diags.push(
-                    Diagnostic::error("E0313", format!("tree `{name}` is empty"), b.span)
-                        .with_label("no node")
-                        .with_help("put one node here, such as `sequence { .. }`"),
-                );
-                None
-            }
-            n => {
-                self.diags.push(
-                    Diagnostic::error(
-                        "E0313",
-                        format!("tree `{name}` holds {n} nodes; a tree has one root"),
-                        b.span,
-                    )
-                    .with_label("several roots")
-                    .with_help("wrap them in `sequence { .. }` (or another control node)"),
-                );
-                nodes.truncate(1);
-                nodes.pop()
-            }
-        }
-    }
-
     #[allow(clippy::too_many_arguments)]
     fn build_agent(
         &mut self,
@@ -934,6 +916,7 @@ impl Checker {
         for v in &t.frame.vars {
             p.slots.push(Slot {
                 name: v.name.clone(),
+                role: role_of(v),
                 kind: v.ty.value_kind(),
                 init: v.init,
                 range: v.range,

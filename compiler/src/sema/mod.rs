@@ -6,14 +6,24 @@ mod agent;
 pub mod akr;
 mod behavior;
 mod component;
+mod derived;
+mod device_call;
 pub mod devices;
+mod drives;
+mod error;
 mod expr;
+mod fold;
 pub mod frame;
+mod handlers;
 mod lower;
+mod machine;
+mod members;
+mod memory;
 mod modules;
 mod recruit;
 mod settings;
 mod tendencies;
+mod tendency_table;
 mod tree;
 pub mod ty;
 mod xml_ids;
@@ -36,6 +46,7 @@ use crate::ir::program::Program;
 use crate::span::Span;
 use crate::suggest::closest;
 use crate::syntax::ast::{self, File, ItemKind, LeafKind, PortDir};
+use error::{Scope, SemaError};
 pub use modules::{Loader, NoFiles, STDLIB};
 use std::collections::HashMap;
 use ty::Ty;
@@ -144,7 +155,7 @@ pub enum Global {
 }
 
 impl Global {
-    fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Global::Enum(_) => "an enum",
             Global::Const => "a constant",
@@ -390,6 +401,12 @@ impl Checker {
         }
     }
 
+    /// Reports one of the checker's typed errors.
+    pub(crate) fn report(&mut self, e: SemaError) {
+        let d = e.render(&self.g);
+        self.diags.push(d);
+    }
+
     /// Moves the diagnostics reported since `before` while checking a used module out of the
     /// main file's list: its errors are reported with that file, its warnings dropped (as the
     /// parser's are).
@@ -421,21 +438,14 @@ impl Checker {
             }
             return false;
         }
-        if let Some((prev, prev_span)) = self.g.names.get(&name.name) {
+        if let Some(&(prev, prev_span)) = self.g.names.get(&name.name) {
             if report {
-                let prev = *prev;
-                self.diags.push(
-                    Diagnostic::error(
-                        "E0202",
-                        format!("`{}` is declared twice", name.name),
-                        name.span,
-                    )
-                    .with_label("declared again here")
-                    .with_secondary(
-                        *prev_span,
-                        format!("first declared here, as {}", prev.describe()),
-                    ),
-                );
+                self.report(SemaError::DeclaredTwice {
+                    name: name.name.clone(),
+                    span: name.span,
+                    first: Some(prev_span),
+                    scope: Scope::Program(prev),
+                });
             }
             return false;
         }
@@ -507,48 +517,6 @@ impl Checker {
         None
     }
 
-    /// Folds a constant expression (literals, constants, enum variants, arithmetic).
-    pub fn const_value(&mut self, e: &ast::Expr) -> Option<(f64, Ty)> {
-        let mut frame = frame::Frame::default();
-        let mut code = Vec::new();
-        let mut pending = Vec::new();
-        let before = self.diags.len();
-        let ty = {
-            let mut cx = expr::Cx {
-                g: &self.g,
-                frame: &mut frame,
-                code: &mut code,
-                diags: &mut self.diags,
-                strings: &mut self.strings,
-                lists: &mut self.lists,
-                traits: &[],
-                pending: &mut pending,
-            };
-            cx.expr(e, None)
-        };
-        if self.diags.len() > before {
-            return None;
-        }
-        match crate::ir::eval::eval_const(&code) {
-            Some(v) => Some((v, ty)),
-            None => {
-                self.diags.push(
-                    Diagnostic::error(
-                        "E0304",
-                        match &e.kind {
-                            ast::ExprKind::Root(id) => format!("`@{}` is not a constant", id.name),
-                            _ => "this must be a constant".to_string(),
-                        },
-                        e.span,
-                    )
-                    .with_label("not computable before the program runs")
-                    .with_help("use literals, constants and enum variants here"),
-                );
-                None
-            }
-        }
-    }
-
     fn doc_text(doc: &Option<ast::Doc>) -> Option<String> {
         doc.as_ref().map(|d| d.text())
     }
@@ -567,14 +535,12 @@ impl Checker {
                     let mut values = Vec::new();
                     for (vi, v) in e.variants.iter().enumerate() {
                         if variants.contains(&v.name.name) {
-                            self.diags.push(
-                                Diagnostic::error(
-                                    "E0202",
-                                    format!("variant `{}` is declared twice", v.name.name),
-                                    v.name.span,
-                                )
-                                .with_label("again here"),
-                            );
+                            self.report(SemaError::DeclaredTwice {
+                                name: v.name.name.clone(),
+                                span: v.name.span,
+                                first: None,
+                                scope: Scope::Variants,
+                            });
                             continue;
                         }
                         let value = match &v.value {
@@ -900,15 +866,12 @@ impl Checker {
         let mut out: Vec<PortSig> = Vec::new();
         for p in ports {
             if let Some(prev) = out.iter().find(|q| q.name == p.name.name) {
-                self.diags.push(
-                    Diagnostic::error(
-                        "E0202",
-                        format!("port `{}` is declared twice", p.name.name),
-                        p.name.span,
-                    )
-                    .with_label("again here")
-                    .with_secondary(prev.span, "first here"),
-                );
+                self.report(SemaError::DeclaredTwice {
+                    name: p.name.name.clone(),
+                    span: p.name.span,
+                    first: Some(prev.span),
+                    scope: Scope::Ports,
+                });
                 continue;
             }
             let ty = match &p.ty {

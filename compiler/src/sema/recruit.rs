@@ -217,12 +217,7 @@ fn ignore_cost(
     });
     // Inside the expression `distance` is D, whatever the agent calls `distance`.
     let shadowed = t.frame.by_name.insert(DISTANCE.to_string(), slot);
-    let mut tc = TreeCx {
-        c,
-        t,
-        traits,
-        in_agent: true,
-    };
+    let mut tc = TreeCx::agent(c, t, traits);
     let (code, _) = tc.code_expr(e, &Ty::Num, "the ignore cost `c + d(D)`");
     match shadowed {
         Some(prev) => {

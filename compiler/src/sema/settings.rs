@@ -117,12 +117,7 @@ impl Checker {
         match &mut scope.agent {
             Some((t, traits)) => {
                 let start = t.code.len();
-                let mut tc = TreeCx {
-                    c: self,
-                    t,
-                    traits,
-                    in_agent: true,
-                };
+                let mut tc = TreeCx::agent(self, t, traits);
                 tc.code_expr(e, want, what);
                 t.code.truncate(start);
             }

@@ -2,6 +2,7 @@
 //! subtree calls. A tree becomes a template whose code refers to its own frame (ports, then
 //! locals); each call site instantiates it (see `lower`).
 
+use super::error::{Scope, SemaError};
 use super::expr::{article, Cx};
 use super::frame::{Frame, FrameVar, VarKind, ROOT_FLAG};
 use super::ty::Ty;
@@ -76,6 +77,29 @@ pub struct TreeCx<'a> {
     pub in_agent: bool,
 }
 
+impl<'a> TreeCx<'a> {
+    /// Checking inside an agent: its members and personality traits are in scope, and
+    /// agent-only nodes (`tendencies(machine)`) may be called.
+    pub fn agent(c: &'a mut Checker, t: &'a mut Template, traits: &'a [(String, f64)]) -> Self {
+        TreeCx {
+            c,
+            t,
+            traits,
+            in_agent: true,
+        }
+    }
+
+    /// Checking a tree: only its ports and locals are in scope.
+    pub fn tree(c: &'a mut Checker, t: &'a mut Template) -> Self {
+        TreeCx {
+            c,
+            t,
+            traits: &[],
+            in_agent: false,
+        }
+    }
+}
+
 impl TreeCx<'_> {
     fn cx(&mut self) -> Cx<'_> {
         Cx {
@@ -105,6 +129,25 @@ impl TreeCx<'_> {
             },
             ty,
         )
+    }
+
+    /// Checks a block meant to hold one root node (`owner` names it in errors).
+    pub fn one_root(&mut self, b: &ast::NodeBlock, owner: &str) -> Option<TNode> {
+        let mut nodes: Vec<TNode> = b.nodes.iter().map(|n| self.node(n)).collect();
+        if nodes.len() != 1 {
+            self.c.report(SemaError::Roots {
+                owner: owner.to_string(),
+                found: nodes.len(),
+                span: b.span,
+            });
+        }
+        nodes.truncate(1);
+        nodes.pop()
+    }
+
+    /// Compiles an expression with no expectation, returning its type.
+    pub fn cx_expr(&mut self, e: &Expr) -> Ty {
+        self.cx().expr(e, None)
     }
 
     pub fn code_block(&mut self, b: &ast::Block) -> Code {
@@ -1517,19 +1560,12 @@ pub fn tree_frame(c: &mut Checker, tree: &ast::TreeDecl, sig_ports: &[super::Por
         .collect();
     for v in &tree.locals {
         if let Some(prev) = frame.get(&v.name.name) {
-            let prev_span = frame.vars[prev as usize].span;
-            c.diags.push(
-                Diagnostic::error(
-                    "E0202",
-                    format!(
-                        "`{}` is declared twice in tree `{}`",
-                        v.name.name, tree.name.name
-                    ),
-                    v.name.span,
-                )
-                .with_label("again here")
-                .with_secondary(prev_span, "first here"),
-            );
+            c.report(SemaError::DeclaredTwice {
+                name: v.name.name.clone(),
+                span: v.name.span,
+                first: Some(frame.vars[prev as usize].span),
+                scope: Scope::Tree(tree.name.name.clone()),
+            });
             continue;
         }
         let (ty, init, range) = c.var_type_and_init(&v.name, v.ty.as_ref(), v.init.as_ref());

@@ -32,7 +32,7 @@ pub enum Desugared {
 /// `BlackboardCheck*`).
 pub fn is_xml_id(id: &str) -> bool {
     matches!(id, "Script" | "ScriptCondition")
-        || crate::groot::import::switch_cases(id).is_some()
+        || crate::groot::vocab::switch_cases(id).is_some()
         || builtins::by_xml_id(id).is_some()
 }
 
@@ -92,8 +92,8 @@ pub fn desugar(node: &Node, id: &str) -> Option<Desugared> {
                 }
             }
         }
-        _ if crate::groot::import::switch_cases(id).is_some() => {
-            let n = crate::groot::import::switch_cases(id)?;
+        _ if crate::groot::vocab::switch_cases(id).is_some() => {
+            let n = crate::groot::vocab::switch_cases(id)?;
             let given = |port: &str| args.and_then(|a| arg(a, port, usize::MAX));
             let Some(variable) = given("variable") else {
                 return Some(Desugared::Error(

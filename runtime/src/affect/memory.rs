@@ -235,7 +235,7 @@ impl Memory {
     pub fn decay(&mut self) {
         let (gain, center) = (self.spec.gain, self.spec.center);
         for t in &mut self.long {
-            let drift = 2.0 / (1.0 + (-gain * (t.score - center)).exp()) - 1.0;
+            let drift = 2.0 / (1.0 + libm::exp(-gain * (t.score - center))) - 1.0;
             t.score = (t.score + drift).clamp(0.0, 100.0);
             self.events.push(MemEvent {
                 op: MemOp::Decay,
@@ -320,7 +320,7 @@ mod tests {
     }
 
     fn sigmoid_drift(s: f64) -> f64 {
-        2.0 / (1.0 + (-0.2 * (s - 50.0)).exp()) - 1.0
+        2.0 / (1.0 + libm::exp(-0.2 * (s - 50.0))) - 1.0
     }
 
     #[test]

@@ -15,11 +15,15 @@
 pub mod ads1115;
 pub mod bus;
 pub mod gpio_edge;
+pub mod gpio_out;
+pub mod hcsr04;
 pub mod mock;
 pub mod pwm;
 pub mod romi32u4;
 pub mod romi_drive;
 pub mod romi_model;
+#[cfg(target_os = "linux")]
+pub mod rpi;
 pub mod sim;
 
 pub use crate::world::geometry::Direction;

@@ -503,8 +503,6 @@ mod tests {
     use super::*;
     use crate::devices::ads1115::{Ads1115, Channel, Gain};
     use crate::world::Point;
-    use affect_compiler::ir::world::lower_world;
-    use affect_compiler::syntax::ast::ItemKind;
 
     const FLOOR: &str = r#"world FloorGrid {
         grid 5 x 5 cell 24cm labels "OITWG / SDA.U / HXKVN / CMFRE / PQLBJ";
@@ -516,19 +514,7 @@ mod tests {
     }"#;
 
     fn shared(src: &str) -> SharedWorld {
-        let parsed = affect_compiler::syntax::parse(src);
-        let decl = parsed
-            .file
-            .items
-            .iter()
-            .find_map(|i| match &i.kind {
-                ItemKind::World(w) => Some(w),
-                _ => None,
-            })
-            .expect("a world");
-        let (spec, diags) = lower_world(decl);
-        assert!(diags.is_empty(), "{diags:?}");
-        Rc::new(RefCell::new(World::new(&spec).expect("a world")))
+        Rc::new(RefCell::new(crate::test_support::world(src)))
     }
 
     const NAV: AgentId = AgentId(0);

@@ -800,7 +800,7 @@ mod tests {
     #[test]
     fn agrees_with_the_checked_machine() {
         use crate::leaf::LeafTable;
-        use affect_compiler::ir::program::{AgentProgram, Program, Slot, ValueKind};
+        use affect_compiler::ir::program::{AgentProgram, Program, Role, Slot, ValueKind};
         let program = Program::default();
         let mut r = Rng(0x9e37_79b9_7f4a_7c15);
         let mut accepted = 0;
@@ -813,6 +813,7 @@ mod tests {
             let slots = (0..4)
                 .map(|i| Slot {
                     name: format!("s{i}"),
+                    role: Role::Var,
                     kind: ValueKind::Num,
                     init: CONSTS[r.below(6) as usize] + i as f64,
                     range: None,

@@ -2,9 +2,11 @@
 //! Every node's status, child cursor and timer lives in flat arrays indexed by node id; a
 //! steady-state tick allocates nothing.
 
+pub(crate) mod controls;
+mod decorators;
 mod eval;
 mod fast;
-mod lists;
+mod halt;
 pub(crate) mod nodes;
 mod roots;
 
@@ -21,8 +23,20 @@ pub trait Host {
 }
 
 use crate::leaf::{Leaf, LeafTable};
+pub use crate::lists::Lists;
 use affect_compiler::ir::program::{AgentProgram, Code, NodeId, Program, SlotId, Status};
-pub use lists::Lists;
+
+/// Native code that runs a machine's program in the interpreter's place, on the machine's
+/// own state (the JIT implements it). Each call may decline, and the interpreter then runs
+/// that part itself.
+pub trait Native {
+    /// Runs the process phase; false when the interpreter must.
+    fn process(&self, m: &mut Machine) -> bool;
+    /// Ticks a root; `None` when the interpreter must.
+    fn tick_root(&self, m: &mut Machine, root: NodeId) -> Option<Status>;
+    /// Halts a node; false when the interpreter must.
+    fn halt(&self, m: &mut Machine, n: NodeId) -> bool;
+}
 
 /// A status change of a node, as BehaviorTree.CPP's StatusChangeLogger reports it.
 /// `repr(C)`: JIT-compiled code appends transitions itself (`jit::View`).
@@ -141,9 +155,9 @@ pub struct Machine<'p> {
     pub host: Option<Box<dyn Host + 'p>>,
     /// Nodes ticked so far (`executeTick` calls), for benchmarks.
     pub node_ticks: u64,
-    /// JIT-compiled code for this program, when installed (`install_jit`): the process
+    /// Native code for this program, when installed (the JIT's `install_jit`): the process
     /// phase, tree ticks and halts then run natively on this machine's state.
-    pub(crate) jit: Option<std::rc::Rc<crate::jit::Compiled>>,
+    pub(crate) native: Option<std::rc::Rc<dyn Native>>,
 }
 
 impl<'p> Machine<'p> {
@@ -264,7 +278,7 @@ impl<'p> Machine<'p> {
             woken: false,
             host: None,
             node_ticks: 0,
-            jit: None,
+            native: None,
         };
         m.slots = agent.slots.iter().map(|s| s.init).collect();
         // Every list slot gets its own copy of its initial list.
@@ -331,8 +345,8 @@ impl<'p> Machine<'p> {
 
     /// The process phase: hormones, lets, update, handlers, drives.
     pub fn process(&mut self) {
-        if let Some(jit) = self.jit.clone() {
-            if jit.process(self) {
+        if let Some(native) = self.native.clone() {
+            if native.process(self) {
                 return;
             }
         }
@@ -353,8 +367,8 @@ impl<'p> Machine<'p> {
         let Some(root) = self.prog.root else {
             return Status::Idle;
         };
-        if let Some(jit) = self.jit.clone() {
-            if let Some(s) = jit.tick_root(self, root) {
+        if let Some(native) = self.native.clone() {
+            if let Some(s) = native.tick_root(self, root) {
                 return s;
             }
         }

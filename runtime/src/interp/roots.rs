@@ -9,8 +9,8 @@ impl Machine<'_> {
     /// Ticks the tree rooted at `root` once, as [`Machine::tick_tree`] ticks `main`: the root
     /// is reset when it completes.
     pub fn tick_root(&mut self, root: NodeId) -> Status {
-        if let Some(jit) = self.jit.clone() {
-            if let Some(s) = jit.tick_root(self, root) {
+        if let Some(native) = self.native.clone() {
+            if let Some(s) = native.tick_root(self, root) {
                 return s;
             }
         }

@@ -7,10 +7,11 @@
 //! to the machine's buffer.
 
 use super::emit::{flags, Callees, Decl, Fx, P};
+use super::host;
 use super::plan::Plan;
-use super::view::{self, View};
+use super::view::View;
 use super::{Compiled, HaltFn, JitError, ProcessFn, TickFn};
-use affect_compiler::ir::program::{AgentProgram, Program};
+use affect_compiler::ir::program::{AgentProgram, NodeId, Program};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature, UserFuncName};
 use cranelift_codegen::settings::{self, Configurable};
@@ -76,54 +77,125 @@ pub(crate) fn compile(
 ) -> Result<Compiled, JitError> {
     let t0 = Instant::now();
     let plan = Plan::new(program, agent, record)?;
+    let mut module = new_module()?;
+    let services = declare_services(&mut module)?;
+    let (callees, roots, process) = declare_functions(&mut module, &plan, agent, services)?;
+    let decls = declarations(&module);
+    let jobs = jobs(&plan, &callees, &roots, process);
+    let env = Env {
+        plan: &plan,
+        callees: &callees,
+        decls: &decls,
+        cfg: module.target_config(),
+        agent,
+        isa: module.isa(),
+    };
+    let compiled = env.compile_all(&jobs);
+    let (functions, code_bytes) = link(&mut module, compiled)?;
+    let (roots, halts, process) = entries(&module, &plan, &callees, &roots, process);
+    Ok(Compiled {
+        module: Some(module),
+        agent_id: super::identity(agent),
+        record,
+        roots,
+        halts,
+        process,
+        host_fns: plan.host_fns.clone(),
+        functions: plan.functions.clone(),
+        stats: super::CompileStats {
+            functions,
+            units: plan.units.len(),
+            code_bytes,
+            compile_ms: t0.elapsed().as_secs_f64() * 1000.0,
+        },
+    })
+}
+
+/// A module that knows where the Rust services compiled code calls live.
+fn new_module() -> Result<JITModule, JitError> {
     let mut jb = JITBuilder::with_isa(isa()?, default_libcall_names());
-    jb.symbol("affect_record_slow", view::record_slow as *const u8);
-    jb.symbol("affect_leaf_tick", view::leaf_tick as *const u8);
-    jb.symbol("affect_leaf_halt", view::leaf_halt as *const u8);
-    jb.symbol("affect_host_call", view::host_call as *const u8);
-    jb.symbol("affect_list_push", view::list_push as *const u8);
-    jb.symbol("affect_list_get", view::list_get as *const u8);
-    jb.symbol("affect_list_len", view::list_len as *const u8);
-    jb.symbol("affect_list_pop_front", view::list_pop_front as *const u8);
-    jb.symbol("affect_list_build", view::list_build as *const u8);
-    jb.symbol("affect_list_copy", view::list_copy as *const u8);
-    jb.symbol("affect_list_set_at", view::list_set_at as *const u8);
-    jb.symbol("affect_call_function", view::call_function as *const u8);
-    let mut module = JITModule::new(jb);
+    jb.symbol("affect_record_slow", host::record_slow as *const u8);
+    jb.symbol("affect_leaf_tick", host::leaf_tick as *const u8);
+    jb.symbol("affect_leaf_halt", host::leaf_halt as *const u8);
+    jb.symbol("affect_host_call", host::host_call as *const u8);
+    jb.symbol("affect_list_push", host::list_push as *const u8);
+    jb.symbol("affect_list_get", host::list_get as *const u8);
+    jb.symbol("affect_list_len", host::list_len as *const u8);
+    jb.symbol("affect_list_pop_front", host::list_pop_front as *const u8);
+    jb.symbol("affect_list_build", host::list_build as *const u8);
+    jb.symbol("affect_list_copy", host::list_copy as *const u8);
+    jb.symbol("affect_list_set_at", host::list_set_at as *const u8);
+    jb.symbol("affect_call_function", host::call_function as *const u8);
+    Ok(JITModule::new(jb))
+}
+
+/// The Rust services, declared with the signatures their `extern "C"` definitions have, and
+/// the transition helper.
+struct Services {
+    record: FuncId,
+    record_slow: FuncId,
+    leaf_tick: FuncId,
+    leaf_halt: FuncId,
+    host_call: FuncId,
+    list_push: FuncId,
+    list_get: FuncId,
+    list_len: FuncId,
+    list_pop_front: FuncId,
+    list_build: FuncId,
+    list_copy: FuncId,
+    list_set_at: FuncId,
+    call_function: FuncId,
+}
+
+fn declare_services(module: &mut JITModule) -> Result<Services, JitError> {
     use types::{F64, I32};
-    let import = |m: &mut JITModule, name: &str, s: Signature| {
-        m.declare_function(name, Linkage::Import, &s)
+    let mut import = |name: &str, params: &[types::Type], ret: Option<types::Type>| {
+        let s = sig(module, params, ret);
+        module
+            .declare_function(name, Linkage::Import, &s)
             .map_err(JitError::from)
     };
-    let s = sig(&module, &[P, I32, I32, I32], None);
-    let record_slow = import(&mut module, "affect_record_slow", s.clone())?;
-    let record_fn = module.declare_anonymous_function(&s)?;
-    let s = sig(&module, &[P, I32, I32, P, P, P, I32], Some(I32));
-    let leaf_tick = import(&mut module, "affect_leaf_tick", s)?;
-    let s = sig(&module, &[P, I32], None);
-    let leaf_halt = import(&mut module, "affect_leaf_halt", s)?;
-    let s = sig(&module, &[P, I32, I32, P, I32], Some(F64));
-    let host_call = import(&mut module, "affect_host_call", s)?;
-    let s = sig(&module, &[P, F64, F64], None);
-    let list_push = import(&mut module, "affect_list_push", s)?;
-    let s = sig(&module, &[P, F64, F64], Some(F64));
-    let list_get = import(&mut module, "affect_list_get", s)?;
-    let s = sig(&module, &[P, F64], Some(F64));
-    let list_len = import(&mut module, "affect_list_len", s)?;
-    let s = sig(&module, &[P, F64, P], Some(I32));
-    let list_pop_front = import(&mut module, "affect_list_pop_front", s)?;
-    let s = sig(&module, &[P, F64, P, I32], None);
-    let list_build = import(&mut module, "affect_list_build", s)?;
-    let s = sig(&module, &[P, F64, F64], None);
-    let list_copy = import(&mut module, "affect_list_copy", s)?;
-    let s = sig(&module, &[P, F64, F64, F64], None);
-    let list_set_at = import(&mut module, "affect_list_set_at", s)?;
-    let s = sig(&module, &[P, I32, P, I32], Some(F64));
-    let call_function = import(&mut module, "affect_call_function", s)?;
+    let record_slow = import("affect_record_slow", &[P, I32, I32, I32], None)?;
+    let leaf_tick = import("affect_leaf_tick", &[P, I32, I32, P, P, P, I32], Some(I32))?;
+    let leaf_halt = import("affect_leaf_halt", &[P, I32], None)?;
+    let host_call = import("affect_host_call", &[P, I32, I32, P, I32], Some(F64))?;
+    let list_push = import("affect_list_push", &[P, F64, F64], None)?;
+    let list_get = import("affect_list_get", &[P, F64, F64], Some(F64))?;
+    let list_len = import("affect_list_len", &[P, F64], Some(F64))?;
+    let list_pop_front = import("affect_list_pop_front", &[P, F64, P], Some(I32))?;
+    let list_build = import("affect_list_build", &[P, F64, P, I32], None)?;
+    let list_copy = import("affect_list_copy", &[P, F64, F64], None)?;
+    let list_set_at = import("affect_list_set_at", &[P, F64, F64, F64], None)?;
+    let call_function = import("affect_call_function", &[P, I32, P, I32], Some(F64))?;
+    let record = module.declare_anonymous_function(&sig(module, &[P, I32, I32, I32], None))?;
+    Ok(Services {
+        record,
+        record_slow,
+        leaf_tick,
+        leaf_halt,
+        host_call,
+        list_push,
+        list_get,
+        list_len,
+        list_pop_front,
+        list_build,
+        list_copy,
+        list_set_at,
+        call_function,
+    })
+}
 
-    let tick_sig = sig(&module, &[P], Some(I32));
-    let halt_sig = sig(&module, &[P, I32], None);
-    let proc_sig = sig(&module, &[P], None);
+/// Declares the program's functions: a tick and a halt function per unit, an entry per
+/// root, the process phase when there is one.
+fn declare_functions(
+    module: &mut JITModule,
+    plan: &Plan,
+    agent: &AgentProgram,
+    s: Services,
+) -> Result<(Callees, Vec<FuncId>, Option<FuncId>), JitError> {
+    let tick_sig = sig(module, &[P], Some(types::I32));
+    let halt_sig = sig(module, &[P, types::I32], None);
+    let proc_sig = sig(module, &[P], None);
     let mut ticks = Vec::with_capacity(plan.units.len());
     let mut halts = Vec::with_capacity(plan.units.len());
     for _ in &plan.units {
@@ -145,38 +217,48 @@ pub(crate) fn compile(
         Some(module.declare_anonymous_function(&proc_sig)?)
     };
     let callees = Callees {
-        record: record_fn,
-        record_slow,
-        leaf_tick,
-        leaf_halt,
-        host_call,
-        list_push,
-        list_get,
-        list_len,
-        list_pop_front,
-        list_build,
-        list_copy,
-        list_set_at,
-        call_function,
+        record: s.record,
+        record_slow: s.record_slow,
+        leaf_tick: s.leaf_tick,
+        leaf_halt: s.leaf_halt,
+        host_call: s.host_call,
+        list_push: s.list_push,
+        list_get: s.list_get,
+        list_len: s.list_len,
+        list_pop_front: s.list_pop_front,
+        list_build: s.list_build,
+        list_copy: s.list_copy,
+        list_set_at: s.list_set_at,
+        call_function: s.call_function,
         ticks,
         halts,
     };
+    Ok((callees, roots, process))
+}
 
-    let cfg = module.target_config();
-    let decls: Vec<Decl> = {
-        let d = module.declarations();
-        let count = d.get_functions().count();
-        (0..count)
-            .map(|i| {
-                let f = d.get_function_decl(FuncId::from_u32(i as u32));
-                Decl {
-                    sig: f.signature.clone(),
-                    colocated: f.linkage.is_final(),
-                }
-            })
-            .collect()
-    };
-    let mut jobs: Vec<(FuncId, Job)> = vec![(record_fn, Job::Record)];
+/// Every declared function's signature, by id, for calls between them.
+fn declarations(module: &JITModule) -> Vec<Decl> {
+    let d = module.declarations();
+    let count = d.get_functions().count();
+    (0..count)
+        .map(|i| {
+            let f = d.get_function_decl(FuncId::from_u32(i as u32));
+            Decl {
+                sig: f.signature.clone(),
+                colocated: f.linkage.is_final(),
+            }
+        })
+        .collect()
+}
+
+/// The functions to generate, in declaration order.
+fn jobs(
+    plan: &Plan,
+    callees: &Callees,
+    roots: &[FuncId],
+    process: Option<FuncId>,
+) -> Vec<(FuncId, Job)> {
+    let mut jobs: Vec<(FuncId, Job)> = vec![(callees.record, Job::Record)];
     for u in 0..plan.units.len() {
         jobs.push((callees.ticks[u], Job::Tick(u)));
         jobs.push((callees.halts[u], Job::Halt(u)));
@@ -187,42 +269,15 @@ pub(crate) fn compile(
     if let Some(id) = process {
         jobs.push((id, Job::Process));
     }
-    let isa = module.isa();
-    let workers = if jobs.len() < 16 {
-        1
-    } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
-    };
-    let env = Env {
-        plan: &plan,
-        callees: &callees,
-        decls: &decls,
-        cfg,
-        agent,
-        isa,
-    };
-    // Functions are independent: each worker builds and compiles every `workers`-th one;
-    // linking (below) is sequential.
-    let compiled: Vec<Result<Vec<Out>, JitError>> = if workers == 1 {
-        vec![env.compile_jobs(&jobs, 0, 1)]
-    } else {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = (0..workers)
-                .map(|w| {
-                    let (env, jobs) = (&env, &jobs);
-                    s.spawn(move || env.compile_jobs(jobs, w, workers))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(JitError::Codegen("a compiler thread panicked".into()))
-                    })
-                })
-                .collect()
-        })
-    };
+    jobs
+}
+
+/// Defines the compiled functions in the module and makes them executable; returns how many
+/// there are and their bytes of machine code.
+fn link(
+    module: &mut JITModule,
+    compiled: Vec<Result<Vec<Out>, JitError>>,
+) -> Result<(usize, usize), JitError> {
     let mut code_bytes = 0usize;
     let mut functions = 0usize;
     for outs in compiled {
@@ -233,28 +288,40 @@ pub(crate) fn compile(
         }
     }
     module.finalize_definitions()?;
+    Ok((functions, code_bytes))
+}
 
+/// The entry points a machine calls: each root's, each node's halt (its unit's), and the
+/// process phase's.
+#[allow(clippy::type_complexity)]
+fn entries(
+    module: &JITModule,
+    plan: &Plan,
+    callees: &Callees,
+    roots: &[FuncId],
+    process: Option<FuncId>,
+) -> (
+    Vec<(NodeId, TickFn)>,
+    Vec<Option<HaltFn>>,
+    Option<ProcessFn>,
+) {
     // SAFETY (all transmutes below): each pointer comes from `finalize_definitions` for a
     // function declared with exactly the signature of the Rust type it becomes (a pointer
     // argument is `*mut View`, I32 is i32/u32, nothing else), in the platform's default
     // calling convention, which `extern "C"` is on both supported architectures.
-    let tick_ptr = |m: &JITModule, id: FuncId| -> TickFn {
-        unsafe { std::mem::transmute::<*const u8, TickFn>(m.get_finalized_function(id)) }
+    let tick_ptr = |id: FuncId| -> TickFn {
+        unsafe { std::mem::transmute::<*const u8, TickFn>(module.get_finalized_function(id)) }
     };
-    let halt_ptr = |m: &JITModule, id: FuncId| -> HaltFn {
-        unsafe { std::mem::transmute::<*const u8, HaltFn>(m.get_finalized_function(id)) }
+    let halt_ptr = |id: FuncId| -> HaltFn {
+        unsafe { std::mem::transmute::<*const u8, HaltFn>(module.get_finalized_function(id)) }
     };
     let root_entries = plan
         .roots
         .iter()
-        .zip(&roots)
-        .map(|(r, id)| (*r, tick_ptr(&module, *id)))
+        .zip(roots)
+        .map(|(r, id)| (*r, tick_ptr(*id)))
         .collect();
-    let unit_halts: Vec<HaltFn> = callees
-        .halts
-        .iter()
-        .map(|id| halt_ptr(&module, *id))
-        .collect();
+    let unit_halts: Vec<HaltFn> = callees.halts.iter().map(|id| halt_ptr(*id)).collect();
     let halts = plan
         .unit_of
         .iter()
@@ -263,22 +330,7 @@ pub(crate) fn compile(
     let process = process.map(|id| unsafe {
         std::mem::transmute::<*const u8, ProcessFn>(module.get_finalized_function(id))
     });
-    Ok(Compiled {
-        module: Some(module),
-        agent_id: super::identity(agent),
-        record,
-        roots: root_entries,
-        halts,
-        process,
-        host_fns: plan.host_fns.clone(),
-        functions: plan.functions.clone(),
-        stats: super::CompileStats {
-            functions,
-            units: plan.units.len(),
-            code_bytes,
-            compile_ms: t0.elapsed().as_secs_f64() * 1000.0,
-        },
-    })
+    (root_entries, halts, process)
 }
 
 /// One function to generate.
@@ -315,6 +367,32 @@ struct Env<'a> {
 }
 
 impl Env<'_> {
+    /// Compiles every job. Functions are independent: each worker builds and compiles every
+    /// `workers`-th one; linking is sequential.
+    fn compile_all(&self, jobs: &[(FuncId, Job)]) -> Vec<Result<Vec<Out>, JitError>> {
+        let workers = if jobs.len() < 16 {
+            1
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+        };
+        if workers == 1 {
+            return vec![self.compile_jobs(jobs, 0, 1)];
+        }
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..workers)
+                .map(|w| s.spawn(move || self.compile_jobs(jobs, w, workers)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(JitError::Codegen("a compiler thread panicked".into()))
+                    })
+                })
+                .collect()
+        })
+    }
+
     /// Builds and compiles jobs `first`, `first + step`, ...
     fn compile_jobs(
         &self,

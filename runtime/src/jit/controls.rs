@@ -1,5 +1,5 @@
 //! Control nodes (sequences, fallbacks, reactive and parallel nodes, if/while/try,
-//! switch), emitted as `interp/nodes.rs` runs them; see `tick.rs`.
+//! switch), emitted as `interp/controls.rs` runs them; see `tick.rs`.
 
 use super::emit::Fx;
 use super::plan::{bit, F, I, K, R, S};
@@ -712,7 +712,7 @@ impl Fx<'_, '_> {
             | ValueKind::Length
             | ValueKind::Angle => {
                 let mut hit = self.b.ins().iconst(types::I8, 0);
-                if let Some(lead) = crate::interp::nodes::leading_int(&case.text) {
+                if let Some(lead) = crate::interp::controls::leading_int(&case.text) {
                     // `value.is_finite() && value.trunc() == lead as f64`.
                     let abs = self.b.ins().fabs(value);
                     let inf = self.f64c(f64::INFINITY);

@@ -1,15 +1,97 @@
-//! Decorators (repeat, retry, timers, run-once, preconditions, entry watching, loops),
-//! emitted as `interp/nodes.rs` runs them; see `tick.rs`.
+//! Decorators (inverter, forcing, keep-running, subtrees, repeat, retry, timers, run-once,
+//! preconditions, entry watching, loops), emitted as `interp/decorators.rs` runs them; see
+//! `tick.rs`.
 
 use super::emit::Fx;
 use super::plan::{F, I, K, R, S};
 use super::JitError;
 use crate::interp::nodes::{CHILD_RUNNING, RAN_ONCE, STARTED, TIMER_DONE};
-use affect_compiler::ir::program::{Arg, Code, NodeId, Status};
+use affect_compiler::ir::program::{Arg, Code, NodeId, SlotId, Status};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 
 impl Fx<'_, '_> {
+    /// Inverter: SUCCESS and FAILURE swapped.
+    pub(super) fn tick_inverter(&mut self, n: NodeId, out: Block) -> Result<(), JitError> {
+        self.set_status_c(n, Status::Running);
+        let c = self.plan.children(n)[0];
+        let s = self.execute_tick(c)?;
+        let (succ, fail, other) = self.blocks3();
+        self.route(
+            s,
+            self.possible(c),
+            &[(S, succ), (F, fail), (I | R | K, other)],
+        );
+        self.b.switch_to_block(succ);
+        self.reset_child(n)?;
+        self.exit(out, Status::Failure);
+        self.b.switch_to_block(fail);
+        self.reset_child(n)?;
+        self.exit(out, Status::Success);
+        self.b.switch_to_block(other);
+        self.jump_status(out, s);
+        Ok(())
+    }
+
+    /// ForceSuccess and ForceFailure: a completed child gives `forced`.
+    pub(super) fn tick_force(
+        &mut self,
+        n: NodeId,
+        forced: Status,
+        out: Block,
+    ) -> Result<(), JitError> {
+        self.set_status_c(n, Status::Running);
+        self.tick_only_child(n, out)?;
+        self.reset_child(n)?;
+        self.exit(out, forced);
+        Ok(())
+    }
+
+    /// KeepRunningUntilFailure: RUNNING while the child succeeds.
+    pub(super) fn tick_keep_running(&mut self, n: NodeId, out: Block) -> Result<(), JitError> {
+        self.set_status_c(n, Status::Running);
+        let c = self.plan.children(n)[0];
+        let s = self.execute_tick(c)?;
+        let (fail, succ, run) = self.blocks3();
+        let other = self.b.create_block();
+        self.route(
+            s,
+            self.possible(c),
+            &[(F, fail), (S, succ), (R, run), (I | K, other)],
+        );
+        self.b.switch_to_block(fail);
+        self.reset_child(n)?;
+        self.exit(out, Status::Failure);
+        self.b.switch_to_block(succ);
+        self.reset_child(n)?;
+        self.exit(out, Status::Running);
+        self.b.switch_to_block(run);
+        self.exit(out, Status::Running);
+        self.b.switch_to_block(other);
+        let st = self.status_of(n);
+        self.jump_status(out, st);
+        Ok(())
+    }
+
+    /// A subtree instance: its `in` ports are computed when it starts, then its root runs.
+    pub(super) fn tick_subtree(
+        &mut self,
+        n: NodeId,
+        inputs: &[(SlotId, Code)],
+        out: Block,
+    ) -> Result<(), JitError> {
+        let st = self.status_of(n);
+        let idle = self.eq_imm(st, Status::Idle as i64);
+        let (_, cont) = self.if_then(idle);
+        for (slot, code) in inputs {
+            let v = self.eval(*code)?;
+            self.store_value(*slot, v);
+        }
+        self.set_status_c(n, Status::Running);
+        self.end_if(cont);
+        self.child_passthrough(n, out)
+    }
+
     /// `repeat` and `retry`: tick the child again while it ends with `again_on` (success for
     /// repeat, failure for retry) and the count allows; the other outcome ends the loop.
     /// Retry reads its port again after each failure, as BehaviorTree.CPP does; repeat reads

@@ -25,6 +25,26 @@ enum Sv {
     B(Value),
 }
 
+/// Where jumps land, with the block made for each once something jumps or falls there.
+type Targets = BTreeMap<usize, Option<(Block, usize)>>;
+
+/// The jump targets of some code; a target past the end ends the code.
+fn jump_targets(ops: &[Op]) -> Targets {
+    let len = ops.len();
+    let mut targets = Targets::new();
+    for (pc, op) in ops.iter().enumerate() {
+        if let Op::Jump(off)
+        | Op::JumpIfFalse(off)
+        | Op::JumpIfFalseKeep(off)
+        | Op::JumpIfTrueKeep(off) = op
+        {
+            let t = (pc + 1).saturating_add(*off as usize).min(len);
+            targets.insert(t, None);
+        }
+    }
+    targets
+}
+
 impl Fx<'_, '_> {
     fn num_of(&mut self, v: Sv) -> Value {
         match v {
@@ -117,18 +137,7 @@ impl Fx<'_, '_> {
             return Ok(None);
         }
         let len = ops.len();
-        // Jump targets: a target past the end ends the code.
-        let mut targets: BTreeMap<usize, Option<(Block, usize)>> = BTreeMap::new();
-        for (pc, op) in ops.iter().enumerate() {
-            if let Op::Jump(off)
-            | Op::JumpIfFalse(off)
-            | Op::JumpIfFalseKeep(off)
-            | Op::JumpIfTrueKeep(off) = op
-            {
-                let t = (pc + 1).saturating_add(*off as usize).min(len);
-                targets.insert(t, None);
-            }
-        }
+        let mut targets = jump_targets(ops);
         let mut stack: Vec<Sv> = Vec::with_capacity(8);
         let mut open = true;
         // `pc` runs one past the end: a jump may target the end of the code.
@@ -151,188 +160,220 @@ impl Fx<'_, '_> {
             if pc == len {
                 break;
             }
-            if !open {
-                continue;
-            }
-            let op = ops[pc];
-            let target = |off: u32| (pc + 1).saturating_add(off as usize).min(len);
-            match op {
-                Op::Const(v) => {
-                    let c = self.f64c(v);
-                    push(&mut stack, Sv::F(c));
-                }
-                Op::Load(s) => {
-                    let v = self.read_slot(s);
-                    push(&mut stack, Sv::F(v));
-                }
-                Op::Store(s) => {
-                    let v = self.pop_f(&mut stack);
-                    self.write_slot(s, v);
-                }
-                Op::StoreClamped(s, lo, hi) => {
-                    // `f64::clamp`: below `lo` gives `lo`, above `hi` gives `hi`, NaN stays.
-                    let v = self.pop_f(&mut stack);
-                    let lo_v = self.f64c(lo);
-                    let hi_v = self.f64c(hi);
-                    let below = self.b.ins().fcmp(FloatCC::LessThan, v, lo_v);
-                    let v = self.b.ins().select(below, lo_v, v);
-                    let above = self.b.ins().fcmp(FloatCC::GreaterThan, v, hi_v);
-                    let v = self.b.ins().select(above, hi_v, v);
-                    self.write_slot(s, v);
-                }
-                Op::Add | Op::Sub | Op::Mul | Op::Div => {
-                    let b = self.pop_f(&mut stack);
-                    let a = self.pop_f(&mut stack);
-                    let r = match op {
-                        Op::Add => self.b.ins().fadd(a, b),
-                        Op::Sub => self.b.ins().fsub(a, b),
-                        Op::Mul => self.b.ins().fmul(a, b),
-                        _ => self.b.ins().fdiv(a, b),
-                    };
-                    push(&mut stack, Sv::F(r));
-                }
-                Op::Neg => {
-                    let a = self.pop_f(&mut stack);
-                    let r = self.b.ins().fneg(a);
-                    push(&mut stack, Sv::F(r));
-                }
-                Op::Not => {
-                    let a = pop(&mut stack);
-                    let r = match a {
-                        Some(Sv::B(c)) => self.b.ins().icmp_imm_s(
-                            cranelift_codegen::ir::condcodes::IntCC::Equal,
-                            c,
-                            0,
-                        ),
-                        Some(Sv::F(x)) => {
-                            let zero = self.f64c(0.0);
-                            self.b.ins().fcmp(FloatCC::Equal, x, zero)
-                        }
-                        // Not of an empty stack's 0.0.
-                        None => self.b.ins().iconst(types::I8, 1),
-                    };
-                    push(&mut stack, Sv::B(r));
-                }
-                Op::BitNot => {
-                    let a = self.pop_f(&mut stack);
-                    let i = self.int64_of(a);
-                    let i = self.b.ins().bnot(i);
-                    let r = self.b.ins().fcvt_from_sint(types::F64, i);
-                    push(&mut stack, Sv::F(r));
-                }
-                Op::Eq | Op::Ne => {
-                    let b = self.pop_f(&mut stack);
-                    let a = self.pop_f(&mut stack);
-                    let d = self.b.ins().fsub(a, b);
-                    let d = self.b.ins().fabs(d);
-                    let eps = self.f64c(f32::EPSILON as f64);
-                    let cc = if op == Op::Eq {
-                        FloatCC::LessThanOrEqual
-                    } else {
-                        // The negation of an ordered `<=`: NaN differs from everything.
-                        FloatCC::UnorderedOrGreaterThan
-                    };
-                    let r = self.b.ins().fcmp(cc, d, eps);
-                    push(&mut stack, Sv::B(r));
-                }
-                Op::Lt | Op::Le | Op::Gt | Op::Ge => {
-                    let b = self.pop_f(&mut stack);
-                    let a = self.pop_f(&mut stack);
-                    let cc = match op {
-                        Op::Lt => FloatCC::LessThan,
-                        Op::Le => FloatCC::LessThanOrEqual,
-                        Op::Gt => FloatCC::GreaterThan,
-                        _ => FloatCC::GreaterThanOrEqual,
-                    };
-                    let r = self.b.ins().fcmp(cc, a, b);
-                    push(&mut stack, Sv::B(r));
-                }
-                Op::BitAnd | Op::BitOr | Op::BitXor => {
-                    let b = self.pop_f(&mut stack);
-                    let a = self.pop_f(&mut stack);
-                    let (a, b) = (self.int64_of(a), self.int64_of(b));
-                    let r = match op {
-                        Op::BitAnd => self.b.ins().band(a, b),
-                        Op::BitOr => self.b.ins().bor(a, b),
-                        _ => self.b.ins().bxor(a, b),
-                    };
-                    let r = self.b.ins().fcvt_from_sint(types::F64, r);
-                    push(&mut stack, Sv::F(r));
-                }
-                Op::Pop => {
-                    pop(&mut stack);
-                }
-                Op::Jump(off) => {
-                    self.jump_to(&mut targets, target(off), &mut stack)?;
-                    open = false;
-                }
-                Op::JumpIfFalse(off) => {
-                    let c = pop(&mut stack);
-                    let c = match c {
-                        Some(v) => self.cond_of(v),
-                        None => self.b.ins().iconst(types::I8, 0),
-                    };
-                    self.branch(&mut targets, target(off), c, false, &mut stack)?;
-                }
-                Op::JumpIfFalseKeep(off) | Op::JumpIfTrueKeep(off) => {
-                    let c = match stack.last().copied() {
-                        Some(v) => self.cond_of(v),
-                        None => self.b.ins().iconst(types::I8, 0),
-                    };
-                    let on_true = matches!(op, Op::JumpIfTrueKeep(_));
-                    self.branch(&mut targets, target(off), c, on_true, &mut stack)?;
-                }
-                Op::Call(f, argc) => {
-                    let n = (argc as usize).min(stack.len());
-                    let args: Vec<Sv> = stack.split_off(stack.len() - n);
-                    let args: Vec<Value> = args.into_iter().map(|v| self.num_of(v)).collect();
-                    let r = self.call_function(f, &args)?;
-                    push(&mut stack, Sv::F(r));
-                }
-                Op::Host(f, arg, argc) => {
-                    let n = (argc as usize).min(stack.len());
-                    let args: Vec<Sv> = stack.split_off(stack.len() - n);
-                    let args: Vec<Value> = args.into_iter().map(|v| self.num_of(v)).collect();
-                    let r = self.host(f, arg, &args);
-                    push(&mut stack, Sv::F(r));
-                }
-                Op::Index => {
-                    let i = self.pop_f(&mut stack);
-                    let list = self.pop_f(&mut stack);
-                    let f = self.callees.list_get;
-                    let r = self.call(f, &[self.at.view, list, i]).expect("returns");
-                    push(&mut stack, Sv::F(r));
-                }
-                Op::ListBuild(s, n) => {
-                    let n = (n as usize).min(stack.len());
-                    let vals: Vec<Sv> = stack.split_off(stack.len() - n);
-                    let vals: Vec<Value> = vals.into_iter().map(|v| self.num_of(v)).collect();
-                    let id = self.read_slot(s);
-                    let ptr = self.spill(&vals);
-                    let cnt = self.b.ins().iconst(types::I32, n as i64);
-                    let f = self.callees.list_build;
-                    self.call(f, &[self.at.view, id, ptr, cnt]);
-                    push(&mut stack, Sv::F(id));
-                }
-                Op::ListSet(s) => {
-                    let from = self.pop_f(&mut stack);
-                    if (s as usize) < self.plan.agent.slots.len() {
-                        self.copy_list(s, from);
-                    }
-                }
-                Op::ListSetAt(s) => {
-                    let v = self.pop_f(&mut stack);
-                    let i = self.pop_f(&mut stack);
-                    if (s as usize) < self.plan.agent.slots.len() {
-                        let id = self.read_slot(s);
-                        let f = self.callees.list_set_at;
-                        self.call(f, &[self.at.view, id, i, v]);
-                        self.count_write(s);
-                    }
-                }
+            if open {
+                let target = |off: u32| (pc + 1).saturating_add(off as usize).min(len);
+                open = self.op(ops[pc], target, &mut targets, &mut stack)?;
             }
         }
         Ok(stack.last().copied())
+    }
+
+    /// Emits one instruction; false when control does not fall through it (a jump).
+    fn op(
+        &mut self,
+        op: Op,
+        target: impl Fn(u32) -> usize,
+        targets: &mut Targets,
+        stack: &mut Vec<Sv>,
+    ) -> Result<bool, JitError> {
+        match op {
+            Op::Jump(off) => {
+                self.jump_to(targets, target(off), stack)?;
+                return Ok(false);
+            }
+            Op::JumpIfFalse(off) => {
+                let c = pop(stack);
+                let c = match c {
+                    Some(v) => self.cond_of(v),
+                    None => self.b.ins().iconst(types::I8, 0),
+                };
+                self.branch(targets, target(off), c, false, stack)?;
+            }
+            Op::JumpIfFalseKeep(off) | Op::JumpIfTrueKeep(off) => {
+                let c = match stack.last().copied() {
+                    Some(v) => self.cond_of(v),
+                    None => self.b.ins().iconst(types::I8, 0),
+                };
+                let on_true = matches!(op, Op::JumpIfTrueKeep(_));
+                self.branch(targets, target(off), c, on_true, stack)?;
+            }
+            Op::Call(..)
+            | Op::Host(..)
+            | Op::Index
+            | Op::ListBuild(..)
+            | Op::ListSet(_)
+            | Op::ListSetAt(_) => self.call_op(op, stack)?,
+            _ => self.value_op(op, stack),
+        }
+        Ok(true)
+    }
+
+    /// Emits an instruction that computes on the stack or the blackboard.
+    fn value_op(&mut self, op: Op, stack: &mut Vec<Sv>) {
+        match op {
+            Op::Const(v) => {
+                let c = self.f64c(v);
+                push(stack, Sv::F(c));
+            }
+            Op::Load(s) => {
+                let v = self.read_slot(s);
+                push(stack, Sv::F(v));
+            }
+            Op::Store(s) => {
+                let v = self.pop_f(stack);
+                self.write_slot(s, v);
+            }
+            Op::StoreClamped(s, lo, hi) => {
+                // `f64::clamp`: below `lo` gives `lo`, above `hi` gives `hi`, NaN stays.
+                let v = self.pop_f(stack);
+                let lo_v = self.f64c(lo);
+                let hi_v = self.f64c(hi);
+                let below = self.b.ins().fcmp(FloatCC::LessThan, v, lo_v);
+                let v = self.b.ins().select(below, lo_v, v);
+                let above = self.b.ins().fcmp(FloatCC::GreaterThan, v, hi_v);
+                let v = self.b.ins().select(above, hi_v, v);
+                self.write_slot(s, v);
+            }
+            Op::Add | Op::Sub | Op::Mul | Op::Div => {
+                let b = self.pop_f(stack);
+                let a = self.pop_f(stack);
+                let r = match op {
+                    Op::Add => self.b.ins().fadd(a, b),
+                    Op::Sub => self.b.ins().fsub(a, b),
+                    Op::Mul => self.b.ins().fmul(a, b),
+                    _ => self.b.ins().fdiv(a, b),
+                };
+                push(stack, Sv::F(r));
+            }
+            Op::Neg => {
+                let a = self.pop_f(stack);
+                let r = self.b.ins().fneg(a);
+                push(stack, Sv::F(r));
+            }
+            Op::Not => {
+                let a = pop(stack);
+                let r = match a {
+                    Some(Sv::B(c)) => self.b.ins().icmp_imm_s(
+                        cranelift_codegen::ir::condcodes::IntCC::Equal,
+                        c,
+                        0,
+                    ),
+                    Some(Sv::F(x)) => {
+                        let zero = self.f64c(0.0);
+                        self.b.ins().fcmp(FloatCC::Equal, x, zero)
+                    }
+                    // Not of an empty stack's 0.0.
+                    None => self.b.ins().iconst(types::I8, 1),
+                };
+                push(stack, Sv::B(r));
+            }
+            Op::BitNot => {
+                let a = self.pop_f(stack);
+                let i = self.int64_of(a);
+                let i = self.b.ins().bnot(i);
+                let r = self.b.ins().fcvt_from_sint(types::F64, i);
+                push(stack, Sv::F(r));
+            }
+            Op::Eq | Op::Ne => {
+                let b = self.pop_f(stack);
+                let a = self.pop_f(stack);
+                let d = self.b.ins().fsub(a, b);
+                let d = self.b.ins().fabs(d);
+                let eps = self.f64c(f32::EPSILON as f64);
+                let cc = if op == Op::Eq {
+                    FloatCC::LessThanOrEqual
+                } else {
+                    // The negation of an ordered `<=`: NaN differs from everything.
+                    FloatCC::UnorderedOrGreaterThan
+                };
+                let r = self.b.ins().fcmp(cc, d, eps);
+                push(stack, Sv::B(r));
+            }
+            Op::Lt | Op::Le | Op::Gt | Op::Ge => {
+                let b = self.pop_f(stack);
+                let a = self.pop_f(stack);
+                let cc = match op {
+                    Op::Lt => FloatCC::LessThan,
+                    Op::Le => FloatCC::LessThanOrEqual,
+                    Op::Gt => FloatCC::GreaterThan,
+                    _ => FloatCC::GreaterThanOrEqual,
+                };
+                let r = self.b.ins().fcmp(cc, a, b);
+                push(stack, Sv::B(r));
+            }
+            Op::BitAnd | Op::BitOr | Op::BitXor => {
+                let b = self.pop_f(stack);
+                let a = self.pop_f(stack);
+                let (a, b) = (self.int64_of(a), self.int64_of(b));
+                let r = match op {
+                    Op::BitAnd => self.b.ins().band(a, b),
+                    Op::BitOr => self.b.ins().bor(a, b),
+                    _ => self.b.ins().bxor(a, b),
+                };
+                let r = self.b.ins().fcvt_from_sint(types::F64, r);
+                push(stack, Sv::F(r));
+            }
+            Op::Pop => {
+                pop(stack);
+            }
+            _ => unreachable!("`op` handles jumps and calls"),
+        }
+    }
+
+    /// Emits a call: a built-in function, a runtime service, a list operation.
+    fn call_op(&mut self, op: Op, stack: &mut Vec<Sv>) -> Result<(), JitError> {
+        match op {
+            Op::Call(f, argc) => {
+                let n = (argc as usize).min(stack.len());
+                let args: Vec<Sv> = stack.split_off(stack.len() - n);
+                let args: Vec<Value> = args.into_iter().map(|v| self.num_of(v)).collect();
+                let r = self.call_function(f, &args)?;
+                push(stack, Sv::F(r));
+            }
+            Op::Host(f, arg, argc) => {
+                let n = (argc as usize).min(stack.len());
+                let args: Vec<Sv> = stack.split_off(stack.len() - n);
+                let args: Vec<Value> = args.into_iter().map(|v| self.num_of(v)).collect();
+                let r = self.host(f, arg, &args);
+                push(stack, Sv::F(r));
+            }
+            Op::Index => {
+                let i = self.pop_f(stack);
+                let list = self.pop_f(stack);
+                let f = self.callees.list_get;
+                let r = self.call(f, &[self.at.view, list, i]).expect("returns");
+                push(stack, Sv::F(r));
+            }
+            Op::ListBuild(s, n) => {
+                let n = (n as usize).min(stack.len());
+                let vals: Vec<Sv> = stack.split_off(stack.len() - n);
+                let vals: Vec<Value> = vals.into_iter().map(|v| self.num_of(v)).collect();
+                let id = self.read_slot(s);
+                let ptr = self.spill(&vals);
+                let cnt = self.b.ins().iconst(types::I32, n as i64);
+                let f = self.callees.list_build;
+                self.call(f, &[self.at.view, id, ptr, cnt]);
+                push(stack, Sv::F(id));
+            }
+            Op::ListSet(s) => {
+                let from = self.pop_f(stack);
+                if (s as usize) < self.plan.agent.slots.len() {
+                    self.copy_list(s, from);
+                }
+            }
+            Op::ListSetAt(s) => {
+                let v = self.pop_f(stack);
+                let i = self.pop_f(stack);
+                if (s as usize) < self.plan.agent.slots.len() {
+                    let id = self.read_slot(s);
+                    let f = self.callees.list_set_at;
+                    self.call(f, &[self.at.view, id, i, v]);
+                    self.count_write(s);
+                }
+            }
+            _ => unreachable!("`op` hands it calls only"),
+        }
+        Ok(())
     }
 
     fn pop_f(&mut self, stack: &mut Vec<Sv>) -> Value {
@@ -345,7 +386,7 @@ impl Fx<'_, '_> {
     /// The block of jump target `pc`, created for the current stack depth.
     fn target_block(
         &mut self,
-        targets: &mut BTreeMap<usize, Option<(Block, usize)>>,
+        targets: &mut Targets,
         pc: usize,
         depth: usize,
     ) -> Result<Block, JitError> {
@@ -377,7 +418,7 @@ impl Fx<'_, '_> {
 
     fn jump_to(
         &mut self,
-        targets: &mut BTreeMap<usize, Option<(Block, usize)>>,
+        targets: &mut Targets,
         pc: usize,
         stack: &mut [Sv],
     ) -> Result<(), JitError> {
@@ -390,7 +431,7 @@ impl Fx<'_, '_> {
     /// A conditional jump to `pc` (taken when `c` is `when`), falling through otherwise.
     fn branch(
         &mut self,
-        targets: &mut BTreeMap<usize, Option<(Block, usize)>>,
+        targets: &mut Targets,
         pc: usize,
         c: Value,
         when: bool,

@@ -7,13 +7,13 @@
 //! else: the run loop, timers between ticks, traces and the blackboard stay the machine's.
 //! It calls into Rust only for foreign leaves, runtime host calls (memory, world, lists)
 //! and math functions without a machine instruction. Node semantics follow
-//! `interp/nodes.rs` statement for statement; the interpreter is the reference, and
+//! `interp/` (nodes, controls, decorators, halt) statement for statement; the interpreter is the reference, and
 //! `tests/jit_differential.rs` compares the two on random programs.
 //!
 //! Files: `plan` (analysis and the cut into functions), `emit` (shared builder helpers),
 //! `tick` (execute_tick, conditions, leaves), `controls` and `decorators` (the other nodes),
-//! `halt` (halts), `expr` (expressions), `view` (state view and the
-//! Rust services), `compile` (the driver).
+//! `halt` (halts), `expr` (expressions), `view` (the state view), `host` (the Rust functions
+//! compiled code calls), `compile` (the driver).
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod compile;
@@ -28,12 +28,14 @@ mod expr;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod halt;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod host;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod plan;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod tick;
 mod view;
 
-use crate::interp::Machine;
+use crate::interp::{Machine, Native};
 use affect_compiler::ir::functions::{Function, HostFn};
 use affect_compiler::ir::program::{AgentProgram, NodeId, Program, Status};
 use std::rc::Rc;
@@ -201,9 +203,9 @@ fn too_wide(agent: &AgentProgram) -> Result<(), JitError> {
     Ok(())
 }
 
-impl Compiled {
-    /// Runs the process phase; false when the interpreter must (see `record`).
-    pub(crate) fn process(&self, m: &mut Machine) -> bool {
+/// Each entry declines when the machine's `record` differs from the code's.
+impl Native for Compiled {
+    fn process(&self, m: &mut Machine) -> bool {
         if m.record != self.record {
             return false;
         }
@@ -216,8 +218,8 @@ impl Compiled {
         true
     }
 
-    /// Ticks a root; `None` when it was not compiled as one.
-    pub(crate) fn tick_root(&self, m: &mut Machine, root: NodeId) -> Option<Status> {
+    /// `None` also when the root was not compiled as one.
+    fn tick_root(&self, m: &mut Machine, root: NodeId) -> Option<Status> {
         if m.record != self.record {
             return None;
         }
@@ -229,8 +231,8 @@ impl Compiled {
         Some(Status::from_index(s as u8))
     }
 
-    /// Halts a node (`halt_node`); false when it has no compiled code.
-    pub(crate) fn halt(&self, m: &mut Machine, n: NodeId) -> bool {
+    /// False also when the node has no compiled code.
+    fn halt(&self, m: &mut Machine, n: NodeId) -> bool {
         if m.record != self.record {
             return false;
         }
@@ -254,7 +256,7 @@ impl Machine<'_> {
                 "the code was compiled from another program".into(),
             ));
         }
-        self.jit = Some(code);
+        self.native = Some(code as Rc<dyn Native>);
         Ok(())
     }
 
@@ -267,7 +269,7 @@ impl Machine<'_> {
 
     /// Which engine runs the program.
     pub fn engine(&self) -> EngineKind {
-        if self.jit.is_some() {
+        if self.native.is_some() {
             EngineKind::Jit
         } else {
             EngineKind::Interp

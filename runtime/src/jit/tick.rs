@@ -1,4 +1,4 @@
-//! Node ticks, emitted as the interpreter's `interp/nodes.rs` runs them, statement for
+//! Node ticks, emitted as the interpreter (`interp/`) runs them, statement for
 //! statement (the order of status changes, resets and halts is what a trace shows). A node
 //! is emitted into its parent's function; a node that roots another unit is a call. Every
 //! node's tick ends by jumping to an `out` block with the status it returns.
@@ -197,62 +197,10 @@ impl Fx<'_, '_> {
                 subject_kind,
                 cases,
             } => self.tick_switch(n, *subject, *subject_kind, cases, out),
-            NodeKind::Inverter => {
-                self.set_status_c(n, Status::Running);
-                let c = self.plan.children(n)[0];
-                let s = self.execute_tick(c)?;
-                let (succ, fail, other) = self.blocks3();
-                self.route(
-                    s,
-                    self.possible(c),
-                    &[(S, succ), (F, fail), (I | R | K, other)],
-                );
-                self.b.switch_to_block(succ);
-                self.reset_child(n)?;
-                self.exit(out, Status::Failure);
-                self.b.switch_to_block(fail);
-                self.reset_child(n)?;
-                self.exit(out, Status::Success);
-                self.b.switch_to_block(other);
-                self.jump_status(out, s);
-                Ok(())
-            }
-            NodeKind::ForceSuccess | NodeKind::ForceFailure => {
-                let forced = if matches!(node.kind, NodeKind::ForceSuccess) {
-                    Status::Success
-                } else {
-                    Status::Failure
-                };
-                self.set_status_c(n, Status::Running);
-                self.tick_only_child(n, out)?;
-                self.reset_child(n)?;
-                self.exit(out, forced);
-                Ok(())
-            }
-            NodeKind::KeepRunningUntilFailure => {
-                self.set_status_c(n, Status::Running);
-                let c = self.plan.children(n)[0];
-                let s = self.execute_tick(c)?;
-                let (fail, succ, run) = self.blocks3();
-                let other = self.b.create_block();
-                self.route(
-                    s,
-                    self.possible(c),
-                    &[(F, fail), (S, succ), (R, run), (I | K, other)],
-                );
-                self.b.switch_to_block(fail);
-                self.reset_child(n)?;
-                self.exit(out, Status::Failure);
-                self.b.switch_to_block(succ);
-                self.reset_child(n)?;
-                self.exit(out, Status::Running);
-                self.b.switch_to_block(run);
-                self.exit(out, Status::Running);
-                self.b.switch_to_block(other);
-                let st = self.status_of(n);
-                self.jump_status(out, st);
-                Ok(())
-            }
+            NodeKind::Inverter => self.tick_inverter(n, out),
+            NodeKind::ForceSuccess => self.tick_force(n, Status::Success, out),
+            NodeKind::ForceFailure => self.tick_force(n, Status::Failure, out),
+            NodeKind::KeepRunningUntilFailure => self.tick_keep_running(n, out),
             NodeKind::Repeat { cycles } => self.tick_repeat_retry(n, *cycles, Status::Success, out),
             NodeKind::Retry { attempts } => {
                 self.tick_repeat_retry(n, *attempts, Status::Failure, out)
@@ -278,18 +226,7 @@ impl Fx<'_, '_> {
                 value,
                 if_empty,
             } => self.tick_loop(n, *queue, *value, *if_empty, out),
-            NodeKind::SubTree { inputs } => {
-                let st = self.status_of(n);
-                let idle = self.eq_imm(st, Status::Idle as i64);
-                let (_, cont) = self.if_then(idle);
-                for (slot, code) in inputs {
-                    let v = self.eval(*code)?;
-                    self.store_value(*slot, v);
-                }
-                self.set_status_c(n, Status::Running);
-                self.end_if(cont);
-                self.child_passthrough(n, out)
-            }
+            NodeKind::SubTree { inputs } => self.tick_subtree(n, inputs, out),
             NodeKind::AlwaysSuccess => {
                 self.exit(out, Status::Success);
                 Ok(())
@@ -321,32 +258,43 @@ impl Fx<'_, '_> {
                 self.jump_status(out, r);
                 Ok(())
             }
-            NodeKind::Foreign { leaf, ports } => match self.plan.leaf_class(*leaf) {
-                // The oracle's stand-in for a control node is BehaviorTree.CPP's Sequence.
-                NodeClass::Control => self.tick_sequence(n, true, false, out),
-                NodeClass::Decorator => {
-                    self.set_status_c(n, Status::Running);
-                    self.child_passthrough(n, out)
-                }
-                NodeClass::Action => {
-                    let st = self.status_of(n);
-                    let idle = self.eq_imm(st, Status::Idle as i64);
-                    let running = self.eq_imm(st, Status::Running as i64);
-                    let (start, again, other) = self.blocks3();
-                    let not_idle = self.b.create_block();
-                    self.b.ins().brif(idle, start, &[], not_idle, &[]);
-                    self.b.switch_to_block(not_idle);
-                    self.b.ins().brif(running, again, &[], other, &[]);
-                    self.b.switch_to_block(start);
-                    self.call_leaf(n, ports, true, out)?;
-                    self.b.switch_to_block(again);
-                    self.call_leaf(n, ports, false, out)?;
-                    self.b.switch_to_block(other);
-                    self.jump_status(out, st);
-                    Ok(())
-                }
-                NodeClass::Condition => self.call_leaf(n, ports, true, out),
-            },
+            NodeKind::Foreign { leaf, ports } => self.tick_foreign(n, *leaf, ports, out),
+        }
+    }
+
+    /// A node implemented outside the program, by its class.
+    fn tick_foreign(
+        &mut self,
+        n: NodeId,
+        leaf: u32,
+        ports: &[PortBinding],
+        out: Block,
+    ) -> Result<(), JitError> {
+        match self.plan.leaf_class(leaf) {
+            // The oracle's stand-in for a control node is BehaviorTree.CPP's Sequence.
+            NodeClass::Control => self.tick_sequence(n, true, false, out),
+            NodeClass::Decorator => {
+                self.set_status_c(n, Status::Running);
+                self.child_passthrough(n, out)
+            }
+            NodeClass::Action => {
+                let st = self.status_of(n);
+                let idle = self.eq_imm(st, Status::Idle as i64);
+                let running = self.eq_imm(st, Status::Running as i64);
+                let (start, again, other) = self.blocks3();
+                let not_idle = self.b.create_block();
+                self.b.ins().brif(idle, start, &[], not_idle, &[]);
+                self.b.switch_to_block(not_idle);
+                self.b.ins().brif(running, again, &[], other, &[]);
+                self.b.switch_to_block(start);
+                self.call_leaf(n, ports, true, out)?;
+                self.b.switch_to_block(again);
+                self.call_leaf(n, ports, false, out)?;
+                self.b.switch_to_block(other);
+                self.jump_status(out, st);
+                Ok(())
+            }
+            NodeClass::Condition => self.call_leaf(n, ports, true, out),
         }
     }
 

@@ -40,15 +40,11 @@ pub fn bind(info: &LeafInfo, env: &LeafEnv) -> Option<Box<dyn Leaf>> {
     }
     let port = |name: &str| info.ports.iter().position(|p| p.name == name);
     match info.name.as_str() {
-        "Move" => {
-            let d = port("direction")?;
-            Some(Box::new(GridMove {
-                motor: SimGridMotor::new(env.world.clone(), env.agent),
-                port: d,
-                kind: info.ports[d].kind,
-                enums: env.enums.clone(),
-            }))
-        }
+        "Move" => grid_move(
+            Box::new(SimGridMotor::new(env.world.clone(), env.agent)),
+            info,
+            env.enums.clone(),
+        ),
         "ObstacleAhead" => {
             let d = port("direction")?;
             Some(Box::new(ObstacleAhead {
@@ -76,8 +72,24 @@ pub fn bind(info: &LeafInfo, env: &LeafEnv) -> Option<Box<dyn Leaf>> {
     }
 }
 
+/// `Move(in direction)` on a motor board that makes grid steps: the simulated one here, the
+/// Romi on the robot (`hardware`).
+pub(crate) fn grid_move(
+    motor: Box<dyn Motor>,
+    info: &LeafInfo,
+    enums: Rc<Vec<EnumInfo>>,
+) -> Option<Box<dyn Leaf>> {
+    let port = info.ports.iter().position(|p| p.name == "direction")?;
+    Some(Box::new(GridMove {
+        motor,
+        port,
+        kind: info.ports[port].kind,
+        enums,
+    }))
+}
+
 struct GridMove {
-    motor: SimGridMotor,
+    motor: Box<dyn Motor>,
     port: usize,
     kind: Option<ValueKind>,
     enums: Rc<Vec<EnumInfo>>,
@@ -235,8 +247,6 @@ impl Leaf for TracePaths {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use affect_compiler::ir::world::lower_world;
-    use affect_compiler::syntax::ast::ItemKind;
 
     /// The seed's floor (Fig. 23).
     fn floor() -> World {
@@ -244,17 +254,7 @@ mod tests {
             grid 5 x 5 cell 24cm labels "OITWG / SDA.U / HXKVN / CMFRE / PQLBJ";
             spawn Navigator at P;
         }"#;
-        let parsed = affect_compiler::syntax::parse(src);
-        let decl = parsed
-            .file
-            .items
-            .iter()
-            .find_map(|i| match &i.kind {
-                ItemKind::World(w) => Some(w),
-                _ => None,
-            })
-            .expect("a world");
-        World::new(&lower_world(decl).0).expect("a world")
+        crate::test_support::world(src)
     }
 
     fn path(s: &str) -> Vec<char> {

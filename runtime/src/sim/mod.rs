@@ -63,6 +63,9 @@ pub struct Setup<'a> {
     pub mail: mail::SharedMail,
     /// What the run's instances share for recruitment and components (`team`).
     pub team: team::SharedTeam,
+    /// Leaves the user's own crate implements ([`crate::nodes`]): tried before every
+    /// built-in implementation; `--leaf` still overrides them.
+    pub nodes: &'a crate::nodes::NodeRegistry,
 }
 
 fn stand_in_for(node: &Node, info_name: &str, setup: &Setup) -> Vec<Status> {
@@ -190,10 +193,14 @@ fn bind_leaves(
             .leaves
             .iter()
             .any(|(k, _)| *k == node.path || *k == node.name || *k == info.name);
-        let simulated = match env {
+        let registered = match overridden {
+            false => setup.nodes.bind(info, program),
+            true => None,
+        };
+        let simulated = registered.or_else(|| match env {
             Some(env) if !overridden => bind_leaf(info, env, families),
             _ => None,
-        };
+        });
         match simulated {
             Some(l) => table.set(i as u32, l),
             None => {

@@ -95,7 +95,7 @@ fn angle_diff(a: f64, b: f64) -> f64 {
 
 fn heading_angle(w: &World, id: AgentId) -> Option<f64> {
     let a = w.agent(id)?;
-    Some(a.heading.1.atan2(a.heading.0))
+    Some(libm::atan2(a.heading.1, a.heading.0))
 }
 
 /// Whether the camera of `id` sees the point `p`.
@@ -111,7 +111,7 @@ fn in_view(w: &World, id: AgentId, body: &Body, p: Point) -> bool {
     if d < 0.05 {
         return true;
     }
-    let bearing = (p.y - here.y).atan2(p.x - here.x);
+    let bearing = libm::atan2(p.y - here.y, p.x - here.x);
     angle_diff(bearing, h + body.head_pan.get()).abs() <= FOV
 }
 
@@ -400,7 +400,7 @@ impl Leaf for Turn {
         let step = (TURN_SPEED * self.period_s).min(self.left.abs()) * self.left.signum();
         if step != 0.0 {
             let to = h + step;
-            w.set_heading(self.agent, (to.cos(), to.sin()));
+            w.set_heading(self.agent, (libm::cos(to), libm::sin(to)));
             self.left -= step;
         }
         if self.left.abs() < 1e-9 {
@@ -499,8 +499,8 @@ impl Leaf for KickAt {
             .map_or((f64::INFINITY, f64::INFINITY), |a| (a.width_m, a.height_m));
         let margin = 0.2;
         let to = Point::new(
-            (b.x + KICK_DISTANCE_M * h.cos()).clamp(margin, (wd - margin).max(margin)),
-            (b.y + KICK_DISTANCE_M * h.sin()).clamp(margin, (ht - margin).max(margin)),
+            (b.x + KICK_DISTANCE_M * libm::cos(h)).clamp(margin, (wd - margin).max(margin)),
+            (b.y + KICK_DISTANCE_M * libm::sin(h)).clamp(margin, (ht - margin).max(margin)),
         );
         w.set_landmark_position("ball", to);
         Status::Success
@@ -528,7 +528,7 @@ impl Leaf for TrackFace {
         let (Some(here), Some(h)) = (w.position(self.agent), heading_angle(&w, self.agent)) else {
             return Status::Failure;
         };
-        let bearing = (p.y - here.y).atan2(p.x - here.x);
+        let bearing = libm::atan2(p.y - here.y, p.x - here.x);
         self.body
             .head_pan
             .set(angle_diff(bearing, h).clamp(-HEAD_LIMIT, HEAD_LIMIT));
@@ -631,7 +631,7 @@ impl Sensor for Senses {
                         .then(a.0.cmp(&b.0))
                 });
                 Reading::Num(nearest.map_or(0.0, |(_, p, _)| {
-                    angle_diff((p.y - here.y).atan2(p.x - here.x), h).to_degrees()
+                    angle_diff(libm::atan2(p.y - here.y, p.x - here.x), h).to_degrees()
                 }))
             }
         })

@@ -165,7 +165,7 @@ impl World {
             let heading = match spawn.heading_deg {
                 Some(deg) => {
                     let r = deg.to_radians();
-                    (r.cos(), r.sin())
+                    (libm::cos(r), libm::sin(r))
                 }
                 None => (0.0, 1.0),
             };

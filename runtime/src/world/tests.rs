@@ -1,28 +1,5 @@
 use super::*;
-use affect_compiler::ir::world::lower_world;
-use affect_compiler::syntax::ast::ItemKind;
-
-/// The spec of the one world in `src`, which must lower cleanly.
-fn spec(src: &str) -> WorldSpec {
-    let parsed = affect_compiler::syntax::parse(src);
-    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
-    let decl = parsed
-        .file
-        .items
-        .iter()
-        .find_map(|i| match &i.kind {
-            ItemKind::World(w) => Some(w),
-            _ => None,
-        })
-        .expect("a world");
-    let (spec, diags) = lower_world(decl);
-    assert!(diags.is_empty(), "{diags:?}");
-    spec
-}
-
-fn world(src: &str) -> World {
-    World::new(&spec(src)).expect("a world")
-}
+use crate::test_support::{world, world_spec as spec};
 
 const FLOOR: &str = r#"world FloorGrid {
     grid 5 x 5 cell 24cm labels "OITWG / SDA.U / HXKVN / CMFRE / PQLBJ";

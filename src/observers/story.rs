@@ -16,8 +16,10 @@
 //! Every line ends with the agent's levels, drives and intentions as they are now. The
 //! narrator looks only at events (which are written on changes), so it costs little.
 
-use crate::observe::{program_of, AgentView, Role};
-use affect_runtime::trace::{Event, Value};
+use super::views::{program_of, AgentView, Role};
+use super::RunObserver;
+use affect_runtime::run::Observer;
+use affect_runtime::trace::{Event, TraceSink, Value};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::Write;
@@ -320,6 +322,22 @@ impl<'v> Narrator<'v> {
         self.flush();
         self.cur = None;
         let _ = self.out.flush();
+    }
+}
+
+impl TraceSink for Narrator<'_> {
+    fn line(&mut self, tick: u64, t_ms: f64, agent: &str, ev: &Event) -> std::io::Result<()> {
+        self.event(tick, t_ms, agent, ev);
+        Ok(())
+    }
+}
+
+impl Observer for Narrator<'_> {}
+
+impl RunObserver for Narrator<'_> {
+    fn finish(&mut self, _completed: bool) -> Result<(), String> {
+        Narrator::finish(self);
+        Ok(())
     }
 }
 

@@ -1,5 +1,8 @@
 //! A progress line on stderr for long runs, only when stderr is a terminal.
 
+use super::RunObserver;
+use affect_runtime::run::{Flow, Observer, TickView};
+use affect_runtime::trace::{Event, TraceSink};
 use std::cell::Cell;
 use std::io::{IsTerminal, Write};
 
@@ -39,5 +42,25 @@ impl Bar {
         if self.on {
             let _ = write!(std::io::stderr(), "\r{}\r", " ".repeat(40));
         }
+    }
+}
+
+impl TraceSink for Bar {
+    fn line(&mut self, _: u64, _: f64, _: &str, _: &Event) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Observer for Bar {
+    fn tick_done(&mut self, t: &TickView) -> Flow {
+        self.set(t.done * 100 / t.total.max(1));
+        Flow::Continue
+    }
+}
+
+impl RunObserver for Bar {
+    fn finish(&mut self, _completed: bool) -> Result<(), String> {
+        Bar::finish(self);
+        Ok(())
     }
 }

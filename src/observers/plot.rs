@@ -14,8 +14,10 @@
 //! Panels with nothing to show are left out. Drawing uses `plotters` with its SVG backend,
 //! which writes text as `<text>` elements: no font files are read.
 
-use crate::observe::{AgentView, Role};
-use affect_runtime::trace::{Event, Value};
+use super::views::{AgentView, Role};
+use super::RunObserver;
+use affect_runtime::run::Observer;
+use affect_runtime::trace::{Event, TraceSink, Value};
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 use plotters::style::Palette99;
@@ -32,6 +34,44 @@ const MAX_VERTICES: usize = 6000;
 const X_LABELS: u32 = 46;
 const Y_LABELS: u32 = 120;
 const RIGHT_LABELS: u32 = 64;
+
+/// `--plot FILE.svg`: records the run, and draws it into the file when the run has
+/// completed.
+pub struct PlotFile<'v> {
+    recorder: Recorder<'v>,
+    path: std::path::PathBuf,
+    /// Heads the drawing: the program's file name.
+    title: String,
+}
+
+impl<'v> PlotFile<'v> {
+    pub fn new(views: &'v [AgentView], path: &std::path::Path, title: String) -> PlotFile<'v> {
+        PlotFile {
+            recorder: Recorder::new(views),
+            path: path.to_path_buf(),
+            title,
+        }
+    }
+}
+
+impl TraceSink for PlotFile<'_> {
+    fn line(&mut self, _tick: u64, t_ms: f64, agent: &str, ev: &Event) -> std::io::Result<()> {
+        self.recorder.event(t_ms, agent, ev);
+        Ok(())
+    }
+}
+
+impl Observer for PlotFile<'_> {}
+
+impl RunObserver for PlotFile<'_> {
+    fn finish(&mut self, completed: bool) -> Result<(), String> {
+        if !completed {
+            return Ok(());
+        }
+        let svg = self.recorder.render(&self.title)?;
+        crate::files::write_atomic(&self.path, svg.as_bytes())
+    }
+}
 
 /// A numeric variable over time: (seconds, value) at each change.
 struct Track {
@@ -148,7 +188,7 @@ impl<'v> Recorder<'v> {
             match self.agents.iter().position(|a| a.instance == instance) {
                 Some(i) => self.cur = i,
                 None => {
-                    let view = crate::observe::program_of(self.views, instance)?;
+                    let view = super::views::program_of(self.views, instance)?;
                     self.agents.push(AgentSeries {
                         instance: instance.to_string(),
                         view,

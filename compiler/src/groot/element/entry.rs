@@ -1,0 +1,127 @@
+//! Model entries: `<Action ID=..>` and friends with their ports, and `<SubTree ID=..>` models.
+
+use super::super::carry;
+use super::super::model;
+use super::super::names;
+use super::super::script::{self};
+use super::super::vocab;
+use super::super::xml::{Element, XmlNode};
+use crate::span::Span;
+use crate::syntax::ast::*;
+
+pub(crate) fn kind_tag(k: LeafKind) -> &'static str {
+    match k {
+        LeafKind::Action => "Action",
+        LeafKind::Condition => "Condition",
+        LeafKind::Control => "Control",
+        LeafKind::Decorator => "Decorator",
+    }
+}
+
+/// The XML text of an `#[name = value]` attribute.
+pub(crate) fn attr_value(a: &Attr) -> String {
+    match &a.value {
+        None => String::new(),
+        Some(Expr {
+            kind: ExprKind::Str(s),
+            ..
+        }) => s.clone(),
+        Some(e) => crate::fmt::format_expr(e),
+    }
+}
+
+// ------------------------------------------------------------------------------ models
+
+/// The text of a port default.
+pub(crate) fn default_text(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::Name(p) if p.segments.len() == 1 => format!("{{{}}}", p.segments[0].name),
+        ExprKind::Root(id) => format!("{{@{}}}", id.name),
+        ExprKind::Str(s) => s.clone(),
+        ExprKind::Num(n) => script::number_text(n),
+        ExprKind::Bool(b) => b.to_string(),
+        ExprKind::Unary(UnOp::Neg, x) => match &x.kind {
+            ExprKind::Num(n) => format!("-{}", script::number_text(n)),
+            _ => crate::fmt::format_expr(e),
+        },
+        ExprKind::Name(p) => p.last().name.clone(),
+        _ => crate::fmt::format_expr(e),
+    }
+}
+
+pub(crate) fn port_element(p: &PortDecl) -> Element {
+    let tag = match p.dir {
+        PortDir::In => "input_port",
+        PortDir::Out => "output_port",
+        PortDir::InOut => "inout_port",
+    };
+    let mut el = Element::new(tag).with("name", names::xml_port(&p.name.name));
+    if let Some(t) = p.ty.as_ref().and_then(model::type_to_cpp) {
+        el.set("type", t);
+    }
+    if let Some(d) = &p.default {
+        el.set("default", default_text(d));
+    }
+    if let Some(doc) = &p.doc {
+        el.children
+            .push(XmlNode::Text(doc.lines.join("\n"), Span::DUMMY));
+    }
+    el
+}
+
+pub(crate) fn is_reserved_item_attr(a: &Attr) -> bool {
+    a.name.name == carry::INFERRED
+        || a.name.name == carry::MODEL
+        || vocab::root_attr_name(&a.name.name).is_some()
+}
+
+/// The `<TreeNodesModel>` entry of a leaf declaration.
+pub(crate) fn leaf_model(item: &Item) -> Option<Element> {
+    let ItemKind::Leaf(l) = &item.kind else {
+        return None;
+    };
+    let mut el = Element::new(kind_tag(l.kind)).with("ID", &l.name.name);
+    for a in item.attrs.iter().filter(|a| !is_reserved_item_attr(a)) {
+        el.set(&a.name.name, attr_value(a));
+    }
+    if let Some(d) = &item.doc {
+        el.set("_description", d.lines.join("\n"));
+    }
+    el.children = l
+        .ports
+        .iter()
+        .map(|p| XmlNode::Element(port_element(p)))
+        .collect();
+    Some(el)
+}
+
+/// The `<SubTree>` model entry of a tree: written when the tree has ports, carries
+/// `#[model]`, or has no body (`external`: the model is all the XML has of it).
+pub(crate) fn subtree_model(item: &Item, external: bool) -> Option<Element> {
+    let ItemKind::Tree(t) = &item.kind else {
+        return None;
+    };
+    let marked = item.attrs.iter().any(|a| a.name.name == carry::MODEL);
+    if t.ports.is_empty() && !marked && !external {
+        return None;
+    }
+    let mut el = Element::new("SubTree").with("ID", &t.name.name);
+    if external {
+        for a in item.attrs.iter().filter(|a| !is_reserved_item_attr(a)) {
+            el.set(&a.name.name, attr_value(a));
+        }
+        if let Some(d) = &item.doc {
+            el.set("_description", d.lines.join("\n"));
+        }
+    }
+    el.children = t
+        .ports
+        .iter()
+        .map(|p| XmlNode::Element(port_element(p)))
+        .collect();
+    Some(el)
+}
+
+pub(crate) fn has_body(t: &TreeDecl) -> bool {
+    !t.body.nodes.is_empty() || !t.locals.is_empty()
+}

@@ -1,0 +1,59 @@
+//! The read-back check: every element the exporter writes is read again by the importer, and
+//! where that would not give the source's syntax, the element carries the source text
+//! (`_affect`, see `carry`). This is the one place the exporter uses the importer.
+
+use super::super::carry;
+use super::super::import::Reader;
+use super::super::xml::Element;
+use super::super::{Dialect, Scope};
+use crate::syntax::ast::*;
+
+pub(super) struct ReadBack {
+    reader: Reader,
+}
+
+impl ReadBack {
+    pub(super) fn new(scope: Scope) -> ReadBack {
+        let mut reader = Reader::new(Dialect::V4);
+        reader.scope = scope;
+        // One element at a time: children are placeholders.
+        reader.shallow = true;
+        ReadBack { reader }
+    }
+
+    pub(super) fn scope(&self) -> &Scope {
+        &self.reader.scope
+    }
+
+    pub(super) fn set_scope(&mut self, scope: Scope) {
+        self.reader.scope = scope;
+    }
+
+    /// The source text to carry on a node's element, when reading the element back does not
+    /// give the node's head.
+    pub(super) fn node(&mut self, el: &Element, n: &Node) -> Option<String> {
+        let back = self.reader.node(el, vec![]);
+        self.reader.diags.clear();
+        self.reader.unknown.clear();
+        carry::differs(carry::head(n), back)
+    }
+
+    /// What an import makes of a model entry.
+    pub(super) fn model(&mut self, el: &Element, kind: Option<LeafKind>, id: &str) -> Item {
+        self.reader.model_item_pub(el, kind, id)
+    }
+
+    /// Carries the declaration on its model entry when the entry reads back differently.
+    pub(super) fn carry_model(
+        &mut self,
+        el: &mut Element,
+        item: &Item,
+        kind: Option<LeafKind>,
+        id: &str,
+    ) {
+        let back = self.model(el, kind, id);
+        if !carry::same_item(item, &back) {
+            el.set(carry::AFFECT, carry::format_item(item).trim_end());
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! `<TreeNodesModel>`: model entries become declarations (`action`, `tree` signatures, ...).
+
+use super::super::carry::{self};
+use super::super::element;
+use super::super::model::{self};
+use super::super::xml::{Element, XmlNode};
+use super::*;
+use crate::span::Span;
+use crate::syntax::ast::*;
+
+impl Reader {
+    pub(crate) fn models(&mut self, list: &Element) -> Vec<ModelEntry> {
+        let mut out: Vec<ModelEntry> = Vec::new();
+        let mut docs: Vec<String> = Vec::new();
+        for child in &list.children {
+            let e = match child {
+                XmlNode::Element(e) => e,
+                XmlNode::Comment(c, _) => {
+                    docs.extend(doc_lines(c));
+                    continue;
+                }
+                _ => continue,
+            };
+            let comment_docs = std::mem::take(&mut docs);
+            let kind = match e.name.as_str() {
+                "Action" => Some(LeafKind::Action),
+                "Condition" => Some(LeafKind::Condition),
+                "Control" => Some(LeafKind::Control),
+                "Decorator" => Some(LeafKind::Decorator),
+                "SubTree" => None,
+                other => {
+                    let other = other.to_string();
+                    self.warn(
+                        "W0402",
+                        format!("model entry `<{other}>` is ignored"),
+                        e.name_span,
+                    );
+                    self.amend(|d| {
+                        d.with_label(
+                            "model entries are Action, Condition, Control, Decorator or SubTree",
+                        )
+                    });
+                    continue;
+                }
+            };
+            let Some(id_attr) = e.attribute("ID") else {
+                self.error(
+                    "E0416",
+                    format!("model entry `<{}>` without `ID`", e.name),
+                    e.name_span,
+                );
+                self.amend(|d| d.with_label("which node does it describe?"));
+                continue;
+            };
+            if !self.spellable(&id_attr.value, id_attr.value_span, "model ID") {
+                continue;
+            }
+            let id = id_attr.value.as_str();
+            if let Some(prev) = out.iter().find(|m| m.id == id) {
+                let prev = prev.span;
+                self.warn(
+                    "W0402",
+                    format!("`{id}` has a second model entry; it is ignored"),
+                    e.name_span,
+                );
+                self.amend(|d| d.with_secondary(prev, "the first entry"));
+                continue;
+            }
+            let natural = self.model_item(e, kind, id, comment_docs);
+            let item = match e.attribute(carry::AFFECT) {
+                Some(a) => match carry::parse_item(&a.value) {
+                    Some(shadow) if self.model_shadow_holds(&shadow, e) => shadow,
+                    _ => {
+                        let span = a.name_span;
+                        self.warn("W0404", format!("the `_affect` text of model `{id}` no longer matches it; it is ignored"), span);
+                        self.amend(|d| d.with_note("the entry was edited after the export; its attributes are read instead"));
+                        natural
+                    }
+                },
+                None => natural,
+            };
+            out.push(ModelEntry {
+                id: id.to_string(),
+                item,
+                inferred: e.attr(carry::INFERRED_XML) == Some("true"),
+                span: e.name_span,
+            });
+        }
+        out
+    }
+
+    pub(super) fn model_shadow_holds(&self, shadow: &Item, el: &Element) -> bool {
+        let regenerated = match &shadow.kind {
+            ItemKind::Leaf(_) => element::entry::leaf_model(shadow),
+            ItemKind::Tree(_) => element::entry::subtree_model(shadow, true),
+            _ => None,
+        };
+        regenerated.is_some_and(|r| same_element(&r, el))
+    }
+
+    /// A model entry read back as a declaration (the exporter's check).
+    pub(crate) fn model_item_pub(&mut self, e: &Element, kind: Option<LeafKind>, id: &str) -> Item {
+        let item = self.model_item(e, kind, id, vec![]);
+        self.diags.clear();
+        item
+    }
+
+    pub(super) fn model_item(
+        &mut self,
+        e: &Element,
+        kind: Option<LeafKind>,
+        id: &str,
+        comment_docs: Vec<String>,
+    ) -> Item {
+        let mut ports = Vec::new();
+        for p in e.elements() {
+            let dir = match p.name.as_str() {
+                "input_port" => PortDir::In,
+                "output_port" => PortDir::Out,
+                "inout_port" => PortDir::InOut,
+                // nav2's spelling, not BehaviorTree.CPP's: the same as inout.
+                "bidirectional_port" => PortDir::InOut,
+                "MetadataFields" | "description" => continue,
+                other => {
+                    let other = other.to_string();
+                    self.warn(
+                        "W0402",
+                        format!("`<{other}>` in a model entry is ignored"),
+                        p.name_span,
+                    );
+                    self.amend(|d| d.with_label("ports are input_port, output_port or inout_port"));
+                    continue;
+                }
+            };
+            let Some(name_attr) = p.attribute("name") else {
+                self.error(
+                    "E0416",
+                    format!("`<{}>` without `name`", p.name),
+                    p.name_span,
+                );
+                self.amend(|d| d.with_label("every port needs a name"));
+                continue;
+            };
+            if !self.spellable(&name_attr.value, name_attr.value_span, "port name") {
+                continue;
+            }
+            let name = name_attr.value.as_str();
+            let mut ty = p.attr("type").map(model::type_from_cpp);
+            let default = p.attr("default").map(|v| {
+                match model::blackboard_key(v).and_then(model::key_expr) {
+                    Some(e) => e,
+                    None => model::literal(v, model::value_kind(ty.as_ref())),
+                }
+            });
+            // A default BehaviorTree.CPP could not read as the port's number or boolean
+            // (nav2's `numeric_limits<double>::infinity()`): the port keeps its C++ spelling
+            // as a foreign type, which takes any text as its default.
+            if let (
+                Some(cpp),
+                Some(Expr {
+                    kind: ExprKind::Str(_),
+                    ..
+                }),
+            ) = (p.attr("type"), &default)
+            {
+                if matches!(
+                    model::value_kind(ty.as_ref()),
+                    model::ValueKind::Number | model::ValueKind::Bool
+                ) {
+                    ty = Some(Type {
+                        kind: TypeKind::Foreign(cpp.to_string()),
+                        span: Span::DUMMY,
+                    });
+                }
+            }
+            let text = p.text();
+            let desc = if text.trim().is_empty() {
+                p.attr("description").unwrap_or("").to_string()
+            } else {
+                text
+            };
+            ports.push(PortDecl {
+                doc: node_doc(doc_lines_keep(&desc)),
+                dir,
+                name: ident(name),
+                ty,
+                default,
+                span: Span::DUMMY,
+            });
+        }
+        let mut doc = comment_docs;
+        let mut attrs = Vec::new();
+        for a in &e.attrs {
+            match a.name.as_str() {
+                "ID" | carry::AFFECT | carry::INFERRED_XML => {}
+                "_description" => doc = description_lines(&a.value),
+                _ => attrs.push(attr(&a.name, &a.value)),
+            }
+        }
+        let name = ident(id);
+        let kind_ = match kind {
+            Some(k) => ItemKind::Leaf(LeafDecl {
+                kind: k,
+                name,
+                ports,
+            }),
+            None => {
+                if ports.is_empty() {
+                    attrs.push(Attr {
+                        name: ident(carry::MODEL),
+                        value: None,
+                        span: Span::DUMMY,
+                    });
+                }
+                ItemKind::Tree(TreeDecl {
+                    is_main: false,
+                    name,
+                    ports,
+                    locals: vec![],
+                    body: NodeBlock {
+                        nodes: vec![],
+                        span: Span::DUMMY,
+                    },
+                })
+            }
+        };
+        Item {
+            doc: node_doc(doc),
+            attrs,
+            kind: kind_,
+            span: Span::DUMMY,
+        }
+    }
+}

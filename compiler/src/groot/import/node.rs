@@ -1,0 +1,428 @@
+//! One element: a node with its label, doc, modifiers (pre/post conditions), scripts, switches,
+//! `try_catch` and loops; the carried `_affect` text while the element still says it.
+
+use super::super::carry::{self};
+use super::super::model::{self, ValueKind};
+use super::super::names::PRE_POST;
+use super::super::script;
+use super::super::vocab;
+use super::super::xml::{Attribute, Element, XmlNode};
+use super::super::{element, Dialect};
+use super::*;
+use crate::builtins::{self};
+use crate::span::Span;
+use crate::syntax::ast::*;
+
+impl Reader {
+    pub(crate) fn node(&mut self, el: &Element, comment_docs: Vec<String>) -> Node {
+        let natural = |this: &mut Self| {
+            let mut n = this.natural(el);
+            if n.doc.is_none() {
+                n.doc = node_doc(comment_docs.clone());
+            }
+            n
+        };
+        let Some(a) = el.attribute(carry::AFFECT) else {
+            return natural(self);
+        };
+        let Some(shadow) = carry::parse_node(&a.value) else {
+            let span = a.name_span;
+            self.warn(
+                "W0404",
+                "this `_affect` text does not parse; it is ignored",
+                span,
+            );
+            return natural(self);
+        };
+        // The carried text counts only while the element still says what it says.
+        let regenerated = element::node_element(&carry::head(&shadow), &self.scope, self.dialect)
+            .map(|mut r| {
+                // The Loop variant follows the variable's type, which one element does not show.
+                if is_loop(&r) && is_loop(el) {
+                    r.name = el.name.clone();
+                }
+                r
+            });
+        let holds = regenerated.is_some_and(|r| same_element(&r, el));
+        let kids = if holds {
+            if is_loop(el) {
+                self.body_children(el)
+            } else if el.attr(carry::TRY) == Some("true") {
+                let mut v = Vec::new();
+                for part in el.elements() {
+                    v.extend(self.children(part));
+                }
+                v
+            } else {
+                self.children(el)
+            }
+        } else {
+            vec![]
+        };
+        if holds {
+            if let Some(n) = carry::fill(shadow, kids) {
+                return n;
+            }
+        }
+        let span = a.name_span;
+        self.warn(
+            "W0404",
+            format!(
+                "the `_affect` text of this `<{}>` no longer matches it; it is ignored",
+                el.name
+            ),
+            span,
+        );
+        self.amend(|d| {
+            d.with_note("the element was edited after the export; its attributes are read instead")
+        });
+        natural(self)
+    }
+
+    /// A node from its element alone.
+    pub(super) fn natural(&mut self, el: &Element) -> Node {
+        let mut node = Node {
+            doc: None,
+            attrs: vec![],
+            label: None,
+            kind: NodeKind::Error,
+            modifiers: vec![],
+            span: Span::DUMMY,
+        };
+        // What the node is: explicit form, SubTree, or compact.
+        let (id, explicit_tag) = match el.name.as_str() {
+            "Action" | "Condition" | "Control" | "Decorator" => match el.attribute("ID") {
+                Some(a) if !self.spellable(&a.value, a.value_span, "node ID") => return node,
+                Some(a) => (a.value.clone(), Some(el.name.as_str())),
+                None => {
+                    self.error(
+                        "E0414",
+                        format!("`<{}>` without `ID`", el.name),
+                        el.name_span,
+                    );
+                    self.amend(|d| d.with_label("the explicit form names the node in `ID`"));
+                    return node;
+                }
+            },
+            _ => (el.name.clone(), None),
+        };
+        if explicit_tag.is_none()
+            && self.dialect == Dialect::V4
+            && el.attribute("ID").is_some()
+            && !vocab::is_subtree_tag(&el.name)
+        {
+            let span = el
+                .attribute("ID")
+                .map(|a| a.name_span)
+                .unwrap_or(el.name_span);
+            self.error(
+                "E0414",
+                format!("attribute `ID` is not allowed in `<{}>`", el.name),
+                span,
+            );
+            self.amend(|d| {
+                d.with_label("BehaviorTree.CPP 4 refuses it")
+                    .with_help("the compact form names the node by its tag; remove `ID`")
+            });
+            return node;
+        }
+
+        // Attributes every node may have.
+        let mut rest: Vec<&Attribute> = Vec::new();
+        for a in &el.attrs {
+            match a.name.as_str() {
+                "name" => node.label = Some(label(&a.value)),
+                "_description" => node.doc = node_doc(description_lines(&a.value)),
+                "ID" if explicit_tag.is_some() || vocab::is_subtree_tag(&el.name) => {}
+                carry::AFFECT | carry::TRY => {}
+                n if self.dialect == Dialect::V4 && PRE_POST.contains(&n) => match self.modifier(a)
+                {
+                    Some(m) => node.modifiers.push(m),
+                    None => node.attrs.push(attr(&a.name, &a.value)),
+                },
+                _ => rest.push(a),
+            }
+        }
+
+        if vocab::is_subtree_tag(&el.name) {
+            node.kind = self.subtree(el, &rest, &mut node.attrs);
+            return node;
+        }
+        let builtin = match self.dialect {
+            Dialect::V4 => builtins::BUILTINS
+                .iter()
+                .find(|b| b.v4 == Some(id.as_str())),
+            Dialect::V3 => builtins::BUILTINS
+                .iter()
+                .find(|b| b.v3 == Some(id.as_str())),
+        };
+        // Nodes with a syntax of their own.
+        let special = match (self.dialect, id.as_str()) {
+            (Dialect::V4, builtins::SCRIPT_ID) => {
+                self.script_node(el, &rest, &mut node.attrs, false)
+            }
+            (Dialect::V4, builtins::SCRIPT_CONDITION_ID) => {
+                self.script_node(el, &rest, &mut node.attrs, true)
+            }
+            (_, sw) if vocab::switch_cases(sw).is_some() => {
+                self.switch(el, sw, &rest, &mut node.attrs)
+            }
+            (Dialect::V4, "LoopInt" | "LoopBool" | "LoopDouble" | "LoopString") => {
+                self.for_loop(el, &rest, &mut node.attrs)
+            }
+            _ => None,
+        };
+        let special = special.or_else(|| self.try_catch(el, &id, &rest));
+        if let Some(kind) = special {
+            node.kind = kind;
+            return node;
+        }
+        match builtin {
+            Some(b) if b.name != "blackboard_check" && b.name != "loop" => {
+                node.kind = self.builtin(el, b, &rest, &mut node.attrs);
+            }
+            _ => {
+                node.kind = self.custom(el, &id, explicit_tag, &rest, &mut node.attrs);
+            }
+        }
+        node
+    }
+
+    pub(super) fn modifier(&mut self, a: &Attribute) -> Option<Modifier> {
+        let stmts = self.script(a, false)?;
+        let kind = match a.name.as_str() {
+            "_skipIf" => ModifierKind::SkipIf(script::condition(&stmts).ok()?),
+            "_successIf" => ModifierKind::SuccessIf(script::condition(&stmts).ok()?),
+            "_failureIf" => ModifierKind::FailureIf(script::condition(&stmts).ok()?),
+            "_while" => ModifierKind::While(script::condition(&stmts).ok()?),
+            "_onSuccess" => ModifierKind::OnSuccess(script::block(&stmts).ok()?),
+            "_onFailure" => ModifierKind::OnFailure(script::block(&stmts).ok()?),
+            "_onHalted" => ModifierKind::OnHalted(script::block(&stmts).ok()?),
+            "_post" => ModifierKind::After(script::block(&stmts).ok()?),
+            _ => return None,
+        };
+        Some(Modifier {
+            kind,
+            span: Span::DUMMY,
+        })
+    }
+
+    /// Parses a script attribute. A broken script is an error (BehaviorTree.CPP refuses the
+    /// file); an empty pre/post-condition is not a script at all (`None`, kept as written).
+    pub(super) fn script(&mut self, a: &Attribute, required: bool) -> Option<Vec<script::Raw>> {
+        if !required && a.value.trim().is_empty() {
+            return None;
+        }
+        match script::parse(&a.value) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                let span = if a.verbatim && e.end <= a.value.len() {
+                    let start = a.value_span.start as usize + e.start;
+                    let end = a.value_span.start as usize
+                        + e.end.max(e.start + 1).min(a.value.len().max(e.start + 1));
+                    Span::new(start, end.min(a.value_span.end as usize).max(start))
+                } else {
+                    a.value_span
+                };
+                // An empty value: point at the whole attribute.
+                let span = if span.is_empty() {
+                    Span {
+                        start: a.name_span.start,
+                        end: a.value_span.end + 1,
+                    }
+                } else {
+                    span
+                };
+                let name = a.name.clone();
+                // Our nesting limit is E0406 (an importer limit, like XML depth), not a
+                // script BehaviorTree.CPP would refuse.
+                if e.too_deep {
+                    self.error(
+                        "E0406",
+                        format!("the script in `{name}` nests too deeply"),
+                        span,
+                    );
+                    let message = e.message.clone();
+                    self.amend(|d| {
+                        d.with_label(message)
+                            .with_help("split the script into several nodes, or name parts of it")
+                    });
+                    return None;
+                }
+                self.error(
+                    "E0413",
+                    format!("broken script in `{name}`: {}", e.message),
+                    span,
+                );
+                let help = e.help.clone();
+                self.amend(|d| {
+                    let d = d.with_label(e.message.clone()).with_note(
+                        "BehaviorTree.CPP refuses the file when it loads a script it cannot parse",
+                    );
+                    match help {
+                        Some(h) => d.with_help(h),
+                        None => d,
+                    }
+                });
+                None
+            }
+        }
+    }
+
+    pub(super) fn script_node(
+        &mut self,
+        el: &Element,
+        rest: &[&Attribute],
+        attrs: &mut Vec<Attr>,
+        condition: bool,
+    ) -> Option<NodeKind> {
+        let code = rest.iter().find(|a| a.name == "code")?;
+        if el.elements().next().is_some() {
+            return None;
+        }
+        let stmts = self.script(code, true)?;
+        let kind = if condition {
+            NodeKind::Check(script::condition(&stmts).ok()?)
+        } else {
+            NodeKind::Script(script::block(&stmts).ok()?)
+        };
+        for a in rest.iter().filter(|a| a.name != "code") {
+            attrs.push(attr(&a.name, &a.value));
+        }
+        Some(kind)
+    }
+
+    pub(super) fn switch(
+        &mut self,
+        el: &Element,
+        id: &str,
+        rest: &[&Attribute],
+        attrs: &mut Vec<Attr>,
+    ) -> Option<NodeKind> {
+        let n = vocab::switch_cases(id)?;
+        let variable = rest.iter().find(|a| a.name == "variable")?;
+        let subject = match model::blackboard_key(&variable.value) {
+            Some(k) => model::key_expr(k)?,
+            None => expr(ExprKind::Str(variable.value.clone())),
+        };
+        let mut cases = Vec::new();
+        for i in 1..=n {
+            let c = rest.iter().find(|a| a.name == format!("case_{i}"))?;
+            if model::blackboard_key(&c.value).is_some() {
+                return None;
+            }
+            cases.push(model::literal(&c.value, ValueKind::Unknown));
+        }
+        let elements: Vec<&Element> = el.elements().collect();
+        if elements.len() != n + 1 || el.children.iter().any(|c| matches!(c, XmlNode::Text(..))) {
+            return None;
+        }
+        let known = |a: &&&Attribute| {
+            a.name == "variable"
+                || (a.name.starts_with("case_")
+                    && a.name[5..]
+                        .parse::<usize>()
+                        .is_ok_and(|i| (1..=n).contains(&i)))
+        };
+        for a in rest.iter().filter(|a| !known(a)) {
+            attrs.push(attr(&a.name, &a.value));
+        }
+        // Children with the comments before them as docs; pads (the exporter's filling of a
+        // switch with fewer than two cases) are dropped with their cases.
+        let mut arms = Vec::new();
+        let mut docs = Vec::new();
+        let mut i = 0;
+        for c in &el.children {
+            match c {
+                XmlNode::Comment(t, _) => docs.extend(doc_lines(t)),
+                XmlNode::Element(child) => {
+                    let d = std::mem::take(&mut docs);
+                    let pattern = match cases.get(i) {
+                        Some(c) => Pattern::Expr(c.clone()),
+                        None => Pattern::Wildcard(Span::DUMMY),
+                    };
+                    i += 1;
+                    if child.attr(carry::PAD) == Some("true") {
+                        continue;
+                    }
+                    let node = if self.shallow {
+                        carry::placeholder()
+                    } else {
+                        self.node(child, d)
+                    };
+                    arms.push(SwitchArm {
+                        doc: None,
+                        pattern,
+                        node,
+                        span: Span::DUMMY,
+                    });
+                }
+                _ => {}
+            }
+        }
+        Some(NodeKind::Switch { subject, arms })
+    }
+
+    /// `<Fallback _affect_try="true"><Sequence>try..</Sequence><ForceFailure>catch</ForceFailure>`:
+    /// the exporter's `try_catch`.
+    pub(super) fn try_catch(
+        &mut self,
+        el: &Element,
+        id: &str,
+        rest: &[&Attribute],
+    ) -> Option<NodeKind> {
+        if id != "Fallback" || el.attr(carry::TRY) != Some("true") || !rest.is_empty() {
+            return None;
+        }
+        let kids: Vec<&Element> = el.elements().collect();
+        let [seq, force] = kids.as_slice() else {
+            return None;
+        };
+        let catch: Vec<&Element> = force.elements().collect();
+        if seq.name != "Sequence"
+            || !seq.attrs.is_empty()
+            || force.name != "ForceFailure"
+            || !force.attrs.is_empty()
+            || catch.len() != 1
+        {
+            return None;
+        }
+        let mut nodes = self.children(seq);
+        nodes.extend(self.children(force));
+        Some(call("try_catch", None, false, Some(nodes)))
+    }
+
+    pub(super) fn for_loop(
+        &mut self,
+        el: &Element,
+        rest: &[&Attribute],
+        attrs: &mut Vec<Attr>,
+    ) -> Option<NodeKind> {
+        let value = rest.iter().find(|a| a.name == "value")?;
+        let var = model::blackboard_key(&value.value).and_then(model::key_expr)?;
+        let ExprKind::Name(p) = &var.kind else {
+            return None;
+        };
+        let var = p.segments[0].clone();
+        let queue_attr = rest.iter().find(|a| a.name == "queue")?;
+        let queue = match model::blackboard_key(&queue_attr.value) {
+            Some(k) => model::key_expr(k)?,
+            None => expr(ExprKind::Str(queue_attr.value.clone())),
+        };
+        let body = self.body_children(el);
+        for a in rest
+            .iter()
+            .filter(|a| a.name != "value" && a.name != "queue")
+        {
+            attrs.push(attr(&a.name, &a.value));
+        }
+        Some(NodeKind::For {
+            var,
+            queue,
+            body: NodeBlock {
+                nodes: body,
+                span: Span::DUMMY,
+            },
+        })
+    }
+}

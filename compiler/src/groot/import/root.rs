@@ -1,0 +1,463 @@
+//! The document: `<root>`, its dialect, its children, the scope they make, and the order of the
+//! declarations (the carried `_affect` order, else the default one).
+
+use super::super::carry::{self, Entry, XmlItem};
+use super::super::infer::{self};
+use super::super::vocab;
+use super::super::xml::{Attribute, Element, XmlNode};
+use super::super::{Dialect, IncludeLoader, LeafSig};
+use super::*;
+use crate::diagnostic::has_errors;
+use crate::span::Span;
+use crate::syntax::ast::*;
+use std::collections::HashMap;
+
+/// The children of `<root>` by kind, each with the comments before it.
+pub(super) struct RootParts<'a> {
+    includes: Vec<(&'a Element, Vec<String>)>,
+    trees: Vec<(&'a Element, Vec<String>)>,
+    models: Option<&'a Element>,
+}
+
+impl Reader {
+    pub(super) fn document(
+        &mut self,
+        root: &Element,
+        name: &str,
+        loader: &mut dyn IncludeLoader,
+        included: &mut Vec<IncludedFile>,
+    ) -> File {
+        let empty = File {
+            items: vec![],
+            span: Span::DUMMY,
+        };
+        let Some(dialect) = self.dialect_of(root) else {
+            return empty;
+        };
+        self.dialect = dialect;
+        let parts = self.root_parts(root);
+        if has_errors(&self.diags) {
+            return empty;
+        }
+        let tree_ids = self.tree_ids(&parts.trees, root.elements().count());
+        // Models, then everything included, make up the scope.
+        let model_entries = parts.models.map(|m| self.models(m)).unwrap_or_default();
+        for (el, _) in &parts.includes {
+            self.include(el, name, loader, included, &mut vec![name.to_string()]);
+        }
+        if has_errors(&self.diags) {
+            return empty;
+        }
+        self.scope_of_models(&model_entries, &tree_ids);
+        let carried = self.carried_root(root);
+        let main_attr = self.main_tree(root, &tree_ids, !parts.includes.is_empty());
+        let xml_items = self.xml_items(&parts, model_entries, &tree_ids, main_attr.as_deref());
+        let mut items = in_carried_order(carried, xml_items);
+        root_attributes(root, &mut items);
+        File {
+            items,
+            span: Span::DUMMY,
+        }
+    }
+
+    /// The dialect `BTCPP_format` names (none: v3); `None` for a document BehaviorTree.CPP
+    /// refuses.
+    fn dialect_of(&mut self, root: &Element) -> Option<Dialect> {
+        if root.name != "root" {
+            self.error(
+                "E0407",
+                format!("the root element is `<{}>`, not `<root>`", root.name),
+                root.name_span,
+            );
+            self.amend(|d| {
+                d.with_label("BehaviorTree.CPP reads only files whose first element is `<root>`")
+                    .with_help("wrap the trees in `<root BTCPP_format=\"4\"> ... </root>`")
+            });
+            return None;
+        }
+        let dialect = match root.attribute("BTCPP_format") {
+            None => Dialect::V3,
+            Some(a) => match a.value.trim() {
+                "4" => Dialect::V4,
+                "3" => Dialect::V3,
+                other => {
+                    let other = other.to_string();
+                    self.error(
+                        "E0408",
+                        format!("unsupported BTCPP_format `{other}`"),
+                        a.value_span,
+                    );
+                    self.amend(|d| {
+                    d.with_label("expected \"4\" (BehaviorTree.CPP 4, Groot 2) or \"3\"")
+                        .with_help("write BTCPP_format=\"4\", or leave it out for a BehaviorTree.CPP 3 file")
+                });
+                    return None;
+                }
+            },
+        };
+
+        Some(dialect)
+    }
+
+    fn root_parts<'a>(&mut self, root: &'a Element) -> RootParts<'a> {
+        let mut includes: Vec<(&Element, Vec<String>)> = Vec::new();
+        let mut trees: Vec<(&Element, Vec<String>)> = Vec::new();
+        let mut models: Option<&Element> = None;
+        let mut comments: Vec<String> = Vec::new();
+        for child in &root.children {
+            match child {
+                XmlNode::Comment(c, _) => comments.extend(doc_lines(c)),
+                XmlNode::Element(e) => {
+                    let docs = std::mem::take(&mut comments);
+                    match e.name.as_str() {
+                        "include" => includes.push((e, docs)),
+                        "BehaviorTree" => trees.push((e, docs)),
+                        "TreeNodesModel" => {
+                            if let Some(first) = models {
+                                self.error(
+                                    "E0409",
+                                    "more than one `<TreeNodesModel>`",
+                                    e.name_span,
+                                );
+                                let first = first.name_span;
+                                self.amend(|d| {
+                                d.with_label("second model list")
+                                    .with_secondary(first, "the first one")
+                                    .with_help("BehaviorTree.CPP refuses a file with two; merge their entries into one")
+                            });
+                            } else {
+                                models = Some(e);
+                            }
+                        }
+                        other => {
+                            let other = other.to_string();
+                            self.warn("W0402", format!("`<{other}>` is ignored"), e.name_span);
+                            self.amend(|d| {
+                                let d = d.with_label(
+                                    "BehaviorTree.CPP ignores unknown elements in `<root>`",
+                                );
+                                if other == "TreeNodeModel" {
+                                    d.with_help("the model list is spelled `<TreeNodesModel>`")
+                                } else {
+                                    d
+                                }
+                            });
+                        }
+                    }
+                }
+                XmlNode::Text(t, span) => {
+                    let t = t.trim().chars().take(30).collect::<String>();
+                    self.warn("W0402", format!("text `{t}` in `<root>` is ignored"), *span);
+                }
+                XmlNode::Instruction(..) => {}
+            }
+        }
+        RootParts {
+            includes,
+            trees,
+            models,
+        }
+    }
+
+    /// Tree IDs: unique; an ID may be left out only when the tree is alone in `<root>`.
+    fn tree_ids(&mut self, trees: &[(&Element, Vec<String>)], element_count: usize) -> Vec<String> {
+        let mut tree_ids: Vec<String> = Vec::new();
+        let mut seen: HashMap<String, Span> = HashMap::new();
+        for (i, (bt, _)) in trees.iter().enumerate() {
+            let id = match bt.attribute("ID") {
+                Some(a) if !self.spellable(&a.value, a.value_span, "tree ID") => String::new(),
+                Some(a) => {
+                    if let Some(first) = seen.get(&a.value) {
+                        let first = *first;
+                        self.error(
+                            "E0410",
+                            format!("two trees are called `{}`", a.value),
+                            a.value_span,
+                        );
+                        self.amend(|d| {
+                            d.with_label("second tree with this ID")
+                                .with_secondary(first, "the first one")
+                                .with_help("tree IDs must be unique; rename one of them")
+                        });
+                    }
+                    seen.insert(a.value.clone(), a.value_span);
+                    a.value.clone()
+                }
+                None if element_count == 1 => "MainTree".to_string(),
+                None if self.dialect == Dialect::V3 => format!("BehaviorTree_{i}"),
+                None => {
+                    self.error("E0410", "`<BehaviorTree>` without an `ID`", bt.name_span);
+                    self.amend(|d| {
+                        d.with_label("an ID is required when `<root>` holds more than one element")
+                            .with_help("write `<BehaviorTree ID=\"MainTree\">`")
+                    });
+                    String::new()
+                }
+            };
+            tree_ids.push(id);
+        }
+
+        tree_ids
+    }
+
+    fn scope_of_models(&mut self, model_entries: &[ModelEntry], tree_ids: &[String]) {
+        for m in model_entries {
+            match &m.item.kind {
+                ItemKind::Leaf(l) => {
+                    self.scope.leaves.insert(
+                        m.id.clone(),
+                        LeafSig {
+                            kind: l.kind,
+                            ports: l.ports.clone(),
+                        },
+                    );
+                }
+                ItemKind::Tree(t) => {
+                    self.scope.trees.insert(m.id.clone(), t.ports.clone());
+                }
+                _ => {}
+            }
+        }
+        for id in tree_ids {
+            self.scope.trees.entry(id.clone()).or_default();
+        }
+    }
+
+    /// The carried declarations of `<root _affect>`, whose enums and inferred declarations
+    /// join the scope.
+    fn carried_root(&mut self, root: &Element) -> Vec<Entry> {
+        let carried = root
+            .attribute(carry::AFFECT)
+            .and_then(|a| match carry::read_root(&a.value) {
+                Some(entries) => Some(entries),
+                None => {
+                    let span = a.name_span;
+                    self.warn(
+                        "W0404",
+                        "the `_affect` text of `<root>` does not parse; it is ignored",
+                        span,
+                    );
+                    None
+                }
+            })
+            .unwrap_or_default();
+        for e in &carried {
+            let Entry::Item(item) = e else { continue };
+            match &item.kind {
+                ItemKind::Enum(en) => {
+                    self.scope.enums.insert(
+                        en.name.name.clone(),
+                        en.variants.iter().map(|v| v.name.name.clone()).collect(),
+                    );
+                }
+                // Declarations the XML does not hold (inferred ones) are known all the same.
+                ItemKind::Leaf(l) => {
+                    self.scope
+                        .leaves
+                        .entry(l.name.name.clone())
+                        .or_insert(LeafSig {
+                            kind: l.kind,
+                            ports: l.ports.clone(),
+                        });
+                }
+                ItemKind::Tree(t) => {
+                    self.scope
+                        .trees
+                        .entry(t.name.name.clone())
+                        .or_insert(t.ports.clone());
+                }
+                _ => {}
+            }
+        }
+
+        carried
+    }
+
+    /// `main_tree_to_execute`, checked against the file's trees.
+    fn main_tree(&mut self, root: &Element, tree_ids: &[String], includes: bool) -> Option<String> {
+        let main_attr = root.attr("main_tree_to_execute").map(str::to_string);
+        if let Some(main) = &main_attr {
+            if !tree_ids.contains(main) && !includes {
+                let span = root
+                    .attribute("main_tree_to_execute")
+                    .map(|a| a.value_span)
+                    .unwrap_or_default();
+                self.warn(
+                    "W0405",
+                    format!(
+                        "`main_tree_to_execute` names `{main}`, which is not a tree of this file"
+                    ),
+                    span,
+                );
+            }
+        }
+        main_attr
+    }
+
+    /// The XML-held declarations, in the default order: includes, leaf models, inferred
+    /// declarations, trees, tree signatures.
+    fn xml_items(
+        &mut self,
+        parts: &RootParts,
+        model_entries: Vec<ModelEntry>,
+        tree_ids: &[String],
+        main_attr: Option<&str>,
+    ) -> Vec<(XmlItem, Item)> {
+        let mut xml_items: Vec<(XmlItem, Item)> = Vec::new();
+        for (el, docs) in &parts.includes {
+            if let Some(item) = self.use_item(el, docs.clone()) {
+                if let ItemKind::Use(UseDecl {
+                    target: UseTarget::File(p, _),
+                }) = &item.kind
+                {
+                    xml_items.push((XmlItem::Use(p.clone()), item));
+                }
+            }
+        }
+        let mut leaf_items = Vec::new();
+        let mut signature_items = Vec::new();
+        for m in model_entries {
+            match &m.item.kind {
+                ItemKind::Leaf(_) if !m.inferred => {
+                    leaf_items.push((XmlItem::Leaf(m.id.clone()), m.item))
+                }
+                ItemKind::Tree(_) if !tree_ids.contains(&m.id) && !m.inferred => {
+                    signature_items.push((XmlItem::Tree(m.id.clone()), m.item))
+                }
+                _ => {}
+            }
+        }
+        let sole = tree_ids.len() == 1;
+        let mut tree_items = Vec::new();
+        for ((bt, docs), id) in parts.trees.iter().zip(tree_ids) {
+            let is_main = match main_attr {
+                Some(m) => m == id.as_str(),
+                None => sole,
+            };
+            let item = self.tree(bt, id, docs.clone(), is_main, main_attr, parts.models);
+            let key = match &item.kind {
+                ItemKind::Agent(_) => XmlItem::Agent(id.clone()),
+                _ => XmlItem::Tree(id.clone()),
+            };
+            tree_items.push((key, item));
+        }
+        let inferred_items = self.inferred_items();
+        xml_items.extend(leaf_items);
+        xml_items.extend(inferred_items);
+        xml_items.extend(tree_items);
+        xml_items.extend(signature_items);
+
+        if !self.prologue.is_empty() {
+            let main = xml_items
+                .iter_mut()
+                .find(|(_, item)| matches!(&item.kind, ItemKind::Tree(t) if t.is_main));
+            if let Some((_, item)) = main {
+                if item.doc.is_none() {
+                    item.doc = node_doc(std::mem::take(&mut self.prologue));
+                }
+            }
+        }
+        xml_items
+    }
+
+    /// Nodes without a model, met while reading the trees: inferred declarations.
+    fn inferred_items(&mut self) -> Vec<(XmlItem, Item)> {
+        let unknown = self.unknown.take();
+        let mut inferred_items = Vec::new();
+        for u in &unknown {
+            if u.tree {
+                self.warn(
+                    "W0401",
+                    format!(
+                        "no tree `{}` is defined here or in an included file",
+                        u.name
+                    ),
+                    u.span,
+                );
+                self.amend(|d| {
+                d.with_label("called as a SubTree")
+                    .with_note("the import declares `#[inferred] tree` for it, so the call stays a SubTree")
+            });
+                inferred_items.push((XmlItem::Tree(u.name.clone()), infer::declaration(u)));
+                continue;
+            }
+            self.warn(
+                "W0401",
+                format!(
+                    "`{}` has no model: its declaration is inferred from its use",
+                    u.name
+                ),
+                u.span,
+            );
+            let kind = u.kind.keyword();
+            self.amend(|d| {
+            d.with_label("not a built-in node and not in `<TreeNodesModel>`")
+                .with_note(format!(
+                    "the import declares it as `#[inferred] {kind}` with the ports it is given here; \
+                     BehaviorTree.CPP needs it registered in C++"
+                ))
+        });
+            inferred_items.push((XmlItem::Leaf(u.name.clone()), infer::declaration(u)));
+        }
+        inferred_items
+    }
+}
+
+/// The declarations in the order the carried text gives, the others after them in the
+/// default order.
+fn in_carried_order(carried: Vec<Entry>, xml_items: Vec<(XmlItem, Item)>) -> Vec<Item> {
+    let at: HashMap<&XmlItem, usize> = xml_items
+        .iter()
+        .enumerate()
+        .map(|(i, (k, _))| (k, i))
+        .rev()
+        .collect();
+    let mut items = Vec::new();
+    let mut used = vec![false; xml_items.len()];
+    for e in carried {
+        match e {
+            Entry::Item(item) => items.push(item),
+            Entry::Xml(key) => {
+                if let Some(&i) = at.get(&key) {
+                    if !used[i] {
+                        used[i] = true;
+                        items.push(xml_items[i].1.clone());
+                    }
+                }
+            }
+        }
+    }
+    for (i, (_, item)) in xml_items.into_iter().enumerate() {
+        if !used[i] {
+            items.push(item);
+        }
+    }
+    items
+}
+
+/// Attributes of `<root>` that are neither the format nor the main tree travel on the first
+/// tree (as `root:name`).
+fn root_attributes(root: &Element, items: &mut [Item]) {
+    let extra: Vec<&Attribute> = root
+        .attrs
+        .iter()
+        .filter(|a| {
+            !matches!(
+                a.name.as_str(),
+                "BTCPP_format" | "main_tree_to_execute" | carry::AFFECT
+            )
+        })
+        .collect();
+    if !extra.is_empty() {
+        if let Some(first) = items
+            .iter_mut()
+            .find(|i| matches!(i.kind, ItemKind::Tree(_) | ItemKind::Agent(_)))
+        {
+            for a in extra {
+                first
+                    .attrs
+                    .push(attr(&format!("{}{}", vocab::ROOT_PREFIX, a.name), &a.value));
+            }
+        }
+    }
+}

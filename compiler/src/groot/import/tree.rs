@@ -1,0 +1,235 @@
+//! `<BehaviorTree>`: a tree (or an agent, with its carried head) and the children of elements.
+
+use super::super::carry::{self};
+use super::super::element;
+use super::super::infer::{self};
+use super::super::xml::{Element, XmlNode};
+use super::*;
+use crate::span::Span;
+use crate::syntax::ast::*;
+
+impl Reader {
+    pub(super) fn tree(
+        &mut self,
+        bt: &Element,
+        id: &str,
+        comment_docs: Vec<String>,
+        is_main: bool,
+        main_attr: Option<&str>,
+        models: Option<&Element>,
+    ) -> Item {
+        let body_el: Vec<&Element> = bt.elements().collect();
+        if body_el.len() != 1 {
+            let msg = if body_el.is_empty() {
+                format!("tree `{id}` has no node")
+            } else {
+                format!("tree `{id}` has {} root nodes", body_el.len())
+            };
+            self.error("E0411", msg, bt.name_span);
+            let extra = body_el.get(1).map(|e| e.name_span);
+            self.amend(|d| {
+                let d = d
+                    .with_label("a `<BehaviorTree>` holds exactly one node")
+                    .with_help("put the nodes in a `<Sequence>` (or another control node)");
+                match extra {
+                    Some(s) => d.with_secondary(s, "a second root node"),
+                    None => d,
+                }
+            });
+        }
+        // Comments inside <BehaviorTree> before its node document that node.
+        let mut pre_docs = Vec::new();
+        for c in &bt.children {
+            match c {
+                XmlNode::Comment(t, _) => pre_docs.extend(doc_lines(t)),
+                XmlNode::Element(_) => break,
+                _ => {}
+            }
+        }
+        let mut nodes = match body_el.first() {
+            None => vec![],
+            Some(el) if is_body_sequence(el) => self.children(el),
+            Some(el) => vec![self.node(el, pre_docs)],
+        };
+        // The exporter's initialisation of `var`s is part of the declarations, not the tree.
+        if nodes.first().is_some_and(is_init_placeholder) {
+            nodes.remove(0);
+        }
+
+        let shadow = bt.attribute(carry::AFFECT).and_then(|a| {
+            let item = carry::parse_item(&a.value);
+            let ok = match &item {
+                Some(Item {
+                    kind: ItemKind::Tree(t),
+                    ..
+                }) => {
+                    t.name.name == id
+                        && (t.is_main == is_main || (main_attr.is_none() && !t.is_main))
+                        && self.subtree_model_holds(item.as_ref().expect("some"), models)
+                }
+                Some(Item {
+                    kind: ItemKind::Agent(ag),
+                    ..
+                }) => ag.name.name == id && ag.members.is_some(),
+                _ => false,
+            };
+            if !ok {
+                let span = a.name_span;
+                self.warn(
+                    "W0404",
+                    format!(
+                        "the `_affect` text of tree `{id}` no longer matches it; it is ignored"
+                    ),
+                    span,
+                );
+                self.amend(|d| {
+                    d.with_note("the tree was edited after the export; its XML is read instead")
+                });
+                return None;
+            }
+            item
+        });
+        if let Some(mut item) = shadow {
+            match &mut item.kind {
+                ItemKind::Tree(t) => t.body.nodes = nodes,
+                ItemKind::Agent(ag) => {
+                    if let Some(main) =
+                        ag.members
+                            .iter_mut()
+                            .flatten()
+                            .find_map(|m| match &mut m.kind {
+                                MemberKind::Main(b) => Some(b),
+                                _ => None,
+                            })
+                    {
+                        main.nodes = nodes;
+                    }
+                }
+                _ => {}
+            }
+            return item;
+        }
+
+        let mut doc = comment_docs;
+        let mut attrs = Vec::new();
+        for a in &bt.attrs {
+            match a.name.as_str() {
+                "ID" | carry::AFFECT => {}
+                "_description" => doc = description_lines(&a.value),
+                _ => attrs.push(attr(&a.name, &a.value)),
+            }
+        }
+        let ports = self.scope.trees.get(id).cloned().unwrap_or_default();
+        let has_empty_model = models
+            .map(|m| {
+                m.elements().any(|e| {
+                    e.name == "SubTree" && e.attr("ID") == Some(id) && e.elements().next().is_none()
+                })
+            })
+            .unwrap_or(false);
+        if has_empty_model {
+            attrs.push(Attr {
+                name: ident(carry::MODEL),
+                value: None,
+                span: Span::DUMMY,
+            });
+        }
+        let locals = infer::locals(&nodes, &ports, &self.scope);
+        Item {
+            doc: node_doc(doc),
+            attrs,
+            kind: ItemKind::Tree(TreeDecl {
+                is_main,
+                name: ident(id),
+                ports,
+                locals,
+                body: NodeBlock {
+                    nodes,
+                    span: Span::DUMMY,
+                },
+            }),
+            span: Span::DUMMY,
+        }
+    }
+
+    pub(super) fn subtree_model_holds(&self, shadow: &Item, models: Option<&Element>) -> bool {
+        let ItemKind::Tree(t) = &shadow.kind else {
+            return true;
+        };
+        let actual = models.and_then(|m| {
+            m.elements()
+                .find(|e| e.name == "SubTree" && e.attr("ID") == Some(&t.name.name))
+        });
+        let expected = element::entry::subtree_model(shadow, false);
+        match (actual, expected) {
+            (None, None) => true,
+            (Some(a), Some(e)) => same_element(&e, a),
+            _ => false,
+        }
+    }
+
+    // ------------------------------------------------------------------------ nodes
+
+    /// The child nodes of an element, with comments before a child as its doc.
+    pub(crate) fn children(&mut self, el: &Element) -> Vec<Node> {
+        let mut out: Vec<Node> = Vec::new();
+        let mut docs = Vec::new();
+        let mut prev: Option<Span> = None;
+        for c in &el.children {
+            match c {
+                // `<Node/> <!-- about it -->`: a comment on the line of the node before it.
+                XmlNode::Comment(t, span)
+                    if !self.shallow && prev.is_some_and(|p| self.same_line(p, *span)) =>
+                {
+                    if let Some(last) = out.last_mut() {
+                        let lines = doc_lines(t);
+                        if !lines.is_empty() {
+                            last.doc
+                                .get_or_insert_with(Doc::default)
+                                .lines
+                                .extend(lines);
+                        }
+                    }
+                }
+                XmlNode::Comment(t, _) => docs.extend(doc_lines(t)),
+                // A pad fills a switch case BehaviorTree.CPP needs; it is not a node of ours.
+                XmlNode::Element(e) if e.attr(carry::PAD) == Some("true") => {}
+                XmlNode::Element(e) => {
+                    let d = std::mem::take(&mut docs);
+                    prev = Some(e.span);
+                    if self.shallow {
+                        out.push(carry::placeholder());
+                    } else {
+                        out.push(self.node(e, d));
+                    }
+                }
+                XmlNode::Text(t, span) => {
+                    let t = t.trim().chars().take(30).collect::<String>();
+                    self.warn(
+                        "W0402",
+                        format!("text `{t}` inside `<{}>` is ignored", el.name),
+                        *span,
+                    );
+                }
+                XmlNode::Instruction(..) => {}
+            }
+        }
+        out
+    }
+
+    /// Children of a decorator-like element whose body may be a marked sequence of several
+    /// nodes (a `for` body).
+    pub(super) fn body_children(&mut self, el: &Element) -> Vec<Node> {
+        let elements: Vec<&Element> = el.elements().collect();
+        match elements.as_slice() {
+            [only] if is_body_sequence(only) => {
+                if self.shallow {
+                    only.elements().map(|_| carry::placeholder()).collect()
+                } else {
+                    self.children(only)
+                }
+            }
+            _ => self.children(el),
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! `tendencies` tables of an agent (seed 000): the arms must name states of their machine and
+//! the targets trees, tendencies or declared nodes; every state must be covered.
+
+use super::error::{SemaError, Table};
+use super::frame::VarKind;
+use super::tree::{Template, TreeCx};
+use super::ty::Ty;
+use super::Checker;
+use crate::diagnostic::Diagnostic;
+use crate::span::Span;
+use crate::syntax::ast::{self, ExprKind};
+
+impl Checker {
+    pub(super) fn tendencies(
+        &mut self,
+        machine: &ast::Ident,
+        arms: &[ast::TendencyArm],
+        t: &mut Template,
+        traits: &[(String, f64)],
+        span: Span,
+    ) {
+        if t.tendencies.iter().any(|(m, _)| *m == machine.name) {
+            self.diags.push(
+                Diagnostic::error(
+                    "E0202",
+                    format!("a second `tendencies` table for `{}`", machine.name),
+                    span,
+                )
+                .with_label("the first table is the one that runs")
+                .with_help("merge the two tables into one"),
+            );
+        }
+        t.tendencies.push((machine.name.clone(), arms.to_vec()));
+        let slot = t
+            .frame
+            .get(&machine.name)
+            .filter(|&i| t.frame.vars[i as usize].kind == VarKind::Machine);
+        if slot.is_none() {
+            let machines: Vec<&str> = t
+                .frame
+                .vars
+                .iter()
+                .filter(|v| v.kind == VarKind::Machine)
+                .map(|v| v.name.as_str())
+                .collect();
+            let mut d = Diagnostic::error(
+                "E0201",
+                format!("no emotion machine `{}` in this agent", machine.name),
+                machine.span,
+            )
+            .with_label("not an `emotions` member");
+            d = match crate::suggest::closest(&machine.name, machines.iter().copied()) {
+                Some(b) => d.with_help(format!("did you mean `{b}`?")),
+                None => d.with_help(format!(
+                    "a `tendencies` table belongs to an emotion machine: declare it with `emotions {}: States = Initial {{ .. }}`",
+                    machine.name
+                )),
+            };
+            self.diags.push(d);
+        }
+        let ty = match slot {
+            Some(i) => {
+                t.frame.vars[i as usize].used = true;
+                t.frame.vars[i as usize].ty.clone()
+            }
+            None => Ty::Error,
+        };
+        let mut covered = Vec::new();
+        let mut wildcard = false;
+        let mut bad_pattern = false;
+        for arm in arms {
+            match &arm.pattern {
+                ast::Pattern::Wildcard(_) => wildcard = true,
+                ast::Pattern::Expr(e) => {
+                    if let ExprKind::Name(p) = &e.kind {
+                        let id = p.last().clone();
+                        let before = self.diags.len();
+                        let v = self.variant_of(&ty, &id);
+                        if self.diags.len() == before {
+                            covered.push(v as usize);
+                        } else {
+                            bad_pattern = true;
+                        }
+                    } else {
+                        bad_pattern = true;
+                        self.diags.push(
+                            Diagnostic::error(
+                                "E0314",
+                                "a tendency arm names a state of its machine",
+                                e.span,
+                            )
+                            .with_label("not a state")
+                            .with_help(
+                                "write a variant of the machine's enum, or `_` for the others",
+                            ),
+                        );
+                    }
+                }
+            }
+            for target in &arm.targets {
+                let n = target.name.to_string_path();
+                match self.g.names.get(&n).map(|g| g.0) {
+                    Some(g @ (super::Global::Tree(_) | super::Global::Leaf(_))) => {
+                        self.used_globals.insert(n);
+                        // The arguments bind the tree's ports like a call in `main`.
+                        let start = t.code.len();
+                        let mut tc = TreeCx::agent(self, t, traits);
+                        match g {
+                            super::Global::Tree(i) => {
+                                tc.subtree_bindings(i, &target.name, target.args.as_ref());
+                            }
+                            super::Global::Leaf(i) => {
+                                tc.leaf(i, &target.name, target.args.as_ref(), None);
+                            }
+                            _ => {}
+                        }
+                        t.code.truncate(start);
+                    }
+                    Some(super::Global::Tendency) => {
+                        self.used_globals.insert(n);
+                    }
+                    _ => {
+                        let mut candidates: Vec<&str> =
+                            self.g.trees.iter().map(|t| t.name.as_str()).collect();
+                        candidates.extend(self.g.leaves.iter().map(|l| l.name.as_str()));
+                        let best = crate::suggest::closest(&n, candidates).map(str::to_string);
+                        self.used_globals.extend(best.clone());
+                        let mut d = Diagnostic::error(
+                            "E0201",
+                            format!("unknown behaviour `{n}`"),
+                            target.name.span,
+                        )
+                        .with_label("not a tree, tendency or node");
+                        d = match best {
+                            Some(b) => d.with_help(format!("did you mean `{b}`?")),
+                            None => {
+                                d.with_help("a tendency selects a `tree` (or declared node) to run")
+                            }
+                        };
+                        self.diags.push(d);
+                    }
+                }
+            }
+        }
+        if let Ty::Enum(ei) = ty {
+            let e = &self.g.enums[ei as usize];
+            let missing: Vec<&str> = e
+                .variants
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !covered.contains(i))
+                .map(|(_, v)| v.as_str())
+                .collect();
+            if !wildcard && !bad_pattern && !missing.is_empty() {
+                self.report(SemaError::Uncovered {
+                    table: Table::Tendencies(machine.name.clone()),
+                    missing: missing.iter().map(|m| m.to_string()).collect(),
+                    span,
+                });
+            }
+        }
+    }
+}

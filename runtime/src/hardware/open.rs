@@ -1,0 +1,594 @@
+//! Opening an agent's devices on the robot, before the first tick.
+
+use super::retry::{Faults, Retry};
+use super::HardwareConfig;
+use crate::devices::romi_drive::{Geometry, RomiDrive};
+use crate::devices::sim::SharedWorld;
+use crate::devices::{DeviceError, Direction, EdgeSource, Motor, MotorCommand, MotorStatus};
+use crate::devices::{Output, Sensor};
+use crate::leaf::Leaf;
+use crate::world::AgentId;
+use affect_compiler::diagnostic::Diagnostic;
+use affect_compiler::ir::program::{
+    AgentProgram, Device, DeviceArg, DeviceRole, EnumInfo, LeafInfo, Program, SlotId,
+};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The drivers that have a hardware implementation.
+pub const HARDWARE_DRIVERS: &[&str] = &[
+    "ads1115",
+    "romi32u4",
+    "gpio_edge",
+    "gpio_out",
+    "pwm",
+    "soft_pwm",
+    "hcsr04",
+];
+
+/// An actuator with a level (`pwm`, `soft_pwm`, `gpio_out`).
+pub struct OutputDevice {
+    pub name: String,
+    /// The level the program writes (a typed actuator), if it has one.
+    pub slot: Option<SlotId>,
+    pub device: Box<dyn Output>,
+    pub safe: f64,
+    /// The level last written.
+    pub last: Option<f64>,
+}
+
+/// The motor board and the cell-by-cell drive on it.
+pub struct Base {
+    pub name: String,
+    pub bus: u8,
+    pub address: u8,
+    pub drive: Rc<RefCell<dyn Motor>>,
+}
+
+/// An agent's devices, open.
+pub struct Opened {
+    pub sensors: Vec<(SlotId, String, Box<dyn Sensor>)>,
+    pub events: Vec<(SlotId, String, Box<dyn EdgeSource>)>,
+    pub outputs: Vec<OutputDevice>,
+    pub base: Option<Base>,
+    /// What `--sim-device` bound to the simulated world: (name, driver or "leaf").
+    pub simulated: Vec<(String, String)>,
+    /// Failures inside leaves, for `device` trace events.
+    pub faults: Faults,
+    /// Keeps the GPIO (and with it every pin) open for the run.
+    #[cfg(target_os = "linux")]
+    _gpio: Option<rppal::gpio::Gpio>,
+}
+
+fn num(d: &Device, name: &str) -> Option<f64> {
+    d.args.iter().find_map(|(n, v)| match (n.as_str(), v) {
+        (k, DeviceArg::Num(x)) if k == name => Some(*x),
+        _ => None,
+    })
+}
+
+fn word<'d>(d: &'d Device, name: &str) -> Option<&'d str> {
+    d.args.iter().find_map(|(n, v)| match (n.as_str(), v) {
+        (k, DeviceArg::Name(x)) if k == name => Some(x.as_str()),
+        _ => None,
+    })
+}
+
+fn role_word(d: &Device) -> &'static str {
+    match d.role {
+        DeviceRole::Sensor => "sensor",
+        DeviceRole::Event => "event",
+        DeviceRole::Actuator => "actuator",
+    }
+}
+
+/// The declaration's `retries` (0 by default).
+pub fn retries(d: &Device) -> u32 {
+    num(d, "retries").map_or(0, |r| r.max(0.0) as u32)
+}
+
+/// The names `--sim-device` may take: the agent's devices and declared leaves.
+fn check_simulated(
+    program: &Program,
+    agent: &AgentProgram,
+    cfg: &HardwareConfig,
+    has_world: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for name in &cfg.simulated {
+        let device = agent.devices.iter().find(|d| d.name == *name);
+        let leaf = program.leaves.iter().find(|l| l.name == *name);
+        let what = match (device, leaf) {
+            (Some(d), _) => d.driver.clone(),
+            (None, Some(_)) => "leaf".to_string(),
+            (None, None) => {
+                let names = agent
+                    .devices
+                    .iter()
+                    .map(|d| d.name.as_str())
+                    .chain(program.leaves.iter().map(|l| l.name.as_str()));
+                let mut d = Diagnostic::error(
+                    "E0602",
+                    format!(
+                        "--sim-device {name}: agent `{}` has no device or leaf `{name}`",
+                        agent.name
+                    ),
+                    affect_compiler::span::Span::DUMMY,
+                );
+                if let Some(b) = affect_compiler::suggest::closest(name, names) {
+                    d = d.with_help(format!("did you mean `{b}`?"));
+                }
+                diags.push(d);
+                continue;
+            }
+        };
+        if !has_world {
+            diags.push(
+                Diagnostic::error(
+                    "E0602",
+                    format!("--sim-device {name}: there is no world to simulate it in"),
+                    affect_compiler::span::Span::DUMMY,
+                )
+                .with_help("add a `world` to the program, or name one with --world"),
+            );
+            continue;
+        }
+        out.push((name.clone(), what));
+    }
+    out
+}
+
+/// Opens every device of `agent` that is not simulated; every problem is reported at once.
+pub fn open(
+    program: &Program,
+    agent: &AgentProgram,
+    cfg: &HardwareConfig,
+    has_world: bool,
+) -> Result<Opened, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let simulated = check_simulated(program, agent, cfg, has_world, &mut diags);
+    for d in &agent.devices {
+        let is_sim = simulated.iter().any(|(n, _)| *n == d.name);
+        // An event without a source is raised by the world or another robot.
+        if is_sim || d.driver.is_empty() || HARDWARE_DRIVERS.contains(&d.driver.as_str()) {
+            continue;
+        }
+        diags.push(
+            Diagnostic::error(
+                "E0611",
+                format!(
+                    "{} `{}` uses `{}`, which has no hardware driver",
+                    role_word(d),
+                    d.name,
+                    d.driver
+                ),
+                d.span,
+            )
+            .with_label("simulated only")
+            .with_help(format!(
+                "bind it to the program's simulated world with --sim-device {}, or implement it in your own crate (docs/custom-nodes.md)",
+                d.name
+            )),
+        );
+    }
+    let opened = backend::open_devices(agent, &simulated, &mut diags);
+    match opened {
+        Some(mut o) if diags.is_empty() => {
+            o.simulated = simulated;
+            Ok(o)
+        }
+        _ => Err(diags),
+    }
+}
+
+/// E0610 for a device that cannot be opened.
+fn cannot_open(d: &Device, where_: &str, what: &str, detail: &str, help: &str) -> Diagnostic {
+    Diagnostic::error(
+        "E0610",
+        format!(
+            "{} `{}` ({}{where_}) cannot be used: {what}: {detail}",
+            role_word(d),
+            d.name,
+            d.driver
+        ),
+        d.span,
+    )
+    .with_label("declared here")
+    .with_help(help.to_string())
+}
+
+impl Opened {
+    /// The implementation of a declared leaf on this robot: `Move(direction)` on the motor
+    /// board. `follow`, when the run has a world, moves the robot there as its steps finish,
+    /// so devices and leaves bound to the world (`--sim-device`) see where it is.
+    pub fn leaf(
+        &self,
+        info: &LeafInfo,
+        enums: Rc<Vec<EnumInfo>>,
+        follow: Option<(SharedWorld, AgentId)>,
+    ) -> Option<Box<dyn Leaf>> {
+        let base = self.base.as_ref()?;
+        if info.name != "Move" {
+            return None;
+        }
+        let motor = Followed {
+            name: base.name.clone(),
+            drive: base.drive.clone(),
+            faults: self.faults.clone(),
+            follow,
+            step: None,
+        };
+        crate::sim::grid_leaves::grid_move(Box::new(motor), info, enums)
+    }
+
+    /// The act phase's last step: every actuator whose level changed is set.
+    pub fn write_outputs(&mut self, slots: &[f64]) {
+        for o in &mut self.outputs {
+            let Some(slot) = o.slot else { continue };
+            let level = slots[slot as usize];
+            if o.last.is_some_and(|l| l.to_bits() == level.to_bits()) {
+                continue;
+            }
+            o.last = Some(level);
+            if let Err(e) = o.device.set_level(level) {
+                self.faults.push(&o.name, e);
+            }
+        }
+    }
+
+    /// Every actuator to its safe value and the motors stopped; failures are in `faults`.
+    pub fn safe_stop(&mut self) {
+        for o in &mut self.outputs {
+            if let Err(e) = o.device.set_level(o.safe) {
+                self.faults.push(&o.name, e);
+            }
+            o.last = Some(o.safe);
+        }
+        if let Some(b) = &self.base {
+            let r = b.drive.borrow_mut().command(MotorCommand::Stop);
+            if let Err(e) = r {
+                self.faults.push(&b.name, e);
+            }
+        }
+    }
+}
+
+/// The motor board as a `Move` leaf drives it: failures go to the fault log, and finished
+/// steps move the robot in the followed world.
+struct Followed {
+    name: String,
+    drive: Rc<RefCell<dyn Motor>>,
+    faults: Faults,
+    follow: Option<(SharedWorld, AgentId)>,
+    step: Option<Direction>,
+}
+
+impl Followed {
+    fn logged<T>(&self, r: Result<T, DeviceError>) -> Result<T, DeviceError> {
+        if let Err(e) = &r {
+            self.faults.push(&self.name, e.clone());
+        }
+        r
+    }
+}
+
+impl Motor for Followed {
+    fn command(&mut self, command: MotorCommand) -> Result<(), DeviceError> {
+        self.step = match command {
+            MotorCommand::Step(d) => Some(d),
+            _ => None,
+        };
+        let r = self.drive.borrow_mut().command(command);
+        self.logged(r)
+    }
+
+    fn status(&mut self) -> Result<MotorStatus, DeviceError> {
+        let r = self.drive.borrow_mut().status();
+        let status = self.logged(r)?;
+        if status == MotorStatus::Idle {
+            if let (Some(d), Some((w, id))) = (self.step.take(), &self.follow) {
+                // The world follows the robot; a world that disagrees (a blank cell where the
+                // robot drove) keeps its place, and the simulated devices read it there.
+                if let Ok(mut w) = w.try_borrow_mut() {
+                    let _ = w.try_move(*id, d);
+                }
+            }
+        }
+        Ok(status)
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod backend {
+    use super::*;
+    use crate::devices::ads1115::{Ads1115, SharedAdc};
+    use crate::devices::bus::StdDelay;
+    use crate::devices::gpio_out::DigitalOutput;
+    use crate::devices::hcsr04::{Hcsr04, MonotonicClock};
+    use crate::devices::pwm::PwmOutput;
+    use crate::devices::romi32u4::Romi32u4;
+    use crate::devices::rpi::{self, Bus, HardPwm, InterruptEdge, OpenError, SoftPwm};
+    use crate::devices::EdgeKind;
+
+    struct Site<'a> {
+        diags: &'a mut Vec<Diagnostic>,
+        buses: Vec<(u8, Result<Bus, OpenError>)>,
+        adcs: Vec<((u8, u8), SharedAdc<Bus, StdDelay>)>,
+        gpio: Option<Result<rppal::gpio::Gpio, OpenError>>,
+    }
+
+    impl Site<'_> {
+        fn fail(&mut self, d: &Device, where_: &str, e: &OpenError) {
+            self.diags
+                .push(cannot_open(d, where_, &e.what, &e.detail, &e.help));
+        }
+
+        fn bus(&mut self, n: u8) -> Result<Bus, OpenError> {
+            if !self.buses.iter().any(|(b, _)| *b == n) {
+                self.buses.push((n, rpi::open_i2c(n)));
+            }
+            let (_, r) = self.buses.iter().find(|(b, _)| *b == n).expect("opened");
+            r.clone()
+        }
+
+        fn gpio(&mut self) -> Result<rppal::gpio::Gpio, OpenError> {
+            self.gpio.get_or_insert_with(rpi::gpio).clone()
+        }
+    }
+
+    fn i2c_place(d: &Device) -> (u8, u8, String) {
+        let bus = num(d, "bus").unwrap_or(1.0) as u8;
+        let address = num(d, "address").unwrap_or(0.0) as u8;
+        (
+            bus,
+            address,
+            format!(" on bus {bus} at address {address:#04x}"),
+        )
+    }
+
+    fn pin(d: &Device, arg: &str) -> u8 {
+        num(d, arg).unwrap_or(0.0) as u8
+    }
+
+    fn adc_channel(site: &mut Site, d: &Device) -> Option<Box<dyn Sensor>> {
+        let (bus, address, place) = i2c_place(d);
+        let adc = match site.adcs.iter().find(|(k, _)| *k == (bus, address)) {
+            Some((_, adc)) => adc.clone(),
+            None => {
+                let mut b = match site.bus(bus) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        site.fail(d, &place, &e);
+                        return None;
+                    }
+                };
+                // The config register answers on any ADS1115.
+                if let Err(e) = rpi::probe(&mut b, bus, address, &[0x01], 2) {
+                    site.fail(d, &place, &e);
+                    return None;
+                }
+                let adc = Ads1115::new(b, StdDelay, address).into_shared();
+                site.adcs.push(((bus, address), adc.clone()));
+                adc
+            }
+        };
+        let channel = num(d, "channel").unwrap_or(0.0) as u32;
+        match adc.channel(channel, num(d, "gain").unwrap_or(4.096)) {
+            Ok(c) => Some(Box::new(Retry {
+                device: c,
+                retries: retries(d),
+            })),
+            Err(e) => {
+                let e = OpenError {
+                    what: format!("channel {channel}"),
+                    detail: e.to_string(),
+                    help: "the ADS1115 has channels 0 to 3 and gains 6.144, 4.096, 2.048, 1.024, 0.512 and 0.256".into(),
+                };
+                site.fail(d, &place, &e);
+                None
+            }
+        }
+    }
+
+    fn romi(site: &mut Site, d: &Device) -> Option<Base> {
+        let (bus, address, place) = i2c_place(d);
+        let b = match site.bus(bus) {
+            Ok(b) => b,
+            Err(e) => {
+                site.fail(d, &place, &e);
+                return None;
+            }
+        };
+        let mut board = Romi32u4::new(b, StdDelay, address);
+        if let Err(e) = board.probe() {
+            let e = OpenError {
+                what: format!("address {address:#04x} on /dev/i2c-{bus}"),
+                detail: format!("the board does not answer ({e})"),
+                help: "check that the Romi is powered and flashed with Pololu's RomiRPiSlaveDemo, and its address (`i2cdetect -y 1` shows 14)".into(),
+            };
+            site.fail(d, &place, &e);
+            return None;
+        }
+        let mut geometry = Geometry::default();
+        if let Some(cell) = num(d, "cell") {
+            geometry.cell_mm = cell * 1000.0;
+        }
+        if let Some(h) = word(d, "heading").and_then(|w| {
+            let mut name = w.to_string();
+            name[..1].make_ascii_uppercase();
+            Direction::from_name(&name)
+        }) {
+            geometry.heading = h;
+        }
+        let wheels = Retry {
+            device: board,
+            retries: retries(d),
+        };
+        let drive: Rc<RefCell<dyn Motor>> = Rc::new(RefCell::new(RomiDrive::new(wheels, geometry)));
+        // Stopped before the first tick, whatever the board held.
+        let _ = drive.borrow_mut().command(MotorCommand::Stop);
+        Some(Base {
+            name: d.name.clone(),
+            bus,
+            address,
+            drive,
+        })
+    }
+
+    fn output(site: &mut Site, d: &Device) -> Option<Box<dyn Output>> {
+        let freq = num(d, "frequency").unwrap_or(1000.0);
+        match d.driver.as_str() {
+            "pwm" => {
+                let ch = pin(d, "channel");
+                match HardPwm::open(ch, freq) {
+                    Ok(p) => Some(Box::new(PwmOutput::new(p, u32::from(ch), freq))),
+                    Err(e) => {
+                        site.fail(d, &format!(" channel {ch}"), &e);
+                        None
+                    }
+                }
+            }
+            "soft_pwm" | "gpio_out" => {
+                let p = pin(d, "pin");
+                let gpio = site.gpio().and_then(|g| rpi::output_pin(&g, p));
+                match gpio {
+                    Ok(out) if d.driver == "gpio_out" => {
+                        Some(Box::new(DigitalOutput::new(out, &d.name)))
+                    }
+                    Ok(out) => Some(Box::new(PwmOutput::new(
+                        SoftPwm::new(out, freq),
+                        u32::from(p),
+                        freq,
+                    ))),
+                    Err(e) => {
+                        site.fail(d, &format!(" on GPIO {p}"), &e);
+                        None
+                    }
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn edge(site: &mut Site, d: &Device) -> Option<Box<dyn EdgeSource>> {
+        let p = pin(d, "pin");
+        let kind = word(d, "edge")
+            .and_then(EdgeKind::from_name)
+            .unwrap_or(EdgeKind::Rising);
+        let r = site
+            .gpio()
+            .and_then(|g| rpi::input_pin(&g, p))
+            .and_then(|pin| InterruptEdge::new(pin, kind));
+        match r {
+            Ok(e) => Some(Box::new(e)),
+            Err(e) => {
+                site.fail(d, &format!(" on GPIO {p}"), &e);
+                None
+            }
+        }
+    }
+
+    fn ranger(site: &mut Site, d: &Device) -> Option<Box<dyn Sensor>> {
+        let (t, e) = (pin(d, "trigger"), pin(d, "echo"));
+        let r = site
+            .gpio()
+            .and_then(|g| Ok((rpi::output_pin(&g, t)?, rpi::input_pin(&g, e)?)));
+        match r {
+            Ok((trigger, echo)) => Some(Box::new(Retry {
+                device: Hcsr04::new(trigger, echo, MonotonicClock::default(), StdDelay, &d.name),
+                retries: retries(d),
+            })),
+            Err(err) => {
+                site.fail(d, &format!(" on GPIO {t} and {e}"), &err);
+                None
+            }
+        }
+    }
+
+    pub(super) fn open_devices(
+        agent: &AgentProgram,
+        simulated: &[(String, String)],
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Opened> {
+        let mut site = Site {
+            diags,
+            buses: Vec::new(),
+            adcs: Vec::new(),
+            gpio: None,
+        };
+        let mut o = Opened {
+            sensors: Vec::new(),
+            events: Vec::new(),
+            outputs: Vec::new(),
+            base: None,
+            simulated: Vec::new(),
+            faults: Faults::default(),
+            _gpio: None,
+        };
+        for d in &agent.devices {
+            if simulated.iter().any(|(n, _)| *n == d.name) {
+                continue;
+            }
+            match (d.driver.as_str(), d.slot) {
+                ("ads1115", Some(slot)) => {
+                    if let Some(s) = adc_channel(&mut site, d) {
+                        o.sensors.push((slot, d.name.clone(), s));
+                    }
+                }
+                ("hcsr04", Some(slot)) => {
+                    if let Some(s) = ranger(&mut site, d) {
+                        o.sensors.push((slot, d.name.clone(), s));
+                    }
+                }
+                ("gpio_edge", Some(slot)) => {
+                    if let Some(e) = edge(&mut site, d) {
+                        o.events.push((slot, d.name.clone(), e));
+                    }
+                }
+                ("romi32u4", _) => o.base = romi(&mut site, d).or(o.base.take()),
+                ("pwm" | "soft_pwm" | "gpio_out", slot) => {
+                    if let Some(device) = output(&mut site, d) {
+                        o.outputs.push(OutputDevice {
+                            name: d.name.clone(),
+                            slot,
+                            device,
+                            safe: num(d, "safe").unwrap_or(0.0),
+                            last: None,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(Ok(g)) = site.gpio {
+            o._gpio = Some(g);
+        }
+        Some(o)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod backend {
+    use super::*;
+
+    pub(super) fn open_devices(
+        agent: &AgentProgram,
+        simulated: &[(String, String)],
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Opened> {
+        for d in &agent.devices {
+            if simulated.iter().any(|(n, _)| *n == d.name) || d.driver.is_empty() {
+                continue;
+            }
+            diags.push(cannot_open(
+                d,
+                "",
+                "this system",
+                "the hardware drivers need Linux (rppal)",
+                "run on the Raspberry Pi, or bind the device to the simulator with --sim-device",
+            ));
+        }
+        None
+    }
+}

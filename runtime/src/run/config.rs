@@ -1,0 +1,78 @@
+//! What a run is asked to do: how many ticks, which world and agents, the seed, what foreign
+//! leaves return, the engine, and how simulated time advances between ticks.
+
+use crate::jit::EngineKind;
+use affect_compiler::ir::program::Status;
+
+/// How the run's schedule advances between ticks. The schedule decides when each tick is
+/// due; a [`Clock`](super::Clock) decides how the run waits for that moment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Pacing {
+    /// Every agent ticks at its own rate.
+    Fixed,
+    /// BehaviorTree.CPP's `tree.sleep(ms)` between ticks: a timer that fires wakes the tree
+    /// early. Used to compare traces with the real library.
+    SleepBetweenTicks { ms: f64 },
+}
+
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    pub ticks: u64,
+    /// Seeds every random stream of the run: the world's (guests, random events) and the
+    /// agents'. The CLI passes the world's `seed` unless `--seed` is given.
+    pub seed: u64,
+    /// Run only this agent (a program's name or an instance name like `UGV#2`); the others
+    /// do not run, and messages to them are dropped.
+    pub agent: Option<String>,
+    /// What foreign leaves without an override return.
+    pub leaf_default: Status,
+    /// `--leaf KEY=S1,S2,..`: KEY is a node path, a label or a declared leaf name; each
+    /// instance plays the statuses one per call, repeating the last.
+    pub leaves: Vec<(String, Vec<Status>)>,
+    /// `--bb KEY=VALUE` on the root blackboard.
+    pub bb: Vec<(String, String)>,
+    pub pacing: Pacing,
+    /// The world to run in (default: the program's only world).
+    pub world: Option<String>,
+    /// Where memories' `persist` files are read and written; `None` keeps them in memory.
+    pub persist_dir: Option<std::path::PathBuf>,
+    /// The engine that runs the tick program. `Jit` falls back to the interpreter where
+    /// there is no JIT (32-bit ARM) or compiling fails, and says so in the trace (a `log`
+    /// event) and in each summary's `fallback`. The interpreter is the reference.
+    pub engine: EngineKind,
+    /// Leaves implemented in Rust by the user's own crate (docs/custom-nodes.md).
+    pub nodes: crate::nodes::NodeRegistry,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            ticks: 100,
+            seed: 0,
+            agent: None,
+            leaf_default: Status::Success,
+            leaves: Vec::new(),
+            bb: Vec::new(),
+            pacing: Pacing::Fixed,
+            world: None,
+            persist_dir: None,
+            engine: EngineKind::Interp,
+            nodes: crate::nodes::NodeRegistry::default(),
+        }
+    }
+}
+
+/// Parses `running,success` as `--leaf` takes it.
+pub fn parse_statuses(s: &str) -> Option<Vec<Status>> {
+    s.split(',').map(|p| parse_status(p.trim())).collect()
+}
+
+/// Parses a status name as `--leaf` and `--leaf-default` take it.
+pub fn parse_status(s: &str) -> Option<Status> {
+    Some(match s.to_ascii_lowercase().as_str() {
+        "success" => Status::Success,
+        "failure" => Status::Failure,
+        "running" => Status::Running,
+        _ => return None,
+    })
+}

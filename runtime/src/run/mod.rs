@@ -1,0 +1,324 @@
+//! Running a program: agents tick at their rates on a clock (sense → process → act →
+//! write), foreign nodes are bound to implementations, and everything observable goes to
+//! the run's observers. The same program, world and seed give the same trace, bit for bit.
+//!
+//! A run is a [`Run`] made in steps: [`Run::new`] sets it up (`setup.rs`), [`Run::start`]
+//! writes the initial state, each [`Run::step`] ticks the agent instance due next
+//! (`tick.rs`) and reports what changed (`report.rs`), and [`Run::finish`] saves memories and
+//! summarises. Between two steps the caller holds the run: that tick boundary is where a
+//! driver stops on a signal, or hands over to a run of a new program. [`run`] does all the
+//! steps on the simulated clock.
+
+mod clock;
+mod config;
+mod observer;
+mod report;
+mod scripted;
+mod setup;
+mod tick;
+mod values;
+
+pub use clock::{Clock, SimClock};
+pub use config::{parse_status, parse_statuses, Pacing, RunConfig};
+pub use observer::{Flow, Observer, TickView};
+pub use setup::check_runnable;
+pub use values::show_value;
+
+use crate::affect::behavior::Arbiter;
+use crate::affect::persist;
+use crate::devices::sim::SharedWorld;
+use crate::jit::EngineKind;
+use crate::sim::mail::{Mail, SharedMail};
+use crate::sim::{SenseErrors, Setup, SimAgent};
+use crate::trace::{Event, TraceSink};
+use affect_compiler::diagnostic::Diagnostic;
+use affect_compiler::ir::program::{Program, Status};
+use affect_compiler::span::Span;
+
+/// What one agent did, for the summary.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentSummary {
+    pub agent: String,
+    pub ticks: u64,
+    /// Transitions into IDLE, RUNNING, SUCCESS, FAILURE, SKIPPED.
+    pub statuses: [u64; 5],
+    pub root: Status,
+    /// The root blackboard at the end: (name, value as text).
+    pub variables: Vec<(String, String)>,
+    /// Foreign nodes that ran as stand-ins, by declared name.
+    pub stand_ins: Vec<String>,
+    /// The engine that ran the agent.
+    pub engine: EngineKind,
+    /// Why the JIT was asked for but the interpreter ran, if it was.
+    pub fallback: Option<String>,
+}
+
+/// Runs a program on the simulated clock and writes its trace; returns one summary per
+/// agent instance. `progress` hears the percentage of agent ticks made.
+pub fn run(
+    program: &Program,
+    config: &RunConfig,
+    sink: &mut dyn TraceSink,
+    progress: impl FnMut(u64),
+) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
+    let mut observer = SinkWithProgress { sink, progress };
+    Run::new(program, config)?.run_to_end(&mut SimClock, &mut observer)
+}
+
+/// A plain trace sink as an observer, with a progress callback.
+struct SinkWithProgress<'s, F> {
+    sink: &'s mut dyn TraceSink,
+    progress: F,
+}
+
+impl<F: FnMut(u64)> TraceSink for SinkWithProgress<'_, F> {
+    fn line(&mut self, tick: u64, t_ms: f64, agent: &str, ev: &Event) -> std::io::Result<()> {
+        self.sink.line(tick, t_ms, agent, ev)
+    }
+}
+
+impl<F: FnMut(u64)> Observer for SinkWithProgress<'_, F> {
+    fn tick_done(&mut self, t: &TickView) -> Flow {
+        (self.progress)(t.done * 100 / t.total.max(1));
+        Flow::Continue
+    }
+}
+
+/// One agent instance being run.
+struct Live<'p> {
+    agent: SimAgent<'p>,
+    /// When its next tick is due.
+    next_ms: f64,
+    ticks: u64,
+    statuses: [u64; 5],
+    root: Status,
+    /// Slot values after the previous tick, to report changes.
+    last: Vec<f64>,
+    /// The contents of each visible list variable after the previous tick (empty for the
+    /// other slots), to report lists changed in place.
+    lists: Vec<Vec<f64>>,
+    /// The behaviour arbiter, when the agent has behaviour modules (seed 004).
+    behavior: Option<Arbiter<'p>>,
+}
+
+impl<'p> Live<'p> {
+    fn new(agent: SimAgent<'p>) -> Live<'p> {
+        let program = agent.program;
+        let mut live = Live {
+            last: agent.machine.slots.clone(),
+            lists: Vec::new(),
+            next_ms: 0.0,
+            ticks: 0,
+            statuses: [0; 5],
+            root: Status::Idle,
+            behavior: program
+                .behaviors
+                .as_ref()
+                .map(|b| Arbiter::new(b, &program.roots)),
+            agent,
+        };
+        live.lists = tick::list_contents(&live);
+        live
+    }
+}
+
+/// A run in progress: its world, its agent instances and where each one is.
+pub struct Run<'p> {
+    program: &'p Program,
+    config: &'p RunConfig,
+    world: Option<SharedWorld>,
+    /// Commands between robots (`SendCommand`, the world's `send`).
+    mail: SharedMail,
+    live: Vec<Live<'p>>,
+    /// Why the JIT was asked for but the interpreter runs, if it does.
+    fallback: Option<String>,
+    /// Agent ticks made, and how many the run makes in all.
+    done: u64,
+    total: u64,
+    /// Device failures of the tick being made (reused, so a tick does not allocate).
+    sense_errors: SenseErrors,
+}
+
+impl<'p> Run<'p> {
+    /// Sets a run up: refuses what cannot run, builds the world and every instance that
+    /// runs, compiles them when the JIT is asked for, and applies `--bb`. Nothing is
+    /// written yet.
+    pub fn new(program: &'p Program, config: &'p RunConfig) -> Result<Run<'p>, Vec<Diagnostic>> {
+        check_runnable(program, config.agent.as_deref())?;
+        let misfits = config.nodes.check(program);
+        if !misfits.is_empty() {
+            return Err(misfits);
+        }
+        let world = setup::build_world(program, config)?;
+        let setup = Setup {
+            leaf_default: config.leaf_default,
+            leaves: &config.leaves,
+            seed: config.seed,
+            persist_dir: config.persist_dir.clone(),
+            mail: Mail::shared(),
+            team: crate::sim::team::Team::shared(config.seed),
+            nodes: &config.nodes,
+        };
+        let instances = setup::instances(program, config, world.as_ref());
+        // Memory files are checked before anything runs: damage, or a file that could not
+        // be written back, stops the run now rather than after it.
+        if let Some(dir) = &config.persist_dir {
+            persist::check_files(instances.iter().map(|i| i.program), dir)?;
+        }
+        let engines = setup::compile(program, config, &instances);
+        let mut live = Vec::new();
+        for instance in instances {
+            let sim = setup::bind(program, config, &setup, world.as_ref(), instance, &engines)?;
+            live.push(Live::new(sim));
+        }
+        if live.is_empty() {
+            return Err(setup::nothing_to_run(program, config, world.as_ref()));
+        }
+        // With `--agent`, the others do not run, and messages to them are dropped.
+        if let (Some(w), None) = (&world, &config.agent) {
+            let undeliverable =
+                scripted::undeliverable_sends(program, &w.borrow(), &setup.mail.borrow());
+            if !undeliverable.is_empty() {
+                return Err(undeliverable);
+            }
+        }
+        Ok(Run {
+            program,
+            config,
+            world,
+            mail: setup.mail,
+            total: config.ticks * live.len() as u64,
+            live,
+            fallback: engines.fallback,
+            done: 0,
+            sense_errors: SenseErrors::new(),
+        })
+    }
+
+    /// The instances that run, in spawn order: `UGV#2` for the second `UGV` a world spawns.
+    pub fn agents(&self) -> impl Iterator<Item = &str> {
+        self.live.iter().map(|l| l.agent.name.as_str())
+    }
+
+    /// Writes what a trace starts with: a warning when the JIT was asked for and the
+    /// interpreter runs, then every visible root variable's initial value.
+    pub fn start(&mut self, obs: &mut dyn Observer) {
+        if let (Some(reason), Some(first)) = (&self.fallback, self.live.first()) {
+            let _ = obs.line(
+                0,
+                0.0,
+                &first.agent.name,
+                &Event::Log {
+                    level: "warn",
+                    text: format!("the JIT is not available ({reason}); running the interpreter"),
+                },
+            );
+        }
+        for l in &self.live {
+            report::initial_values(self.program, l, obs);
+        }
+    }
+
+    /// The instance that ticks next and when its tick is due (ms since the start), or
+    /// `None` when every instance has made its ticks. Agents tick in time order; ties go
+    /// to the agent spawned first.
+    pub fn next_due(&self) -> Option<(usize, f64)> {
+        let ticks = self.config.ticks;
+        (0..self.live.len())
+            .filter(|&k| self.live[k].ticks < ticks)
+            .min_by(|&a, &b| {
+                let (x, y) = (&self.live[a], &self.live[b]);
+                x.next_ms.total_cmp(&y.next_ms).then(a.cmp(&b))
+            })
+            .map(|k| (k, self.live[k].next_ms))
+    }
+
+    /// Ticks the instance due next and reports what changed, then asks the observer how to
+    /// go on. `None` when the run has made all its ticks.
+    pub fn step(&mut self, clock: &mut dyn Clock, obs: &mut dyn Observer) -> Option<Flow> {
+        let (k, due) = self.next_due()?;
+        let now = clock.wait_until(due);
+        let tick = self.live[k].ticks;
+        if let Some(w) = &self.world {
+            tick::step_world(
+                self.program,
+                &mut w.borrow_mut(),
+                &self.mail,
+                tick,
+                now,
+                obs,
+            );
+        }
+        let l = &mut self.live[k];
+        tick::tick_agent(
+            self.program,
+            l,
+            self.world.as_ref(),
+            &self.mail,
+            now,
+            &mut self.sense_errors,
+        );
+        let next = tick::schedule_next(l, now, self.config.pacing);
+        report::tick_events(
+            self.program,
+            l,
+            &self.sense_errors,
+            &self.mail,
+            tick,
+            now,
+            obs,
+        );
+        l.ticks += 1;
+        l.next_ms = next;
+        self.done += 1;
+        Some(obs.tick_done(&TickView {
+            index: k,
+            agent: &l.agent.name,
+            program: l.agent.program,
+            tick,
+            t_ms: now,
+            root: l.root,
+            machine: &l.agent.machine,
+            done: self.done,
+            total: self.total,
+        }))
+    }
+
+    /// Saves the memories that persist, writes each instance's summary line and returns
+    /// the summaries.
+    pub fn finish(self, obs: &mut dyn Observer) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
+        self.save_memories()?;
+        Ok(self
+            .live
+            .iter()
+            .map(|l| report::summary(self.program, l, &self.fallback, obs))
+            .collect())
+    }
+
+    /// Every step, from the first tick until all are made or the observer stops the run.
+    pub fn run_to_end(
+        mut self,
+        clock: &mut dyn Clock,
+        obs: &mut dyn Observer,
+    ) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
+        self.start(obs);
+        while let Some(Flow::Continue) = self.step(clock, obs) {}
+        self.finish(obs)
+    }
+
+    /// Long-term memories that persist are saved at the end of the run.
+    fn save_memories(&self) -> Result<(), Vec<Diagnostic>> {
+        let Some(dir) = &self.config.persist_dir else {
+            return Ok(());
+        };
+        for l in &self.live {
+            for (file, stored) in l.agent.stored_memories(self.program) {
+                // Keeps what other memories in the same file hold.
+                if let Err(e) = persist::save(&dir.join(&file), stored) {
+                    return Err(vec![Diagnostic::error("E0603", e, Span::DUMMY)]);
+                }
+            }
+        }
+        Ok(())
+    }
+}

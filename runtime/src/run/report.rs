@@ -1,0 +1,299 @@
+//! What a run writes: the initial values, each tick's changes in trace order (device
+//! failures, behaviour modules, components and protocol steps, node transitions, memory
+//! processes and logs, drives, emotions, variables, messages), and each instance's summary.
+
+use super::values::trace_value;
+use super::{AgentSummary, Live};
+use crate::sim::mail::SharedMail;
+use crate::sim::SenseErrors;
+use crate::trace::{Event, TraceSink, Value};
+use affect_compiler::ir::program::{AgentProgram, Program, Slot, Status, ValueKind};
+
+/// Every visible root variable's value, so a trace starts from a known state.
+pub(super) fn initial_values(program: &Program, l: &Live, sink: &mut dyn TraceSink) {
+    let p = l.agent.program;
+    for (i, s) in p.slots.iter().enumerate() {
+        if s.visible && s.scope == 0 {
+            let v = trace_value(program, &l.agent.machine, s, l.agent.machine.slots[i]);
+            let _ = sink.line(
+                0,
+                0.0,
+                &l.agent.name,
+                &Event::Var {
+                    name: &s.name,
+                    value: v,
+                },
+            );
+        }
+    }
+}
+
+/// What changed in one agent tick, in trace order.
+pub(super) fn tick_events(
+    program: &Program,
+    l: &mut Live,
+    sense_errors: &SenseErrors,
+    mail: &SharedMail,
+    tick: u64,
+    now: f64,
+    sink: &mut dyn TraceSink,
+) {
+    for (device, e) in sense_errors {
+        let _ = sink.line(
+            tick,
+            now,
+            &l.agent.name,
+            &Event::Log {
+                level: "warn",
+                text: format!("device `{device}` failed, keeping its last value: {e}"),
+            },
+        );
+    }
+    if let Some(b) = &mut l.behavior {
+        let spec = b.spec();
+        for c in b.changes.drain(..) {
+            let _ = sink.line(
+                tick,
+                now,
+                &l.agent.name,
+                &Event::Behavior {
+                    module: &spec.modules[c.module as usize].name,
+                    from: c.from.name(),
+                    to: c.to.name(),
+                    value: c.value,
+                },
+            );
+        }
+    }
+    note_lists_changed_in_place(l);
+    // Component changes and protocol steps come first: they are what the handlers and
+    // the tree of this tick reacted to.
+    l.agent.team.flush(tick, now, sink);
+    transitions(l, tick, now, sink);
+    memories_and_logs(program, l, tick, now, sink);
+    drives(program, l, tick, now, sink);
+    emotions(program, l, tick, now, sink);
+    variables(program, l, tick, now, sink);
+    mail.borrow_mut()
+        .flush(program, tick, now, &l.agent.name, sink);
+}
+
+/// A list variable changed in place (a position sensor, a leaf writing its output list)
+/// keeps its list id; marks it so that the trace reports it as a `var` change like any
+/// other. Reuses the copies, so a steady-state tick does not allocate.
+fn note_lists_changed_in_place(l: &mut Live) {
+    let m = &l.agent.machine;
+    for (i, s) in l.agent.program.slots.iter().enumerate() {
+        if s.kind != ValueKind::List || !s.visible {
+            continue;
+        }
+        let now = m.lists.values(m.slots[i]);
+        let seen = &mut l.lists[i];
+        if seen.as_slice() != now {
+            seen.clear();
+            seen.extend_from_slice(now);
+            if l.last[i].to_bits() == m.slots[i].to_bits() {
+                l.last[i] = f64::NAN;
+            }
+        }
+    }
+}
+
+/// Node status changes, counted for the summary.
+fn transitions(l: &mut Live, tick: u64, now: f64, sink: &mut dyn TraceSink) {
+    let p = l.agent.program;
+    let m = &mut l.agent.machine;
+    for t in &m.transitions {
+        l.statuses[t.to as usize] += 1;
+        let node = &p.nodes[t.node as usize];
+        let _ = sink.line(
+            tick,
+            now,
+            &l.agent.name,
+            &Event::Node {
+                uid: t.node + 1,
+                path: &node.path,
+                from: t.from.name(),
+                to: t.to.name(),
+            },
+        );
+    }
+    m.transitions.clear();
+}
+
+/// What the emotional memories did, and the log lines of the runtime and the leaves.
+fn memories_and_logs(
+    program: &Program,
+    l: &mut Live,
+    tick: u64,
+    now: f64,
+    sink: &mut dyn TraceSink,
+) {
+    let agent = &l.agent.name;
+    let mut affect = l.agent.affect.borrow_mut();
+    for mem in &mut affect.memories {
+        for e in &mem.events {
+            let key = program
+                .strings
+                .get(e.key as usize)
+                .map(String::as_str)
+                .unwrap_or("?");
+            let _ = sink.line(
+                tick,
+                now,
+                agent,
+                &Event::Memory {
+                    op: e.op.name(),
+                    key,
+                    score: e.score,
+                },
+            );
+        }
+        mem.events.clear();
+    }
+    for text in affect.logs.drain(..) {
+        let _ = sink.line(
+            tick,
+            now,
+            agent,
+            &Event::Log {
+                level: "info",
+                text,
+            },
+        );
+    }
+}
+
+/// A state slot (a drive's, an emotion machine's) shown by its variant's name.
+fn state_name<'a>(program: &'a Program, l: &Live, s: &Slot, v: f64) -> &'a str {
+    match trace_value(program, &l.agent.machine, s, v) {
+        Value::Str(t) => t,
+        _ => "?",
+    }
+}
+
+/// Drives that changed, with the intention each generated.
+fn drives(program: &Program, l: &Live, tick: u64, now: f64, sink: &mut dyn TraceSink) {
+    let p: &AgentProgram = l.agent.program;
+    let m = &l.agent.machine;
+    for d in &p.drives {
+        let (old, new) = (l.last[d.slot as usize], m.slots[d.slot as usize]);
+        if old.to_bits() == new.to_bits() {
+            continue;
+        }
+        let s = &p.slots[d.slot as usize];
+        let intention = d
+            .intention
+            .map(|i| trace_value(program, m, &p.slots[i as usize], m.slots[i as usize]));
+        let _ = sink.line(
+            tick,
+            now,
+            &l.agent.name,
+            &Event::Drive {
+                name: &d.name,
+                from: state_name(program, l, s, old),
+                to: state_name(program, l, s, new),
+                intention,
+            },
+        );
+    }
+}
+
+/// Emotion machines that changed state, with their intensity and causal chain.
+fn emotions(program: &Program, l: &Live, tick: u64, now: f64, sink: &mut dyn TraceSink) {
+    let p: &AgentProgram = l.agent.program;
+    let m = &l.agent.machine;
+    for mc in &p.machines {
+        let (old, new) = (l.last[mc.state as usize], m.slots[mc.state as usize]);
+        if old.to_bits() == new.to_bits() {
+            continue;
+        }
+        let s = &p.slots[mc.state as usize];
+        let cause = mc
+            .causes
+            .get(new as usize)
+            .and_then(|c| c.as_deref())
+            .unwrap_or("");
+        let _ = sink.line(
+            tick,
+            now,
+            &l.agent.name,
+            &Event::Emotion {
+                machine: &mc.name,
+                from: state_name(program, l, s, old),
+                to: state_name(program, l, s, new),
+                intensity: m.slots[mc.intensity as usize],
+                cause,
+            },
+        );
+    }
+}
+
+/// Visible variables that changed; remembers every slot's value for the next tick.
+fn variables(program: &Program, l: &mut Live, tick: u64, now: f64, sink: &mut dyn TraceSink) {
+    let p = l.agent.program;
+    let m = &l.agent.machine;
+    for (i, s) in p.slots.iter().enumerate() {
+        let v = m.slots[i];
+        if s.visible && l.last[i].to_bits() != v.to_bits() {
+            let value = trace_value(program, m, s, v);
+            let _ = sink.line(
+                tick,
+                now,
+                &l.agent.name,
+                &Event::Var {
+                    name: &s.name,
+                    value,
+                },
+            );
+        }
+        l.last[i] = v;
+    }
+}
+
+/// The instance's summary line, and its summary.
+pub(super) fn summary(
+    program: &Program,
+    l: &Live,
+    fallback: &Option<String>,
+    sink: &mut dyn TraceSink,
+) -> AgentSummary {
+    let root = match l.root {
+        Status::Idle => "IDLE",
+        s => s.name(),
+    };
+    let _ = sink.line(
+        l.ticks,
+        l.next_ms,
+        &l.agent.name,
+        &Event::Summary {
+            ticks: l.ticks,
+            statuses: l.statuses,
+            root,
+        },
+    );
+    let variables = l
+        .agent
+        .program
+        .slots
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.visible && s.scope == 0)
+        .map(|(i, s)| {
+            (
+                s.name.clone(),
+                super::show_value(program, &l.agent.machine, i),
+            )
+        })
+        .collect();
+    AgentSummary {
+        agent: l.agent.name.clone(),
+        ticks: l.ticks,
+        statuses: l.statuses,
+        root: l.root,
+        variables,
+        stand_ins: l.agent.stand_ins.clone(),
+        engine: l.agent.machine.engine(),
+        fallback: fallback.clone(),
+    }
+}

@@ -1,0 +1,83 @@
+//! Slot values as traces and summaries show them: numbers, integers, booleans, strings and
+//! enum variants by name, lists of labels and lists of lists as such.
+
+use crate::interp::Machine;
+use crate::trace::Value;
+use affect_compiler::ir::program::{Program, Slot, Status, ValueKind};
+
+/// Shows a slot's value in summaries.
+pub fn show_value(program: &Program, m: &Machine, slot: usize) -> String {
+    let s = &m.program().slots[slot];
+    let v = m.slots[slot];
+    show(&trace_value(program, m, s, v))
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::Num(x) => format!("{x}"),
+        Value::Int(i) => format!("{i}"),
+        Value::Bool(b) => format!("{b}"),
+        Value::Str(t) => t.to_string(),
+        Value::List(items) => format!("{items:?}"),
+        Value::Items(items) => {
+            let shown: Vec<String> = items.iter().map(show).collect();
+            format!("[{}]", shown.join(", "))
+        }
+    }
+}
+
+pub(super) fn trace_value<'a>(program: &'a Program, m: &Machine, s: &Slot, v: f64) -> Value<'a> {
+    value_of(program, m, s.kind, &s.elems, v)
+}
+
+/// A value of the given kind; `elems` are a list's element kinds, outermost first.
+fn value_of<'a>(
+    program: &'a Program,
+    m: &Machine,
+    kind: ValueKind,
+    elems: &[ValueKind],
+    v: f64,
+) -> Value<'a> {
+    match kind {
+        ValueKind::Int => Value::Int(v as i64),
+        ValueKind::Bool => Value::Bool(v != 0.0),
+        ValueKind::Str => Value::Str(
+            program
+                .strings
+                .get(v as usize)
+                .map(String::as_str)
+                .unwrap_or(""),
+        ),
+        ValueKind::Enum(e) => Value::Str(
+            program
+                .enums
+                .get(e as usize)
+                .and_then(|en| en.variants.get(v as usize))
+                .map(String::as_str)
+                .unwrap_or("?"),
+        ),
+        ValueKind::Status => Value::Str(Status::from_index(v as u8).name()),
+        ValueKind::List => {
+            let items = m.lists.values(v);
+            match elems.split_first() {
+                // Numbers (and quantities, in SI units) stay a list of numbers.
+                None
+                | Some((
+                    ValueKind::Num
+                    | ValueKind::Duration
+                    | ValueKind::Rate
+                    | ValueKind::Length
+                    | ValueKind::Angle,
+                    _,
+                )) => Value::List(items.to_vec()),
+                Some((&inner, rest)) => Value::Items(
+                    items
+                        .iter()
+                        .map(|&x| value_of(program, m, inner, rest, x))
+                        .collect(),
+                ),
+            }
+        }
+        _ => Value::Num(v),
+    }
+}

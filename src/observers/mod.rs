@@ -1,0 +1,74 @@
+//! What watches `affect run`: every observer the command line asks for, each handed every
+//! trace event and the end of every agent tick by one fan-out. To add one (a Groot 2
+//! publisher, a `.btlog` recorder), implement [`RunObserver`] in a file of this folder and
+//! add it where `commands/run.rs` builds the fan-out.
+//!
+//! - `trace_file.rs`: `--trace FILE.jsonl`, the JSON Lines trace (docs/trace.md);
+//! - `story.rs`: the story of the run on stderr, unless `--quiet`;
+//! - `plot.rs`: `--plot FILE.svg`;
+//! - `progress.rs`: a progress bar for long runs on a terminal;
+//! - `views.rs`: what each agent's variables are, read from the checked program, for the
+//!   story and the plot.
+
+pub mod plot;
+pub mod progress;
+pub mod story;
+pub mod trace_file;
+pub mod views;
+
+use affect_runtime::run::{Flow, Observer, TickView};
+use affect_runtime::trace::{Event, TraceSink};
+use std::io;
+
+/// An observer of the command line: it may keep its output until the run is over.
+pub trait RunObserver: Observer {
+    /// The run is over; `completed`: without an error. Writes what the observer kept; an
+    /// error says its output could not be written.
+    fn finish(&mut self, _completed: bool) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Hands every event and every tick's end to each observer, in the order they were added.
+/// An observer never fails the run: a trace line that cannot be written is the trace
+/// file's to report when it finishes.
+#[derive(Default)]
+pub struct Fanout<'a> {
+    observers: Vec<Box<dyn RunObserver + 'a>>,
+}
+
+impl<'a> Fanout<'a> {
+    pub fn add(&mut self, o: impl RunObserver + 'a) {
+        self.observers.push(Box::new(o));
+    }
+
+    /// Finishes every observer; the errors of those whose output failed.
+    pub fn finish(&mut self, completed: bool) -> Vec<String> {
+        self.observers
+            .iter_mut()
+            .filter_map(|o| o.finish(completed).err())
+            .collect()
+    }
+}
+
+impl TraceSink for Fanout<'_> {
+    fn line(&mut self, tick: u64, t_ms: f64, agent: &str, ev: &Event) -> io::Result<()> {
+        for o in &mut self.observers {
+            let _ = o.line(tick, t_ms, agent, ev);
+        }
+        Ok(())
+    }
+}
+
+impl Observer for Fanout<'_> {
+    /// Every observer hears of the tick; any one of them can stop the run.
+    fn tick_done(&mut self, tick: &TickView) -> Flow {
+        let mut flow = Flow::Continue;
+        for o in &mut self.observers {
+            if o.tick_done(tick) == Flow::Stop {
+                flow = Flow::Stop;
+            }
+        }
+        flow
+    }
+}

@@ -1,0 +1,817 @@
+//! The shape of the code (docs/architecture.md), checked on every test run:
+//!
+//! - **No import circles** between the files of `compiler/`, `runtime/`, `lsp/` and `src/`. A
+//!   file imports another when a `use` or a path through `crate::`, `super::` or `self::`
+//!   names it (a path names the file of the deepest module it goes through). A module's own
+//!   file reaching into its submodules is not an import: it contains them. Tests aside.
+//! - **No file over 1,000 lines** and **no function over 150 lines**, tests aside, unless a
+//!   comment says why it must be one piece: for a function, a comment just above it (or on
+//!   its first line) with the words "one piece"; for a file, its module documentation.
+//!
+//! Work in progress is listed below, each entry with its owner. An entry that no longer
+//! applies fails the test too, so the lists only shrink; the lead removes the last ones.
+
+mod support;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+const MAX_FILE_LINES: usize = 1000;
+const MAX_FN_LINES: usize = 150;
+
+/// The crates whose files must not import each other in circles: (name, source folder).
+const CRATES: [(&str, &str); 4] = [
+    ("affect-compiler", "compiler/src"),
+    ("affect-runtime", "runtime/src"),
+    ("affect-lsp", "lsp/src"),
+    ("affect", "src"),
+];
+
+/// Circles being taken apart: the files of each (sorted), and who owns the work.
+const ALLOWED_CIRCLES: &[(&[&str], &str)] = &[];
+
+/// Files over the limit being split: (file, owner).
+const ALLOWED_LONG_FILES: &[(&str, &str)] = &[
+    ("compiler/src/fmt/mod.rs", "structure, issue 10"),
+    ("compiler/src/ir/world/lower.rs", "structure, issue 10"),
+    ("compiler/src/sema/expr.rs", "semantic-model, issue 10"),
+    ("compiler/src/sema/mod.rs", "semantic-model, issue 10"),
+    ("compiler/src/sema/tree.rs", "semantic-model, issue 10"),
+    ("lsp/src/completion.rs", "semantic-model, issue 10"),
+    ("lsp/src/resolve.rs", "semantic-model, issue 10"),
+];
+
+/// Functions over the limit being cut into steps: (file, function, owner).
+const ALLOWED_LONG_FNS: &[(&str, &str, &str)] = &[
+    ("compiler/src/fmt/mod.rs", "member", "structure, issue 10"),
+    (
+        "compiler/src/groot/xml.rs",
+        "markup",
+        "xml-bridge, issue 12",
+    ),
+    (
+        "compiler/src/sema/behavior.rs",
+        "module",
+        "semantic-model, issue 10",
+    ),
+    (
+        "compiler/src/sema/derived.rs",
+        "derived_values",
+        "semantic-model, issue 10",
+    ),
+    (
+        "compiler/src/sema/device_call.rs",
+        "device",
+        "semantic-model, issue 10",
+    ),
+    (
+        "compiler/src/sema/lower.rs",
+        "lower_program",
+        "semantic-model, issue 10",
+    ),
+    (
+        "compiler/src/sema/memory.rs",
+        "memory",
+        "semantic-model, issue 10",
+    ),
+    (
+        "compiler/src/sema/mod.rs",
+        "declare",
+        "semantic-model, issue 10",
+    ),
+    (
+        "compiler/src/sema/tree.rs",
+        "builtin",
+        "semantic-model, issue 10",
+    ),
+    (
+        "compiler/src/sema/tree.rs",
+        "switch",
+        "semantic-model, issue 10",
+    ),
+    (
+        "compiler/src/sema/xml_ids.rs",
+        "desugar",
+        "semantic-model, issue 10",
+    ),
+    (
+        "compiler/src/syntax/delimiters.rs",
+        "balance",
+        "hostile, issue 11",
+    ),
+    ("compiler/src/syntax/lexer.rs", "lex", "hostile, issue 11"),
+    (
+        "lsp/src/completion.rs",
+        "complete",
+        "semantic-model, issue 10",
+    ),
+    (
+        "lsp/src/resolve.rs",
+        "declare_item",
+        "semantic-model, issue 10",
+    ),
+    (
+        "lsp/src/resolve.rs",
+        "declare_member",
+        "semantic-model, issue 10",
+    ),
+    ("lsp/src/symbols.rs", "item", "semantic-model, issue 10"),
+    ("lsp/src/symbols.rs", "member", "semantic-model, issue 10"),
+];
+
+/// One source file of the four crates.
+struct Source {
+    /// Relative to the workspace, with `/`.
+    path: String,
+    /// Its module path in its crate (`interp::nodes`; empty for `lib.rs` / `main.rs`).
+    module: Vec<String>,
+    /// The text as written.
+    raw: String,
+    /// The text with comments, strings and character literals blanked and test modules
+    /// removed; lines and columns are kept.
+    code: String,
+}
+
+/// Replaces comments, string and character literals with spaces (newlines kept).
+fn blank_comments_and_literals(src: &str) -> String {
+    let c: Vec<char> = src.chars().collect();
+    let mut out: Vec<char> = c.clone();
+    let blank = |out: &mut Vec<char>, from: usize, to: usize| {
+        for ch in out.iter_mut().take(to.min(c.len())).skip(from) {
+            if *ch != '\n' {
+                *ch = ' ';
+            }
+        }
+    };
+    let ident = |ch: char| ch.is_alphanumeric() || ch == '_';
+    let mut i = 0;
+    while i < c.len() {
+        let prev_ident = i > 0 && ident(c[i - 1]);
+        if c[i] == '/' && c.get(i + 1) == Some(&'/') {
+            let end = (i..c.len()).find(|&j| c[j] == '\n').unwrap_or(c.len());
+            blank(&mut out, i, end);
+            i = end;
+        } else if c[i] == '/' && c.get(i + 1) == Some(&'*') {
+            let (mut depth, mut j) = (0usize, i);
+            while j < c.len() {
+                if c[j] == '/' && c.get(j + 1) == Some(&'*') {
+                    depth += 1;
+                    j += 2;
+                } else if c[j] == '*' && c.get(j + 1) == Some(&'/') {
+                    depth -= 1;
+                    j += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    j += 1;
+                }
+            }
+            blank(&mut out, i, j);
+            i = j;
+        } else if !prev_ident && (c[i] == 'r' || (c[i] == 'b' && c.get(i + 1) == Some(&'r'))) && {
+            let k = if c[i] == 'b' { i + 2 } else { i + 1 };
+            let hashes = (k..c.len()).take_while(|&j| c[j] == '#').count();
+            c.get(k + hashes) == Some(&'"')
+        } {
+            // A raw string: r"..", r#".."#, br"..".
+            let k = if c[i] == 'b' { i + 2 } else { i + 1 };
+            let hashes = (k..c.len()).take_while(|&j| c[j] == '#').count();
+            let mut j = k + hashes + 1;
+            while j < c.len() {
+                if c[j] == '"' && (1..=hashes).all(|h| c.get(j + h) == Some(&'#')) {
+                    j += hashes + 1;
+                    break;
+                }
+                j += 1;
+            }
+            blank(&mut out, i, j);
+            i = j;
+        } else if c[i] == '"' {
+            let mut j = i + 1;
+            while j < c.len() && c[j] != '"' {
+                j += if c[j] == '\\' { 2 } else { 1 };
+            }
+            blank(&mut out, i, j + 1);
+            i = j + 1;
+        } else if c[i] == '\'' {
+            // A character literal ('x', '\n', '\u{1F600}'), or a lifetime ('a).
+            let end = if c.get(i + 1) == Some(&'\\') {
+                (i + 3..c.len()).find(|&j| c[j] == '\'')
+            } else if c.get(i + 2) == Some(&'\'') {
+                Some(i + 2)
+            } else {
+                None
+            };
+            match end {
+                Some(e) => {
+                    blank(&mut out, i, e + 1);
+                    i = e + 1;
+                }
+                None => i += 1,
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// The index of the brace that closes the one at `open`.
+fn closing(code: &[u8], open: usize) -> usize {
+    let mut depth = 0usize;
+    for (j, &b) in code.iter().enumerate().skip(open) {
+        match b {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return j;
+                }
+            }
+            _ => {}
+        }
+    }
+    code.len()
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Where each occurrence of keyword `word` starts (not inside a longer identifier).
+fn keyword_at(code: &[u8], word: &str) -> Vec<usize> {
+    let w = word.as_bytes();
+    (0..code.len().saturating_sub(w.len()))
+        .filter(|&i| {
+            code[i..].starts_with(w)
+                && (i == 0 || !is_ident(code[i - 1]))
+                && !is_ident(code[i + w.len()])
+        })
+        .collect()
+}
+
+/// The identifier starting at `i` (after blanks), and where it ends.
+fn ident_after(code: &[u8], mut i: usize) -> Option<(String, usize)> {
+    while i < code.len() && code[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let start = i;
+    while i < code.len() && is_ident(code[i]) {
+        i += 1;
+    }
+    (i > start).then(|| (String::from_utf8_lossy(&code[start..i]).into_owned(), i))
+}
+
+/// Blanks `#[cfg(test)] mod name { .. }` blocks: tests may reach anywhere.
+fn without_test_modules(code: &str) -> String {
+    let mut bytes = code.as_bytes().to_vec();
+    let marker = b"#[cfg(test)]";
+    let mut i = 0;
+    while let Some(at) = bytes[i..]
+        .windows(marker.len())
+        .position(|w| w == marker)
+        .map(|p| p + i)
+    {
+        i = at + marker.len();
+        // Other attributes may follow; then `mod name {`.
+        let mut j = i;
+        loop {
+            while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+                j += 1;
+            }
+            if bytes[j..].starts_with(b"#[") {
+                j = (j..bytes.len()).find(|&k| bytes[k] == b']').unwrap_or(j) + 1;
+            } else {
+                break;
+            }
+        }
+        let rest = &bytes[j..];
+        let is_mod = rest.starts_with(b"mod ") || rest.starts_with(b"pub mod ");
+        let open = (j..bytes.len()).find(|&k| bytes[k] == b'{' || bytes[k] == b';');
+        if let (true, Some(open)) = (is_mod, open) {
+            if bytes[open] == b'{' {
+                let close = closing(&bytes, open).min(bytes.len() - 1);
+                for b in &mut bytes[at..=close] {
+                    if *b != b'\n' {
+                        *b = b' ';
+                    }
+                }
+                i = close;
+            }
+        }
+    }
+    String::from_utf8(bytes).expect("blanking keeps UTF-8: only ASCII replaced")
+}
+
+fn is_test_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name == "tests.rs" || name.ends_with("_tests.rs")
+}
+
+fn sources() -> Vec<(usize, Source)> {
+    let root = support::workspace();
+    let mut out = Vec::new();
+    for (k, (_, dir)) in CRATES.iter().enumerate() {
+        let base = root.join(dir);
+        let mut files = Vec::new();
+        collect_rs(&base, &mut files);
+        files.sort();
+        for file in files {
+            let rel = file
+                .strip_prefix(&base)
+                .expect("under its crate")
+                .to_path_buf();
+            let mut module: Vec<String> = rel
+                .with_extension("")
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if matches!(
+                module.last().map(String::as_str),
+                Some("mod" | "lib" | "main")
+            ) {
+                module.pop();
+            }
+            let path = format!("{dir}/{}", rel.to_string_lossy().replace('\\', "/"));
+            if is_test_file(&path) {
+                continue;
+            }
+            let raw = std::fs::read_to_string(&file).expect("readable source");
+            let code = without_test_modules(&blank_comments_and_literals(&raw));
+            out.push((
+                k,
+                Source {
+                    path,
+                    module,
+                    raw,
+                    code,
+                },
+            ));
+        }
+    }
+    out
+}
+
+fn collect_rs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("readable folder").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect_rs(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The inline modules of a file (`mod op { .. }`): (start, end, name), so that `super::`
+/// inside one means the file's own module.
+fn inline_modules(code: &[u8]) -> Vec<(usize, usize, String)> {
+    keyword_at(code, "mod")
+        .into_iter()
+        .filter_map(|at| {
+            let (name, end) = ident_after(code, at + 3)?;
+            let open = (end..code.len()).find(|&k| !code[k].is_ascii_whitespace())?;
+            (code[open] == b'{').then(|| (open, closing(code, open), name))
+        })
+        .collect()
+}
+
+/// The paths of a `use` tree: `a::{b, c::{d as e, self}}` gives `a::b`, `a::c::d`, `a::c`.
+fn expand_use(prefix: &[String], tree: &str, out: &mut Vec<Vec<String>>) {
+    let tree = tree.trim();
+    if let Some(brace) = tree.find('{') {
+        let mut pre = prefix.to_vec();
+        pre.extend(
+            tree[..brace]
+                .split("::")
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(String::from),
+        );
+        let inner = &tree[brace + 1..tree.rfind('}').unwrap_or(tree.len())];
+        let (mut depth, mut start) = (0, 0);
+        for (i, ch) in inner.char_indices() {
+            match ch {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    expand_use(&pre, &inner[start..i], out);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        expand_use(&pre, &inner[start..], out);
+    } else if !tree.is_empty() {
+        let tree = tree.split(" as ").next().unwrap_or(tree);
+        let mut path = prefix.to_vec();
+        path.extend(
+            tree.split("::")
+                .map(str::trim)
+                .filter(|s| !s.is_empty() && *s != "*" && *s != "self")
+                .map(String::from),
+        );
+        out.push(path);
+    }
+}
+
+/// Every path through `crate`, `super` or `self` in a file, with the module it is written
+/// in (inline modules included).
+fn paths_of(src: &Source) -> Vec<(Vec<String>, Vec<String>)> {
+    let code = src.code.as_bytes();
+    let inline = inline_modules(code);
+    let module_at = |pos: usize| {
+        let mut m = src.module.clone();
+        for (s, e, name) in &inline {
+            if *s < pos && pos < *e {
+                m.push(name.clone());
+            }
+        }
+        m
+    };
+    let mut out = Vec::new();
+    for at in keyword_at(code, "use") {
+        let Some(end) = (at..code.len()).find(|&k| code[k] == b';') else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&code[at + 3..end]).replace(char::is_whitespace, " ");
+        let mut paths = Vec::new();
+        expand_use(
+            &[],
+            &text.replace(" ::", "::").replace(":: ", "::"),
+            &mut paths,
+        );
+        for p in paths {
+            out.push((module_at(at), p));
+        }
+    }
+    for head in ["crate", "super", "self"] {
+        for at in keyword_at(code, head) {
+            let mut path = vec![head.to_string()];
+            let mut i = at + head.len();
+            loop {
+                let mut j = i;
+                while j < code.len() && code[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                if !code[j..].starts_with(b"::") {
+                    break;
+                }
+                match ident_after(code, j + 2) {
+                    Some((seg, end)) => {
+                        path.push(seg);
+                        i = end;
+                    }
+                    None => break,
+                }
+            }
+            if path.len() > 1 {
+                out.push((module_at(at), path));
+            }
+        }
+    }
+    out
+}
+
+/// The module a path names, relative to the module it is written in, as an absolute module
+/// path; `None` for other crates.
+fn absolute(here: &[String], path: &[String]) -> Option<Vec<String>> {
+    let (mut base, rest): (Vec<String>, &[String]) = match path.first().map(String::as_str) {
+        Some("crate") => (Vec::new(), &path[1..]),
+        Some("self") => (here.to_vec(), &path[1..]),
+        Some("super") => (here.to_vec(), path),
+        _ => return None,
+    };
+    let mut rest = rest;
+    while rest.first().is_some_and(|s| s == "super") {
+        base.pop();
+        rest = &rest[1..];
+    }
+    base.extend(rest.iter().cloned());
+    Some(base)
+}
+
+/// File-to-file imports: (from, to) by index into `files`.
+fn imports(files: &[(usize, Source)]) -> BTreeSet<(usize, usize)> {
+    let mut by_module: BTreeMap<(usize, Vec<String>), usize> = BTreeMap::new();
+    for (i, (k, s)) in files.iter().enumerate() {
+        by_module.insert((*k, s.module.clone()), i);
+    }
+    let mut edges = BTreeSet::new();
+    for (i, (k, s)) in files.iter().enumerate() {
+        for (here, path) in paths_of(s) {
+            let Some(abs) = absolute(&here, &path) else {
+                continue;
+            };
+            let target = (0..=abs.len())
+                .rev()
+                .find_map(|n| by_module.get(&(*k, abs[..n].to_vec())));
+            let Some(&t) = target else { continue };
+            // A module's file contains its submodules' files: no import.
+            let contains = files[t].1.module.starts_with(&s.module);
+            if t != i && !contains {
+                edges.insert((i, t));
+            }
+        }
+    }
+    edges
+}
+
+/// Strongly connected groups of more than one file (Tarjan).
+fn circles(n: usize, edges: &BTreeSet<(usize, usize)>) -> Vec<Vec<usize>> {
+    struct Tarjan<'e> {
+        next: Vec<Vec<usize>>,
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        on: Vec<bool>,
+        stack: Vec<usize>,
+        count: usize,
+        out: Vec<Vec<usize>>,
+        _e: std::marker::PhantomData<&'e ()>,
+    }
+    impl Tarjan<'_> {
+        fn visit(&mut self, v: usize) {
+            self.index[v] = Some(self.count);
+            self.low[v] = self.count;
+            self.count += 1;
+            self.stack.push(v);
+            self.on[v] = true;
+            for w in self.next[v].clone() {
+                match self.index[w] {
+                    None => {
+                        self.visit(w);
+                        self.low[v] = self.low[v].min(self.low[w]);
+                    }
+                    Some(iw) if self.on[w] => self.low[v] = self.low[v].min(iw),
+                    Some(_) => {}
+                }
+            }
+            if Some(self.low[v]) == self.index[v] {
+                let mut group = Vec::new();
+                loop {
+                    let w = self.stack.pop().expect("on the stack");
+                    self.on[w] = false;
+                    group.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if group.len() > 1 {
+                    self.out.push(group);
+                }
+            }
+        }
+    }
+    let mut next = vec![Vec::new(); n];
+    for &(a, b) in edges {
+        next[a].push(b);
+    }
+    let mut t = Tarjan {
+        next,
+        index: vec![None; n],
+        low: vec![0; n],
+        on: vec![false; n],
+        stack: Vec::new(),
+        count: 0,
+        out: Vec::new(),
+        _e: std::marker::PhantomData,
+    };
+    for v in 0..n {
+        if t.index[v].is_none() {
+            t.visit(v);
+        }
+    }
+    t.out
+}
+
+/// A comment says why this must be one piece.
+fn says_one_piece(text: &str) -> bool {
+    text.to_ascii_lowercase().contains("one piece")
+}
+
+/// Functions over the limit: (file, name, first line, lines), unless justified.
+fn long_functions(s: &Source) -> Vec<(String, usize, usize)> {
+    let code = s.code.as_bytes();
+    let raw: Vec<&str> = s.raw.lines().collect();
+    let line_of = |pos: usize| code[..pos].iter().filter(|&&b| b == b'\n').count();
+    let mut out = Vec::new();
+    for at in keyword_at(code, "fn") {
+        let Some((name, end)) = ident_after(code, at + 2) else {
+            continue; // `fn(..)`: a function pointer type
+        };
+        // The body: the first `{` outside the signature's brackets, unless a `;` ends it.
+        let (mut depth, mut open) = (0i32, None);
+        for (k, &b) in code.iter().enumerate().skip(end) {
+            match b {
+                b'(' | b'[' | b'<' => depth += 1,
+                b')' | b']' => depth -= 1,
+                b'>' if code[k - 1] != b'-' && code[k - 1] != b'=' => depth -= 1,
+                b'{' if depth <= 0 => {
+                    open = Some(k);
+                    break;
+                }
+                b';' if depth <= 0 => break,
+                _ => {}
+            }
+        }
+        let Some(open) = open else { continue };
+        let (first, last) = (line_of(at), line_of(closing(code, open)));
+        let lines = last - first + 1;
+        if lines <= MAX_FN_LINES {
+            continue;
+        }
+        // The comments and attributes just above, and the body's first line.
+        let mut above = String::new();
+        for l in raw[..first].iter().rev() {
+            let t = l.trim_start();
+            if t.starts_with("//") || t.starts_with("#[") {
+                above.push_str(t);
+                above.push('\n');
+            } else {
+                break;
+            }
+        }
+        if let Some(l) = raw.get(line_of(open) + 1) {
+            above.push_str(l);
+        }
+        if !says_one_piece(&above) {
+            out.push((name, first + 1, lines));
+        }
+    }
+    out
+}
+
+/// Lines of a file, tests aside, unless its module documentation says why it is one piece.
+fn long_file(s: &Source) -> Option<usize> {
+    let plain = blank_comments_and_literals(&s.raw);
+    let test_lines = plain
+        .lines()
+        .zip(s.code.lines())
+        .filter(|(p, c)| !p.trim().is_empty() && c.trim().is_empty())
+        .count();
+    let code_lines = s.raw.lines().count() - test_lines;
+    let doc: String = s
+        .raw
+        .lines()
+        .take_while(|l| l.starts_with("//!"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    (code_lines > MAX_FILE_LINES && !says_one_piece(&doc)).then_some(code_lines)
+}
+
+#[test]
+fn no_two_files_import_each_other_directly_or_in_a_loop() {
+    let files = sources();
+    assert!(files.len() > 100, "found only {} files", files.len());
+    let edges = imports(&files);
+    let mut found: Vec<Vec<String>> = circles(files.len(), &edges)
+        .into_iter()
+        .map(|g| {
+            let mut names: Vec<String> = g.iter().map(|&i| files[i].1.path.clone()).collect();
+            names.sort();
+            names
+        })
+        .collect();
+    found.sort();
+    let allowed = |c: &Vec<String>| {
+        ALLOWED_CIRCLES
+            .iter()
+            .any(|(files, _)| files.iter().copied().eq(c.iter().map(String::as_str)))
+    };
+    let new: Vec<String> = found
+        .iter()
+        .filter(|c| !allowed(c))
+        .map(|c| {
+            let mut why = Vec::new();
+            for a in c {
+                for b in c {
+                    let ia = files.iter().position(|f| f.1.path == *a);
+                    let ib = files.iter().position(|f| f.1.path == *b);
+                    if let (Some(x), Some(y)) = (ia, ib) {
+                        if edges.contains(&(x, y)) {
+                            why.push(format!("    {a} imports {b}"));
+                        }
+                    }
+                }
+            }
+            format!("  {}\n{}", c.join(" <-> "), why.join("\n"))
+        })
+        .collect();
+    let stale: Vec<String> = ALLOWED_CIRCLES
+        .iter()
+        .filter(|(files, _)| {
+            !found
+                .iter()
+                .any(|c| files.iter().copied().eq(c.iter().map(String::as_str)))
+        })
+        .map(|(files, owner)| format!("  {} ({owner})", files.join(" <-> ")))
+        .collect();
+    assert!(
+        new.is_empty() && stale.is_empty(),
+        "import circles:\n{}\nallowed circles that are gone (remove them from ALLOWED_CIRCLES):\n{}",
+        new.join("\n"),
+        stale.join("\n")
+    );
+}
+
+#[test]
+fn no_file_over_a_thousand_lines_and_no_function_over_a_hundred_and_fifty() {
+    let files = sources();
+    let mut problems = Vec::new();
+    let mut used_files = BTreeSet::new();
+    let mut used_fns = BTreeSet::new();
+    for (_, s) in &files {
+        if let Some(n) = long_file(s) {
+            match ALLOWED_LONG_FILES.iter().position(|(f, _)| *f == s.path) {
+                Some(i) => {
+                    used_files.insert(i);
+                }
+                None => problems.push(format!("  {}: {n} lines", s.path)),
+            }
+        }
+        for (name, line, n) in long_functions(s) {
+            match ALLOWED_LONG_FNS
+                .iter()
+                .position(|(f, fun, _)| *f == s.path && *fun == name)
+            {
+                Some(i) => {
+                    used_fns.insert(i);
+                }
+                None => problems.push(format!("  {}:{line} fn {name}: {n} lines", s.path)),
+            }
+        }
+    }
+    for (i, (f, owner)) in ALLOWED_LONG_FILES.iter().enumerate() {
+        if !used_files.contains(&i) {
+            problems.push(format!(
+                "  {f} ({owner}) is short enough now: remove it from ALLOWED_LONG_FILES"
+            ));
+        }
+    }
+    for (i, (f, fun, owner)) in ALLOWED_LONG_FNS.iter().enumerate() {
+        if !used_fns.contains(&i) {
+            problems.push(format!(
+                "  {f} fn {fun} ({owner}) is short enough now: remove it from ALLOWED_LONG_FNS"
+            ));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "over the size limits without a comment saying why they are one piece:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_checker_of_this_file_sees_what_it_must() {
+    // Literals and comments hide what looks like code; lifetimes are not characters.
+    let code = blank_comments_and_literals(
+        "fn a<'x>(s: &'x str) { let q = \"use crate::b;\"; // super::c\n let c = '{'; }",
+    );
+    assert!(!code.contains("crate::b") && !code.contains("super::c") && !code.contains("'{'"));
+    assert!(code.contains("<'x>"));
+    let mut paths = Vec::new();
+    expand_use(&[], "crate::a::{self, b::{c as d, e}, f::*}", &mut paths);
+    let shown: Vec<String> = paths.iter().map(|p| p.join("::")).collect();
+    assert_eq!(
+        shown,
+        [
+            "crate::a",
+            "crate::a::b::c",
+            "crate::a::b::e",
+            "crate::a::f"
+        ]
+    );
+    let here = vec!["interp".to_string(), "nodes".to_string()];
+    let p = |s: &str| s.split("::").map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        absolute(&here, &p("super::lists::Lists")),
+        Some(p("interp::lists::Lists"))
+    );
+    assert_eq!(absolute(&here, &p("crate::jit")), Some(p("jit")));
+    assert_eq!(absolute(&here, &p("std::mem")), None);
+    // Two files that name each other are a circle; a chain is not.
+    let edges: BTreeSet<(usize, usize)> = [(0, 1), (1, 2), (2, 0), (3, 4)].into_iter().collect();
+    assert_eq!(circles(5, &edges).len(), 1);
+    let test_mod =
+        without_test_modules("fn a() {}\n#[cfg(test)]\nmod tests {\n use super::*;\n}\n");
+    assert!(!test_mod.contains("super") && test_mod.lines().count() == 5);
+}
+
+#[test]
+fn affect_run_parses_once() {
+    // The compiler's check parsed the file; the command and its observers (story, plot,
+    // summary) read the checked program and its IR, never the syntax again.
+    let root = support::workspace();
+    let mut files = vec![root.join("src/commands/run.rs")];
+    collect_rs(&root.join("src/observers"), &mut files);
+    for f in files {
+        let code = blank_comments_and_literals(&std::fs::read_to_string(&f).unwrap());
+        assert!(
+            !code.contains("syntax::") && !code.contains("parse("),
+            "{} goes back to the syntax: `affect run` must parse once",
+            f.display()
+        );
+    }
+}
