@@ -33,6 +33,16 @@ run() {
 step "BehaviorTree.CPP oracle (tools/btcpp-oracle)"
 tools/btcpp-oracle/setup.sh .tools/btcpp
 
+step "live-view clients (btview, pyzmq) and headless Chromium"
+# tests/groot2_live.rs talks to `affect run --groot2` with btview and a pyzmq script from this
+# venv; tests/html_report.rs opens reports in Debian's chromium. Each installs only if missing.
+tests/live/setup.sh .tools/live
+if ! command -v chromium >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  fi
+fi
+
 if [[ "${SKIP_LINT:-0}" != 1 ]]; then
   step "cargo fmt --check"
   run fmt cargo fmt --all -- --check

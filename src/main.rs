@@ -3,6 +3,7 @@
 
 mod commands;
 mod files;
+mod html_report;
 mod observers;
 mod treegen;
 
@@ -77,6 +78,10 @@ enum Command {
     Build(commands::build::BuildArgs),
     /// Convert BehaviorTree.CPP XML between v3 (Groot 1) and v4 (Groot 2).
     Convert(commands::convert::ConvertArgs),
+    /// Write the HTML report of a run's trace: the tree's statuses over time, the affect
+    /// variables, drives and emotions, the story. One self-contained file (no network),
+    /// summarised to stay under 10 MB however long the trace.
+    Report(commands::html_report::ReportArgs),
     /// Look into long-term emotional memory files (`memory .. { persist "FILE"; }`).
     Memory {
         #[command(subcommand)]
@@ -139,6 +144,7 @@ fn run(cli: Cli) -> u8 {
         Command::Import(args) => commands::import::run(&args),
         Command::Build(args) => commands::build::run(&args),
         Command::Convert(args) => commands::convert::run(&args),
+        Command::Report(args) => commands::html_report::run(&args),
         Command::Memory { command } => commands::memory::run(&command),
         Command::GenTree(args) => commands::gen_tree::run(&args),
     }

@@ -54,6 +54,21 @@ impl Leaf for StandIn {
     }
 }
 
+/// Wraps the implementation of each foreign node as agents are built: `(instance, node,
+/// implementation) -> implementation`. `affect run --groot2-hooks` puts Groot 2's hooks
+/// around actions and conditions this way, in both engines.
+#[derive(Clone)]
+pub struct LeafWrap(pub std::rc::Rc<WrapFn>);
+
+/// `(instance, node, implementation) -> implementation`.
+pub type WrapFn = dyn Fn(&str, NodeId, Box<dyn Leaf>) -> Box<dyn Leaf>;
+
+impl std::fmt::Debug for LeafWrap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LeafWrap")
+    }
+}
+
 /// The implementation of each foreign node instance, by node id.
 #[derive(Default)]
 pub struct LeafTable {
@@ -73,6 +88,15 @@ impl LeafTable {
             self.leaves.resize_with(i + 1, || None);
         }
         self.leaves[i] = Some(leaf);
+    }
+
+    /// Replaces every bound implementation by what `f` makes of it.
+    pub fn wrap_all(&mut self, mut f: impl FnMut(NodeId, Box<dyn Leaf>) -> Box<dyn Leaf>) {
+        for (i, slot) in self.leaves.iter_mut().enumerate() {
+            if let Some(leaf) = slot.take() {
+                *slot = Some(f(i as NodeId, leaf));
+            }
+        }
     }
 
     pub fn get_mut(&mut self, node: NodeId) -> Option<&mut dyn Leaf> {

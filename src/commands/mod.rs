@@ -7,6 +7,7 @@ pub mod convert;
 pub mod explain;
 pub mod fmt;
 pub mod gen_tree;
+pub mod html_report;
 pub mod import;
 pub mod lsp;
 pub mod memory;

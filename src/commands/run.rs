@@ -5,6 +5,8 @@
 
 use super::report::Reporter;
 use super::{FAILED, OK, USAGE};
+use crate::observers::btlog::BtLog;
+use crate::observers::groot2::{self, Groot2};
 use crate::observers::plot::PlotFile;
 use crate::observers::progress::Bar;
 use crate::observers::story::Narrator;
@@ -12,6 +14,7 @@ use crate::observers::trace_file::TraceFile;
 use crate::observers::views::{self, AgentView};
 use crate::observers::Fanout;
 use crate::{files, Format};
+use affect_compiler::groot::Dialect;
 use affect_compiler::ir::program::Program;
 use affect_compiler::sema::Analysis;
 use affect_runtime::run::{self, AgentSummary, Pacing, Run, RunConfig, SimClock};
@@ -72,6 +75,28 @@ pub struct RunArgs {
     /// interpreter does, and a warning says so.
     #[arg(long, value_enum, default_value_t = super::bench::EngineKind::Jit)]
     pub engine: super::bench::EngineKind,
+    /// Serve the run to Groot 2 and btview as BehaviorTree.CPP's Groot2Publisher does: REQ/REP
+    /// on PORT (default 1667) and PUB on PORT+1; the next agent on PORT+2 and PORT+3, and so
+    /// on. The run is paced at wall-clock speed. See docs/monitoring.md.
+    #[arg(long, value_name = "PORT", num_args = 0..=1, default_missing_value = groot2::DEFAULT_PORT)]
+    pub groot2: Option<u16>,
+    /// The address the Groot 2 server binds (anyone who reaches it sees the run).
+    #[arg(
+        long,
+        value_name = "ADDR",
+        default_value = "127.0.0.1",
+        requires = "groot2"
+    )]
+    pub groot2_bind: String,
+    /// Let Groot 2 clients set hooks and breakpoints on actions and conditions. They change
+    /// node results and the protocol has no authentication: only on a trusted network.
+    #[arg(long, requires = "groot2")]
+    pub groot2_hooks: bool,
+    /// Record the node transitions in Groot 2's log format (BehaviorTree.CPP's FileLogger2),
+    /// for replay in Groot 2; times are simulated time. One agent instance per file: the
+    /// one `--agent` names, else the first.
+    #[arg(long, value_name = "FILE.btlog")]
+    pub btlog: Option<PathBuf>,
 }
 
 fn split_kv(s: &str, what: &str) -> Result<(String, String), String> {
@@ -95,7 +120,7 @@ pub fn run(args: &RunArgs) -> u8 {
         reporter.finish(1);
         return FAILED;
     };
-    let config = match config(args, program) {
+    let mut config = match config(args, program) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
@@ -107,7 +132,7 @@ pub fn run(args: &RunArgs) -> u8 {
     } else {
         views::views(program)
     };
-    let mut observers = match observers(args, &config, &views, &loaded.name) {
+    let mut observers = match observers(args, &mut config, &views, program, &loaded) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e}");
@@ -240,10 +265,12 @@ fn config(args: &RunArgs, program: &Program) -> Result<RunConfig, String> {
 /// its line before the story's last lines.
 fn observers<'v>(
     args: &RunArgs,
-    config: &RunConfig,
+    config: &mut RunConfig,
     views: &'v [AgentView],
-    name: &str,
+    program: &'v Program,
+    loaded: &Loaded,
 ) -> Result<Fanout<'v>, String> {
+    let name = &loaded.name;
     let mut fanout = Fanout::default();
     let progress = Bar::new(!args.quiet && config.ticks >= 2000);
     let clear = progress.is_on();
@@ -260,6 +287,31 @@ fn observers<'v>(
     }
     if let Some(path) = &args.trace {
         fanout.add(TraceFile::create(path)?);
+    }
+    if args.groot2.is_none() && args.btlog.is_none() {
+        return Ok(fanout);
+    }
+    // Groot 2 and its logs show the tree as the Groot exporter writes it (the exporter
+    // works on the syntax tree, which the check does not keep: the source is parsed again,
+    // only with these options).
+    let doc = affect_compiler::groot::exported_document(&loaded.src, Dialect::V4);
+    if let Some(path) = &args.btlog {
+        fanout.add(BtLog::create(
+            program,
+            doc.clone(),
+            args.agent.clone(),
+            path,
+        )?);
+    }
+    if let Some(port) = args.groot2 {
+        let options = groot2::Options {
+            port,
+            bind: args.groot2_bind.clone(),
+            hooks: args.groot2_hooks,
+        };
+        let served = Groot2::start(program, doc, options, Box::new(std::io::stderr()))?;
+        config.wrap_leaves = served.leaf_wrap();
+        fanout.add(served);
     }
     Ok(fanout)
 }

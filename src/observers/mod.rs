@@ -7,9 +7,13 @@
 //! - `story.rs`: the story of the run on stderr, unless `--quiet`;
 //! - `plot.rs`: `--plot FILE.svg`;
 //! - `progress.rs`: a progress bar for long runs on a terminal;
+//! - `groot2/`: `--groot2 [PORT]`, the run served to Groot 2 and btview (docs/monitoring.md);
+//! - `btlog.rs`: `--btlog FILE.btlog`, the run recorded in Groot 2's log format;
 //! - `views.rs`: what each agent's variables are, read from the checked program, for the
 //!   story and the plot.
 
+pub mod btlog;
+pub mod groot2;
 pub mod plot;
 pub mod progress;
 pub mod story;

@@ -7,7 +7,10 @@
 //! [`NameRef`]s, because only the checker knows which of them the program declares.
 //! docs/worlds.md describes every setting.
 
+mod events;
+mod floor;
 mod lower;
+mod things;
 mod values;
 
 #[cfg(test)]

@@ -40,6 +40,8 @@ pub struct RunConfig {
     /// there is no JIT (32-bit ARM) or compiling fails, and says so in the trace (a `log`
     /// event) and in each summary's `fallback`. The interpreter is the reference.
     pub engine: EngineKind,
+    /// Wraps each foreign node's implementation as agents are built (Groot 2 hooks).
+    pub wrap_leaves: Option<crate::leaf::LeafWrap>,
     /// Leaves implemented in Rust by the user's own crate (docs/custom-nodes.md).
     pub nodes: crate::nodes::NodeRegistry,
 }
@@ -57,6 +59,7 @@ impl Default for RunConfig {
             world: None,
             persist_dir: None,
             engine: EngineKind::Interp,
+            wrap_leaves: None,
             nodes: crate::nodes::NodeRegistry::default(),
         }
     }

@@ -157,6 +157,7 @@ impl<'p> Run<'p> {
             persist_dir: config.persist_dir.clone(),
             mail: Mail::shared(),
             team: crate::sim::team::Team::shared(config.seed),
+            wrap: config.wrap_leaves.clone(),
             nodes: &config.nodes,
         };
         let instances = setup::instances(program, config, world.as_ref());
@@ -198,6 +199,13 @@ impl<'p> Run<'p> {
     /// The instances that run, in spawn order: `UGV#2` for the second `UGV` a world spawns.
     pub fn agents(&self) -> impl Iterator<Item = &str> {
         self.live.iter().map(|l| l.agent.name.as_str())
+    }
+
+    /// The run's commands between robots. A driver that runs one agent per process hands
+    /// it, between steps, what the other processes sent (`Mail::send_scripted`), and sends on
+    /// what this agent sent (the `msg` events its observer hears).
+    pub fn mail(&self) -> &SharedMail {
+        &self.mail
     }
 
     /// Writes what a trace starts with: a warning when the JIT was asked for and the

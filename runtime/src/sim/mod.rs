@@ -63,6 +63,8 @@ pub struct Setup<'a> {
     pub mail: mail::SharedMail,
     /// What the run's instances share for recruitment and components (`team`).
     pub team: team::SharedTeam,
+    /// Wraps every foreign node's implementation (`RunConfig::wrap_leaves`).
+    pub wrap: Option<crate::leaf::LeafWrap>,
     /// Leaves the user's own crate implements ([`crate::nodes`]): tried before every
     /// built-in implementation; `--leaf` still overrides them.
     pub nodes: &'a crate::nodes::NodeRegistry,
@@ -140,7 +142,10 @@ pub fn build_agent<'p>(
         enums: enums.clone(),
         affect: affect.clone(),
     });
-    let (table, stand_ins) = bind_leaves(program, agent, env.as_ref(), &families, setup);
+    let (mut table, stand_ins) = bind_leaves(program, agent, env.as_ref(), &families, setup);
+    if let Some(wrap) = &setup.wrap {
+        table.wrap_all(|node, leaf| (wrap.0)(&name, node, leaf));
+    }
     let mut machine = Machine::new(program, agent, table);
     machine.default_leaf = setup.leaf_default;
     let seed = setup.seed

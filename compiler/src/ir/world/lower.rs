@@ -2,11 +2,11 @@
 //! because it decides what a bare length means and which other settings make sense; every
 //! other setting is then read in written order.
 
-use super::values::{bare_name, literal, to_si, Measure, Reader};
+use super::values::Reader;
 use super::*;
 use crate::diagnostic::Diagnostic;
 use crate::suggest::closest;
-use crate::syntax::ast::{Expr, ExprKind, Ident, Setting, SettingBlock, SettingEntry, WorldDecl};
+use crate::syntax::ast::{Expr, Ident, Setting, SettingBlock, SettingEntry, WorldDecl};
 
 /// Which worlds a setting belongs in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,7 +136,7 @@ pub static SETTINGS: &[WorldSetting] = &[
 ];
 
 /// Settings of a `field` block.
-static FIELD_RULES: &[WorldSetting] = &[
+pub static FIELD_RULES: &[WorldSetting] = &[
     setting(
         "near",
         Fits::Any,
@@ -175,7 +175,7 @@ const ONCE: &[&str] = &[
     "seed",
 ];
 
-fn info(table: &'static [WorldSetting], key: &str) -> Option<&'static WorldSetting> {
+pub(super) fn info(table: &'static [WorldSetting], key: &str) -> Option<&'static WorldSetting> {
     table.iter().find(|s| s.key == key)
 }
 
@@ -224,24 +224,24 @@ pub fn lower_world(decl: &WorldDecl) -> (WorldSpec, Vec<Diagnostic>) {
 
 /// What the floor turned out to be, once read.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Floor {
+pub(super) enum Floor {
     Grid,
     Area,
 }
 
-struct Lowering<'d> {
-    diags: &'d mut Vec<Diagnostic>,
-    spec: WorldSpec,
+pub(super) struct Lowering<'d> {
+    pub(super) diags: &'d mut Vec<Diagnostic>,
+    pub(super) spec: WorldSpec,
     /// `None` when the world has no usable floor: kind-specific checks are then skipped,
     /// so one missing `grid` does not drown the file in follow-up errors.
-    floor: Option<(Floor, Span)>,
+    pub(super) floor: Option<(Floor, Span)>,
     /// Settings seen so far that may appear once, with where.
-    seen: Vec<(&'static str, Span)>,
-    mine_count: usize,
+    pub(super) seen: Vec<(&'static str, Span)>,
+    pub(super) mine_count: usize,
 }
 
 impl Lowering<'_> {
-    fn reader(&mut self) -> Reader<'_> {
+    pub(super) fn reader(&mut self) -> Reader<'_> {
         Reader {
             diags: self.diags,
             unit_m: self.spec.unit_m,
@@ -250,7 +250,7 @@ impl Lowering<'_> {
 
     /// The block's settings whose key is known; unknown keys and entries that are not
     /// settings are reported.
-    fn known_settings<'a>(&mut self, body: &'a SettingBlock) -> Vec<&'a Setting> {
+    pub(super) fn known_settings<'a>(&mut self, body: &'a SettingBlock) -> Vec<&'a Setting> {
         let mut out = Vec::new();
         for entry in &body.entries {
             match entry {
@@ -280,7 +280,7 @@ impl Lowering<'_> {
         out
     }
 
-    fn unknown(&mut self, key: &Ident, table: &'static [WorldSetting], block: &str) {
+    pub(super) fn unknown(&mut self, key: &Ident, table: &'static [WorldSetting], block: &str) {
         let mut d = Diagnostic::error(
             "E0501",
             format!("unknown setting `{}` in {block}", key.name),
@@ -298,7 +298,7 @@ impl Lowering<'_> {
     }
 
     /// Checks a setting's shape against its table entry; false when it is unusable.
-    fn check_form(&mut self, s: &Setting, info: &WorldSetting) -> bool {
+    pub(super) fn check_form(&mut self, s: &Setting, info: &WorldSetting) -> bool {
         let f = info.form;
         let key = &s.key.name;
         let mut ok = true;
@@ -374,7 +374,7 @@ impl Lowering<'_> {
     }
 
     /// Reports a setting that does not fit the world's floor; true when it fits.
-    fn fits(&mut self, s: &Setting, fits: Fits) -> bool {
+    pub(super) fn fits(&mut self, s: &Setting, fits: Fits) -> bool {
         let Some((floor, floor_span)) = self.floor else {
             return true;
         };
@@ -395,7 +395,7 @@ impl Lowering<'_> {
         false
     }
 
-    fn once(&mut self, s: &Setting) -> bool {
+    pub(super) fn once(&mut self, s: &Setting) -> bool {
         let Some(key) = ONCE.iter().find(|k| **k == s.key.name) else {
             return true;
         };
@@ -418,11 +418,16 @@ impl Lowering<'_> {
         true
     }
 
-    fn pair<'s>(s: &'s Setting, key: &str) -> Option<&'s Expr> {
+    pub(super) fn pair<'s>(s: &'s Setting, key: &str) -> Option<&'s Expr> {
         s.pairs.iter().find(|(k, _)| k.name == key).map(|(_, v)| v)
     }
 
-    fn require_pair<'s>(&mut self, s: &'s Setting, key: &str, example: &str) -> Option<&'s Expr> {
+    pub(super) fn require_pair<'s>(
+        &mut self,
+        s: &'s Setting,
+        key: &str,
+        example: &str,
+    ) -> Option<&'s Expr> {
         let v = Self::pair(s, key);
         if v.is_none() {
             self.diags.push(
@@ -436,179 +441,7 @@ impl Lowering<'_> {
 
     // ------------------------------------------------------------ the floor
 
-    fn read_floor(&mut self, settings: &[&Setting], world: &Ident) {
-        let floors: Vec<&Setting> = settings
-            .iter()
-            .copied()
-            .filter(|s| s.key.name == "grid" || s.key.name == "area")
-            .collect();
-        let Some(first) = floors.first() else {
-            self.diags.push(
-                Diagnostic::error(
-                    "E0508",
-                    format!("world `{}` has no floor", world.name),
-                    world.span,
-                )
-                .with_label("needs `grid` or `area`")
-                .with_help("add `grid 5 x 5 cell 24cm labels \"...\";` or `area 50ft x 50ft;`"),
-            );
-            return;
-        };
-        for s in &floors {
-            self.once(s);
-        }
-        let info = info(SETTINGS, &first.key.name).expect("a known setting");
-        if !self.check_form(first, info) {
-            return;
-        }
-        let floor = if first.key.name == "grid" {
-            self.read_grid(first)
-        } else {
-            self.read_area(first)
-        };
-        if floor.is_some() {
-            self.floor = floor.map(|f| (f, first.key.span));
-        }
-    }
-
-    fn read_grid(&mut self, s: &Setting) -> Option<Floor> {
-        let example = info(SETTINGS, "grid").map_or("", |i| i.example);
-        let x = self.require_pair(s, "x", example);
-        let cell = self.require_pair(s, "cell", example);
-        let labels = self.require_pair(s, "labels", example);
-        let mut r = self.reader();
-        let cols = r.count(&s.args[0], 1, 10_000);
-        let rows = x.and_then(|e| r.count(e, 1, 10_000));
-        r.unit_m = 1.0;
-        let cell_m = cell.and_then(|e| {
-            // A cell size needs a unit: a bare number would be "one cell".
-            if literal(e).is_some_and(|(_, u)| u.is_none()) {
-                r.diags.push(
-                    Diagnostic::error("E0503", "expected a length, found a plain number", e.span)
-                        .with_label("the cell size needs a unit")
-                        .with_help("write it like `24cm`"),
-                );
-                return None;
-            }
-            r.size(e, true)
-        });
-        let text = labels.and_then(|e| r.string(e));
-        let (cols, rows, cell_m, text, labels) = (cols?, rows?, cell_m?, text?, labels?);
-        let cells = self.grid_labels(&text, cols as u32, rows as u32, labels.span)?;
-        self.spec.unit_m = cell_m;
-        self.spec.kind = WorldKind::Grid(GridSpec {
-            cols: cols as u32,
-            rows: rows as u32,
-            cell_m,
-            labels: cells,
-            move_time_ms: DEFAULT_MOVE_TIME_MS,
-        });
-        Some(Floor::Grid)
-    }
-
-    /// `"OITWG / SDA.U / ..."`: rows split by `/`, spaces ignored, `.` blank.
-    fn grid_labels(
-        &mut self,
-        text: &str,
-        cols: u32,
-        rows: u32,
-        span: Span,
-    ) -> Option<Vec<Option<char>>> {
-        let mut bad = |message: String, label: &str| {
-            self.diags.push(
-                Diagnostic::error("E0506", message, span)
-                    .with_label(label.to_string())
-                    .with_note("rows are separated by `/`; each row has one character per cell: a letter or digit, or `.` for a blank cell"),
-            );
-            None
-        };
-        let written: Vec<String> = text
-            .split('/')
-            .map(|row| row.chars().filter(|c| !c.is_whitespace()).collect())
-            .collect();
-        if written.len() != rows as usize {
-            return bad(
-                format!("the labels have {} rows, the grid {rows}", written.len()),
-                "wrong number of rows",
-            );
-        }
-        // Not preallocated: the size comes from the program, the labels string bounds it.
-        let mut cells = Vec::new();
-        for (i, row) in written.iter().enumerate() {
-            let n = row.chars().count();
-            if n != cols as usize {
-                return bad(
-                    format!(
-                        "row {} of the labels has {n} cells, the grid {cols} columns",
-                        i + 1
-                    ),
-                    "wrong row length",
-                );
-            }
-            for c in row.chars() {
-                match c {
-                    '.' => cells.push(None),
-                    c if c.is_alphanumeric() => {
-                        if cells.contains(&Some(c)) {
-                            return bad(
-                                format!("label `{c}` is used twice"),
-                                "labels must be unique",
-                            );
-                        }
-                        cells.push(Some(c));
-                    }
-                    c => {
-                        return bad(
-                            format!("`{c}` cannot label a cell"),
-                            "invalid label character",
-                        )
-                    }
-                }
-            }
-        }
-        Some(cells)
-    }
-
-    fn read_area(&mut self, s: &Setting) -> Option<Floor> {
-        let example = info(SETTINGS, "area").map_or("", |i| i.example);
-        let height = self.require_pair(s, "x", example);
-        // The unit of the width is the world's unit for bare lengths.
-        let unit_m = match literal(&s.args[0]) {
-            Some((_, Some(u))) if Measure::of(u) == Measure::Length => to_si(1.0, u),
-            _ => 1.0,
-        };
-        let mut r = self.reader();
-        r.unit_m = unit_m;
-        let width = r.size(&s.args[0], true);
-        let height = height.and_then(|e| r.size(e, true));
-        let body = match Self::pair(s, "cell") {
-            Some(e) => r.size(e, true),
-            None => Some(DEFAULT_BODY_M),
-        };
-        let (width_m, height_m, body_m) = (width?, height?, body?);
-        if body_m > width_m.min(height_m) {
-            let span = Self::pair(s, "cell").map_or(s.span, |e| e.span);
-            r.out_of_range(
-                span,
-                "a body does not fit in the area",
-                "larger than the area",
-            );
-            return None;
-        }
-        self.spec.unit_m = unit_m;
-        self.spec.kind = WorldKind::Area(AreaSpec {
-            width_m,
-            height_m,
-            body_m,
-            obstacles: Vec::new(),
-            guests: None,
-        });
-        Some(Floor::Area)
-    }
-
-    // ------------------------------------------------------------ everything else
-
-    fn read(&mut self, s: &Setting) {
+    pub(super) fn read(&mut self, s: &Setting) {
         let info = info(SETTINGS, &s.key.name).expect("only known settings get here");
         if !self.once(s) || !self.fits(s, info.fits) || !self.check_form(s, info) {
             return;
@@ -642,7 +475,7 @@ impl Lowering<'_> {
         }
     }
 
-    fn positive_time(&mut self, e: &Expr) -> Option<u64> {
+    pub(super) fn positive_time(&mut self, e: &Expr) -> Option<u64> {
         let mut r = self.reader();
         let ms = r.time_ms(e)?;
         if ms == 0 {
@@ -657,7 +490,7 @@ impl Lowering<'_> {
     }
 
     /// A name not used by another thing of the same namespace.
-    fn fresh_name(&mut self, e: &Expr, what: &str, taken: &[String]) -> Option<String> {
+    pub(super) fn fresh_name(&mut self, e: &Expr, what: &str, taken: &[String]) -> Option<String> {
         let name = self.reader().name(e, what)?;
         if taken.contains(&name.name) {
             self.diags.push(
@@ -673,758 +506,11 @@ impl Lowering<'_> {
         Some(name.name)
     }
 
-    fn thing_names(&self) -> Vec<String> {
+    pub(super) fn thing_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self.spec.landmarks.iter().map(|l| l.name.clone()).collect();
         if let Some(a) = self.spec.area() {
             names.extend(a.obstacles.iter().map(|o| o.name.clone()));
         }
         names
     }
-
-    fn read_field(&mut self, s: &Setting) {
-        let taken: Vec<String> = self.spec.fields.iter().map(|f| f.name.clone()).collect();
-        let name = self.fresh_name(&s.args[0], "a field name", &taken);
-        let base = s.assign.as_ref().and_then(|e| self.reader().plain(e));
-        let mut field = FieldSpec {
-            name: name.clone().unwrap_or_default(),
-            base: base.unwrap_or(0.0),
-            rules: Vec::new(),
-            drift: None,
-        };
-        for entry in s.block.iter().flat_map(|b| &b.entries) {
-            match entry {
-                SettingEntry::Setting(rule) => self.read_field_rule(rule, &mut field),
-                SettingEntry::Error(_) => {}
-                other => self.diags.push(
-                    Diagnostic::error("E0501", "this is not a field rule", other.span())
-                        .with_label("a field block takes `near`, `at` and `drift`"),
-                ),
-            }
-        }
-        if name.is_some() && base.is_some() {
-            self.spec.fields.push(field);
-        }
-    }
-
-    fn read_field_rule(&mut self, s: &Setting, field: &mut FieldSpec) {
-        let Some(info) = info(FIELD_RULES, &s.key.name) else {
-            self.unknown(&s.key, FIELD_RULES, "a field block");
-            return;
-        };
-        if !self.fits(s, info.fits) || !self.check_form(s, info) {
-            return;
-        }
-        match info.key {
-            "drift" => {
-                if field.drift.is_some() {
-                    self.diags.push(
-                        Diagnostic::error("E0507", "the field already drifts", s.key.span)
-                            .with_label("given again here"),
-                    );
-                    return;
-                }
-                let every = self.require_pair(s, "every", info.example);
-                let amount = self.reader().plain(&s.args[0]);
-                let every = every.and_then(|e| self.positive_time(e));
-                if let (Some(amount), Some(every_ms)) = (amount, every) {
-                    if amount < 0.0 {
-                        self.reader().out_of_range(
-                            s.args[0].span,
-                            "a drift must not be negative",
-                            "must be zero or more",
-                        );
-                        return;
-                    }
-                    field.drift = Some(Drift { amount, every_ms });
-                }
-            }
-            "at" => {
-                let value = s.value.as_ref().and_then(|e| self.reader().plain(e));
-                let cell = self.grid_cell(&s.args[0]);
-                if let (Some(cell), Some(value)) = (cell, value) {
-                    field.rules.push(FieldRule::AtCell { cell, value });
-                }
-            }
-            _ => {
-                let radius = self.require_pair(s, "radius", info.example);
-                let value = s.value.as_ref().and_then(|e| self.reader().plain(e));
-                match self.floor {
-                    Some((Floor::Grid, _)) => {
-                        let centre = self.grid_cell(&s.args[0]);
-                        let radius = radius.and_then(|e| self.grid_radius(e));
-                        if let (Some(centre), Some(radius), Some(value)) = (centre, radius, value) {
-                            field.rules.push(FieldRule::NearCell {
-                                centre,
-                                radius,
-                                value,
-                            });
-                        }
-                    }
-                    Some((Floor::Area, _)) => {
-                        let centre = self.area_point(&s.args[0]);
-                        let radius = radius.and_then(|e| self.reader().size(e, false));
-                        if let (Some(centre), Some(radius), Some(value)) = (centre, radius, value) {
-                            field.rules.push(FieldRule::NearPoint {
-                                centre,
-                                radius,
-                                value,
-                            });
-                        }
-                    }
-                    None => {}
-                }
-            }
-        }
-    }
-
-    /// A radius on a grid, in cells: a bare number counts cells, a length is divided by the
-    /// cell size.
-    fn grid_radius(&mut self, e: &Expr) -> Option<f64> {
-        let cells = match literal(e) {
-            Some((v, None)) => v,
-            _ => self.reader().length(e)? / self.spec.unit_m,
-        };
-        if cells < 0.0 || !cells.is_finite() {
-            self.reader().out_of_range(
-                e.span,
-                "a radius must not be negative",
-                "must be zero or more",
-            );
-            return None;
-        }
-        Some(cells)
-    }
-
-    /// A label that must be on the grid; the cell it marks.
-    fn grid_cell(&mut self, e: &Expr) -> Option<Cell> {
-        if matches!(e.kind, ExprKind::Tuple(_)) {
-            self.diags.push(
-                Diagnostic::error(
-                    "E0510",
-                    "a grid world places things by label, not by point",
-                    e.span,
-                )
-                .with_label("use a label of the grid, like `P`"),
-            );
-            return None;
-        }
-        let label = self.reader().label(e)?;
-        let grid = self.spec.grid()?;
-        match grid.find(label) {
-            Some(cell) => Some(cell),
-            None => {
-                let mut all: Vec<char> = grid.labels.iter().flatten().copied().collect();
-                all.sort_unstable();
-                let list: String = all.iter().collect();
-                self.diags.push(
-                    Diagnostic::error(
-                        "E0505",
-                        format!("label `{label}` is not on the grid"),
-                        e.span,
-                    )
-                    .with_label("no cell has this label")
-                    .with_note(format!("the grid's labels are {list}")),
-                );
-                None
-            }
-        }
-    }
-
-    /// A point that must lie inside the area.
-    fn area_point(&mut self, e: &Expr) -> Option<Point> {
-        if bare_name(e).is_some() {
-            self.diags.push(
-                Diagnostic::error(
-                    "E0510",
-                    "an area world places things by point, not by label",
-                    e.span,
-                )
-                .with_label("use a point like `(3m, 4m)`"),
-            );
-            return None;
-        }
-        let p = self.reader().point(e)?;
-        let area = self.spec.area()?;
-        if !(0.0..=area.width_m).contains(&p.x) || !(0.0..=area.height_m).contains(&p.y) {
-            self.diags.push(
-                Diagnostic::error("E0509", "this point is outside the area", e.span).with_label(
-                    format!(
-                        "the area runs from (0, 0) to ({}, {}) in its own units",
-                        trim(area.width_m / self.spec.unit_m),
-                        trim(area.height_m / self.spec.unit_m)
-                    ),
-                ),
-            );
-            return None;
-        }
-        Some(p)
-    }
-
-    fn read_obstacle(&mut self, s: &Setting) {
-        let example = "obstacle food_table at (25ft, 49ft) size 4ft x 2ft;";
-        let taken = self.thing_names();
-        let name = self.fresh_name(&s.args[0], "an obstacle name", &taken);
-        let at = self
-            .require_pair(s, "at", example)
-            .and_then(|e| self.area_point(e));
-        let shape = match (Self::pair(s, "size"), Self::pair(s, "radius")) {
-            (Some(w), None) => {
-                let mut r = self.reader();
-                let width = r.size(w, true);
-                let height = match Self::pair(s, "x") {
-                    Some(h) => r.size(h, true),
-                    None => width,
-                };
-                at.zip(width.zip(height))
-                    .map(|(centre, (width, height))| Shape::Rect {
-                        centre,
-                        width,
-                        height,
-                    })
-            }
-            (None, Some(rad)) => {
-                if let Some((x, _)) = s.pairs.iter().find(|(k, _)| k.name == "x") {
-                    self.diags.push(
-                        Diagnostic::error("E0502", "a round obstacle takes no `x`", x.span)
-                            .with_label("only with `size`"),
-                    );
-                    return;
-                }
-                let radius = self.reader().size(rad, true);
-                at.zip(radius)
-                    .map(|(centre, radius)| Shape::Circle { centre, radius })
-            }
-            _ => {
-                self.diags.push(
-                    Diagnostic::error(
-                        "E0502",
-                        "an obstacle needs either `size W x H` or `radius R`",
-                        s.span,
-                    )
-                    .with_label("give its size or its radius")
-                    .with_help(format!("write it like `{example}`")),
-                );
-                return;
-            }
-        };
-        if let (Some(name), Some(shape), WorldKind::Area(a)) = (name, shape, &mut self.spec.kind) {
-            a.obstacles.push(Obstacle { name, shape });
-        }
-    }
-
-    fn read_guests(&mut self, s: &Setting) {
-        let example = info(SETTINGS, "guests").map_or("", |i| i.example);
-        let speed_e = self.require_pair(s, "speed", example);
-        let walk_e = self.require_pair(s, "duration", example);
-        let mut r = self.reader();
-        let count = r.count(&s.args[0], 0, 100_000);
-        let unit_m = r.unit_m;
-        // Speeds are bare numbers: world units per second.
-        let mut speed_of = |r: &mut Reader, e: &Expr| {
-            let v = r.plain(e)?;
-            Some(v * unit_m)
-        };
-        let secs = |r: &mut Reader, e: &Expr| r.duration_ms(e).map(|ms| ms / 1000.0);
-        let speed = speed_e.and_then(|e| distribution(&mut r, e, &mut speed_of));
-        let walk = walk_e.and_then(|e| distribution(&mut r, e, &mut { secs }));
-        let pause = match Self::pair(s, "pause") {
-            Some(e) => distribution(&mut r, e, &mut { secs }),
-            None => Some(Triangular::constant(0.0)),
-        };
-        let (Some(count), Some(speed), Some(walk), Some(pause)) = (count, speed, walk, pause)
-        else {
-            return;
-        };
-        let Some(area) = self.spec.area() else { return };
-        // Random placement needs room: beyond about 40 % of the floor it may never finish.
-        let footprint = count as f64 * area.body_m * area.body_m;
-        if footprint > 0.4 * area.width_m * area.height_m {
-            self.reader().out_of_range(
-                s.args[0].span,
-                format!("{count} guests do not fit in the area"),
-                "their bodies would cover more than 40 % of the floor",
-            );
-            return;
-        }
-        if walk.max <= 0.0 && count > 0 {
-            self.reader().out_of_range(
-                walk_e.map_or(s.span, |e| e.span),
-                "guests must walk for some time",
-                "the longest walk must be longer than zero",
-            );
-            return;
-        }
-        if let WorldKind::Area(a) = &mut self.spec.kind {
-            a.guests = Some(GuestSpec {
-                count: count as u32,
-                speed,
-                walk,
-                pause,
-            });
-        }
-    }
-
-    fn read_landmark(&mut self, s: &Setting) {
-        let kind = match s.key.name.as_str() {
-            "person" => LandmarkKind::Person,
-            "teammate" => LandmarkKind::Teammate,
-            _ => LandmarkKind::Place,
-        };
-        let example = info(SETTINGS, &s.key.name).map_or("", |i| i.example);
-        let taken = self.thing_names();
-        let name = self.fresh_name(&s.args[0], "a name", &taken);
-        let at = self
-            .require_pair(s, "at", example)
-            .and_then(|e| self.area_point(e));
-        let familiarity = match Self::pair(s, "familiarity") {
-            Some(e) => self.reader().plain_in(e, 0.0, 100.0).map(Some),
-            None => Some(None),
-        };
-        let toward = match Self::pair(s, "toward") {
-            Some(e) => self.area_point(e).map(Some),
-            None => Some(None),
-        };
-        if let (Some(name), Some(position), Some(familiarity), Some(toward)) =
-            (name, at, familiarity, toward)
-        {
-            self.spec.landmarks.push(Landmark {
-                kind,
-                name,
-                position,
-                familiarity,
-                toward,
-            });
-        }
-    }
-
-    fn read_mines(&mut self, s: &Setting) {
-        for e in &s.args {
-            if let Some(position) = self.area_point(e) {
-                self.mine_count += 1;
-                self.spec.landmarks.push(Landmark {
-                    kind: LandmarkKind::Mine,
-                    name: format!("mine{}", self.mine_count),
-                    position,
-                    familiarity: None,
-                    toward: None,
-                });
-            }
-        }
-    }
-
-    fn read_spawn(&mut self, s: &Setting) {
-        let agent = self.reader().name(&s.args[0], "an agent name");
-        let count = match Self::pair(s, "count") {
-            Some(e) => self.reader().count(e, 1, 100_000),
-            None => Some(1),
-        };
-        let at = self
-            .require_pair(s, "at", "spawn Navigator at P;")
-            .and_then(|e| self.spawn_place(e));
-        let heading = match Self::pair(s, "heading") {
-            Some(e) => self.reader().heading_deg(e).map(Some),
-            None => Some(None),
-        };
-        let mut init = Vec::new();
-        let mut init_ok = true;
-        for (k, v) in &s.pairs {
-            if ["at", "count", "heading"].contains(&k.name.as_str()) {
-                continue;
-            }
-            match self.init_value(v) {
-                Some(value) => init.push((
-                    NameRef {
-                        name: k.name.clone(),
-                        span: k.span,
-                    },
-                    value,
-                )),
-                None => init_ok = false,
-            }
-        }
-        let (Some(agent), Some(count), Some(at), Some(heading_deg), true) =
-            (agent, count, at, heading, init_ok)
-        else {
-            return;
-        };
-        if count > 1 && at != SpawnAt::Random {
-            let span = Self::pair(s, "count").map_or(s.span, |e| e.span);
-            self.diags.push(
-                Diagnostic::error(
-                    "E0509",
-                    format!("{count} agents cannot start on one spot"),
-                    span,
-                )
-                .with_label("several agents need `at random`"),
-            );
-            return;
-        }
-        if let SpawnAt::Point(p) = at {
-            if let Some(o) = self
-                .spec
-                .area()
-                .and_then(|a| a.obstacles.iter().find(|o| inside(o.shape, p)))
-            {
-                let name = o.name.clone();
-                self.diags.push(
-                    Diagnostic::error(
-                        "E0509",
-                        format!("`{}` would start inside obstacle `{name}`", agent.name),
-                        s.span,
-                    )
-                    .with_label("this spot is taken by an obstacle"),
-                );
-                return;
-            }
-        }
-        if let SpawnAt::Cell(cell) = at {
-            if let Some(other) = self
-                .spec
-                .spawns
-                .iter()
-                .find(|o| o.at == SpawnAt::Cell(cell))
-            {
-                let (name, first) = (other.agent.name.clone(), other.span);
-                self.diags.push(
-                    Diagnostic::error(
-                        "E0509",
-                        format!(
-                            "`{}` would start on the cell `{name}` starts on",
-                            agent.name
-                        ),
-                        s.span,
-                    )
-                    .with_label("this cell is taken")
-                    .with_secondary(first, "taken here"),
-                );
-                return;
-            }
-        }
-        self.spec.spawns.push(SpawnSpec {
-            agent,
-            count: count as u32,
-            at,
-            heading_deg,
-            init,
-            span: s.span,
-        });
-    }
-
-    fn spawn_place(&mut self, e: &Expr) -> Option<SpawnAt> {
-        if bare_name(e) == Some("random") {
-            return Some(SpawnAt::Random);
-        }
-        match self.floor {
-            Some((Floor::Grid, _)) => self.grid_cell(e).map(SpawnAt::Cell),
-            Some((Floor::Area, _)) => self.area_point(e).map(SpawnAt::Point),
-            None => None,
-        }
-    }
-
-    fn init_value(&mut self, e: &Expr) -> Option<InitValue> {
-        if let Some((v, unit)) = literal(e) {
-            let (value, dim) = match unit {
-                None => (v, Dim::None),
-                Some(u) => {
-                    let dim = match Measure::of(u) {
-                        Measure::Length => Dim::Length,
-                        Measure::Time => Dim::Time,
-                        Measure::Frequency => Dim::Frequency,
-                        Measure::Angle => Dim::Angle,
-                    };
-                    (to_si(v, u), dim)
-                }
-            };
-            return Some(InitValue::Num { value, dim });
-        }
-        match &e.kind {
-            ExprKind::Bool(b) => Some(InitValue::Bool(*b)),
-            ExprKind::Str(s) => Some(InitValue::Str(s.clone())),
-            ExprKind::Tuple(_) => self.reader().point(e).map(InitValue::Point),
-            _ => match bare_name(e) {
-                Some(n) => Some(InitValue::Name(n.to_string())),
-                None => {
-                    self.diags.push(
-                        Diagnostic::error("E0502", "an initial value must be a literal", e.span)
-                            .with_label(
-                                "write a number, `true`/`false`, a string, a point or a name",
-                            ),
-                    );
-                    None
-                }
-            },
-        }
-    }
-
-    fn read_at(&mut self, s: &Setting) {
-        let at = self.reader().time_ms(&s.args[0]);
-        let action = self.event_action(s, None);
-        let every = match Self::pair(s, "every") {
-            Some(e) => self.reader().interval(e).map(Some),
-            None => Some(None),
-        };
-        let until = self.until(s);
-        if let (Some(at), Some(action), Some(every), Some(until_ms)) = (at, action, every, until) {
-            self.spec.events.push(ScriptedEvent {
-                action,
-                at_ms: Some(at),
-                every,
-                until_ms,
-                span: s.span,
-            });
-        }
-    }
-
-    fn read_recurring(&mut self, s: &Setting) {
-        let action = self.event_action(s, Some(&s.args[0]));
-        let every = self
-            .require_pair(
-                s,
-                "every",
-                "raise treat_taken on Butler every exponential(mean: 4s);",
-            )
-            .and_then(|e| self.reader().interval(e));
-        let until = self.until(s);
-        if let (Some(action), Some(every), Some(until_ms)) = (action, every, until) {
-            self.spec.events.push(ScriptedEvent {
-                action,
-                at_ms: None,
-                every: Some(every),
-                until_ms,
-                span: s.span,
-            });
-        }
-    }
-
-    fn until(&mut self, s: &Setting) -> Option<Option<u64>> {
-        match Self::pair(s, "until") {
-            Some(e) => self.reader().time_ms(e).map(Some),
-            None => Some(None),
-        }
-    }
-
-    /// What a scripted event does. For `at` the verb is one of the pairs; for `raise E ...`
-    /// (`verb_arg`) the verb is the key and its object the argument.
-    fn event_action(&mut self, s: &Setting, verb_arg: Option<&Expr>) -> Option<EventAction> {
-        let verbs: Vec<&(Ident, Expr)> = match verb_arg {
-            Some(_) => Vec::new(),
-            None => s
-                .pairs
-                .iter()
-                .filter(|(k, _)| ["raise", "fail", "recover", "send"].contains(&k.name.as_str()))
-                .collect(),
-        };
-        let (verb, object) = match verb_arg {
-            Some(arg) => (s.key.name.as_str(), arg),
-            None => match verbs.as_slice() {
-                [(k, v)] => (k.name.as_str(), v),
-                [] => {
-                    self.diags.push(
-                        Diagnostic::error("E0502", "the scripted event does nothing", s.span)
-                            .with_label("say what happens at this time")
-                            .with_help("write `raise EVENT on AGENT`, `fail COMPONENT on AGENT`, `recover COMPONENT on AGENT` or `send \"message\" to AGENT`"),
-                    );
-                    return None;
-                }
-                [_, (second, _), ..] => {
-                    self.diags.push(
-                        Diagnostic::error(
-                            "E0502",
-                            "one scripted event does one thing",
-                            second.span,
-                        )
-                        .with_label("a second action")
-                        .with_help("write one `at` setting per action"),
-                    );
-                    return None;
-                }
-            },
-        };
-        let (wrong, right): (&[&str], &str) = if verb == "send" {
-            (&["on"], "to")
-        } else {
-            (&["to", "from"], "on")
-        };
-        if let Some((k, _)) = s
-            .pairs
-            .iter()
-            .find(|(k, _)| wrong.contains(&k.name.as_str()))
-        {
-            self.diags.push(
-                Diagnostic::error(
-                    "E0502",
-                    format!("`{verb}` takes `{right}`, not `{}`", k.name),
-                    k.span,
-                )
-                .with_label(format!("use `{right}`")),
-            );
-            return None;
-        }
-        let on = |cx: &mut Self, key: &str| match Self::pair(s, key) {
-            Some(e) => cx.reader().name(e, "an agent name").map(Some),
-            None => Some(None),
-        };
-        match verb {
-            "send" => {
-                let message = match &object.kind {
-                    ExprKind::Str(m) => Some(m.clone()),
-                    _ => self.reader().name(object, "a message").map(|n| n.name),
-                };
-                let (to, from) = (on(self, "to"), on(self, "from"));
-                Some(EventAction::Send {
-                    message: message?,
-                    from: from?,
-                    to: to?,
-                })
-            }
-            _ => {
-                let what = if verb == "raise" {
-                    "an event name"
-                } else {
-                    "a component name"
-                };
-                let name = self.reader().name(object, what);
-                let agent = on(self, "on");
-                let (name, agent) = (name?, agent?);
-                Some(match verb {
-                    "raise" => EventAction::Raise { event: name, agent },
-                    "fail" => EventAction::Fail {
-                        component: name,
-                        agent,
-                    },
-                    _ => EventAction::Recover {
-                        component: name,
-                        agent,
-                    },
-                })
-            }
-        }
-    }
-
-    fn read_messages(&mut self, s: &Setting) {
-        let mode = match bare_name(&s.args[0]) {
-            Some("broadcast") => Delivery::Broadcast,
-            Some("unicast") => Delivery::Unicast,
-            _ => {
-                self.diags.push(
-                    Diagnostic::error(
-                        "E0502",
-                        "messages are `broadcast` or `unicast`",
-                        s.args[0].span,
-                    )
-                    .with_label("expected `broadcast` or `unicast`"),
-                );
-                return;
-            }
-        };
-        let mut m = MessageSpec {
-            mode,
-            ..MessageSpec::default()
-        };
-        let mut ok = true;
-        if let Some(e) = Self::pair(s, "loss") {
-            match self.reader().plain_in(e, 0.0, 1.0) {
-                Some(p) => m.loss = p,
-                None => ok = false,
-            }
-        }
-        if let Some(e) = Self::pair(s, "range") {
-            match self.reader().size(e, true) {
-                Some(r) => m.range_m = Some(r),
-                None => ok = false,
-            }
-        }
-        if let Some(e) = Self::pair(s, "latency") {
-            match self.reader().time_ms(e) {
-                Some(ms) => m.latency_ms = ms,
-                None => ok = false,
-            }
-        }
-        if ok {
-            self.spec.messages = m;
-        }
-    }
-
-    fn read_host(&mut self, s: &Setting) {
-        let taken: Vec<String> = self.spec.hosts.iter().map(|h| h.name.clone()).collect();
-        let name = self.fresh_name(&s.args[0], "a host name", &taken);
-        let runs = self.require_pair(
-            s,
-            "runs",
-            "host laptop2 runs [speech_recognition, speech_production];",
-        );
-        let components = runs.and_then(|e| match &e.kind {
-            ExprKind::List(items) => {
-                let names: Vec<Option<NameRef>> = items
-                    .iter()
-                    .map(|i| self.reader().name(i, "a component name"))
-                    .collect();
-                names.into_iter().collect::<Option<Vec<_>>>()
-            }
-            _ => self
-                .reader()
-                .name(e, "a list of components like `[robot, laser]`")
-                .map(|n| vec![n]),
-        });
-        if let (Some(name), Some(components)) = (name, components) {
-            self.spec.hosts.push(HostSpec { name, components });
-        }
-    }
-
-    /// More agents on a grid than it has cells, counting the random ones.
-    fn check_grid_spawns(&mut self) {
-        let Some(grid) = self.spec.grid() else { return };
-        let cells = grid.labels.iter().filter(|l| l.is_some()).count() as u64;
-        let agents: u64 = self.spec.spawns.iter().map(|s| u64::from(s.count)).sum();
-        if agents > cells {
-            let span = self.spec.spawns.last().map_or(Span::DUMMY, |s| s.span);
-            self.diags.push(
-                Diagnostic::error(
-                    "E0509",
-                    format!("{agents} agents do not fit on {cells} cells"),
-                    span,
-                )
-                .with_label("one agent too many"),
-            );
-        }
-    }
-}
-
-/// A point inside an obstacle's shape.
-fn inside(shape: Shape, p: Point) -> bool {
-    match shape {
-        Shape::Rect {
-            centre,
-            width,
-            height,
-        } => (p.x - centre.x).abs() < width / 2.0 && (p.y - centre.y).abs() < height / 2.0,
-        Shape::Circle { centre, radius } => p.distance(centre) < radius,
-    }
-}
-
-/// A triangular distribution, or a single value meaning a constant.
-fn distribution(
-    r: &mut Reader,
-    e: &Expr,
-    read: &mut dyn FnMut(&mut Reader, &Expr) -> Option<f64>,
-) -> Option<Triangular> {
-    if literal(e).is_some() {
-        let v = read(r, e)?;
-        if v < 0.0 {
-            r.out_of_range(
-                e.span,
-                "the value must not be negative",
-                "must be zero or more",
-            );
-            return None;
-        }
-        return Some(Triangular::constant(v));
-    }
-    r.triangular(e, read)
-}
-
-/// A number for a message: `50`, not `50.0000001`.
-fn trim(v: f64) -> String {
-    let r = (v * 1000.0).round() / 1000.0;
-    format!("{r}")
 }

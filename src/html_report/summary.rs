@@ -1,0 +1,273 @@
+//! Reading a JSON Lines trace (docs/trace.md) into what the report shows, in one pass and in
+//! memory bounded by the report's resolution rather than by the trace: node statuses per time
+//! bucket (the last status each node had in each bucket), each numeric variable's minimum and
+//! maximum per bucket, and the first changes of drives, emotions and the story.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::BufRead;
+
+/// Time buckets across the run.
+pub const BUCKETS: usize = 400;
+/// Story lines and changes kept per agent (the rest are counted).
+pub const KEPT_LINES: usize = 400;
+
+#[derive(Default)]
+pub struct Node {
+    pub path: String,
+    /// Transitions into IDLE, RUNNING, SUCCESS, FAILURE, SKIPPED.
+    pub counts: [u64; 5],
+    /// Per bucket: the last status entered (0..4), or 255 when none.
+    pub buckets: Vec<u8>,
+}
+
+/// A numeric variable: min and max per bucket (NaN where it did not change).
+pub struct Series {
+    pub min: Vec<f64>,
+    pub max: Vec<f64>,
+    /// The value before the first bucket with a change carries over.
+    pub first: f64,
+    pub changes: u64,
+}
+
+/// A variable whose values are names (an enum, a label): when it took each.
+#[derive(Default)]
+pub struct Steps {
+    pub values: Vec<(f64, String)>,
+    pub dropped: u64,
+}
+
+#[derive(Default)]
+pub struct Agent {
+    pub name: String,
+    pub nodes: BTreeMap<u64, Node>,
+    pub series: BTreeMap<String, Series>,
+    pub steps: BTreeMap<String, Steps>,
+    /// (t_ms, kind, text): drive and emotion changes, memory, messages, logs.
+    pub story: Vec<(f64, &'static str, String)>,
+    pub story_dropped: u64,
+    pub ticks: u64,
+    pub node_events: u64,
+    pub summary: Option<String>,
+}
+
+pub struct Run {
+    pub agents: Vec<Agent>,
+    pub end_ms: f64,
+    pub lines: u64,
+    pub node_events: u64,
+    pub bad_lines: u64,
+}
+
+fn bucket(t_ms: f64, end_ms: f64) -> usize {
+    if end_ms <= 0.0 {
+        return 0;
+    }
+    ((t_ms / end_ms * BUCKETS as f64) as usize).min(BUCKETS - 1)
+}
+
+fn status(s: &str) -> u8 {
+    match s {
+        "RUNNING" => 1,
+        "SUCCESS" => 2,
+        "FAILURE" => 3,
+        "SKIPPED" => 4,
+        _ => 0,
+    }
+}
+
+fn text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Reads a trace. `end_ms` is the run's length (a first pass finds it: the last `t_ms`).
+pub fn read(input: impl BufRead, end_ms: f64) -> Result<Run, String> {
+    let mut run = Run {
+        agents: Vec::new(),
+        end_ms,
+        lines: 0,
+        node_events: 0,
+        bad_lines: 0,
+    };
+    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    for line in input.lines() {
+        let line = line.map_err(|e| e.to_string())?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        run.lines += 1;
+        let Ok(ev) = serde_json::from_str::<Value>(&line) else {
+            run.bad_lines += 1;
+            continue;
+        };
+        let (Some(agent), Some(kind)) = (ev["agent"].as_str(), ev["ev"].as_str()) else {
+            run.bad_lines += 1;
+            continue;
+        };
+        let t = ev["t_ms"].as_f64().unwrap_or(0.0);
+        let k = *index.entry(agent.to_string()).or_insert_with(|| {
+            run.agents.push(Agent {
+                name: agent.to_string(),
+                ..Agent::default()
+            });
+            run.agents.len() - 1
+        });
+        let a = &mut run.agents[k];
+        a.ticks = a.ticks.max(ev["tick"].as_u64().unwrap_or(0));
+        let b = bucket(t, end_ms);
+        match kind {
+            "node" => {
+                run.node_events += 1;
+                a.node_events += 1;
+                let uid = ev["uid"].as_u64().unwrap_or(0);
+                let n = a.nodes.entry(uid).or_insert_with(|| Node {
+                    path: text(&ev["path"]),
+                    buckets: vec![255; BUCKETS],
+                    ..Node::default()
+                });
+                let s = status(ev["to"].as_str().unwrap_or(""));
+                n.counts[s as usize] += 1;
+                // What a person wants to see in a bucket is the most telling status: a failure
+                // or a success over the IDLE that follows it in the same tick.
+                let old = n.buckets[b];
+                if old == 255 || s != 0 || old == 0 {
+                    n.buckets[b] = s;
+                }
+            }
+            "var" => {
+                let name = text(&ev["name"]);
+                match &ev["value"] {
+                    Value::Number(x) => {
+                        let x = x.as_f64().unwrap_or(0.0);
+                        let s = a.series.entry(name).or_insert_with(|| Series {
+                            min: vec![f64::NAN; BUCKETS],
+                            max: vec![f64::NAN; BUCKETS],
+                            first: x,
+                            changes: 0,
+                        });
+                        s.changes += 1;
+                        s.min[b] = if s.min[b].is_nan() {
+                            x
+                        } else {
+                            s.min[b].min(x)
+                        };
+                        s.max[b] = if s.max[b].is_nan() {
+                            x
+                        } else {
+                            s.max[b].max(x)
+                        };
+                    }
+                    Value::String(v) => {
+                        let st = a.steps.entry(name).or_default();
+                        if st.values.len() < KEPT_LINES {
+                            st.values.push((t, v.clone()));
+                        } else {
+                            st.dropped += 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "drive" | "emotion" | "memory" | "msg" | "log" | "recruit" | "component"
+            | "behavior" => {
+                let (kind, said) = story_line(kind, &ev);
+                if a.story.len() < KEPT_LINES {
+                    a.story.push((t, kind, said));
+                } else {
+                    a.story_dropped += 1;
+                }
+            }
+            "summary" => {
+                a.summary = Some(format!(
+                    "{} ticks, root {}",
+                    ev["ticks"].as_u64().unwrap_or(0),
+                    text(&ev["root"])
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(run)
+}
+
+/// A story line of an event that tells something: its kind and text.
+fn story_line(kind: &str, ev: &Value) -> (&'static str, String) {
+    let said = match kind {
+        "drive" => format!(
+            "{}: {} → {}{}",
+            text(&ev["name"]),
+            text(&ev["from"]),
+            text(&ev["to"]),
+            match &ev["intention"] {
+                Value::Null => String::new(),
+                i => format!(" (intention {})", text(i)),
+            }
+        ),
+        "emotion" => format!(
+            "{}: {} → {} (intensity {:.2}{})",
+            text(&ev["machine"]),
+            text(&ev["from"]),
+            text(&ev["to"]),
+            ev["intensity"].as_f64().unwrap_or(0.0),
+            match ev["cause"].as_str() {
+                Some(c) if !c.is_empty() => format!(", {c}"),
+                _ => String::new(),
+            }
+        ),
+        "memory" => format!(
+            "{} {} → {:.1}",
+            text(&ev["op"]),
+            text(&ev["key"]),
+            ev["score"].as_f64().unwrap_or(0.0)
+        ),
+        "msg" => format!(
+            "{} → {}: {}",
+            text(&ev["from"]),
+            text(&ev["to"]),
+            text(&ev["kind"])
+        ),
+        "log" => text(&ev["text"]),
+        "recruit" => format!("{} {}", text(&ev["block"]), text(&ev["step"])),
+        "component" => format!("{} {}", text(&ev["name"]), text(&ev["state"])),
+        _ => format!(
+            "{}: {} → {} (value {:.2})",
+            text(&ev["module"]),
+            text(&ev["from"]),
+            text(&ev["to"]),
+            ev["value"].as_f64().unwrap_or(0.0)
+        ),
+    };
+    let kind: &'static str = match kind {
+        "drive" => "drive",
+        "emotion" => "emotion",
+        "memory" => "memory",
+        "msg" => "msg",
+        "log" => "log",
+        "recruit" => "recruit",
+        "component" => "component",
+        _ => "behavior",
+    };
+    (kind, said)
+}
+
+/// The last `t_ms` of a trace (a cheap first pass: no full parse of each line).
+pub fn end_ms(input: impl BufRead) -> Result<f64, String> {
+    let mut end = 0.0f64;
+    for line in input.lines() {
+        let line = line.map_err(|e| e.to_string())?;
+        if let Some(i) = line.find("\"t_ms\":") {
+            let rest = &line[i + 7..];
+            let num: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+'))
+                .collect();
+            if let Ok(t) = num.parse::<f64>() {
+                end = end.max(t);
+            }
+        }
+    }
+    Ok(end)
+}

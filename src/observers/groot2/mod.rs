@@ -1,0 +1,254 @@
+//! `affect run --groot2 [PORT]`: the run served as BehaviorTree.CPP's `Groot2Publisher`
+//! serves a tree, so Groot 2, btview and any client of that protocol watch it live
+//! (docs/monitoring.md).
+//!
+//! Each agent instance is a tree of its own, on its own pair of ports: the first agent to
+//! appear in the run on PORT (REQ/REP) and PORT + 1 (PUB), the next on PORT + 2 and PORT + 3,
+//! and so on; stderr names each. Files: `wire` (the protocol's bytes), `served_tree` (the
+//! FULLTREE XML with `_uid`s), `board` (blackboards with the affect state), `hooks`
+//! (breakpoints and result replacement), `server` (the ZeroMQ sockets).
+
+pub mod board;
+pub mod hooks;
+pub mod served_tree;
+pub mod server;
+pub mod wire;
+
+use affect_compiler::builtins::NodeClass;
+use affect_compiler::groot::xml::Document;
+use affect_compiler::ir::program::{AgentProgram, NodeKind, Program};
+use affect_runtime::leaf::{Leaf, LeafWrap};
+use affect_runtime::trace::{Event, TraceSink};
+use server::{Server, Shared, State};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+
+/// BehaviorTree.CPP's default server port.
+pub const DEFAULT_PORT: &str = "1667";
+
+/// How to serve.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub port: u16,
+    /// The address to bind (127.0.0.1 unless `--groot2-bind` says otherwise).
+    pub bind: String,
+    /// `--groot2-hooks`: let clients set hooks and breakpoints, which change node results.
+    pub hooks: bool,
+}
+
+/// The program of an agent instance: `UGV#2` runs `UGV`.
+pub fn program_of<'p>(program: &'p Program, instance: &str) -> Option<&'p AgentProgram> {
+    let base = match instance.rsplit_once('#') {
+        Some((b, n)) if !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => b,
+        _ => instance,
+    };
+    program
+        .agents
+        .iter()
+        .find(|a| a.name == instance)
+        .or_else(|| program.agents.iter().find(|a| a.name == base))
+}
+
+/// The uids of the actions and conditions of an agent: the nodes hooks act on.
+pub fn hookable(program: &Program, agent: &AgentProgram) -> Vec<u16> {
+    agent
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| match &n.kind {
+            NodeKind::Foreign { leaf, .. } => program
+                .leaves
+                .get(*leaf as usize)
+                .is_some_and(|l| matches!(l.class, NodeClass::Action | NodeClass::Condition)),
+            _ => false,
+        })
+        .map(|(i, _)| (i + 1) as u16)
+        .collect()
+}
+
+/// The run observer that serves every agent instance as it appears.
+pub struct Groot2<'p> {
+    program: &'p Program,
+    exported: Option<Document>,
+    options: Options,
+    server: Server,
+    agents: Vec<Arc<Shared>>,
+    names: HashMap<String, Option<usize>>,
+    /// Each instance's hooks, made when its leaves are wrapped (before it runs) or when it
+    /// is served, whichever comes first.
+    hooks: HookTable,
+    /// Why an agent could not be served; the run stops and says so.
+    pub error: Option<String>,
+    out: Box<dyn Write + 'p>,
+    /// When the run started: simulated time is paced to the wall clock, so that a person
+    /// (or a client) can watch.
+    start: std::time::Instant,
+}
+
+impl<'p> Groot2<'p> {
+    /// Starts the server thread. `exported` is the program's Groot XML, parsed.
+    pub fn start(
+        program: &'p Program,
+        exported: Option<Document>,
+        options: Options,
+        out: Box<dyn Write + 'p>,
+    ) -> Result<Groot2<'p>, String> {
+        Ok(Groot2 {
+            program,
+            exported,
+            server: Server::start(&options.bind)?,
+            options,
+            agents: Vec::new(),
+            names: HashMap::new(),
+            hooks: HookTable::default(),
+            error: None,
+            out,
+            start: std::time::Instant::now(),
+        })
+    }
+
+    /// The served agent of an instance name, serving it first if it is new. `None` for
+    /// names that are not agents (`world`) and after a failure.
+    fn agent(&mut self, name: &str) -> Option<usize> {
+        if let Some(k) = self.names.get(name) {
+            return *k;
+        }
+        let served = program_of(self.program, name).and_then(|p| {
+            if self.error.is_some() {
+                return None;
+            }
+            let k = self.agents.len();
+            let port = u32::from(self.options.port) + 2 * k as u32;
+            let Ok(port) = u16::try_from(port) else {
+                self.error = Some(format!("no port left for agent `{name}` (past 65535)"));
+                return None;
+            };
+            let tree = served_tree::build(p, &p.name, self.exported.as_ref());
+            let state = State::new(&tree);
+            let shared = Arc::new(Shared {
+                uuid: wire::tree_uuid(uuid_seed(name, port)),
+                hooks: self.hooks.of(self.program, p, name, self.options.hooks),
+                state: Mutex::new(state),
+                tree,
+            });
+            match self.server.serve(Arc::clone(&shared), port) {
+                Ok(k) => {
+                    shared.hooks.set_notifier(Box::new(self.server.notifier(k)));
+                    let _ = writeln!(
+                        self.out,
+                        "groot2: {name} on {} (PUB {})",
+                        server::endpoint(&self.options.bind, port),
+                        port + 1
+                    );
+                    self.agents.push(shared);
+                    Some(k)
+                }
+                Err(e) => {
+                    self.error = Some(e);
+                    None
+                }
+            }
+        });
+        self.names.insert(name.to_string(), served);
+        served
+    }
+}
+
+/// The hooks of each instance by name, shared with the leaves they wrap.
+#[derive(Clone, Default)]
+pub struct HookTable(Rc<RefCell<HashMap<String, Arc<hooks::Hooks>>>>);
+
+impl HookTable {
+    fn of(
+        &self,
+        program: &Program,
+        agent: &AgentProgram,
+        name: &str,
+        allowed: bool,
+    ) -> Arc<hooks::Hooks> {
+        Arc::clone(
+            self.0
+                .borrow_mut()
+                .entry(name.to_string())
+                .or_insert_with(|| Arc::new(hooks::Hooks::new(allowed, hookable(program, agent)))),
+        )
+    }
+}
+
+impl<'p> Groot2<'p> {
+    /// With `--groot2-hooks`: what puts the hooks around every action and condition as the
+    /// run builds its agents.
+    pub fn leaf_wrap(&self) -> Option<LeafWrap> {
+        if !self.options.hooks {
+            return None;
+        }
+        let table = self.hooks.clone();
+        // The wrap outlives this borrow of the program: it keeps its own copy of what it needs.
+        let program = self.program.clone();
+        Some(LeafWrap(Rc::new(
+            move |name: &str, node: u32, inner: Box<dyn Leaf>| {
+                let Some(agent) = program_of(&program, name) else {
+                    return inner;
+                };
+                let uid = (node + 1) as u16;
+                let hooks = table.of(&program, agent, name, true);
+                if !hooks.takes(uid) {
+                    return inner;
+                }
+                Box::new(hooks::Hooked { inner, uid, hooks }) as Box<dyn Leaf>
+            },
+        )))
+    }
+}
+
+/// Sixteen bytes that differ from run to run (the tree id is random in BehaviorTree.CPP).
+fn uuid_seed(name: &str, port: u16) -> [u8; 16] {
+    use std::hash::{BuildHasher, Hasher};
+    let mut out = [0u8; 16];
+    for (i, half) in out.chunks_mut(8).enumerate() {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write(name.as_bytes());
+        h.write_u16(port);
+        h.write_usize(i);
+        half.copy_from_slice(&h.finish().to_le_bytes());
+    }
+    out
+}
+
+impl TraceSink for Groot2<'_> {
+    fn line(&mut self, _tick: u64, t_ms: f64, agent: &str, ev: &Event) -> io::Result<()> {
+        let Some(k) = self.agent(agent) else {
+            return Ok(());
+        };
+        let ahead = t_ms / 1000.0 - self.start.elapsed().as_secs_f64();
+        if ahead > 0.0 {
+            std::thread::sleep(std::time::Duration::from_secs_f64(ahead));
+        }
+        let mut st = self.agents[k]
+            .state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        match ev {
+            Event::Node { uid, from, to, .. } => {
+                let uid = u16::try_from(*uid).unwrap_or(u16::MAX);
+                st.transition(uid, wire::status_number(from), wire::status_number(to));
+            }
+            other => st.boards.event(other),
+        }
+        Ok(())
+    }
+}
+
+impl affect_runtime::run::Observer for Groot2<'_> {}
+
+impl super::RunObserver for Groot2<'_> {
+    fn finish(&mut self, _completed: bool) -> Result<(), String> {
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}

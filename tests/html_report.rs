@@ -1,0 +1,216 @@
+//! `affect report TRACE.jsonl -o run.html`: a self-contained page under 10 MB, opened in
+//! headless Chromium (Debian's `chromium`; scripts/test.sh installs it when missing): no console
+//! errors, and a screenshot whose tree and chart panels hold their colours.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn affect(args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_affect"))
+        .args(args)
+        .current_dir(support::workspace())
+        .output()
+        .expect("run affect");
+    assert!(
+        out.status.success(),
+        "affect {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Debian's chromium, installed with apt-get when it is missing (as scripts/test.sh does).
+fn chromium() -> PathBuf {
+    let found = |name: &str| {
+        std::env::var_os("PATH").and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join(name))
+                .find(|c| c.is_file())
+        })
+    };
+    if let Some(c) = found("chromium") {
+        return c;
+    }
+    let ok = Command::new("sh")
+        .args([
+            "-c",
+            "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium",
+        ])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "chromium is missing and apt-get could not install it");
+    found("chromium").expect("chromium after apt-get install")
+}
+
+/// Opens a page headless: (console messages and errors logged, screenshot PNG).
+fn open(page: &Path, dir: &Path) -> (String, Vec<u8>) {
+    let shot = dir.join("shot.png");
+    let profile = dir.join("profile");
+    let _ = std::fs::remove_dir_all(&profile);
+    let out = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--hide-scrollbars",
+            "--window-size=1300,1400",
+            "--virtual-time-budget=3000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("run chromium");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    (log, std::fs::read(&shot).expect("a screenshot"))
+}
+
+/// Console output of the page itself (errors and messages), as Chromium logs it.
+fn console_lines(log: &str) -> Vec<&str> {
+    log.lines().filter(|l| l.contains("CONSOLE")).collect()
+}
+
+/// How many pixels of the screenshot have this colour (within a small tolerance).
+fn pixels_like(png_bytes: &[u8], rgb: [u8; 3]) -> usize {
+    let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let step = info.color_type.samples();
+    buf[..info.buffer_size()]
+        .chunks(step)
+        .filter(|p| (0..3).all(|i| (p[i] as i32 - rgb[i] as i32).abs() <= 6))
+        .count()
+}
+
+#[test]
+fn the_navigator_report_opens_cleanly_and_shows_its_panels() {
+    let dir = support::scratch("html_report", "navigator");
+    let trace = dir.join("nav.jsonl");
+    let page = dir.join("run.html");
+    affect(&[
+        "run",
+        "examples/navigator.affect",
+        "--no-persist",
+        "--quiet",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    affect(&[
+        "report",
+        trace.to_str().unwrap(),
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.len() < 10 * 1024 * 1024);
+    // Self-contained: nothing is fetched.
+    for external in ["src=\"http", "href=\"http", "url(http", "@import"] {
+        assert!(!html.contains(external), "{external}");
+    }
+    for panel in [
+        "Tree: each node",
+        "Affect and variables",
+        "Drives, emotions",
+        "Story",
+    ] {
+        assert!(html.contains(panel), "no `{panel}` panel");
+    }
+    for var in [">mood<", ">cortisol<", ">score<", ">drive<"] {
+        assert!(html.contains(var), "no chart of {var}");
+    }
+    let (log, shot) = open(&page, &dir);
+    assert_eq!(console_lines(&log), Vec::<&str>::new(), "console output");
+    // The tree panel's SUCCESS and RUNNING runs and the charts' bands are on screen.
+    assert!(
+        pixels_like(&shot, [0x2e, 0x9d, 0x4e]) > 500,
+        "no SUCCESS in the tree panel"
+    );
+    assert!(
+        pixels_like(&shot, [0xe0, 0xa8, 0x00]) > 500,
+        "no RUNNING in the tree panel"
+    );
+    assert!(
+        pixels_like(&shot, [0x3b, 0x78, 0xc2]) > 500,
+        "no chart lines"
+    );
+}
+
+#[test]
+fn a_page_with_a_script_error_is_caught() {
+    // The check above can fail: a page that throws shows up in the console lines.
+    let dir = support::scratch("html_report", "broken");
+    let page = support::write_temp(
+        &dir,
+        "broken.html",
+        "<!DOCTYPE html><html><body><p>x</p><script>no_such_function();</script></body></html>",
+    );
+    let (log, _) = open(&page, &dir);
+    assert!(
+        console_lines(&log)
+            .iter()
+            .any(|l| l.contains("no_such_function")),
+        "the error was not seen:\n{log}"
+    );
+}
+
+#[test]
+fn a_million_node_events_make_a_page_under_the_limit() {
+    // The recruitment example writes over a million node events over its run.
+    let dir = support::scratch("html_report", "recruitment");
+    let trace = dir.join("rec.jsonl");
+    let page = dir.join("run.html");
+    affect(&[
+        "run",
+        "examples/recruitment.affect",
+        "--quiet",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    let events = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("\"ev\":\"node\""))
+        .count();
+    assert!(events > 1_000_000, "{events} node events");
+    affect(&[
+        "report",
+        trace.to_str().unwrap(),
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    let size = std::fs::metadata(&page).unwrap().len();
+    assert!(size < 10 * 1024 * 1024, "{size} bytes");
+    let (log, shot) = open(&page, &dir);
+    assert_eq!(console_lines(&log), Vec::<&str>::new(), "console output");
+    assert!(
+        pixels_like(&shot, [0x2e, 0x9d, 0x4e]) > 200,
+        "no SUCCESS in the tree panel"
+    );
+    // A smaller limit is honoured by showing less.
+    let small = dir.join("small.html");
+    affect(&[
+        "report",
+        trace.to_str().unwrap(),
+        "-o",
+        small.to_str().unwrap(),
+        "--max-bytes",
+        "100000",
+    ]);
+    assert!(std::fs::metadata(&small).unwrap().len() <= 100_000);
+    // The trace is some 170 MB: not left behind in target/.
+    std::fs::remove_file(&trace).unwrap();
+}
