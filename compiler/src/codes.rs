@@ -118,11 +118,11 @@ codes! {
     "E0603" => "long-term memory file cannot be used",
     "E0604" => "world message no robot can receive",
     // Files (compiler/src/source.rs; read by the affect-files crate).
-    "E0701" => "not a regular file",
-    "E0702" => "file too large",
-    "E0703" => "not UTF-8 text",
-    "E0704" => "NUL byte in text",
-    "E0705" => "cannot read file",
+    "E0801" => "not a regular file",
+    "E0802" => "file too large",
+    "E0803" => "not UTF-8 text",
+    "E0804" => "NUL byte in text",
+    "E0805" => "cannot read file",
     // Worlds (compiler/src/ir/world).
     "E0501" => "unknown world setting",
     "E0502" => "malformed world setting",

@@ -6,11 +6,11 @@
 use crate::diagnostic::Diagnostic;
 use crate::span::{LineIndex, Span};
 
-/// Source files larger than this are refused (E0702) before they are read: no program is
+/// Source files larger than this are refused (E0802) before they are read: no program is
 /// this large, and reading `/dev/zero` or a mistaken log file must not exhaust memory.
 pub const MAX_SOURCE_BYTES: u64 = 64 * 1024 * 1024;
 
-/// Why a source file cannot be used. `code` is E0701..E0705 (E0206 for loaders that may not
+/// Why a source file cannot be used. `code` is E0801..E0805 (E0206 for loaders that may not
 /// read files at all); `at` is set for problems inside the text: the file as read (invalid
 /// bytes replaced by U+FFFD, which keeps the offsets before them) and the place.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,8 +33,8 @@ impl SourceError {
     pub fn diagnostic(&self) -> Diagnostic {
         let span = self.at.as_ref().map_or(Span::DUMMY, |(_, s)| *s);
         let label = match self.code {
-            "E0703" => "not UTF-8",
-            "E0704" => "NUL byte",
+            "E0803" => "not UTF-8",
+            "E0804" => "NUL byte",
             _ => "",
         };
         Diagnostic::error(self.code, self.message.clone(), span).with_label(label)
@@ -54,8 +54,8 @@ impl std::fmt::Display for SourceError {
     }
 }
 
-/// The bytes of a file named `name` as source text: E0703 at the first invalid UTF-8
-/// sequence, E0704 at the first NUL byte, with line and column in the message.
+/// The bytes of a file named `name` as source text: E0803 at the first invalid UTF-8
+/// sequence, E0804 at the first NUL byte, with line and column in the message.
 pub fn decode(name: &str, bytes: Vec<u8>) -> Result<String, SourceError> {
     match String::from_utf8(bytes) {
         Ok(text) => match text.find('\0') {
@@ -63,7 +63,7 @@ pub fn decode(name: &str, bytes: Vec<u8>) -> Result<String, SourceError> {
             Some(at) => {
                 let (line, col) = LineIndex::new(&text).line_col(&text, at);
                 Err(SourceError {
-                    code: "E0704",
+                    code: "E0804",
                     message: format!(
                         "`{name}` contains a NUL byte at line {line}, column {col}: it is not a text file"
                     ),
@@ -79,7 +79,7 @@ pub fn decode(name: &str, bytes: Vec<u8>) -> Result<String, SourceError> {
             // The replacement character is 3 bytes wherever the invalid sequence was.
             let end = (at + '\u{FFFD}'.len_utf8()).min(text.len());
             Err(SourceError {
-                code: "E0703",
+                code: "E0803",
                 message: format!(
                     "`{name}` is not UTF-8 text: invalid byte 0x{bad:02X} at line {line}, column {col}"
                 ),
@@ -101,7 +101,7 @@ mod tests {
     #[test]
     fn invalid_utf8_is_e0703_with_line_and_column() {
         let e = decode("a.affect", b"ok\nab\xFFc\n".to_vec()).unwrap_err();
-        assert_eq!(e.code, "E0703");
+        assert_eq!(e.code, "E0803");
         assert!(e.message.contains("line 2, column 3"), "{}", e.message);
         let (text, span) = e.at.unwrap();
         assert_eq!(span.start, 5);
@@ -111,7 +111,7 @@ mod tests {
     #[test]
     fn nul_is_e0704_with_line_and_column() {
         let e = decode("a.affect", b"tree T() {\n  su\0cceed }".to_vec()).unwrap_err();
-        assert_eq!(e.code, "E0704");
+        assert_eq!(e.code, "E0804");
         assert!(e.message.contains("line 2, column 5"), "{}", e.message);
         assert_eq!(e.diagnostic().primary.span, Span::new(15, 16));
     }

@@ -12,28 +12,14 @@ pub fn read_source(path: &Path) -> Result<String, SourceError> {
 }
 
 /// The bytes of a regular file of at most `limit` bytes. A device, FIFO, socket or
-/// directory is E0701, a larger file E0702, any other failure E0705; nothing is read from
+/// directory is E0801, a larger file E0802, any other failure E0805; nothing is read from
 /// them.
 pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, SourceError> {
-    let cannot = |e: std::io::Error| {
-        SourceError::new("E0705", format!("cannot read `{}`: {e}", path.display()))
-    };
-    let file = open_without_blocking(path).map_err(cannot)?;
-    // The kind is asked of the opened file, so nothing can swap the path in between.
-    let meta = file.metadata().map_err(cannot)?;
-    if !meta.is_file() {
-        return Err(SourceError::new(
-            "E0701",
-            format!(
-                "`{}` is {}, not a regular file: only regular files are read",
-                path.display(),
-                kind(&meta)
-            ),
-        ));
-    }
+    let (file, meta) = open_regular(path)?;
+    let cannot = |e: std::io::Error| cannot_read(path, e);
     let too_large = || {
         SourceError::new(
-            "E0702",
+            "E0802",
             format!(
                 "`{}` is larger than {} MiB: files this large are refused",
                 path.display(),
@@ -53,6 +39,31 @@ pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, SourceError> {
         return Err(too_large());
     }
     Ok(bytes)
+}
+
+/// A regular file opened for reading, with its metadata, for readers that stream a file too
+/// large to hold (a trace): a directory, device, FIFO or socket is E0801, any other failure
+/// E0805.
+pub fn open_regular(path: &Path) -> Result<(File, Metadata), SourceError> {
+    let cannot = |e: std::io::Error| cannot_read(path, e);
+    let file = open_without_blocking(path).map_err(cannot)?;
+    // The kind is asked of the opened file, so nothing can swap the path in between.
+    let meta = file.metadata().map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(SourceError::new(
+            "E0801",
+            format!(
+                "`{}` is {}, not a regular file: only regular files are read",
+                path.display(),
+                kind(&meta)
+            ),
+        ));
+    }
+    Ok((file, meta))
+}
+
+fn cannot_read(path: &Path, e: std::io::Error) -> SourceError {
+    SourceError::new("E0805", format!("cannot read `{}`: {e}", path.display()))
 }
 
 /// Opens for reading without waiting for a writer: opening a FIFO would otherwise block
@@ -123,7 +134,7 @@ mod tests {
     fn devices_and_directories_are_e0701() {
         for p in ["/dev/zero", "/dev/null", "."] {
             let e = read_source(Path::new(p)).unwrap_err();
-            assert_eq!(e.code, "E0701", "{p}: {e}");
+            assert_eq!(e.code, "E0801", "{p}: {e}");
         }
         assert!(read_source(Path::new("/dev/zero"))
             .unwrap_err()
@@ -140,7 +151,7 @@ mod tests {
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         let e = read_source(&fifo).unwrap_err();
-        assert_eq!(e.code, "E0701");
+        assert_eq!(e.code, "E0801");
         assert!(e.message.contains("a FIFO"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -151,11 +162,11 @@ mod tests {
         std::fs::write(dir.join("big"), vec![b'a'; 2000]).unwrap();
         assert_eq!(
             read_bytes(&dir.join("big"), 1000).unwrap_err().code,
-            "E0702"
+            "E0802"
         );
         assert_eq!(read_bytes(&dir.join("big"), 2000).unwrap().len(), 2000);
         let e = read_source(&dir.join("missing")).unwrap_err();
-        assert_eq!(e.code, "E0705");
+        assert_eq!(e.code, "E0805");
         assert!(e.message.starts_with("cannot read `"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

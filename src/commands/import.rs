@@ -30,7 +30,7 @@ impl IncludeLoader for IncludeFiles {
         // The one reader of the toolchain: only regular files of at most 64 MiB are read
         // (`/dev/urandom`, a FIFO or a directory would read forever, block, or fail late).
         let text = files::read_source(&full).map_err(|e| match e.code {
-            "E0701" | "E0702" => IncludeError::Refused(e.message),
+            "E0801" | "E0802" => IncludeError::Refused(e.message),
             _ => IncludeError::Unreadable(e.message),
         })?;
         Ok((full.display().to_string(), text))

@@ -74,7 +74,7 @@ impl Reporter {
         }
     }
 
-    /// A file the command could not use (E0701..E0705): shown in its text when the text is
+    /// A file the command could not use (E0801..E0805): shown in its text when the text is
     /// at fault (bad bytes), else as one line.
     pub fn unreadable(&mut self, file: &str, e: &SourceError) {
         if let Some((text, _)) = &e.at {

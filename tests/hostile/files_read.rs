@@ -13,7 +13,7 @@ fn devices_directories_and_fifos_are_e0701_without_reading() {
     assert!(made.success());
     for path in ["/dev/zero", "/dev/urandom", ".", "pipe.affect"] {
         let (st, codes) = check(&dir, path);
-        assert_eq!((st, codes), (2, vec!["E0701".to_string()]), "{path}");
+        assert_eq!((st, codes), (2, vec!["E0801".to_string()]), "{path}");
     }
     // A program that uses them: E0206 at each `use`, saying why.
     write(
@@ -42,7 +42,7 @@ fn a_file_over_64_mib_is_e0702() {
     let dir = scratch("read_big");
     let f = std::fs::File::create(dir.join("big.affect")).unwrap();
     f.set_len(65 * 1024 * 1024).unwrap();
-    assert_eq!(check(&dir, "big.affect"), (2, vec!["E0702".to_string()]));
+    assert_eq!(check(&dir, "big.affect"), (2, vec!["E0802".to_string()]));
     write(
         &dir,
         "uses.affect",
@@ -66,7 +66,7 @@ fn bad_bytes_are_e0703_and_e0704_with_line_and_column() {
     assert_eq!(status(&out), 2);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let d = &doc["diagnostics"][0];
-    assert_eq!(d["code"], "E0703");
+    assert_eq!(d["code"], "E0803");
     assert_eq!(
         (d["line"].as_u64(), d["column"].as_u64()),
         (Some(1), Some(9))
@@ -74,12 +74,12 @@ fn bad_bytes_are_e0703_and_e0704_with_line_and_column() {
     let out = affect_in(&dir, &["check", "--format", "json", "nul.affect"]);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let d = &doc["diagnostics"][0];
-    assert_eq!(d["code"], "E0704");
+    assert_eq!(d["code"], "E0804");
     assert_eq!(
         (d["line"].as_u64(), d["column"].as_u64()),
         (Some(2), Some(8))
     );
-    // Through a `use`: E0206 at the use, E0704 in the used file.
+    // Through a `use`: E0206 at the use, E0804 in the used file.
     write(
         &dir,
         "uses.affect",
@@ -89,7 +89,7 @@ fn bad_bytes_are_e0703_and_e0704_with_line_and_column() {
     assert_eq!(st, 1);
     assert!(codes.contains(&"E0206".to_string()), "{codes:?}");
     let out = affect_in(&dir, &["check", "uses.affect"]);
-    assert!(stderr(&out).contains("[E0704]"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("[E0804]"), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("line 2, column 8"),
         "{}",
@@ -108,11 +108,12 @@ fn every_command_refuses_a_device() {
         vec!["convert", "--to", "v3", "/dev/zero"],
         vec!["memory", "show", "/dev/zero"],
         vec!["bench", "/dev/zero"],
+        vec!["report", "/dev/zero", "-o", "run.html"],
     ] {
         let out = affect_in(&dir, &args);
         assert_eq!(status(&out), 2, "{args:?}: {}", stderr(&out));
         assert!(
-            stderr(&out).contains("[E0701]"),
+            stderr(&out).contains("[E0801]"),
             "{args:?}: {}",
             stderr(&out)
         );
