@@ -72,6 +72,8 @@ pub struct Slot {
     /// What declared it.
     pub role: Role,
     pub kind: ValueKind,
+    /// The value before the first tick. NaN for an agent's `var` declared without one: the
+    /// machine starts it at 0, and a trace shows it as `null` until something writes it.
     pub init: f64,
     /// `num in lo..hi`: assignments are clamped into the range.
     pub range: Option<(f64, f64)>,

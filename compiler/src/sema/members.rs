@@ -8,7 +8,7 @@ use super::frame::{Frame, FrameVar, VarKind};
 use super::ty::Ty;
 use super::{Checker, Symbol};
 use crate::diagnostic::Diagnostic;
-use crate::ir::program::{Device, DeviceRole};
+use crate::ir::program::{Device, DeviceRole, ValueKind};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, MemberKind};
 
@@ -85,6 +85,13 @@ impl Checker {
         match &m.kind {
             MemberKind::Var { name, ty, init } => {
                 let (t, v, r) = self.var_type_and_init(name, ty.as_ref(), init.as_ref());
+                // No initial value: the slot's init is NaN, so traces show `null` until the
+                // program writes it (the machine reads it as 0 meanwhile).
+                let v = if init.is_none() && t.value_kind() != ValueKind::List {
+                    f64::NAN
+                } else {
+                    v
+                };
                 self.member_var(&mut d.frame, name, var(name, t, VarKind::Var, v, r), doc);
             }
             MemberKind::Let { name, ty, .. } => {

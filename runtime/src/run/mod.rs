@@ -92,7 +92,9 @@ struct Live<'p> {
     ticks: u64,
     statuses: [u64; 5],
     root: Status,
-    /// Slot values after the previous tick, to report changes.
+    /// Slot values after the previous tick, to report changes; NaN for a variable that had
+    /// no value (a `var` without an initial value, before tick 0), so its first value is
+    /// reported whatever it is.
     last: Vec<f64>,
     /// The contents of each visible list variable after the previous tick (empty for the
     /// other slots), to report lists changed in place.
@@ -102,10 +104,13 @@ struct Live<'p> {
 }
 
 impl<'p> Live<'p> {
-    fn new(agent: SimAgent<'p>) -> Live<'p> {
+    fn new(agent: SimAgent<'p>, unset: &[bool]) -> Live<'p> {
         let program = agent.program;
+        let last = (agent.machine.slots.iter().zip(unset))
+            .map(|(&v, &unset)| if unset { f64::NAN } else { v })
+            .collect();
         let mut live = Live {
-            last: agent.machine.slots.clone(),
+            last,
             lists: Vec::new(),
             next_ms: 0.0,
             ticks: 0,
@@ -169,8 +174,9 @@ impl<'p> Run<'p> {
         let engines = setup::compile(program, config, &instances);
         let mut live = Vec::new();
         for instance in instances {
-            let sim = setup::bind(program, config, &setup, world.as_ref(), instance, &engines)?;
-            live.push(Live::new(sim));
+            let (sim, unset) =
+                setup::bind(program, config, &setup, world.as_ref(), instance, &engines)?;
+            live.push(Live::new(sim, &unset));
         }
         if live.is_empty() {
             return Err(setup::nothing_to_run(program, config, world.as_ref()));
