@@ -63,7 +63,7 @@ enum Command {
     /// their child's status through, foreign control nodes are sequences. Same program, world
     /// and seed: same trace, bit for bit. Groot / BehaviorTree.CPP XML runs directly (imported
     /// in memory).
-    Run(commands::run::RunArgs),
+    Run(Box<commands::run::RunArgs>),
     /// Time the program's ticks and print one JSON object (ns per tick and per node tick,
     /// compile time, state size).
     Bench(commands::bench::BenchArgs),
@@ -104,6 +104,12 @@ enum Command {
         #[arg(long)]
         stdio: bool,
     },
+    /// The watchdog process of `affect run --hardware` (started by the run itself).
+    #[command(name = "__watchdog", hide = true)]
+    Watchdog {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 /// The stack of the thread that runs a command. The phases walk syntax trees recursively;
@@ -139,6 +145,9 @@ fn run(cli: Cli) -> u8 {
         } => commands::fmt::run(&files, check, stdout),
         Command::Explain { code } => commands::explain::run(&code),
         Command::Lsp { stdio: _ } => commands::lsp::run(),
+        Command::Watchdog { args } => {
+            affect_runtime::hardware::watchdog::serve(&args).clamp(0, 255) as u8
+        }
         Command::Run(args) => commands::run::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
         Command::Import(args) => commands::import::run(&args),

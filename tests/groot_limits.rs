@@ -61,6 +61,18 @@ fn scripts_nested_10000_deep_are_e0406() {
         let err = stderr(&out);
         assert!(err.contains("E0406") && err.contains("nests"), "{err}");
     }
+    // Long chains are not nesting: a sum of 800 terms inside 100 parentheses and 100 prefix
+    // minuses imports (the tree is then 1,000 deep, within MAX_TREE).
+    let sum = vec!["x"; 800].join(" + ");
+    let code = format!(
+        "x := {}{}{sum}{}",
+        "-".repeat(100),
+        "(".repeat(100),
+        ")".repeat(100)
+    );
+    let out = import("long_chain", &tree(&format!(r#"<Script code="{code}"/>"#)));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("x + x + x"));
     // In a pre/post condition too.
     let code = format!("{}x{}", "(".repeat(n), ")".repeat(n));
     let out = import(

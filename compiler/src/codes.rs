@@ -117,6 +117,10 @@ codes! {
     "E0602" => "bad run option",
     "E0603" => "long-term memory file cannot be used",
     "E0604" => "world message no robot can receive",
+    "E0610" => "hardware device cannot be used",
+    "E0611" => "device has no hardware driver",
+    // Your own nodes (runtime/src/nodes.rs).
+    "E0701" => "node implementation does not fit its declaration",
     // Files (compiler/src/source.rs; read by the affect-files crate).
     "E0801" => "not a regular file",
     "E0802" => "file too large",

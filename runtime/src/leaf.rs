@@ -3,7 +3,9 @@
 //! stand-in that returns a configured status (what `--leaf` and `--leaf-default` set, and
 //! what the BehaviorTree.CPP oracle's custom nodes do).
 
-use affect_compiler::ir::program::{NodeId, Status};
+use crate::devices::sim::SharedWorld;
+use crate::world::AgentId;
+use affect_compiler::ir::program::{LeafInfo, NodeId, Program, Status};
 
 /// One call of a foreign node.
 pub struct LeafCall<'a> {
@@ -24,6 +26,20 @@ pub trait Leaf {
     fn tick(&mut self, call: &mut LeafCall) -> Status;
     /// The node was halted while RUNNING.
     fn halt(&mut self, _now_ms: f64) {}
+}
+
+/// Implementations of declared leaves from outside the simulator: the user's own nodes
+/// (`nodes::NodeRegistry`) and the robot's devices (`hardware::Opened`). A run tries its
+/// sources in order, before the simulator's leaves.
+pub trait LeafSource {
+    /// A leaf for one instance of `info`, if this source implements it. `place` is the
+    /// instance's world and its place in it, when the run has a world.
+    fn bind(
+        &self,
+        info: &LeafInfo,
+        program: &Program,
+        place: Option<(&SharedWorld, AgentId)>,
+    ) -> Option<Box<dyn Leaf>>;
 }
 
 /// Plays a script of statuses, one per call, repeating the last: `running,success` runs

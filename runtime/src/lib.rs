@@ -8,6 +8,7 @@ pub mod jit;
 pub mod leaf;
 pub mod lists;
 pub mod nodes;
+pub mod realtime;
 pub mod rng;
 pub mod run;
 pub mod sim;

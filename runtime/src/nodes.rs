@@ -12,7 +12,9 @@
 //! A registered node is tried before every built-in implementation (hardware, simulator,
 //! stand-in); `--leaf` still overrides it.
 
-use crate::leaf::{Leaf, LeafCall};
+use crate::devices::sim::SharedWorld;
+use crate::leaf::{Leaf, LeafCall, LeafSource};
+use crate::world::AgentId;
 use affect_compiler::diagnostic::Diagnostic;
 use affect_compiler::ir::program::{EnumInfo, LeafInfo, Program, Status, ValueKind};
 use affect_compiler::syntax::ast::PortDir;
@@ -386,9 +388,15 @@ impl NodeRegistry {
         }
         out
     }
+}
 
-    /// A leaf for one instance of a declared node, if the registry implements it.
-    pub(crate) fn bind(&self, info: &LeafInfo, program: &Program) -> Option<Box<dyn Leaf>> {
+impl LeafSource for NodeRegistry {
+    fn bind(
+        &self,
+        info: &LeafInfo,
+        program: &Program,
+        _place: Option<(&SharedWorld, AgentId)>,
+    ) -> Option<Box<dyn Leaf>> {
         let e = self.entries.iter().find(|e| e.name == info.name)?;
         Some(Box::new(NodeLeaf {
             node: (e.make)(),

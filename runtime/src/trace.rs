@@ -80,12 +80,54 @@ pub enum Event<'a> {
     },
     /// A line the runtime or a node wants the user to see.
     Log { level: &'static str, text: String },
+    /// A device failed (after its retries): a sensor keeps its last value, the leaf that
+    /// drove an actuator fails.
+    Device {
+        device: &'a str,
+        error: String,
+        attempts: u32,
+    },
+    /// How long a tick's phases took on the wall clock (`--hardware`, `--realtime`); traces
+    /// of different runs are not expected to agree on these.
+    Timing(Timing),
+    /// The timing of the whole run: percentiles of the tick time, the lateness of tick
+    /// starts (jitter), and the overruns.
+    TimingSummary(TimingSummary),
     /// The end of an agent's run.
     Summary {
         ticks: u64,
         statuses: [u64; 5],
         root: &'static str,
     },
+}
+
+/// One tick on the wall clock, microseconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    pub sense_us: f64,
+    pub process_us: f64,
+    pub act_us: f64,
+    /// The whole tick, sense to the last write.
+    pub tick_us: f64,
+    /// How late the tick started against its schedule (jitter).
+    pub late_us: f64,
+    /// The tick took longer than the agent's period.
+    pub overrun: bool,
+}
+
+/// A run's timing, microseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TimingSummary {
+    pub ticks: u64,
+    pub tick_p50_us: f64,
+    pub tick_p99_us: f64,
+    pub tick_max_us: f64,
+    pub late_p50_us: f64,
+    pub late_p99_us: f64,
+    pub late_max_us: f64,
+    pub overruns: u64,
+    /// The agent's period.
+    pub period_us: f64,
 }
 
 /// A value as the trace shows it.
@@ -234,6 +276,12 @@ impl Fields<'_> {
         }
     }
 
+    fn bool(&mut self, k: &str, v: bool) -> &mut Self {
+        self.key(k)
+            .extend_from_slice(if v { b"true" } else { b"false" });
+        self
+    }
+
     fn null(&mut self, k: &str) -> &mut Self {
         self.key(k).extend_from_slice(b"null");
         self
@@ -350,25 +398,69 @@ pub fn write_event(out: &mut Vec<u8>, tick: u64, t_ms: f64, agent: &str, ev: &Ev
             .opt_str("to", *to)
             .opt_num("silence_ms", *silence_ms),
         Event::Log { level, text } => f.str("ev", "log").str("level", level).str("text", text),
+        Event::Device {
+            device,
+            error,
+            attempts,
+        } => f
+            .str("ev", "device")
+            .str("device", device)
+            .str("error", error)
+            .int("attempts", attempts),
+        Event::Timing(t) => timing_fields(&mut f, t),
+        Event::TimingSummary(s) => timing_summary_fields(&mut f, s),
         Event::Summary {
             ticks,
             statuses,
             root,
-        } => {
-            f.str("ev", "summary").int("ticks", ticks);
-            let _ = write!(
-                f.key("statuses"),
-                "{{\"IDLE\":{},\"RUNNING\":{},\"SUCCESS\":{},\"FAILURE\":{},\"SKIPPED\":{}}}",
-                statuses[0],
-                statuses[1],
-                statuses[2],
-                statuses[3],
-                statuses[4]
-            );
-            f.str("root", root)
-        }
+        } => summary_fields(&mut f, *ticks, statuses, root),
     };
     out.extend_from_slice(b"}\n");
+}
+
+/// The fields of a `timing` event: one tick measured on the wall clock.
+fn timing_fields<'f, 'o>(f: &'f mut Fields<'o>, t: &Timing) -> &'f mut Fields<'o> {
+    f.str("ev", "timing")
+        .num("sense_us", t.sense_us)
+        .num("process_us", t.process_us)
+        .num("act_us", t.act_us)
+        .num("tick_us", t.tick_us)
+        .num("late_us", t.late_us)
+        .bool("overrun", t.overrun)
+}
+
+/// The fields of a `timing_summary` event: the wall-clock ticks of a whole run.
+fn timing_summary_fields<'f, 'o>(f: &'f mut Fields<'o>, s: &TimingSummary) -> &'f mut Fields<'o> {
+    f.str("ev", "timing_summary")
+        .int("ticks", s.ticks)
+        .num("tick_p50_us", s.tick_p50_us)
+        .num("tick_p99_us", s.tick_p99_us)
+        .num("tick_max_us", s.tick_max_us)
+        .num("late_p50_us", s.late_p50_us)
+        .num("late_p99_us", s.late_p99_us)
+        .num("late_max_us", s.late_max_us)
+        .int("overruns", s.overruns)
+        .num("period_us", s.period_us)
+}
+
+/// The fields of the `summary` event that ends an agent's trace.
+fn summary_fields<'f, 'o>(
+    f: &'f mut Fields<'o>,
+    ticks: u64,
+    statuses: &[u64; 5],
+    root: &str,
+) -> &'f mut Fields<'o> {
+    f.str("ev", "summary").int("ticks", ticks);
+    let _ = write!(
+        f.key("statuses"),
+        "{{\"IDLE\":{},\"RUNNING\":{},\"SUCCESS\":{},\"FAILURE\":{},\"SKIPPED\":{}}}",
+        statuses[0],
+        statuses[1],
+        statuses[2],
+        statuses[3],
+        statuses[4]
+    );
+    f.str("root", root)
 }
 
 /// Where trace lines go.

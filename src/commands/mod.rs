@@ -12,7 +12,10 @@ pub mod import;
 pub mod lsp;
 pub mod memory;
 mod report;
+mod robot;
 pub mod run;
+mod source;
+mod watch;
 
 /// Exit statuses shared by every command.
 pub const OK: u8 = 0;

@@ -4,6 +4,7 @@
 //! the user how it went.
 
 use super::report::Reporter;
+use super::source::{self, Loaded};
 use super::{FAILED, OK, USAGE};
 use crate::observers::btlog::BtLog;
 use crate::observers::groot2::{self, Groot2};
@@ -13,10 +14,9 @@ use crate::observers::story::Narrator;
 use crate::observers::trace_file::TraceFile;
 use crate::observers::views::{self, AgentView};
 use crate::observers::Fanout;
-use crate::{files, Format};
+use crate::Format;
 use affect_compiler::groot::Dialect;
 use affect_compiler::ir::program::Program;
-use affect_compiler::sema::Analysis;
 use affect_runtime::run::{self, AgentSummary, Pacing, Run, RunConfig, SimClock};
 use std::io::Write;
 use std::path::PathBuf;
@@ -75,9 +75,27 @@ pub struct RunArgs {
     /// interpreter does, and a warning says so.
     #[arg(long, value_enum, default_value_t = super::bench::EngineKind::Jit)]
     pub engine: super::bench::EngineKind,
+    /// Run the agent on its robot: every device its declarations name opens through rppal
+    /// (I2C, GPIO, PWM) before the first tick, and it ticks at its rate on the monotonic
+    /// clock; Ctrl-C or SIGTERM stops it cleanly. See docs/raspberry-pi.md.
+    #[arg(long)]
+    pub hardware: bool,
+    /// With --hardware: bind this device (or declared leaf) to the program's simulated world
+    /// instead of hardware (`--sim-device place` for a robot without a camera). The run says
+    /// which ones it simulates.
+    #[arg(long = "sim-device", value_name = "NAME", requires = "hardware")]
+    pub sim_devices: Vec<String>,
+    /// Run a simulated world at wall-clock speed (the trace stays the simulated one) and
+    /// measure every tick (`timing` events in the trace, a summary at the end).
+    #[arg(long, conflicts_with = "hardware")]
+    pub realtime: bool,
+    /// With --hardware: how long the run may go without finishing a tick before the watchdog
+    /// (a second process) stops the motors; 0 runs without one.
+    #[arg(long, value_name = "MS", default_value_t = 500, requires = "hardware")]
+    pub watchdog_ms: u64,
     /// Serve the run to Groot 2 and btview as BehaviorTree.CPP's Groot2Publisher does: REQ/REP
     /// on PORT (default 1667) and PUB on PORT+1; the next agent on PORT+2 and PORT+3, and so
-    /// on. The run is paced at wall-clock speed. See docs/monitoring.md.
+    /// on. The run goes at wall-clock speed, as with --realtime. See docs/monitoring.md.
     #[arg(long, value_name = "PORT", num_args = 0..=1, default_missing_value = groot2::DEFAULT_PORT)]
     pub groot2: Option<u16>,
     /// The address the Groot 2 server binds (anyone who reaches it sees the run).
@@ -97,6 +115,14 @@ pub struct RunArgs {
     /// one `--agent` names, else the first.
     #[arg(long, value_name = "FILE.btlog")]
     pub btlog: Option<PathBuf>,
+    /// Run at wall-clock speed (as --realtime does) and, when the file (or a file it `use`s)
+    /// is saved, check it
+    /// again and go on with the new program from the next tick: variables, hormones,
+    /// emotions and memories whose name and type did not change keep their values, running
+    /// nodes that moved are halted. A program that does not check leaves the old one
+    /// running, and its diagnostics are printed. See docs/monitoring.md.
+    #[arg(long, conflicts_with_all = ["groot2", "btlog", "hardware"])]
+    pub watch: bool,
 }
 
 fn split_kv(s: &str, what: &str) -> Result<(String, String), String> {
@@ -107,7 +133,7 @@ fn split_kv(s: &str, what: &str) -> Result<(String, String), String> {
 }
 
 pub fn run(args: &RunArgs) -> u8 {
-    let loaded = match load(args) {
+    let loaded = match source::load(&args.file) {
         Ok(l) => l,
         Err(status) => return status,
     };
@@ -139,8 +165,33 @@ pub fn run(args: &RunArgs) -> u8 {
             return USAGE;
         }
     };
-    let result =
-        Run::new(program, &config).and_then(|r| r.run_to_end(&mut SimClock, &mut observers));
+    let prepare_wall_clock = |observers: &mut Fanout| {
+        super::robot::prepare(program, &config, args.quiet, args.watchdog_ms, observers)
+    };
+    let result = if args.watch {
+        // `--watch` runs as `--realtime` does, on its wall clock.
+        match prepare_wall_clock(&mut observers) {
+            Ok(mut clock) => {
+                super::watch::run_to_end(&loaded, program, &config, &mut observers, &mut clock)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return FAILED;
+            }
+        }
+    } else {
+        match Run::new(program, &config) {
+            Ok(r) if wall_clock(args) => match prepare_wall_clock(&mut observers) {
+                Ok(mut clock) => r.run_to_end(&mut clock, &mut observers),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return FAILED;
+                }
+            },
+            Ok(r) => r.run_to_end(&mut SimClock, &mut observers),
+            Err(d) => Err(d),
+        }
+    };
     let unwritten = observers.finish(result.is_ok());
     if !unwritten.is_empty() {
         for e in &unwritten {
@@ -161,53 +212,11 @@ pub fn run(args: &RunArgs) -> u8 {
     OK
 }
 
-/// A program read and checked: its name for messages, its source, what the checker made.
-struct Loaded {
-    name: String,
-    src: String,
-    analysis: Analysis,
-}
-
-/// Reads the file and checks it. Groot / BehaviorTree.CPP XML runs as its import would (its
-/// `<include>`s imported too). `Err` is the exit status, the problem already told.
-fn load(args: &RunArgs) -> Result<Loaded, u8> {
-    let xml = args
-        .file
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("xml"));
-    let read = files::read_source(&args.file).map_err(|e| {
-        super::report::unreadable(&args.file, &e);
-        USAGE
-    });
-    if !xml {
-        let src = read?;
-        let analysis =
-            affect_compiler::check_source_with(&src, &files::FileLoader::beside(&args.file));
-        return Ok(Loaded {
-            name: args.file.display().to_string(),
-            src,
-            analysis,
-        });
-    }
-    read?;
-    let src = super::import::import_in_memory(&args.file).map_err(|failed| {
-        let mut reporter = Reporter::new(Format::Human);
-        for (file, text, diags) in &failed {
-            reporter.add(file, text, diags);
-        }
-        reporter.finish(failed.len());
-        eprintln!("affect run: `{}` was not imported", args.file.display());
-        FAILED
-    })?;
-    let analysis = affect_compiler::check_source_with(
-        &src,
-        &super::import::ImportingLoader::beside(&args.file),
-    );
-    Ok(Loaded {
-        name: format!("{} (imported)", args.file.display()),
-        src,
-        analysis,
-    })
+/// Whether the run goes at wall-clock speed, on `--realtime`'s clock (or the robot's): on
+/// hardware, when asked, and when someone watches it live (`--groot2`) or edits it as it
+/// runs (`--watch`).
+fn wall_clock(args: &RunArgs) -> bool {
+    args.hardware || args.realtime || args.watch || args.groot2.is_some()
 }
 
 /// The run configuration the options ask for. The world's own `ticks` and `seed` apply
@@ -252,6 +261,12 @@ fn config(args: &RunArgs, program: &Program) -> Result<RunConfig, String> {
     for b in &args.bb {
         config.bb.push(split_kv(b, "--bb")?);
     }
+    if args.hardware {
+        config.hardware = Some(affect_runtime::hardware::HardwareConfig {
+            simulated: args.sim_devices.clone(),
+        });
+    }
+    config.timing = wall_clock(args);
     if let Some(ms) = args.sleep_between_ticks {
         if ms.is_nan() || ms <= 0.0 {
             return Err("--sleep-between-ticks takes a positive number of milliseconds".into());
@@ -291,10 +306,9 @@ fn observers<'v>(
     if args.groot2.is_none() && args.btlog.is_none() {
         return Ok(fanout);
     }
-    // Groot 2 and its logs show the tree as the Groot exporter writes it (the exporter
-    // works on the syntax tree, which the check does not keep: the source is parsed again,
-    // only with these options).
-    let doc = affect_compiler::groot::exported_document(&loaded.src, Dialect::V4);
+    // Groot 2 and its logs show the tree as the Groot exporter writes it from the syntax
+    // tree the check parsed.
+    let doc = affect_compiler::groot::exported_document(&loaded.syntax, Dialect::V4);
     if let Some(path) = &args.btlog {
         fanout.add(BtLog::create(
             program,

@@ -16,10 +16,12 @@ pub mod btlog;
 pub mod groot2;
 pub mod plot;
 pub mod progress;
+pub mod robot;
 pub mod story;
 pub mod trace_file;
 pub mod views;
 
+use affect_compiler::ir::program::Program;
 use affect_runtime::run::{Flow, Observer, TickView};
 use affect_runtime::trace::{Event, TraceSink};
 use std::io;
@@ -31,6 +33,10 @@ pub trait RunObserver: Observer {
     fn finish(&mut self, _completed: bool) -> Result<(), String> {
         Ok(())
     }
+
+    /// The run goes on with a new program (`affect run --watch`): what the observer knows
+    /// of the program (variables' roles, node uids) is replaced by what `program` says.
+    fn reloaded(&mut self, _program: &Program) {}
 }
 
 /// Hands every event and every tick's end to each observer, in the order they were added.
@@ -52,6 +58,13 @@ impl<'a> Fanout<'a> {
             .iter_mut()
             .filter_map(|o| o.finish(completed).err())
             .collect()
+    }
+
+    /// Tells every observer that the run goes on with `program`.
+    pub fn reloaded(&mut self, program: &Program) {
+        for o in &mut self.observers {
+            o.reloaded(program);
+        }
     }
 }
 

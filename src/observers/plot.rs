@@ -22,6 +22,7 @@ use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 use plotters::style::Palette99;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// Drawn width of the SVG, in pixels.
 const WIDTH: u32 = 1100;
@@ -37,15 +38,15 @@ const RIGHT_LABELS: u32 = 64;
 
 /// `--plot FILE.svg`: records the run, and draws it into the file when the run has
 /// completed.
-pub struct PlotFile<'v> {
-    recorder: Recorder<'v>,
+pub struct PlotFile {
+    recorder: Recorder,
     path: std::path::PathBuf,
     /// Heads the drawing: the program's file name.
     title: String,
 }
 
-impl<'v> PlotFile<'v> {
-    pub fn new(views: &'v [AgentView], path: &std::path::Path, title: String) -> PlotFile<'v> {
+impl PlotFile {
+    pub fn new(views: &[AgentView], path: &std::path::Path, title: String) -> PlotFile {
         PlotFile {
             recorder: Recorder::new(views),
             path: path.to_path_buf(),
@@ -54,22 +55,31 @@ impl<'v> PlotFile<'v> {
     }
 }
 
-impl TraceSink for PlotFile<'_> {
+impl TraceSink for PlotFile {
     fn line(&mut self, _tick: u64, t_ms: f64, agent: &str, ev: &Event) -> std::io::Result<()> {
         self.recorder.event(t_ms, agent, ev);
         Ok(())
     }
 }
 
-impl Observer for PlotFile<'_> {}
+impl Observer for PlotFile {}
 
-impl RunObserver for PlotFile<'_> {
+impl RunObserver for PlotFile {
     fn finish(&mut self, completed: bool) -> Result<(), String> {
         if !completed {
             return Ok(());
         }
         let svg = self.recorder.render(&self.title)?;
         crate::files::write_atomic(&self.path, svg.as_bytes())
+    }
+
+    fn reloaded(&mut self, program: &affect_compiler::ir::program::Program) {
+        let r = &mut self.recorder;
+        let agents = r
+            .agents
+            .iter_mut()
+            .map(|a| (a.instance.as_str(), &mut a.view));
+        super::views::replace(&mut r.views, program, agents);
     }
 }
 
@@ -88,9 +98,9 @@ struct StateTrack {
     points: Vec<(f64, usize)>,
 }
 
-struct AgentSeries<'v> {
+struct AgentSeries {
     instance: String,
-    view: &'v AgentView,
+    view: Rc<AgentView>,
     tracks: Vec<Track>,
     by_name: HashMap<String, usize>,
     states: Vec<StateTrack>,
@@ -98,7 +108,7 @@ struct AgentSeries<'v> {
     end_s: f64,
 }
 
-impl AgentSeries<'_> {
+impl AgentSeries {
     fn number(&mut self, name: &str, role: Role, order: usize, t: f64, v: f64) {
         if !v.is_finite() {
             return;
@@ -155,9 +165,9 @@ impl AgentSeries<'_> {
 }
 
 /// Records what the plot needs while the program runs.
-pub struct Recorder<'v> {
-    views: &'v [AgentView],
-    agents: Vec<AgentSeries<'v>>,
+pub struct Recorder {
+    views: Vec<Rc<AgentView>>,
+    agents: Vec<AgentSeries>,
     /// The agent of the previous event (events come in runs of one agent).
     cur: usize,
 }
@@ -171,16 +181,16 @@ fn number(v: &Value) -> Option<f64> {
     }
 }
 
-impl<'v> Recorder<'v> {
-    pub fn new(views: &'v [AgentView]) -> Recorder<'v> {
+impl Recorder {
+    pub fn new(views: &[AgentView]) -> Recorder {
         Recorder {
-            views,
+            views: views.iter().cloned().map(Rc::new).collect(),
             agents: Vec::new(),
             cur: 0,
         }
     }
 
-    fn agent(&mut self, instance: &str) -> Option<&mut AgentSeries<'v>> {
+    fn agent(&mut self, instance: &str) -> Option<&mut AgentSeries> {
         if self
             .agents
             .get(self.cur)
@@ -189,7 +199,7 @@ impl<'v> Recorder<'v> {
             match self.agents.iter().position(|a| a.instance == instance) {
                 Some(i) => self.cur = i,
                 None => {
-                    let view = super::views::program_of(self.views, instance)?;
+                    let view = super::views::program_of(&self.views, instance)?;
                     self.agents.push(AgentSeries {
                         instance: instance.to_string(),
                         view,
@@ -212,7 +222,7 @@ impl<'v> Recorder<'v> {
             return;
         };
         a.end_s = a.end_s.max(t);
-        let view = a.view;
+        let view = Rc::clone(&a.view);
         match ev {
             Event::Var { name, value } => {
                 let Some(var) = view.vars.get(*name) else {

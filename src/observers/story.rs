@@ -23,13 +23,14 @@ use affect_runtime::trace::{Event, TraceSink, Value};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::Write;
+use std::rc::Rc;
 
 /// Distinct log texts remembered per agent (later ones are printed again).
 const LOG_MEMORY: usize = 256;
 
-struct AgentStory<'v> {
+struct AgentStory {
     instance: String,
-    view: &'v AgentView,
+    view: Rc<AgentView>,
     /// Current values of the variables the story mentions, as text.
     values: HashMap<String, String>,
     /// Current class of each level (`positive`, `neutral`, `negative`).
@@ -51,8 +52,8 @@ const LOG: u8 = 7;
 
 /// Writes the story; `out` is stderr in the command, a buffer in tests.
 pub struct Narrator<'v> {
-    views: &'v [AgentView],
-    agents: Vec<AgentStory<'v>>,
+    views: Vec<Rc<AgentView>>,
+    agents: Vec<AgentStory>,
     out: Box<dyn Write + 'v>,
     /// The agent and tick whose items are being collected, and when that tick was.
     cur: Option<(usize, u64, f64)>,
@@ -84,9 +85,9 @@ fn class(x: f64) -> &'static str {
 }
 
 impl<'v> Narrator<'v> {
-    pub fn new(views: &'v [AgentView], out: Box<dyn Write + 'v>) -> Narrator<'v> {
+    pub fn new(views: &[AgentView], out: Box<dyn Write + 'v>) -> Narrator<'v> {
         Narrator {
-            views,
+            views: views.iter().cloned().map(Rc::new).collect(),
             agents: Vec::new(),
             out,
             cur: None,
@@ -110,7 +111,7 @@ impl<'v> Narrator<'v> {
         if let Some(i) = self.agents.iter().position(|a| a.instance == instance) {
             return Some(i);
         }
-        let view = program_of(self.views, instance)?;
+        let view = program_of(&self.views, instance)?;
         self.agents.push(AgentStory {
             instance: instance.to_string(),
             view,
@@ -140,7 +141,7 @@ impl<'v> Narrator<'v> {
             }
         }
         let a = &mut self.agents[i];
-        let view = a.view;
+        let view = Rc::clone(&a.view);
         match ev {
             Event::Var { name, value } => {
                 let Some(var) = view.vars.get(*name) else {
@@ -269,7 +270,7 @@ impl<'v> Narrator<'v> {
             return;
         }
         let a = &self.agents[i];
-        let view = a.view;
+        let view = &a.view;
         let mut line = if self.clear {
             format!("\r{:40}\r", "")
         } else {
@@ -338,6 +339,16 @@ impl RunObserver for Narrator<'_> {
     fn finish(&mut self, _completed: bool) -> Result<(), String> {
         Narrator::finish(self);
         Ok(())
+    }
+
+    fn reloaded(&mut self, program: &affect_compiler::ir::program::Program) {
+        // The tick being told belongs to the old program: it is told first.
+        self.flush();
+        let agents = self
+            .agents
+            .iter_mut()
+            .map(|a| (a.instance.as_str(), &mut a.view));
+        super::views::replace(&mut self.views, program, agents);
     }
 }
 

@@ -7,6 +7,7 @@ use affect_compiler::ir::program::{
     AgentProgram, NodeKind, Program, Role as IrRole, Slot, ValueKind,
 };
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// What declared a variable of an agent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,6 +29,7 @@ pub enum Role {
 }
 
 /// One agent program as the observers see it.
+#[derive(Clone, Debug)]
 pub struct AgentView {
     pub name: String,
     /// Root variables by name: their role and declaration order.
@@ -185,8 +187,26 @@ fn memory_keys(p: &AgentProgram) -> Vec<String> {
     keys
 }
 
+/// After a reload: the views of `program`, and each agent's new view (its old one when its
+/// program is gone).
+pub fn replace<'a>(
+    views: &mut Vec<Rc<AgentView>>,
+    program: &Program,
+    agents: impl Iterator<Item = (&'a str, &'a mut Rc<AgentView>)>,
+) {
+    *views = super::views::views(program)
+        .into_iter()
+        .map(Rc::new)
+        .collect();
+    for (instance, view) in agents {
+        if let Some(v) = program_of(views, instance) {
+            *view = v;
+        }
+    }
+}
+
 /// The program an agent instance runs: `UGV#2` runs `UGV`.
-pub fn program_of<'v>(views: &'v [AgentView], instance: &str) -> Option<&'v AgentView> {
+pub fn program_of(views: &[Rc<AgentView>], instance: &str) -> Option<Rc<AgentView>> {
     let base = match instance.rsplit_once('#') {
         Some((b, n)) if !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => b,
         _ => instance,
@@ -195,4 +215,5 @@ pub fn program_of<'v>(views: &'v [AgentView], instance: &str) -> Option<&'v Agen
         .iter()
         .find(|v| v.name == instance)
         .or_else(|| views.iter().find(|v| v.name == base))
+        .cloned()
 }

@@ -133,19 +133,15 @@ pub struct CustomNode {
     pub declared: bool,
 }
 
-/// The XML document of a source text in `dialect`, as `affect build --emit groot` writes it
-/// (read back into elements): what `affect run --groot2` and `--btlog` serve with `_uid`s.
-/// `None` when the text does not export (the served tree then has no ports).
-pub fn exported_document(src: &str, dialect: Dialect) -> Option<xml::Document> {
-    let parsed = crate::syntax::parse(src);
-    if crate::diagnostic::has_errors(&parsed.diagnostics) {
-        return None;
-    }
-    let out = export(&parsed.file, dialect);
-    if crate::diagnostic::has_errors(&out.diagnostics) {
-        return None;
-    }
-    Some(xml::parse(&out.xml).document)
+/// The XML document of a checked syntax tree in `dialect`, as `affect build --emit groot`
+/// writes it: what `affect run --groot2` and `--btlog` serve with `_uid`s. `None` when the
+/// tree does not export (the served tree then has no ports).
+pub fn exported_document(
+    file: &crate::syntax::ast::File,
+    dialect: Dialect,
+) -> Option<xml::Document> {
+    let (doc, diagnostics) = export::export_document(file, dialect);
+    (!crate::diagnostic::has_errors(&diagnostics)).then_some(doc)
 }
 
 /// The custom (non-built-in) nodes an imported or written `.affect` file declares, in order.

@@ -57,10 +57,16 @@ fn err(message: impl Into<String>, start: usize, end: usize) -> ScriptError {
     }
 }
 
-/// How deep a script may nest: parentheses, prefix operators, `? :`, chained assignments, and
-/// the operators of one chain (`a + b + c` is two levels). Every pass over a script recurses
-/// on its tree, so the limit keeps any input from overflowing the stack.
-pub const MAX_DEPTH: usize = 64;
+/// How deep a script may nest: parentheses, prefix operators, `? :` and chained assignments.
+/// The operators of a chain are read in a loop and do not count here (`a + b + c` nests no
+/// deeper than `a`).
+pub const MAX_DEPTH: usize = 256;
+
+/// How deep the tree of a script may be, counting every operator of a chain as a level
+/// (`a + b + c` is `(a + b) + c`). Every pass over a script (and over the affect expression it
+/// becomes) recurses on that tree, so this bound keeps any input from overflowing the stack;
+/// it is far beyond any real script (a sum of 1,000 terms).
+pub const MAX_TREE: usize = 1024;
 
 const OPS: &[&str] = &[
     ":=", "+=", "-=", "*=", "/=", "==", "!=", "<=", ">=", "&&", "||", "..", "=", "<", ">", "+",
@@ -223,27 +229,31 @@ struct Parser {
     toks: Vec<(T, usize, usize)>,
     pos: usize,
     len: usize,
-    /// Nesting of the tree being built around the current token.
+    /// Real nesting around the current token: parentheses, prefix operators, `? :`, chained
+    /// assignments ([`MAX_DEPTH`]).
+    nesting: usize,
+    /// The same plus every operator of the open chains: a bound on the depth of the tree
+    /// being built ([`MAX_TREE`]).
     depth: usize,
 }
 
 impl Parser {
-    /// One level deeper (leave with `self.depth -= 1`), or the limit's error.
+    /// One level deeper (leave with [`Parser::up`]), or the limit's error.
     fn deeper(&mut self, levels: usize) -> Result<(), ScriptError> {
         self.depth += levels;
-        if self.depth <= MAX_DEPTH {
+        self.nesting += levels;
+        if self.nesting <= MAX_DEPTH && self.depth <= MAX_TREE {
             return Ok(());
         }
-        let (s, e) = self.span();
-        Err(ScriptError {
-            too_deep: true,
-            help: Some("split the script into several nodes, or name parts of it".into()),
-            ..err(
-                format!("the script nests deeper than {MAX_DEPTH} levels"),
-                s,
-                e,
-            )
-        })
+        Err(too_deep(
+            format!("the script nests deeper than {MAX_DEPTH} levels"),
+            self.span(),
+        ))
+    }
+
+    fn up(&mut self) {
+        self.nesting -= 1;
+        self.depth -= 1;
     }
 
     fn peek(&self) -> Option<&T> {
@@ -286,7 +296,7 @@ impl Parser {
         self.pos += 1;
         self.deeper(1)?;
         let value = self.statement()?;
-        self.depth -= 1;
+        self.up();
         Ok(Raw::Assign {
             target,
             op,
@@ -296,7 +306,7 @@ impl Parser {
     }
 
     fn ternary(&mut self) -> Result<Raw, ScriptError> {
-        let c = self.binary(0)?;
+        let c = self.binary()?;
         if self.peek() != Some(&T::Op("?")) {
             return Ok(c);
         }
@@ -308,53 +318,42 @@ impl Parser {
         }
         self.pos += 1;
         let b = self.ternary()?;
-        self.depth -= 1;
+        self.up();
         Ok(Raw::Ternary(Box::new(c), Box::new(a), Box::new(b)))
     }
 
     /// Binary operators by level: 0 `||`, 1 `&&`, 2 comparisons, 3 `| ^`, 4 `&`, 5 `+ - ..`,
-    /// 6 `* /`.
-    fn binary(&mut self, level: u8) -> Result<Raw, ScriptError> {
-        if level > 6 {
-            return self.unary();
-        }
-        let mut left = self.binary(level + 1)?;
-        if level == 2 {
-            let mut operands = vec![left];
-            let mut ops = Vec::new();
-            while let Some(op) = self.peek().and_then(|t| bin_op(t, 2)) {
-                self.pos += 1;
-                ops.push(op);
-                operands.push(self.binary(3)?);
-            }
-            return Ok(if ops.is_empty() {
-                operands.pop().expect("one operand")
-            } else {
-                Raw::Chain(operands, ops)
-            });
-        }
-        // Each operator of a chain puts the operands before it one level deeper.
-        let mut chain = 0;
-        loop {
-            if level == 5 && self.peek() == Some(&T::Op("..")) {
-                self.deeper(1)?;
-                chain += 1;
-                self.pos += 1;
-                let right = self.binary(6)?;
-                left = Raw::Concat(Box::new(left), Box::new(right));
-                continue;
-            }
-            let Some(op) = self.peek().and_then(|t| bin_op(t, level)) else {
-                break;
-            };
-            self.deeper(1)?;
-            chain += 1;
+    /// 6 `* /`. One loop with an operator stack (precedence climbing without recursion), so a
+    /// chain of any length costs no stack: `a + b + c` nests no deeper than `a`. The tree it
+    /// builds is as deep as its chains are long, which [`MAX_TREE`] bounds for the passes after.
+    fn binary(&mut self) -> Result<Raw, ScriptError> {
+        let mut operands = vec![self.unary()?];
+        // Pending operators: (level, operator, where it stands); `None` is `..`.
+        let mut ops: Vec<(u8, Option<BinOp>, (usize, usize))> = Vec::new();
+        let depth = self.depth;
+        while let Some((level, op)) = self.peek().and_then(bin_op) {
+            let at = self.span();
             self.pos += 1;
-            let right = self.binary(level + 1)?;
-            left = Raw::Binary(op, Box::new(left), Box::new(right));
+            while ops.last().is_some_and(|&(l, ..)| l >= level) {
+                reduce(&mut operands, &mut ops);
+            }
+            ops.push((level, op, at));
+            // Every operator may put what is before it one level deeper.
+            self.depth += 1;
+            if self.depth > MAX_TREE {
+                self.depth = depth;
+                return Err(too_deep(
+                    format!("the script nests deeper than {MAX_TREE} levels counting every operator of its chains"),
+                    at,
+                ));
+            }
+            operands.push(self.unary()?);
         }
-        self.depth -= chain;
-        Ok(left)
+        while !ops.is_empty() {
+            reduce(&mut operands, &mut ops);
+        }
+        self.depth = depth;
+        Ok(operands.pop().expect("one operand"))
     }
 
     fn unary(&mut self) -> Result<Raw, ScriptError> {
@@ -368,7 +367,7 @@ impl Parser {
             self.pos += 1;
             self.deeper(1)?;
             let inner = self.unary()?;
-            self.depth -= 1;
+            self.up();
             return Ok(Raw::Unary(op, Box::new(inner)));
         }
         self.atom()
@@ -390,7 +389,7 @@ impl Parser {
                     return Err(self.unexpected("`)`"));
                 }
                 self.pos += 1;
-                self.depth -= 1;
+                self.up();
                 return Ok(Raw::Group(Box::new(inner)));
             }
             _ => return Err(self.unexpected("a value, a name or `(`")),
@@ -400,7 +399,8 @@ impl Parser {
     }
 }
 
-fn bin_op(t: &T, level: u8) -> Option<BinOp> {
+/// A binary operator token: its level (see [`Parser::binary`]) and operator (`None` for `..`).
+fn bin_op(t: &T) -> Option<(u8, Option<BinOp>)> {
     let T::Op(op) = t else { return None };
     let (l, b) = match *op {
         "||" => (0, BinOp::Or),
@@ -416,11 +416,40 @@ fn bin_op(t: &T, level: u8) -> Option<BinOp> {
         "&" => (4, BinOp::BitAnd),
         "+" => (5, BinOp::Add),
         "-" => (5, BinOp::Sub),
+        ".." => return Some((5, None)),
         "*" => (6, BinOp::Mul),
         "/" => (6, BinOp::Div),
         _ => return None,
     };
-    (l == level).then_some(b)
+    Some((l, Some(b)))
+}
+
+/// Applies the last pending operator to the last two operands. Comparisons chain: `a < b < c`
+/// is one `Chain` (BehaviorTree.CPP reads it as `a < b && b < c`).
+fn reduce(operands: &mut Vec<Raw>, ops: &mut Vec<(u8, Option<BinOp>, (usize, usize))>) {
+    let (level, op, _) = ops.pop().expect("an operator");
+    let right = operands.pop().expect("a right operand");
+    let left = operands.pop().expect("a left operand");
+    operands.push(match op {
+        None => Raw::Concat(Box::new(left), Box::new(right)),
+        Some(op) if level == 2 => match left {
+            Raw::Chain(mut terms, mut cmps) => {
+                terms.push(right);
+                cmps.push(op);
+                Raw::Chain(terms, cmps)
+            }
+            left => Raw::Chain(vec![left, right], vec![op]),
+        },
+        Some(op) => Raw::Binary(op, Box::new(left), Box::new(right)),
+    });
+}
+
+fn too_deep(message: String, (start, end): (usize, usize)) -> ScriptError {
+    ScriptError {
+        too_deep: true,
+        help: Some("split the script into several nodes, or name parts of it".into()),
+        ..err(message, start, end)
+    }
 }
 
 /// Parses a script: statements separated by `;`. An empty script is refused, as
@@ -431,6 +460,7 @@ pub fn parse(src: &str) -> Result<Vec<Raw>, ScriptError> {
         toks,
         pos: 0,
         len: src.len(),
+        nesting: 0,
         depth: 0,
     };
     let mut stmts = Vec::new();
@@ -916,10 +946,33 @@ mod tests {
             let e = parse(&deep).expect_err("too deep");
             assert!(e.too_deep, "{}", e.message);
         }
-        // At the limit it parses.
+        // At the limits it parses: real nesting up to MAX_DEPTH, chains far longer.
         let at = MAX_DEPTH - 1;
         assert!(parse(&format!("{}x{}", "(".repeat(at), ")".repeat(at))).is_ok());
-        assert!(parse(&vec!["a"; MAX_DEPTH].join(" + ")).is_ok());
+        assert!(parse(&format!("x := {}1", "-".repeat(at))).is_ok());
+        assert!(parse(&vec!["a"; 1000].join(" + ")).is_ok());
+        assert!(parse(&vec!["a"; MAX_TREE + 1].join(" + ")).is_ok());
+        assert!(
+            parse(&vec!["a"; MAX_TREE + 2].join(" + "))
+                .unwrap_err()
+                .too_deep
+        );
+        // Operators of one chain do not count as nesting: 200 parentheses around a long sum.
+        let sum = vec!["a"; 300].join(" - ");
+        assert!(parse(&format!("{}{sum}{}", "(".repeat(200), ")".repeat(200))).is_ok());
+    }
+
+    #[test]
+    fn chains_keep_precedence_and_associativity() {
+        let raw = |s: &str| format!("{:?}", parse(s).expect("parses")[0]);
+        assert_eq!(
+            raw("a - b + c * d"),
+            r#"Binary(Add, Binary(Sub, Ident("a"), Ident("b")), Binary(Mul, Ident("c"), Ident("d")))"#
+        );
+        assert!(raw("a < b <= c").starts_with("Chain(["));
+        assert!(raw("a + b .. c").starts_with("Concat(Binary(Add"));
+        assert!(raw("a || b && c").starts_with("Binary(Or"));
+        assert!(raw("a & b | c ^ d").starts_with("Binary(BitXor, Binary(BitOr, Binary(BitAnd"));
     }
 
     #[test]

@@ -142,8 +142,7 @@ impl Ty {
 /// Names types by their spelling in the language; enums need the checker's names.
 pub struct TyDisplay<'a> {
     pub ty: &'a Ty,
-    /// The program's enums, indexed by `Ty::Enum`.
-    pub enums: &'a [super::EnumDef],
+    pub enum_names: &'a [String],
 }
 
 impl fmt::Display for TyDisplay<'_> {
@@ -159,16 +158,17 @@ impl fmt::Display for TyDisplay<'_> {
             Ty::Angle => f.write_str("angle"),
             Ty::Status => f.write_str("status"),
             Ty::Enum(i) => f.write_str(
-                self.enums
+                self.enum_names
                     .get(*i as usize)
-                    .map_or("enum", |e| e.name.as_str()),
+                    .map(String::as_str)
+                    .unwrap_or("enum"),
             ),
             Ty::List(t) => write!(
                 f,
                 "[{}]",
                 TyDisplay {
                     ty: t,
-                    enums: self.enums
+                    enum_names: self.enum_names
                 }
             ),
             Ty::Tuple(ts) => {
@@ -182,7 +182,7 @@ impl fmt::Display for TyDisplay<'_> {
                         "{}",
                         TyDisplay {
                             ty: t,
-                            enums: self.enums
+                            enum_names: self.enum_names
                         }
                     )?;
                 }
@@ -197,6 +197,9 @@ impl fmt::Display for TyDisplay<'_> {
         }
     }
 }
+
+/// The type of a place in the plane, `(x, y)` in lengths.
+pub const POINT: &str = "Point";
 
 /// The built-in type names, with what they mean.
 pub const BUILTIN_TYPES: &[(&str, Ty)] = &[

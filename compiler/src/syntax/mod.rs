@@ -5,6 +5,7 @@ mod delimiters;
 pub mod depth;
 mod docs;
 mod grammar_support;
+pub mod keywords;
 pub mod lexer;
 mod parse_errors;
 mod parser;

@@ -86,6 +86,40 @@ impl Memory {
         }
     }
 
+    /// This memory as a reloaded program keeps it (`affect run --watch`): under the new
+    /// program's `spec`, each key renumbered by `key` (the new program's symbol of the same
+    /// text). Elements whose key the new program does not know are dropped; the short-term
+    /// store keeps its most recent `spec.size`.
+    pub fn renumbered(&self, spec: MemorySpec, key: impl Fn(u32) -> Option<u32>) -> Memory {
+        let mut short: VecDeque<(u32, f64)> = self
+            .short
+            .iter()
+            .filter_map(|&(k, s)| Some((key(k)?, s)))
+            .collect();
+        short.truncate(spec.size);
+        let long = self
+            .long
+            .iter()
+            .filter_map(|t| {
+                Some(Trace {
+                    key: key(t.key)?,
+                    ..*t
+                })
+            })
+            .collect();
+        let links = self
+            .links
+            .iter()
+            .filter_map(|&(a, b)| Some((key(a)?, key(b)?)))
+            .collect();
+        let mut m = Memory::new(spec);
+        m.short = short;
+        m.long = long;
+        m.set_links(links);
+        m.last = self.last.and_then(key);
+        m
+    }
+
     pub fn short_term(&self) -> impl Iterator<Item = &(u32, f64)> {
         self.short.iter()
     }

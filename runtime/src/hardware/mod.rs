@@ -9,11 +9,45 @@
 //! actuator its safe value (`safe: 0`, what it is set to when the run stops for any reason;
 //! default 0; motors always stop). See docs/raspberry-pi.md.
 
+use affect_compiler::diagnostic::Diagnostic;
+use affect_compiler::ir::program::{AgentProgram, Program};
+
 mod open;
 mod retry;
+pub mod watchdog;
 
-pub use open::{open, Opened};
+pub use open::{open, retries, Opened};
 pub use retry::{Faults, Retry};
+
+/// Opens the devices of the one agent a run on hardware runs (`agent`: the run's `--agent`;
+/// `instances`: the programs of the instances the run would make).
+pub fn open_for_run<'p>(
+    program: &Program,
+    agent: Option<&str>,
+    hardware: &HardwareConfig,
+    has_world: bool,
+    instances: impl Iterator<Item = &'p AgentProgram>,
+) -> Result<Opened, Vec<Diagnostic>> {
+    let agents: Vec<&AgentProgram> = instances.collect();
+    match agents.as_slice() {
+        [one] => open(program, one, hardware, has_world),
+        _ => Err(vec![Diagnostic::error(
+            "E0602",
+            match agent {
+                Some(a) => format!(
+                    "--hardware runs one robot, but `{a}` names {} instances",
+                    agents.len()
+                ),
+                None => format!(
+                    "--hardware runs one robot, and this run has {} agent instances",
+                    agents.len()
+                ),
+            },
+            affect_compiler::span::Span::DUMMY,
+        )
+        .with_help("choose the robot's agent with --agent")]),
+    }
+}
 
 /// `--hardware` and what goes with it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -198,7 +198,32 @@ fn cannot_open(d: &Device, where_: &str, what: &str, detail: &str, help: &str) -
     .with_help(help.to_string())
 }
 
+impl crate::leaf::LeafSource for Opened {
+    fn bind(
+        &self,
+        info: &LeafInfo,
+        program: &Program,
+        place: Option<(&SharedWorld, AgentId)>,
+    ) -> Option<Box<dyn Leaf>> {
+        let follow = place.map(|(w, id)| (w.clone(), id));
+        self.leaf(info, Rc::new(program.enums.clone()), follow)
+    }
+}
+
 impl Opened {
+    /// Binds the robot's sensors and events to the agent, in place of simulated ones.
+    pub fn attach(&mut self, sim: &mut crate::sim::SimAgent) {
+        let p = sim.program;
+        for (slot, name, device) in self.sensors.drain(..) {
+            let s = &p.slots[slot as usize];
+            sim.senses_mut()
+                .bind_sensor(slot, &name, s.kind, s.range, device);
+        }
+        for (slot, name, device) in self.events.drain(..) {
+            sim.senses_mut().bind_event(slot, &name, device);
+        }
+    }
+
     /// The implementation of a declared leaf on this robot: `Move(direction)` on the motor
     /// board. `follow`, when the run has a world, moves the robot there as its steps finish,
     /// so devices and leaves bound to the world (`--sim-device`) see where it is.

@@ -44,6 +44,11 @@ pub struct RunConfig {
     pub wrap_leaves: Option<crate::leaf::LeafWrap>,
     /// Leaves implemented in Rust by the user's own crate (docs/custom-nodes.md).
     pub nodes: crate::nodes::NodeRegistry,
+    /// Run one agent on its robot's devices (`--hardware`; docs/raspberry-pi.md).
+    pub hardware: Option<crate::hardware::HardwareConfig>,
+    /// Measure every tick on the wall clock and write `timing` events (`--hardware`,
+    /// `--realtime`).
+    pub timing: bool,
 }
 
 impl Default for RunConfig {
@@ -61,6 +66,8 @@ impl Default for RunConfig {
             engine: EngineKind::Interp,
             wrap_leaves: None,
             nodes: crate::nodes::NodeRegistry::default(),
+            hardware: None,
+            timing: false,
         }
     }
 }

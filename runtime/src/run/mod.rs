@@ -9,9 +9,13 @@
 //! driver stops on a signal, or hands over to a run of a new program. [`run`] does all the
 //! steps on the simulated clock.
 
-mod clock;
+mod carry;
+/// Public to the crate so the wall clock (`crate::realtime`) implements [`Clock`] without
+/// importing the run.
+pub(crate) mod clock;
 mod config;
 mod observer;
+mod reload;
 mod report;
 mod scripted;
 mod setup;
@@ -21,6 +25,7 @@ mod values;
 pub use clock::{Clock, SimClock};
 pub use config::{parse_status, parse_statuses, Pacing, RunConfig};
 pub use observer::{Flow, Observer, TickView};
+pub use reload::{NotReloaded, Reloaded};
 pub use setup::check_runnable;
 pub use values::show_value;
 
@@ -28,8 +33,8 @@ use crate::affect::behavior::Arbiter;
 use crate::affect::persist;
 use crate::devices::sim::SharedWorld;
 use crate::jit::EngineKind;
-use crate::sim::mail::{Mail, SharedMail};
-use crate::sim::{SenseErrors, Setup, SimAgent};
+use crate::sim::mail::SharedMail;
+use crate::sim::{SenseErrors, SimAgent};
 use crate::trace::{Event, TraceSink};
 use affect_compiler::diagnostic::Diagnostic;
 use affect_compiler::ir::program::{Program, Status};
@@ -106,8 +111,14 @@ struct Live<'p> {
 impl<'p> Live<'p> {
     fn new(agent: SimAgent<'p>, unset: &[bool]) -> Live<'p> {
         let program = agent.program;
-        let last = (agent.machine.slots.iter().zip(unset))
-            .map(|(&v, &unset)| if unset { f64::NAN } else { v })
+        let last = (agent.machine.slots.iter().enumerate())
+            .map(|(i, &v)| {
+                if unset.get(i) == Some(&true) {
+                    f64::NAN
+                } else {
+                    v
+                }
+            })
             .collect();
         let mut live = Live {
             last,
@@ -142,6 +153,10 @@ pub struct Run<'p> {
     total: u64,
     /// Device failures of the tick being made (reused, so a tick does not allocate).
     sense_errors: SenseErrors,
+    /// The robot's devices, when the run is on hardware.
+    hardware: Option<crate::hardware::Opened>,
+    /// Wall-clock measurements of the ticks, when asked for.
+    timer: Option<crate::realtime::TickTimer>,
 }
 
 impl<'p> Run<'p> {
@@ -155,27 +170,47 @@ impl<'p> Run<'p> {
             return Err(misfits);
         }
         let world = setup::build_world(program, config)?;
-        let setup = Setup {
-            leaf_default: config.leaf_default,
-            leaves: &config.leaves,
-            seed: config.seed,
-            persist_dir: config.persist_dir.clone(),
-            mail: Mail::shared(),
-            team: crate::sim::team::Team::shared(config.seed),
-            wrap: config.wrap_leaves.clone(),
-            nodes: &config.nodes,
-        };
         let instances = setup::instances(program, config, world.as_ref());
         // Memory files are checked before anything runs: damage, or a file that could not
         // be written back, stops the run now rather than after it.
         if let Some(dir) = &config.persist_dir {
             persist::check_files(instances.iter().map(|i| i.program), dir)?;
         }
+        let mut hardware = match &config.hardware {
+            Some(h) => Some(crate::hardware::open_for_run(
+                program,
+                config.agent.as_deref(),
+                h,
+                world.is_some(),
+                instances.iter().map(|i| i.program),
+            )?),
+            None => None,
+        };
+        let mut sources: Vec<&dyn crate::leaf::LeafSource> = vec![&config.nodes];
+        if let Some(h) = &hardware {
+            sources.push(h);
+        }
+        let setup = setup::shared(config, &sources);
         let engines = setup::compile(program, config, &instances);
-        let mut live = Vec::new();
+        let mut sims = Vec::new();
         for instance in instances {
-            let (sim, unset) =
-                setup::bind(program, config, &setup, world.as_ref(), instance, &engines)?;
+            sims.push(setup::bind(
+                program,
+                config,
+                &setup,
+                world.as_ref(),
+                instance,
+                &engines,
+            )?);
+        }
+        let mail = setup.mail;
+        drop(sources);
+        let mut live = Vec::new();
+        for (mut sim, unset) in sims {
+            // The robot's devices take the place of simulated ones.
+            if let Some(h) = &mut hardware {
+                h.attach(&mut sim);
+            }
             live.push(Live::new(sim, &unset));
         }
         if live.is_empty() {
@@ -183,8 +218,7 @@ impl<'p> Run<'p> {
         }
         // With `--agent`, the others do not run, and messages to them are dropped.
         if let (Some(w), None) = (&world, &config.agent) {
-            let undeliverable =
-                scripted::undeliverable_sends(program, &w.borrow(), &setup.mail.borrow());
+            let undeliverable = scripted::undeliverable_sends(program, &w.borrow(), &mail.borrow());
             if !undeliverable.is_empty() {
                 return Err(undeliverable);
             }
@@ -193,12 +227,17 @@ impl<'p> Run<'p> {
             program,
             config,
             world,
-            mail: setup.mail,
+            mail,
             total: config.ticks * live.len() as u64,
-            live,
             fallback: engines.fallback,
             done: 0,
             sense_errors: SenseErrors::new(),
+            timer: config.timing.then(|| {
+                let rate = live.first().map_or(10.0, |l| l.agent.program.rate_hz);
+                crate::realtime::TickTimer::new(crate::sim::env::period_ms(rate))
+            }),
+            hardware,
+            live,
         })
     }
 
@@ -217,6 +256,9 @@ impl<'p> Run<'p> {
     /// Writes what a trace starts with: a warning when the JIT was asked for and the
     /// interpreter runs, then every visible root variable's initial value.
     pub fn start(&mut self, obs: &mut dyn Observer) {
+        if let Some(t) = &mut self.timer {
+            t.restart();
+        }
         if let (Some(reason), Some(first)) = (&self.fallback, self.live.first()) {
             let _ = obs.line(
                 0,
@@ -227,6 +269,28 @@ impl<'p> Run<'p> {
                     text: format!("the JIT is not available ({reason}); running the interpreter"),
                 },
             );
+        }
+        // On the robot, what is not read from hardware is said at the start of the trace.
+        if let (Some(h), Some(first)) = (&self.hardware, self.live.first()) {
+            let world = self.world.as_ref().map_or(String::new(), |w| {
+                format!(" in world {}", w.borrow().spec().name)
+            });
+            let devices = h.simulated.iter().filter(|(_, w)| w != "leaf");
+            let devices = devices.map(|(n, w)| (n.as_str(), w.as_str()));
+            let leaves = first.agent.simulated_leaves.iter();
+            for (name, what) in devices.chain(leaves.map(|n| (n.as_str(), "leaf"))) {
+                let _ = obs.line(
+                    0,
+                    0.0,
+                    &first.agent.name,
+                    &Event::Log {
+                        level: "warn",
+                        text: format!(
+                            "`{name}` ({what}) is simulated{world} (--sim-device), not hardware"
+                        ),
+                    },
+                );
+            }
         }
         for l in &self.live {
             report::initial_values(self.program, l, obs);
@@ -264,6 +328,8 @@ impl<'p> Run<'p> {
             );
         }
         let l = &mut self.live[k];
+        let began = std::time::Instant::now();
+        let mut marks = crate::realtime::PhaseMarks::default();
         tick::tick_agent(
             self.program,
             l,
@@ -271,7 +337,15 @@ impl<'p> Run<'p> {
             &self.mail,
             now,
             &mut self.sense_errors,
+            self.timer.as_ref().map(|_| &mut marks),
         );
+        if let Some(h) = &mut self.hardware {
+            h.write_outputs(&l.agent.machine.slots);
+        }
+        let timing = self
+            .timer
+            .as_mut()
+            .map(|t| t.record(due, began, marks, std::time::Instant::now()));
         let next = tick::schedule_next(l, now, self.config.pacing);
         report::tick_events(
             self.program,
@@ -282,6 +356,12 @@ impl<'p> Run<'p> {
             now,
             obs,
         );
+        if let Some(h) = &self.hardware {
+            report::device_faults(l, h, tick, now, obs);
+        }
+        if let Some(t) = timing {
+            let _ = obs.line(tick, now, &l.agent.name, &Event::Timing(t));
+        }
         l.ticks += 1;
         l.next_ms = next;
         self.done += 1;
@@ -300,8 +380,13 @@ impl<'p> Run<'p> {
 
     /// Saves the memories that persist, writes each instance's summary line and returns
     /// the summaries.
-    pub fn finish(self, obs: &mut dyn Observer) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
+    pub fn finish(mut self, obs: &mut dyn Observer) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
+        self.stop_hardware(obs);
         self.save_memories()?;
+        if let (Some(t), Some(l)) = (&self.timer, self.live.first()) {
+            let s = t.summary();
+            let _ = obs.line(l.ticks, l.next_ms, &l.agent.name, &Event::TimingSummary(s));
+        }
         Ok(self
             .live
             .iter()
@@ -318,6 +403,26 @@ impl<'p> Run<'p> {
         self.start(obs);
         while let Some(Flow::Continue) = self.step(clock, obs) {}
         self.finish(obs)
+    }
+
+    /// On the robot, the end of a run (its last tick, a signal, a stop by an observer) halts
+    /// the running nodes (a `Move` stops its motors) and sets every actuator to its safe
+    /// value; the halts are reported like any other transitions.
+    fn stop_hardware(&mut self, obs: &mut dyn Observer) {
+        let Some(h) = &mut self.hardware else { return };
+        for l in &mut self.live {
+            let (tick, now) = (l.ticks, l.next_ms);
+            let m = &mut l.agent.machine;
+            if let Some(root) = l.agent.program.root {
+                m.halt_root(root);
+            }
+            for r in &l.agent.program.roots {
+                m.halt_root(r.root);
+            }
+            h.safe_stop();
+            report::halts(l, tick, now, obs);
+            report::device_faults(l, h, tick, now, obs);
+        }
     }
 
     /// Long-term memories that persist are saved at the end of the run.

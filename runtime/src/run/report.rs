@@ -7,7 +7,7 @@ use super::{AgentSummary, Live};
 use crate::sim::mail::SharedMail;
 use crate::sim::SenseErrors;
 use crate::trace::{Event, TraceSink, Value};
-use affect_compiler::ir::program::{AgentProgram, Program, Slot, Status, ValueKind};
+use affect_compiler::ir::program::{AgentProgram, Program, SlotId, Status, ValueKind};
 
 /// Every visible root variable's value, so a trace starts from a known state: `null` for
 /// one that has no value yet.
@@ -45,15 +45,7 @@ pub(super) fn tick_events(
     sink: &mut dyn TraceSink,
 ) {
     for (device, e) in sense_errors {
-        let _ = sink.line(
-            tick,
-            now,
-            &l.agent.name,
-            &Event::Log {
-                level: "warn",
-                text: format!("device `{device}` failed, keeping its last value: {e}"),
-            },
-        );
+        device_event(l, device, e, tick, now, sink);
     }
     if let Some(b) = &mut l.behavior {
         let spec = b.spec();
@@ -105,8 +97,55 @@ fn note_lists_changed_in_place(l: &mut Live) {
     }
 }
 
+/// A device failure: the device's name, the error, and how many tries it had (its
+/// `retries` and the first).
+fn device_event(
+    l: &Live,
+    device: &str,
+    e: &crate::devices::DeviceError,
+    tick: u64,
+    now: f64,
+    sink: &mut dyn TraceSink,
+) {
+    let retries = l
+        .agent
+        .program
+        .devices
+        .iter()
+        .find(|d| d.name == device)
+        .map_or(0, crate::hardware::retries);
+    let _ = sink.line(
+        tick,
+        now,
+        &l.agent.name,
+        &Event::Device {
+            device,
+            error: e.to_string(),
+            attempts: retries + 1,
+        },
+    );
+}
+
+/// Device failures inside leaves and actuators on the robot since the last look.
+pub(super) fn device_faults(
+    l: &Live,
+    h: &crate::hardware::Opened,
+    tick: u64,
+    now: f64,
+    sink: &mut dyn TraceSink,
+) {
+    for f in h.faults.drain() {
+        device_event(l, &f.device, &f.error, tick, now, sink);
+    }
+}
+
+/// The transitions a halt made (the end of a run on the robot).
+pub(super) fn halts(l: &mut Live, tick: u64, now: f64, sink: &mut dyn TraceSink) {
+    transitions(l, tick, now, sink);
+}
+
 /// Node status changes, counted for the summary.
-fn transitions(l: &mut Live, tick: u64, now: f64, sink: &mut dyn TraceSink) {
+pub(super) fn transitions(l: &mut Live, tick: u64, now: f64, sink: &mut dyn TraceSink) {
     let p = l.agent.program;
     let m = &mut l.agent.machine;
     for t in &m.transitions {
@@ -170,12 +209,23 @@ fn memories_and_logs(
     }
 }
 
-/// A state slot (a drive's, an emotion machine's) shown by its variant's name.
-fn state_name<'a>(program: &'a Program, l: &Live, s: &Slot, v: f64) -> &'a str {
-    match trace_value(program, &l.agent.machine, s, v) {
+/// A state slot (a drive's, an emotion machine's) that changed in the tick: its state
+/// before and after by name, and its new value.
+fn state_change<'a>(
+    program: &'a Program,
+    l: &Live,
+    slot: SlotId,
+) -> Option<(&'a str, &'a str, f64)> {
+    let (old, new) = (l.last[slot as usize], l.agent.machine.slots[slot as usize]);
+    if old.to_bits() == new.to_bits() {
+        return None;
+    }
+    let s = &l.agent.program.slots[slot as usize];
+    let name = |v: f64| match trace_value(program, &l.agent.machine, s, v) {
         Value::Str(t) => t,
         _ => "?",
-    }
+    };
+    Some((name(old), name(new), new))
 }
 
 /// Drives that changed, with the intention each generated.
@@ -183,11 +233,9 @@ fn drives(program: &Program, l: &Live, tick: u64, now: f64, sink: &mut dyn Trace
     let p: &AgentProgram = l.agent.program;
     let m = &l.agent.machine;
     for d in &p.drives {
-        let (old, new) = (l.last[d.slot as usize], m.slots[d.slot as usize]);
-        if old.to_bits() == new.to_bits() {
+        let Some((from, to, _)) = state_change(program, l, d.slot) else {
             continue;
-        }
-        let s = &p.slots[d.slot as usize];
+        };
         let intention = d
             .intention
             .map(|i| trace_value(program, m, &p.slots[i as usize], m.slots[i as usize]));
@@ -197,8 +245,8 @@ fn drives(program: &Program, l: &Live, tick: u64, now: f64, sink: &mut dyn Trace
             &l.agent.name,
             &Event::Drive {
                 name: &d.name,
-                from: state_name(program, l, s, old),
-                to: state_name(program, l, s, new),
+                from,
+                to,
                 intention,
             },
         );
@@ -210,11 +258,9 @@ fn emotions(program: &Program, l: &Live, tick: u64, now: f64, sink: &mut dyn Tra
     let p: &AgentProgram = l.agent.program;
     let m = &l.agent.machine;
     for mc in &p.machines {
-        let (old, new) = (l.last[mc.state as usize], m.slots[mc.state as usize]);
-        if old.to_bits() == new.to_bits() {
+        let Some((from, to, new)) = state_change(program, l, mc.state) else {
             continue;
-        }
-        let s = &p.slots[mc.state as usize];
+        };
         let cause = mc
             .causes
             .get(new as usize)
@@ -226,8 +272,8 @@ fn emotions(program: &Program, l: &Live, tick: u64, now: f64, sink: &mut dyn Tra
             &l.agent.name,
             &Event::Emotion {
                 machine: &mc.name,
-                from: state_name(program, l, s, old),
-                to: state_name(program, l, s, new),
+                from,
+                to,
                 intensity: m.slots[mc.intensity as usize],
                 cause,
             },

@@ -43,7 +43,7 @@ pub fn check_runnable(program: &Program, agent: Option<&str>) -> Result<(), Vec<
 }
 
 /// Picks the world to run in: the one named, else the file's only world, else none.
-fn choose_world<'p>(
+pub(super) fn choose_world<'p>(
     program: &'p Program,
     config: &RunConfig,
 ) -> Result<Option<&'p WorldSpec>, Vec<Diagnostic>> {
@@ -70,6 +70,25 @@ fn choose_world<'p>(
             [only] => Some(only),
             _ => None,
         }),
+    }
+}
+
+/// What building a run's instances shares: the leaves' defaults and overrides, the seed,
+/// memories' directory, a new post office and team, the leaf wrap, and the `sources` of
+/// leaves implemented outside the simulator (the user's nodes, the robot's devices).
+pub(super) fn shared<'a>(
+    config: &'a RunConfig,
+    sources: &'a [&'a dyn crate::leaf::LeafSource],
+) -> Setup<'a> {
+    Setup {
+        leaf_default: config.leaf_default,
+        leaves: &config.leaves,
+        seed: config.seed,
+        persist_dir: config.persist_dir.clone(),
+        mail: crate::sim::mail::Mail::shared(),
+        team: crate::sim::team::Team::shared(config.seed),
+        wrap: config.wrap_leaves.clone(),
+        sources,
     }
 }
 

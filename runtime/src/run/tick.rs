@@ -4,6 +4,7 @@
 
 use super::{Live, Pacing};
 use crate::devices::sim::SharedWorld;
+use crate::realtime::PhaseMarks;
 use crate::sim::mail::SharedMail;
 use crate::sim::SenseErrors;
 use crate::trace::TraceSink;
@@ -37,6 +38,7 @@ pub(super) fn tick_agent(
     mail: &SharedMail,
     now: f64,
     sense_errors: &mut SenseErrors,
+    marks: Option<&mut PhaseMarks>,
 ) {
     let m = &mut l.agent.machine;
     m.advance(now, false);
@@ -45,10 +47,15 @@ pub(super) fn tick_agent(
     mail.borrow_mut().deliver(&l.agent.name, m);
     sense_errors.clear();
     l.agent.sense(program, world, sense_errors);
+    let sensed = marks.is_some().then(std::time::Instant::now);
     // Messages, protocol timers and component supervision (seed 002, seed 001).
     l.agent.team.before_tick(&mut l.agent.machine);
     let m = &mut l.agent.machine;
     m.process();
+    if let (Some(marks), Some(sensed)) = (marks, sensed) {
+        marks.sensed = sensed;
+        marks.processed = std::time::Instant::now();
+    }
     l.root = m.tick_tree();
     // The act phase goes on with the behaviour modules, after `main`.
     if let Some(b) = &mut l.behavior {

@@ -10,7 +10,7 @@
 //! | `Near(in robot: str, in range: length)` | any | is that robot's centre within `range` of this one's? | SUCCESS or FAILURE (also for a name no robot has) |
 //! | `Say(in text: str)` | any | the sentence as an `info` `log` line of the trace | SUCCESS |
 //! | `RandomWalk(in speed: num)` | area | wanders at `speed`: walks straight for 2–10 s (uniform) in a random direction, then picks a new one; a blocked step is not made and the robot turns to a new direction instead. Directions and times come from the agent's own random stream (`random_walk:NAME` of the run's seed) | RUNNING, never finishing; FAILURE for a negative or non-finite speed |
-//! | `GoTo(in goal: Point, in speed: num)` | area | drives straight toward `goal` at `speed`; a step into a body (a guest, a robot, an obstacle) is not made and the robot waits where it is for the way to clear, so a crowd can hold it up | SUCCESS within a foot (0.3048 m) of `goal`; RUNNING while on the way (and while blocked); FAILURE for a goal that is not a point or a negative or non-finite speed |
+//! | `GoTo(in goal: Point, in speed: num)` | area | drives toward `goal` at `speed`, steering around robots and obstacles in the way ([`World::steer_toward`]: the straight step, else one turned 30° or 60°, else one sliding along the face of the body in the way, right before left); a guest in the way is waited for, so a crowd can hold it up as in CARS, but after 5 s without a way (`PATIENCE_MS`) it is gone round too | SUCCESS within a foot (0.3048 m) of `goal`, or beside the robot or obstacle that stands on it ([`World::reached`]); RUNNING while on the way (and while blocked); FAILURE for a goal that is not a point or a negative or non-finite speed |
 //! | `Stop()` | area | stands still | SUCCESS |
 //!
 //! Robots are named as world events name them: by instance name (`Vonda`, `UGV#2`), else the
@@ -29,7 +29,7 @@ use super::mail::SharedMail;
 use crate::devices::sim::SharedWorld;
 use crate::leaf::{Leaf, LeafCall};
 use crate::rng::Rng;
-use crate::world::{point_from, AgentId, Point, World};
+use crate::world::{point_from, AgentId, Blocked, Point, World};
 use affect_compiler::ir::program::{EnumInfo, LeafInfo, Status, ValueKind};
 use affect_compiler::syntax::ast::PortDir;
 use std::cell::{Cell, RefCell};
@@ -37,6 +37,10 @@ use std::rc::Rc;
 
 /// One foot in metres: how close `GoTo` must come to its goal.
 pub const ARRIVED_M: f64 = 0.3048;
+
+/// How long `GoTo` waits for a guest in its way before it goes round: a moment, as a person
+/// would before stepping round someone who does not move.
+pub const PATIENCE_MS: f64 = 5000.0;
 
 /// Shortest and longest straight leg of a random walk, in milliseconds.
 const LEG_MS: (f64, f64) = (2000.0, 10000.0);
@@ -157,6 +161,7 @@ pub fn bind(info: &LeafInfo, env: &LeafEnv, area: &Rc<AreaAgent>) -> Option<Box<
             area,
             goal: port("goal", point_in)?,
             speed: port("speed", number)?,
+            held_since: None,
         }),
         "Stop" if !is_grid && info.ports.is_empty() => Box::new(Stop),
         _ => return None,
@@ -357,28 +362,6 @@ impl Leaf for RandomWalk {
     }
 }
 
-/// One straight step of `step_m` toward `goal` (onto it when it is that close). A step into
-/// a body is not made: false, and the robot stays where it is.
-fn step_toward(w: &mut World, id: AgentId, goal: Point, step_m: f64) -> bool {
-    let Some(from) = w.position(id) else {
-        return false;
-    };
-    let d = from.distance(goal);
-    if d.is_nan() || d <= 0.0 || step_m.is_nan() || step_m <= 0.0 {
-        return false;
-    }
-    let to = if step_m >= d {
-        goal
-    } else {
-        let f = step_m / d;
-        Point::new(
-            from.x + (goal.x - from.x) * f,
-            from.y + (goal.y - from.y) * f,
-        )
-    };
-    w.try_move_to(id, to).is_ok()
-}
-
 /// `GoTo(goal, speed)`.
 struct GoTo {
     world: SharedWorld,
@@ -386,6 +369,8 @@ struct GoTo {
     area: Rc<AreaAgent>,
     goal: usize,
     speed: usize,
+    /// Since when a guest has stood in the way.
+    held_since: Option<f64>,
 }
 
 impl Leaf for GoTo {
@@ -399,25 +384,26 @@ impl Leaf for GoTo {
         let Some(speed) = speed_mps(&w, call.inputs[self.speed]) else {
             return Status::Failure;
         };
-        let arrived = |w: &World| {
-            w.position(self.agent)
-                .map(|p| p.distance(goal) <= ARRIVED_M)
-        };
-        match arrived(&w) {
+        match w.reached(self.agent, goal, ARRIVED_M) {
             None => return Status::Failure,
             Some(true) => return Status::Success,
             Some(false) => {}
         }
         if self.area.claim_move(call.now_ms) {
-            // A blocked step is not made: the robot waits for the way to clear.
-            step_toward(
-                &mut w,
-                self.agent,
-                goal,
-                speed * self.area.period_ms / 1000.0,
-            );
+            // Around what is in the way; with no way round the robot waits for one to open.
+            // A guest in the way is waited for, PATIENCE_MS at most; then gone round.
+            let patient = self
+                .held_since
+                .is_none_or(|t| call.now_ms - t < PATIENCE_MS);
+            let step = speed * self.area.period_ms / 1000.0;
+            match w.steer_toward(self.agent, goal, step, !patient) {
+                Err(Blocked::Guest(_)) => {
+                    self.held_since.get_or_insert(call.now_ms);
+                }
+                _ => self.held_since = None,
+            }
         }
-        if arrived(&w) == Some(true) {
+        if w.reached(self.agent, goal, ARRIVED_M) == Some(true) {
             Status::Success
         } else {
             Status::Running

@@ -6,14 +6,14 @@
 //! | leaf | does | statuses |
 //! |---|---|---|
 //! | `TakeOff(in altitude)` | the robot flies: it neither blocks nor is blocked | SUCCESS |
-//! | `RasterStep(in x_from, in x_to, in speed, in reverse, out done)` | one tick of a boustrophedon scan of the columns `x_from..x_to`: lanes 10 world units apart along x, from the bottom (from the top when `reverse`), `speed` world units a second; `done` turns true when the last lane is finished, and the next call starts a new pass | SUCCESS each tick (a blocked step waits); FAILURE for bad inputs |
+//! | `RasterStep(in x_from, in x_to, in speed, in reverse, out done)` | one tick of a boustrophedon scan of the columns `x_from..x_to`: lanes 10 world units apart along x, from the bottom (from the top when `reverse`), `speed` world units a second; `done` turns true when the last lane is finished, and the next call starts a new pass | SUCCESS each tick (it steers around robots in the way, as `GoTo` does, and waits when there is no way round); FAILURE for bad inputs |
 //! | `PossibleMine(out site: Point)` | the camera sees a mine within 6 world units that it has not reported before | SUCCESS with the mine's place, else FAILURE |
 //! | `Investigate(in site: Point, out mine: bool)` | sweeps the detector over `site` for 10 s; `mine` when a mine lies within 2 world units of it | RUNNING, then SUCCESS; FAILURE when the robot is more than 2 units from `site` |
 
 use super::env::LeafEnv;
 use crate::devices::sim::SharedWorld;
 use crate::leaf::{Leaf, LeafCall};
-use crate::world::{point_from, AgentId, LandmarkKind, Point, World};
+use crate::world::{point_from, AgentId, LandmarkKind, MoveOutcome, Point, World};
 use affect_compiler::ir::program::{LeafInfo, Status};
 
 /// Distance between scan lanes, in world units.
@@ -163,11 +163,14 @@ impl Leaf for RasterStep {
         };
         let (x0, x1) = (x_from * unit_m, x_to * unit_m);
         let target = waypoint(x0, x1, lane_m, lanes, pass.reverse, pass.next);
-        let dt = self.period_ms.round().max(0.0) as u64;
-        // A blocked step waits for the way to clear.
-        if let Ok(crate::world::MoveOutcome::Arrived) =
-            w.move_toward(self.at.agent, target, speed * unit_m, dt)
-        {
+        let step_m = speed * unit_m * self.period_ms / 1000.0;
+        // Around robots in the way; with no way round, wait for one to open. A waypoint
+        // another body stands on counts as reached from beside it.
+        let arrived = match w.steer_toward(self.at.agent, target, step_m, true) {
+            Ok(MoveOutcome::Arrived) => true,
+            _ => w.reached(self.at.agent, target, 0.0) == Some(true),
+        };
+        if arrived {
             pass.next += 1;
             pass.finished = pass.next >= points;
         }

@@ -19,7 +19,7 @@ pub mod team;
 use crate::affect::persist::Stored;
 use crate::devices::sim::SharedWorld;
 use crate::interp::Machine;
-use crate::leaf::{Leaf, LeafTable, StandIn};
+use crate::leaf::{Leaf, LeafSource, LeafTable, StandIn};
 use crate::rng::Rng;
 use crate::world::AgentId;
 use affect_compiler::ir::program::{
@@ -45,6 +45,8 @@ pub struct SimAgent<'p> {
     senses: sensors::Senses,
     /// Declared leaves bound to nothing: they ran as stand-ins.
     pub stand_ins: Vec<String>,
+    /// Declared leaves the simulator implements for this instance (`Move` in a grid world).
+    pub simulated_leaves: Vec<String>,
     /// Recruitment and components (`team`): call `before_tick` before the process phase
     /// and `flush` after the tick.
     pub team: team::Link,
@@ -65,9 +67,9 @@ pub struct Setup<'a> {
     pub team: team::SharedTeam,
     /// Wraps every foreign node's implementation (`RunConfig::wrap_leaves`).
     pub wrap: Option<crate::leaf::LeafWrap>,
-    /// Leaves the user's own crate implements ([`crate::nodes`]): tried before every
-    /// built-in implementation; `--leaf` still overrides them.
-    pub nodes: &'a crate::nodes::NodeRegistry,
+    /// Leaves implemented outside the simulator (the user's own nodes, the robot's
+    /// devices), tried in order before the simulator's; `--leaf` still overrides them.
+    pub sources: &'a [&'a dyn LeafSource],
 }
 
 fn stand_in_for(node: &Node, info_name: &str, setup: &Setup) -> Vec<Status> {
@@ -142,7 +144,8 @@ pub fn build_agent<'p>(
         enums: enums.clone(),
         affect: affect.clone(),
     });
-    let (mut table, stand_ins) = bind_leaves(program, agent, env.as_ref(), &families, setup);
+    let (mut table, stand_ins, simulated_leaves) =
+        bind_leaves(program, agent, env.as_ref(), &families, setup);
     if let Some(wrap) = &setup.wrap {
         table.wrap_all(|node, leaf| (wrap.0)(&name, node, leaf));
     }
@@ -173,6 +176,7 @@ pub fn build_agent<'p>(
         affect,
         senses,
         stand_ins,
+        simulated_leaves,
         team: families.link,
     })
 }
@@ -186,9 +190,10 @@ fn bind_leaves(
     env: Option<&LeafEnv>,
     families: &Families,
     setup: &Setup,
-) -> (LeafTable, Vec<String>) {
+) -> (LeafTable, Vec<String>, Vec<String>) {
     let mut table = LeafTable::new(agent.nodes.len());
     let mut stand_ins: Vec<String> = Vec::new();
+    let mut simulated_leaves: Vec<String> = Vec::new();
     for (i, node) in agent.nodes.iter().enumerate() {
         let NodeKind::Foreign { leaf, .. } = &node.kind else {
             continue;
@@ -198,14 +203,22 @@ fn bind_leaves(
             .leaves
             .iter()
             .any(|(k, _)| *k == node.path || *k == node.name || *k == info.name);
+        let place = env.map(|e| (&e.world, e.agent));
         let registered = match overridden {
-            false => setup.nodes.bind(info, program),
+            false => setup
+                .sources
+                .iter()
+                .find_map(|s| s.bind(info, program, place)),
             true => None,
         };
-        let simulated = registered.or_else(|| match env {
-            Some(env) if !overridden => bind_leaf(info, env, families),
+        let from_world = match (&registered, env) {
+            (None, Some(env)) if !overridden => bind_leaf(info, env, families),
             _ => None,
-        });
+        };
+        if from_world.is_some() && !simulated_leaves.contains(&info.name) {
+            simulated_leaves.push(info.name.clone());
+        }
+        let simulated = registered.or(from_world);
         match simulated {
             Some(l) => table.set(i as u32, l),
             None => {
@@ -219,7 +232,7 @@ fn bind_leaves(
             }
         }
     }
-    (table, stand_ins)
+    (table, stand_ins, simulated_leaves)
 }
 
 /// The world's spawn sets initial values (`spawn QRIO at (1m, 2m) battery 60`).
@@ -277,6 +290,11 @@ impl SimAgent<'_> {
         let placed = world.zip(self.world_id);
         self.senses
             .sense(program, &mut self.machine, &self.affect, placed, errors);
+    }
+
+    /// The instance's bound sensors and events (to bind some to other devices).
+    pub fn senses_mut(&mut self) -> &mut sensors::Senses {
+        &mut self.senses
     }
 
     /// Long-term memories to save: (file, contents) for each `persist`ed memory.

@@ -253,6 +253,38 @@ pub fn bind(
 }
 
 impl Senses {
+    /// Binds the sensor on `slot` to `device` (the robot's, a recording's), in place of the
+    /// simulated one if there is one.
+    pub fn bind_sensor(
+        &mut self,
+        slot: SlotId,
+        name: &str,
+        kind: ValueKind,
+        range: Option<(f64, f64)>,
+        device: Box<dyn Sensor>,
+    ) {
+        self.sensors.retain(|s| s.slot != slot);
+        self.sensors.push(BoundSensor {
+            slot,
+            name: name.to_string(),
+            kind,
+            range,
+            device,
+            marks_visited: false,
+            follows: None,
+        });
+    }
+
+    /// Binds the event on `slot` to `device`, in place of the simulated one.
+    pub fn bind_event(&mut self, slot: SlotId, name: &str, device: Box<dyn EdgeSource>) {
+        self.events.retain(|e| e.slot != slot);
+        self.events.push(BoundEvent {
+            slot,
+            name: name.to_string(),
+            device: Some(device),
+        });
+    }
+
     /// The sense phase: sensors write their slots (only when the reading changes), events
     /// fire for this tick. A failed read keeps the last value and is reported.
     pub fn sense(

@@ -2,7 +2,7 @@
 //! freely, and a move into an occupied spot is not made (CARS). The walls are the area's
 //! edges: a body's centre stays inside the area.
 
-use super::geometry::{distance_sq, square_hits_shape, squares_overlap, Direction, Point};
+use super::geometry::{distance_sq, square_hits_shape, squares_overlap, Direction, Point, Shape};
 use super::{AgentId, World, WorldError, PLACEMENT_TRIES};
 use crate::rng::Rng;
 use affect_compiler::ir::world::{AreaSpec, GuestSpec, WorldKind};
@@ -240,6 +240,137 @@ impl World {
         } else {
             MoveOutcome::Moving
         })
+    }
+
+    /// One step of at most `step_m` toward `goal` that steers around robots and obstacles in
+    /// the way (local avoidance): the straight step when it is free; else the first free step
+    /// turned 30° or 60° to the right or the left (smaller turns first, right before left),
+    /// which still brings the agent closer; else a step sliding along the face of the body in
+    /// the way, to the right of the way to the goal first (a robot pressed against a body
+    /// goes round it instead of pushing into it). Right before left makes two robots that
+    /// meet head-on pass each other, as people do. A guest in the way is waited for instead
+    /// (guests move on; CARS leaves a robot held up by a crowd) unless `around_guests`. When
+    /// no step is made the agent stays where it is and the straight step's blocker comes
+    /// back. Deterministic: no random choice.
+    pub fn steer_toward(
+        &mut self,
+        id: AgentId,
+        goal: Point,
+        step_m: f64,
+        around_guests: bool,
+    ) -> Result<MoveOutcome, Blocked> {
+        const TURNS_DEG: [f64; 4] = [-30.0, 30.0, -60.0, 60.0];
+        let from = self.position(id).ok_or(Blocked::NoAgent)?;
+        let d = from.distance(goal);
+        if !(d.is_finite() && step_m.is_finite() && step_m > 0.0) || d == 0.0 {
+            return Ok(if d == 0.0 {
+                MoveOutcome::Arrived
+            } else {
+                MoveOutcome::Moving
+            });
+        }
+        let (ux, uy) = ((goal.x - from.x) / d, (goal.y - from.y) / d);
+        let straight = if step_m >= d {
+            goal
+        } else {
+            Point::new(from.x + ux * step_m, from.y + uy * step_m)
+        };
+        let blocked = match self.try_move_to(id, straight) {
+            Ok(()) if straight == goal => return Ok(MoveOutcome::Arrived),
+            Ok(()) => return Ok(MoveOutcome::Moving),
+            Err(b) => b,
+        };
+        let wait = match blocked {
+            Blocked::NoAgent | Blocked::WrongWorld => true,
+            Blocked::Guest(_) => !around_guests,
+            _ => false,
+        };
+        if wait {
+            return Err(blocked);
+        }
+        let step = step_m.min(d);
+        let mut ways: Vec<(f64, f64)> = TURNS_DEG
+            .iter()
+            .map(|deg| {
+                let (s, c) = deg.to_radians().sin_cos();
+                (ux * c - uy * s, ux * s + uy * c)
+            })
+            .collect();
+        if let Some((ax, ay)) = self.face_of(blocked, from) {
+            // The face's direction on the right of the way to the goal, then the other.
+            let right = uy * ax - ux * ay;
+            let sign = if right < 0.0 { -1.0 } else { 1.0 };
+            ways.push((sign * ax, sign * ay));
+            ways.push((-sign * ax, -sign * ay));
+        }
+        for (vx, vy) in ways {
+            let to = Point::new(from.x + vx * step, from.y + vy * step);
+            if self.try_move_to(id, to).is_ok() {
+                return Ok(MoveOutcome::Moving);
+            }
+        }
+        Err(blocked)
+    }
+
+    /// The direction (a unit vector, either way) along the face of the blocking body that a
+    /// body at `p` is pressed against: bodies and rectangular obstacles are axis-aligned
+    /// boxes, so it slides along x or y; round obstacles have a tangent. `None` for an edge
+    /// or anything else.
+    fn face_of(&self, blocked: Blocked, p: Point) -> Option<(f64, f64)> {
+        let half = self.area_spec()?.body_m / 2.0;
+        let (c, hx, hy) = match blocked {
+            Blocked::Agent(other) => (self.position(other)?, half, half),
+            Blocked::Guest(i) => (self.guests.guests.get(i)?.position, half, half),
+            Blocked::Obstacle(i) => match self.area_spec()?.obstacles.get(i)?.shape {
+                Shape::Rect {
+                    centre,
+                    width,
+                    height,
+                } => (centre, width / 2.0, height / 2.0),
+                Shape::Circle { centre, radius } => {
+                    let (dx, dy) = (p.x - centre.x, p.y - centre.y);
+                    let len = (dx * dx + dy * dy).sqrt();
+                    if !(len > 0.0 && radius.is_finite()) {
+                        return None;
+                    }
+                    return Some((-dy / len, dx / len));
+                }
+            },
+            _ => return None,
+        };
+        // The face it is against: where it is furthest out, in units of the boxes' reach.
+        let (dx, dy) = ((p.x - c.x) / (hx + half), (p.y - c.y) / (hy + half));
+        Some(if dx.abs() >= dy.abs() {
+            (0.0, 1.0)
+        } else {
+            (1.0, 0.0)
+        })
+    }
+
+    /// Whether an agent has reached `goal`: it stands within `within_m` of it, or another
+    /// robot or an obstacle covers the goal and the agent stands beside it, within a body and
+    /// `within_m` (it can come no closer). A guest on the goal is waited for. `None` for no
+    /// such agent.
+    pub fn reached(&self, id: AgentId, goal: Point, within_m: f64) -> Option<bool> {
+        let d = self.position(id)?.distance(goal);
+        if d <= within_m {
+            return Some(true);
+        }
+        let Some(area) = self.area_spec() else {
+            return Some(false);
+        };
+        let half = area.body_m / 2.0;
+        // The goal point itself lies in another robot's square or in an obstacle.
+        let taken = self.agents.iter().any(|a| {
+            a.id != id
+                && !a.airborne
+                && (a.position.x - goal.x).abs() < half
+                && (a.position.y - goal.y).abs() < half
+        }) || area
+            .obstacles
+            .iter()
+            .any(|o| square_hits_shape(goal, 0.0, &o.shape));
+        Some(d <= area.body_m + within_m && taken)
     }
 
     /// The guests, by index.

@@ -550,3 +550,72 @@ fn message_loss_is_random_but_reproducible() {
     );
     assert!(a.windows(2).all(|p| p[0] < p[1]), "in send order");
 }
+
+const CORRIDOR: &str = r#"world Corridor {
+    area 10m x 4m cell 1m;
+    spawn A at (1m, 2m);
+    spawn B at (9m, 2m);
+    spawn C at (5m, 2m);
+}"#;
+
+#[test]
+fn robots_meeting_head_on_steer_right_and_pass_each_other() {
+    let mut w = world(CORRIDOR);
+    let (a, b, c) = (id(&w, "A"), id(&w, "B"), id(&w, "C"));
+    // C is not in this test's way.
+    assert!(w.try_move_to(c, Point::new(5.0, 3.5)).is_ok());
+    let (ga, gb) = (Point::new(9.0, 2.0), Point::new(1.0, 2.0));
+    let (mut done_a, mut done_b) = (false, false);
+    for _ in 0..200 {
+        if !done_a {
+            done_a = w.steer_toward(a, ga, 0.1, false) == Ok(MoveOutcome::Arrived);
+        }
+        if !done_b {
+            done_b = w.steer_toward(b, gb, 0.1, false) == Ok(MoveOutcome::Arrived);
+        }
+        let (pa, pb) = (w.position(a).unwrap(), w.position(b).unwrap());
+        assert!(
+            (pa.x - pb.x).abs() >= 1.0 - 1e-9 || (pa.y - pb.y).abs() >= 1.0 - 1e-9,
+            "bodies never overlap: {pa:?} {pb:?}"
+        );
+    }
+    assert!(
+        done_a && done_b,
+        "both arrive: {:?} {:?}",
+        w.position(a),
+        w.position(b)
+    );
+    // Going straight only, they block each other for good.
+    let mut w = world(CORRIDOR);
+    let (a, b, c) = (id(&w, "A"), id(&w, "B"), id(&w, "C"));
+    assert!(w.try_move_to(c, Point::new(5.0, 3.5)).is_ok());
+    for _ in 0..200 {
+        let _ = w.move_toward(a, ga, 1.0, 100);
+        let _ = w.move_toward(b, gb, 1.0, 100);
+    }
+    assert!(w.position(a).unwrap().x < 5.0 && w.position(b).unwrap().x > 5.0);
+}
+
+#[test]
+fn a_robot_steers_around_one_standing_still_and_reaches_a_goal_taken_from_beside_it() {
+    let mut w = world(CORRIDOR);
+    let (a, c) = (id(&w, "A"), id(&w, "C"));
+    let goal = Point::new(8.0, 2.0);
+    let mut steps = 0;
+    while w.steer_toward(a, goal, 0.1, false) != Ok(MoveOutcome::Arrived) {
+        steps += 1;
+        assert!(steps < 200, "stuck behind C at {:?}", w.position(a));
+    }
+    assert_eq!(w.position(c), Some(Point::new(5.0, 2.0)), "C never moved");
+    // C's own spot is taken: A cannot stand on it, but reaches it from beside it.
+    let taken = Point::new(5.0, 2.0);
+    assert_eq!(w.reached(a, taken, 0.3), Some(false), "far away");
+    for _ in 0..100 {
+        let _ = w.steer_toward(a, taken, 0.1, false);
+    }
+    let pa = w.position(a).unwrap();
+    assert!(pa.distance(taken) <= 1.0 + 0.3, "beside C: {pa:?}");
+    assert_eq!(w.reached(a, taken, 0.3), Some(true));
+    // A free goal counts only within the distance asked.
+    assert_eq!(w.reached(a, Point::new(9.0, 1.0), 0.3), Some(false));
+}

@@ -340,22 +340,53 @@ pub struct Hooked {
     pub inner: Box<dyn affect_runtime::leaf::Leaf>,
     pub uid: u16,
     pub hooks: std::sync::Arc<Hooks>,
+    /// Whether the inner leaf returned RUNNING last: a forced result ends the node, so the
+    /// action underneath is halted (as the tree halts it), or it would go on from where it
+    /// stood when the node starts again.
+    pub running: bool,
+}
+
+impl Hooked {
+    pub fn new(
+        inner: Box<dyn affect_runtime::leaf::Leaf>,
+        uid: u16,
+        hooks: std::sync::Arc<Hooks>,
+    ) -> Hooked {
+        Hooked {
+            inner,
+            uid,
+            hooks,
+            running: false,
+        }
+    }
+
+    fn forced(&mut self, ok: bool, now_ms: f64) -> Status {
+        if std::mem::take(&mut self.running) {
+            self.inner.halt(now_ms);
+        }
+        if ok {
+            Status::Success
+        } else {
+            Status::Failure
+        }
+    }
 }
 
 impl affect_runtime::leaf::Leaf for Hooked {
     fn tick(&mut self, call: &mut affect_runtime::leaf::LeafCall) -> Status {
-        let forced = |ok| if ok { Status::Success } else { Status::Failure };
         if let Verdict::Force(ok) = self.hooks.at(self.uid, Position::Pre) {
-            return forced(ok);
+            return self.forced(ok, call.now_ms);
         }
         let status = self.inner.tick(call);
+        self.running = status == Status::Running;
         match self.hooks.at(self.uid, Position::Post) {
-            Verdict::Force(ok) => forced(ok),
+            Verdict::Force(ok) => self.forced(ok, call.now_ms),
             Verdict::Pass => status,
         }
     }
 
     fn halt(&mut self, now_ms: f64) {
+        self.running = false;
         self.inner.halt(now_ms);
     }
 }
@@ -392,6 +423,44 @@ mod tests {
         assert_eq!(h.at(3, Position::Pre), Verdict::Pass);
         assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 1);
         assert_eq!(h.dump(), "[]");
+    }
+
+    /// Always RUNNING; counts its halts.
+    struct Busy(std::rc::Rc<std::cell::Cell<u32>>);
+
+    impl affect_runtime::leaf::Leaf for Busy {
+        fn tick(&mut self, _: &mut affect_runtime::leaf::LeafCall) -> Status {
+            Status::Running
+        }
+        fn halt(&mut self, _: f64) {
+            self.0.set(self.0.get() + 1);
+        }
+    }
+
+    #[test]
+    fn a_forced_result_halts_the_running_action_underneath() {
+        use affect_runtime::leaf::{Leaf, LeafCall};
+        let halts = std::rc::Rc::new(std::cell::Cell::new(0));
+        let h = Arc::new(Hooks::new(true, vec![3]));
+        let mut node = Hooked::new(Box::new(Busy(halts.clone())), 3, h.clone());
+        let mut lists = affect_runtime::lists::Lists::default();
+        let mut tick = |node: &mut Hooked| {
+            node.tick(&mut LeafCall {
+                now_ms: 0.0,
+                starting: false,
+                inputs: &[],
+                outputs: &mut [],
+                lists: &mut lists,
+            })
+        };
+        assert_eq!(tick(&mut node), Status::Running);
+        h.insert(REPLACE).unwrap();
+        assert_eq!(tick(&mut node), Status::Failure);
+        assert_eq!(halts.get(), 1, "the action was running: it is halted");
+        // Not running any more: a second forced result halts nothing.
+        h.insert(REPLACE).unwrap();
+        assert_eq!(tick(&mut node), Status::Failure);
+        assert_eq!(halts.get(), 1);
     }
 
     #[test]

@@ -83,9 +83,6 @@ pub struct Groot2<'p> {
     /// Why an agent could not be served; the run stops and says so.
     pub error: Option<String>,
     out: Box<dyn Write + 'p>,
-    /// When the run started: simulated time is paced to the wall clock, so that a person
-    /// (or a client) can watch.
-    start: std::time::Instant,
 }
 
 impl<'p> Groot2<'p> {
@@ -106,7 +103,6 @@ impl<'p> Groot2<'p> {
             hooks: HookTable::default(),
             error: None,
             out,
-            start: std::time::Instant::now(),
         })
     }
 
@@ -198,7 +194,7 @@ impl<'p> Groot2<'p> {
                 if !hooks.takes(uid) {
                     return inner;
                 }
-                Box::new(hooks::Hooked { inner, uid, hooks }) as Box<dyn Leaf>
+                Box::new(hooks::Hooked::new(inner, uid, hooks)) as Box<dyn Leaf>
             },
         )))
     }
@@ -219,14 +215,10 @@ fn uuid_seed(name: &str, port: u16) -> [u8; 16] {
 }
 
 impl TraceSink for Groot2<'_> {
-    fn line(&mut self, _tick: u64, t_ms: f64, agent: &str, ev: &Event) -> io::Result<()> {
+    fn line(&mut self, _tick: u64, _t_ms: f64, agent: &str, ev: &Event) -> io::Result<()> {
         let Some(k) = self.agent(agent) else {
             return Ok(());
         };
-        let ahead = t_ms / 1000.0 - self.start.elapsed().as_secs_f64();
-        if ahead > 0.0 {
-            std::thread::sleep(std::time::Duration::from_secs_f64(ahead));
-        }
         let mut st = self.agents[k]
             .state
             .lock()

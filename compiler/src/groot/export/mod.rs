@@ -48,6 +48,20 @@ pub fn export(file: &File, dialect: Dialect) -> Exported {
 /// called by name (a `<SubTree>`, no model entry), as BehaviorTree.CPP finds them through
 /// `<include>`.
 pub fn export_with(file: &File, dialect: Dialect, used: &[&File]) -> Exported {
+    let (doc, diagnostics) = document_with(file, dialect, used);
+    Exported {
+        xml: xml::write(&doc),
+        diagnostics,
+    }
+}
+
+/// Like [`export`], the document as elements rather than text (for `affect run --groot2`,
+/// which adds `_uid`s to it).
+pub fn export_document(file: &File, dialect: Dialect) -> (Document, Vec<Diagnostic>) {
+    document_with(file, dialect, &[])
+}
+
+fn document_with(file: &File, dialect: Dialect, used: &[&File]) -> (Document, Vec<Diagnostic>) {
     let mut x = Exporter::new(file, dialect);
     for u in used {
         let other = scope_of(u);
@@ -66,10 +80,7 @@ pub fn export_with(file: &File, dialect: Dialect, used: &[&File]) -> Exported {
     let mut diagnostics = x.st.diags;
     diagnostics.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
     diagnostics.dedup();
-    Exported {
-        xml: xml::write(&doc),
-        diagnostics,
-    }
+    (doc, diagnostics)
 }
 
 // ------------------------------------------------------------------------------ document

@@ -1,5 +1,8 @@
 //! The requester's side of the protocol: HELP until someone accepts, the choice among the
-//! offers, and the second stage's AGREE.
+//! offers, and the second stage's AGREE. A request ends only when help has arrived (ACKACK)
+//! or the node asking is halted: a responder that never arrives or never acknowledges
+//! starts the request over, so a place that needs help is asked about until it gets it,
+//! however many messages the radio loses (the lease protocol's intent, seed 002).
 
 use super::messages::{
     arrival_allowance, Body, Msg, Outbox, Progress, Report, Send, HANDSHAKE_TRIES,
@@ -26,7 +29,6 @@ enum Req {
         agrees: u32,
     },
     Done(AgentId),
-    Failed,
 }
 
 /// The requester's side of one recruitment block.
@@ -94,13 +96,13 @@ impl Requester {
 
     /// Whether a request is under way (an agent asking for help does not give it).
     pub fn busy(&self) -> bool {
-        !matches!(self.state, Req::Idle | Req::Done(_) | Req::Failed)
+        !matches!(self.state, Req::Idle | Req::Done(_))
     }
 
     pub fn progress(&self) -> Progress {
         match self.state {
             Req::Done(r) => Progress::Done(r),
-            Req::Failed | Req::Idle => Progress::Failed,
+            Req::Idle => Progress::Failed,
             _ => Progress::Running,
         }
     }
@@ -140,6 +142,16 @@ impl Requester {
                 let chosen = *chosen;
                 out.reports.push(Report::new("helped", Some(chosen)));
                 self.state = Req::Done(chosen);
+            }
+            // An ACCEPT after the choice: that robot missed RESPONDER (it repeats its ACCEPT
+            // until it hears one). Tell it again whom we chose: "go", or "not needed".
+            (
+                Req::AwaitArrival { chosen, .. } | Req::AwaitAck { chosen, .. } | Req::Done(chosen),
+                Body::Accept { .. },
+            ) => {
+                let chosen = *chosen;
+                out.sends
+                    .push(Send::To(from, self.msg(Body::Responder { chosen })));
             }
             _ => {}
         }
@@ -202,12 +214,16 @@ impl Requester {
                         *last_agree_ms = now_ms;
                         out.sends.push(Send::To(chosen, self.msg(Body::Agree)));
                     } else {
+                        // The responder, or the radio, failed in the second stage: as with a
+                        // missing ARRIVAL, the place still needs help, so ask everyone again.
+                        // (Had the ACKACKs alone been lost, the responder owns the task
+                        // until its lease ends and ignores the new HELPs meanwhile.)
                         out.reports.push(Report::gave_up(Some(chosen), "no ACKACK"));
-                        self.state = Req::Failed;
+                        self.start(now_ms, self.asked_at, out);
                     }
                 }
             }
-            Req::Idle | Req::Done(_) | Req::Failed => {}
+            Req::Idle | Req::Done(_) => {}
         }
     }
 }

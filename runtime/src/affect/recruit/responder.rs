@@ -11,12 +11,14 @@ use affect_compiler::ir::program::{RecruitSpec, Strategy};
 #[derive(Clone, Debug, PartialEq)]
 enum Resp {
     Idle,
+    /// ACCEPT sent (`sends` times, the last at `last_sent_ms`), waiting for RESPONDER.
     Offered {
         requester: AgentId,
         session: u32,
         site: Point,
         eta_ms: f64,
-        deadline_ms: f64,
+        last_sent_ms: f64,
+        sends: u32,
         resend_ms: f64,
     },
     Chosen {
@@ -137,7 +139,8 @@ impl Responder {
             eta_ms: Some(eta_ms),
             ..Report::new("help_accepted", Some(from))
         });
-        // The requester chooses at its next tick; allow for a lost RESPONDER.
+        // The requester chooses at its next tick; the ACCEPT is repeated at the requester's
+        // HELP period until RESPONDER arrives (see `step`).
         let resend_ms = if resend_ms.is_finite() && resend_ms > 0.0 {
             resend_ms
         } else {
@@ -148,7 +151,8 @@ impl Responder {
             session: msg.session,
             site: at,
             eta_ms,
-            deadline_ms: now_ms + 2.0 * resend_ms,
+            last_sent_ms: now_ms,
+            sends: 1,
             resend_ms,
         };
     }
@@ -225,14 +229,30 @@ impl Responder {
     /// Time passes: every wait has its deadline, and a lease its end.
     pub fn step(&mut self, now_ms: f64, out: &mut Outbox) {
         match &mut self.state {
+            // RESPONDER acknowledges ACCEPT, as in a three-way handshake: without it the
+            // offer is repeated every `resend`, three times at most, then dropped.
             Resp::Offered {
                 requester,
-                deadline_ms,
+                session,
+                eta_ms,
+                last_sent_ms,
+                sends,
+                resend_ms,
                 ..
-            } if now_ms >= *deadline_ms => {
-                out.reports
-                    .push(Report::gave_up(Some(*requester), "no RESPONDER"));
-                self.state = Resp::Idle;
+            } if now_ms - *last_sent_ms >= *resend_ms => {
+                let (requester, session, eta_ms) = (*requester, *session, *eta_ms);
+                if *sends < HANDSHAKE_TRIES {
+                    *sends += 1;
+                    *last_sent_ms = now_ms;
+                    out.sends.push(Send::To(
+                        requester,
+                        self.msg(requester, session, Body::Accept { eta_ms }),
+                    ));
+                } else {
+                    out.reports
+                        .push(Report::gave_up(Some(requester), "no RESPONDER"));
+                    self.state = Resp::Idle;
+                }
             }
             Resp::Chosen {
                 requester,

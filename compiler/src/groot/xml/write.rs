@@ -1,0 +1,133 @@
+//! The writer: quick-xml's [`Writer`] writes the markup; this layer lays it out (four-space
+//! indentation, one element per line, attributes in their order, an XML declaration first)
+//! and escapes values so that any XML reader gives them back exactly: `& < > " '` as
+//! entities, and line breaks and tabs in attribute values as character references, because
+//! a conforming reader turns raw ones into spaces (quick-xml's own escaping keeps them raw).
+//! Deterministic: the same document gives the same bytes.
+
+use super::{Document, Element, XmlNode};
+use quick_xml::events::attributes::Attribute;
+use quick_xml::events::{BytesEnd, BytesPI, BytesStart, BytesText, Event};
+use quick_xml::name::QName;
+use quick_xml::writer::Writer;
+use std::borrow::Cow;
+
+/// Escapes an attribute value (see the module comment).
+pub fn escape_attr(s: &str, out: &mut String) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            '\t' => out.push_str("&#9;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// Escapes character data.
+pub fn escape_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Writes a document (see the module comment).
+pub fn write(doc: &Document) -> String {
+    let mut w = Writer::new(Vec::new());
+    let has_decl = doc
+        .nodes
+        .iter()
+        .any(|n| matches!(n, XmlNode::Instruction(t, _) if t.starts_with("xml ")));
+    if !has_decl {
+        event(
+            &mut w,
+            Event::PI(BytesPI::new(r#"xml version="1.0" encoding="UTF-8""#)),
+        );
+        w.get_mut().push(b'\n');
+    }
+    // Nodes to write, with their depth; `None` closes the element at that depth.
+    let mut todo: Vec<(Option<&XmlNode>, &Element, usize)> = Vec::new();
+    let top = Element::default();
+    for n in doc.nodes.iter().rev() {
+        todo.push((Some(n), &top, 0));
+    }
+    while let Some((node, parent, depth)) = todo.pop() {
+        indent(&mut w, depth);
+        let Some(node) = node else {
+            event(&mut w, Event::End(BytesEnd::new(parent.name.as_str())));
+            w.get_mut().push(b'\n');
+            continue;
+        };
+        match node {
+            XmlNode::Element(e) => {
+                let start = start_tag(e);
+                if e.children.is_empty() {
+                    event(&mut w, Event::Empty(start));
+                } else if e.children.iter().all(|c| matches!(c, XmlNode::Text(..))) {
+                    event(&mut w, Event::Start(start));
+                    let text = escape_text(e.text().trim());
+                    event(&mut w, Event::Text(BytesText::from_escaped(text)));
+                    event(&mut w, Event::End(BytesEnd::new(e.name.as_str())));
+                } else {
+                    event(&mut w, Event::Start(start));
+                    w.get_mut().push(b'\n');
+                    todo.push((None, e, depth));
+                    for c in e.children.iter().rev() {
+                        todo.push((Some(c), e, depth + 1));
+                    }
+                    continue;
+                }
+            }
+            XmlNode::Comment(c, _) => {
+                // `--` may not appear inside a comment.
+                let body = c.replace("--", "- -");
+                event(&mut w, Event::Comment(BytesText::from_escaped(body)));
+            }
+            XmlNode::Text(t, _) => {
+                event(
+                    &mut w,
+                    Event::Text(BytesText::from_escaped(escape_text(t.trim()))),
+                );
+            }
+            XmlNode::Instruction(t, _) => event(&mut w, Event::PI(BytesPI::new(t.as_str()))),
+        }
+        w.get_mut().push(b'\n');
+    }
+    String::from_utf8(w.into_inner()).expect("the writer writes the UTF-8 it is given")
+}
+
+fn start_tag(e: &Element) -> BytesStart<'_> {
+    let mut start = BytesStart::new(e.name.as_str());
+    for a in &e.attrs {
+        let mut value = String::with_capacity(a.value.len());
+        escape_attr(&a.value, &mut value);
+        // The value is written as given: escaped above.
+        start.push_attribute(Attribute {
+            key: QName(a.name.as_str()),
+            value: Cow::Owned(value),
+        });
+    }
+    start
+}
+
+fn event(w: &mut Writer<Vec<u8>>, e: Event<'_>) {
+    w.write_event(e).expect("writing into memory cannot fail");
+}
+
+fn indent(w: &mut Writer<Vec<u8>>, depth: usize) {
+    for _ in 0..depth {
+        w.get_mut().extend_from_slice(b"    ");
+    }
+}

@@ -1,0 +1,100 @@
+//! The program `affect run` runs: its file read (Groot / BehaviorTree.CPP XML imported in
+//! memory) and checked, with the files it was read from (what `--watch` watches).
+
+use super::import::ImportingLoader;
+use super::report::Reporter;
+use super::{FAILED, USAGE};
+use crate::{files, Format};
+use affect_compiler::sema::Analysis;
+use affect_compiler::syntax::ast::File;
+use std::path::{Path, PathBuf};
+
+/// A program read and checked: its name for messages, its source, its syntax tree (what the
+/// Groot exporter works on), what the checker made, and the files it was read from (the
+/// program first, then those it `use`s).
+pub struct Loaded {
+    pub name: String,
+    pub src: String,
+    pub syntax: File,
+    pub analysis: Analysis,
+    pub files: Vec<PathBuf>,
+}
+
+/// A loader that notes the files it reads (what `--watch` watches).
+struct Noting<L> {
+    inner: L,
+    /// The file the inner loader reads for a `use`d path.
+    file_of: Box<dyn Fn(&str) -> PathBuf>,
+    read: std::cell::RefCell<Vec<PathBuf>>,
+}
+
+impl<L> Noting<L> {
+    fn new(file: &Path, inner: L, file_of: Box<dyn Fn(&str) -> PathBuf>) -> Noting<L> {
+        Noting {
+            inner,
+            file_of,
+            read: std::cell::RefCell::new(vec![file.to_path_buf()]),
+        }
+    }
+}
+
+impl<L: affect_compiler::sema::Loader> affect_compiler::sema::Loader for Noting<L> {
+    fn load(&self, path: &str) -> Result<String, affect_compiler::source::SourceError> {
+        self.read.borrow_mut().push((self.file_of)(path));
+        self.inner.load(path)
+    }
+}
+
+/// Reads the file and checks it. Groot / BehaviorTree.CPP XML runs as its import would (its
+/// `<include>`s imported too). `Err` is the exit status, the problem already told.
+pub fn load(file: &Path) -> Result<Loaded, u8> {
+    let xml = file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("xml"));
+    let read = files::read_source(file).map_err(|e| {
+        eprintln!("error: {e}");
+        USAGE
+    });
+    if !xml {
+        let src = read?;
+        let dir = file.parent().map(PathBuf::from).unwrap_or_default();
+        let loader = Noting::new(
+            file,
+            files::FileLoader::beside(file),
+            Box::new(move |p| dir.join(p)),
+        );
+        let (syntax, analysis) = affect_compiler::check_source_keeping_syntax(&src, &loader);
+        return Ok(Loaded {
+            name: file.display().to_string(),
+            src,
+            syntax,
+            analysis,
+            files: loader.read.into_inner(),
+        });
+    }
+    read?;
+    let src = super::import::import_in_memory(file).map_err(|failed| {
+        let mut reporter = Reporter::new(Format::Human);
+        for (file, text, diags) in &failed {
+            reporter.add(file, text, diags);
+        }
+        reporter.finish(failed.len());
+        eprintln!("affect run: `{}` was not imported", file.display());
+        FAILED
+    })?;
+    // An `<include>` is a `use` of the `.affect` file of the same name: the XML file is read.
+    let imports = ImportingLoader::beside(file);
+    let loader = Noting::new(
+        file,
+        ImportingLoader::beside(file),
+        Box::new(move |p| imports.file_of(p).0),
+    );
+    let (syntax, analysis) = affect_compiler::check_source_keeping_syntax(&src, &loader);
+    Ok(Loaded {
+        name: format!("{} (imported)", file.display()),
+        src,
+        syntax,
+        analysis,
+        files: loader.read.into_inner(),
+    })
+}
