@@ -117,7 +117,7 @@ fn run_commands(dir: &Path, commands: &str) -> (Option<i32>, String) {
     (out.status.code(), text)
 }
 
-/// The problems of a page of a code `affect run` or file reading reports (E06xx, E07xx, E08xx): its
+/// The problems of a page of a code `affect run` or file reading reports (E06xx, E08xx): its
 /// examples are a program and the ```sh commands that run it.
 fn run_page_problems(code: &str, page: &str) -> Vec<String> {
     let mut problems = Vec::new();
@@ -241,7 +241,7 @@ fn page_problems(info: &codes::CodeInfo) -> Vec<String> {
         problems.push(format!("`affect explain {code}` does not print the page"));
     }
     // Diagnostics of `affect run` and of reading files: the page's commands run its program.
-    if ["E06", "E07", "E08"].iter().any(|p| code.starts_with(p)) {
+    if code.starts_with("E06") || code.starts_with("E08") {
         problems.extend(run_page_problems(code, page));
         return problems;
     }

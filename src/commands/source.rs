@@ -52,7 +52,8 @@ pub fn load(file: &Path) -> Result<Loaded, u8> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("xml"));
     let read = files::read_source(file).map_err(|e| {
-        eprintln!("error: {e}");
+        // Coded, and shown in the file when its bytes are at fault (E0803, E0804).
+        super::report::unreadable(file, &e);
         USAGE
     });
     if !xml {
