@@ -9,8 +9,8 @@
 //! blocks on one line when they fit in 100 columns and hold no comments.
 
 mod expr;
-mod member;
-mod tree;
+mod members;
+mod nodes;
 
 use crate::diagnostic::{has_errors, Diagnostic};
 use crate::span::Span;
@@ -526,6 +526,8 @@ impl<'a> Printer<'a> {
         }
     }
 
+    // ------------------------------------------------------------------ agents
+
     // ------------------------------------------------------------------ statements
 
     /// A statement block. `may_inline` allows `{ a = 1; b = 2 }` on one line (scripts and
@@ -576,6 +578,18 @@ impl<'a> Printer<'a> {
                 None => {}
             }
         }
+    }
+
+    // ------------------------------------------------------------------ trees
+}
+
+impl Node {
+    /// Where a switch node's braces end: before its modifiers.
+    fn span_end_of_block(&self) -> u32 {
+        self.modifiers
+            .first()
+            .map(|m| m.span.start)
+            .unwrap_or(self.span.end)
     }
 }
 

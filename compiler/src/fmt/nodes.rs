@@ -1,7 +1,7 @@
-//! Trees and their nodes as the formatter prints them: a node on one line when it fits and
-//! holds no comments, else its children, arguments and modifiers one per line.
+//! Printing trees: bodies, nodes (on one line when they fit), arguments and modifiers.
 
-use super::{expr, name, simple_stmt, Printer};
+use super::expr::{self, name};
+use super::{simple_stmt, Printer};
 use crate::syntax::ast::*;
 
 impl Printer<'_> {
@@ -47,7 +47,7 @@ impl Printer<'_> {
 
     /// A node that prints on one line by itself (no children, no block modifiers that
     /// need several lines), if it does.
-    fn node_flat(&self, n: &Node) -> Option<String> {
+    pub(super) fn node_flat(&self, n: &Node) -> Option<String> {
         if !n.attrs.is_empty() || n.doc.is_some() {
             return None;
         }
@@ -84,7 +84,7 @@ impl Printer<'_> {
         Some(s)
     }
 
-    fn node(&mut self, n: &Node) {
+    pub(super) fn node(&mut self, n: &Node) {
         self.doc(&n.doc);
         self.attrs(&n.attrs);
         if let Some(flat) = self.node_flat(n) {
@@ -152,7 +152,7 @@ impl Printer<'_> {
     }
 
     /// Node arguments on the line, or one per line when they do not fit.
-    fn args(&mut self, a: &ArgList) {
+    pub(super) fn args(&mut self, a: &ArgList) {
         let flat = expr::arg_list(a);
         if self.fits(&flat) && !self.has_comments_in(a.span) {
             self.cur.push_str(&flat);
@@ -179,7 +179,7 @@ impl Printer<'_> {
         self.cur.push(')');
     }
 
-    fn modifiers(&mut self, mods: &[Modifier]) {
+    pub(super) fn modifiers(&mut self, mods: &[Modifier]) {
         for m in mods {
             match &m.kind {
                 ModifierKind::OnSuccess(b)
@@ -197,16 +197,6 @@ impl Printer<'_> {
                 }
             }
         }
-    }
-}
-
-impl Node {
-    /// Where a switch node's braces end: before its modifiers.
-    fn span_end_of_block(&self) -> u32 {
-        self.modifiers
-            .first()
-            .map(|m| m.span.start)
-            .unwrap_or(self.span.end)
     }
 }
 

@@ -1,7 +1,7 @@
-//! Agent members as the formatter prints them: one line for a declaration, a block for
-//! the members that hold settings, rules or arms.
+//! Printing agents' members, drives and tendency tables.
 
-use super::{expr, name, Printer};
+use super::expr::{self, name};
+use super::Printer;
 use crate::span::Span;
 use crate::syntax::ast::*;
 
@@ -9,34 +9,55 @@ impl Printer<'_> {
     pub(super) fn member(&mut self, m: &Member) {
         self.doc(&m.doc);
         self.attrs(&m.attrs);
+        let typed = |kw: &str, n: &Ident, t: &Option<Type>| {
+            let mut s = format!("{kw} {}", name(&n.name));
+            if let Some(t) = t {
+                s.push_str(&format!(": {}", expr::ty(t)));
+            }
+            s
+        };
         match &m.kind {
             MemberKind::Rate(e) => self.cur.push_str(&format!("rate {};", expr::expr(e))),
             MemberKind::Var { name: n, ty, init } => {
-                self.cur
-                    .push_str(&with_value(typed("var", n, ty), init.as_ref()));
+                self.cur.push_str(&typed("var", n, ty));
+                if let Some(i) = init {
+                    self.cur.push_str(&format!(" = {}", expr::expr(i)));
+                }
+                self.cur.push(';');
             }
             MemberKind::Let { name: n, ty, value } => {
                 self.cur
-                    .push_str(&with_value(typed("let", n, ty), Some(value)));
+                    .push_str(&format!("{} = {};", typed("let", n, ty), expr::expr(value)));
             }
             MemberKind::Sensor {
                 name: n,
                 ty,
                 source,
-            } => self
-                .cur
-                .push_str(&with_value(typed("sensor", n, ty), Some(source))),
-            MemberKind::Event { name: n, source } => self.cur.push_str(&with_value(
-                format!("event {}", name(&n.name)),
-                source.as_ref(),
-            )),
+            } => {
+                self.cur.push_str(&format!(
+                    "{} = {};",
+                    typed("sensor", n, ty),
+                    expr::expr(source)
+                ));
+            }
+            MemberKind::Event { name: n, source } => {
+                self.cur.push_str(&format!("event {}", name(&n.name)));
+                if let Some(s) = source {
+                    self.cur.push_str(&format!(" = {}", expr::expr(s)));
+                }
+                self.cur.push(';');
+            }
             MemberKind::Actuator {
                 name: n,
                 ty,
                 source,
-            } => self
-                .cur
-                .push_str(&with_value(typed("actuator", n, ty), Some(source))),
+            } => {
+                self.cur.push_str(&format!(
+                    "{} = {};",
+                    typed("actuator", n, ty),
+                    expr::expr(source)
+                ));
+            }
             MemberKind::Hormone {
                 name: n,
                 value,
@@ -114,8 +135,7 @@ impl Printer<'_> {
         }
     }
 
-    /// `tendencies machine { pattern => target(args), ...; }`
-    fn tendencies(&mut self, machine: &Ident, arms: &[TendencyArm], span: Span) {
+    pub(super) fn tendencies(&mut self, machine: &Ident, arms: &[TendencyArm], span: Span) {
         self.cur
             .push_str(&format!("tendencies {}", name(&machine.name)));
         self.open();
@@ -145,7 +165,7 @@ impl Printer<'_> {
         self.close(span.end);
     }
 
-    fn drive(&mut self, d: &DriveDecl, span: Span) {
+    pub(super) fn drive(&mut self, d: &DriveDecl, span: Span) {
         self.cur.push_str(&format!(
             "drive {}: {} = {}",
             name(&d.name.name),
@@ -191,21 +211,5 @@ impl Printer<'_> {
             DriveEntry::Error(_) => p.cur.push_str("/* error */"),
         });
         self.close(span.end);
-    }
-}
-
-/// `kw name` or `kw name: type`.
-fn typed(kw: &str, n: &Ident, t: &Option<Type>) -> String {
-    match t {
-        Some(t) => format!("{kw} {}: {}", name(&n.name), expr::ty(t)),
-        None => format!("{kw} {}", name(&n.name)),
-    }
-}
-
-/// A declaration's head, its value if it has one, and the `;`.
-fn with_value(head: String, value: Option<&Expr>) -> String {
-    match value {
-        Some(v) => format!("{head} = {};", expr::expr(v)),
-        None => format!("{head};"),
     }
 }
