@@ -32,7 +32,7 @@ pub fn of_run(program: &Program, config: &RunConfig) -> Vec<PathBuf> {
 }
 
 /// The places (traces) a memory file holds, if it exists and is a memory file.
-fn places(path: &PathBuf) -> Option<usize> {
+fn places(path: &std::path::Path) -> Option<usize> {
     // Read as the run reads it: only a regular file, checked for damage.
     let stored = persist::load(path).ok()??;
     Some(stored.iter().map(|m| m.traces.len()).sum())
