@@ -194,7 +194,11 @@ pub fn grids(spec: &Spec, cells: &[Cell], runs: &[RunResult]) -> Vec<Grid> {
                     .collect();
                 out.push(Grid {
                     title,
-                    caption: t.caption.clone(),
+                    // Once per table set, under its last measure.
+                    caption: t
+                        .caption
+                        .clone()
+                        .filter(|_| t.measures.last() == Some(mname)),
                     columns,
                     rows,
                     decimals: measure.decimals,
