@@ -30,11 +30,24 @@ fn json(out: &Output) -> Value {
 }
 
 #[test]
-fn clean_file_exits_0_silently() {
+fn clean_file_exits_0_with_a_summary_line() {
     let out = affect(&["check", &fixture("cli/clean.affect")]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(out.stdout.is_empty());
-    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+    insta::assert_snapshot!(stderr(&out).trim_end(), @"affect: 1 file checked, no errors");
+    let two = affect(&[
+        "check",
+        &fixture("cli/clean.affect"),
+        &fixture("cli/clean.affect"),
+    ]);
+    assert_eq!(two.status.code(), Some(0), "{}", stderr(&two));
+    insta::assert_snapshot!(stderr(&two).trim_end(), @"affect: 2 files checked, no errors");
+    let json = affect(&["check", "--format", "json", &fixture("cli/clean.affect")]);
+    assert!(
+        json.stderr.is_empty(),
+        "JSON mode prints only JSON: {}",
+        stderr(&json)
+    );
 }
 
 #[test]

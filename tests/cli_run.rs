@@ -329,3 +329,31 @@ fn world_messages_are_commands_and_undeliverable_ones_are_refused() {
         "{err}"
     );
 }
+
+/// A run says which long-term memory files it read and wrote, with how many places each
+/// holds: a second run that starts from memory then says why (issue 18).
+#[test]
+fn memory_files_read_and_written_are_told() {
+    let dir = scratch("memory-lines");
+    let nav = copy_example(&dir, "navigator.affect");
+    let lines = || {
+        let out = affect(&["run", nav.to_str().unwrap(), "--ticks", "500"]);
+        assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+        let prefix = format!("{}/", dir.display());
+        support::stderr(&out)
+            .lines()
+            .filter(|l| l.starts_with("read ") || l.starts_with("wrote "))
+            .map(|l| l.replace(&prefix, "DIR/"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let first = lines();
+    let second = lines();
+    insta::assert_snapshot!(format!("first run:\n{first}\nsecond run:\n{second}"));
+    let quiet = affect(&["run", nav.to_str().unwrap(), "--ticks", "10", "--quiet"]);
+    assert!(
+        !support::stderr(&quiet).contains("feelings.eltm"),
+        "--quiet tells nothing: {}",
+        support::stderr(&quiet)
+    );
+}

@@ -31,91 +31,16 @@ const CRATES: [(&str, &str); 4] = [
 const ALLOWED_CIRCLES: &[(&[&str], &str)] = &[];
 
 /// Files over the limit being split: (file, owner).
-const ALLOWED_LONG_FILES: &[(&str, &str)] = &[
-    ("compiler/src/fmt/mod.rs", "structure, issue 10"),
-    ("compiler/src/sema/expr.rs", "semantic-model, issue 10"),
-    ("compiler/src/sema/mod.rs", "semantic-model, issue 10"),
-    ("compiler/src/sema/tree.rs", "semantic-model, issue 10"),
-    ("lsp/src/completion.rs", "semantic-model, issue 10"),
-    ("lsp/src/resolve.rs", "semantic-model, issue 10"),
-];
+const ALLOWED_LONG_FILES: &[(&str, &str)] = &[];
 
 /// Functions over the limit being cut into steps: (file, function, owner).
 const ALLOWED_LONG_FNS: &[(&str, &str, &str)] = &[
-    ("compiler/src/fmt/mod.rs", "member", "structure, issue 10"),
-    (
-        "compiler/src/groot/xml.rs",
-        "markup",
-        "xml-bridge, issue 12",
-    ),
-    (
-        "compiler/src/sema/behavior.rs",
-        "module",
-        "semantic-model, issue 10",
-    ),
-    (
-        "compiler/src/sema/derived.rs",
-        "derived_values",
-        "semantic-model, issue 10",
-    ),
-    (
-        "compiler/src/sema/device_call.rs",
-        "device",
-        "semantic-model, issue 10",
-    ),
-    (
-        "compiler/src/sema/lower.rs",
-        "lower_program",
-        "semantic-model, issue 10",
-    ),
-    (
-        "compiler/src/sema/memory.rs",
-        "memory",
-        "semantic-model, issue 10",
-    ),
-    (
-        "compiler/src/sema/mod.rs",
-        "declare",
-        "semantic-model, issue 10",
-    ),
-    (
-        "compiler/src/sema/tree.rs",
-        "builtin",
-        "semantic-model, issue 10",
-    ),
-    (
-        "compiler/src/sema/tree.rs",
-        "switch",
-        "semantic-model, issue 10",
-    ),
-    (
-        "compiler/src/sema/xml_ids.rs",
-        "desugar",
-        "semantic-model, issue 10",
-    ),
     (
         "compiler/src/syntax/delimiters.rs",
         "balance",
         "hostile, issue 11",
     ),
     ("compiler/src/syntax/lexer.rs", "lex", "hostile, issue 11"),
-    (
-        "lsp/src/completion.rs",
-        "complete",
-        "semantic-model, issue 10",
-    ),
-    (
-        "lsp/src/resolve.rs",
-        "declare_item",
-        "semantic-model, issue 10",
-    ),
-    (
-        "lsp/src/resolve.rs",
-        "declare_member",
-        "semantic-model, issue 10",
-    ),
-    ("lsp/src/symbols.rs", "item", "semantic-model, issue 10"),
-    ("lsp/src/symbols.rs", "member", "semantic-model, issue 10"),
 ];
 
 /// One source file of the four crates.

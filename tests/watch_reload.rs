@@ -60,57 +60,134 @@ fn wait_for(lines: &Receiver<String>, seen: &mut String, what: &str) {
     }
 }
 
+/// `affect run FILE --watch --no-persist --quiet ARGS..`, its stderr read line by line.
+struct Watching {
+    child: std::process::Child,
+    lines: Receiver<String>,
+    reader: std::thread::JoinHandle<()>,
+    seen: String,
+}
+
+impl Watching {
+    fn start(file: &Path, args: &[&str]) -> Watching {
+        let mut child = support::affect_command()
+            .args(["run", file.to_str().unwrap(), "--watch", "--no-persist"])
+            .arg("--quiet")
+            .args(args)
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("affect runs");
+        let (tx, lines) = channel();
+        let err = child.stderr.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            for l in BufReader::new(err).lines().map_while(Result::ok) {
+                let _ = tx.send(l);
+            }
+        });
+        let mut w = Watching {
+            child,
+            lines,
+            reader,
+            seen: String::new(),
+        };
+        w.wait_for("watching");
+        w
+    }
+
+    /// Waits for a line of standard error containing `what`.
+    fn wait_for(&mut self, what: &str) {
+        wait_for(&self.lines, &mut self.seen, what);
+    }
+
+    /// Waits for the run to end by itself; its standard error.
+    fn end(mut self) -> String {
+        let status = self.child.wait().unwrap();
+        self.reader.join().unwrap();
+        for l in self.lines.try_iter() {
+            self.seen.push_str(&l);
+            self.seen.push('\n');
+        }
+        assert!(status.success(), "{}", self.seen);
+        self.seen
+    }
+}
+
 fn reload_mid_run(engine: &str) {
     let dir = support::scratch("watch_reload", engine);
     let file = dir.join("counter.affect");
     let trace = dir.join("run.jsonl");
     std::fs::write(&file, PROGRAM).unwrap();
-    let mut child = support::affect_command()
-        .args([
-            "run",
-            file.to_str().unwrap(),
-            "--watch",
-            "--no-persist",
-            "--quiet",
-        ])
-        .args([
+    let mut run = Watching::start(
+        &file,
+        &[
             "--ticks",
             "200",
             "--leaf",
             "Work=running",
             "--engine",
             engine,
-        ])
-        .args(["--trace", trace.to_str().unwrap()])
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("affect runs");
-    let (tx, lines) = channel();
-    let err = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        for l in BufReader::new(err).lines().map_while(Result::ok) {
-            let _ = tx.send(l);
-        }
-    });
-    let mut seen = String::new();
-    wait_for(&lines, &mut seen, "watching");
+            "--trace",
+            trace.to_str().unwrap(),
+        ],
+    );
     std::thread::sleep(Duration::from_millis(700));
     save(&file, &PROGRAM.replace("STEP = 1;", "STEP = 100;"));
-    wait_for(&lines, &mut seen, "reload: Counter:");
+    run.wait_for("reload: Counter:");
     std::thread::sleep(Duration::from_millis(300));
     save(&file, &PROGRAM.replace("STEP = 1;", "STEP = 100 +;"));
-    wait_for(&lines, &mut seen, "the old program keeps running");
-    let status = child.wait().unwrap();
-    reader.join().unwrap();
-    for l in lines.try_iter() {
-        seen.push_str(&l);
-        seen.push('\n');
-    }
-    assert!(status.success(), "{seen}");
+    run.wait_for("the old program keeps running");
+    let seen = run.end();
     // The broken edit's diagnostic, with its code and place.
     assert!(seen.contains("[E0101] Error: unexpected `;`"), "{seen}");
     assert!(seen.contains("counter.affect:1:"), "{seen}");
     check_trace(&std::fs::read_to_string(&trace).unwrap(), &seen);
+}
+
+/// A Groot / BehaviorTree.CPP tree whose subtree comes from an `<include>`d file: saving the
+/// included XML file (as Groot 2 does) reloads the run with the edited subtree.
+#[test]
+fn saving_an_included_xml_file_reloads_the_imported_tree() {
+    let dir = support::scratch("watch_reload", "xml");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/xml/include");
+    std::fs::create_dir_all(dir.join("child")).unwrap();
+    for f in ["mission.xml", "child/dock.xml"] {
+        std::fs::copy(examples.join(f), dir.join(f)).unwrap();
+    }
+    let (main, dock) = (dir.join("mission.xml"), dir.join("child/dock.xml"));
+    let trace = dir.join("run.jsonl");
+    let mut run = Watching::start(
+        &main,
+        &["--ticks", "60", "--trace", trace.to_str().unwrap()],
+    );
+    assert!(run.seen.contains("child/dock.xml`"), "{}", run.seen);
+    std::thread::sleep(Duration::from_millis(500));
+    let text = std::fs::read_to_string(&dock).unwrap();
+    let edited = text.replacen("<Sequence>", r#"<Sequence name="docking">"#, 1);
+    assert_ne!(text, edited);
+    save(&dock, &edited);
+    run.wait_for("reload: Mission:");
+    run.end();
+    let events: Vec<Value> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let reload = events
+        .iter()
+        .find(|e| e["ev"] == "log" && e["text"].as_str().unwrap().contains("reloaded"))
+        .expect("a reload in the trace")["tick"]
+        .as_u64()
+        .unwrap();
+    let labelled: Vec<u64> = events
+        .iter()
+        .filter(|e| e["ev"] == "node" && e["path"].as_str().unwrap().contains("docking"))
+        .map(|e| e["tick"].as_u64().unwrap())
+        .collect();
+    assert!(!labelled.is_empty(), "the edited subtree ran");
+    assert!(
+        labelled.iter().all(|&t| t >= reload),
+        "{labelled:?} before {reload}"
+    );
 }
 
 /// What the trace of the run must show.

@@ -19,7 +19,7 @@ pub use span::Span;
 /// Checks one source text (syntax, names and types) and returns every diagnostic, errors and
 /// warnings, in order. Files it `use`s come through `loader`.
 pub fn check_source_with(src: &str, loader: &dyn sema::Loader) -> sema::Analysis {
-    check_source_keeping_syntax(src, loader).1
+    check_text(src, loader).analysis
 }
 
 /// [`check_source_with`], and the syntax tree it checked: what the Groot exporter works on
@@ -28,10 +28,27 @@ pub fn check_source_keeping_syntax(
     src: &str,
     loader: &dyn sema::Loader,
 ) -> (syntax::ast::File, sema::Analysis) {
+    let checked = check_text(src, loader);
+    (checked.file, checked.analysis)
+}
+
+/// A source text parsed once and checked: its syntax tree and comments (for the formatter
+/// and an outline) with the analysis.
+pub struct Checked {
+    pub file: syntax::ast::File,
+    pub comments: Vec<syntax::Comment>,
+    /// Whether the text parsed without errors.
+    pub parses: bool,
+    pub analysis: sema::Analysis,
+}
+
+/// Parses and checks one source text, as [`check_source_with`] does, keeping the syntax tree.
+pub fn check_text(src: &str, loader: &dyn sema::Loader) -> Checked {
     let parsed = syntax::parse(src);
     let mut analysis = sema::analyze(&parsed.file, loader);
     let mut diags = parsed.diagnostics;
-    if diagnostic::has_errors(&diags) {
+    let parses = !diagnostic::has_errors(&diags);
+    if !parses {
         // Names and types of a file that does not parse would only repeat its syntax errors.
         analysis.program = None;
         analysis.diagnostics.retain(|d| !d.is_error());
@@ -39,7 +56,12 @@ pub fn check_source_keeping_syntax(
     diags.append(&mut analysis.diagnostics);
     diags.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
     analysis.diagnostics = diags;
-    (parsed.file, analysis)
+    Checked {
+        file: parsed.file,
+        comments: parsed.comments,
+        parses,
+        analysis,
+    }
 }
 
 /// Checks the syntax of one source text and returns every diagnostic, in order.

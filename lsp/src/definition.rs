@@ -1,28 +1,32 @@
-//! Go to definition: from a name to its declaration, in the document or in a file it `use`s.
+//! Go to definition: from a name to its declaration, in the document or in a file it `use`s
+//! (the checker's answer: the definition the name resolved to).
 
-use crate::documents::{path_to_uri, Document, Lines};
-use crate::resolve::Target;
-use lsp_types::{Location, Position, Range};
+use crate::documents::Document;
+use crate::request::{self, Reply};
+use affect_compiler::sema::index::{Target, MAIN_FILE};
+use affect_compiler::Span;
+use lsp_types::{GotoDefinitionParams, GotoDefinitionResponse, Location};
+use serde_json::Value;
+
+pub fn request(doc: Option<&Document>, params: Value) -> Reply {
+    let p: GotoDefinitionParams = request::parse(params)?;
+    let Some(doc) = doc else {
+        return Ok(Value::Null);
+    };
+    let offset = doc.offset(p.text_document_position_params.position);
+    let found = definition(doc, offset).map(GotoDefinitionResponse::Scalar);
+    Ok(request::to_value(found))
+}
 
 pub fn definition(doc: &Document, offset: usize) -> Option<Location> {
-    let (_, target) = doc.index.at(offset)?;
+    let (_, target) = doc.index.at(MAIN_FILE, offset)?;
     match target {
         Target::Def(i) => {
-            let d = doc.index.defs.get(i)?;
-            if d.file == 0 {
-                return Some(Location::new(doc.uri.clone(), doc.range(d.name_span)));
-            }
-            let f = doc.index.files.get(d.file)?;
-            let uri = path_to_uri(f.path.as_ref()?)?;
-            let lines = Lines::new(&f.text);
-            Some(Location::new(uri, lines.range(&f.text, d.name_span)))
+            let d = doc.index.def(i);
+            doc.location(d.file, d.name_span)
         }
-        Target::File(i) => {
-            let f = doc.index.files.get(i)?;
-            let uri = path_to_uri(f.path.as_ref()?)?;
-            let start = Position::new(0, 0);
-            Some(Location::new(uri, Range::new(start, start)))
-        }
+        // A `use`: the start of the file.
+        Target::File(f) => doc.location(f, Span::new(0, 0)),
         _ => None,
     }
 }

@@ -3,12 +3,38 @@
 //! help appended to the message.
 
 use crate::documents::{path_to_uri, Document, Lines};
-use affect_compiler::syntax::ast::{ItemKind, UseTarget};
+use crate::message;
+use affect_compiler::sema::index::{Target, MAIN_FILE};
 use affect_compiler::{Diagnostic, Severity, Span};
 use lsp_types::{
     DiagnosticRelatedInformation, DiagnosticSeverity, DiagnosticTag, Location, NumberOrString,
-    Range, Uri,
+    PublishDiagnosticsParams, Range, Uri,
 };
+use serde_json::Value;
+
+/// The notification that publishes a document's diagnostics.
+pub fn publish(doc: &Document) -> Value {
+    let params = PublishDiagnosticsParams {
+        uri: doc.uri.clone(),
+        diagnostics: for_document(doc),
+        version: Some(doc.version),
+    };
+    notify(params)
+}
+
+/// The notification that clears a closed document's diagnostics.
+pub fn clear(uri: &Uri) -> Value {
+    notify(PublishDiagnosticsParams {
+        uri: uri.clone(),
+        diagnostics: Vec::new(),
+        version: None,
+    })
+}
+
+fn notify(params: PublishDiagnosticsParams) -> Value {
+    let params = serde_json::to_value(params).unwrap_or(Value::Null);
+    message::notification("textDocument/publishDiagnostics", params)
+}
 
 /// Every diagnostic of a document, its imported files' errors included (shown on the `use`
 /// that brings them in).
@@ -56,23 +82,28 @@ pub fn for_document(doc: &Document) -> Vec<lsp_types::Diagnostic> {
     out
 }
 
-/// The span of the `use` item that imports `file` (a path as written, or a module name).
+/// The span of the `use` that imports `file` (a path as written, or a module name): the
+/// document's own `use` of it, else (a file imported by an imported file) its first `use`.
 fn use_span(doc: &Document, file: &str) -> Option<Span> {
-    let mut first = None;
-    for item in &doc.file.items {
-        if let ItemKind::Use(u) = &item.kind {
-            let (name, span) = match &u.target {
-                UseTarget::Module(p) => (p.to_string_path(), p.span),
-                UseTarget::File(s, span) => (s.clone(), *span),
-            };
-            if name == file {
-                return Some(span);
-            }
-            first.get_or_insert(span);
-        }
-    }
-    // A file imported by an imported file: blame the first `use`.
-    first
+    let uses: Vec<(Span, u32)> = doc
+        .index
+        .refs_in(MAIN_FILE)
+        .iter()
+        .filter_map(|r| match r.target {
+            Target::File(f) => Some((r.span, f)),
+            _ => None,
+        })
+        .collect();
+    let named = |f: u32| {
+        doc.index
+            .files
+            .get(f as usize)
+            .is_some_and(|x| x.name == file)
+    };
+    uses.iter()
+        .find(|(_, f)| named(*f))
+        .or(uses.first())
+        .map(|(s, _)| *s)
 }
 
 fn convert(

@@ -1,12 +1,14 @@
-//! Open documents: their text, what the compiler says about them, and positions. LSP
-//! positions count UTF-16 code units per line; the compiler's spans are byte offsets.
+//! Open documents: their text, what the compiler says about them (parsed once, checked once
+//! per version), and positions. LSP positions count UTF-16 code units per line; the
+//! compiler's spans are byte offsets.
 
-use crate::resolve::Index;
-use affect_compiler::sema::{self, Loader, Symbol};
-use affect_compiler::syntax::{self, ast::File, Comment};
-use affect_compiler::Diagnostic;
-use lsp_types::{Position, Range, Uri};
+use affect_compiler::sema::index::{FileId, SemanticIndex, MAIN_FILE};
+use affect_compiler::sema::{self, Loader};
+use affect_compiler::syntax::{ast::File, Comment};
+use affect_compiler::{Diagnostic, Span};
+use lsp_types::{Location, Position, Range, Uri};
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -66,7 +68,7 @@ impl Lines {
         start + line.len()
     }
 
-    pub fn range(&self, text: &str, span: affect_compiler::Span) -> Range {
+    pub fn range(&self, text: &str, span: Span) -> Range {
         Range::new(
             self.position(text, span.start as usize),
             self.position(text, span.end as usize),
@@ -155,12 +157,52 @@ pub fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// Reads the files a document `use`s: from the editor's open buffers when they are open,
-/// else from disk, relative to the document's folder. Documents that are not files cannot
-/// import.
+/// The largest file a document may `use`: far above any source, far below what would stall
+/// the server.
+pub const MAX_USED_FILE: u64 = 64 << 20;
+
+/// Reads a file a document `use`s: only a regular file (never a device, a FIFO or a
+/// directory, which could block or never end), of at most [`MAX_USED_FILE`] bytes, in UTF-8.
+/// The one place the language server reads a source file.
+pub fn read_used_file(path: &Path) -> Result<String, String> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("cannot read `{shown}`: not a regular file"));
+    }
+    if meta.len() > MAX_USED_FILE {
+        return Err(format!(
+            "cannot read `{shown}`: {} bytes, above the limit of {MAX_USED_FILE}",
+            meta.len()
+        ));
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    let mut bytes = Vec::new();
+    // The file may have grown since: read no more than the limit allows.
+    file.take(MAX_USED_FILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    if bytes.len() as u64 > MAX_USED_FILE {
+        return Err(format!(
+            "cannot read `{shown}`: above the limit of {MAX_USED_FILE} bytes"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "cannot read `{shown}`: not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// Reads the files a document `use`s for the compiler's loader: from the editor's open
+/// buffers when they are open, else from disk, relative to the document's folder. Documents
+/// that are not files cannot import; a server without disk access (`disk: false`, as in the
+/// in-memory sessions of fuzzing) reads open buffers only.
 pub struct DocLoader<'a> {
     pub dir: Option<PathBuf>,
     pub open: &'a HashMap<PathBuf, String>,
+    pub disk: bool,
 }
 
 impl Loader for DocLoader<'_> {
@@ -172,15 +214,10 @@ impl Loader for DocLoader<'_> {
         if let Some(text) = self.open.get(&normalize(&full)) {
             return Ok(text.clone());
         }
-        let bytes =
-            std::fs::read(&full).map_err(|e| format!("cannot read `{}`: {e}", full.display()))?;
-        String::from_utf8(bytes).map_err(|e| {
-            format!(
-                "cannot read `{}`: not UTF-8 text (invalid byte at offset {})",
-                full.display(),
-                e.utf8_error().valid_up_to()
-            )
-        })
+        if !self.disk {
+            return sema::NoFiles.load(path);
+        }
+        read_used_file(&full)
     }
 }
 
@@ -193,54 +230,101 @@ pub struct Document {
     pub lines: Lines,
     pub file: File,
     pub comments: Vec<Comment>,
+    /// Whether the text parsed without errors (formatting needs it).
+    pub parses: bool,
     pub diagnostics: Vec<Diagnostic>,
     /// Errors inside `use`d files: (file as written, its text, the diagnostic).
     pub imported_diagnostics: Vec<(String, String, Diagnostic)>,
-    pub symbols: Vec<Symbol>,
-    pub index: Index,
+    /// What the checker knows of the document and the files it uses.
+    pub index: SemanticIndex,
 }
 
 impl Document {
-    /// Parses, checks and indexes a text. `open` holds the texts of the other open
-    /// documents, by path, for the files this one `use`s.
-    pub fn new(uri: Uri, version: i32, text: String, open: &HashMap<PathBuf, String>) -> Document {
+    /// Parses and checks a text. `open` holds the texts of the other open documents, by
+    /// path, for the files this one `use`s; `disk` says whether files may be read.
+    pub fn new(
+        uri: Uri,
+        version: i32,
+        text: String,
+        open: &HashMap<PathBuf, String>,
+        disk: bool,
+    ) -> Document {
         let path = uri_to_path(&uri);
         let loader = DocLoader {
-            dir: path
-                .as_ref()
-                .map(|p| p.parent().map(Path::to_path_buf).unwrap_or_default()),
+            dir: path.as_ref().map(|p| folder(p)),
             open,
+            disk,
         };
-        let analysis = affect_compiler::check_source_with(&text, &loader);
-        let parsed = syntax::parse(&text);
-        let index = Index::build(
-            &parsed.file,
-            loader.dir.as_deref(),
-            &loader,
-            &analysis.symbols,
-        );
+        let checked = affect_compiler::check_text(&text, &loader);
         Document {
             lines: Lines::new(&text),
             uri,
             path,
             version,
-            file: parsed.file,
-            comments: parsed.comments,
-            diagnostics: analysis.diagnostics,
-            imported_diagnostics: analysis.imported_diagnostics,
-            symbols: analysis.symbols,
-            index,
+            file: checked.file,
+            comments: checked.comments,
+            parses: checked.parses,
+            diagnostics: checked.analysis.diagnostics,
+            imported_diagnostics: checked.analysis.imported_diagnostics,
+            index: checked.analysis.index,
             text,
         }
     }
 
-    pub fn range(&self, span: affect_compiler::Span) -> Range {
+    pub fn range(&self, span: Span) -> Range {
         self.lines.range(&self.text, span)
     }
 
     pub fn offset(&self, pos: Position) -> usize {
         self.lines.offset(&self.text, pos)
     }
+
+    /// The folder `use "..."` paths are relative to.
+    pub fn folder(&self) -> Option<PathBuf> {
+        self.path.as_ref().map(|p| folder(p))
+    }
+
+    /// Where a span of one of the index's files is: this document, or a file it uses (on
+    /// disk; the standard library has no location).
+    pub fn location(&self, file: FileId, span: Span) -> Option<Location> {
+        if file == MAIN_FILE {
+            return Some(Location::new(self.uri.clone(), self.range(span)));
+        }
+        let f = self.index.files.get(file as usize)?;
+        let uri = self.file_uri(file)?;
+        let lines = Lines::new(&f.text);
+        Some(Location::new(uri, lines.range(&f.text, span)))
+    }
+
+    /// The URI of one of the index's files, when it is a file.
+    pub fn file_uri(&self, file: FileId) -> Option<Uri> {
+        if file == MAIN_FILE {
+            return Some(self.uri.clone());
+        }
+        let f = self.index.files.get(file as usize)?;
+        if f.stdlib {
+            return None;
+        }
+        path_to_uri(&normalize(&self.folder()?.join(&f.name)))
+    }
+
+    /// The paths of the files this document uses.
+    pub fn used_paths(&self) -> Vec<PathBuf> {
+        let Some(dir) = self.folder() else {
+            return Vec::new();
+        };
+        self.index
+            .files
+            .iter()
+            .skip(1)
+            .filter(|f| !f.stdlib)
+            .map(|f| normalize(&dir.join(&f.name)))
+            .collect()
+    }
+}
+
+fn folder(p: &Path) -> PathBuf {
+    p.parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -282,5 +366,15 @@ mod tests {
         );
         assert_eq!(percent_decode("/bad%zz"), None);
         assert_eq!(percent_decode("/a%2"), Some("/a%2".to_string()));
+    }
+
+    #[test]
+    fn only_regular_files_are_read() {
+        let e = read_used_file(Path::new("/dev/zero")).unwrap_err();
+        assert!(e.contains("not a regular file"), "{e}");
+        let e = read_used_file(Path::new("/")).unwrap_err();
+        assert!(e.contains("not a regular file"), "{e}");
+        let e = read_used_file(Path::new("/nowhere/at/all.affect")).unwrap_err();
+        assert!(e.contains("cannot read"), "{e}");
     }
 }

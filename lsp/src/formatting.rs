@@ -3,11 +3,22 @@
 //! editor keeps its cursor and folds where the text stays the same.
 
 use crate::documents::Document;
-use lsp_types::TextEdit;
+use crate::request::{self, Reply};
+use lsp_types::{DocumentFormattingParams, TextEdit};
+use serde_json::Value;
 
-/// The edits that format a document, or `None` when it has syntax errors.
+pub fn request(doc: Option<&Document>, params: Value) -> Reply {
+    let _: DocumentFormattingParams = request::parse(params)?;
+    Ok(request::to_value(doc.and_then(format)))
+}
+
+/// The edits that format a document (from its one parse), or `None` when it has syntax
+/// errors.
 pub fn format(doc: &Document) -> Option<Vec<TextEdit>> {
-    let formatted = affect_compiler::fmt::format_source(&doc.text).ok()?;
+    if !doc.parses {
+        return None;
+    }
+    let formatted = affect_compiler::fmt::format_file(&doc.file, &doc.comments, Some(&doc.text));
     Some(edit(doc, &formatted).into_iter().collect())
 }
 

@@ -1,17 +1,30 @@
 //! Hover: what a name stands for, as markdown: its declaration (or signature) in a code
-//! block, what kind of thing it is, its type, and its doc comment.
+//! block, what kind of thing it is, its type, and its doc comment. Everything comes from the
+//! compiler: the definition the checker resolved the name to, or the vocabulary entry.
 
 use crate::documents::Document;
-use crate::resolve::{Def, DefKind, Index, Target, AKR_COMPONENTS, WORLD_SETTINGS};
+use crate::request::{self, Reply};
 use affect_compiler::builtins::{ArgType, Builtin};
 use affect_compiler::ir::program::DeviceRole;
 use affect_compiler::sema::devices::{DriverSpec, ParamKind};
-use affect_compiler::sema::{self};
+use affect_compiler::sema::index::{DefKind, Definition, SemanticIndex, Target, MAIN_FILE};
+use affect_compiler::sema::ty::Ty;
+use affect_compiler::sema::vocab::AKR_COMPONENTS;
 use affect_compiler::syntax::shape::SettingShape;
-use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
+use lsp_types::{Hover, HoverContents, HoverParams, MarkupContent, MarkupKind};
+use serde_json::Value;
+
+pub fn request(doc: Option<&Document>, params: Value) -> Reply {
+    let p: HoverParams = request::parse(params)?;
+    let Some(doc) = doc else {
+        return Ok(Value::Null);
+    };
+    let offset = doc.offset(p.text_document_position_params.position);
+    Ok(request::to_value(hover(doc, offset)))
+}
 
 pub fn hover(doc: &Document, offset: usize) -> Option<Hover> {
-    let (span, target) = doc.index.at(offset)?;
+    let (span, target) = doc.index.at(MAIN_FILE, offset)?;
     let text = describe(&doc.index, target)?;
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
@@ -27,27 +40,11 @@ fn code(text: &str) -> String {
 }
 
 /// The markdown for a target.
-pub fn describe(index: &Index, target: Target) -> Option<String> {
+pub fn describe(index: &SemanticIndex, target: Target) -> Option<String> {
     Some(match target {
-        Target::Def(i) => def(index, &index.defs[i]),
+        Target::Def(i) => def(index, index.def(i)),
         Target::Builtin(b) => builtin(b),
-        Target::BuiltinArg(b, k) => {
-            let a = &b.args[k];
-            let mut s = code(&format!("{}({}: {})", b.name, a.name, arg_type(a.ty)));
-            s.push_str(&format!(
-                "\n\nargument of the built-in node `{}`: BehaviorTree.CPP port `{}`",
-                b.name, a.port
-            ));
-            if let Some(v3) = a.port_v3 {
-                s.push_str(&format!(" (v3 `{v3}`)"));
-            }
-            match a.default {
-                Some(d) => s.push_str(&format!(", default `{d}`")),
-                None => s.push_str(", required"),
-            }
-            s.push('.');
-            s
-        }
+        Target::BuiltinArg(b, k) => builtin_arg(b, k),
         Target::TendenciesNode => format!(
             "{}\n\nagent-only node: runs the action-tendency table of an emotion machine \
              (a `Switch` on its state; each arm's targets run side by side).",
@@ -58,17 +55,16 @@ pub fn describe(index: &Index, target: Target) -> Option<String> {
             code(&format!("{}({})", f.name, f.params.join(", "))),
             f.doc
         ),
-        Target::WorldFunction(k) => {
-            let (name, what) = sema::WORLD_FUNCTIONS[k];
-            format!("{}\n\nworld function: {what}", code(&format!("{name}(..)")))
-        }
-        Target::MemoryMethod(k) => {
-            let (name, params, what) = sema::MEMORY_METHODS[k];
-            format!(
-                "{}\n\nemotional memory operation: {what}",
-                code(&format!("memory.{name}{params}"))
-            )
-        }
+        Target::WorldFunction(w) => format!(
+            "{}\n\nworld function: {}",
+            code(&format!("{}(..)", w.name)),
+            w.doc
+        ),
+        Target::MemoryMethod(m) => format!(
+            "{}\n\nemotional memory operation: {}",
+            code(&format!("memory.{}{}", m.name, m.params_text)),
+            m.doc
+        ),
         Target::Driver(d) => driver(d),
         Target::DriverParam(d, k) => {
             let (name, kind, required) = d.params[k];
@@ -80,50 +76,71 @@ pub fn describe(index: &Index, target: Target) -> Option<String> {
             )
         }
         Target::Setting(owner, shape) => setting(owner, shape),
-        Target::WorldSetting(k) => {
-            let (key, example, meaning) = WORLD_SETTINGS[k];
-            format!(
-                "{}\n\nsetting of a `world`: {meaning}. The simulator checks world settings \
-                 when it runs (`{key}`).",
-                code(example)
-            )
-        }
-        Target::AkrField(k) => {
-            let (key, values, meaning) = AKR_COMPONENTS[k];
-            format!(
-                "{}\n\nAKR emotion component: {meaning}.\n\nValues: {values}.",
-                code(key)
-            )
-        }
+        Target::WorldSetting(w) => format!(
+            "{}\n\nsetting of a `world`: {}. The simulator checks world settings when it runs \
+             (`{}`).",
+            code(w.example),
+            w.meaning,
+            w.key
+        ),
+        Target::AkrComponent(c) => format!(
+            "{}\n\nAKR emotion component: {}.\n\nValues: {}.",
+            code(c.key),
+            c.meaning,
+            c.values
+        ),
         Target::Intensity => format!(
             "{}\n\nthe emotion machine's intensity, in 0..1: it rises by `rise` per unit of bad \
              progress and falls by `fall` per unit of good progress.",
             code("intensity: num in 0..1")
         ),
         Target::File(i) => {
-            let f = index.files.get(i)?;
+            let f = index.files.get(i as usize)?;
             let count = index.defs.iter().filter(|d| d.file == i).count();
-            let what = if f.path.is_some() {
-                "file"
-            } else {
+            let what = if f.stdlib {
                 "standard library module"
+            } else {
+                "file"
             };
-            let mut s = format!("{what} `{}`: {count} declarations", f.name);
-            if let Some(p) = &f.path {
-                s.push_str(&format!("\n\n`{}`", p.display()));
-            }
-            s
+            format!("{what} `{}`: {count} declarations", f.name)
         }
     })
 }
 
-fn def(index: &Index, d: &Def) -> String {
+fn builtin_arg(b: &Builtin, k: usize) -> String {
+    let a = &b.args[k];
+    let mut s = code(&format!("{}({}: {})", b.name, a.name, arg_type(a.ty)));
+    s.push_str(&format!(
+        "\n\nargument of the built-in node `{}`: BehaviorTree.CPP port `{}`",
+        b.name, a.port
+    ));
+    if let Some(v3) = a.port_v3 {
+        s.push_str(&format!(" (v3 `{v3}`)"));
+    }
+    match a.default {
+        Some(d) => s.push_str(&format!(", default `{d}`")),
+        None => s.push_str(", required"),
+    }
+    s.push('.');
+    s
+}
+
+/// The type to show with a definition, when the checker knows it.
+fn shown_type(index: &SemanticIndex, d: &Definition) -> Option<String> {
+    let ty = d.ty.as_ref()?;
+    if matches!(ty, Ty::Error | Ty::Any | Ty::Void | Ty::Memory) || d.kind == DefKind::Variant {
+        return None;
+    }
+    Some(index.show(ty))
+}
+
+fn def(index: &SemanticIndex, d: &Definition) -> String {
     let mut out = code(&d.signature);
     let mut line = d.kind.describe().to_string();
     if let Some(p) = d.parent {
-        let parent = &index.defs[p];
-        let of = match (d.kind, parent.kind) {
-            (DefKind::Port(_), _) | (DefKind::Local, _) | (DefKind::Variant, _) => "of",
+        let parent = index.def(p);
+        let of = match d.kind {
+            DefKind::Port(_) | DefKind::Local | DefKind::Variant => "of",
             _ => "in",
         };
         line.push_str(&format!(
@@ -132,13 +149,13 @@ fn def(index: &Index, d: &Def) -> String {
             parent.name
         ));
     }
-    if let Some(t) = d.ty.as_ref().filter(|_| d.kind != DefKind::Variant) {
+    if let Some(t) = shown_type(index, d) {
         if !d.signature.contains(&format!(": {t}")) {
             line.push_str(&format!(": `{t}`"));
         }
     }
-    if d.file != 0 {
-        if let Some(f) = index.files.get(d.file) {
+    if d.file != MAIN_FILE {
+        if let Some(f) = index.files.get(d.file as usize) {
             line.push_str(&format!(" (from `{}`)", f.name));
         }
     }
@@ -148,8 +165,15 @@ fn def(index: &Index, d: &Def) -> String {
         out.push_str("\n\n---\n\n");
         out.push_str(doc);
     }
+    out.push_str(&fields(index, d));
+    out
+}
+
+/// What a definition holds: an emotion's components, a block's settings, or, for a state
+/// named after an emotion, that emotion.
+fn fields(index: &SemanticIndex, d: &Definition) -> String {
     match d.kind {
-        DefKind::Emotion => out.push_str(&components(d)),
+        DefKind::Emotion => components(d),
         DefKind::Tendency
         | DefKind::Hormone
         | DefKind::Memory
@@ -168,39 +192,39 @@ fn def(index: &Index, d: &Def) -> String {
                     (false, false) => format!("    {k} {v};"),
                 })
                 .collect();
-            out.push_str("\n\n");
-            out.push_str(&code(&format!("{{\n{}\n}}", body.join("\n"))));
+            format!("\n\n{}", code(&format!("{{\n{}\n}}", body.join("\n"))))
         }
         DefKind::Variant => {
             // Emotion machine states are named after the emotions.
-            if let Some(e) = index.emotion(&d.name) {
-                out.push_str(&format!("\n\n---\n\nthe emotion `{}`", e.name));
-                if let Some(doc) = &e.doc {
-                    out.push_str(&format!(": {doc}"));
-                }
-                out.push_str(&components(e));
+            let Some(e) = index.emotion(&d.name) else {
+                return String::new();
+            };
+            let mut out = format!("\n\n---\n\nthe emotion `{}`", e.name);
+            if let Some(doc) = &e.doc {
+                out.push_str(&format!(": {doc}"));
             }
+            out.push_str(&components(e));
+            out
         }
-        _ => {}
+        _ => String::new(),
     }
-    out
 }
 
 /// An emotion's AKR components as a table.
-fn components(e: &Def) -> String {
+fn components(e: &Definition) -> String {
     if e.fields.is_empty() {
         return String::new();
     }
     let mut s = String::from("\n\n| component | value |\n|---|---|\n");
     // The known components in their canonical order, then any other field.
     let mut rows: Vec<&(String, String)> = Vec::new();
-    for (key, _, _) in AKR_COMPONENTS {
-        rows.extend(e.fields.iter().filter(|(k, _)| k == key));
+    for c in AKR_COMPONENTS {
+        rows.extend(e.fields.iter().filter(|(k, _)| k == c.key));
     }
     rows.extend(
         e.fields
             .iter()
-            .filter(|(k, _)| !AKR_COMPONENTS.iter().any(|c| c.0 == k)),
+            .filter(|(k, _)| !AKR_COMPONENTS.iter().any(|c| c.key == k)),
     );
     for (k, v) in rows {
         s.push_str(&format!("| {k} | {} |\n", v.replace('|', "\\|")));

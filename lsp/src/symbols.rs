@@ -1,12 +1,28 @@
-//! Document symbols: the outline of a file. Items, with their variants, ports and fields;
-//! agents with their members; trees and `main` blocks with their nodes (labels shown).
+//! Document symbols: the outline of a file, from its one parse. Items with their variants,
+//! ports and fields; agents with their members; trees and `main` blocks with their nodes
+//! (labels shown); settings blocks with their settings. The outline is the shape of the
+//! text (as rust-analyzer's file structure is); where the checker declared a name, its
+//! detail shows the type the checker gave it.
 
 use crate::documents::Document;
+use crate::request::{self, Reply};
 use affect_compiler::builtins;
 use affect_compiler::fmt::{format_expr, format_type};
+use affect_compiler::sema::index::MAIN_FILE;
+use affect_compiler::sema::signature::setting_text;
 use affect_compiler::span::Span;
 use affect_compiler::syntax::ast::*;
-use lsp_types::{DocumentSymbol, SymbolKind};
+use lsp_types::{DocumentSymbol, DocumentSymbolParams, DocumentSymbolResponse, SymbolKind};
+use serde_json::Value;
+
+pub fn request(doc: Option<&Document>, params: Value) -> Reply {
+    let _: DocumentSymbolParams = request::parse(params)?;
+    let Some(doc) = doc else {
+        return Ok(Value::Null);
+    };
+    let symbols = DocumentSymbolResponse::Nested(document_symbols(doc));
+    Ok(request::to_value(Some(symbols)))
+}
 
 pub fn document_symbols(doc: &Document) -> Vec<DocumentSymbol> {
     let o = Outline { doc };
@@ -109,34 +125,7 @@ impl Outline<'_> {
                 l.name.span,
                 self.ports(&l.ports),
             ),
-            ItemKind::Tree(t) => {
-                let mut kids = self.ports(&t.ports);
-                for v in &t.locals {
-                    kids.push(
-                        self.sym(
-                            &v.name.name,
-                            Some(
-                                v.ty.as_ref()
-                                    .map(|t| format!("var: {}", format_type(t)))
-                                    .unwrap_or_else(|| "var".into()),
-                            ),
-                            SymbolKind::VARIABLE,
-                            v.span,
-                            v.name.span,
-                            vec![],
-                        ),
-                    );
-                }
-                kids.extend(self.nodes(&t.body));
-                self.sym(
-                    &t.name.name,
-                    Some(if t.is_main { "main tree" } else { "tree" }.into()),
-                    SymbolKind::FUNCTION,
-                    span,
-                    t.name.span,
-                    kids,
-                )
-            }
+            ItemKind::Tree(t) => self.tree(span, t),
             ItemKind::Emotion(r) | ItemKind::Tendency(r) => {
                 let kw = if matches!(item.kind, ItemKind::Emotion(_)) {
                     "emotion"
@@ -199,6 +188,31 @@ impl Outline<'_> {
         })
     }
 
+    fn tree(&self, span: Span, t: &TreeDecl) -> DocumentSymbol {
+        let mut kids = self.ports(&t.ports);
+        for v in &t.locals {
+            let detail = self.typed("var", &v.name, v.ty.as_ref());
+            let var = self.sym(
+                &v.name.name,
+                Some(detail),
+                SymbolKind::VARIABLE,
+                v.span,
+                v.name.span,
+                vec![],
+            );
+            kids.push(var);
+        }
+        kids.extend(self.nodes(&t.body));
+        self.sym(
+            &t.name.name,
+            Some(if t.is_main { "main tree" } else { "tree" }.into()),
+            SymbolKind::FUNCTION,
+            span,
+            t.name.span,
+            kids,
+        )
+    }
+
     fn ports(&self, ports: &[PortDecl]) -> Vec<DocumentSymbol> {
         ports
             .iter()
@@ -243,7 +257,7 @@ impl Outline<'_> {
                 SettingEntry::Setting(s) => Some(
                     self.sym(
                         &s.key.name,
-                        Some(crate::resolve::setting_text(s)),
+                        Some(setting_text(s)),
                         SymbolKind::PROPERTY,
                         s.span,
                         s.key.span,
@@ -274,14 +288,31 @@ impl Outline<'_> {
             .collect()
     }
 
+    /// The detail of a declared name: `kw: type`, with the type the checker gave it (else
+    /// the type as written, if any).
+    fn typed(&self, kw: &str, name: &Ident, written: Option<&Type>) -> String {
+        let checked = self
+            .doc
+            .index
+            .declared(MAIN_FILE, name.span)
+            .and_then(|d| self.doc.index.def(d).ty.as_ref())
+            .filter(|t| !t.is_error() && **t != affect_compiler::sema::ty::Ty::Any)
+            .map(|t| self.doc.index.show(t));
+        match (checked, written) {
+            (Some(t), _) => format!("{kw}: {t}"),
+            (None, Some(t)) => format!("{kw}: {}", format_type(t)),
+            (None, None) => kw.to_string(),
+        }
+    }
+
     fn member(&self, m: &Member) -> Option<DocumentSymbol> {
         let span = m.span;
-        let typed = |kw: &str, ty: &Option<Type>| match ty {
-            Some(t) => format!("{kw}: {}", format_type(t)),
-            None => kw.to_string(),
-        };
         // A member without a name is shown by its keyword, selected at its start.
         let head = Span::new(span.start as usize, span.start as usize);
+        let named = |name: &Ident, detail: String, kind, kids| {
+            self.sym(&name.name, Some(detail), kind, span, name.span, kids)
+        };
+        let settings = |b: &SettingBlock| self.settings(b);
         Some(match &m.kind {
             MemberKind::Rate(e) => self.sym(
                 "rate",
@@ -291,56 +322,40 @@ impl Outline<'_> {
                 head,
                 vec![],
             ),
-            MemberKind::Var { name, ty, .. } => self.sym(
-                &name.name,
-                Some(typed("var", ty)),
+            MemberKind::Var { name, ty, .. } => named(
+                name,
+                self.typed("var", name, ty.as_ref()),
                 SymbolKind::VARIABLE,
-                span,
-                name.span,
                 vec![],
             ),
-            MemberKind::Let { name, ty, .. } => self.sym(
-                &name.name,
-                Some(typed("let", ty)),
+            MemberKind::Let { name, ty, .. } => named(
+                name,
+                self.typed("let", name, ty.as_ref()),
                 SymbolKind::VARIABLE,
-                span,
-                name.span,
                 vec![],
             ),
-            MemberKind::Sensor { name, ty, .. } => self.sym(
-                &name.name,
-                Some(typed("sensor", ty)),
+            MemberKind::Sensor { name, ty, .. } => named(
+                name,
+                self.typed("sensor", name, ty.as_ref()),
                 SymbolKind::PROPERTY,
-                span,
-                name.span,
                 vec![],
             ),
-            MemberKind::Actuator { name, ty, .. } => self.sym(
-                &name.name,
-                Some(typed("actuator", ty)),
+            MemberKind::Actuator { name, ty, .. } => named(
+                name,
+                self.typed("actuator", name, ty.as_ref()),
                 SymbolKind::PROPERTY,
-                span,
-                name.span,
                 vec![],
             ),
-            MemberKind::Event { name, .. } => self.sym(
-                &name.name,
-                Some("event".into()),
-                SymbolKind::EVENT,
-                span,
-                name.span,
-                vec![],
-            ),
-            MemberKind::Hormone { name, settings, .. } => self.sym(
-                &name.name,
-                Some("hormone".into()),
+            MemberKind::Event { name, .. } => {
+                named(name, "event".into(), SymbolKind::EVENT, vec![])
+            }
+            MemberKind::Hormone {
+                name, settings: s, ..
+            } => named(
+                name,
+                "hormone".into(),
                 SymbolKind::VARIABLE,
-                span,
-                name.span,
-                settings
-                    .as_ref()
-                    .map(|s| self.settings(s))
-                    .unwrap_or_default(),
+                s.as_ref().map(settings).unwrap_or_default(),
             ),
             MemberKind::Update(_) => {
                 self.sym("update", None, SymbolKind::METHOD, span, head, vec![])
@@ -361,94 +376,22 @@ impl Outline<'_> {
                 head,
                 self.fields(fields),
             ),
-            MemberKind::Emotions { name, ty, body, .. } => self.sym(
-                &name.name,
-                Some(format!("emotions: {}", format_type(ty))),
+            MemberKind::Emotions { name, ty, body, .. } => named(
+                name,
+                format!("emotions: {}", format_type(ty)),
                 SymbolKind::ENUM,
-                span,
-                name.span,
-                self.settings(body),
+                settings(body),
             ),
-            MemberKind::Tendencies { machine, arms } => {
-                let kids = arms
-                    .iter()
-                    .map(|a| {
-                        let pat = match &a.pattern {
-                            Pattern::Wildcard(_) => "_".to_string(),
-                            Pattern::Expr(e) => format_expr(e),
-                        };
-                        let targets: Vec<String> =
-                            a.targets.iter().map(|t| t.name.to_string_path()).collect();
-                        let sel = match &a.pattern {
-                            Pattern::Wildcard(s) => *s,
-                            Pattern::Expr(e) => e.span,
-                        };
-                        self.sym(
-                            pat,
-                            Some(format!("=> {}", targets.join(", "))),
-                            SymbolKind::ENUM_MEMBER,
-                            a.span,
-                            sel,
-                            vec![],
-                        )
-                    })
-                    .collect();
-                self.sym(
-                    format!("tendencies {}", machine.name),
-                    None,
-                    SymbolKind::OBJECT,
-                    span,
-                    machine.span,
-                    kids,
-                )
+            MemberKind::Tendencies { machine, arms } => self.tendencies(m, machine, arms),
+            MemberKind::Drive(d) => self.drive(m, d),
+            MemberKind::Memory { name, body, .. } => {
+                named(name, "memory".into(), SymbolKind::OBJECT, settings(body))
             }
-            MemberKind::Drive(d) => {
-                let mut kids = Vec::new();
-                for e in &d.entries {
-                    match e {
-                        DriveEntry::Rule(r) => kids.push(self.sym(
-                            &r.target.name,
-                            Some(format!("when {}", format_expr(&r.guard))),
-                            SymbolKind::EVENT,
-                            r.span,
-                            r.target.span,
-                            vec![],
-                        )),
-                        DriveEntry::Intention(i) => kids.push(self.sym(
-                            &i.name.name,
-                            Some(typed("intention", &i.ty)),
-                            SymbolKind::VARIABLE,
-                            i.span,
-                            i.name.span,
-                            vec![],
-                        )),
-                        DriveEntry::Error(_) => {}
-                    }
-                }
-                self.sym(
-                    &d.name.name,
-                    Some(format!("drive: {}", format_type(&d.ty))),
-                    SymbolKind::ENUM,
-                    span,
-                    d.name.span,
-                    kids,
-                )
-            }
-            MemberKind::Memory { name, body, .. } => self.sym(
-                &name.name,
-                Some("memory".into()),
-                SymbolKind::OBJECT,
-                span,
-                name.span,
-                self.settings(body),
-            ),
-            MemberKind::Behavior(b) => self.sym(
-                &b.name.name,
-                Some("behavior".into()),
+            MemberKind::Behavior(b) => named(
+                &b.name,
+                "behavior".into(),
                 SymbolKind::MODULE,
-                span,
-                b.name.span,
-                self.settings(&b.body),
+                settings(&b.body),
             ),
             MemberKind::Behaviors(s) => self.sym(
                 "behaviors",
@@ -456,23 +399,19 @@ impl Outline<'_> {
                 SymbolKind::NAMESPACE,
                 span,
                 head,
-                self.settings(s),
+                settings(s),
             ),
-            MemberKind::Recruitment(s) => self.sym(
-                &s.name.name,
-                Some("recruitment".into()),
+            MemberKind::Recruitment(s) => named(
+                &s.name,
+                "recruitment".into(),
                 SymbolKind::OBJECT,
-                span,
-                s.name.span,
-                self.settings(&s.body),
+                settings(&s.body),
             ),
-            MemberKind::Component(s) => self.sym(
-                &s.name.name,
-                Some("component".into()),
+            MemberKind::Component(s) => named(
+                &s.name,
+                "component".into(),
                 SymbolKind::MODULE,
-                span,
-                s.name.span,
-                self.settings(&s.body),
+                settings(&s.body),
             ),
             MemberKind::Main(b) => self.sym(
                 "main",
@@ -484,6 +423,73 @@ impl Outline<'_> {
             ),
             MemberKind::Error => return None,
         })
+    }
+
+    fn tendencies(&self, m: &Member, machine: &Ident, arms: &[TendencyArm]) -> DocumentSymbol {
+        let kids = arms
+            .iter()
+            .map(|a| {
+                let pat = match &a.pattern {
+                    Pattern::Wildcard(_) => "_".to_string(),
+                    Pattern::Expr(e) => format_expr(e),
+                };
+                let targets: Vec<String> =
+                    a.targets.iter().map(|t| t.name.to_string_path()).collect();
+                let sel = match &a.pattern {
+                    Pattern::Wildcard(s) => *s,
+                    Pattern::Expr(e) => e.span,
+                };
+                self.sym(
+                    pat,
+                    Some(format!("=> {}", targets.join(", "))),
+                    SymbolKind::ENUM_MEMBER,
+                    a.span,
+                    sel,
+                    vec![],
+                )
+            })
+            .collect();
+        self.sym(
+            format!("tendencies {}", machine.name),
+            None,
+            SymbolKind::OBJECT,
+            m.span,
+            machine.span,
+            kids,
+        )
+    }
+
+    fn drive(&self, m: &Member, d: &DriveDecl) -> DocumentSymbol {
+        let mut kids = Vec::new();
+        for e in &d.entries {
+            match e {
+                DriveEntry::Rule(r) => kids.push(self.sym(
+                    &r.target.name,
+                    Some(format!("when {}", format_expr(&r.guard))),
+                    SymbolKind::EVENT,
+                    r.span,
+                    r.target.span,
+                    vec![],
+                )),
+                DriveEntry::Intention(i) => kids.push(self.sym(
+                    &i.name.name,
+                    Some(self.typed("intention", &i.name, i.ty.as_ref())),
+                    SymbolKind::VARIABLE,
+                    i.span,
+                    i.name.span,
+                    vec![],
+                )),
+                DriveEntry::Error(_) => {}
+            }
+        }
+        self.sym(
+            &d.name.name,
+            Some(format!("drive: {}", format_type(&d.ty))),
+            SymbolKind::ENUM,
+            m.span,
+            d.name.span,
+            kids,
+        )
     }
 
     fn nodes(&self, block: &NodeBlock) -> Vec<DocumentSymbol> {

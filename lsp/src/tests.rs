@@ -20,6 +20,7 @@ fn doc(text: &str) -> Document {
         1,
         text.to_string(),
         &HashMap::new(),
+        false,
     )
 }
 

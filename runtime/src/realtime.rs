@@ -4,7 +4,7 @@
 //! (jitter) and whether it overran its period, for the `timing` trace events and the
 //! run's summary (p50 / p99 / max).
 
-use crate::run::Clock;
+use crate::run::clock::Clock;
 use crate::trace::{Timing, TimingSummary};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -407,44 +407,60 @@ pub fn write_event(out: &mut Vec<u8>, tick: u64, t_ms: f64, agent: &str, ev: &Ev
             .str("device", device)
             .str("error", error)
             .int("attempts", attempts),
-        Event::Timing(t) => f
-            .str("ev", "timing")
-            .num("sense_us", t.sense_us)
-            .num("process_us", t.process_us)
-            .num("act_us", t.act_us)
-            .num("tick_us", t.tick_us)
-            .num("late_us", t.late_us)
-            .bool("overrun", t.overrun),
-        Event::TimingSummary(s) => f
-            .str("ev", "timing_summary")
-            .int("ticks", s.ticks)
-            .num("tick_p50_us", s.tick_p50_us)
-            .num("tick_p99_us", s.tick_p99_us)
-            .num("tick_max_us", s.tick_max_us)
-            .num("late_p50_us", s.late_p50_us)
-            .num("late_p99_us", s.late_p99_us)
-            .num("late_max_us", s.late_max_us)
-            .int("overruns", s.overruns)
-            .num("period_us", s.period_us),
+        Event::Timing(t) => timing_fields(&mut f, t),
+        Event::TimingSummary(s) => timing_summary_fields(&mut f, s),
         Event::Summary {
             ticks,
             statuses,
             root,
-        } => {
-            f.str("ev", "summary").int("ticks", ticks);
-            let _ = write!(
-                f.key("statuses"),
-                "{{\"IDLE\":{},\"RUNNING\":{},\"SUCCESS\":{},\"FAILURE\":{},\"SKIPPED\":{}}}",
-                statuses[0],
-                statuses[1],
-                statuses[2],
-                statuses[3],
-                statuses[4]
-            );
-            f.str("root", root)
-        }
+        } => summary_fields(&mut f, *ticks, statuses, root),
     };
     out.extend_from_slice(b"}\n");
+}
+
+/// The fields of a `timing` event: one tick measured on the wall clock.
+fn timing_fields<'f, 'o>(f: &'f mut Fields<'o>, t: &Timing) -> &'f mut Fields<'o> {
+    f.str("ev", "timing")
+        .num("sense_us", t.sense_us)
+        .num("process_us", t.process_us)
+        .num("act_us", t.act_us)
+        .num("tick_us", t.tick_us)
+        .num("late_us", t.late_us)
+        .bool("overrun", t.overrun)
+}
+
+/// The fields of a `timing_summary` event: the wall-clock ticks of a whole run.
+fn timing_summary_fields<'f, 'o>(f: &'f mut Fields<'o>, s: &TimingSummary) -> &'f mut Fields<'o> {
+    f.str("ev", "timing_summary")
+        .int("ticks", s.ticks)
+        .num("tick_p50_us", s.tick_p50_us)
+        .num("tick_p99_us", s.tick_p99_us)
+        .num("tick_max_us", s.tick_max_us)
+        .num("late_p50_us", s.late_p50_us)
+        .num("late_p99_us", s.late_p99_us)
+        .num("late_max_us", s.late_max_us)
+        .int("overruns", s.overruns)
+        .num("period_us", s.period_us)
+}
+
+/// The fields of the `summary` event that ends an agent's trace.
+fn summary_fields<'f, 'o>(
+    f: &'f mut Fields<'o>,
+    ticks: u64,
+    statuses: &[u64; 5],
+    root: &str,
+) -> &'f mut Fields<'o> {
+    f.str("ev", "summary").int("ticks", ticks);
+    let _ = write!(
+        f.key("statuses"),
+        "{{\"IDLE\":{},\"RUNNING\":{},\"SUCCESS\":{},\"FAILURE\":{},\"SKIPPED\":{}}}",
+        statuses[0],
+        statuses[1],
+        statuses[2],
+        statuses[3],
+        statuses[4]
+    );
+    f.str("root", root)
 }
 
 /// Where trace lines go.

@@ -90,8 +90,9 @@ impl ImportingLoader {
     }
 }
 
-impl affect_compiler::sema::Loader for ImportingLoader {
-    fn load(&self, path: &str) -> Result<String, String> {
+impl ImportingLoader {
+    /// The file `load(path)` reads, and whether it is XML (imported) rather than affect.
+    pub fn file_of(&self, path: &str) -> (PathBuf, bool) {
         let full = self.dir.join(path);
         let xml = match path.strip_suffix(".affect") {
             Some(stem) => self.dir.join(format!("{stem}.xml")),
@@ -100,8 +101,19 @@ impl affect_compiler::sema::Loader for ImportingLoader {
         let looks_xml = xml.exists()
             && (xml != full
                 || files::read_source(&full).is_ok_and(|t| t.trim_start().starts_with('<')));
+        if looks_xml {
+            (xml, true)
+        } else {
+            (full, false)
+        }
+    }
+}
+
+impl affect_compiler::sema::Loader for ImportingLoader {
+    fn load(&self, path: &str) -> Result<String, String> {
+        let (xml, looks_xml) = self.file_of(path);
         if !looks_xml {
-            return files::read_source(&full);
+            return files::read_source(&xml);
         }
         import_in_memory(&xml).map_err(|failed| {
             let errors: Vec<String> = failed

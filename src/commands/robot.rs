@@ -1,7 +1,6 @@
 //! `affect run --hardware` and `--realtime`: the wall clock, Ctrl-C and SIGTERM, the
 //! watchdog, and what the run tells about devices it simulates.
 
-use super::run::RunArgs;
 use crate::observers::robot::{Heartbeat, StopOnSignal, TimingReport};
 use crate::observers::Fanout;
 use affect_compiler::ir::program::{DeviceArg, Program};
@@ -11,11 +10,14 @@ use affect_runtime::run::RunConfig;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-/// Sets the wall-clock run up: signals, observers, the watchdog. Returns the clock.
+/// Sets the wall-clock run up: signals, observers, the watchdog. Returns the clock. The run
+/// is on hardware when `config.hardware` says so; `quiet` and `watchdog_ms` are `affect
+/// run`'s `--quiet` and `--watchdog-ms`.
 pub fn prepare(
-    args: &RunArgs,
     program: &Program,
     config: &RunConfig,
+    quiet: bool,
+    watchdog_ms: u64,
     observers: &mut Fanout,
 ) -> Result<WallClock, String> {
     let stop = Arc::new(AtomicBool::new(false));
@@ -25,21 +27,21 @@ pub fn prepare(
     }
     observers.add(StopOnSignal(stop.clone()));
     observers.add(TimingReport::default());
-    if !args.hardware {
+    let Some(hardware) = &config.hardware else {
         return Ok(WallClock::new(Stamp::Due, Some(stop)));
-    }
+    };
     // The story says it (the trace's `log` lines); quiet, it is said here.
-    if args.quiet {
-        for name in &args.sim_devices {
+    if quiet {
+        for name in &hardware.simulated {
             eprintln!("note: `{name}` is simulated in the program's world (--sim-device), not read from hardware");
         }
     }
     let watchdog = match romi_of(program, config) {
-        Some(romi) if args.watchdog_ms > 0 => {
+        Some(romi) if watchdog_ms > 0 => {
             let exe =
                 std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
             let spec = WatchdogSpec {
-                bound_ms: args.watchdog_ms,
+                bound_ms: watchdog_ms,
                 romi: Some(romi),
             };
             let w = Watchdog::spawn(&exe, &spec)

@@ -165,9 +165,16 @@ pub fn run(args: &RunArgs) -> u8 {
             return USAGE;
         }
     };
+    let memory_files = super::memory_files::of_run(program, &config);
+    if !args.quiet {
+        super::memory_files::tell_read(&memory_files);
+    }
+    let prepare_wall_clock = |observers: &mut Fanout| {
+        super::robot::prepare(program, &config, args.quiet, args.watchdog_ms, observers)
+    };
     let result = if args.watch {
         // `--watch` runs as `--realtime` does, on its wall clock.
-        match super::robot::prepare(args, program, &config, &mut observers) {
+        match prepare_wall_clock(&mut observers) {
             Ok(mut clock) => {
                 super::watch::run_to_end(&loaded, program, &config, &mut observers, &mut clock)
             }
@@ -178,15 +185,13 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     } else {
         match Run::new(program, &config) {
-            Ok(r) if wall_clock(args) => {
-                match super::robot::prepare(args, program, &config, &mut observers) {
-                    Ok(mut clock) => r.run_to_end(&mut clock, &mut observers),
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return FAILED;
-                    }
+            Ok(r) if wall_clock(args) => match prepare_wall_clock(&mut observers) {
+                Ok(mut clock) => r.run_to_end(&mut clock, &mut observers),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return FAILED;
                 }
-            }
+            },
             Ok(r) => r.run_to_end(&mut SimClock, &mut observers),
             Err(d) => Err(d),
         }
@@ -207,6 +212,9 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     };
     reporter.finish(1);
+    if !args.quiet {
+        super::memory_files::tell_wrote(&memory_files);
+    }
     tell(args, program, &summaries);
     OK
 }

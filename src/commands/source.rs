@@ -1,6 +1,7 @@
 //! The program `affect run` runs: its file read (Groot / BehaviorTree.CPP XML imported in
 //! memory) and checked, with the files it was read from (what `--watch` watches).
 
+use super::import::ImportingLoader;
 use super::report::Reporter;
 use super::{FAILED, USAGE};
 use crate::{files, Format};
@@ -19,18 +20,19 @@ pub struct Loaded {
     pub files: Vec<PathBuf>,
 }
 
-/// A loader that notes the files it was asked for (what `--watch` watches).
+/// A loader that notes the files it reads (what `--watch` watches).
 struct Noting<L> {
     inner: L,
-    dir: PathBuf,
+    /// The file the inner loader reads for a `use`d path.
+    file_of: Box<dyn Fn(&str) -> PathBuf>,
     read: std::cell::RefCell<Vec<PathBuf>>,
 }
 
 impl<L> Noting<L> {
-    fn beside(file: &Path, inner: L) -> Noting<L> {
+    fn new(file: &Path, inner: L, file_of: Box<dyn Fn(&str) -> PathBuf>) -> Noting<L> {
         Noting {
             inner,
-            dir: file.parent().map(PathBuf::from).unwrap_or_default(),
+            file_of,
             read: std::cell::RefCell::new(vec![file.to_path_buf()]),
         }
     }
@@ -38,7 +40,7 @@ impl<L> Noting<L> {
 
 impl<L: affect_compiler::sema::Loader> affect_compiler::sema::Loader for Noting<L> {
     fn load(&self, path: &str) -> Result<String, String> {
-        self.read.borrow_mut().push(self.dir.join(path));
+        self.read.borrow_mut().push((self.file_of)(path));
         self.inner.load(path)
     }
 }
@@ -55,7 +57,12 @@ pub fn load(file: &Path) -> Result<Loaded, u8> {
     });
     if !xml {
         let src = read?;
-        let loader = Noting::beside(file, files::FileLoader::beside(file));
+        let dir = file.parent().map(PathBuf::from).unwrap_or_default();
+        let loader = Noting::new(
+            file,
+            files::FileLoader::beside(file),
+            Box::new(move |p| dir.join(p)),
+        );
         let (syntax, analysis) = affect_compiler::check_source_keeping_syntax(&src, &loader);
         return Ok(Loaded {
             name: file.display().to_string(),
@@ -75,7 +82,13 @@ pub fn load(file: &Path) -> Result<Loaded, u8> {
         eprintln!("affect run: `{}` was not imported", file.display());
         FAILED
     })?;
-    let loader = Noting::beside(file, super::import::ImportingLoader::beside(file));
+    // An `<include>` is a `use` of the `.affect` file of the same name: the XML file is read.
+    let imports = ImportingLoader::beside(file);
+    let loader = Noting::new(
+        file,
+        ImportingLoader::beside(file),
+        Box::new(move |p| imports.file_of(p).0),
+    );
     let (syntax, analysis) = affect_compiler::check_source_keeping_syntax(&src, &loader);
     Ok(Loaded {
         name: format!("{} (imported)", file.display()),

@@ -39,7 +39,9 @@ impl Checker {
     pub fn check_agent(&mut self, a: &ast::AgentDecl, members: &[ast::Member]) -> CheckedAgent {
         // Every member's name, for initial values that name one (`var b = a;`).
         self.runtime_names = members.iter().flat_map(|m| member_names(&m.kind)).collect();
-        let declared = self.declare_members(members);
+        // Agents are checked in the main file only.
+        self.index.current = super::index::MAIN_FILE;
+        let declared = self.declare_members(a, members);
         let traits = declared.traits;
         let rate_hz = declared.rate_hz.unwrap_or(10.0);
         let mut t = Template {
@@ -187,7 +189,11 @@ impl Checker {
                     let n = p.to_string_path();
                     if let Some(i) = self.frame.get(&n) {
                         self.frame.vars[i as usize].used = true;
+                        self.c
+                            .index
+                            .refer_def(p.span, self.frame.vars[i as usize].def);
                     } else if self.c.g.names.contains_key(&n) {
+                        self.c.index.refer_global(p.span, &n);
                         self.c.used_globals.insert(n);
                     }
                 }
@@ -207,7 +213,11 @@ impl Checker {
             Ty::Enum(ei) => {
                 let e = &self.g.enums[*ei as usize];
                 match e.variants.iter().position(|v| *v == id.name) {
-                    Some(i) => i as f64,
+                    Some(i) => {
+                        let def = self.index.variant(*ei, i as u32);
+                        self.index.refer_def(id.span, def);
+                        i as f64
+                    }
                     None => {
                         self.report(SemaError::NotAVariant {
                             name: id.name.clone(),

@@ -2,6 +2,8 @@
 //! one of the Affective Knowledge Representation's values, and its `tendency` must be
 //! declared. The causal chains found here travel with emotion machines' change events.
 
+use super::index::Target;
+use super::vocab::{component, AGENCY_WORDS, AKR_COMPONENTS};
 use super::{Checker, Global};
 use crate::diagnostic::Diagnostic;
 use crate::suggest::closest;
@@ -13,32 +15,6 @@ pub struct EmotionDef {
     /// The appraisal in words, said or logged on every change into this emotion.
     pub causal_chain: Option<String>,
 }
-
-/// The components of an emotion and the words each takes (`None`: checked apart).
-const COMPONENTS: &[(&str, Option<&[&str]>)] = &[
-    ("valence", Some(&["positive", "negative", "either"])),
-    (
-        "intensity",
-        Some(&["very_low", "low", "medium", "high", "very_high"]),
-    ),
-    ("duration", Some(&["minutes", "days", "lifetime"])),
-    ("focality", Some(&["event", "global"])),
-    ("agency", None),
-    (
-        "expression",
-        Some(&[
-            "happy",
-            "sad",
-            "surprised",
-            "disgusted",
-            "angry",
-            "fearful",
-            "neutral",
-        ]),
-    ),
-    ("tendency", None),
-    ("causal_chain", None),
-];
 
 impl Checker {
     /// Checks the `emotion` and `tendency` declarations of one module and records the
@@ -74,8 +50,8 @@ impl Checker {
                 continue;
             }
             seen.push(&f.key);
-            let Some((_, words)) = COMPONENTS.iter().find(|(k, _)| *k == key) else {
-                let names = COMPONENTS.iter().map(|(k, _)| *k);
+            let Some(c) = component(key) else {
+                let names = AKR_COMPONENTS.iter().map(|c| c.key);
                 let mut d = Diagnostic::error(
                     "E0318",
                     format!("an emotion has no component `{key}`"),
@@ -85,9 +61,9 @@ impl Checker {
                 d = d.with_suggestion(key, names, || {
                     format!(
                         "the components are {}",
-                        COMPONENTS
+                        AKR_COMPONENTS
                             .iter()
-                            .map(|(k, _)| format!("`{k}`"))
+                            .map(|c| format!("`{}`", c.key))
                             .collect::<Vec<_>>()
                             .join(", ")
                     )
@@ -95,7 +71,8 @@ impl Checker {
                 self.diags.push(d);
                 continue;
             };
-            match (key, words) {
+            self.index.refer(f.key.span, Target::AkrComponent(c));
+            match (key, c.words) {
                 ("intensity", Some(ws)) => {
                     if let ExprKind::Num(n) = &f.value.kind {
                         if !(0.0..=1.0).contains(&n.value) || n.unit.is_some() {
@@ -122,8 +99,13 @@ impl Checker {
                         .filter(|(_, (g, _))| matches!(g, Global::Agent(_)))
                         .map(|(n, _)| n.clone())
                         .collect();
+                    if let ExprKind::Name(p) = &f.value.kind {
+                        if agents.contains(&p.to_string_path()) {
+                            self.index.refer_global(p.span, &p.to_string_path());
+                        }
+                    }
                     let extra: Vec<&str> = agents.iter().map(String::as_str).collect();
-                    self.component_word(key, &f.value, &["self", "other"], &extra);
+                    self.component_word(key, &f.value, AGENCY_WORDS, &extra);
                 }
                 ("tendency", None) => self.emotion_tendency(&f.value),
                 _ => match &f.value.kind {
@@ -181,6 +163,7 @@ impl Checker {
             _ => String::new(),
         };
         if let Some((Global::Tendency, _)) = self.g.names.get(&name) {
+            self.index.refer_global(value.span, &name);
             self.used_globals.insert(name);
             return;
         }

@@ -296,6 +296,17 @@ impl Checker {
         None
     }
 
+    /// A module named at `at`: the module of this file declared there, else the top-level
+    /// module of that name (shared modules may come from a used file).
+    fn refer_module(&mut self, decl: &ast::BehaviorDecl, at: Span) {
+        let here = self
+            .index
+            .declared_at(decl.name.span)
+            .filter(|&d| self.index.def(d).name == decl.name.name);
+        let def = here.or_else(|| self.index.global(&decl.name.name).map(|(d, _)| d));
+        self.index.refer_def(at, def);
+    }
+
     /// `Soccer(x: 1)`: a module is not called.
     fn no_module_arguments(&mut self, a: &Expr, name: &str) {
         if let ExprKind::Call(_, args) = &a.kind {
@@ -340,6 +351,9 @@ impl Checker {
             return None;
         }
         b.placed.push((decl.name.span, at));
+        if at != decl.name.span {
+            self.refer_module(decl, at);
+        }
         let idx = b.out.modules.len() as u32;
         b.out.modules.push(BehaviorModule {
             name: path.clone(),
@@ -379,7 +393,6 @@ impl Checker {
                 );
             }
         }
-        let shared = b.shared;
         let mut children: Vec<ChildRef> = Vec::new();
         let mut keys: Vec<(u32, Span)> = Vec::new();
         let mut policy: Option<&Expr> = None;
@@ -410,24 +423,7 @@ impl Checker {
                         beta = v;
                     }
                 }
-                "keys" => {
-                    for a in &s.args {
-                        if let Some(k) = self.key(b, a) {
-                            match keys.iter().find(|(x, _)| *x == k) {
-                                Some((_, first)) => self.diags.push(
-                                    Diagnostic::error(
-                                        "E0202",
-                                        format!("key `{}` is listed twice", b.out.keys[k as usize]),
-                                        a.span,
-                                    )
-                                    .with_label("again here")
-                                    .with_secondary(*first, "first here"),
-                                ),
-                                None => keys.push((k, a.span)),
-                            }
-                        }
-                    }
-                }
+                "keys" => self.module_keys(b, &s.args, &mut keys),
                 "run" => {
                     if let Some(a) = s.args.first() {
                         let child = self.module_tree(b, a, "run", &nested, t, traits);
@@ -440,35 +436,8 @@ impl Checker {
                 }
                 "children" => {
                     for a in &s.args {
-                        let name = target_name(a).unwrap_or_default();
-                        let module = nested
-                            .iter()
-                            .copied()
-                            .find(|d| d.name.name == name)
-                            .or_else(|| b.members.iter().copied().find(|d| d.name.name == name));
-                        let child = match module {
-                            Some(d) => {
-                                self.no_module_arguments(a, &name);
-                                let p = format!("{path}/{name}");
-                                self.module(b, d, p, Some(idx), a.span, t, traits)
-                                    .map(BehaviorChild::Module)
-                            }
-                            None => match shared.iter().find(|d| d.name.name == name) {
-                                Some(d) => {
-                                    self.used_globals.insert(name.clone());
-                                    self.no_module_arguments(a, &name);
-                                    let p = format!("{path}/{name}");
-                                    self.module(b, d, p, Some(idx), a.span, t, traits)
-                                        .map(BehaviorChild::Module)
-                                }
-                                None => self.module_tree(b, a, "children", &nested, t, traits),
-                            },
-                        };
-                        children.push(ChildRef {
-                            name,
-                            span: a.span,
-                            child,
-                        });
+                        let under = (&path[..], idx, &nested[..]);
+                        children.push(self.module_child(b, a, under, t, traits));
                     }
                 }
                 "policy" => policy = s.args.first(),
@@ -502,6 +471,69 @@ impl Checker {
             self.simultaneous_keys(b, &children, p, &decl.name.name);
         }
         Some(idx)
+    }
+
+    /// `keys legs, head;`: the execution keys a module needs, each once.
+    fn module_keys(&mut self, b: &mut Build, args: &[Expr], keys: &mut Vec<(u32, Span)>) {
+        for a in args {
+            let Some(k) = self.key(b, a) else { continue };
+            match keys.iter().find(|(x, _)| *x == k) {
+                Some((_, first)) => self.diags.push(
+                    Diagnostic::error(
+                        "E0202",
+                        format!("key `{}` is listed twice", b.out.keys[k as usize]),
+                        a.span,
+                    )
+                    .with_label("again here")
+                    .with_secondary(*first, "first here"),
+                ),
+                None => keys.push((k, a.span)),
+            }
+        }
+    }
+
+    /// A name among `children`: a nested module, one of the agent's or a shared one (placed
+    /// under the module at `under`: its path, index and nested modules), or a tree.
+    fn module_child(
+        &mut self,
+        b: &mut Build,
+        a: &Expr,
+        under: (&str, u32, &[&ast::BehaviorDecl]),
+        t: &mut Template,
+        traits: &[(String, f64)],
+    ) -> ChildRef {
+        let (path, idx, nested) = under;
+        let name = target_name(a).unwrap_or_default();
+        let own = nested
+            .iter()
+            .copied()
+            .find(|d| d.name.name == name)
+            .or_else(|| b.members.iter().copied().find(|d| d.name.name == name));
+        let shared = b.shared;
+        let module = match own {
+            Some(d) => Some(d),
+            None => {
+                let d = shared.iter().find(|d| d.name.name == name);
+                if d.is_some() {
+                    self.used_globals.insert(name.clone());
+                }
+                d
+            }
+        };
+        let child = match module {
+            Some(d) => {
+                self.no_module_arguments(a, &name);
+                let p = format!("{path}/{name}");
+                self.module(b, d, p, Some(idx), a.span, t, traits)
+                    .map(BehaviorChild::Module)
+            }
+            None => self.module_tree(b, a, "children", nested, t, traits),
+        };
+        ChildRef {
+            name,
+            span: a.span,
+            child,
+        }
     }
 
     /// `motivation`, `satisfaction`, `expected`: a number the agent computes every tick.

@@ -1,15 +1,17 @@
 //! Derived values: hormones and `let`s, compiled into the process phase in the order their
 //! dependencies need (a cycle is reported), and a hormone's baseline and half-life.
 
-use super::expr::article;
-use super::frame::{FrameVar, VarKind};
+use super::frame::FrameVar;
+use super::order::{dependency_order, names_in};
 use super::tree::{Template, TreeCx};
 use super::ty::Ty;
+use super::wording::article;
 use super::Checker;
 use crate::diagnostic::Diagnostic;
 use crate::ir::functions::Function;
 use crate::ir::program::Op;
-use crate::syntax::ast::{self, Expr, ExprKind, MemberKind, SettingEntry};
+use crate::syntax::ast::{self, Expr, MemberKind, SettingEntry};
+use std::collections::HashMap;
 
 impl Checker {
     /// Hormones and `let`s, in the order their dependencies need.
@@ -20,111 +22,44 @@ impl Checker {
         traits: &[(String, f64)],
         dt_ms: f64,
     ) {
-        let derived: Vec<(&ast::Ident, &ast::Member)> = members
+        let derived: Vec<(&ast::Ident, &ast::Member, &Expr)> = members
             .iter()
             .filter_map(|m| match &m.kind {
-                MemberKind::Let { name, .. } | MemberKind::Hormone { name, .. } => Some((name, m)),
+                MemberKind::Let { name, value, .. } | MemberKind::Hormone { name, value, .. } => {
+                    Some((name, m, value))
+                }
                 _ => None,
             })
             .collect();
-        let names: Vec<&str> = derived.iter().map(|(n, _)| n.name.as_str()).collect();
+        let mut by_name: HashMap<&str, usize> = HashMap::new();
+        for (i, (n, _, _)) in derived.iter().enumerate() {
+            by_name.entry(n.name.as_str()).or_insert(i);
+        }
         let deps: Vec<Vec<usize>> = derived
             .iter()
-            .map(|(_, m)| {
-                let mut found = Vec::new();
-                let e = match &m.kind {
-                    MemberKind::Let { value, .. } | MemberKind::Hormone { value, .. } => value,
-                    _ => unreachable!("filtered above"),
-                };
-                names_in(e, &mut found);
-                found
+            .map(|(_, _, e)| {
+                names_in(e)
                     .iter()
-                    .filter_map(|n| names.iter().position(|x| x == n))
+                    .filter_map(|n| by_name.get(n.as_str()).copied())
                     .collect()
             })
             .collect();
-        // Depth-first topological order; a cycle is reported once, with its members.
-        let mut state = vec![0u8; derived.len()];
-        let mut order = Vec::new();
-        fn visit(
-            i: usize,
-            deps: &[Vec<usize>],
-            state: &mut [u8],
-            order: &mut Vec<usize>,
-            path: &mut Vec<usize>,
-            cycle: &mut Option<Vec<usize>>,
-        ) {
-            if state[i] == 2 {
-                return;
-            }
-            if state[i] == 1 {
-                if cycle.is_none() {
-                    let from = path.iter().position(|&p| p == i).unwrap_or(0);
-                    *cycle = Some(path[from..].to_vec());
-                }
-                return;
-            }
-            state[i] = 1;
-            path.push(i);
-            for &d in &deps[i] {
-                visit(d, deps, state, order, path, cycle);
-            }
-            path.pop();
-            state[i] = 2;
-            order.push(i);
-        }
-        let mut cycle = None;
-        for i in 0..derived.len() {
-            visit(
-                i,
-                &deps,
-                &mut state,
-                &mut order,
-                &mut Vec::new(),
-                &mut cycle,
-            );
-        }
-        if let Some(members) = cycle {
-            let first = derived[members[0]].0;
-            let message = match members.as_slice() {
-                [_] => format!("`{}` depends on itself", first.name),
-                [_, second] => format!(
-                    "`{}` and `{}` depend on each other",
-                    first.name, derived[*second].0.name
-                ),
-                _ => format!("`{}` depends on itself through other values", first.name),
-            };
-            let chain: Vec<&str> = members
-                .iter()
-                .chain(std::iter::once(&members[0]))
-                .map(|&i| derived[i].0.name.as_str())
-                .collect();
-            let mut d = Diagnostic::error("E0210", message, first.span)
-                .with_label("part of a cycle of derived values")
-                .with_help("a `let` or hormone is computed from others each tick; break the cycle with a `var` updated in `update { }`");
-            for &i in &members[1..] {
-                d = d.with_secondary(derived[i].0.span, "also in the cycle");
-            }
-            if members.len() > 1 {
-                d = d.with_note(format!("the cycle: {}", chain.join(" -> ")));
-            }
-            self.diags.push(d);
+        let order = dependency_order(&deps);
+        if let Some(cycle) = order.first_cycle {
+            let names: Vec<&ast::Ident> = cycle.iter().map(|&i| derived[i].0).collect();
+            self.report_derived_cycle(&names);
             // The values are not computed, but the names they read are used.
-            for (_, m) in &derived {
-                if let MemberKind::Let { value, .. } | MemberKind::Hormone { value, .. } = &m.kind {
-                    let mut names = Vec::new();
-                    names_in(value, &mut names);
-                    for n in names {
-                        if let Some(i) = t.frame.get(&n) {
-                            t.frame.vars[i as usize].used = true;
-                        }
+            for (_, _, value) in &derived {
+                for n in names_in(value) {
+                    if let Some(i) = t.frame.get(&n) {
+                        t.frame.vars[i as usize].used = true;
                     }
                 }
             }
             return;
         }
-        for i in order {
-            let (name, m) = derived[i];
+        for i in order.order {
+            let (name, m, _) = derived[i];
             let slot = t.frame.get(&name.name).expect("declared in pass 1");
             match &m.kind {
                 MemberKind::Let { value, ty, .. } => {
@@ -133,85 +68,116 @@ impl Checker {
                     let got = if ty.is_some() {
                         tc.code_expr(value, &want, &format!("`{}`", name.name)).1
                     } else {
-                        let start = tc.t.code.len();
-                        let g = tc.cx_expr(value);
-                        let _ = start;
-                        g
+                        tc.cx_expr(value)
                     };
                     if ty.is_none() {
+                        let def = t.frame.vars[slot as usize].def;
+                        self.index.set_type(def, &got);
                         t.frame.vars[slot as usize].ty = got;
                     }
                     t.code.push(Op::Store(slot));
                 }
                 MemberKind::Hormone {
                     value, settings, ..
-                } => {
-                    let (baseline, half_life) = self.hormone_settings(settings.as_ref());
-                    t.frame.vars[slot as usize].init = baseline;
-                    let mut tc = TreeCx::agent(self, t, traits);
-                    // Secretion is fast, recovery slow: a stimulus further from the baseline
-                    // than the level (on its side) sets the level at once; otherwise the level
-                    // relaxes toward the stimulus, by k per tick from the half-life. With a
-                    // neutral stimulus that is decay toward the baseline.
-                    match half_life {
-                        Some(hl) if hl > 0.0 => {
-                            let k = 1.0 - libm::pow(0.5, dt_ms / hl);
-                            let stimulus = tc.t.frame.add(FrameVar {
-                                name: format!("{}.stimulus", tc.t.frame.vars[slot as usize].name),
-                                ty: Ty::Num,
-                                kind: VarKind::Temp,
-                                init: baseline,
-                                range: None,
-                                span: tc.t.frame.vars[slot as usize].span,
-                                used: true,
-                                doc: None,
-                            });
-                            tc.code_expr(value, &Ty::Num, "a hormone's stimulus");
-                            let b = baseline;
-                            tc.t.code.extend([
-                                Op::Store(stimulus),
-                                // same side: (s - b) * (level - b) >= 0
-                                Op::Load(stimulus),
-                                Op::Const(b),
-                                Op::Sub,
-                                Op::Load(slot),
-                                Op::Const(b),
-                                Op::Sub,
-                                Op::Mul,
-                                Op::Const(0.0),
-                                Op::Ge,
-                                // further out: |s - b| >= |level - b|
-                                Op::Load(stimulus),
-                                Op::Const(b),
-                                Op::Sub,
-                                Op::Call(Function::Abs, 1),
-                                Op::Load(slot),
-                                Op::Const(b),
-                                Op::Sub,
-                                Op::Call(Function::Abs, 1),
-                                Op::Ge,
-                                Op::BitAnd,
-                                Op::JumpIfFalse(2),
-                                Op::Load(stimulus),
-                                Op::Jump(7),
-                                Op::Load(slot),
-                                Op::Load(stimulus),
-                                Op::Load(slot),
-                                Op::Sub,
-                                Op::Const(k),
-                                Op::Mul,
-                                Op::Add,
-                            ]);
-                        }
-                        _ => {
-                            tc.code_expr(value, &Ty::Num, "a hormone's stimulus");
-                        }
-                    }
-                    t.code.push(Op::StoreClamped(slot, 0.0, 100.0));
-                }
+                } => self.hormone(slot, value, settings.as_ref(), t, traits, dt_ms),
                 _ => {}
             }
         }
+    }
+
+    /// A cycle of derived values, reported once with its members.
+    fn report_derived_cycle(&mut self, members: &[&ast::Ident]) {
+        let first = members[0];
+        let message = match members {
+            [_] => format!("`{}` depends on itself", first.name),
+            [_, second] => format!(
+                "`{}` and `{}` depend on each other",
+                first.name, second.name
+            ),
+            _ => format!("`{}` depends on itself through other values", first.name),
+        };
+        let chain: Vec<&str> = members
+            .iter()
+            .chain(std::iter::once(&first))
+            .map(|i| i.name.as_str())
+            .collect();
+        let mut d = Diagnostic::error("E0210", message, first.span)
+            .with_label("part of a cycle of derived values")
+            .with_help("a `let` or hormone is computed from others each tick; break the cycle with a `var` updated in `update { }`");
+        for m in &members[1..] {
+            d = d.with_secondary(m.span, "also in the cycle");
+        }
+        if members.len() > 1 {
+            d = d.with_note(format!("the cycle: {}", chain.join(" -> ")));
+        }
+        self.diags.push(d);
+    }
+
+    /// A hormone's level each tick. Secretion is fast, recovery slow: a stimulus further from
+    /// the baseline than the level (on its side) sets the level at once; otherwise the level
+    /// relaxes toward the stimulus, by k per tick from the half-life. With a neutral stimulus
+    /// that is decay toward the baseline.
+    fn hormone(
+        &mut self,
+        slot: u32,
+        value: &Expr,
+        settings: Option<&ast::SettingBlock>,
+        t: &mut Template,
+        traits: &[(String, f64)],
+        dt_ms: f64,
+    ) {
+        let (baseline, half_life) = self.hormone_settings(settings);
+        t.frame.vars[slot as usize].init = baseline;
+        let mut tc = TreeCx::agent(self, t, traits);
+        match half_life {
+            Some(hl) if hl > 0.0 => {
+                let k = 1.0 - libm::pow(0.5, dt_ms / hl);
+                let level = &tc.t.frame.vars[slot as usize];
+                let name = format!("{}.stimulus", level.name);
+                let stimulus = FrameVar::temp(name, Ty::Num, baseline, level.span);
+                let stimulus = tc.t.frame.add(stimulus);
+                tc.code_expr(value, &Ty::Num, "a hormone's stimulus");
+                let b = baseline;
+                tc.t.code.extend([
+                    Op::Store(stimulus),
+                    // same side: (s - b) * (level - b) >= 0
+                    Op::Load(stimulus),
+                    Op::Const(b),
+                    Op::Sub,
+                    Op::Load(slot),
+                    Op::Const(b),
+                    Op::Sub,
+                    Op::Mul,
+                    Op::Const(0.0),
+                    Op::Ge,
+                    // further out: |s - b| >= |level - b|
+                    Op::Load(stimulus),
+                    Op::Const(b),
+                    Op::Sub,
+                    Op::Call(Function::Abs, 1),
+                    Op::Load(slot),
+                    Op::Const(b),
+                    Op::Sub,
+                    Op::Call(Function::Abs, 1),
+                    Op::Ge,
+                    Op::BitAnd,
+                    Op::JumpIfFalse(2),
+                    Op::Load(stimulus),
+                    Op::Jump(7),
+                    Op::Load(slot),
+                    Op::Load(stimulus),
+                    Op::Load(slot),
+                    Op::Sub,
+                    Op::Const(k),
+                    Op::Mul,
+                    Op::Add,
+                ]);
+            }
+            _ => {
+                tc.code_expr(value, &Ty::Num, "a hormone's stimulus");
+            }
+        }
+        t.code.push(Op::StoreClamped(slot, 0.0, 100.0));
     }
 
     pub(super) fn hormone_settings(
@@ -268,21 +234,4 @@ impl Checker {
         }
         (baseline, half_life)
     }
-}
-
-/// Collects the plain names an expression mentions (for dependency order).
-fn names_in(e: &Expr, out: &mut Vec<String>) {
-    struct Names<'a>(&'a mut Vec<String>);
-    impl crate::syntax::visit::Visitor for Names<'_> {
-        fn visit_expr(&mut self, e: &Expr) {
-            if let ExprKind::Name(p) = &e.kind {
-                if p.segments.len() == 1 {
-                    self.0.push(p.segments[0].name.clone());
-                }
-            }
-            crate::syntax::visit::walk_expr(self, e);
-        }
-    }
-    let mut v = Names(out);
-    crate::syntax::visit::Visitor::visit_expr(&mut v, e);
 }

@@ -1,16 +1,18 @@
 //! Sensor, event and actuator members: their driver calls, checked against the driver
 //! table (`devices.rs`) and turned into the runtime's device descriptions.
 
-use super::devices::{self, ParamKind};
-use super::expr::article;
+use super::devices::{self, DriverSpec, ParamKind};
+use super::index::Target;
 use super::ty::Ty;
+use super::wording::article;
 use super::Checker;
 use crate::diagnostic::Diagnostic;
 use crate::ir::program::{Device, DeviceArg, DeviceRole};
+use crate::span::Span;
 use crate::syntax::ast::{self, Expr, ExprKind};
 
 impl Checker {
-    /// Checks a device constructor call.
+    /// Checks a device constructor call: the device and the type a sensor reads.
     pub(super) fn device(
         &mut self,
         member: &ast::Ident,
@@ -28,6 +30,41 @@ impl Checker {
         let ExprKind::Name(p) = &f.kind else {
             return (None, None);
         };
+        let Some(spec) = self.driver(member, p, role) else {
+            return (None, None);
+        };
+        let (out, given, unknown_arg) = self.device_args(spec, args);
+        // An unknown argument was probably meant to be a missing one: it is reported alone.
+        if !unknown_arg {
+            self.missing_device_args(spec, &given, args.span);
+        }
+        let gives = match spec.gives {
+            "num" => Some(Ty::Num),
+            "bool" => Some(Ty::Bool),
+            "str" => Some(Ty::Str),
+            "angle" => Some(Ty::Angle),
+            "length" => Some(Ty::Length),
+            "Point" => Some(Ty::Tuple(vec![Ty::Length, Ty::Length])),
+            _ => None,
+        };
+        let device = Device {
+            role,
+            name: member.name.clone(),
+            slot: None,
+            driver: spec.name.to_string(),
+            args: out,
+            span: source.span,
+        };
+        (Some(device), gives)
+    }
+
+    /// The driver a call names; it must be one for this kind of member.
+    fn driver(
+        &mut self,
+        member: &ast::Ident,
+        p: &ast::Path,
+        role: DeviceRole,
+    ) -> Option<&'static DriverSpec> {
         let name = p.to_string_path();
         let Some(spec) = devices::lookup(&name) else {
             let known: Vec<&str> = devices::DRIVERS
@@ -46,8 +83,9 @@ impl Checker {
                 d = d.with_help(format!("did you mean `{b}`?"));
             }
             self.diags.push(d);
-            return (None, None);
+            return None;
         };
+        self.index.refer(p.span, Target::Driver(spec));
         if spec.role != role {
             let what = |r: DeviceRole| match r {
                 DeviceRole::Sensor => "sensor",
@@ -72,9 +110,19 @@ impl Checker {
                 )),
             );
         }
+        Some(spec)
+    }
+
+    /// The arguments of a driver call, by name; the names given (even with a wrong value,
+    /// so they are not also reported missing); whether one was unknown.
+    fn device_args(
+        &mut self,
+        spec: &'static DriverSpec,
+        args: &ast::ArgList,
+    ) -> (Vec<(String, DeviceArg)>, Vec<String>, bool) {
+        let name = spec.name;
         let mut out: Vec<(String, DeviceArg)> = Vec::new();
         let mut unknown_arg = false;
-        // Argument names given, even with a wrong value (so they are not also "missing").
         let mut given: Vec<String> = Vec::new();
         for (i, a) in args.args.iter().enumerate() {
             let pname = a
@@ -105,138 +153,137 @@ impl Checker {
                 continue;
             }
             given.push(pname.clone());
-            let Some((_, kind, _)) = spec.params.iter().find(|p| p.0 == pname) else {
-                let names: Vec<&str> = spec.params.iter().map(|p| p.0).collect();
-                let best = crate::suggest::closest(&pname, names.iter().copied());
-                self.diags.push(
-                    Diagnostic::error(
-                        "E0305",
-                        format!("`{name}` has no argument `{pname}`"),
-                        a.name.as_ref().map_or(a.span, |n| n.span),
-                    )
-                    .with_label("unknown argument")
-                    .with_help(match best {
-                        Some(b) => format!("did you mean `{b}`?"),
-                        None if names.is_empty() => format!("`{name}` takes no arguments"),
-                        None => format!("its arguments are `{}`", names.join("`, `")),
-                    }),
-                );
+            let Some(k) = spec.params.iter().position(|p| p.0 == pname) else {
+                self.unknown_device_arg(spec, &pname, a);
                 unknown_arg = true;
                 continue;
             };
-            let value = match (kind, &a.value.kind) {
-                (ParamKind::Word(words), ExprKind::Name(p)) if p.segments.len() == 1 => {
-                    let w = &p.segments[0].name;
-                    if !words.contains(&w.as_str()) {
-                        let mut d = Diagnostic::error(
-                            "E0301",
-                            format!("`{pname}` is one of `{}`", words.join("`, `")),
-                            a.value.span,
-                        )
-                        .with_label("not one of them");
-                        if let Some(b) = crate::suggest::closest(w, words.iter().copied()) {
-                            d = d.with_help(format!("did you mean `{b}`?"));
-                        }
-                        self.diags.push(d);
+            if let Some(n) = &a.name {
+                self.index.refer(n.span, Target::DriverParam(spec, k));
+            }
+            if let Some(value) = self.device_arg(spec, &pname, spec.params[k].1, &a.value) {
+                out.push((pname, value));
+            }
+        }
+        (out, given, unknown_arg)
+    }
+
+    fn unknown_device_arg(&mut self, spec: &DriverSpec, pname: &str, a: &ast::Arg) {
+        let name = spec.name;
+        let names: Vec<&str> = spec.params.iter().map(|p| p.0).collect();
+        let best = crate::suggest::closest(pname, names.iter().copied());
+        self.diags.push(
+            Diagnostic::error(
+                "E0305",
+                format!("`{name}` has no argument `{pname}`"),
+                a.name.as_ref().map_or(a.span, |n| n.span),
+            )
+            .with_label("unknown argument")
+            .with_help(match best {
+                Some(b) => format!("did you mean `{b}`?"),
+                None if names.is_empty() => format!("`{name}` takes no arguments"),
+                None => format!("its arguments are `{}`", names.join("`, `")),
+            }),
+        );
+    }
+
+    /// One argument's value, of the kind the driver's parameter takes.
+    fn device_arg(
+        &mut self,
+        spec: &DriverSpec,
+        pname: &str,
+        kind: ParamKind,
+        value: &Expr,
+    ) -> Option<DeviceArg> {
+        let name = spec.name;
+        Some(match (kind, &value.kind) {
+            (ParamKind::Word(words), ExprKind::Name(p)) if p.segments.len() == 1 => {
+                let w = &p.segments[0].name;
+                if !words.contains(&w.as_str()) {
+                    let mut d = Diagnostic::error(
+                        "E0301",
+                        format!("`{pname}` is one of `{}`", words.join("`, `")),
+                        value.span,
+                    )
+                    .with_label("not one of them");
+                    if let Some(b) = crate::suggest::closest(w, words.iter().copied()) {
+                        d = d.with_help(format!("did you mean `{b}`?"));
                     }
-                    DeviceArg::Name(w.clone())
+                    self.diags.push(d);
                 }
-                (ParamKind::Name, ExprKind::Name(p)) => DeviceArg::Name(p.to_string_path()),
-                (ParamKind::Str, ExprKind::Str(s)) => DeviceArg::Str(s.clone()),
-                (ParamKind::Num, _) => match self.const_value_hint(&a.value, Some(&Ty::Num)) {
-                    // A number, with or without a unit (`frequency: 2kHz`).
-                    Some((v, t)) if t.is_quantity() => DeviceArg::Num(v),
-                    Some((_, t)) => {
-                        self.diags.push(
-                            Diagnostic::error(
-                                "E0301",
-                                format!(
-                                    "`{pname}` of `{name}` is a number, found {}",
-                                    article(&self.g.show(&t))
-                                ),
-                                a.value.span,
-                            )
-                            .with_label("not a number"),
-                        );
-                        continue;
-                    }
-                    None => continue,
-                },
-                _ => {
-                    let want = match kind {
-                        ParamKind::Str => "a string in quotes".to_string(),
-                        ParamKind::Word(words) => format!("one of `{}`", words.join("`, `")),
-                        ParamKind::Name => "the name of an agent or component".to_string(),
-                        ParamKind::Num => "a number".to_string(),
-                    };
+                DeviceArg::Name(w.clone())
+            }
+            (ParamKind::Name, ExprKind::Name(p)) => DeviceArg::Name(p.to_string_path()),
+            (ParamKind::Str, ExprKind::Str(s)) => DeviceArg::Str(s.clone()),
+            (ParamKind::Num, _) => match self.const_value_hint(value, Some(&Ty::Num)) {
+                // A number, with or without a unit (`frequency: 2kHz`).
+                Some((v, t)) if t.is_quantity() => DeviceArg::Num(v),
+                Some((_, t)) => {
                     self.diags.push(
                         Diagnostic::error(
                             "E0301",
-                            format!("`{pname}` of `{name}` is {want}"),
-                            a.value.span,
+                            format!(
+                                "`{pname}` of `{name}` is a number, found {}",
+                                article(&self.g.show(&t))
+                            ),
+                            value.span,
                         )
-                        .with_label("wrong kind of value"),
+                        .with_label("not a number"),
                     );
-                    continue;
+                    return None;
                 }
-            };
-            out.push((pname, value));
-        }
-        // Missing arguments, in one report; an unknown argument was probably meant to be one
-        // of them, so it is reported alone.
+                None => return None,
+            },
+            _ => {
+                let want = match kind {
+                    ParamKind::Str => "a string in quotes".to_string(),
+                    ParamKind::Word(words) => format!("one of `{}`", words.join("`, `")),
+                    ParamKind::Name => "the name of an agent or component".to_string(),
+                    ParamKind::Num => "a number".to_string(),
+                };
+                self.diags.push(
+                    Diagnostic::error(
+                        "E0301",
+                        format!("`{pname}` of `{name}` is {want}"),
+                        value.span,
+                    )
+                    .with_label("wrong kind of value"),
+                );
+                return None;
+            }
+        })
+    }
+
+    /// The required arguments left out, in one report.
+    fn missing_device_args(&mut self, spec: &DriverSpec, given: &[String], at: Span) {
+        let name = spec.name;
         let missing: Vec<&str> = spec
             .params
             .iter()
             .filter(|(pname, _, required)| *required && !given.iter().any(|n| n == pname))
             .map(|(pname, _, _)| *pname)
             .collect();
-        if !missing.is_empty() && !unknown_arg {
-            let (what, list) = match missing.as_slice() {
-                [one] => ("argument", format!("`{one}`")),
-                [rest @ .., last] => ("arguments", format!("`{}` and `{last}`", rest.join("`, `"))),
-                [] => unreachable!("not empty"),
-            };
-            let example: Vec<String> = spec
-                .params
-                .iter()
-                .filter(|(_, _, required)| *required)
-                .map(|(p, k, _)| match k {
-                    ParamKind::Num => format!("{p}: 1"),
-                    ParamKind::Str => format!("{p}: \"..\""),
-                    ParamKind::Word(w) => format!("{p}: {}", w[0]),
-                    ParamKind::Name => format!("{p}: name"),
-                })
-                .collect();
-            self.diags.push(
-                Diagnostic::error(
-                    "E0306",
-                    format!("`{name}` needs its {list} {what}"),
-                    args.span,
-                )
+        let (what, list) = match missing.as_slice() {
+            [] => return,
+            [one] => ("argument", format!("`{one}`")),
+            [rest @ .., last] => ("arguments", format!("`{}` and `{last}`", rest.join("`, `"))),
+        };
+        let example: Vec<String> = spec
+            .params
+            .iter()
+            .filter(|(_, _, required)| *required)
+            .map(|(p, k, _)| match k {
+                ParamKind::Num => format!("{p}: 1"),
+                ParamKind::Str => format!("{p}: \"..\""),
+                ParamKind::Word(w) => format!("{p}: {}", w[0]),
+                ParamKind::Name => format!("{p}: name"),
+            })
+            .collect();
+        self.diags.push(
+            Diagnostic::error("E0306", format!("`{name}` needs its {list} {what}"), at)
                 .with_label("missing")
                 .with_help(format!("for example `{name}({})`", example.join(", "))),
-            );
-        }
-        let gives = match spec.gives {
-            "num" => Some(Ty::Num),
-            "bool" => Some(Ty::Bool),
-            "str" => Some(Ty::Str),
-            "angle" => Some(Ty::Angle),
-            "length" => Some(Ty::Length),
-            "Point" => Some(Ty::Tuple(vec![Ty::Length, Ty::Length])),
-            _ => None,
-        };
-        (
-            Some(Device {
-                role,
-                name: member.name.clone(),
-                slot: None,
-                driver: name,
-                args: out,
-                span: source.span,
-            }),
-            gives,
-        )
+        );
     }
 }
 

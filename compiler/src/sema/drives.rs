@@ -2,7 +2,7 @@
 //! a change of drive generates a new intention.
 
 use super::error::{SemaError, Table};
-use super::frame::{FrameVar, VarKind};
+use super::frame::FrameVar;
 use super::tree::{Template, TreeCx};
 use super::ty::Ty;
 use super::Checker;
@@ -23,16 +23,12 @@ impl Checker {
         let ty = t.frame.vars[slot as usize].ty.clone();
         let intention = d.intention().and_then(|i| t.frame.get(&i.name.name));
         // previous = drive
-        let prev = t.frame.add(FrameVar {
-            name: format!("{}.previous", d.name.name),
-            ty: ty.clone(),
-            kind: VarKind::Temp,
-            init: -1.0,
-            range: None,
-            span: d.name.span,
-            used: true,
-            doc: None,
-        });
+        let prev = t.frame.add(FrameVar::temp(
+            format!("{}.previous", d.name.name),
+            ty.clone(),
+            -1.0,
+            d.name.span,
+        ));
         let mut ends = Vec::new();
         for r in d.rules() {
             let target = self.variant_of(&ty, &r.target);

@@ -3,8 +3,8 @@
 //! here, so one kind of mistake reads the same wherever it is found and its wording lives in
 //! one place.
 
-use super::expr::article;
 use super::ty::Ty;
+use super::wording::article;
 use super::{Global, Globals};
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
@@ -59,6 +59,13 @@ pub(crate) enum SemaError {
         name: String,
         span: Span,
         help: &'static str,
+    },
+    /// An initial value naming a variable (`var b = a;`): it is computed before the first
+    /// tick, when no variable has a value yet.
+    NotConstant {
+        name: String,
+        var: String,
+        span: Span,
     },
     /// Values of an enum that a table does not cover.
     Uncovered {
@@ -150,6 +157,13 @@ impl SemaError {
                 Diagnostic::warning("W0201", format!("`{name}` is never used"), span)
                     .with_label("declared here")
                     .with_help(help)
+            }
+            SemaError::NotConstant { name, var, span } => {
+                Diagnostic::error("E0304", format!("`{name}` is not a constant"), span)
+                    .with_label("a variable: its value is known only while the program runs")
+                    .with_help(format!(
+                        "an initial value is computed before the first tick: use literals, constants and enum variants here, and set `{var}` from `{name}` in a block (`update {{ }}`, `do {{ }}`)"
+                    ))
             }
             SemaError::Uncovered {
                 table,

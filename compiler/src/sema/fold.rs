@@ -2,9 +2,10 @@
 //! constants, settings), and the type and initial value of a `var`.
 
 use super::error::SemaError;
-use super::expr::{article, Cx};
+use super::expr::Cx;
 use super::frame::Frame;
 use super::ty::Ty;
+use super::wording::article;
 use super::Checker;
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{self, Expr, ExprKind};
@@ -17,7 +18,8 @@ impl Checker {
         ty: Option<&ast::Type>,
         init: Option<&Expr>,
     ) -> (Ty, f64, Option<(f64, f64)>) {
-        let first_diag = self.diags.len();
+        // Names of the agent or tree in the value are variables, not constants.
+        self.initialising = Some(name.name.clone());
         let declared = ty.map(|t| self.resolve_type(t));
         let range = ty.and_then(|t| self.type_range(t));
         let (found, value) = match init {
@@ -72,7 +74,7 @@ impl Checker {
                 Ty::Error
             }
         };
-        self.not_constants(name, first_diag);
+        self.initialising = None;
         (ty, value, range)
     }
 
@@ -129,7 +131,7 @@ impl Checker {
                 Some(et) if !t.fits(et) && !mixed => {
                     mixed = true;
                     let d = Diagnostic::error(
-                        super::expr::mismatch_code(&t, et),
+                        super::wording::mismatch_code(&t, et),
                         format!(
                             "the elements of `{}` are {}, found {}",
                             name.name,
@@ -155,29 +157,6 @@ impl Checker {
         (self.lists.len() - 1) as f64
     }
 
-    /// An initial value naming another variable of the agent or tree is not unknown: it is
-    /// not a constant. Rewrites the unknown-name errors reported since `first_diag`.
-    fn not_constants(&mut self, name: &ast::Ident, first_diag: usize) {
-        for d in &mut self.diags[first_diag..] {
-            let Some(n) = d
-                .message
-                .strip_prefix("unknown name `")
-                .and_then(|m| m.strip_suffix('`'))
-            else {
-                continue;
-            };
-            if d.code == "E0201" && self.runtime_names.iter().any(|r| r == n) {
-                let n = n.to_string();
-                *d = Diagnostic::error("E0304", format!("`{n}` is not a constant"), d.primary.span)
-                    .with_label("a variable: its value is known only while the program runs")
-                    .with_help(format!(
-                        "an initial value is computed before the first tick: use literals, constants and enum variants here, and set `{}` from `{n}` in a block (`update {{ }}`, `do {{ }}`)",
-                        name.name
-                    ));
-            }
-        }
-    }
-
     /// Folds a constant expression (literals, constants, enum variants, arithmetic).
     pub fn const_value(&mut self, e: &Expr) -> Option<(f64, Ty)> {
         self.const_value_hint(e, None)
@@ -199,6 +178,11 @@ impl Checker {
                 lists: &mut self.lists,
                 traits: &[],
                 pending: &mut pending,
+                index: &mut self.index,
+                initial: self
+                    .initialising
+                    .as_deref()
+                    .map(|v| (v, &self.runtime_names[..])),
             };
             cx.expr(e, hint)
         };

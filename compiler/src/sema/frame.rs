@@ -76,6 +76,25 @@ pub struct FrameVar {
     pub span: Span,
     pub used: bool,
     pub doc: Option<String>,
+    /// The declaration in the semantic index (none for the compiler's temporaries).
+    pub def: Option<crate::sema::index::DefId>,
+}
+
+impl FrameVar {
+    /// A temporary of the compiler: never shown, never reported unused.
+    pub fn temp(name: String, ty: Ty, init: f64, span: Span) -> FrameVar {
+        FrameVar {
+            name,
+            ty,
+            kind: VarKind::Temp,
+            init,
+            range: None,
+            span,
+            used: true,
+            doc: None,
+            def: None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]

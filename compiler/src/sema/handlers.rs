@@ -17,7 +17,11 @@ impl Checker {
     ) {
         let slot = match &event.kind {
             ExprKind::Name(p) if p.segments.len() == 1 => match t.frame.get(&p.segments[0].name) {
-                Some(i) if t.frame.vars[i as usize].kind == VarKind::Event => Some(i),
+                Some(i) if t.frame.vars[i as usize].kind == VarKind::Event => {
+                    self.index
+                        .refer_def(p.segments[0].span, t.frame.vars[i as usize].def);
+                    Some(i)
+                }
                 Some(i) => {
                     t.frame.vars[i as usize].used = true;
                     let v = &t.frame.vars[i as usize];

@@ -1,7 +1,7 @@
 //! Emotion machines (seed 000): the `emotions` member's intensity and transitions,
 //! compiled into the process phase.
 
-use super::frame::{FrameVar, VarKind};
+use super::frame::FrameVar;
 use super::tree::{Template, TreeCx};
 use super::ty::Ty;
 use super::Checker;
@@ -42,16 +42,12 @@ impl Checker {
         };
         let shadow = t.frame.by_name.get("intensity").copied();
         t.frame.by_name.insert("intensity".into(), intensity);
-        let progress = t.frame.add(FrameVar {
-            name: format!("{}.progress", name.name),
-            ty: Ty::Num,
-            kind: VarKind::Temp,
-            init: 0.0,
-            range: None,
-            span: name.span,
-            used: true,
-            doc: None,
-        });
+        let progress = t.frame.add(FrameVar::temp(
+            format!("{}.progress", name.name),
+            Ty::Num,
+            0.0,
+            name.span,
+        ));
         let setting = |key: &str| {
             body.entries.iter().find_map(|e| match e {
                 SettingEntry::Setting(s) if s.key.name == key => s.args.first(),

@@ -1,9 +1,9 @@
 //! Emotional memories (LANGUAGE.md §4.6): a `memory` member's settings folded into the
 //! runtime's configuration.
 
-use super::expr::article;
 use super::tree::{Template, TreeCx};
 use super::ty::Ty;
+use super::wording::article;
 use super::Checker;
 use crate::diagnostic::Diagnostic;
 use crate::ir::program::{MemorySpec, Op};
@@ -39,118 +39,19 @@ impl Checker {
             let SettingEntry::Setting(s) = e else {
                 continue;
             };
-            let num = |c: &mut Checker, e: &Expr, what: &str| -> Option<f64> {
-                let (v, t) = c.const_value_hint(e, Some(&Ty::Num))?;
-                if !t.fits(&Ty::Num) {
-                    c.diags.push(
-                        Diagnostic::error("E0301", format!("{what} is a number"), e.span)
-                            .with_label(format!("this is {}", article(&c.g.show(&t)))),
-                    );
-                    return None;
-                }
-                Some(v)
-            };
             match s.key.name.as_str() {
-                "short_term" => {
-                    let mut size_ok = true;
-                    if let Some(a) = s.args.first() {
-                        if let Some((v, t)) = self.const_value_hint(a, Some(&Ty::Int)) {
-                            if t != Ty::Int || v < 1.0 {
-                                self.diags.push(
-                                    Diagnostic::error(
-                                        "E0302",
-                                        "the short-term size is a whole number above 0",
-                                        a.span,
-                                    )
-                                    .with_label("not a size"),
-                                );
-                                size_ok = false;
-                            } else {
-                                spec.size = v as usize;
-                            }
-                        } else {
-                            size_ok = false;
-                        }
-                    }
-                    if let Some((_, w)) = s.pairs.iter().find(|(k, _)| k.name == "weights") {
-                        if let ExprKind::List(items) = &w.kind {
-                            if size_ok && items.len() != spec.size {
-                                self.diags.push(
-                                    Diagnostic::error(
-                                        "E0316",
-                                        format!(
-                                            "{} weights for a short-term memory of {}",
-                                            items.len(),
-                                            spec.size
-                                        ),
-                                        w.span,
-                                    )
-                                    .with_label(format!(
-                                        "expected {} weights, one per element",
-                                        spec.size
-                                    ))
-                                    .with_help(
-                                        "give one weight per short-term element, most recent first",
-                                    ),
-                                );
-                            }
-                            spec.weights = items
-                                .iter()
-                                .filter_map(|it| num(self, it, "a weight"))
-                                .collect();
-                            weights_given = true;
-                        } else {
-                            self.diags.push(
-                                Diagnostic::error(
-                                    "E0301",
-                                    "the weights are a list of numbers",
-                                    w.span,
-                                )
-                                .with_label("not a list"),
-                            );
-                        }
-                    }
-                }
-                "retrospection" => match s.args.first().map(|a| &a.kind) {
-                    Some(ExprKind::Call(f, args)) if matches!(&f.kind, ExprKind::Name(p) if p.to_string_path() == "sigmoid") => {
-                        for a in &args.args {
-                            let v = num(self, &a.value, "a sigmoid parameter");
-                            match (a.name.as_ref().map(|n| n.name.as_str()), v) {
-                                (Some("gain"), Some(v)) => spec.gain = v,
-                                (Some("center"), Some(v)) => spec.center = v,
-                                (_, Some(_)) => self.diags.push(
-                                    Diagnostic::error(
-                                        "E0305",
-                                        "`sigmoid` takes `gain:` and `center:`",
-                                        a.span,
-                                    )
-                                    .with_label("unknown parameter"),
-                                ),
-                                _ => {}
-                            }
-                        }
-                    }
-                    Some(_) => self.diags.push(
-                        Diagnostic::error(
-                            "E0301",
-                            "retrospection is `sigmoid(gain: g, center: c)`",
-                            s.args[0].span,
-                        )
-                        .with_label("not a sigmoid")
-                        .with_help("write `retrospection sigmoid(gain: 0.2, center: 50);`"),
-                    ),
-                    None => {}
-                },
+                "short_term" => weights_given |= self.short_term(s, &mut spec),
+                "retrospection" => self.retrospection(s, &mut spec),
                 "familiarity" => {
                     if let Some(v) = s
                         .args
                         .first()
-                        .and_then(|a| num(self, a, "the initial familiarity"))
+                        .and_then(|a| self.memory_number(a, "the initial familiarity"))
                     {
                         spec.familiarity = v;
                     }
                     for (k, v) in &s.pairs {
-                        let Some(v) = num(self, v, "a familiarity step") else {
+                        let Some(v) = self.memory_number(v, "a familiarity step") else {
                             continue;
                         };
                         match k.name.as_str() {
@@ -161,7 +62,8 @@ impl Checker {
                     }
                 }
                 "threshold" => {
-                    if let Some(v) = s.args.first().and_then(|a| num(self, a, "the threshold")) {
+                    let first = s.args.first();
+                    if let Some(v) = first.and_then(|a| self.memory_number(a, "the threshold")) {
                         spec.threshold = v;
                     }
                 }
@@ -185,5 +87,107 @@ impl Checker {
             spec.weights = vec![1.0 / spec.size as f64; spec.size];
         }
         spec
+    }
+
+    /// A number setting of a memory, folded.
+    fn memory_number(&mut self, e: &Expr, what: &str) -> Option<f64> {
+        let (v, t) = self.const_value_hint(e, Some(&Ty::Num))?;
+        if !t.fits(&Ty::Num) {
+            self.diags.push(
+                Diagnostic::error("E0301", format!("{what} is a number"), e.span)
+                    .with_label(format!("this is {}", article(&self.g.show(&t)))),
+            );
+            return None;
+        }
+        Some(v)
+    }
+
+    /// `short_term 7 weights [..];`: the size and one weight per element. Returns whether
+    /// the weights were given.
+    fn short_term(&mut self, s: &ast::Setting, spec: &mut MemorySpec) -> bool {
+        let mut size_ok = true;
+        if let Some(a) = s.args.first() {
+            if let Some((v, t)) = self.const_value_hint(a, Some(&Ty::Int)) {
+                if t != Ty::Int || v < 1.0 {
+                    self.diags.push(
+                        Diagnostic::error(
+                            "E0302",
+                            "the short-term size is a whole number above 0",
+                            a.span,
+                        )
+                        .with_label("not a size"),
+                    );
+                    size_ok = false;
+                } else {
+                    spec.size = v as usize;
+                }
+            } else {
+                size_ok = false;
+            }
+        }
+        let Some((_, w)) = s.pairs.iter().find(|(k, _)| k.name == "weights") else {
+            return false;
+        };
+        let ExprKind::List(items) = &w.kind else {
+            self.diags.push(
+                Diagnostic::error("E0301", "the weights are a list of numbers", w.span)
+                    .with_label("not a list"),
+            );
+            return false;
+        };
+        if size_ok && items.len() != spec.size {
+            self.diags.push(
+                Diagnostic::error(
+                    "E0316",
+                    format!(
+                        "{} weights for a short-term memory of {}",
+                        items.len(),
+                        spec.size
+                    ),
+                    w.span,
+                )
+                .with_label(format!("expected {} weights, one per element", spec.size))
+                .with_help("give one weight per short-term element, most recent first"),
+            );
+        }
+        spec.weights = items
+            .iter()
+            .filter_map(|it| self.memory_number(it, "a weight"))
+            .collect();
+        true
+    }
+
+    /// `retrospection sigmoid(gain: g, center: c);`
+    fn retrospection(&mut self, s: &ast::Setting, spec: &mut MemorySpec) {
+        match s.args.first().map(|a| &a.kind) {
+            Some(ExprKind::Call(f, args)) if matches!(&f.kind, ExprKind::Name(p) if p.to_string_path() == "sigmoid") => {
+                for a in &args.args {
+                    let v = self.memory_number(&a.value, "a sigmoid parameter");
+                    match (a.name.as_ref().map(|n| n.name.as_str()), v) {
+                        (Some("gain"), Some(v)) => spec.gain = v,
+                        (Some("center"), Some(v)) => spec.center = v,
+                        (_, Some(_)) => self.diags.push(
+                            Diagnostic::error(
+                                "E0305",
+                                "`sigmoid` takes `gain:` and `center:`",
+                                a.span,
+                            )
+                            .with_label("unknown parameter"),
+                        ),
+                        _ => {}
+                    }
+                }
+            }
+            Some(_) => self.diags.push(
+                Diagnostic::error(
+                    "E0301",
+                    "retrospection is `sigmoid(gain: g, center: c)`",
+                    s.args[0].span,
+                )
+                .with_label("not a sigmoid")
+                .with_help("write `retrospection sigmoid(gain: 0.2, center: 50);`"),
+            ),
+            None => {}
+        }
     }
 }

@@ -2,7 +2,9 @@
 //! and files relative to the program, through a loader the caller provides (the compiler does
 //! no IO). Import cycles are reported.
 
+use super::index::FileId;
 use crate::diagnostic::Diagnostic;
+use crate::span::Span;
 use crate::syntax::ast::{File, ItemKind, UseTarget};
 use crate::syntax::{self};
 
@@ -26,11 +28,15 @@ impl Loader for NoFiles {
 pub const STDLIB: &[(&str, &str)] = &[("std::akr", include_str!("../../../stdlib/akr.affect"))];
 
 pub struct Module {
+    /// Its place in the program's list of modules: its file in the semantic index.
+    pub id: FileId,
     pub name: String,
     pub file: File,
     pub is_main: bool,
     /// The source text (empty for the main file), for diagnostics in used files.
     pub text: String,
+    /// Its `use`s that loaded: where each is written, and the module it names.
+    pub uses: Vec<(Span, String)>,
 }
 
 pub fn load_all(
@@ -40,13 +46,15 @@ pub fn load_all(
     imported: &mut Vec<(String, String, Diagnostic)>,
 ) -> Vec<Module> {
     let mut modules = vec![Module {
+        id: 0,
         name: "<main>".into(),
         file: main.clone(),
         is_main: true,
         text: String::new(),
+        uses: Vec::new(),
     }];
     let mut stack = vec!["<main>".to_string()];
-    visit(
+    modules[0].uses = visit(
         main,
         "",
         loader,
@@ -56,11 +64,14 @@ pub fn load_all(
         &mut stack,
         true,
     );
+    for (i, m) in modules.iter_mut().enumerate() {
+        m.id = i as FileId;
+    }
     modules
 }
 
 /// Loads the modules `file` uses; `text` is its source (for diagnostics in used files; the
-/// main file's diagnostics go to `diags`).
+/// main file's diagnostics go to `diags`). Returns the uses of `file` that loaded.
 #[allow(clippy::too_many_arguments)]
 fn visit(
     file: &File,
@@ -71,61 +82,28 @@ fn visit(
     modules: &mut Vec<Module>,
     stack: &mut Vec<String>,
     is_main: bool,
-) {
+) -> Vec<(Span, String)> {
+    let mut uses = Vec::new();
     for item in &file.items {
         let ItemKind::Use(u) = &item.kind else {
             continue;
         };
-        let (name, src) = match &u.target {
-            UseTarget::Module(p) => {
-                let name = p.to_string_path();
-                match STDLIB.iter().find(|(n, _)| *n == name) {
-                    Some((_, src)) => (name, (*src).to_string()),
-                    None => {
-                        let known: Vec<&str> = STDLIB.iter().map(|(n, _)| *n).collect();
-                        let mut d = Diagnostic::error(
-                            "E0207",
-                            format!("there is no module `{name}`"),
-                            p.span,
-                        )
-                        .with_label("unknown module")
-                        .with_note(format!("the standard library has: {}", known.join(", ")));
-                        // Compare the last segments: `std::math` is not close to `std::akr`.
-                        let last = |n: &'static str| n.rsplit("::").next().unwrap_or(n);
-                        let wanted = name.rsplit("::").next().unwrap_or(&name);
-                        if let Some(b) =
-                            crate::suggest::closest(wanted, known.iter().map(|n| last(n)))
-                                .and_then(|b| known.iter().find(|n| last(n) == b))
-                        {
-                            d = d.with_help(format!("did you mean `{b}`?"));
-                        }
-                        report(diags, imported, is_main, stack, text, d);
-                        continue;
-                    }
-                }
-            }
-            UseTarget::File(path, span) => {
-                // Relative to the file that uses it; the loader takes paths relative to the
-                // main file.
-                let base = if is_main {
-                    ""
-                } else {
-                    stack.last().map_or("", String::as_str)
-                };
-                let resolved = relative_to(base, path);
-                match loader.load(&resolved) {
-                    Ok(src) => (resolved, src),
-                    Err(e) => {
-                        let d = Diagnostic::error("E0206", format!("cannot load `{path}`"), *span)
-                            .with_label(e)
-                            .with_help("paths are relative to the file that uses them");
-                        report(diags, imported, is_main, stack, text, d);
-                        continue;
-                    }
-                }
-            }
+        let use_span = match &u.target {
+            UseTarget::Module(p) => p.span,
+            UseTarget::File(_, s) => *s,
+        };
+        // Relative to the file that uses it; the loader takes paths relative to the main file.
+        let base = if is_main {
+            ""
+        } else {
+            stack.last().map_or("", String::as_str)
+        };
+        let name = match &u.target {
+            UseTarget::Module(p) => p.to_string_path(),
+            UseTarget::File(path, _) => relative_to(base, path),
         };
         if stack.contains(&name) {
+            uses.push((use_span, name.clone()));
             if is_main || stack.len() > 1 {
                 let chain = stack
                     .iter()
@@ -134,29 +112,30 @@ fn visit(
                     .cloned()
                     .collect::<Vec<_>>()
                     .join(" -> ");
-                let span = match &u.target {
-                    UseTarget::Module(p) => p.span,
-                    UseTarget::File(_, s) => *s,
-                };
-                let d =
-                    Diagnostic::error("E0205", format!("`{name}` is imported in a cycle"), span)
-                        .with_label("this import leads back to a file already being loaded")
-                        .with_note(format!("the cycle: {chain}"));
-                if is_main {
-                    diags.push(d);
-                } else {
-                    imported.push((
-                        stack.last().cloned().unwrap_or_default(),
-                        text.to_string(),
-                        d,
-                    ));
-                }
+                let d = Diagnostic::error(
+                    "E0205",
+                    format!("`{name}` is imported in a cycle"),
+                    use_span,
+                )
+                .with_label("this import leads back to a file already being loaded")
+                .with_note(format!("the cycle: {chain}"));
+                report(diags, imported, is_main, stack, text, d);
             }
             continue;
         }
+        // A file used from several places is read and parsed once.
         if modules.iter().any(|m| m.name == name) {
+            uses.push((use_span, name));
             continue;
         }
+        let src = match source(&u.target, &name, loader) {
+            Ok(src) => src,
+            Err(d) => {
+                report(diags, imported, is_main, stack, text, *d);
+                continue;
+            }
+        };
+        uses.push((use_span, name.clone()));
         let parsed = syntax::parse(&src);
         for d in &parsed.diagnostics {
             if d.is_error() {
@@ -164,7 +143,7 @@ fn visit(
             }
         }
         stack.push(name.clone());
-        visit(
+        let its_uses = visit(
             &parsed.file,
             &src,
             loader,
@@ -176,11 +155,57 @@ fn visit(
         );
         stack.pop();
         modules.push(Module {
+            id: 0,
             name,
             file: parsed.file,
             is_main: false,
             text: src,
+            uses: its_uses,
         });
+    }
+    uses
+}
+
+/// The text of a used module: the standard library's, or a file's through the loader (`name`
+/// is its path relative to the main file).
+fn source(target: &UseTarget, name: &str, loader: &dyn Loader) -> Result<String, Box<Diagnostic>> {
+    match target {
+        UseTarget::Module(p) => match STDLIB.iter().find(|(n, _)| *n == name) {
+            Some((_, src)) => Ok((*src).to_string()),
+            None => {
+                let known: Vec<&str> = STDLIB.iter().map(|(n, _)| *n).collect();
+                let mut d =
+                    Diagnostic::error("E0207", format!("there is no module `{name}`"), p.span)
+                        .with_label("unknown module")
+                        .with_note(format!("the standard library has: {}", known.join(", ")));
+                // Compare the last segments: `std::math` is not close to `std::akr`.
+                let last = |n: &'static str| n.rsplit("::").next().unwrap_or(n);
+                let wanted = name.rsplit("::").next().unwrap_or(name);
+                if let Some(b) = crate::suggest::closest(wanted, known.iter().map(|n| last(n)))
+                    .and_then(|b| known.iter().find(|n| last(n) == b))
+                {
+                    d = d.with_help(format!("did you mean `{b}`?"));
+                }
+                Err(Box::new(d))
+            }
+        },
+        // `use "."` or `use "dir/"` names a directory: say so, not "cannot read ``".
+        UseTarget::File(path, span)
+            if name.is_empty() || matches!(path.rsplit('/').next(), Some("" | "." | "..")) =>
+        {
+            Err(Box::new(
+                Diagnostic::error("E0206", format!("cannot load `{path}`"), *span)
+                    .with_label("a directory, not a regular file")
+                    .with_help("name the file itself, e.g. `use \"parts.affect\";`"),
+            ))
+        }
+        UseTarget::File(path, span) => loader.load(name).map_err(|e| {
+            Box::new(
+                Diagnostic::error("E0206", format!("cannot load `{path}`"), *span)
+                    .with_label(e)
+                    .with_help("paths are relative to the file that uses them"),
+            )
+        }),
     }
 }
 
@@ -225,7 +250,52 @@ fn relative_to(base: &str, path: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::relative_to;
+    use super::{load_all, relative_to, Loader};
+    use std::cell::RefCell;
+
+    /// Files in memory, counting how often each is read.
+    struct Counting {
+        files: &'static [(&'static str, &'static str)],
+        reads: RefCell<Vec<String>>,
+    }
+
+    impl Loader for Counting {
+        fn load(&self, path: &str) -> Result<String, String> {
+            self.reads.borrow_mut().push(path.to_string());
+            self.files
+                .iter()
+                .find(|(p, _)| *p == path)
+                .map(|(_, t)| t.to_string())
+                .ok_or_else(|| format!("no `{path}`"))
+        }
+    }
+
+    #[test]
+    fn a_file_used_from_several_files_is_read_once() {
+        let loader = Counting {
+            files: &[
+                ("b.affect", "use \"d.affect\";\ntree B {\n    D()\n}\n"),
+                ("c.affect", "use \"d.affect\";\ntree C {\n    D()\n}\n"),
+                ("d.affect", "tree D {\n    succeed\n}\n"),
+            ],
+            reads: RefCell::default(),
+        };
+        let main = crate::syntax::parse(
+            "use \"b.affect\";\nuse \"c.affect\";\nuse \"d.affect\";\nmain tree M {\n    B()\n}\n",
+        );
+        let (mut diags, mut imported) = (Vec::new(), Vec::new());
+        let modules = load_all(&main.file, &loader, &mut diags, &mut imported);
+        assert!(
+            diags.is_empty() && imported.is_empty(),
+            "{diags:?} {imported:?}"
+        );
+        let names: Vec<&str> = modules.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["<main>", "d.affect", "b.affect", "c.affect"]);
+        assert_eq!(*loader.reads.borrow(), ["b.affect", "d.affect", "c.affect"]);
+        // Every use still names its module.
+        assert_eq!(modules[0].uses.len(), 3);
+        assert_eq!(modules[3].uses[0].1, "d.affect");
+    }
 
     #[test]
     fn paths_are_relative_to_the_using_file() {

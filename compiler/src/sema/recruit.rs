@@ -4,7 +4,7 @@
 //! code over `distance`, `decay` takes its time unit from `per`, and `requires` must name a
 //! percept some agent of the program has.
 
-use super::frame::{FrameVar, VarKind};
+use super::frame::FrameVar;
 use super::tree::{Template, TreeCx};
 use super::ty::Ty;
 use super::Checker;
@@ -205,16 +205,12 @@ fn ignore_cost(
     t: &mut Template,
     traits: &[(String, f64)],
 ) -> (crate::ir::program::Code, u32) {
-    let slot = t.frame.add(FrameVar {
-        name: format!("{block}.{DISTANCE}"),
-        ty: Ty::Num,
-        kind: VarKind::Temp,
-        init: 0.0,
-        range: None,
-        span: e.span,
-        used: true,
-        doc: None,
-    });
+    let slot = t.frame.add(FrameVar::temp(
+        format!("{block}.{DISTANCE}"),
+        Ty::Num,
+        0.0,
+        e.span,
+    ));
     // Inside the expression `distance` is D, whatever the agent calls `distance`.
     let shadowed = t.frame.by_name.insert(DISTANCE.to_string(), slot);
     let mut tc = TreeCx::agent(c, t, traits);

@@ -126,16 +126,16 @@ impl Checker {
                     if !got.fits(want) {
                         let (sw, sg) = (self.g.show(want), self.g.show(&got));
                         let mut d = Diagnostic::error(
-                            super::expr::mismatch_code(&got, want),
+                            super::wording::mismatch_code(&got, want),
                             format!(
                                 "{what} must be {}, found {}",
-                                super::expr::article(&sw),
-                                super::expr::article(&sg)
+                                super::wording::article(&sw),
+                                super::wording::article(&sg)
                             ),
                             e.span,
                         )
-                        .with_label(format!("this is {}", super::expr::article(&sg)));
-                        if let Some(h) = super::expr::unit_hint(&got, want) {
+                        .with_label(format!("this is {}", super::wording::article(&sg)));
+                        if let Some(h) = super::wording::unit_hint(&got, want) {
                             d = d.with_help(h);
                         }
                         self.diags.push(d);
@@ -182,10 +182,12 @@ impl Checker {
             .filter(|(_, (g, _))| *g == Global::Component)
             .map(|(n, _)| n.clone())
             .collect();
+        let at = name_span(e);
         if let Some((t, _)) = &mut scope.agent {
             if let Some(i) = t.frame.get(&name) {
                 t.frame.vars[i as usize].used = true;
                 if t.frame.vars[i as usize].kind == VarKind::Component {
+                    self.index.refer_def(at, t.frame.vars[i as usize].def);
                     return;
                 }
             }
@@ -198,6 +200,7 @@ impl Checker {
             );
         }
         if known.contains(&name) {
+            self.index.refer_global(at, &name);
             self.used_globals.insert(name);
             return;
         }
@@ -208,6 +211,14 @@ impl Checker {
             format!("declare the backup: `component {name} {{ heartbeat 100ms; }}`")
         });
         self.diags.push(d);
+    }
+}
+
+/// Where the name of a setting argument is written (`Name` or `Name(args)`).
+fn name_span(e: &Expr) -> crate::span::Span {
+    match &e.kind {
+        ExprKind::Call(f, _) => name_span(f),
+        _ => e.span,
     }
 }
 

@@ -198,6 +198,9 @@ impl fmt::Display for TyDisplay<'_> {
     }
 }
 
+/// The type of a place in the plane, `(x, y)` in lengths.
+pub const POINT: &str = "Point";
+
 /// The built-in type names, with what they mean.
 pub const BUILTIN_TYPES: &[(&str, Ty)] = &[
     ("num", Ty::Num),

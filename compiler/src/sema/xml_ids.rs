@@ -12,8 +12,8 @@ use crate::diagnostic::Diagnostic;
 use crate::groot::{model, script};
 use crate::span::Span;
 use crate::syntax::ast::{
-    Arg, ArgList, Expr, ExprKind, Ident, LeafKind, Node, NodeKind, Path, Pattern, StmtKind,
-    SwitchArm,
+    Arg, ArgList, Expr, ExprKind, Ident, LeafKind, Node, NodeBlock, NodeKind, Path, Pattern,
+    StmtKind, SwitchArm,
 };
 use crate::syntax::token::{NumLit, Unit};
 
@@ -43,185 +43,15 @@ pub fn desugar(node: &Node, id: &str) -> Option<Desugared> {
     };
     let args = args.as_ref();
     let kind = match id {
-        "Script" | "ScriptCondition" => {
-            let condition = id == "ScriptCondition";
-            let code = args.and_then(|a| arg(a, "code", 0));
-            let Some(code) = code else {
-                return Some(Desugared::Error(
-                    Diagnostic::error(
-                        "E0306",
-                        format!("`{id}` needs its `code` port"),
-                        span_of(node, args),
-                    )
-                    .with_label("missing")
-                    .with_help(format!("for example `{id}(code: \"x := 1\")`")),
-                ));
-            };
-            let ExprKind::Str(text) = &code.kind else {
-                return Some(Desugared::Error(
-                    Diagnostic::error(
-                        "E0301",
-                        format!("the `code` of `{id}` is a script in a string"),
-                        code.span,
-                    )
-                    .with_label("not a string")
-                    .with_help(if condition {
-                        "or write `check expr`"
-                    } else {
-                        "or write `do { .. }`"
-                    }),
-                ));
-            };
-            let stmts = match script::parse(text) {
-                Ok(s) => s,
-                Err(e) => return Some(Desugared::Error(broken_script(id, code.span, e))),
-            };
-            let translated = if condition {
-                script::condition(&stmts).map(NodeKind::Check)
-            } else {
-                script::block(&stmts).map(NodeKind::Script)
-            };
-            match translated {
-                Ok(k) => with_spans(k, code.span),
-                Err(_) => {
-                    return Some(Desugared::StandIn(if condition {
-                        LeafKind::Condition
-                    } else {
-                        LeafKind::Action
-                    }))
-                }
-            }
-        }
-        _ if crate::groot::vocab::switch_cases(id).is_some() => {
-            let n = crate::groot::vocab::switch_cases(id)?;
-            let given = |port: &str| args.and_then(|a| arg(a, port, usize::MAX));
-            let Some(variable) = given("variable") else {
-                return Some(Desugared::Error(
-                    Diagnostic::error(
-                        "E0306",
-                        format!("`{id}` needs its `variable` port"),
-                        span_of(node, args),
-                    )
-                    .with_label("missing"),
-                ));
-            };
-            let subject = match &variable.kind {
-                ExprKind::Str(t) => key_or_text(t, variable.span),
-                _ => variable.clone(),
-            };
-            let kids = children
-                .as_ref()
-                .map(|c| c.nodes.clone())
-                .unwrap_or_default();
-            if kids.len() != n + 1 {
-                return Some(Desugared::Error(
-                    Diagnostic::error(
-                        "E0312",
-                        format!(
-                            "`{id}` takes exactly {} children, found {}",
-                            n + 1,
-                            kids.len()
-                        ),
-                        children.as_ref().map_or(node.span, |c| c.span),
-                    )
-                    .with_label(format!("one child per case and a default: {}", n + 1)),
-                ));
-            }
-            let mut arms = Vec::new();
-            for (i, child) in kids.into_iter().enumerate() {
-                let pattern = if i < n {
-                    let port = format!("case_{}", i + 1);
-                    let Some(case) = given(&port) else {
-                        return Some(Desugared::Error(
-                            Diagnostic::error(
-                                "E0306",
-                                format!("`{id}` needs its `{port}` port"),
-                                span_of(node, args),
-                            )
-                            .with_label("missing"),
-                        ));
-                    };
-                    Pattern::Expr(match &case.kind {
-                        ExprKind::Str(t) => literal(t, model::ValueKind::Unknown, case.span),
-                        _ => case.clone(),
-                    })
-                } else {
-                    Pattern::Wildcard(child.span)
-                };
-                arms.push(SwitchArm {
-                    doc: None,
-                    pattern,
-                    span: child.span,
-                    node: child,
-                });
-            }
-            NodeKind::Switch { subject, arms }
-        }
-        _ => {
-            let b = builtins::by_xml_id(id)?;
-            // What the compared values of v3's BlackboardCheck* are read as.
-            let compared = match id {
-                "BlackboardCheckInt" | "BlackboardCheckDouble" => model::ValueKind::Number,
-                "BlackboardCheckBool" => model::ValueKind::Bool,
-                "BlackboardCheckString" => model::ValueKind::Text,
-                _ => model::ValueKind::Unknown,
-            };
-            let mut out = Vec::new();
-            if let Some(list) = args {
-                for (i, a) in list.args.iter().enumerate() {
-                    let spec = match &a.name {
-                        Some(n) => b.args.iter().find(|x| {
-                            x.port == n.name
-                                || x.port_v3 == Some(n.name.as_str())
-                                || x.name == n.name
-                        }),
-                        None => b.args.get(i),
-                    };
-                    let Some(spec) = spec else {
-                        // Unknown ports are the built-in's to report.
-                        out.push(a.clone());
-                        continue;
-                    };
-                    let value = match (&a.value.kind, spec.ty) {
-                        (ExprKind::Str(t), ArgType::Any)
-                            if compared != model::ValueKind::Unknown =>
-                        {
-                            match model::blackboard_key(t) {
-                                Some(_) => key_or_text(t, a.value.span),
-                                None => literal(t, compared, a.value.span),
-                            }
-                        }
-                        (ExprKind::Str(t), ty) => match text_value(t, ty, a.value.span) {
-                            Ok(e) => e,
-                            Err(e) => {
-                                return Some(Desugared::Error(broken_script(id, a.value.span, e)))
-                            }
-                        },
-                        (ExprKind::Num(n), ArgType::Duration) if n.unit.is_none() => {
-                            with_unit(n, a.value.span)
-                        }
-                        _ => a.value.clone(),
-                    };
-                    out.push(Arg {
-                        name: Some(Ident::new(
-                            spec.name,
-                            a.name.as_ref().map_or(a.span, |n| n.span),
-                        )),
-                        value,
-                        span: a.span,
-                    });
-                }
-            }
-            NodeKind::Call {
-                name: Path::single(Ident::new(b.name, name_span(node))),
-                args: args.map(|list| ArgList {
-                    args: out,
-                    rest: list.rest,
-                    span: list.span,
-                }),
-                children: children.clone(),
-            }
-        }
+        "Script" | "ScriptCondition" => desugar_script(node, id, args),
+        _ => match crate::groot::vocab::switch_cases(id) {
+            Some(n) => desugar_switch(node, id, n, args, children.as_ref()),
+            None => desugar_builtin(node, id, builtins::by_xml_id(id)?, args, children),
+        },
+    };
+    let kind = match kind {
+        Ok(k) => k,
+        Err(d) => return Some(*d),
     };
     Some(Desugared::Node(Box::new(Node {
         doc: node.doc.clone(),
@@ -231,6 +61,205 @@ pub fn desugar(node: &Node, id: &str) -> Option<Desugared> {
         modifiers: node.modifiers.clone(),
         span: node.span,
     })))
+}
+
+/// `Script(code: "..")`, `ScriptCondition(code: "..")`: the script translated, or a
+/// stand-in when affect cannot say it.
+fn desugar_script(
+    node: &Node,
+    id: &str,
+    args: Option<&ArgList>,
+) -> Result<NodeKind, Box<Desugared>> {
+    let condition = id == "ScriptCondition";
+    let code = args.and_then(|a| arg(a, "code", 0));
+    let Some(code) = code else {
+        return Err(Box::new(Desugared::Error(
+            Diagnostic::error(
+                "E0306",
+                format!("`{id}` needs its `code` port"),
+                span_of(node, args),
+            )
+            .with_label("missing")
+            .with_help(format!("for example `{id}(code: \"x := 1\")`")),
+        )));
+    };
+    let ExprKind::Str(text) = &code.kind else {
+        return Err(Box::new(Desugared::Error(
+            Diagnostic::error(
+                "E0301",
+                format!("the `code` of `{id}` is a script in a string"),
+                code.span,
+            )
+            .with_label("not a string")
+            .with_help(if condition {
+                "or write `check expr`"
+            } else {
+                "or write `do { .. }`"
+            }),
+        )));
+    };
+    let stmts = match script::parse(text) {
+        Ok(s) => s,
+        Err(e) => return Err(Box::new(Desugared::Error(broken_script(id, code.span, e)))),
+    };
+    let translated = if condition {
+        script::condition(&stmts).map(NodeKind::Check)
+    } else {
+        script::block(&stmts).map(NodeKind::Script)
+    };
+    match translated {
+        Ok(k) => Ok(with_spans(k, code.span)),
+        Err(_) => Err(Box::new(Desugared::StandIn(if condition {
+            LeafKind::Condition
+        } else {
+            LeafKind::Action
+        }))),
+    }
+}
+
+/// `SwitchN(variable: .., case_1: .., ..) { .. }` with `n` cases: a `switch`.
+fn desugar_switch(
+    node: &Node,
+    id: &str,
+    n: usize,
+    args: Option<&ArgList>,
+    children: Option<&NodeBlock>,
+) -> Result<NodeKind, Box<Desugared>> {
+    let given = |port: &str| args.and_then(|a| arg(a, port, usize::MAX));
+    let Some(variable) = given("variable") else {
+        return Err(Box::new(Desugared::Error(
+            Diagnostic::error(
+                "E0306",
+                format!("`{id}` needs its `variable` port"),
+                span_of(node, args),
+            )
+            .with_label("missing"),
+        )));
+    };
+    let subject = match &variable.kind {
+        ExprKind::Str(t) => key_or_text(t, variable.span),
+        _ => variable.clone(),
+    };
+    let kids = children
+        .as_ref()
+        .map(|c| c.nodes.clone())
+        .unwrap_or_default();
+    if kids.len() != n + 1 {
+        return Err(Box::new(Desugared::Error(
+            Diagnostic::error(
+                "E0312",
+                format!(
+                    "`{id}` takes exactly {} children, found {}",
+                    n + 1,
+                    kids.len()
+                ),
+                children.map_or(node.span, |c| c.span),
+            )
+            .with_label(format!("one child per case and a default: {}", n + 1)),
+        )));
+    }
+    let mut arms = Vec::new();
+    for (i, child) in kids.into_iter().enumerate() {
+        let pattern = if i < n {
+            let port = format!("case_{}", i + 1);
+            let Some(case) = given(&port) else {
+                return Err(Box::new(Desugared::Error(
+                    Diagnostic::error(
+                        "E0306",
+                        format!("`{id}` needs its `{port}` port"),
+                        span_of(node, args),
+                    )
+                    .with_label("missing"),
+                )));
+            };
+            Pattern::Expr(match &case.kind {
+                ExprKind::Str(t) => literal(t, model::ValueKind::Unknown, case.span),
+                _ => case.clone(),
+            })
+        } else {
+            Pattern::Wildcard(child.span)
+        };
+        arms.push(SwitchArm {
+            doc: None,
+            pattern,
+            span: child.span,
+            node: child,
+        });
+    }
+    Ok(NodeKind::Switch { subject, arms })
+}
+
+/// Any other built-in by its XML ID: the affect node, its port values read as
+/// BehaviorTree.CPP reads XML text.
+fn desugar_builtin(
+    node: &Node,
+    id: &str,
+    b: &'static builtins::Builtin,
+    args: Option<&ArgList>,
+    children: &Option<NodeBlock>,
+) -> Result<NodeKind, Box<Desugared>> {
+    // What the compared values of v3's BlackboardCheck* are read as.
+    let compared = match id {
+        "BlackboardCheckInt" | "BlackboardCheckDouble" => model::ValueKind::Number,
+        "BlackboardCheckBool" => model::ValueKind::Bool,
+        "BlackboardCheckString" => model::ValueKind::Text,
+        _ => model::ValueKind::Unknown,
+    };
+    let mut out = Vec::new();
+    if let Some(list) = args {
+        for (i, a) in list.args.iter().enumerate() {
+            let spec = match &a.name {
+                Some(n) => b.args.iter().find(|x| {
+                    x.port == n.name || x.port_v3 == Some(n.name.as_str()) || x.name == n.name
+                }),
+                None => b.args.get(i),
+            };
+            let Some(spec) = spec else {
+                // Unknown ports are the built-in's to report.
+                out.push(a.clone());
+                continue;
+            };
+            let value = match (&a.value.kind, spec.ty) {
+                (ExprKind::Str(t), ArgType::Any) if compared != model::ValueKind::Unknown => {
+                    match model::blackboard_key(t) {
+                        Some(_) => key_or_text(t, a.value.span),
+                        None => literal(t, compared, a.value.span),
+                    }
+                }
+                (ExprKind::Str(t), ty) => match text_value(t, ty, a.value.span) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        return Err(Box::new(Desugared::Error(broken_script(
+                            id,
+                            a.value.span,
+                            e,
+                        ))))
+                    }
+                },
+                (ExprKind::Num(n), ArgType::Duration) if n.unit.is_none() => {
+                    with_unit(n, a.value.span)
+                }
+                _ => a.value.clone(),
+            };
+            out.push(Arg {
+                name: Some(Ident::new(
+                    spec.name,
+                    a.name.as_ref().map_or(a.span, |n| n.span),
+                )),
+                value,
+                span: a.span,
+            });
+        }
+    }
+    Ok(NodeKind::Call {
+        name: Path::single(Ident::new(b.name, name_span(node))),
+        args: args.map(|list| ArgList {
+            args: out,
+            rest: list.rest,
+            span: list.span,
+        }),
+        children: children.clone(),
+    })
 }
 
 /// The argument for `port`: named so, or at `position` when none is named.

@@ -4,6 +4,7 @@ pub mod ast;
 mod delimiters;
 mod docs;
 mod grammar_support;
+pub mod keywords;
 pub mod lexer;
 mod parse_errors;
 mod parser;

@@ -4,6 +4,7 @@
 
 use super::ast::*;
 use super::delimiters::Pair;
+use super::keywords::{ITEM_STARTS, MEMBER_STARTS, MODIFIERS};
 use super::token::{Kw, Tok};
 use super::visit::{self, Visitor};
 use crate::diagnostic::Diagnostic;
@@ -36,63 +37,13 @@ const ITEM_KEYWORDS: &[&str] = &[
     "world",
     "emotion",
 ];
-/// Every keyword that can start a top-level declaration.
-const ITEM_STARTS: &[&str] = &[
-    "use",
-    "const",
-    "enum",
-    "action",
-    "condition",
-    "control",
-    "decorator",
-    "main",
-    "tree",
-    "emotion",
-    "tendency",
-    "agent",
-    "world",
-    "component",
-    "behavior",
-];
 const MEMBER_KEYWORDS: &[&str] = &[
     "var", "let", "sensor", "hormone", "emotions", "drive", "memory", "main",
-];
-/// Every keyword that can start an agent member.
-const MEMBER_STARTS: &[&str] = &[
-    "rate",
-    "var",
-    "let",
-    "sensor",
-    "event",
-    "actuator",
-    "hormone",
-    "update",
-    "on",
-    "personality",
-    "emotions",
-    "tendencies",
-    "drive",
-    "memory",
-    "behavior",
-    "behaviors",
-    "recruitment",
-    "component",
-    "main",
 ];
 /// Hard keywords that may still name a port or an argument (`Precondition(if: .., else: ..)`).
 const HARD_ARG_NAMES: &[&str] = &[
     "if", "else", "in", "out", "inout", "while", "for", "do", "check", "switch", "when", "after",
     "use", "const", "enum", "var", "let",
-];
-const MODIFIERS: &[&str] = &[
-    "skip_if",
-    "success_if",
-    "failure_if",
-    "while",
-    "on_success",
-    "on_failure",
-    "on_halted",
-    "after",
 ];
 const EXPR_STARTS: &[&str] = &["Num", "Str", "\"(\"", "\"-\"", "\"not\"", "\"[\""];
 

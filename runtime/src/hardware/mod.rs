@@ -19,11 +19,11 @@ pub mod watchdog;
 pub use open::{open, retries, Opened};
 pub use retry::{Faults, Retry};
 
-/// Opens the devices of the one agent a run on hardware runs (`instances`: the programs of
-/// the instances the run would make).
+/// Opens the devices of the one agent a run on hardware runs (`agent`: the run's `--agent`;
+/// `instances`: the programs of the instances the run would make).
 pub fn open_for_run<'p>(
     program: &Program,
-    config: &crate::run::RunConfig,
+    agent: Option<&str>,
     hardware: &HardwareConfig,
     has_world: bool,
     instances: impl Iterator<Item = &'p AgentProgram>,
@@ -33,7 +33,7 @@ pub fn open_for_run<'p>(
         [one] => open(program, one, hardware, has_world),
         _ => Err(vec![Diagnostic::error(
             "E0602",
-            match &config.agent {
+            match agent {
                 Some(a) => format!(
                     "--hardware runs one robot, but `{a}` names {} instances",
                     agents.len()

@@ -10,7 +10,9 @@
 //! steps on the simulated clock.
 
 mod carry;
-mod clock;
+/// Public to the crate so the wall clock (`crate::realtime`) implements [`Clock`] without
+/// importing the run.
+pub(crate) mod clock;
 mod config;
 mod observer;
 mod reload;
@@ -189,7 +191,7 @@ impl<'p> Run<'p> {
         let mut hardware = match &config.hardware {
             Some(h) => Some(crate::hardware::open_for_run(
                 program,
-                config,
+                config.agent.as_deref(),
                 h,
                 world.is_some(),
                 instances.iter().map(|i| i.program),

@@ -7,7 +7,7 @@ use super::{AgentSummary, Live};
 use crate::sim::mail::SharedMail;
 use crate::sim::SenseErrors;
 use crate::trace::{Event, TraceSink, Value};
-use affect_compiler::ir::program::{AgentProgram, Program, Slot, Status, ValueKind};
+use affect_compiler::ir::program::{AgentProgram, Program, SlotId, Status, ValueKind};
 
 /// Every visible root variable's value, so a trace starts from a known state.
 pub(super) fn initial_values(program: &Program, l: &Live, sink: &mut dyn TraceSink) {
@@ -203,12 +203,23 @@ fn memories_and_logs(
     }
 }
 
-/// A state slot (a drive's, an emotion machine's) shown by its variant's name.
-fn state_name<'a>(program: &'a Program, l: &Live, s: &Slot, v: f64) -> &'a str {
-    match trace_value(program, &l.agent.machine, s, v) {
+/// A state slot (a drive's, an emotion machine's) that changed in the tick: its state
+/// before and after by name, and its new value.
+fn state_change<'a>(
+    program: &'a Program,
+    l: &Live,
+    slot: SlotId,
+) -> Option<(&'a str, &'a str, f64)> {
+    let (old, new) = (l.last[slot as usize], l.agent.machine.slots[slot as usize]);
+    if old.to_bits() == new.to_bits() {
+        return None;
+    }
+    let s = &l.agent.program.slots[slot as usize];
+    let name = |v: f64| match trace_value(program, &l.agent.machine, s, v) {
         Value::Str(t) => t,
         _ => "?",
-    }
+    };
+    Some((name(old), name(new), new))
 }
 
 /// Drives that changed, with the intention each generated.
@@ -216,11 +227,9 @@ fn drives(program: &Program, l: &Live, tick: u64, now: f64, sink: &mut dyn Trace
     let p: &AgentProgram = l.agent.program;
     let m = &l.agent.machine;
     for d in &p.drives {
-        let (old, new) = (l.last[d.slot as usize], m.slots[d.slot as usize]);
-        if old.to_bits() == new.to_bits() {
+        let Some((from, to, _)) = state_change(program, l, d.slot) else {
             continue;
-        }
-        let s = &p.slots[d.slot as usize];
+        };
         let intention = d
             .intention
             .map(|i| trace_value(program, m, &p.slots[i as usize], m.slots[i as usize]));
@@ -230,8 +239,8 @@ fn drives(program: &Program, l: &Live, tick: u64, now: f64, sink: &mut dyn Trace
             &l.agent.name,
             &Event::Drive {
                 name: &d.name,
-                from: state_name(program, l, s, old),
-                to: state_name(program, l, s, new),
+                from,
+                to,
                 intention,
             },
         );
@@ -243,11 +252,9 @@ fn emotions(program: &Program, l: &Live, tick: u64, now: f64, sink: &mut dyn Tra
     let p: &AgentProgram = l.agent.program;
     let m = &l.agent.machine;
     for mc in &p.machines {
-        let (old, new) = (l.last[mc.state as usize], m.slots[mc.state as usize]);
-        if old.to_bits() == new.to_bits() {
+        let Some((from, to, new)) = state_change(program, l, mc.state) else {
             continue;
-        }
-        let s = &p.slots[mc.state as usize];
+        };
         let cause = mc
             .causes
             .get(new as usize)
@@ -259,8 +266,8 @@ fn emotions(program: &Program, l: &Live, tick: u64, now: f64, sink: &mut dyn Tra
             &l.agent.name,
             &Event::Emotion {
                 machine: &mc.name,
-                from: state_name(program, l, s, old),
-                to: state_name(program, l, s, new),
+                from,
+                to,
                 intensity: m.slots[mc.intensity as usize],
                 cause,
             },

@@ -22,6 +22,8 @@ pub struct WorldSetting {
     pub key: &'static str,
     pub fits: Fits,
     pub example: &'static str,
+    /// What the setting does, in a few words.
+    pub meaning: &'static str,
     form: Form,
 }
 
@@ -48,11 +50,18 @@ const fn form(min_args: usize, max_args: usize, pairs: &'static [&'static str]) 
     }
 }
 
-const fn setting(key: &'static str, fits: Fits, form: Form, example: &'static str) -> WorldSetting {
+const fn setting(
+    key: &'static str,
+    fits: Fits,
+    form: Form,
+    example: &'static str,
+    meaning: &'static str,
+) -> WorldSetting {
     WorldSetting {
         key,
         fits,
         example,
+        meaning,
         form,
     }
 }
@@ -67,10 +76,9 @@ pub static SETTINGS: &[WorldSetting] = &[
         "grid",
         Fits::Any,
         form(1, 1, &["x", "cell", "labels"]),
-        "grid 5 x 5 cell 24cm labels \"OITWG / SDA.U / HXKVN / CMFRE / PQLBJ\";",
-    ),
-    setting("area", Fits::Any, form(1, 1, &["x", "cell"]), "area 50ft x 50ft cell 2ft;"),
-    setting("move_time", Fits::Grid, form(1, 1, &[]), "move_time 2s;"),
+        "grid 5 x 5 cell 24cm labels \"OITWG / SDA.U / HXKVN / CMFRE / PQLBJ\";", "a label grid, rows separated by `/`, `.` a blank cell"),
+    setting("area", Fits::Any, form(1, 1, &["x", "cell"]), "area 50ft x 50ft cell 2ft;", "a continuous floor and the size of one object"),
+    setting("move_time", Fits::Grid, form(1, 1, &[]), "move_time 2s;", "how long one step from cell to cell takes"),
     setting(
         "field",
         Fits::Any,
@@ -79,60 +87,52 @@ pub static SETTINGS: &[WorldSetting] = &[
             block: true,
             ..form(1, 1, &[])
         },
-        "field light = 50 { near O radius 2: 90; at X: 10; }",
-    ),
+        "field light = 50 { near O radius 2: 90; at X: 10; }", "a scalar field a sensor reads: a default, then local values"),
     setting(
         "obstacle",
         Fits::Area,
         form(1, 1, &["at", "size", "x", "radius"]),
-        "obstacle food_table at (25ft, 49ft) size 4ft x 2ft;",
-    ),
+        "obstacle food_table at (25ft, 49ft) size 4ft x 2ft;", "a fixed obstacle"),
     setting(
         "guests",
         Fits::Area,
         form(1, 1, &["speed", "duration", "pause"]),
-        "guests 100 speed triangular(min: 0.5, mode: 1.5, max: 3) duration triangular(min: 2s, mode: 6s, max: 15s) pause triangular(min: 1s, mode: 4s, max: 20s);",
-    ),
-    setting("place", Fits::Area, form(1, 1, &["at"]), "place ball at (3.5m, 1m);"),
+        "guests 100 speed triangular(min: 0.5, mode: 1.5, max: 3) duration triangular(min: 2s, mode: 6s, max: 15s) pause triangular(min: 1s, mode: 4s, max: 20s);", "moving obstacles with triangular distributions"),
+    setting("place", Fits::Area, form(1, 1, &["at"]), "place ball at (3.5m, 1m);", "a named object on the floor"),
     setting(
         "person",
         Fits::Area,
         form(1, 1, &["at", "familiarity"]),
-        "person Alice at (4.5m, 3.5m) familiarity 90;",
-    ),
+        "person Alice at (4.5m, 3.5m) familiarity 90;", "a person a robot may recognise, and how familiar they are"),
     setting(
         "teammate",
         Fits::Area,
         form(1, 1, &["at", "toward"]),
-        "teammate Astronaut at (2m, 2m) toward (22m, 25m);",
-    ),
-    setting("mines", Fits::Area, form(1, usize::MAX, &[]), "mines (20, 12), (47, 33);"),
+        "teammate Astronaut at (2m, 2m) toward (22m, 25m);", "another robot of the team, and where it heads"),
+    setting("mines", Fits::Area, form(1, usize::MAX, &[]), "mines (20, 12), (47, 33);", "hidden mines on the floor"),
     setting(
         "spawn",
         Fits::Any,
         // Any other pair sets an agent variable; `pairs` lists the reserved ones.
         form(1, 1, &["at", "count", "heading"]),
-        "spawn Navigator at P;",
-    ),
-    setting("at", Fits::Any, form(1, 1, EVENT_PAIRS), "at 40s raise loud_noise on Navigator;"),
+        "spawn Navigator at P;", "where agents start; extra pairs set agent variables"),
+    setting("at", Fits::Any, form(1, 1, EVENT_PAIRS), "at 40s raise loud_noise on Navigator;", "a scripted event at a time"),
     setting(
         "raise",
         Fits::Any,
         form(1, 1, &["on", "every", "until"]),
-        "raise treat_taken on Butler every exponential(mean: 4s);",
-    ),
-    setting("fail", Fits::Any, form(1, 1, &["on", "every", "until"]), "fail lidar on Rover every exponential(mean: 5min);"),
-    setting("recover", Fits::Any, form(1, 1, &["on", "every", "until"]), "recover lidar on Rover every 1min;"),
+        "raise treat_taken on Butler every exponential(mean: 4s);", "a random recurring event"),
+    setting("fail", Fits::Any, form(1, 1, &["on", "every", "until"]), "fail lidar on Rover every exponential(mean: 5min);", "a component failing at random"),
+    setting("recover", Fits::Any, form(1, 1, &["on", "every", "until"]), "recover lidar on Rover every 1min;", "a failed component coming back"),
     setting(
         "messages",
         Fits::Any,
         form(1, 1, &["loss", "range", "latency"]),
-        "messages broadcast loss 0.1;",
-    ),
-    setting("host", Fits::Any, form(1, 1, &["runs"]), "host laptop2 runs [speech_recognition, speech_production];"),
-    setting("log", Fits::Any, form(1, 1, &[]), "log \"cars.log\";"),
-    setting("ticks", Fits::Any, form(1, 1, &[]), "ticks 600;"),
-    setting("seed", Fits::Any, form(1, 1, &[]), "seed 7;"),
+        "messages broadcast loss 0.1;", "delivery (`broadcast` or `unicast`) and random message loss"),
+    setting("host", Fits::Any, form(1, 1, &["runs"]), "host laptop2 runs [speech_recognition, speech_production];", "where components run"),
+    setting("log", Fits::Any, form(1, 1, &[]), "log \"cars.log\";", "a log of every state change"),
+    setting("ticks", Fits::Any, form(1, 1, &[]), "ticks 600;", "the run length"),
+    setting("seed", Fits::Any, form(1, 1, &[]), "seed 7;", "the random seed"),
 ];
 
 /// Settings of a `field` block.
@@ -145,6 +145,7 @@ pub static FIELD_RULES: &[WorldSetting] = &[
             ..form(1, 1, &["radius"])
         },
         "near O radius 2: 90;",
+        "the field's value within a radius of a labelled cell",
     ),
     setting(
         "at",
@@ -154,12 +155,14 @@ pub static FIELD_RULES: &[WorldSetting] = &[
             ..form(1, 1, &[])
         },
         "at X: 10;",
+        "the field's value at a labelled cell",
     ),
     setting(
         "drift",
         Fits::Any,
         form(1, 1, &["every"]),
         "drift 5 every 30s;",
+        "a random change of the field's values over time",
     ),
 ];
 

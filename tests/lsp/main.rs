@@ -1,189 +1,19 @@
 //! End-to-end tests of `affect lsp`: the built binary driven over standard I/O with
-//! JSON-RPC messages (Content-Length framing), as an editor drives it.
+//! JSON-RPC messages (Content-Length framing), as an editor drives it. `navigation.rs` tests
+//! definition, references and rename across files and clones; `robustness.rs` sends broken
+//! messages.
 
+mod client;
+mod navigation;
+mod robustness;
+
+use client::{position, Client};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
-use std::time::Duration;
-
-const TIMEOUT: Duration = Duration::from_secs(60);
-
-struct Client {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    messages: Receiver<Value>,
-    /// Notifications received while waiting for something else.
-    pending: Vec<Value>,
-    next_id: i64,
-}
-
-impl Client {
-    fn start() -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_affect"))
-            .args(["lsp", "--stdio"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("affect lsp starts");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut r = BufReader::new(stdout);
-            while let Some(msg) = read_message(&mut r) {
-                if tx.send(msg).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut c = Client {
-            stdin: child.stdin.take(),
-            child,
-            messages: rx,
-            pending: Vec::new(),
-            next_id: 0,
-        };
-        let init = c.request(
-            "initialize",
-            json!({ "processId": null, "rootUri": null, "capabilities": {} }),
-        );
-        let caps = &init["result"]["capabilities"];
-        assert_eq!(caps["hoverProvider"], json!(true), "{init}");
-        assert_eq!(caps["definitionProvider"], json!(true));
-        assert_eq!(caps["documentSymbolProvider"], json!(true));
-        assert_eq!(caps["documentFormattingProvider"], json!(true));
-        assert!(caps["completionProvider"].is_object());
-        c.notify("initialized", json!({}));
-        c
-    }
-
-    fn send(&mut self, msg: Value) {
-        let body = msg.to_string();
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
-        stdin.flush().expect("flush");
-    }
-
-    fn recv(&mut self) -> Value {
-        self.messages
-            .recv_timeout(TIMEOUT)
-            .expect("the server answers in time")
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
-        loop {
-            let msg = self.recv();
-            if msg["id"] == json!(id) && msg.get("method").is_none() {
-                return msg;
-            }
-            self.pending.push(msg);
-        }
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({ "jsonrpc": "2.0", "method": method, "params": params }));
-    }
-
-    /// The next diagnostics published for a document.
-    fn diagnostics(&mut self, uri: &str) -> Vec<Value> {
-        let is_for = |m: &Value| {
-            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
-        };
-        if let Some(i) = self.pending.iter().position(is_for) {
-            let m = self.pending.remove(i);
-            return m["params"]["diagnostics"].as_array().cloned().unwrap();
-        }
-        loop {
-            let m = self.recv();
-            if is_for(&m) {
-                return m["params"]["diagnostics"].as_array().cloned().unwrap();
-            }
-            self.pending.push(m);
-        }
-    }
-
-    fn open(&mut self, uri: &str, text: &str) -> Vec<Value> {
-        self.notify(
-            "textDocument/didOpen",
-            json!({ "textDocument": { "uri": uri, "languageId": "affect", "version": 1, "text": text } }),
-        );
-        self.diagnostics(uri)
-    }
-
-    fn at(&mut self, method: &str, uri: &str, text: &str, offset: usize) -> Value {
-        let (line, character) = position(text, offset);
-        self.request(
-            method,
-            json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } }),
-        )
-    }
-
-    fn shutdown(mut self) -> i32 {
-        let r = self.request("shutdown", Value::Null);
-        assert_eq!(r["result"], Value::Null, "{r}");
-        assert!(r.get("error").is_none(), "{r}");
-        self.notify("exit", Value::Null);
-        self.stdin.take();
-        self.wait()
-    }
-
-    fn wait(&mut self) -> i32 {
-        for _ in 0..600 {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status.code().unwrap_or(-1);
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let _ = self.child.kill();
-        panic!("affect lsp did not exit");
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn read_message(r: &mut impl BufRead) -> Option<Value> {
-    let mut len = None;
-    loop {
-        let mut line = String::new();
-        if r.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = line.split_once(':') {
-            if k.eq_ignore_ascii_case("content-length") {
-                len = v.trim().parse::<usize>().ok();
-            }
-        }
-    }
-    let mut body = vec![0; len?];
-    r.read_exact(&mut body).ok()?;
-    serde_json::from_slice(&body).ok()
-}
-
-/// LSP position (0-based line, UTF-16 column) of a byte offset.
-fn position(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset];
-    let line = before.matches('\n').count();
-    let start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    (line, text[start..offset].encode_utf16().count())
-}
+use std::process::Command;
 
 /// The byte offset of `needle` (its `nth` occurrence, 0-based) plus `extra`.
-fn find(text: &str, needle: &str, nth: usize, extra: usize) -> usize {
+pub(crate) fn find(text: &str, needle: &str, nth: usize, extra: usize) -> usize {
     let mut from = 0;
     let mut at = None;
     for _ in 0..=nth {
@@ -196,7 +26,7 @@ fn find(text: &str, needle: &str, nth: usize, extra: usize) -> usize {
     at.unwrap() + extra
 }
 
-fn file_uri(path: &Path) -> String {
+pub(crate) fn file_uri(path: &Path) -> String {
     let mut s = String::from("file://");
     for c in path.to_str().expect("UTF-8 path").bytes() {
         if c.is_ascii_alphanumeric() || b"-._~/".contains(&c) {
@@ -209,14 +39,14 @@ fn file_uri(path: &Path) -> String {
 }
 
 /// A fresh folder under the target directory.
-fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("lsp-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch folder");
     dir
 }
 
-fn example(name: &str) -> (PathBuf, String) {
+pub(crate) fn example(name: &str) -> (PathBuf, String) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("examples")
         .join(name);
@@ -224,7 +54,7 @@ fn example(name: &str) -> (PathBuf, String) {
     (path, text)
 }
 
-fn hover_markdown(r: &Value) -> String {
+pub(crate) fn hover_markdown(r: &Value) -> String {
     assert_eq!(r["result"]["contents"]["kind"], "markdown", "{r}");
     r["result"]["contents"]["value"]
         .as_str()
@@ -232,7 +62,7 @@ fn hover_markdown(r: &Value) -> String {
         .to_string()
 }
 
-fn labels(r: &Value) -> Vec<String> {
+pub(crate) fn labels(r: &Value) -> Vec<String> {
     let items = match &r["result"] {
         Value::Array(a) => a.clone(),
         v => v["items"].as_array().cloned().unwrap_or_default(),
@@ -639,7 +469,7 @@ fn formatting_matches_affect_fmt() {
     assert_eq!(c.shutdown(), 0);
 }
 
-fn apply_edits(text: &str, edits: &[Value]) -> String {
+pub(crate) fn apply_edits(text: &str, edits: &[Value]) -> String {
     let offset = |p: &Value| {
         let line = p["line"].as_u64().unwrap() as usize;
         let character = p["character"].as_u64().unwrap() as usize;

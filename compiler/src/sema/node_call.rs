@@ -1,0 +1,386 @@
+//! Calls of declared nodes and trees: arguments matched to ports by position and name, and
+//! each port bound to the caller's variable, a value, or its default.
+
+use super::index::Target;
+use super::tree::{TBinding, TKind, TNode, TreeCx};
+use super::wording::article;
+use crate::diagnostic::Diagnostic;
+use crate::ir::program::{Arg, Code, NodeKind, Op, PortBinding};
+use crate::suggest::closest;
+use crate::syntax::ast::{self, Expr, ExprKind, LeafKind, PortDir};
+
+impl TreeCx<'_> {
+    /// Matches call arguments to parameters by position, then by name. A name that matches
+    /// a parameter is a use of `targets[i]` (the port or argument it names).
+    pub(super) fn match_args<'e>(
+        &mut self,
+        what: &str,
+        params: &[(&str, &str)],
+        targets: &[Option<Target>],
+        args: Option<&'e ast::ArgList>,
+        allow_rest: bool,
+    ) -> (Vec<Option<&'e Expr>>, bool) {
+        let mut out: Vec<Option<&Expr>> = vec![None; params.len()];
+        let mut unknown = false;
+        let Some(args) = args else {
+            return (out, unknown);
+        };
+        if let (Some(rest), false) = (args.rest, allow_rest) {
+            self.err(
+                Diagnostic::error("E0117", "`..` only binds the ports of a tree call", rest)
+                    .with_label(format!("`{what}` is not a tree"))
+                    .with_help("remove `..`"),
+            );
+        }
+        let mut named = false;
+        for (i, a) in args.args.iter().enumerate() {
+            let slot = match &a.name {
+                Some(n) => {
+                    named = true;
+                    let found = params
+                        .iter()
+                        .position(|(nm, port)| *nm == n.name || *port == n.name);
+                    match found {
+                        Some(j) => {
+                            if let Some(t) = targets.get(j).copied().flatten() {
+                                self.c.index.refer(n.span, t);
+                            }
+                            j
+                        }
+                        None => {
+                            let names: Vec<&str> = params.iter().map(|(n, _)| *n).collect();
+                            let mut d = Diagnostic::error(
+                                "E0305",
+                                format!("`{what}` has no argument `{}`", n.name),
+                                n.span,
+                            )
+                            .with_label("unknown argument");
+                            d = match closest(&n.name, names.iter().copied()) {
+                                Some(b) => d.with_help(format!("did you mean `{b}`?")),
+                                None if names.is_empty() => {
+                                    d.with_help(format!("`{what}` takes no arguments"))
+                                }
+                                None => d.with_help(format!(
+                                    "its arguments are `{}`",
+                                    names.join("`, `")
+                                )),
+                            };
+                            self.err(d);
+                            unknown = true;
+                            self.scratch_expr(&a.value);
+                            continue;
+                        }
+                    }
+                }
+                None if named => continue,
+                None => {
+                    if i >= params.len() {
+                        let takes = match params.len() {
+                            0 => "no arguments".to_string(),
+                            1 => "1 argument".to_string(),
+                            n => format!("{n} arguments"),
+                        };
+                        self.err(
+                            Diagnostic::error(
+                                "E0310",
+                                format!("`{what}` takes {takes}, found {}", args.args.len()),
+                                a.span,
+                            )
+                            .with_label("extra argument"),
+                        );
+                        self.scratch_expr(&a.value);
+                        continue;
+                    }
+                    i
+                }
+            };
+            if out[slot].is_some() {
+                self.err(
+                    Diagnostic::error(
+                        "E0309",
+                        format!("`{}` is given twice", params[slot].0),
+                        a.span,
+                    )
+                    .with_label("again here"),
+                );
+                self.scratch_expr(&a.value);
+                continue;
+            }
+            out[slot] = Some(&a.value);
+        }
+        (out, unknown)
+    }
+
+    /// Checks an expression that is not used (a misplaced argument): its names count as used
+    /// and its own mistakes are reported, but it compiles to nothing.
+    pub(super) fn scratch_expr(&mut self, e: &Expr) {
+        let start = self.t.code.len();
+        self.cx().expr(e, None);
+        self.t.code.truncate(start);
+    }
+
+    pub(crate) fn leaf(
+        &mut self,
+        i: u32,
+        name: &ast::Path,
+        args: Option<&ast::ArgList>,
+        children: Option<&ast::NodeBlock>,
+    ) -> (TKind, String, Vec<TNode>) {
+        let def = self.c.g.leaves[i as usize].clone();
+        let params: Vec<(&str, &str)> = def
+            .ports
+            .iter()
+            .map(|p| (p.name.as_str(), p.name.as_str()))
+            .collect();
+        let targets = port_targets(&def.ports);
+        let (given, unknown_arg) = self.match_args(&def.name, &params, &targets, args, false);
+        let mut ports = Vec::new();
+        for (p, e) in def.ports.iter().zip(&given) {
+            let binding = match (e, p.dir) {
+                // `default="{key}"`: the port reads or writes that entry, when the caller has it.
+                (None, dir) if p.default_key.is_some() => {
+                    let key = p.default_key.clone().unwrap_or_default();
+                    match self.t.frame.get(&key) {
+                        Some(slot) => {
+                            self.t.frame.vars[slot as usize].used = true;
+                            match dir {
+                                PortDir::In => {
+                                    let start = self.t.code.len() as u32;
+                                    self.t.code.push(Op::Load(slot));
+                                    PortBinding::In(Arg::Expr(Code { start, len: 1 }))
+                                }
+                                _ => PortBinding::Slot(slot),
+                            }
+                        }
+                        None => PortBinding::Absent,
+                    }
+                }
+                (None, _) => {
+                    if p.default.is_none() && p.dir == PortDir::In && !unknown_arg {
+                        self.err(
+                            Diagnostic::warning(
+                                "W0204",
+                                format!("`{}` is called without its `{}` port", def.name, p.name),
+                                name.span,
+                            )
+                            .with_label(format!("`{}` is not given and has no default", p.name))
+                            .with_secondary(p.span, "declared here"),
+                        );
+                    }
+                    match p.default {
+                        Some(d) => PortBinding::In(Arg::Const(d)),
+                        None => PortBinding::Absent,
+                    }
+                }
+                (Some(e), PortDir::In) => {
+                    PortBinding::In(self.arg(e, &p.ty, &format!("port `{}`", p.name)))
+                }
+                (Some(e), dir) => {
+                    match self.variable(e, &format!("`{}` port `{}`", dir.keyword(), p.name)) {
+                        Some((slot, vt)) => {
+                            let ok = match dir {
+                                PortDir::Out => p.ty.fits(&vt),
+                                _ => p.ty.fits(&vt) && vt.fits(&p.ty),
+                            };
+                            if !ok {
+                                let (sp, sv) = (self.c.g.show(&p.ty), self.c.g.show(&vt));
+                                self.err(
+                                    Diagnostic::error(
+                                        super::wording::mismatch_code(&p.ty, &vt),
+                                        format!(
+                                            "port `{}` writes {} into {}",
+                                            p.name,
+                                            article(&sp),
+                                            article(&sv)
+                                        ),
+                                        e.span,
+                                    )
+                                    .with_label(format!("this variable is {}", article(&sv)))
+                                    .with_secondary(p.span, format!("declared {}", article(&sp))),
+                                );
+                            }
+                            let port = format!("`{}` port `{}`", dir.keyword(), p.name);
+                            self.check_writable(slot, &port, e.span);
+                            PortBinding::Slot(slot)
+                        }
+                        None => PortBinding::Absent,
+                    }
+                }
+            };
+            ports.push(binding);
+        }
+        let children = match def.kind {
+            LeafKind::Action | LeafKind::Condition => {
+                self.no_children(children, &def.name);
+                vec![]
+            }
+            LeafKind::Decorator => match children {
+                Some(c) => self.children(c, 1, 1, &def.name),
+                None => {
+                    self.err(
+                        Diagnostic::error(
+                            "E0312",
+                            format!("decorator `{}` needs one child", def.name),
+                            name.span,
+                        )
+                        .with_label("no `{ .. }` block"),
+                    );
+                    vec![]
+                }
+            },
+            LeafKind::Control => match children {
+                Some(c) => self.children(c, 1, usize::MAX, &def.name),
+                None => {
+                    self.err(
+                        Diagnostic::error(
+                            "E0312",
+                            format!("control node `{}` needs children", def.name),
+                            name.span,
+                        )
+                        .with_label("no `{ .. }` block"),
+                    );
+                    vec![]
+                }
+            },
+        };
+        (
+            TKind::Node(NodeKind::Foreign { leaf: i, ports }),
+            def.name.clone(),
+            children,
+        )
+    }
+
+    pub(crate) fn subtree_bindings(
+        &mut self,
+        tree: u32,
+        name: &ast::Path,
+        args: Option<&ast::ArgList>,
+    ) -> Vec<TBinding> {
+        let sig = self.c.g.trees[tree as usize].clone();
+        let params: Vec<(&str, &str)> = sig
+            .ports
+            .iter()
+            .map(|p| (p.name.as_str(), p.name.as_str()))
+            .collect();
+        let rest = args.and_then(|a| a.rest).is_some();
+        let targets = port_targets(&sig.ports);
+        let (given, unknown_arg) = self.match_args(&sig.name, &params, &targets, args, true);
+        let mut out = Vec::new();
+        for (p, e) in sig.ports.iter().zip(given) {
+            let b = match e {
+                Some(e) => {
+                    let is_var = matches!(&e.kind, ExprKind::Root(_))
+                        || matches!(&e.kind, ExprKind::Name(path) if path.segments.len() == 1 && self.t.frame.get(&path.segments[0].name).is_some());
+                    if is_var {
+                        match self.variable(e, &format!("port `{}`", p.name)) {
+                            Some((slot, vt)) => {
+                                let ok = match p.dir {
+                                    PortDir::In => vt.fits(&p.ty),
+                                    PortDir::Out => p.ty.fits(&vt),
+                                    PortDir::InOut => vt.fits(&p.ty) && p.ty.fits(&vt),
+                                };
+                                if !ok {
+                                    let (sp, sv) = (self.c.g.show(&p.ty), self.c.g.show(&vt));
+                                    self.err(
+                                        Diagnostic::error(
+                                            super::wording::mismatch_code(&vt, &p.ty),
+                                            format!(
+                                                "port `{}` of `{}` is {}, but this variable is {}",
+                                                p.name,
+                                                sig.name,
+                                                article(&sp),
+                                                article(&sv)
+                                            ),
+                                            e.span,
+                                        )
+                                        .with_label("wrong type")
+                                        .with_secondary(p.span, "the port is declared here"),
+                                    );
+                                }
+                                if p.dir != PortDir::In {
+                                    let port = format!("`{}` port `{}`", p.dir.keyword(), p.name);
+                                    self.check_writable(slot, &port, e.span);
+                                }
+                                TBinding::Var(slot)
+                            }
+                            None => TBinding::Default,
+                        }
+                    } else if p.dir != PortDir::In {
+                        self.scratch_expr(e);
+                        self.err(
+                            Diagnostic::error(
+                                "E0307",
+                                format!(
+                                    "`{}` port `{}` must be bound to a variable",
+                                    p.dir.keyword(),
+                                    p.name
+                                ),
+                                e.span,
+                            )
+                            .with_label("a value cannot receive what the tree writes")
+                            .with_help(format!("pass a variable: `{}: some_var`", p.name)),
+                        );
+                        TBinding::Default
+                    } else {
+                        let (code, _) = self.code_expr(e, &p.ty, &format!("port `{}`", p.name));
+                        let ops =
+                            &self.t.code[code.start as usize..(code.start + code.len) as usize];
+                        match crate::ir::eval::eval_const(ops) {
+                            Some(v) => TBinding::Const(v),
+                            None => TBinding::Expr(code),
+                        }
+                    }
+                }
+                None => {
+                    if rest {
+                        if let Some(i) = self.t.frame.get(&p.name) {
+                            self.t.frame.vars[i as usize].used = true;
+                            out.push(TBinding::Var(i));
+                            continue;
+                        }
+                    }
+                    if let Some(i) = p.default_key.as_ref().and_then(|k| self.t.frame.get(k)) {
+                        self.t.frame.vars[i as usize].used = true;
+                        out.push(TBinding::Var(i));
+                        continue;
+                    }
+                    if p.default.is_none()
+                        && p.default_key.is_none()
+                        && p.dir == PortDir::In
+                        && !unknown_arg
+                    {
+                        let help = if rest {
+                            format!(
+                                "`..` binds a port to the variable of the same name, and there is no variable `{0}` here: pass it, `{0}: value`",
+                                p.name
+                            )
+                        } else {
+                            format!("pass it: `{}: value`, or end the call with `..` to bind variables of the same names", p.name)
+                        };
+                        self.err(
+                            Diagnostic::error(
+                                "E0306",
+                                format!("`{}` needs its `{}` port", sig.name, p.name),
+                                args.map(|a| a.span).unwrap_or(name.span),
+                            )
+                            .with_label("not given")
+                            .with_secondary(p.span, "declared here, without a default")
+                            .with_help(help),
+                        );
+                    }
+                    match p.default {
+                        Some(d) => TBinding::Const(d),
+                        None => TBinding::Default,
+                    }
+                }
+            };
+            out.push(b);
+        }
+        out
+    }
+}
+
+/// What naming each port in a call refers to.
+fn port_targets(ports: &[super::PortSig]) -> Vec<Option<Target>> {
+    ports.iter().map(|p| p.def.map(Target::Def)).collect()
+}

@@ -1,0 +1,503 @@
+//! The tick program: every module's trees checked into templates, the main file's agents
+//! checked and instantiated (`lower.rs`), clones copied, worlds lowered and their names
+//! checked against the program.
+
+use super::error::SemaError;
+use super::frame::VarKind;
+use super::modules::Module;
+use super::tree::{TKind, TNode, Template, TreeCx};
+use super::Checker;
+use crate::builtins::NodeClass;
+use crate::diagnostic::Diagnostic;
+use crate::ir::program::*;
+use crate::ir::world::WorldSpec;
+use crate::span::Span;
+use crate::syntax::ast::{File, ItemKind, LeafKind};
+
+impl Checker {
+    /// Checks every tree and agent and builds the tick program.
+    /// Checks every tree and agent and builds the tick program.
+    pub fn lower_program(&mut self, modules: &[Module], main: &File) -> Option<Program> {
+        // Top-level behaviour modules, for the agents that run them.
+        self.shared_behaviors = modules
+            .iter()
+            .flat_map(|m| m.file.items.iter())
+            .filter_map(|i| match &i.kind {
+                ItemKind::Behavior(b) => Some(b.clone()),
+                _ => None,
+            })
+            .collect();
+        for m in modules {
+            let before = self.enter(m);
+            self.check_akr_records(&m.file);
+            self.set_aside(m, before);
+        }
+        let templates = self.check_trees(modules);
+        let mut program = Program {
+            enums: self
+                .g
+                .enums
+                .iter()
+                .map(|e| EnumInfo {
+                    name: e.name.clone(),
+                    variants: e.variants.clone(),
+                    values: e.values.clone(),
+                })
+                .collect(),
+            ..Program::default()
+        };
+        program.agents = self.lower_agents(main, &templates);
+        if program.agents.is_empty() {
+            if let Some((agent, name)) = self.main_tree_agent(main, &templates) {
+                program.agents.push(agent);
+                program.main_tree = Some(name);
+            }
+        }
+        let (worlds, world_diags) = crate::ir::world::lower_worlds(main);
+        self.diags.extend(world_diags);
+        self.intern_names(&worlds, &program);
+        program.components = self.global_components(main);
+        self.check_percepts(&program);
+        for w in &worlds {
+            self.check_world_names(w, &program);
+        }
+        program.worlds = worlds;
+        program.lists = std::mem::take(&mut self.lists);
+        // After every tree and agent: checking them may add stand-in leaves (BehaviorTree.CPP
+        // built-ins called by ID that affect cannot run).
+        program.leaves = self.leaf_infos();
+        Some(program)
+    }
+
+    /// Every module's trees, as templates in the order trees were declared; trees that stay
+    /// signatures get stand-in leaves.
+    fn check_trees(&mut self, modules: &[Module]) -> Vec<Option<Template>> {
+        let mut templates: Vec<Option<Template>> = vec![None; self.g.trees.len()];
+        for m in modules {
+            let before = self.enter(m);
+            for item in &m.file.items {
+                let ItemKind::Tree(t) = &item.kind else {
+                    continue;
+                };
+                // The declaration the program keeps under this name (not a duplicate).
+                let Some(&(super::Global::Tree(i), at)) = self.g.names.get(&t.name.name) else {
+                    continue;
+                };
+                if at != t.name.span || self.g.trees[i as usize].span != t.name.span {
+                    continue;
+                }
+                templates[i as usize] = Some(self.tree_template(i as usize, t));
+            }
+            self.set_aside(m, before);
+        }
+        self.report_recursion(&templates);
+        // Trees that stayed signatures (defined in a file nobody included): each call runs a
+        // stand-in, as a custom action of the same name and ports.
+        for i in 0..self.g.trees.len() {
+            if !self.g.trees[i].signature {
+                continue;
+            }
+            let sig = self.g.trees[i].clone();
+            self.signature_leaves
+                .insert(i as u32, self.g.leaves.len() as u32);
+            self.g.leaves.push(super::LeafDef {
+                name: sig.name,
+                kind: LeafKind::Action,
+                ports: sig.ports,
+                span: sig.span,
+                doc: sig.doc,
+            });
+        }
+        for t in templates.iter().flatten() {
+            for (key, _) in &t.frame.root_refs {
+                self.root_keys.insert(key.clone());
+            }
+        }
+        templates
+    }
+
+    /// One tree checked into a template (a signature has no body: its calls run a stand-in).
+    fn tree_template(&mut self, i: usize, t: &crate::syntax::ast::TreeDecl) -> Template {
+        let ports = self.g.trees[i].ports.clone();
+        let frame = super::tree::tree_frame(self, t, &ports);
+        let mut tpl = Template {
+            frame,
+            ..Template::default()
+        };
+        if self.g.trees[i].signature {
+            return tpl;
+        }
+        let owner = format!("tree `{}`", t.name.name);
+        tpl.root = TreeCx::tree(self, &mut tpl).one_root(&t.body, &owner);
+        for v in &tpl.frame.vars {
+            if v.kind == VarKind::Local && !v.used {
+                self.report(SemaError::Unused {
+                    name: v.name.clone(),
+                    span: v.span,
+                    help: "remove it, or use it in the tree",
+                });
+            }
+        }
+        tpl
+    }
+
+    /// The main file's agents, checked and instantiated, with the clones of them, in the
+    /// order the file writes them.
+    fn lower_agents(&mut self, main: &File, templates: &[Option<Template>]) -> Vec<AgentProgram> {
+        let mut agents: Vec<(String, AgentProgram)> = Vec::new();
+        for item in &main.items {
+            let ItemKind::Agent(a) = &item.kind else {
+                continue;
+            };
+            let Some(members) = &a.members else { continue };
+            let checked = self.check_agent(a, members);
+            let mut prog = self.build_agent(
+                &checked.name,
+                checked.rate_hz,
+                &checked.template,
+                checked.process,
+                templates,
+                checked.devices,
+                checked.drives,
+            );
+            prog.memories = checked.memories;
+            prog.machines = checked.machines;
+            // The agent's own code starts the program's, so code ranges and frame slots carry
+            // over unchanged (as `process` does).
+            prog.recruitments = checked.recruitments;
+            prog.components = checked.components;
+            agents.push((checked.name, prog));
+        }
+        self.clone_agents(main, &mut agents);
+        let mut out = Vec::new();
+        for item in &main.items {
+            if let ItemKind::Agent(a) = &item.kind {
+                if let Some(pos) = agents.iter().position(|(n, _)| *n == a.name.name) {
+                    out.push(agents.remove(pos).1);
+                }
+            }
+        }
+        out
+    }
+
+    /// Clones: `agent Vonda = Leguin;` runs a copy of Leguin under its own name.
+    fn clone_agents(&mut self, main: &File, agents: &mut Vec<(String, AgentProgram)>) {
+        for item in &main.items {
+            let ItemKind::Agent(a) = &item.kind else {
+                continue;
+            };
+            let Some(base) = &a.base else { continue };
+            match agents.iter().find(|(n, _)| *n == base.name) {
+                Some((_, p)) => {
+                    let mut copy = p.clone();
+                    copy.name = a.name.name.clone();
+                    if a.members.as_ref().is_some_and(|m| !m.is_empty()) {
+                        copy.pending
+                            .push(("clones with their own members".into(), item.span));
+                    }
+                    agents.push((a.name.name.clone(), copy));
+                }
+                None => {
+                    let names: Vec<&str> = agents.iter().map(|(n, _)| n.as_str()).collect();
+                    let mut d = Diagnostic::error(
+                        "E0201",
+                        format!("no agent `{}` to clone", base.name),
+                        base.span,
+                    )
+                    .with_label("not an agent of this file");
+                    if let Some(b) = crate::suggest::closest(&base.name, names.iter().copied()) {
+                        d = d.with_help(format!("did you mean `{b}`?"));
+                    }
+                    self.diags.push(d);
+                }
+            }
+        }
+    }
+
+    /// A file without agents runs its main tree, whose own blackboard is the root one.
+    fn main_tree_agent(
+        &mut self,
+        main: &File,
+        templates: &[Option<Template>],
+    ) -> Option<(AgentProgram, String)> {
+        let i = self.main_tree(main)?;
+        let sig = self.g.trees[i].clone();
+        self.used_globals.insert(sig.name.clone());
+        let t = templates[i].clone()?;
+        let agent = self.build_agent(
+            &sig.name,
+            10.0,
+            &t,
+            Code::default(),
+            templates,
+            vec![],
+            vec![],
+        );
+        Some((agent, sig.name))
+    }
+
+    /// Names the program may compare strings with get symbols: grid labels, every agent's
+    /// name (`SendCommand(robot: refiller, ..)` after `--bb refiller=Vonda`) and every
+    /// instance name a world makes (`UGV#2`).
+    fn intern_names(&mut self, worlds: &[WorldSpec], program: &Program) {
+        for w in worlds {
+            if let Some(g) = w.grid() {
+                for c in g.labels.iter().flatten() {
+                    self.strings.intern(&c.to_string());
+                }
+            }
+        }
+        for a in &program.agents {
+            self.strings.intern(&a.name);
+        }
+        for w in worlds {
+            for s in &w.spawns {
+                let total: u32 = w
+                    .spawns
+                    .iter()
+                    .filter(|x| x.agent.name == s.agent.name)
+                    .map(|x| x.count)
+                    .sum();
+                for n in (1..=total).filter(|_| total > 1) {
+                    self.strings.intern(&format!("{}#{n}", s.agent.name));
+                }
+            }
+        }
+    }
+
+    fn leaf_infos(&self) -> Vec<LeafInfo> {
+        self.g
+            .leaves
+            .iter()
+            .map(|l| LeafInfo {
+                name: l.name.clone(),
+                class: match l.kind {
+                    LeafKind::Action => NodeClass::Action,
+                    LeafKind::Condition => NodeClass::Condition,
+                    LeafKind::Control => NodeClass::Control,
+                    LeafKind::Decorator => NodeClass::Decorator,
+                },
+                ports: l
+                    .ports
+                    .iter()
+                    .map(|p| LeafPort {
+                        name: p.name.clone(),
+                        dir: p.dir,
+                        kind: Some(p.ty.value_kind()),
+                        default: p.default,
+                    })
+                    .collect(),
+                span: l.span,
+            })
+            .collect()
+    }
+
+    /// The names a world mentions must be the program's: agents to spawn, their variables,
+    /// events and components.
+    fn check_world_names(&mut self, w: &crate::ir::world::WorldSpec, program: &Program) {
+        use crate::ir::world::{EventAction, NameRef};
+        let agent_names: Vec<&str> = program.agents.iter().map(|a| a.name.as_str()).collect();
+        let find_agent = |c: &mut Checker, r: &NameRef| -> Option<usize> {
+            match program.agents.iter().position(|a| a.name == r.name) {
+                Some(i) => Some(i),
+                None => {
+                    let mut d = Diagnostic::error(
+                        "E0201",
+                        format!(
+                            "world `{}` names an agent `{}` the program does not declare",
+                            w.name, r.name
+                        ),
+                        r.span,
+                    )
+                    .with_label("no such agent");
+                    if let Some(b) = crate::suggest::closest(&r.name, agent_names.iter().copied()) {
+                        d = d.with_help(format!("did you mean `{b}`?"));
+                    }
+                    c.diags.push(d);
+                    None
+                }
+            }
+        };
+        let member = |c: &mut Checker,
+                      agent: &AgentProgram,
+                      r: &NameRef,
+                      what: &str,
+                      ok: &dyn Fn(&Slot) -> bool| {
+            let names: Vec<&str> = agent
+                .slots
+                .iter()
+                .filter(|s| s.scope == 0 && s.visible && ok(s))
+                .map(|s| s.name.as_str())
+                .collect();
+            if !names.contains(&r.name.as_str()) {
+                let mut d = Diagnostic::error(
+                    "E0201",
+                    format!("agent `{}` has no {what} `{}`", agent.name, r.name),
+                    r.span,
+                )
+                .with_label(format!("not a {what} of `{}`", agent.name));
+                if let Some(b) = crate::suggest::closest(&r.name, names.iter().copied()) {
+                    d = d.with_help(format!("did you mean `{b}`?"));
+                }
+                c.diags.push(d);
+            }
+        };
+        let spawned: Vec<usize> = w
+            .spawns
+            .iter()
+            .filter_map(|s| find_agent(self, &s.agent))
+            .collect();
+        for s in &w.spawns {
+            let Some(i) = program.agents.iter().position(|a| a.name == s.agent.name) else {
+                continue;
+            };
+            for (name, _) in &s.init {
+                member(self, &program.agents[i], name, "variable", &|_| true);
+            }
+        }
+        // Events and components: on the named agent, else on every spawned agent.
+        for e in &w.events {
+            let (target, agent, what) = match &e.action {
+                EventAction::Raise { event, agent } => (event, agent, "event"),
+                EventAction::Fail { component, agent }
+                | EventAction::Recover { component, agent } => (component, agent, "component"),
+                _ => continue,
+            };
+            let agents: Vec<usize> = match agent {
+                Some(a) => find_agent(self, a).into_iter().collect(),
+                None => spawned.clone(),
+            };
+            for i in agents {
+                if what == "event" {
+                    member(self, &program.agents[i], target, "event", &|s| {
+                        s.kind == ValueKind::Bool
+                    });
+                } else {
+                    let a = &program.agents[i];
+                    let known = a.components.iter().any(|c| c.name == target.name)
+                        || program.components.iter().any(|c| c.name == target.name);
+                    if !known {
+                        self.diags.push(
+                            Diagnostic::error(
+                                "E0201",
+                                format!("agent `{}` has no component `{}`", a.name, target.name),
+                                target.span,
+                            )
+                            .with_label("not a component"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Trees that call themselves, directly or through other trees: found on the call graph,
+    /// so a recursive tree is reported even when nothing instantiates it.
+    fn report_recursion(&mut self, templates: &[Option<Template>]) {
+        fn calls(n: &TNode, out: &mut Vec<(u32, Span)>) {
+            if let TKind::SubTree {
+                tree, name_span, ..
+            } = &n.kind
+            {
+                out.push((*tree, *name_span));
+            }
+            for c in &n.children {
+                calls(c, out);
+            }
+        }
+        let graph: Vec<Vec<(u32, Span)>> = templates
+            .iter()
+            .map(|t| {
+                let mut out = Vec::new();
+                if let Some(root) = t.as_ref().and_then(|t| t.root.as_ref()) {
+                    calls(root, &mut out);
+                }
+                out
+            })
+            .collect();
+        // Depth-first; `path` holds the trees being visited, `done` the finished ones.
+        fn visit(
+            i: usize,
+            graph: &[Vec<(u32, Span)>],
+            path: &mut Vec<usize>,
+            done: &mut [bool],
+            found: &mut Vec<(Span, Vec<usize>)>,
+        ) {
+            if done[i] {
+                return;
+            }
+            path.push(i);
+            for &(callee, span) in &graph[i] {
+                let c = callee as usize;
+                if let Some(at) = path.iter().position(|&p| p == c) {
+                    if !found.iter().any(|(s, _)| *s == span) {
+                        found.push((span, path[at..].to_vec()));
+                    }
+                } else {
+                    visit(c, graph, path, done, found);
+                }
+            }
+            path.pop();
+            done[i] = true;
+        }
+        let mut done = vec![false; graph.len()];
+        let mut found = Vec::new();
+        for i in 0..graph.len() {
+            visit(i, &graph, &mut Vec::new(), &mut done, &mut found);
+        }
+        for (span, cycle) in found {
+            let name = self.g.trees[cycle[0]].name.clone();
+            let mut d = Diagnostic::error("E0209", format!("tree `{name}` calls itself"), span)
+                .with_help("behaviour trees are finite: a tree cannot contain itself, directly or through other trees");
+            if cycle.len() == 1 {
+                d = d.with_label(format!("`{name}` calls `{name}` here"));
+            } else {
+                let last = self.g.trees[*cycle.last().expect("not empty")].name.clone();
+                let chain: Vec<&str> = cycle
+                    .iter()
+                    .chain(std::iter::once(&cycle[0]))
+                    .map(|&i| self.g.trees[i].name.as_str())
+                    .collect();
+                d = d
+                    .with_label(format!("`{last}` calls `{name}` here"))
+                    .with_note(format!("the calls: {}", chain.join(" -> ")));
+            }
+            self.diags.push(d);
+        }
+    }
+
+    fn main_tree(&mut self, main: &File) -> Option<usize> {
+        let mut marked = main.items.iter().filter_map(|i| match &i.kind {
+            ItemKind::Tree(t) if t.is_main => Some(t),
+            _ => None,
+        });
+        let first = marked.next();
+        if let Some(second) = marked.next() {
+            self.diags.push(
+                Diagnostic::error("E0202", "more than one `main tree`", second.name.span)
+                    .with_label("a file runs one main tree"),
+            );
+        }
+        let t = match first {
+            Some(t) => t,
+            None => {
+                let trees: Vec<_> = main
+                    .items
+                    .iter()
+                    .filter_map(|i| match &i.kind {
+                        ItemKind::Tree(t) if !super::is_signature(i, t) => Some(t),
+                        _ => None,
+                    })
+                    .collect();
+                if trees.len() != 1 {
+                    return None;
+                }
+                trees[0]
+            }
+        };
+        self.g
+            .trees
+            .iter()
+            .position(|s| s.name == t.name.name && s.span == t.name.span)
+    }
+}

@@ -1,0 +1,481 @@
+//! `affect run --hardware` end to end through rppal, on a machine without a Pi: the I2C shim
+//! (shim/i2c_shim.c, LD_PRELOAD) answers rppal's calls on /dev/i2c-1 as an ADS1115 and a
+//! Romi 32U4 running Pololu's slave demo. The navigator's light and sound come from the
+//! emulated ADC, its moves go to the emulated Romi; the camera label and the GPIO edge, which
+//! the shim does not emulate, are bound to the simulated world with `--sim-device`.
+//!
+//! The register transactions are checked byte for byte against the ADS1115 data sheet
+//! (SBAS444) and Pololu's buffer layout; the shutdown tests read the Romi's motor speeds from
+//! the shim's state after SIGTERM, a hang (SIGSTOP) and a death (SIGKILL).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+use support::{affect_command, scratch, workspace};
+
+/// The shim, built once for the host with the C compiler (`CC`, else `cc`).
+fn shim() -> PathBuf {
+    static SHIM: OnceLock<PathBuf> = OnceLock::new();
+    SHIM.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("shim");
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("libaffect_i2c_shim.so");
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        let status = Command::new(&cc)
+            .args(["-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o"])
+            .arg(&out)
+            .arg(workspace().join("shim/i2c_shim.c"))
+            .arg("-ldl")
+            .status()
+            .unwrap_or_else(|e| panic!("the C compiler `{cc}` runs: {e}"));
+        assert!(status.success(), "the shim builds with {cc}");
+        out
+    })
+    .clone()
+}
+
+/// The emulated bus of one test: its state file and transfer log.
+struct Bus {
+    dir: PathBuf,
+}
+
+// A0 (light, gain 4.096 V): 1.0 V is code 8000 (0x1F40); A1 (sound, gain 2.048 V): 0.256 V
+// is code 4096 (0x1000).
+const A0_VOLTS: &str = "1.0";
+const A1_VOLTS: &str = "0.256";
+
+impl Bus {
+    fn new(name: &str) -> Bus {
+        Bus {
+            dir: scratch("hardware_shim", name),
+        }
+    }
+    fn state(&self) -> PathBuf {
+        self.dir.join("bus.state")
+    }
+    fn log(&self) -> PathBuf {
+        self.dir.join("bus.log")
+    }
+    fn trace(&self) -> PathBuf {
+        self.dir.join("trace.jsonl")
+    }
+
+    /// `affect run --hardware` of the navigator on this bus.
+    fn navigator(&self, extra: &[&str]) -> Command {
+        let mut c = affect_command();
+        c.env("LD_PRELOAD", shim())
+            .env("AFFECT_SHIM_STATE", self.state())
+            .env("AFFECT_SHIM_LOG", self.log())
+            .env("AFFECT_SHIM_A0", A0_VOLTS)
+            .env("AFFECT_SHIM_A1", A1_VOLTS)
+            .args(["run", "examples/navigator.affect", "--hardware"])
+            .args(["--sim-device", "place", "--sim-device", "loud_noise"])
+            .args(["--no-persist", "--quiet", "--trace"])
+            .arg(self.trace())
+            .args(extra);
+        c
+    }
+
+    /// The Romi's shared buffer as the shim holds it (offset 64 of the state file); zeros
+    /// before the run has created the state.
+    fn romi(&self) -> Vec<u8> {
+        match std::fs::read(self.state()) {
+            Ok(s) if s.len() == 256 => {
+                assert_eq!(&s[..8], b"AFSHIM01");
+                s[64..64 + 43].to_vec()
+            }
+            _ => vec![0; 43],
+        }
+    }
+
+    /// The left and right motor speeds (Pololu's layout: i16 at offsets 6 and 8).
+    fn speeds(&self) -> (i16, i16) {
+        let r = self.romi();
+        (
+            i16::from_le_bytes([r[6], r[7]]),
+            i16::from_le_bytes([r[8], r[9]]),
+        )
+    }
+
+    fn encoders(&self) -> (i16, i16) {
+        let r = self.romi();
+        (
+            i16::from_le_bytes([r[39], r[40]]),
+            i16::from_le_bytes([r[41], r[42]]),
+        )
+    }
+
+    fn transfers(&self) -> Vec<Transfer> {
+        std::fs::read_to_string(self.log())
+            .unwrap_or_default()
+            .lines()
+            .map(Transfer::parse)
+            .collect()
+    }
+
+    /// Starts a long run of the navigator (ended by the test, or killed when it fails).
+    fn spawn(&self, extra: &[&str]) -> Running {
+        let mut c = self.navigator(&["--ticks", "100000"]);
+        c.args(extra).stderr(Stdio::piped());
+        Running(Some(c.spawn().unwrap()))
+    }
+
+    /// Waits (at most 30 s) until the Romi has been told to move.
+    fn wait_until_moving(&self, run: &mut Running) {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(30) {
+            if self.speeds() != (0, 0) {
+                return;
+            }
+            if let Ok(Some(status)) = run.child().try_wait() {
+                panic!("the run ended ({status}) before the Romi moved");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("the Romi was not told to move within 30 s");
+    }
+}
+
+/// A run under test; killed if the test fails before it ends.
+struct Running(Option<Child>);
+
+impl Running {
+    fn child(&mut self) -> &mut Child {
+        self.0.as_mut().unwrap()
+    }
+    fn signal(&mut self, sig: &str) {
+        let ok = Command::new("kill")
+            .args([&format!("-{sig}"), &self.child().id().to_string()])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "kill -{sig}");
+    }
+    fn wait(mut self) -> std::process::Output {
+        self.0.take().unwrap().wait_with_output().unwrap()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(c) = &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// One line of the shim's log: `<ns> <pid> W|R <address> <hex>|-<errno>`.
+#[derive(Debug, Clone, PartialEq)]
+struct Transfer {
+    ns: i64,
+    pid: u32,
+    write: bool,
+    address: u8,
+    bytes: Vec<u8>,
+}
+
+impl Transfer {
+    fn parse(line: &str) -> Transfer {
+        let f: Vec<&str> = line.split(' ').collect();
+        assert_eq!(f.len(), 5, "log line {line:?}");
+        let hex = f[4];
+        assert!(!hex.starts_with('-'), "a transfer failed: {line}");
+        Transfer {
+            ns: f[0].parse().unwrap(),
+            pid: f[1].parse().unwrap(),
+            write: f[2] == "W",
+            address: u8::from_str_radix(f[3], 16).unwrap(),
+            bytes: (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                .collect(),
+        }
+    }
+}
+
+/// Waits at most `secs` for `f` to hold.
+fn eventually(secs: u64, mut f: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(secs) {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    f()
+}
+
+fn places(trace: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(trace).expect("the trace was written");
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        if v["ev"] == "var" && v["name"] == "place" {
+            let p = v["value"].as_str().unwrap().to_string();
+            if !p.is_empty() && out.last() != Some(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+fn last_var(trace: &Path, name: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(trace).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .rfind(|v| v["ev"] == "var" && v["name"] == name)
+        .unwrap_or_else(|| panic!("no `{name}` in the trace"))["value"]
+        .clone()
+}
+
+#[test]
+fn the_navigator_on_emulated_hardware_reaches_its_places() {
+    let bus = Bus::new("navigator");
+    let out = bus.navigator(&["--ticks", "80"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // The run says which devices it does not read from hardware.
+    for name in ["place", "loud_noise"] {
+        assert!(
+            err.contains(&format!("`{name}` is simulated")),
+            "the run says `{name}` is simulated: {err}"
+        );
+    }
+    // From P the first target is Q, then W by the map's route M X D I T W: the moves went
+    // to the Romi and its encoder counts brought the robot from cell to cell. (How far it
+    // gets in 80 ticks depends on the wall clock; where it goes does not.)
+    let visited = places(&bus.trace());
+    let route = ["P", "Q", "M", "X", "D", "I", "T", "W"];
+    assert!(
+        visited.len() >= 3
+            && route.starts_with(&visited.iter().map(String::as_str).collect::<Vec<_>>()),
+        "places visited: {visited:?}"
+    );
+    let (l, r) = bus.encoders();
+    assert!(l != 0 || r != 0, "the wheels turned");
+    // The light and sound levels are the emulated ADC's codes, scaled to 0..100.
+    let light = last_var(&bus.trace(), "light").as_f64().unwrap();
+    let sound = last_var(&bus.trace(), "sound").as_f64().unwrap();
+    assert_eq!(light, 8000.0 * 100.0 / 32767.0);
+    assert_eq!(sound, 4096.0 * 100.0 / 32767.0);
+    // The run ended cleanly: motors stopped.
+    assert_eq!(bus.speeds(), (0, 0));
+}
+
+/// Every ADS1115 read is the data sheet's single-shot sequence: config register written
+/// (OS=1 start, MUX single-ended channel, PGA gain, MODE=1 single-shot, DR=128 SPS,
+/// comparator off), conversion-ready checked no sooner than one conversion time later (OS
+/// reads 1), then the conversion register read big-endian.
+#[test]
+fn ads1115_transactions_follow_the_data_sheet_byte_for_byte() {
+    let bus = Bus::new("ads1115");
+    let out = bus.navigator(&["--ticks", "12"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let adc: Vec<Transfer> = bus
+        .transfers()
+        .into_iter()
+        .filter(|t| t.address == 0x48)
+        .collect();
+    // Opening probes the device: the pointer set to the config register, which reads its
+    // power-up value 0x8583.
+    assert!(adc[0].write && adc[0].bytes == [0x01]);
+    assert!(!adc[1].write && adc[1].bytes == [0x85, 0x83]);
+    // light: A0 (MUX 100) at 4.096 V (PGA 001): 0xC3 0x83; sound: A1 (MUX 101) at
+    // 2.048 V (PGA 010): 0xD5 0x83.
+    let expected = [
+        ([0x01, 0xC3, 0x83], [0x1F, 0x40]),
+        ([0x01, 0xD5, 0x83], [0x10, 0x00]),
+    ];
+    let mut reads = 0;
+    let mut i = 2;
+    while i < adc.len() {
+        let start = &adc[i];
+        assert!(
+            start.write,
+            "a read starts with the config write: {start:?}"
+        );
+        let (config, result) = expected
+            .iter()
+            .find(|(c, _)| start.bytes == c[..])
+            .unwrap_or_else(|| panic!("unexpected config write {:02x?}", start.bytes));
+        i += 1;
+        // Conversion-ready checks: pointer to config, two bytes; OS (bit 15) 1 means done.
+        loop {
+            assert_eq!(adc[i].bytes, [0x01], "pointer to the config register");
+            assert!(adc[i].write);
+            let check = &adc[i + 1];
+            assert!(!check.write && check.bytes.len() == 2);
+            // The rest of the register is what was written.
+            assert_eq!(check.bytes[0] & 0x7F, config[1] & 0x7F);
+            assert_eq!(check.bytes[1], config[2]);
+            i += 2;
+            if check.bytes[0] & 0x80 != 0 {
+                // Done: a conversion at 128 SPS takes 1/128 s.
+                assert!(
+                    check.ns - start.ns >= 1_000_000_000 / 128,
+                    "waited for the conversion"
+                );
+                break;
+            }
+        }
+        assert!(
+            adc[i].write && adc[i].bytes == [0x00],
+            "pointer to the conversion register"
+        );
+        assert!(
+            !adc[i + 1].write && adc[i + 1].bytes == result[..],
+            "big-endian code"
+        );
+        i += 2;
+        reads += 1;
+    }
+    assert!(
+        reads >= 2 * 12,
+        "a light and a sound read every tick ({reads})"
+    );
+}
+
+/// The Romi is spoken to in Pololu's slave protocol: a write is [offset, data...], a read is
+/// preceded by a one-byte write of its offset; the run writes the motor speeds (offset 6,
+/// two little-endian i16) and reads the battery (offset 10) and encoder counts (offset 39,
+/// two i16).
+#[test]
+fn romi_transactions_follow_pololus_buffer_layout() {
+    let bus = Bus::new("romi");
+    let out = bus.navigator(&["--ticks", "30"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let romi: Vec<Transfer> = bus
+        .transfers()
+        .into_iter()
+        .filter(|t| t.address == 20)
+        .collect();
+    let mut speeds = Vec::new();
+    let mut reads_at = std::collections::BTreeSet::new();
+    for (k, t) in romi.iter().enumerate() {
+        if t.write {
+            match t.bytes[..] {
+                [offset] => {
+                    let next = &romi[k + 1];
+                    assert!(!next.write, "an offset write is followed by its read");
+                    let len = match offset {
+                        10 => 2,
+                        39 => 4,
+                        _ => panic!("read at offset {offset}"),
+                    };
+                    assert_eq!(next.bytes.len(), len);
+                    reads_at.insert(offset);
+                }
+                [6, l0, l1, r0, r1] => {
+                    let (l, r) = (i16::from_le_bytes([l0, l1]), i16::from_le_bytes([r0, r1]));
+                    assert!(l.abs() <= 300 && r.abs() <= 300, "speeds in -300..300");
+                    speeds.push((l, r));
+                }
+                _ => panic!("unexpected write {:02x?}", t.bytes),
+            }
+        } else {
+            assert!(k > 0 && romi[k - 1].write && romi[k - 1].bytes.len() == 1);
+        }
+    }
+    assert_eq!(reads_at.into_iter().collect::<Vec<_>>(), [10, 39]);
+    // Stopped when opened, moved, and stopped at the end.
+    assert_eq!(speeds.first(), Some(&(0, 0)));
+    assert!(speeds.iter().any(|&(l, r)| l != 0 || r != 0));
+    assert_eq!(speeds.last(), Some(&(0, 0)));
+}
+
+#[test]
+fn sigterm_stops_the_motors_and_flushes_the_trace() {
+    let bus = Bus::new("sigterm");
+    let mut run = bus.spawn(&[]);
+    bus.wait_until_moving(&mut run);
+    let pid = run.child().id();
+    run.signal("TERM");
+    let out = run.wait();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(bus.speeds(), (0, 0), "the run set the motors' safe value");
+    // The run itself stopped them (not its watchdog), and the trace ends with the summary.
+    let last = bus
+        .transfers()
+        .into_iter()
+        .rfind(|t| t.write && t.address == 20 && t.bytes.first() == Some(&6))
+        .unwrap();
+    assert_eq!(last.pid, pid);
+    let text = std::fs::read_to_string(bus.trace()).unwrap();
+    assert!(
+        text.lines().any(|l| l.contains("\"ev\":\"summary\"")),
+        "trace flushed"
+    );
+}
+
+#[test]
+fn a_hung_run_has_its_motors_stopped_by_the_watchdog() {
+    let bus = Bus::new("hang");
+    let mut run = bus.spawn(&["--watchdog-ms", "300"]);
+    bus.wait_until_moving(&mut run);
+    let pid = run.child().id();
+    // A hang: the run stops ticking (and stays alive).
+    run.signal("STOP");
+    let stopped = eventually(10, || bus.speeds() == (0, 0));
+    let zeroed_by = bus
+        .transfers()
+        .into_iter()
+        .rfind(|t| t.write && t.address == 20 && t.bytes == [6, 0, 0, 0, 0])
+        .map(|t| t.pid);
+    run.signal("KILL");
+    drop(run);
+    assert!(stopped, "the motors stopped while the run hung");
+    assert!(
+        zeroed_by.is_some_and(|p| p != pid),
+        "by the watchdog, not the run"
+    );
+}
+
+#[test]
+fn a_killed_run_has_its_motors_stopped_by_the_watchdog() {
+    let bus = Bus::new("kill");
+    let mut run = bus.spawn(&["--watchdog-ms", "300"]);
+    bus.wait_until_moving(&mut run);
+    run.signal("KILL");
+    drop(run);
+    assert!(
+        eventually(10, || bus.speeds() == (0, 0)),
+        "the watchdog stopped the motors when the run died"
+    );
+}
+
+/// Absent hardware is a coded error before the first tick: no ADC at the address.
+#[test]
+fn an_absent_adc_is_e0610_naming_the_declaration_bus_and_address() {
+    let bus = Bus::new("absent");
+    let out = bus
+        .navigator(&["--ticks", "5"])
+        .env("AFFECT_SHIM_ADS1115", "none")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("E0610"), "{err}");
+    assert!(err.contains("light"), "names the declaration: {err}");
+    assert!(err.contains("0x48"), "names the address: {err}");
+    assert!(
+        !bus.trace().exists() || places(&bus.trace()).is_empty(),
+        "no tick ran"
+    );
+}
