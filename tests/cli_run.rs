@@ -357,3 +357,34 @@ fn memory_files_read_and_written_are_told() {
         support::stderr(&quiet)
     );
 }
+
+/// The summary rounds numbers to what they mean, shows quantities in their units and lists
+/// every variable of each agent (issue 18: `89.99908444471572`, "… and 4 more variables").
+#[test]
+fn summary_rounds_and_shows_every_variable() {
+    let dir = scratch("summary-format");
+    let mut vars = String::new();
+    for i in 0..14 {
+        vars.push_str(&format!("    var v{i:02}: int = {i};\n"));
+    }
+    let text = format!(
+        "agent Robot {{\n    var level: num = 0;\n    var wait: duration = 2500ms;\n    \
+         var short: duration = 40ms;\n    var reach: length = 1.23456m;\n    \
+         var pan: angle = -30deg;\n{vars}    main {{ do {{ level = level + 0.333333 }} }}\n}}\n"
+    );
+    let file = support::write_temp(&dir, "summary.affect", &text);
+    let out = affect(&[
+        "run",
+        file.to_str().unwrap(),
+        "--ticks",
+        "10",
+        "--no-persist",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    let err = support::stderr(&out);
+    let summary: String = err
+        .split_inclusive('\n')
+        .skip_while(|l| !l.starts_with("Robot: "))
+        .collect();
+    insta::assert_snapshot!(summary);
+}

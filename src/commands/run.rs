@@ -380,11 +380,8 @@ fn print_summaries(summaries: &[AgentSummary]) {
             s.statuses[3],
             s.statuses[0]
         );
-        for (k, v) in s.variables.iter().take(12) {
+        for (k, v) in &s.variables {
             let _ = writeln!(err, "  {k} = {v}");
-        }
-        if s.variables.len() > 12 {
-            let _ = writeln!(err, "  ... and {} more variables", s.variables.len() - 12);
         }
     }
 }
