@@ -388,3 +388,23 @@ fn summary_rounds_and_shows_every_variable() {
         .collect();
     insta::assert_snapshot!(summary);
 }
+
+/// A world without `ticks` runs 100 ticks per agent, as docs/worlds.md and `run --help` say.
+#[test]
+fn a_world_without_ticks_runs_100_ticks() {
+    let dir = scratch("world-without-ticks");
+    let text = "agent Robot {\n    main { succeed }\n}\n\nworld Plain {\n    area 10m x 10m;\n    spawn Robot at (1m, 1m);\n}\n";
+    let file = support::write_temp(&dir, "plain.affect", text);
+    let out = affect(&["run", file.to_str().unwrap(), "--no-persist"]);
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    assert!(
+        support::stderr(&out).contains("Robot: 100 ticks,"),
+        "{}",
+        support::stderr(&out)
+    );
+    let help = String::from_utf8_lossy(&affect(&["run", "--help"]).stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(help.contains("a world without `ticks` runs 100"), "{help}");
+}

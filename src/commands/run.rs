@@ -33,7 +33,8 @@ pub struct RunArgs {
     /// Run only this agent.
     #[arg(long, value_name = "A")]
     pub agent: Option<String>,
-    /// Ticks per agent (default: the world's `ticks`, else 100).
+    /// Ticks per agent (default: the world's `ticks`, else 100: a world without `ticks`
+    /// runs 100).
     #[arg(long, value_name = "N")]
     pub ticks: Option<u64>,
     /// Seed of the random generators (default: the world's `seed`, else 0).
