@@ -19,6 +19,7 @@
 //! `export/readback.rs`).
 
 pub mod carry;
+pub mod comments;
 pub mod compare;
 pub mod convert;
 pub(crate) mod element;
