@@ -339,6 +339,14 @@ fn examples_pass_affect_check_and_fmt_check() {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+        if args[0] == "check" {
+            // A newcomer's first command: a summary line, and no warning on a shipped example.
+            assert_eq!(
+                String::from_utf8_lossy(&out.stderr),
+                format!("affect: {} files checked, no errors\n", files.len()),
+                "`affect check examples/*.affect` prints exactly its summary line"
+            );
+        }
     }
 }
 

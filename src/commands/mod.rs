@@ -11,6 +11,7 @@ pub mod html_report;
 pub mod import;
 pub mod lsp;
 pub mod memory;
+mod memory_files;
 mod report;
 mod robot;
 pub mod run;

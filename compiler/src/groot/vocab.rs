@@ -64,3 +64,35 @@ pub fn is_bt_builtin(id: &str, dialect: Dialect) -> bool {
         }
     }
 }
+
+/// The tags of the explicit form (`<Action ID="X"/>`); the compact form is `<X/>`.
+pub fn is_explicit_tag(tag: &str) -> bool {
+    matches!(tag, "Action" | "Condition" | "Control" | "Decorator")
+}
+
+/// `#[compact]` / `#[explicit]` on a tree: its custom nodes are written in that form, which is
+/// not the dialect's usual one (v4 writes compact, v3 explicit). The import sets it from the
+/// file, so the export gives each tree back in the form its author used.
+pub const COMPACT: &str = "compact";
+pub const EXPLICIT: &str = "explicit";
+
+/// The form marker a `<BehaviorTree>` needs: the form of its custom nodes when every one of
+/// them is written in the form the dialect does not use by default, else none. Walks the tree
+/// with a stack (no recursion on the input).
+pub fn tree_form(bt: &super::xml::Element, dialect: Dialect) -> Option<&'static str> {
+    let (mut compact, mut explicit) = (0usize, 0usize);
+    let mut todo: Vec<&super::xml::Element> = bt.elements().collect();
+    while let Some(el) = todo.pop() {
+        if is_explicit_tag(&el.name) {
+            explicit += 1;
+        } else if !is_bt_builtin(&el.name, dialect) && !is_subtree_tag(&el.name) {
+            compact += 1;
+        }
+        todo.extend(el.elements());
+    }
+    match dialect {
+        Dialect::V4 if explicit > 0 && compact == 0 => Some(EXPLICIT),
+        Dialect::V3 if compact > 0 && explicit == 0 => Some(COMPACT),
+        _ => None,
+    }
+}

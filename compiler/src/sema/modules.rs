@@ -189,6 +189,16 @@ fn source(target: &UseTarget, name: &str, loader: &dyn Loader) -> Result<String,
                 Err(Box::new(d))
             }
         },
+        // `use "."` or `use "dir/"` names a directory: say so, not "cannot read ``".
+        UseTarget::File(path, span)
+            if name.is_empty() || matches!(path.rsplit('/').next(), Some("" | "." | "..")) =>
+        {
+            Err(Box::new(
+                Diagnostic::error("E0206", format!("cannot load `{path}`"), *span)
+                    .with_label("a directory, not a regular file")
+                    .with_help("name the file itself, e.g. `use \"parts.affect\";`"),
+            ))
+        }
         UseTarget::File(path, span) => loader.load(name).map_err(|e| {
             Box::new(
                 Diagnostic::error("E0206", format!("cannot load `{path}`"), *span)

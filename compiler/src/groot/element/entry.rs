@@ -72,6 +72,8 @@ pub(crate) fn port_element(p: &PortDecl) -> Element {
 pub(crate) fn is_reserved_item_attr(a: &Attr) -> bool {
     a.name.name == carry::INFERRED
         || a.name.name == carry::MODEL
+        || a.name.name == vocab::COMPACT
+        || a.name.name == vocab::EXPLICIT
         || vocab::root_attr_name(&a.name.name).is_some()
 }
 

@@ -102,6 +102,8 @@ pub(crate) struct HeadState {
     pub inferred: HashSet<String>,
     /// Undeclared callees called with `..` (trees defined nowhere), in first-use order.
     pub undeclared_trees: Vec<(String, Span)>,
+    /// The form marker of the tree being written (`vocab::COMPACT`/`EXPLICIT`), if any.
+    pub form: Option<&'static str>,
 }
 
 /// The element for a node head; `None` when it cannot be written (errors).

@@ -191,10 +191,18 @@ impl Heads<'_> {
             }
             return self.subtree(n, id, &[], args);
         }
-        let mut el = match self.dialect {
-            Dialect::V4 if names::is_xml_name(id) => Element::new(id),
-            // An ID that is no XML name (`Pick All`) needs the explicit form.
-            _ => Element::new(kind_tag(kind)).with("ID", id),
+        // v4 writes the compact form, v3 the explicit one, unless the tree says otherwise (the
+        // form its file used); an ID that is no XML name (`Pick All`) needs the explicit form.
+        let compact = match (self.dialect, self.st.form) {
+            (_, Some(vocab::COMPACT)) => true,
+            (_, Some(_)) => false,
+            (Dialect::V4, None) => true,
+            (Dialect::V3, None) => false,
+        };
+        let mut el = if compact && names::is_xml_name(id) {
+            Element::new(id)
+        } else {
+            Element::new(kind_tag(kind)).with("ID", id)
         };
         if args.rest.is_some() {
             self.error(
@@ -234,9 +242,9 @@ impl Heads<'_> {
         if sig.is_none() || self.st.inferred.contains(id) {
             // What an import of this element would infer: v4 is compact, so the kind comes
             // from the children; v3 names it in the explicit tag.
-            let seen = match (self.dialect, sig.is_some()) {
-                (Dialect::V3, _) => kind,
-                (Dialect::V4, _) => match children.map(|c| c.nodes.len()) {
+            let seen = match vocab::is_explicit_tag(&el.name) {
+                true => kind,
+                false => match children.map(|c| c.nodes.len()) {
                     None | Some(0) => LeafKind::Action,
                     Some(1) => LeafKind::Decorator,
                     _ => LeafKind::Control,

@@ -23,9 +23,15 @@ impl Exporter {
         for a in item.attrs.iter().filter(|a| !is_reserved_item_attr(a)) {
             bt.set(&a.name.name, attr_value(a));
         }
+        self.st.form = item.attrs.iter().find_map(|a| match a.name.name.as_str() {
+            vocab::COMPACT => Some(vocab::COMPACT),
+            vocab::EXPLICIT => Some(vocab::EXPLICIT),
+            _ => None,
+        });
         if let Some(body) = self.body(&t.body.nodes, init, t.body.span) {
             bt.children.push(XmlNode::Element(body));
         }
+        self.st.form = None;
         let model = subtree_model(item, false);
         if self.verify {
             // What an import makes of the tree's head, from the XML alone.
@@ -57,6 +63,13 @@ impl Exporter {
             {
                 back_attrs.push(Attr {
                     name: Ident::new(carry::MODEL, Span::DUMMY),
+                    value: None,
+                    span: Span::DUMMY,
+                });
+            }
+            if let Some(form) = vocab::tree_form(&bt, self.dialect) {
+                back_attrs.push(Attr {
+                    name: Ident::new(form, Span::DUMMY),
                     value: None,
                     span: Span::DUMMY,
                 });

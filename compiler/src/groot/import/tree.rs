@@ -3,6 +3,7 @@
 use super::super::carry::{self};
 use super::super::element;
 use super::super::infer::{self};
+use super::super::vocab;
 use super::super::xml::{Element, XmlNode};
 use super::*;
 use crate::span::Span;
@@ -130,6 +131,14 @@ impl Reader {
         if has_empty_model {
             attrs.push(Attr {
                 name: ident(carry::MODEL),
+                value: None,
+                span: Span::DUMMY,
+            });
+        }
+        // The form of the custom nodes, when it is not the dialect's usual one.
+        if let Some(form) = vocab::tree_form(bt, self.dialect) {
+            attrs.push(Attr {
+                name: ident(form),
                 value: None,
                 span: Span::DUMMY,
             });
