@@ -2,6 +2,7 @@
 //! `commands/`.
 
 mod commands;
+mod experiment;
 mod files;
 mod html_report;
 mod observers;
@@ -64,6 +65,10 @@ enum Command {
     /// and seed: same trace, bit for bit. Groot / BehaviorTree.CPP XML runs directly (imported
     /// in memory).
     Run(Box<commands::run::RunArgs>),
+    /// Run an experiment: a program over a grid of parameters and seeds, in parallel, with
+    /// measures taken from each run's events and tables of means with 95 % confidence
+    /// intervals (see docs/experiments.md and experiments/).
+    Experiment(commands::experiment::ExperimentArgs),
     /// Time the program's ticks and print one JSON object (ns per tick and per node tick,
     /// compile time, state size).
     Bench(commands::bench::BenchArgs),
@@ -128,6 +133,7 @@ fn main() -> ExitCode {
         }
         Command::Run(args) => commands::run::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
+        Command::Experiment(args) => commands::experiment::run(&args),
         Command::Import(args) => commands::import::run(&args),
         Command::Build(args) => commands::build::run(&args),
         Command::Convert(args) => commands::convert::run(&args),

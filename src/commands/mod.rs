@@ -4,6 +4,7 @@ pub mod bench;
 pub mod build;
 pub mod check;
 pub mod convert;
+pub mod experiment;
 pub mod explain;
 pub mod fmt;
 pub mod gen_tree;
