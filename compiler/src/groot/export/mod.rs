@@ -417,9 +417,11 @@ impl Exporter {
             list.children = parts.models.into_iter().map(XmlNode::Element).collect();
             root.children.push(XmlNode::Element(list));
         }
-        Document {
+        let mut doc = Document {
             nodes: vec![XmlNode::Element(root)],
-        }
+        };
+        super::comments::restore(&mut doc);
+        doc
     }
 
     /// `<root>` with its format, main tree and the attributes items carry for it.
