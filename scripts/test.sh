@@ -5,7 +5,10 @@
 #   1. the real BehaviorTree.CPP 4.8 oracle (tools/btcpp-oracle/setup.sh into .tools/btcpp)
 #   2. formatting and lints of the Rust code (cargo fmt --check, cargo clippy -D warnings)
 #   3. every Rust test of the workspace (unit, snapshot, property, equivalence with
-#      BehaviorTree.CPP, end-to-end through the binary)
+#      BehaviorTree.CPP, end-to-end through the binary; the hardware path through rppal and
+#      the I2C shim; examples/custom-node)
+#   3b. the Pi cross builds (scripts/cross.sh): aarch64 and armv7 under qemu-user; a
+#      "did not run" line when the cross tools cannot be installed (SKIP_CROSS=1 skips it)
 #   4. the corpus suites: tests over the public Groot / BehaviorTree.CPP corpus, which is not
 #      in the repository (AFFECT_CORPUS, default ../shared/corpus). They are #[ignore]d tests
 #      with `corpus` in their names; with the corpus they run here, without it each is named
@@ -13,12 +16,12 @@
 #   5. `affect check` and `affect fmt --check` over the examples and passing fixtures
 #   6. the editor suites: VS Code grammar, tree-sitter, Vim (editors/test-all.sh installs
 #      npm packages, the tree-sitter CLI and Vim when they are missing)
-#   6. the network: the build without the `net` feature, and Python on an affect team's
+#   7. the network: the build without the `net` feature, and Python on an affect team's
 #      Zenoh network (the eclipse-zenoh, cryptography and pytest packages in the venv
 #      .tools/netpy, made when missing)
 #
 # Environment: AFFECT_CORPUS (default ../shared/corpus), SKIP_EDITORS=1, SKIP_LINT=1,
-# SKIP_NET=1.
+# SKIP_CROSS=1, SKIP_NET=1.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -56,6 +59,23 @@ fi
 
 step "cargo test"
 run cargo-test cargo test --workspace --locked
+
+# --- Pi cross builds (pi): aarch64 (JIT) and armv7 (interpreter) built and linted, the device
+# tests and the navigator and waiter examples run under qemu-user with traces byte-identical to
+# x86_64's, `--hardware` through rppal and the I2C shim. It installs the cross compilers and
+# qemu-user when missing; exit 2 means it could not run (it says why), not that it passed.
+step "Pi cross builds under qemu (scripts/cross.sh)"
+if [[ "${SKIP_CROSS:-0}" == 1 ]]; then
+  echo "did not run: the Pi cross builds, because SKIP_CROSS=1 (not counted as passed)"
+else
+  cross_status=0
+  scripts/cross.sh || cross_status=$?
+  case "$cross_status" in
+    0) ;;
+    2) echo "did not run: scripts/cross.sh (it said why above); not counted as passed" ;;
+    *) failed+=(cross) ;;
+  esac
+fi
 
 # --- corpus suites (xml-bridge): run with the public corpus, else say that they did not run.
 corpus="${AFFECT_CORPUS:-$root/../shared/corpus}"

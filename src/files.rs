@@ -1,45 +1,9 @@
-//! File access for the commands: reading sources, and writing files atomically (a temporary
-//! file in the same directory, then a rename), so a crash never leaves half a file.
+//! File access for the commands. Reading and writing follow one set of rules, kept in the
+//! `affect-files` crate (shared with the language server and the runtime); this module adds
+//! the loader for `use`d files and how a file that cannot be read is reported.
 
-use std::io::Write;
+pub use affect_files::{read_source, write_atomic, write_output};
 use std::path::Path;
-
-pub fn read_source(path: &Path) -> Result<String, String> {
-    let bytes =
-        std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "cannot read `{}`: not UTF-8 text (invalid byte at offset {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })
-}
-
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), String> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(contents)?;
-        f.sync_all()?;
-        if let Ok(meta) = std::fs::metadata(path) {
-            std::fs::set_permissions(&tmp, meta.permissions())?;
-        }
-        std::fs::rename(&tmp, path)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("cannot write `{}`: {e}", path.display())
-    })
-}
 
 /// Loads the files a program `use`s, relative to the program's own directory.
 pub struct FileLoader {
@@ -55,22 +19,12 @@ impl FileLoader {
 }
 
 impl affect_compiler::sema::Loader for FileLoader {
-    fn load(&self, path: &str) -> Result<String, String> {
-        read_source(&self.dir.join(path))
-    }
-}
-
-/// Writes a command's result: to the file (atomically) when one is given, else to standard
-/// output.
-pub fn write_output(path: Option<&Path>, text: &str) -> Result<(), String> {
-    match path {
-        Some(p) => write_atomic(p, text.as_bytes()),
-        None => {
-            use std::io::Write as _;
-            let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes())
-                .and_then(|()| out.flush())
-                .map_err(|e| format!("cannot write to standard output: {e}"))
+    fn load(&self, path: &str) -> Result<String, affect_compiler::source::SourceError> {
+        // `use "."` resolves to the empty path: the directory itself, refused as one.
+        let full = self.dir.join(path);
+        if full.as_os_str().is_empty() {
+            return read_source(Path::new("."));
         }
+        read_source(&full)
     }
 }

@@ -2,6 +2,7 @@
 //! `commands/`.
 
 mod commands;
+mod experiment;
 mod files;
 mod html_report;
 mod observers;
@@ -64,6 +65,10 @@ enum Command {
     /// and seed: same trace, bit for bit. Groot / BehaviorTree.CPP XML runs directly (imported
     /// in memory).
     Run(Box<commands::run::RunArgs>),
+    /// Run an experiment: a program over a grid of parameters and seeds, in parallel, with
+    /// measures taken from each run's events and tables of means with 95 % confidence
+    /// intervals (see docs/experiments.md and experiments/).
+    Experiment(commands::experiment::ExperimentArgs),
     /// Time the program's ticks and print one JSON object (ns per tick and per node tick,
     /// compile time, state size).
     Bench(commands::bench::BenchArgs),
@@ -125,9 +130,31 @@ enum Command {
     },
 }
 
+/// The stack of the thread that runs a command. The phases walk syntax trees recursively;
+/// the parser refuses files nested deeper than `MAX_DEPTH`, and this leaves every phase
+/// (even an unoptimised build) a wide margin at that depth. Untouched stack costs nothing.
+const STACK_BYTES: usize = 256 * 1024 * 1024;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let status = match cli.command {
+    let status = std::thread::Builder::new()
+        .name("affect".into())
+        .stack_size(STACK_BYTES)
+        .spawn(move || run(cli))
+        .map(|worker| worker.join());
+    match status {
+        Ok(Ok(status)) => ExitCode::from(status),
+        // A panic has been printed by the panic hook; exit as Rust does after one.
+        Ok(Err(_)) => ExitCode::from(101),
+        Err(e) => {
+            eprintln!("error: cannot start the command: {e}");
+            ExitCode::from(101)
+        }
+    }
+}
+
+fn run(cli: Cli) -> u8 {
+    match cli.command {
         Command::Check { files, format } => commands::check::run(&files, format),
         Command::Fmt {
             files,
@@ -141,6 +168,7 @@ fn main() -> ExitCode {
         }
         Command::Run(args) => commands::run::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
+        Command::Experiment(args) => commands::experiment::run(&args),
         Command::Import(args) => commands::import::run(&args),
         Command::Build(args) => commands::build::run(&args),
         Command::Convert(args) => commands::convert::run(&args),
@@ -153,6 +181,5 @@ fn main() -> ExitCode {
         Command::Host(args) => commands::net::host(&args),
         #[cfg(feature = "net")]
         Command::Keys(args) => commands::net::keys(&args),
-    };
-    ExitCode::from(status)
+    }
 }

@@ -6,7 +6,6 @@ mod support;
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::Command;
 
 /// What a `.btlog` file holds.
 struct Log {
@@ -45,14 +44,6 @@ fn read_btlog(bytes: &[u8]) -> Log {
     }
 }
 
-fn affect(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_affect"))
-        .args(args)
-        .current_dir(support::workspace())
-        .output()
-        .expect("run affect")
-}
-
 fn status_number(s: &str) -> u8 {
     ["IDLE", "RUNNING", "SUCCESS", "FAILURE", "SKIPPED"]
         .iter()
@@ -75,7 +66,7 @@ fn check(dir: &Path, file: &str, agent: &str, extra: &[&str]) -> Log {
         trace.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    let out = affect(&args);
+    let out = support::affect(&args);
     assert!(
         out.status.success(),
         "{}",
@@ -151,7 +142,7 @@ fn one_agent_of_a_team_is_recorded_with_agent() {
 fn a_name_groot_does_not_open_is_refused() {
     let dir = support::scratch("btlog_record", "name");
     let bad = dir.join("run.log");
-    let out = affect(&[
+    let out = support::affect(&[
         "run",
         "examples/navigator.affect",
         "--quiet",

@@ -30,11 +30,24 @@ fn json(out: &Output) -> Value {
 }
 
 #[test]
-fn clean_file_exits_0_silently() {
+fn clean_file_exits_0_with_a_summary_line() {
     let out = affect(&["check", &fixture("cli/clean.affect")]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(out.stdout.is_empty());
-    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+    insta::assert_snapshot!(stderr(&out).trim_end(), @"affect: 1 file checked, no errors");
+    let two = affect(&[
+        "check",
+        &fixture("cli/clean.affect"),
+        &fixture("cli/clean.affect"),
+    ]);
+    assert_eq!(two.status.code(), Some(0), "{}", stderr(&two));
+    insta::assert_snapshot!(stderr(&two).trim_end(), @"affect: 2 files checked, no errors");
+    let json = affect(&["check", "--format", "json", &fixture("cli/clean.affect")]);
+    assert!(
+        json.stderr.is_empty(),
+        "JSON mode prints only JSON: {}",
+        stderr(&json)
+    );
 }
 
 #[test]
@@ -213,4 +226,39 @@ fn check_help_mentions_the_exit_statuses() {
     assert!(text.contains("1 when any error"), "{text}");
     assert!(text.contains("2 when a file could not be read"), "{text}");
     assert!(text.contains("--format"), "{text}");
+}
+
+/// `affect fmt --check` accepts a formatted file written with CRLF line endings, and
+/// `affect fmt` keeps them (issue 18).
+#[test]
+fn fmt_accepts_and_keeps_crlf_line_endings() {
+    let dir = support::scratch("cli_check", "crlf");
+    let lf = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/soccer.affect"),
+    )
+    .unwrap();
+    let crlf = lf.replace('\n', "\r\n");
+    let formatted = support::write_temp(&dir, "formatted.affect", &crlf);
+    let out = affect(&["fmt", "--check", formatted.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    // An unformatted CRLF file is reformatted with CRLF endings throughout.
+    let messy = support::write_temp(
+        &dir,
+        "messy.affect",
+        "action Kick();\r\ntree Play {\r\n        Kick()\r\n}\r\n",
+    );
+    let out = affect(&["fmt", "--check", messy.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let out = affect(&["fmt", messy.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&messy).unwrap();
+    assert!(text.contains("    Kick()\r\n"), "{text:?}");
+    assert_eq!(
+        text.matches('\n').count(),
+        text.matches("\r\n").count(),
+        "{text:?}"
+    );
+    let out = affect(&["fmt", "--check", messy.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }

@@ -211,7 +211,7 @@ fn long_term_memory_persists_and_a_damaged_file_is_kept() {
     let file = dir.join("feelings.eltm");
     let text = std::fs::read_to_string(&file).expect("the memory file is written");
     assert!(
-        text.starts_with("affect long-term memory v2\nmemory feelings\n"),
+        text.starts_with("affect long-term memory v3\nmemory feelings\n"),
         "{text}"
     );
     assert!(text.lines().count() > 3, "places were remembered: {text}");
@@ -328,4 +328,83 @@ fn world_messages_are_commands_and_undeliverable_ones_are_refused() {
         err.contains("E0604") && err.contains("did you mean `Refill`?"),
         "{err}"
     );
+}
+
+/// A run says which long-term memory files it read and wrote, with how many places each
+/// holds: a second run that starts from memory then says why (issue 18).
+#[test]
+fn memory_files_read_and_written_are_told() {
+    let dir = scratch("memory-lines");
+    let nav = copy_example(&dir, "navigator.affect");
+    let lines = || {
+        let out = affect(&["run", nav.to_str().unwrap(), "--ticks", "500"]);
+        assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+        let prefix = format!("{}/", dir.display());
+        support::stderr(&out)
+            .lines()
+            .filter(|l| l.starts_with("read ") || l.starts_with("wrote "))
+            .map(|l| l.replace(&prefix, "DIR/"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let first = lines();
+    let second = lines();
+    insta::assert_snapshot!(format!("first run:\n{first}\nsecond run:\n{second}"));
+    let quiet = affect(&["run", nav.to_str().unwrap(), "--ticks", "10", "--quiet"]);
+    assert!(
+        !support::stderr(&quiet).contains("feelings.eltm"),
+        "--quiet tells nothing: {}",
+        support::stderr(&quiet)
+    );
+}
+
+/// The summary rounds numbers to what they mean, shows quantities in their units and lists
+/// every variable of each agent (issue 18: `89.99908444471572`, "… and 4 more variables").
+#[test]
+fn summary_rounds_and_shows_every_variable() {
+    let dir = scratch("summary-format");
+    let mut vars = String::new();
+    for i in 0..14 {
+        vars.push_str(&format!("    var v{i:02}: int = {i};\n"));
+    }
+    let text = format!(
+        "agent Robot {{\n    var level: num = 0;\n    var wait: duration = 2500ms;\n    \
+         var short: duration = 40ms;\n    var reach: length = 1.23456m;\n    \
+         var pan: angle = -30deg;\n{vars}    main {{ do {{ level = level + 0.333333 }} }}\n}}\n"
+    );
+    let file = support::write_temp(&dir, "summary.affect", &text);
+    let out = affect(&[
+        "run",
+        file.to_str().unwrap(),
+        "--ticks",
+        "10",
+        "--no-persist",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    let err = support::stderr(&out);
+    let summary: String = err
+        .split_inclusive('\n')
+        .skip_while(|l| !l.starts_with("Robot: "))
+        .collect();
+    insta::assert_snapshot!(summary);
+}
+
+/// A world without `ticks` runs 100 ticks per agent, as docs/worlds.md and `run --help` say.
+#[test]
+fn a_world_without_ticks_runs_100_ticks() {
+    let dir = scratch("world-without-ticks");
+    let text = "agent Robot {\n    main { succeed }\n}\n\nworld Plain {\n    area 10m x 10m;\n    spawn Robot at (1m, 1m);\n}\n";
+    let file = support::write_temp(&dir, "plain.affect", text);
+    let out = affect(&["run", file.to_str().unwrap(), "--no-persist"]);
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    assert!(
+        support::stderr(&out).contains("Robot: 100 ticks,"),
+        "{}",
+        support::stderr(&out)
+    );
+    let help = String::from_utf8_lossy(&affect(&["run", "--help"]).stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(help.contains("a world without `ticks` runs 100"), "{help}");
 }

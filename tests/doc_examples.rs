@@ -27,6 +27,7 @@
 mod support;
 
 use affect_compiler::sema::Loader;
+use affect_compiler::source::SourceError;
 use affect_compiler::{check_source_with, fmt, render, syntax, Diagnostic};
 use std::path::{Path, PathBuf};
 
@@ -167,12 +168,15 @@ struct BlockLoader<'a> {
 }
 
 impl Loader for BlockLoader<'_> {
-    fn load(&self, path: &str) -> Result<String, String> {
+    fn load(&self, path: &str) -> Result<String, SourceError> {
         if let Some(f) = self.files.iter().find(|f| f.path == path) {
             return Ok(at_page_line(&f.text, f.first_line));
         }
-        std::fs::read_to_string(self.dir.join(path))
-            .map_err(|e| format!("cannot read `{path}`: {e}"))
+        let full = self.dir.join(path);
+        affect_files::read_source(&full).map_err(|mut e| {
+            e.message = e.message.replace(&full.display().to_string(), path);
+            e
+        })
     }
 }
 
@@ -339,6 +343,14 @@ fn examples_pass_affect_check_and_fmt_check() {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+        if args[0] == "check" {
+            // A newcomer's first command: a summary line, and no warning on a shipped example.
+            assert_eq!(
+                String::from_utf8_lossy(&out.stderr),
+                format!("affect: {} files checked, no errors\n", files.len()),
+                "`affect check examples/*.affect` prints exactly its summary line"
+            );
+        }
     }
 }
 

@@ -117,8 +117,8 @@ fn run_commands(dir: &Path, commands: &str) -> (Option<i32>, String) {
     (out.status.code(), text)
 }
 
-/// The problems of a page of a code `affect run` reports (E06xx): its examples are a program
-/// and the ```sh commands that run it.
+/// The problems of a page of a code `affect run` or file reading reports (E06xx, E08xx): its
+/// examples are a program and the ```sh commands that run it.
 fn run_page_problems(code: &str, page: &str) -> Vec<String> {
     let mut problems = Vec::new();
     let (Some(wrong), Some(corrected), Some(command)) = (
@@ -240,8 +240,8 @@ fn page_problems(info: &codes::CodeInfo) -> Vec<String> {
     if String::from_utf8_lossy(&out.stdout) != page {
         problems.push(format!("`affect explain {code}` does not print the page"));
     }
-    // Diagnostics of `affect run`: the page's commands run its program.
-    if code.starts_with("E06") {
+    // Diagnostics of `affect run` and of reading files: the page's commands run its program.
+    if code.starts_with("E06") || code.starts_with("E08") {
         problems.extend(run_page_problems(code, page));
         return problems;
     }

@@ -305,3 +305,27 @@ fn import_writes_included_files_beside_the_output() {
         text(&out.stderr)
     );
 }
+
+/// `tendencies(..)` is affect's own node: the export says what BehaviorTree.CPP gets instead
+/// of suggesting to declare it (issue 18: the waiter example got `action tendencies(...)`).
+#[test]
+fn exporting_tendencies_does_not_suggest_declaring_a_builtin() {
+    let out_path = scratch("waiter.xml");
+    let out = affect(&[
+        "build",
+        "--emit",
+        "groot",
+        "examples/waiter.affect",
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(!err.contains("`action tendencies("), "{err}");
+    let block: String = err
+        .split_inclusive('\n')
+        .skip_while(|l| !(l.contains("W0454") && l.contains("tendenc")))
+        .take_while(|l| !l.starts_with("---"))
+        .collect();
+    insta::assert_snapshot!(block);
+}

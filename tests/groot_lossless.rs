@@ -336,6 +336,12 @@ fn corpus_files_round_trip_strictly() {
         files.len() - refused - now.len(),
         files.len() - refused
     );
+    // `AFFECT_STRICT_DETAIL=1`: every file's first difference, to work on a class.
+    if std::env::var_os("AFFECT_STRICT_DETAIL").is_some() {
+        for (p, why) in &detail {
+            println!("{p}\t{}\t{why}", now[p]);
+        }
+    }
     if std::env::var_os("AFFECT_RECORD_STRICT").is_some() {
         let mut text = String::from(
             "# Corpus files whose import then build does not yet give them back strictly, with the\n\

@@ -7,19 +7,6 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn affect(args: &[&str]) {
-    let out = Command::new(env!("CARGO_BIN_EXE_affect"))
-        .args(args)
-        .current_dir(support::workspace())
-        .output()
-        .expect("run affect");
-    assert!(
-        out.status.success(),
-        "affect {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// Debian's chromium, installed with apt-get when it is missing (as scripts/test.sh does).
 fn chromium() -> PathBuf {
     let found = |name: &str| {
@@ -101,7 +88,7 @@ fn the_navigator_report_opens_cleanly_and_shows_its_panels() {
     let dir = support::scratch("html_report", "navigator");
     let trace = dir.join("nav.jsonl");
     let page = dir.join("run.html");
-    affect(&[
+    support::affect_ok(&[
         "run",
         "examples/navigator.affect",
         "--no-persist",
@@ -109,7 +96,7 @@ fn the_navigator_report_opens_cleanly_and_shows_its_panels() {
         "--trace",
         trace.to_str().unwrap(),
     ]);
-    affect(&[
+    support::affect_ok(&[
         "report",
         trace.to_str().unwrap(),
         "-o",
@@ -173,7 +160,7 @@ fn a_million_node_events_make_a_page_under_the_limit() {
     let dir = support::scratch("html_report", "recruitment");
     let trace = dir.join("rec.jsonl");
     let page = dir.join("run.html");
-    affect(&[
+    support::affect_ok(&[
         "run",
         "examples/recruitment.affect",
         "--quiet",
@@ -186,7 +173,7 @@ fn a_million_node_events_make_a_page_under_the_limit() {
         .filter(|l| l.contains("\"ev\":\"node\""))
         .count();
     assert!(events > 1_000_000, "{events} node events");
-    affect(&[
+    support::affect_ok(&[
         "report",
         trace.to_str().unwrap(),
         "-o",
@@ -202,7 +189,7 @@ fn a_million_node_events_make_a_page_under_the_limit() {
     );
     // A smaller limit is honoured by showing less.
     let small = dir.join("small.html");
-    affect(&[
+    support::affect_ok(&[
         "report",
         trace.to_str().unwrap(),
         "-o",

@@ -110,17 +110,13 @@ fn learn(dir: &Path) -> Vec<(String, f64)> {
     long_term(dir)
 }
 
-/// The traces of a memory file (`key<TAB>score<TAB>familiarity` lines), in file order.
+/// The traces of a memory file (key and score), in file order.
 fn long_term(dir: &Path) -> Vec<(String, f64)> {
-    let text = std::fs::read_to_string(dir.join("feelings.eltm")).expect("a memory file");
-    text.lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            match f.as_slice() {
-                [k, s, _] => Some((k.to_string(), s.parse().unwrap())),
-                _ => None,
-            }
-        })
+    let bytes = std::fs::read(dir.join("feelings.eltm")).expect("a memory file");
+    let memories = affect_runtime::affect::persist::read(&bytes).expect("a valid memory file");
+    memories
+        .iter()
+        .flat_map(|m| m.traces.iter().map(|(k, s, _)| (k.clone(), *s)))
         .collect()
 }
 
@@ -340,7 +336,7 @@ fn the_lesson_leaves_the_covered_letters_dark_and_the_lit_corner_bright() {
     );
     // The connections travelled are remembered too (two keys on a line).
     let text = std::fs::read_to_string(dir.0.join("feelings.eltm")).unwrap();
-    assert!(text.starts_with("affect long-term memory v2\n"), "{text}");
+    assert!(text.starts_with("affect long-term memory v3\n"), "{text}");
     assert!(text.lines().any(|l| l == "H\tS" || l == "S\tH"), "{text}");
     assert!(
         !text.lines().any(|l| l == "D\tS" || l == "S\tD"),

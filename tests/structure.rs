@@ -726,17 +726,37 @@ fn the_checker_of_this_file_sees_what_it_must() {
 
 #[test]
 fn affect_run_parses_once() {
-    // The compiler's check parsed the file; the command and its observers (story, plot,
-    // summary) read the checked program and its IR, never the syntax again.
+    // `source.rs` reads the file and has the compiler check it, keeping the syntax tree the
+    // check parsed (what the Groot exporter works on); the command, its wall clock, `--watch`
+    // and the observers (story, plot, summary, Groot 2) read that checked program and its
+    // IR, never the syntax again. (`--watch` loads each saved version through `source.rs`.)
     let root = support::workspace();
-    let mut files = vec![root.join("src/commands/run.rs")];
+    let commands = root.join("src/commands");
+    let mut files: Vec<_> = ["run.rs", "watch.rs", "robot.rs"]
+        .iter()
+        .map(|f| commands.join(f))
+        .collect();
     collect_rs(&root.join("src/observers"), &mut files);
-    for f in files {
-        let code = blank_comments_and_literals(&std::fs::read_to_string(&f).unwrap());
-        assert!(
-            !code.contains("syntax::") && !code.contains("parse("),
-            "{} goes back to the syntax: `affect run` must parse once",
-            f.display()
-        );
+    let parses = ["parse(", "parse_file", "check_source", "syntax::"];
+    for f in &files {
+        let code = blank_comments_and_literals(&std::fs::read_to_string(f).unwrap());
+        for p in parses {
+            assert!(
+                !code.contains(p),
+                "{} names `{p}`: `affect run` must parse once (in src/commands/source.rs)",
+                f.display()
+            );
+        }
     }
+    let source =
+        blank_comments_and_literals(&std::fs::read_to_string(commands.join("source.rs")).unwrap());
+    // One check per kind of input (`.affect`, Groot XML imported in memory), each keeping
+    // its syntax tree; nothing else parses.
+    assert_eq!(source.matches("check_source_keeping_syntax(").count(), 2);
+    assert_eq!(source.matches("check_source").count(), 2);
+    assert!(!source.contains("parse(") && !source.contains("parse_file"));
+    assert!(source
+        .lines()
+        .filter(|l| l.contains("syntax::"))
+        .all(|l| l.contains("syntax::ast::File")));
 }

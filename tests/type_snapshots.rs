@@ -11,6 +11,7 @@
 mod support;
 
 use affect_compiler::sema::{Analysis, Loader};
+use affect_compiler::source::SourceError;
 use affect_compiler::{check_source_with, codes, Diagnostic};
 use std::path::{Path, PathBuf};
 use support::snapshots::{self, display_name, read_fixture, Source};
@@ -19,8 +20,13 @@ use support::snapshots::{self, display_name, read_fixture, Source};
 struct FixtureLoader(PathBuf);
 
 impl Loader for FixtureLoader {
-    fn load(&self, path: &str) -> Result<String, String> {
-        std::fs::read_to_string(self.0.join(path)).map_err(|e| format!("cannot read `{path}`: {e}"))
+    fn load(&self, path: &str) -> Result<String, SourceError> {
+        // Messages name the file as the fixture wrote it, not where the checkout is.
+        let full = self.0.join(path);
+        affect_files::read_source(&full).map_err(|mut e| {
+            e.message = e.message.replace(&full.display().to_string(), path);
+            e
+        })
     }
 }
 

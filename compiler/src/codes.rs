@@ -38,6 +38,7 @@ codes! {
     "E0115" => "BehaviorTree.CPP script operator",
     "E0116" => "invalid quoted name",
     "E0117" => "misplaced argument",
+    "E0118" => "nested too deeply",
     "W0101" => "doc comment documents nothing",
 
     // Names and modules.
@@ -76,6 +77,7 @@ codes! {
     "E0318" => "invalid emotion or tendency component",
     "E0319" => "keys needed twice at once",
     "E0320" => "literal computes too many elements",
+    "E0321" => "too many nodes once tree calls are inlined",
     // Groot / BehaviorTree.CPP XML (compiler/src/groot): import, export, convert.
     "E0401" => "malformed XML",
     "E0402" => "unclosed element",
@@ -119,6 +121,12 @@ codes! {
     "E0611" => "device has no hardware driver",
     // Your own nodes (runtime/src/nodes.rs).
     "E0701" => "node implementation does not fit its declaration",
+    // Files (compiler/src/source.rs; read by the affect-files crate).
+    "E0801" => "not a regular file",
+    "E0802" => "file too large",
+    "E0803" => "not UTF-8 text",
+    "E0804" => "NUL byte in text",
+    "E0805" => "cannot read file",
     // Worlds (compiler/src/ir/world).
     "E0501" => "unknown world setting",
     "E0502" => "malformed world setting",

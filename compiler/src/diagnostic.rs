@@ -118,3 +118,27 @@ impl Diagnostic {
 pub fn has_errors(diags: &[Diagnostic]) -> bool {
     diags.iter().any(Diagnostic::is_error)
 }
+
+/// The most diagnostics shown for one file. One broken line can produce thousands (a line of
+/// stray `}`); past this many, more say nothing new and only cost time and output.
+pub const MAX_PER_FILE: usize = 100;
+
+/// The diagnostics to show when there is room for `room` of them: errors before warnings and
+/// notes, in source order.
+pub fn pick(diags: &[Diagnostic], room: usize) -> Vec<&Diagnostic> {
+    if diags.len() <= room {
+        return diags.iter().collect();
+    }
+    let mut keep: Vec<usize> = (0..diags.len())
+        .filter(|&i| diags[i].is_error())
+        .take(room)
+        .collect();
+    let rest = room - keep.len();
+    keep.extend(
+        (0..diags.len())
+            .filter(|&i| !diags[i].is_error())
+            .take(rest),
+    );
+    keep.sort_unstable();
+    keep.into_iter().map(|i| &diags[i]).collect()
+}

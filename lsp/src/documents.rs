@@ -4,11 +4,11 @@
 
 use affect_compiler::sema::index::{FileId, SemanticIndex, MAIN_FILE};
 use affect_compiler::sema::{self, Loader};
+use affect_compiler::source::SourceError;
 use affect_compiler::syntax::{ast::File, Comment};
 use affect_compiler::{Diagnostic, Span};
 use lsp_types::{Location, Position, Range, Uri};
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -157,42 +157,12 @@ pub fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// The largest file a document may `use`: far above any source, far below what would stall
-/// the server.
-pub const MAX_USED_FILE: u64 = 64 << 20;
-
-/// Reads a file a document `use`s: only a regular file (never a device, a FIFO or a
-/// directory, which could block or never end), of at most [`MAX_USED_FILE`] bytes, in UTF-8.
-/// The one place the language server reads a source file.
-pub fn read_used_file(path: &Path) -> Result<String, String> {
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read `{shown}`: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("cannot read `{shown}`: not a regular file"));
-    }
-    if meta.len() > MAX_USED_FILE {
-        return Err(format!(
-            "cannot read `{shown}`: {} bytes, above the limit of {MAX_USED_FILE}",
-            meta.len()
-        ));
-    }
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read `{shown}`: {e}"))?;
-    let mut bytes = Vec::new();
-    // The file may have grown since: read no more than the limit allows.
-    file.take(MAX_USED_FILE + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read `{shown}`: {e}"))?;
-    if bytes.len() as u64 > MAX_USED_FILE {
-        return Err(format!(
-            "cannot read `{shown}`: above the limit of {MAX_USED_FILE} bytes"
-        ));
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "cannot read `{shown}`: not UTF-8 text (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        )
-    })
+/// Reads a file a document `use`s by the rules every command follows (`affect_files`): only
+/// a regular file (never a device, a FIFO or a directory, which could block or never end), of
+/// at most 64 MiB, UTF-8 text without NUL bytes. The one place the language server reads a
+/// source file.
+pub fn read_used_file(path: &Path) -> Result<String, SourceError> {
+    affect_files::read_source(path)
 }
 
 /// Reads the files a document `use`s for the compiler's loader: from the editor's open
@@ -206,7 +176,7 @@ pub struct DocLoader<'a> {
 }
 
 impl Loader for DocLoader<'_> {
-    fn load(&self, path: &str) -> Result<String, String> {
+    fn load(&self, path: &str) -> Result<String, SourceError> {
         let Some(dir) = &self.dir else {
             return sema::NoFiles.load(path);
         };
@@ -371,10 +341,10 @@ mod tests {
     #[test]
     fn only_regular_files_are_read() {
         let e = read_used_file(Path::new("/dev/zero")).unwrap_err();
-        assert!(e.contains("not a regular file"), "{e}");
+        assert_eq!(e.code, "E0801", "{e}");
         let e = read_used_file(Path::new("/")).unwrap_err();
-        assert!(e.contains("not a regular file"), "{e}");
+        assert_eq!(e.code, "E0801", "{e}");
         let e = read_used_file(Path::new("/nowhere/at/all.affect")).unwrap_err();
-        assert!(e.contains("cannot read"), "{e}");
+        assert_eq!(e.code, "E0805", "{e}");
     }
 }

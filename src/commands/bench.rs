@@ -49,7 +49,7 @@ pub fn run(args: &BenchArgs) -> u8 {
     let text = match files::read_source(&args.file) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
+            super::report::unreadable(&args.file, &e);
             return USAGE;
         }
     };

@@ -42,7 +42,7 @@ pub fn run(args: &BuildArgs) -> u8 {
     let src = match files::read_source(&args.file) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
+            super::report::unreadable(&args.file, &e);
             return USAGE;
         }
     };

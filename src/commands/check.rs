@@ -1,4 +1,5 @@
-//! `affect check`: every diagnostic of every file, exit 1 on any error.
+//! `affect check`: every diagnostic of every file, exit 1 on any error; a summary line on
+//! success.
 
 use super::report::Reporter;
 use super::{FAILED, OK, USAGE};
@@ -12,7 +13,7 @@ pub fn run(paths: &[PathBuf], format: Format) -> u8 {
         let src = match files::read_source(path) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("error: {e}");
+                reporter.unreadable(&path.display().to_string(), &e);
                 io_failed = true;
                 continue;
             }
@@ -23,8 +24,16 @@ pub fn run(paths: &[PathBuf], format: Format) -> u8 {
             reporter.add(file, text, std::slice::from_ref(d));
         }
     }
-    let errors = reporter.errors;
+    let (errors, warnings) = (reporter.errors, reporter.warnings);
     reporter.finish(paths.len());
+    // Silence after success leaves a newcomer unsure anything was checked.
+    if matches!(format, Format::Human) && !io_failed && errors + warnings == 0 {
+        let n = paths.len();
+        eprintln!(
+            "affect: {n} file{} checked, no errors",
+            if n == 1 { "" } else { "s" }
+        );
+    }
     if io_failed {
         USAGE
     } else if errors > 0 {

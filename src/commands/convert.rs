@@ -39,7 +39,7 @@ pub fn run(args: &ConvertArgs) -> u8 {
     let text = match files::read_source(&args.file) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {e}");
+            super::report::unreadable(&args.file, &e);
             return USAGE;
         }
     };

@@ -13,12 +13,18 @@ pub fn run(paths: &[PathBuf], check: bool, stdout: bool) -> u8 {
         let src = match files::read_source(path) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("error: {e}");
+                super::report::unreadable(path, &e);
                 status = USAGE;
                 continue;
             }
         };
+        // A file written with CRLF line endings keeps them: format its LF form, then put
+        // the CRLFs back (so `--check` accepts a formatted CRLF file).
+        let crlf = src.contains("\r\n");
+        let original = src.clone();
+        let src = if crlf { src.replace("\r\n", "\n") } else { src };
         let formatted = match affect_compiler::fmt::format_source(&src) {
+            Ok(f) if crlf => f.replace('\n', "\r\n"),
             Ok(f) => f,
             Err(diags) => {
                 reporter.add(&path.display().to_string(), &src, &diags);
@@ -32,7 +38,7 @@ pub fn run(paths: &[PathBuf], check: bool, stdout: bool) -> u8 {
         };
         if stdout {
             print!("{formatted}");
-        } else if formatted != src {
+        } else if formatted != original {
             if check {
                 unformatted.push(path.display().to_string());
             } else if let Err(e) = files::write_atomic(path, formatted.as_bytes()) {

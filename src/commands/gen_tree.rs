@@ -105,6 +105,7 @@ fn expectation_json(tree: &Tree, ticks: u64) -> serde_json::Value {
 /// Compares a benchmark's result with the reference; prints one JSON line either way.
 fn check_bench(tree: &Tree, path: &std::path::Path) -> u8 {
     let got: serde_json::Value = match files::read_source(path)
+        .map_err(|e| e.message)
         .and_then(|t| serde_json::from_str(&t).map_err(|e| format!("{}: {e}", path.display())))
     {
         Ok(v) => v,

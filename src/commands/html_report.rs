@@ -18,8 +18,9 @@ pub struct ReportArgs {
 }
 
 pub fn run(args: &ReportArgs) -> u8 {
-    if !args.trace.is_file() {
-        eprintln!("error: `{}` is not a file", args.trace.display());
+    // Only a regular file is read (docs/reliability.md): a device or a FIFO is refused here.
+    if let Err(e) = affect_files::open_regular(&args.trace) {
+        eprintln!("[{}] Error: {}", e.code, e.message);
         return USAGE;
     }
     let title = format!(

@@ -27,30 +27,15 @@ impl IncludeLoader for IncludeFiles {
     fn load(&mut self, from: &str, path: &str) -> Result<(String, String), IncludeError> {
         let base = Path::new(from).parent().unwrap_or(Path::new(""));
         let full = base.join(path);
-        // Only regular files of a sane size: `/dev/urandom`, a FIFO or a directory would
-        // read forever, block, or fail late.
-        if let Ok(meta) = std::fs::metadata(&full) {
-            if !meta.is_file() {
-                return Err(IncludeError::Refused(format!(
-                    "`{}` is not a regular file",
-                    full.display()
-                )));
-            }
-            if meta.len() > MAX_INCLUDE_BYTES {
-                return Err(IncludeError::Refused(format!(
-                    "`{}` is larger than {} MiB",
-                    full.display(),
-                    MAX_INCLUDE_BYTES >> 20
-                )));
-            }
-        }
-        let text = files::read_source(&full)?;
+        // The one reader of the toolchain: only regular files of at most 64 MiB are read
+        // (`/dev/urandom`, a FIFO or a directory would read forever, block, or fail late).
+        let text = files::read_source(&full).map_err(|e| match e.code {
+            "E0801" | "E0802" => IncludeError::Refused(e.message),
+            _ => IncludeError::Unreadable(e.message),
+        })?;
         Ok((full.display().to_string(), text))
     }
 }
-
-/// The largest included file read (BehaviorTree.CPP files are kilobytes).
-const MAX_INCLUDE_BYTES: u64 = 64 << 20;
 
 /// An XML file imported in memory (`affect run FILE.xml`): the `.affect` text, or the
 /// import's diagnostics (with the names and texts of the files they are about) when it has
@@ -58,11 +43,8 @@ const MAX_INCLUDE_BYTES: u64 = 64 << 20;
 pub fn import_in_memory(path: &Path) -> Result<String, Vec<(String, String, Vec<Diagnostic>)>> {
     let name = path.display().to_string();
     let text = files::read_source(path).map_err(|e| {
-        vec![(
-            name.clone(),
-            String::new(),
-            vec![Diagnostic::error("E0206", e, Default::default())],
-        )]
+        let text = e.at.as_ref().map(|(t, _)| t.clone()).unwrap_or_default();
+        vec![(name.clone(), text, vec![e.diagnostic()])]
     })?;
     let imported = groot::import(&text, &name, &mut IncludeFiles);
     if imported.has_errors() {
@@ -110,7 +92,7 @@ impl ImportingLoader {
 }
 
 impl affect_compiler::sema::Loader for ImportingLoader {
-    fn load(&self, path: &str) -> Result<String, String> {
+    fn load(&self, path: &str) -> Result<String, affect_compiler::source::SourceError> {
         let (xml, looks_xml) = self.file_of(path);
         if !looks_xml {
             return files::read_source(&xml);
@@ -124,7 +106,7 @@ impl affect_compiler::sema::Loader for ImportingLoader {
                         .map(move |d| format!("{f}: {} {}", d.code, d.message))
                 })
                 .collect();
-            format!("`{}` does not import: {}", xml.display(), errors.join("; "))
+            format!("`{}` does not import: {}", xml.display(), errors.join("; ")).into()
         })
     }
 }
@@ -137,7 +119,7 @@ pub fn run(args: &ImportArgs) -> u8 {
     let text = match files::read_source(&args.file) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {e}");
+            super::report::unreadable(&args.file, &e);
             return USAGE;
         }
     };
@@ -209,7 +191,7 @@ fn import_included(from: &Path, out: &Path, uses: &[String], seen: &mut Vec<Path
         let text = match files::read_source(&xml) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!("error: {e}");
+                super::report::unreadable(&xml, &e);
                 return USAGE;
             }
         };

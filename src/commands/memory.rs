@@ -53,24 +53,17 @@ pub fn run(cmd: &MemoryCommand) -> u8 {
 
 fn show(args: &ShowArgs) -> u8 {
     let path = args.file.display().to_string();
-    let bytes = match std::fs::read(&args.file) {
+    let bytes = match affect_files::read_bytes(&args.file, persist::MAX_FILE_BYTES) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("error: cannot read `{path}`: {e}");
+            super::report::unreadable(&args.file, &e);
             return USAGE;
         }
     };
-    let parsed = String::from_utf8(bytes)
-        .map_err(|e| {
-            format!(
-                "not text (invalid UTF-8 at byte {}): not an affect long-term memory file",
-                e.utf8_error().valid_up_to()
-            )
-        })
-        .and_then(|text| {
-            let header = text.lines().next().unwrap_or("").trim().to_string();
-            persist::parse(&text).map(|m| (header, m))
-        });
+    let parsed = persist::read(&bytes).map(|m| {
+        let header = String::from_utf8_lossy(bytes.split(|&b| b == b'\n').next().unwrap_or(&[]));
+        (header.trim().to_string(), m)
+    });
     let (header, mut memories) = match parsed {
         Ok(x) => x,
         Err(e) => {

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod build;
 pub mod check;
 pub mod convert;
+pub mod experiment;
 pub mod explain;
 pub mod fmt;
 pub mod gen_tree;
@@ -11,6 +12,7 @@ pub mod html_report;
 pub mod import;
 pub mod lsp;
 pub mod memory;
+mod memory_files;
 #[cfg(feature = "net")]
 pub mod net;
 mod report;

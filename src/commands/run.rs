@@ -33,7 +33,8 @@ pub struct RunArgs {
     /// Run only this agent.
     #[arg(long, value_name = "A")]
     pub agent: Option<String>,
-    /// Ticks per agent (default: the world's `ticks`, else 100).
+    /// Ticks per agent (default: the world's `ticks`, else 100: a world without `ticks`
+    /// runs 100).
     #[arg(long, value_name = "N")]
     pub ticks: Option<u64>,
     /// Seed of the random generators (default: the world's `seed`, else 0).
@@ -196,6 +197,10 @@ pub fn run(args: &RunArgs) -> u8 {
             return USAGE;
         }
     };
+    let memory_files = super::memory_files::of_run(program, &config);
+    if !args.quiet {
+        super::memory_files::tell_read(&memory_files);
+    }
     let prepare_wall_clock = |observers: &mut Fanout| {
         super::robot::prepare(program, &config, args.quiet, args.watchdog_ms, observers)
     };
@@ -239,6 +244,9 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     };
     reporter.finish(1);
+    if !args.quiet {
+        super::memory_files::tell_wrote(&memory_files);
+    }
     tell(args, program, &summaries);
     OK
 }
@@ -404,11 +412,8 @@ fn print_summaries(summaries: &[AgentSummary]) {
             s.statuses[3],
             s.statuses[0]
         );
-        for (k, v) in s.variables.iter().take(12) {
+        for (k, v) in &s.variables {
             let _ = writeln!(err, "  {k} = {v}");
-        }
-        if s.variables.len() > 12 {
-            let _ = writeln!(err, "  ... and {} more variables", s.variables.len() - 12);
         }
     }
 }

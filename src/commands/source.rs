@@ -39,7 +39,7 @@ impl<L> Noting<L> {
 }
 
 impl<L: affect_compiler::sema::Loader> affect_compiler::sema::Loader for Noting<L> {
-    fn load(&self, path: &str) -> Result<String, String> {
+    fn load(&self, path: &str) -> Result<String, affect_compiler::source::SourceError> {
         self.read.borrow_mut().push((self.file_of)(path));
         self.inner.load(path)
     }
@@ -52,7 +52,8 @@ pub fn load(file: &Path) -> Result<Loaded, u8> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("xml"));
     let read = files::read_source(file).map_err(|e| {
-        eprintln!("error: {e}");
+        // Coded, and shown in the file when its bytes are at fault (E0803, E0804).
+        super::report::unreadable(file, &e);
         USAGE
     });
     if !xml {

@@ -12,9 +12,10 @@ pub const MAX_BYTES: usize = 10 * 1024 * 1024;
 /// The report of a trace file, at the most detail that fits `max_bytes`.
 pub fn report(path: &std::path::Path, title: &str, max_bytes: usize) -> Result<String, String> {
     let open = || {
-        std::fs::File::open(path)
-            .map(std::io::BufReader::new)
-            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))
+        // Only a regular file: a device or a FIFO could be read forever.
+        affect_files::open_regular(path)
+            .map(|(file, _)| std::io::BufReader::new(file))
+            .map_err(|e| e.message)
     };
     let end = summary::end_ms(open()?)?;
     let run = summary::read(open()?, end)?;

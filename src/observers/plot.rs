@@ -174,7 +174,8 @@ pub struct Recorder {
 
 fn number(v: &Value) -> Option<f64> {
     match v {
-        Value::Num(x) => Some(*x),
+        // A variable with no value yet is NaN (`null` in the trace): nothing to draw.
+        Value::Num(x) if x.is_finite() => Some(*x),
         Value::Int(i) => Some(*i as f64),
         _ => None,
     }

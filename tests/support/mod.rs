@@ -24,6 +24,18 @@ pub fn affect(args: &[&str]) -> Output {
         .expect("the affect binary runs")
 }
 
+/// Runs `affect ARGS` to the end and insists that it succeeded (its standard error in the
+/// message if not).
+pub fn affect_ok(args: &[&str]) -> Output {
+    let out = affect(args);
+    assert!(
+        out.status.success(),
+        "affect {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// Standard error as text.
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

@@ -11,7 +11,8 @@
 //! `vocab` (the library's own node IDs and tags), `import/` (XML → syntax), `infer`
 //! (blackboard variables and undeclared nodes of imported trees), `element/` (syntax → XML
 //! elements), `export/` (documents, with the read-back check), `carry` (the `_affect`
-//! attributes that keep `.affect → XML → .affect` lossless), `convert`, `compare`, `names`
+//! attributes that keep `.affect → XML → .affect` lossless), `comments` (XML comments carried
+//! as `/// <!-- -->` docs and written back in place), `convert`, `compare`, `names`
 //! (BehaviorTree.CPP naming rules).
 //!
 //! Dependencies run one way: `element` knows nothing of `import`; `import` regenerates
@@ -19,6 +20,7 @@
 //! `export/readback.rs`).
 
 pub mod carry;
+pub mod comments;
 pub mod compare;
 pub mod convert;
 pub(crate) mod element;

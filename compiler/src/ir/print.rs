@@ -246,7 +246,11 @@ pub fn print_program(p: &Program) -> String {
                 "    {i:4}  {}: {}{range} = {}{hidden}",
                 s.name,
                 kind_name(s.kind, p),
-                s.init
+                if s.init.is_nan() {
+                    "none".to_string()
+                } else {
+                    s.init.to_string()
+                }
             );
         }
         for d in &a.devices {

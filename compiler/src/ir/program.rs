@@ -72,6 +72,8 @@ pub struct Slot {
     /// What declared it.
     pub role: Role,
     pub kind: ValueKind,
+    /// The value before the first tick. NaN for an agent's `var` declared without one: the
+    /// machine starts it at 0, and a trace shows it as `null` until something writes it.
     pub init: f64,
     /// `num in lo..hi`: assignments are clamped into the range.
     pub range: Option<(f64, f64)>,
@@ -543,6 +545,8 @@ pub struct MemorySpec {
     pub threshold: f64,
     /// The long-term store's file, kept across runs.
     pub persist: Option<String>,
+    /// Where the program names that file (for errors about it).
+    pub persist_span: crate::span::Span,
 }
 
 impl Default for MemorySpec {
@@ -559,6 +563,7 @@ impl Default for MemorySpec {
             familiarity_decay: 1.0,
             threshold: 25.0,
             persist: None,
+            persist_span: crate::span::Span::DUMMY,
         }
     }
 }

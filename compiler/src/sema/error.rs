@@ -67,12 +67,31 @@ pub(crate) enum SemaError {
         var: String,
         span: Span,
     },
+    /// A write to a name that may not be written: an assignment, a `push`, or a node's
+    /// `out`/`inout` port bound to it. `what` describes it ("let", "sensor", "constant", ...).
+    NotAssignable {
+        name: String,
+        what: String,
+        write: Write,
+        span: Span,
+        decl: Span,
+        help: &'static str,
+    },
     /// Values of an enum that a table does not cover.
     Uncovered {
         table: Table,
         missing: Vec<String>,
         span: Span,
     },
+}
+
+/// How a name would be written.
+#[derive(Clone, Debug)]
+pub(crate) enum Write {
+    Assign,
+    Push,
+    /// Through a node's port (as the message names it: "`out` port `goal` of `GoTo`").
+    Port(String),
 }
 
 /// A table with one arm per value of an enum.
@@ -164,6 +183,33 @@ impl SemaError {
                     .with_help(format!(
                         "an initial value is computed before the first tick: use literals, constants and enum variants here, and set `{var}` from `{name}` in a block (`update {{ }}`, `do {{ }}`)"
                     ))
+            }
+            SemaError::NotAssignable {
+                name,
+                what,
+                write,
+                span,
+                decl,
+                help,
+            } => {
+                let (message, label) = match write {
+                    Write::Assign => (
+                        format!("cannot assign to `{name}`: it is a {what}"),
+                        "not assignable",
+                    ),
+                    Write::Push => (
+                        format!("cannot push onto `{name}`: it is a {what}"),
+                        "not assignable",
+                    ),
+                    Write::Port(port) => (
+                        format!("{port} would write `{name}`, a {what}"),
+                        "not writable",
+                    ),
+                };
+                Diagnostic::error("E0311", message, span)
+                    .with_label(label)
+                    .with_secondary(decl, format!("`{name}` is declared here"))
+                    .with_help(help)
             }
             SemaError::Uncovered {
                 table,

@@ -65,6 +65,12 @@ pub fn literal_value(n: &crate::syntax::token::NumLit) -> (f64, Ty) {
 }
 
 impl Cx<'_> {
+    /// Reports one of the checker's typed errors.
+    pub(crate) fn report(&mut self, e: super::error::SemaError) {
+        let d = e.render(self.g);
+        self.diags.push(d);
+    }
+
     pub fn show(&self, ty: &Ty) -> String {
         self.g.show(ty)
     }

@@ -1,13 +1,13 @@
 //! Calls in expressions: the built-in functions, the world's questions (`unvisited()`,
 //! `toward(a, b)`, `failed(c)`), and the operations of memories and lists.
 
+use super::error::{SemaError, Write};
 use super::expr::Cx;
 use super::frame::VarKind;
 use super::index;
 use super::ty::Ty;
 use super::vocab;
 use super::wording::article;
-use crate::diagnostic::Diagnostic;
 use crate::ir::functions::{self, HostFn, Shape};
 use crate::ir::program::Op;
 use crate::span::Span;
@@ -286,16 +286,15 @@ impl Cx<'_> {
                 // the caller's own variable, a let is recomputed every tick.
                 let v = &self.frame.vars[slot as usize];
                 if !v.kind.assignable() {
-                    let (name, kind, decl) = (v.name.clone(), v.kind.describe(), v.span);
-                    let d = Diagnostic::error(
-                        "E0311",
-                        format!("cannot push onto `{name}`: it is a {kind}"),
-                        method.span,
-                    )
-                    .with_label("not assignable")
-                    .with_secondary(decl, format!("`{name}` is declared here"))
-                    .with_help("keep your own copy in a `var` and push onto that");
-                    self.diags.push(d);
+                    let e = SemaError::NotAssignable {
+                        name: v.name.clone(),
+                        what: v.kind.describe().to_string(),
+                        write: Write::Push,
+                        span: method.span,
+                        decl: v.span,
+                        help: "keep your own copy in a `var` and push onto that",
+                    };
+                    self.report(e);
                 }
                 match args.args.as_slice() {
                     [a] => {

@@ -20,7 +20,15 @@ struct Builder<'a> {
     reported: Vec<Span>,
     /// Trees instantiated, for their pending constructs.
     used: Vec<u32>,
+    /// How deep the node being built is, counting the nodes of the trees it is inlined in.
+    depth: usize,
+    /// E0118 or E0321 was reported: the program is not built further.
+    capped: bool,
 }
+
+/// The most nodes one agent's program may have once every tree call is inlined: trees that
+/// call trees several times each multiply, and a few lines could otherwise ask for billions.
+pub const MAX_NODES: usize = 250_000;
 
 impl Builder<'_> {
     /// Appends a template's code with its frame operands mapped to slots; returns the offset
@@ -201,6 +209,20 @@ impl Builder<'_> {
         base: u32,
         scope_path: &str,
     ) -> NodeId {
+        self.depth += 1;
+        let id = self.node_inner(n, t, map, base, scope_path);
+        self.depth -= 1;
+        id
+    }
+
+    fn node_inner(
+        &mut self,
+        n: &TNode,
+        t: &Template,
+        map: &[SlotId],
+        base: u32,
+        scope_path: &str,
+    ) -> NodeId {
         let id = self.p.nodes.len() as NodeId;
         let uid = id + 1;
         let name = n.label.clone().unwrap_or_else(|| n.id.clone());
@@ -305,6 +327,14 @@ impl Builder<'_> {
             }
             return None;
         }
+        if let Some(d) = self.too_large(tree, span) {
+            // Once per agent: every later call would say the same.
+            if !self.capped {
+                self.capped = true;
+                self.c.diags.push(d);
+            }
+            return None;
+        }
         let callee = self.templates.get(tree as usize)?.as_ref()?;
         let root = callee.root.as_ref()?;
         let scope = self.p.scopes.len() as u32 + 1;
@@ -348,6 +378,37 @@ impl Builder<'_> {
         let id = self.node(root, callee, &map, base, path);
         self.stack.pop();
         Some((id, inputs))
+    }
+
+    /// E0118 when inlining `tree` here would nest the program deeper than the syntax allows
+    /// any file to (every later phase walks it recursively); E0321 when the program already
+    /// has `MAX_NODES` nodes.
+    fn too_large(&self, tree: u32, span: Span) -> Option<Diagnostic> {
+        let name = &self.c.g.trees[tree as usize].name;
+        let max = crate::syntax::depth::MAX_DEPTH;
+        if self.depth > max {
+            return Some(
+                Diagnostic::error("E0118", format!("nested deeper than {max} levels"), span)
+                    .with_label(format!(
+                        "with the trees it is called from, `{name}` would start {} nodes deep",
+                        self.depth
+                    ))
+                    .with_help("trees calling trees are inlined: make the chain of calls shorter"),
+            );
+        }
+        if self.p.nodes.len() >= MAX_NODES {
+            return Some(
+                Diagnostic::error(
+                    "E0321",
+                    format!("more than {MAX_NODES} nodes once every tree call is inlined"),
+                    span,
+                )
+                .with_label(format!("this call of `{name}` is where the limit was reached"))
+                .with_note("each call of a tree is a copy of it: trees that call other trees several times multiply")
+                .with_help("call fewer trees from trees that are themselves called many times"),
+            );
+        }
+        None
     }
 
     fn new_slot(
@@ -442,6 +503,8 @@ impl Checker {
             root_names,
             reported: Vec::new(),
             used: Vec::new(),
+            depth: 0,
+            capped: false,
         };
         let base = b.copy_code(t, &map);
         b.p.process = Builder::shift(process, base);

@@ -9,7 +9,7 @@ use super::ty::Ty;
 use super::wording::article;
 use super::{signature, Checker};
 use crate::diagnostic::Diagnostic;
-use crate::ir::program::{Device, DeviceRole};
+use crate::ir::program::{Device, DeviceRole, ValueKind};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, MemberKind};
 
@@ -106,6 +106,13 @@ impl Checker {
         match &m.kind {
             MemberKind::Var { name, ty, init } => {
                 let (t, v, r) = self.var_type_and_init(name, ty.as_ref(), init.as_ref());
+                // No initial value: the slot's init is NaN, so traces show `null` until the
+                // program writes it (the machine reads it as 0 meanwhile).
+                let v = if init.is_none() && t.value_kind() != ValueKind::List {
+                    f64::NAN
+                } else {
+                    v
+                };
                 let v = var(name, t, VarKind::Var, v, r);
                 self.member_var(d, name, v, DefKind::Var, decl);
             }

@@ -68,7 +68,10 @@ impl Checker {
                     }
                 }
                 "persist" => match s.args.first().map(|a| &a.kind) {
-                    Some(ExprKind::Str(f)) => spec.persist = Some(f.clone()),
+                    Some(ExprKind::Str(f)) => {
+                        spec.persist = Some(f.clone());
+                        spec.persist_span = s.args[0].span;
+                    }
                     Some(_) => self.diags.push(
                         Diagnostic::error(
                             "E0301",

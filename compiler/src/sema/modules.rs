@@ -4,14 +4,16 @@
 
 use super::index::FileId;
 use crate::diagnostic::Diagnostic;
+use crate::source::SourceError;
 use crate::span::Span;
 use crate::syntax::ast::{File, ItemKind, UseTarget};
 use crate::syntax::{self};
 
 /// Reads a `use "path"` file for the checker. Paths are as written, relative to the main
-/// file; the command-line tool resolves them.
+/// file; the command-line tool resolves them. Loaders that read files use `affect-files`, so
+/// every way in refuses the same things (devices, huge files, binary text) the same way.
 pub trait Loader {
-    fn load(&self, path: &str) -> Result<String, String>;
+    fn load(&self, path: &str) -> Result<String, SourceError>;
 }
 
 /// A loader for programs that may not import files (the language server's unsaved
@@ -19,8 +21,8 @@ pub trait Loader {
 pub struct NoFiles;
 
 impl Loader for NoFiles {
-    fn load(&self, path: &str) -> Result<String, String> {
-        Err(format!("no file access here to read `{path}`"))
+    fn load(&self, path: &str) -> Result<String, SourceError> {
+        Err(format!("no file access here to read `{path}`").into())
     }
 }
 
@@ -128,10 +130,33 @@ fn visit(
             uses.push((use_span, name));
             continue;
         }
+        // Files are loaded depth-first: a chain of uses is as deep as it is long.
+        let max = crate::syntax::depth::MAX_DEPTH;
+        if stack.len() > max {
+            let d = Diagnostic::error(
+                "E0118",
+                format!("nested deeper than {max} levels"),
+                use_span,
+            )
+            .with_label(format!(
+                "this is the {}th file in a chain of uses",
+                stack.len()
+            ))
+            .with_help(
+                "files may use each other at most 256 deep: use the files from a file higher up",
+            );
+            report(diags, imported, is_main, stack, text, d);
+            continue;
+        }
         let src = match source(&u.target, &name, loader) {
             Ok(src) => src,
-            Err(d) => {
-                report(diags, imported, is_main, stack, text, *d);
+            Err(e) => {
+                let (d, bad_bytes) = *e;
+                report(diags, imported, is_main, stack, text, d);
+                // Bad bytes are shown where they are, in the used file.
+                if let Some((text, d)) = bad_bytes {
+                    imported.push((name.clone(), text, d));
+                }
                 continue;
             }
         };
@@ -168,7 +193,11 @@ fn visit(
 
 /// The text of a used module: the standard library's, or a file's through the loader (`name`
 /// is its path relative to the main file).
-fn source(target: &UseTarget, name: &str, loader: &dyn Loader) -> Result<String, Box<Diagnostic>> {
+/// A diagnostic at the `use`, and for a used file with bad bytes, its text and the
+/// diagnostic at them.
+type UseError = Box<(Diagnostic, Option<(String, Diagnostic)>)>;
+
+fn source(target: &UseTarget, name: &str, loader: &dyn Loader) -> Result<String, UseError> {
     match target {
         UseTarget::Module(p) => match STDLIB.iter().find(|(n, _)| *n == name) {
             Some((_, src)) => Ok((*src).to_string()),
@@ -186,15 +215,28 @@ fn source(target: &UseTarget, name: &str, loader: &dyn Loader) -> Result<String,
                 {
                     d = d.with_help(format!("did you mean `{b}`?"));
                 }
-                Err(Box::new(d))
+                Err(Box::new((d, None)))
             }
         },
-        UseTarget::File(path, span) => loader.load(name).map_err(|e| {
-            Box::new(
+        // `use "."` or `use "dir/"` names a directory: say so, not "cannot read ``".
+        UseTarget::File(path, span)
+            if name.is_empty() || matches!(path.rsplit('/').next(), Some("" | "." | "..")) =>
+        {
+            Err(Box::new((
                 Diagnostic::error("E0206", format!("cannot load `{path}`"), *span)
-                    .with_label(e)
-                    .with_help("paths are relative to the file that uses them"),
-            )
+                    .with_label("a directory, not a regular file")
+                    .with_help("name the file itself, e.g. `use \"parts.affect\";`"),
+                None,
+            )))
+        }
+        UseTarget::File(path, span) => loader.load(name).map_err(|e| {
+            let at_use = Diagnostic::error("E0206", format!("cannot load `{path}`"), *span)
+                .with_label(e.message.clone())
+                .with_help("paths are relative to the file that uses them");
+            let bad_bytes =
+                e.at.as_ref()
+                    .map(|(text, _)| (text.clone(), e.diagnostic()));
+            Box::new((at_use, bad_bytes))
         }),
     }
 }
@@ -250,13 +292,13 @@ mod tests {
     }
 
     impl Loader for Counting {
-        fn load(&self, path: &str) -> Result<String, String> {
+        fn load(&self, path: &str) -> Result<String, crate::source::SourceError> {
             self.reads.borrow_mut().push(path.to_string());
             self.files
                 .iter()
                 .find(|(p, _)| *p == path)
                 .map(|(_, t)| t.to_string())
-                .ok_or_else(|| format!("no `{path}`"))
+                .ok_or_else(|| format!("no `{path}`").into())
         }
     }
 

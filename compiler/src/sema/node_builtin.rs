@@ -84,7 +84,12 @@ impl TreeCx<'_> {
                     ArgType::Int => v = Some(self.arg(e, &Ty::Int, &format!("`{}`", spec.name))),
                     ArgType::Bool => v = Some(self.arg(e, &Ty::Bool, &format!("`{}`", spec.name))),
                     ArgType::Duration => {
-                        v = Some(self.arg(e, &Ty::Duration, &format!("`{}`", spec.name)))
+                        // Not "`msec` must be a duration": the port's name reads as a unit.
+                        let what = match b.args.len() {
+                            1 => format!("the argument of `{}`", b.name),
+                            _ => format!("the `{}` argument of `{}`", spec.name, b.name),
+                        };
+                        v = Some(self.arg(e, &Ty::Duration, &what))
                     }
                     ArgType::Any | ArgType::Str => {
                         v = Some(self.arg(e, &Ty::Any, &format!("`{}`", spec.name)))

@@ -415,36 +415,18 @@ impl Checker {
                 out
             })
             .collect();
-        // Depth-first; `path` holds the trees being visited, `done` the finished ones.
-        fn visit(
-            i: usize,
-            graph: &[Vec<(u32, Span)>],
-            path: &mut Vec<usize>,
-            done: &mut [bool],
-            found: &mut Vec<(Span, Vec<usize>)>,
-        ) {
-            if done[i] {
-                return;
-            }
-            path.push(i);
-            for &(callee, span) in &graph[i] {
-                let c = callee as usize;
-                if let Some(at) = path.iter().position(|&p| p == c) {
-                    if !found.iter().any(|(s, _)| *s == span) {
-                        found.push((span, path[at..].to_vec()));
-                    }
-                } else {
-                    visit(c, graph, path, done, found);
+        // Depth-first without recursion: a chain of trees calling trees is as long as the
+        // file makes it.
+        let mut found: Vec<(Span, Vec<usize>)> = Vec::new();
+        crate::graph::depth_first(
+            &graph,
+            |&(callee, _)| callee as usize,
+            |&(_, span), cycle| {
+                if !found.iter().any(|(s, _)| *s == span) {
+                    found.push((span, cycle.to_vec()));
                 }
-            }
-            path.pop();
-            done[i] = true;
-        }
-        let mut done = vec![false; graph.len()];
-        let mut found = Vec::new();
-        for i in 0..graph.len() {
-            visit(i, &graph, &mut Vec::new(), &mut done, &mut found);
-        }
+            },
+        );
         for (span, cycle) in found {
             let name = self.g.trees[cycle[0]].name.clone();
             let mut d = Diagnostic::error("E0209", format!("tree `{name}` calls itself"), span)

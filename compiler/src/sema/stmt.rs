@@ -1,6 +1,7 @@
 //! Statements of `do { }`, `update { }` and handlers: assignments (to variables and list
 //! elements), conditionals and expression statements.
 
+use super::error::{SemaError, Write};
 use super::expr::{Cx, Target};
 use super::frame::VarKind;
 use super::ty::Ty;
@@ -66,16 +67,7 @@ impl Cx<'_> {
                         let v = &self.frame.vars[i as usize];
                         self.index.refer_def(p.segments[0].span, v.def);
                         if !v.kind.assignable() {
-                            let kind = v.kind.describe();
-                            let decl = v.span;
-                            let vkind = v.kind;
-                            let d = Diagnostic::error(
-                                "E0311",
-                                format!("cannot assign to `{name}`: it is a {kind}"),
-                                target.span,
-                            )
-                            .with_label("not assignable")
-                            .with_secondary(decl, format!("`{name}` is declared here"));
+                            let (what, decl, vkind) = (v.kind.describe(), v.span, v.kind);
                             let help = match vkind {
                                 VarKind::Let => "a `let` is recomputed every tick; declare it with `var` to change it",
                                 VarKind::Sensor | VarKind::Event => "devices are read by the runtime; keep your own copy in a `var`",
@@ -86,7 +78,14 @@ impl Cx<'_> {
                                 VarKind::Hormone => "a hormone follows its stimulus; keep your own value in a `var`",
                                 _ => "only variables can be assigned",
                             };
-                            self.diags.push(d.with_help(help));
+                            self.report(SemaError::NotAssignable {
+                                name: name.to_string(),
+                                what: what.to_string(),
+                                write: Write::Assign,
+                                span: target.span,
+                                decl,
+                                help,
+                            });
                             return None;
                         }
                         let (ty, range) = (v.ty.clone(), v.range);
@@ -97,17 +96,14 @@ impl Cx<'_> {
                         if let Some(c) = self.g.consts.get(name) {
                             self.index.refer_global(p.segments[0].span, name);
                             let decl = c.span;
-                            let d = Diagnostic::error(
-                                "E0311",
-                                format!("cannot assign to `{name}`: it is a constant"),
-                                target.span,
-                            )
-                            .with_label("not assignable")
-                            .with_secondary(decl, format!("`{name}` is declared here"))
-                            .with_help(
-                                "constants never change: declare a `var` to hold a value that does",
-                            );
-                            self.diags.push(d);
+                            self.report(SemaError::NotAssignable {
+                                name: name.to_string(),
+                                what: "constant".to_string(),
+                                write: Write::Assign,
+                                span: target.span,
+                                decl,
+                                help: "constants never change: declare a `var` to hold a value that does",
+                            });
                         } else {
                             self.unknown_name(name, p.span);
                         }

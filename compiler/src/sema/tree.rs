@@ -2,7 +2,7 @@
 //! subtree calls. A tree becomes a template whose code refers to its own frame (ports, then
 //! locals); each call site instantiates it (see `lower`).
 
-use super::error::{Scope, SemaError};
+use super::error::{Scope, SemaError, Write};
 use super::expr::Cx;
 use super::frame::{Frame, FrameVar, VarKind, ROOT_FLAG};
 use super::index::{Decl, DefKind, Target, Visibility};
@@ -224,16 +224,14 @@ impl TreeCx<'_> {
             }
             _ => "write into a `var` instead",
         };
-        self.err(
-            Diagnostic::error(
-                "E0311",
-                format!("{port} would write `{vn}`, a {}", vkind.describe()),
-                span,
-            )
-            .with_label("not writable")
-            .with_secondary(decl, format!("`{vn}` is declared here"))
-            .with_help(help),
-        );
+        self.c.report(SemaError::NotAssignable {
+            name: vn,
+            what: vkind.describe().to_string(),
+            write: Write::Port(port.to_string()),
+            span,
+            decl,
+            help,
+        });
     }
 
     pub(super) fn not_a_variable(&mut self, e: &Expr, what: &str) {

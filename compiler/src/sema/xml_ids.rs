@@ -544,12 +544,12 @@ main tree M {
     struct Files(&'static [(&'static str, &'static str)]);
 
     impl Loader for Files {
-        fn load(&self, path: &str) -> Result<String, String> {
+        fn load(&self, path: &str) -> Result<String, crate::source::SourceError> {
             self.0
                 .iter()
                 .find(|(p, _)| *p == path)
                 .map(|(_, t)| t.to_string())
-                .ok_or_else(|| format!("no `{path}`"))
+                .ok_or_else(|| format!("no `{path}`").into())
         }
     }
 

@@ -4,7 +4,7 @@
 //! can recover inside them. The pairs also tell parse errors which block they are in.
 
 use super::token::{Kw, Tok};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, MAX_PER_FILE};
 use crate::span::Span;
 
 #[derive(Clone, Debug)]
@@ -51,27 +51,47 @@ fn word<'a>(t: &Tok<'a>) -> Option<&'a str> {
     }
 }
 
-/// Start of the line holding byte `offset`.
-fn line_start(src: &str, offset: usize) -> usize {
-    src[..offset.min(src.len())]
-        .rfind('\n')
-        .map_or(0, |i| i + 1)
+/// The source with its line starts, so that questions about the line of a token cost a
+/// binary search, not a scan back through the line (a file can be one line of any length).
+struct Text<'a> {
+    src: &'a str,
+    starts: Vec<usize>,
 }
 
-/// Indentation (in characters) of the line holding byte `offset`.
-fn indent_of(src: &str, offset: usize) -> usize {
-    let start = line_start(src, offset);
-    src[start..]
-        .chars()
-        .take_while(|c| *c == ' ' || *c == '\t')
-        .count()
-}
+impl<'a> Text<'a> {
+    fn new(src: &'a str) -> Text<'a> {
+        let starts = std::iter::once(0)
+            .chain(src.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Text { src, starts }
+    }
 
-/// True when only spaces stand between the start of its line and `offset`.
-fn first_on_line(src: &str, offset: usize) -> bool {
-    src[line_start(src, offset)..offset]
-        .chars()
-        .all(|c| c == ' ' || c == '\t')
+    /// 0-based line holding byte `offset`.
+    fn line(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset) - 1
+    }
+
+    /// Start of the line holding byte `offset`.
+    fn line_start(&self, offset: usize) -> usize {
+        self.starts[self.line(offset.min(self.src.len()))]
+    }
+
+    /// Indentation (in characters) of the line holding byte `offset`.
+    fn indent_of(&self, offset: usize) -> usize {
+        self.src[self.line_start(offset)..]
+            .chars()
+            .take_while(|c| *c == ' ' || *c == '\t')
+            .count()
+    }
+
+    /// True when only spaces stand between the start of its line and `offset`.
+    fn first_on_line(&self, offset: usize) -> bool {
+        self.src[..offset]
+            .bytes()
+            .rev()
+            .take_while(|&b| b != b'\n')
+            .all(|b| b == b' ' || b == b'\t')
+    }
 }
 
 /// Keywords that head a block-carrying construct and are followed by its name
@@ -100,7 +120,7 @@ fn head_with_name(k: Kw) -> bool {
 
 /// Describes the block opened by `tokens[i]` from the tokens before it.
 fn describe(
-    src: &str,
+    text: &Text,
     tokens: &[(usize, Tok, usize)],
     i: usize,
     matching_open: &[Option<usize>],
@@ -148,10 +168,10 @@ fn describe(
     // the `{` starts its line), after the last `;`, `{` or `}`. Argument lists, lists and
     // attributes are skipped as a whole.
     let anchor = match prev {
-        Some(p) if first_on_line(src, tokens[i].0) => p.0,
+        Some(p) if text.first_on_line(tokens[i].0) => p.0,
         _ => tokens[i].0,
     };
-    let from = line_start(src, anchor);
+    let from = text.line_start(anchor);
     let mut range: Vec<usize> = Vec::new(); // token indices, right to left
     let mut j = i;
     while j > 0 {
@@ -235,6 +255,7 @@ fn is_head_keyword(k: Kw) -> bool {
 
 pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<'a> {
     let src_len = src.len();
+    let text = Text::new(src);
     // First pass on the raw tokens: which opener each closer matches (for descriptions).
     let mut matching_open: Vec<Option<usize>> = vec![None; tokens.len()];
     {
@@ -273,7 +294,7 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
 
     for (i, (s, t, e)) in tokens.iter().enumerate() {
         if closer_of(t).is_some() {
-            stack.push((i, describe(src, &tokens, i, &matching_open)));
+            stack.push((i, describe(&text, &tokens, i, &matching_open)));
             out.push((*s, t.clone(), *e));
         } else if is_closer(t) {
             let matches_top = stack
@@ -325,7 +346,7 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
                 .filter(|(o, _)| {
                     matches!(tokens[*o].1, Tok::LParen | Tok::LBracket)
                         && matches!(t, Tok::RParen | Tok::RBracket)
-                        && line_start(src, tokens[*o].0) == line_start(src, *s)
+                        && text.line(tokens[*o].0) == text.line(*s)
                 })
                 .cloned()
             {
@@ -391,22 +412,29 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
         );
         // The `}` that went missing is usually just before a `}` indented like an outer
         // block: that `}` closed the inner block instead.
+        // (Looked for only for the first blocks: a file of thousands of unclosed blocks
+        // gets no more than a diagnostic each, and at most 100 are shown.)
         let suspect = pairs
             .iter()
             .enumerate()
+            .take(if diagnostics.len() < MAX_PER_FILE {
+                usize::MAX
+            } else {
+                0
+            })
             .filter(|(k, p)| {
                 p.kind == '{'
                     && !hinted.contains(k)
                     && p.open.start as usize > open_tok.0
                     && !p.close.is_empty()
-                    && first_on_line(src, p.close.start as usize)
-                    && indent_of(src, p.close.start as usize)
-                        < indent_of(src, p.open.start as usize)
+                    && text.first_on_line(p.close.start as usize)
+                    && text.indent_of(p.close.start as usize)
+                        < text.indent_of(p.open.start as usize)
             })
             .min_by_key(|(_, p)| p.close.start);
         if let Some((k, p)) = suspect {
             hinted.push(k);
-            let line = src[..p.close.start as usize].matches('\n').count() + 1;
+            let line = text.line(p.close.start as usize) + 1;
             d = d
                 .with_secondary(
                     p.close,

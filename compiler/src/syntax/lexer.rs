@@ -267,8 +267,14 @@ fn number(lex: &mut logos::Lexer<Raw>) -> NumLit {
     let text = lex.slice().to_string();
     let num_len = 1 + num_end;
     let numeric: String = text[..num_len].chars().filter(|&c| c != '_').collect();
-    let value = numeric.parse::<f64>().unwrap_or(0.0);
     let suffix = &text[num_len..];
+    let mut value = numeric.parse::<f64>().unwrap_or(0.0);
+    if let Some(d) = out_of_range(&numeric, value, integer, !suffix.is_empty()) {
+        lex.extras
+            .errors
+            .push(d(Span::new(start, start + num_len), &text[..num_len]));
+        value = 0.0;
+    }
     let unit = if suffix.is_empty() {
         None
     } else if let Some(u) = Unit::parse(suffix) {
@@ -300,6 +306,56 @@ fn number(lex: &mut logos::Lexer<Raw>) -> NumLit {
         unit,
         text,
     }
+}
+
+/// Largest integer a literal may write: numbers are 64-bit floats, exact up to 2^53.
+const MAX_EXACT_INTEGER: f64 = 9_007_199_254_740_992.0;
+
+/// Largest quantity with a unit: every conversion to the unit a value is kept in (hours to
+/// milliseconds is the largest, ×3.6e6) stays finite.
+const MAX_QUANTITY: f64 = 1e300;
+
+type NumberError = fn(Span, &str) -> Diagnostic;
+
+/// E0106 for a decimal literal no 64-bit float holds as written: beyond the largest float
+/// (`1e999`), an integer beyond 2^53 (`99999999999999999999999` would silently become
+/// another number), a quantity whose conversion would overflow, or a non-zero literal so small
+/// it becomes 0 (`1e-999`).
+fn out_of_range(numeric: &str, value: f64, integer: bool, unit: bool) -> Option<NumberError> {
+    let mantissa = numeric.split(['e', 'E']).next().unwrap_or(numeric);
+    if !value.is_finite() || (unit && value > MAX_QUANTITY) {
+        return Some(|span, text| {
+            Diagnostic::error("E0106", format!("number `{text}` is too large"), span)
+                .with_label("beyond the largest number (about 1.8e308; 1e300 with a unit)")
+        });
+    }
+    // The digits, not the rounded value: 2^53 + 1 rounds to 2^53.
+    let digits = numeric.trim_start_matches('0');
+    if integer
+        && (digits.len() > 16
+            || value > MAX_EXACT_INTEGER
+            || (value == MAX_EXACT_INTEGER && digits != "9007199254740992"))
+    {
+        return Some(|span, text| {
+            Diagnostic::error(
+                "E0106",
+                format!("integer literal `{text}` is too large"),
+                span,
+            )
+            .with_label(
+                "numbers are 64-bit floats: integers above 2^53 (9007199254740992) are not exact",
+            )
+            .with_help("write it with an exponent (`1e23`) if an approximate value is meant")
+        });
+    }
+    if value == 0.0 && mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b)) {
+        return Some(|span, text| {
+            Diagnostic::error("E0106", format!("number `{text}` is too small"), span)
+                .with_label("not zero, but smaller than the smallest number (about 4.9e-324)")
+                .with_help("write `0` if zero is meant")
+        });
+    }
+    None
 }
 
 /// The unit a misspelt suffix most likely means: a case slip (`10hz`), a common long
@@ -649,6 +705,35 @@ mod tests {
 
     fn toks(src: &str) -> Vec<Tok<'_>> {
         lex(src).tokens.into_iter().map(|(_, t, _)| t).collect()
+    }
+
+    #[test]
+    fn numbers_no_float_holds_are_e0106() {
+        for src in [
+            "1e999",
+            "99999999999999999999999",
+            "9007199254740993",
+            "1e-999",
+            "0.000e-400 + 1e400",
+            "1e301h",
+        ] {
+            let l = lex(src);
+            assert!(
+                l.diagnostics.iter().any(|d| d.code == "E0106"),
+                "{src}: {:?}",
+                l.diagnostics
+            );
+        }
+        for src in [
+            "9007199254740992",
+            "1e308",
+            "1.5e-300",
+            "0e-999",
+            "0.0",
+            "1e300h",
+        ] {
+            assert!(lex(src).diagnostics.is_empty(), "{src}");
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 pub mod ast;
 mod delimiters;
+pub mod depth;
 mod docs;
 mod grammar_support;
 pub mod keywords;

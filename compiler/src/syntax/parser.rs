@@ -4,6 +4,7 @@
 
 use super::ast::{File, Item, ItemKind};
 use super::delimiters;
+use super::depth;
 use super::docs;
 use super::generated::FileParser;
 use super::lexer::{self, Comment};
@@ -34,6 +35,16 @@ pub fn parse(src: &str) -> Parsed {
             && d.primary.span.start as usize == src.trim_end().len())
     }));
     let tokens = balanced.tokens;
+    if let Some(d) = depth::check(&tokens, depth::MAX_DEPTH) {
+        // Too deep to build a tree every phase can walk: the file is refused as a whole.
+        diagnostics.push(d);
+        diagnostics.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
+        return Parsed {
+            file: error_file(src),
+            comments: lexed.comments,
+            diagnostics,
+        };
+    }
 
     let mut recovered: Vec<ErrorRecovery<usize, Tok, ()>> = Vec::new();
     let result = FileParser::new().parse(&mut recovered, tokens.iter().cloned());
@@ -51,15 +62,7 @@ pub fn parse(src: &str) -> Parsed {
         Ok(file) => file,
         Err(err) => {
             report(&err);
-            File {
-                items: vec![Item {
-                    doc: None,
-                    attrs: vec![],
-                    kind: ItemKind::Error,
-                    span: Span::new(0, src.len()),
-                }],
-                span: Span::new(0, src.len()),
-            }
+            error_file(src)
         }
     };
     // One diagnostic per place: cascades at the same token say nothing new.
@@ -84,6 +87,19 @@ pub fn parse(src: &str) -> Parsed {
         file,
         comments: lexed.comments,
         diagnostics,
+    }
+}
+
+/// A file that could not be parsed at all: one error item over the whole text.
+fn error_file(src: &str) -> File {
+    File {
+        items: vec![Item {
+            doc: None,
+            attrs: vec![],
+            kind: ItemKind::Error,
+            span: Span::new(0, src.len()),
+        }],
+        span: Span::new(0, src.len()),
     }
 }
 

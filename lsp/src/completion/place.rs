@@ -130,32 +130,24 @@ fn operations(items: &mut Items, name: &str) {
         return;
     };
     let def = idx.def(d);
-    if def.kind == DefKind::Memory {
-        for m in vocab::MEMORY_METHODS {
-            let detail = format!("{name}.{}{}", m.name, m.params_text);
-            let doc = Some(m.doc.to_string());
-            items.push(
-                0,
-                m.name,
-                CompletionItemKind::METHOD,
-                Some(detail),
-                doc,
-                None,
-            );
-        }
+    // (name, parameters, documentation) of each operation it has.
+    let ops: Vec<(&str, &str, &str)> = if def.kind == DefKind::Memory {
+        vocab::MEMORY_METHODS
+            .iter()
+            .map(|m| (m.name, m.params_text, m.doc))
+            .collect()
     } else if matches!(def.ty, Some(ty::Ty::List(_))) {
-        for m in vocab::LIST_METHODS {
-            let detail = format!("{name}.{}{}", m.name, m.params_text);
-            let doc = Some(m.doc.to_string());
-            items.push(
-                0,
-                m.name,
-                CompletionItemKind::METHOD,
-                Some(detail),
-                doc,
-                None,
-            );
-        }
+        vocab::LIST_METHODS
+            .iter()
+            .map(|m| (m.name, m.params_text, m.doc))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for (op, params, doc) in ops {
+        let detail = Some(format!("{name}.{op}{params}"));
+        let doc = Some(doc.to_string());
+        items.push(0, op, CompletionItemKind::METHOD, detail, doc, None);
     }
 }
 

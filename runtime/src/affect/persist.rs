@@ -1,26 +1,44 @@
-//! Long-term emotional memory on disk: a small versioned text format, written atomically
-//! (a temporary file, then a rename). A damaged or foreign file is an error that names the
-//! file and line, and the file is left as it was.
+//! Long-term emotional memory on disk. A robot's memory file can hold weeks of learning, so
+//! damage of any kind is detected and the file is never lost by accident:
+//!
+//! - the format is versioned text with a footer holding the length and CRC-32 of everything
+//!   before it: a file cut anywhere (even between two lines), a changed byte, a missing or
+//!   extra field, an empty or binary file is an error that says what and where;
+//! - a damaged file is left exactly as it is, and the run does not start;
+//! - writes are atomic and durable (`affect_files::write_atomic`: temporary file, fsync,
+//!   rename, fsync of the directory), keep the file's permissions, refuse a read-only file, and
+//!   clean up temporary files a killed write left behind.
 //!
 //! ```text
-//! affect long-term memory v2
+//! affect long-term memory v3
 //! memory feelings
 //! A    63.2    42
 //! K    18.5    22
 //! A    K
+//! end    67    b68ee2b6
 //! ```
 //!
 //! Each line after `memory NAME` is either a trace, three fields separated by tabs (shown as
 //! spaces above): a key, its score 0..100 and its familiarity 0..100; or a connection, two
-//! keys separated by a tab (they were remembered one after the other). Version 1 files, which
-//! have no connections, are read too.
+//! keys separated by a tab (they were remembered one after the other). The `end` line gives
+//! the number of bytes before it and their CRC-32 in hexadecimal. Version 2 files (no footer)
+//! and version 1 files (no connections) are still read; every write is version 3.
 
+use affect_compiler::diagnostic::Diagnostic;
+use affect_compiler::ir::program::AgentProgram;
 use std::path::Path;
 
-pub const HEADER: &str = "affect long-term memory v2";
+pub const HEADER: &str = "affect long-term memory v3";
 
-/// The previous format, without connections: still read.
+/// The two earlier formats, without the footer (v2) and without connections (v1): still read.
+const HEADER_V2: &str = "affect long-term memory v2";
 const HEADER_V1: &str = "affect long-term memory v1";
+
+/// Memory files larger than this are refused: far more than any robot remembers.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A key longer than this is damage (keys are places and labels, a few words long).
+pub const MAX_KEY_BYTES: usize = 1024;
 
 /// One memory's traces and connections by key name.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -30,6 +48,39 @@ pub struct Stored {
     pub links: Vec<(String, String)>,
 }
 
+/// What is wrong with a memory file: the line (1-based) when a line is at fault.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Damage {
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl Damage {
+    fn at(line: usize, message: impl Into<String>) -> Damage {
+        Damage {
+            line: Some(line),
+            message: message.into(),
+        }
+    }
+
+    fn file(message: impl Into<String>) -> Damage {
+        Damage {
+            line: None,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Damage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(n) => write!(f, "line {n}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// The file's text in the current format, footer included.
 pub fn format(memories: &[Stored]) -> String {
     let mut out = String::from(HEADER);
     out.push('\n');
@@ -42,7 +93,13 @@ pub fn format(memories: &[Stored]) -> String {
             out.push_str(&format!("{}\t{}\n", escape(a), escape(b)));
         }
     }
+    let footer = footer(out.as_bytes());
+    out.push_str(&footer);
     out
+}
+
+fn footer(body: &[u8]) -> String {
+    format!("end\t{}\t{:08x}\n", body.len(), crc32fast::hash(body))
 }
 
 fn escape(k: &str) -> String {
@@ -51,160 +108,351 @@ fn escape(k: &str) -> String {
         .replace('\n', "\\n")
 }
 
-fn unescape(k: &str) -> String {
-    let mut out = String::new();
+/// The key a field spells, or what is wrong with it.
+fn unescape(k: &str, n: usize) -> Result<String, Damage> {
+    if k.is_empty() {
+        return Err(Damage::at(n, "an empty key"));
+    }
+    if k.len() > MAX_KEY_BYTES {
+        return Err(Damage::at(
+            n,
+            format!("a key of {} bytes (at most {MAX_KEY_BYTES})", k.len()),
+        ));
+    }
+    let mut out = String::with_capacity(k.len());
     let mut chars = k.chars();
     while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.next() {
+        match c {
+            '\\' => match chars.next() {
                 Some('t') => out.push('\t'),
                 Some('n') => out.push('\n'),
-                Some(other) => out.push(other),
-                None => out.push('\\'),
+                Some('\\') => out.push('\\'),
+                _ => return Err(Damage::at(n, "a key with a broken escape")),
+            },
+            c if c.is_control() => {
+                return Err(Damage::at(n, "a key with a control character"));
             }
-        } else {
-            out.push(c);
+            c => out.push(c),
         }
     }
-    out
+    Ok(out)
 }
 
-/// Reads a file written by `format`; the error says what is wrong and where.
-pub fn parse(text: &str) -> Result<Vec<Stored>, String> {
-    let mut lines = text.lines().enumerate();
-    match lines.next() {
-        Some((_, h)) if h.trim_end() == HEADER || h.trim_end() == HEADER_V1 => {}
-        Some((_, h)) if h.starts_with("affect long-term memory v") => {
-            return Err(format!(
-            "line 1: this file is format `{}`; this version of affect reads `{HEADER}` (and v1)",
-            h.trim()
-        ))
-        }
-        _ => {
-            return Err(format!(
-                "line 1: not an affect long-term memory file (the first line must be `{HEADER}`)"
-            ))
-        }
+/// Reads the bytes of a memory file (any version); the error says what is wrong and where.
+pub fn read(bytes: &[u8]) -> Result<Vec<Stored>, Damage> {
+    if bytes.is_empty() {
+        return Err(Damage::file(
+            "the file is empty (a memory file starts with `affect long-term memory`)",
+        ));
     }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        Damage::file(format!(
+            "not text (byte {} is not UTF-8): not an affect long-term memory file",
+            e.valid_up_to()
+        ))
+    })?;
+    let first = text.split('\n').next().unwrap_or("");
+    match first {
+        HEADER => parse_body(check_footer(text)?, true),
+        HEADER_V2 | HEADER_V1 => {
+            // No footer in these versions: at least a cut inside a line shows.
+            if !text.ends_with('\n') {
+                let n = text.split('\n').count();
+                return Err(Damage::at(n, "the last line is cut off (no line end)"));
+            }
+            parse_body(text, first == HEADER_V2)
+        }
+        h if h.starts_with("affect long-term memory v") => Err(Damage::at(
+            1,
+            format!(
+                "this file is format `{}`; this version of affect reads `{HEADER}` (and v2, v1)",
+                h.trim()
+            ),
+        )),
+        _ => Err(Damage::at(
+            1,
+            format!("not an affect long-term memory file (the first line must be `{HEADER}`)"),
+        )),
+    }
+}
+
+/// The text before a valid footer, or what the footer shows is wrong.
+fn check_footer(text: &str) -> Result<&str, Damage> {
+    let lines = text.split('\n').count();
+    let cut = || {
+        Damage::at(
+            lines,
+            "the file ends without its `end` line: it was cut off (part of it is missing)",
+        )
+    };
+    let body_end = text
+        .strip_suffix('\n')
+        .ok_or_else(cut)?
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let last = &text[body_end..text.len() - 1];
+    let fields: Vec<&str> = last.split('\t').collect();
+    let ["end", len, crc] = fields.as_slice() else {
+        return Err(cut());
+    };
+    let n = lines - 1;
+    let len: usize = len
+        .parse()
+        .map_err(|_| Damage::at(n, "the `end` line is damaged (its length is not a number)"))?;
+    let crc = u32::from_str_radix(crc, 16).map_err(|_| {
+        Damage::at(
+            n,
+            "the `end` line is damaged (its checksum is not hexadecimal)",
+        )
+    })?;
+    let body = &text[..body_end];
+    if len != body.len() {
+        return Err(Damage::at(
+            n,
+            format!(
+                "the file holds {} bytes before its `end` line, which says {len}: part of it is missing or was added",
+                body.len()
+            ),
+        ));
+    }
+    // Only the form `format` writes: another spelling of the same numbers is damage too.
+    if crc != crc32fast::hash(body.as_bytes()) || text[body_end..] != footer(body.as_bytes()) {
+        return Err(Damage::file(
+            "the checksum does not match: a byte of the file was changed after it was written",
+        ));
+    }
+    Ok(body)
+}
+
+/// The memories of a file's lines after its header.
+fn parse_body(text: &str, links_allowed: bool) -> Result<Vec<Stored>, Damage> {
     let mut out: Vec<Stored> = Vec::new();
-    for (i, line) in lines {
+    for (i, line) in text.split('\n').enumerate().skip(1) {
         let n = i + 1;
-        if line.trim().is_empty() {
+        if line.is_empty() {
             continue;
         }
         if let Some(name) = line.strip_prefix("memory ") {
+            if name.is_empty() || name.contains(char::is_whitespace) {
+                return Err(Damage::at(n, "a `memory` line without a valid name"));
+            }
+            if out.iter().any(|m| m.name == name) {
+                return Err(Damage::at(n, format!("memory `{name}` appears twice")));
+            }
             out.push(Stored {
-                name: name.trim().to_string(),
+                name: name.to_string(),
                 ..Stored::default()
             });
             continue;
         }
         let Some(current) = out.last_mut() else {
-            return Err(format!("line {n}: a trace before any `memory NAME` line"));
+            return Err(Damage::at(n, "a trace before any `memory NAME` line"));
         };
         let parts: Vec<&str> = line.split('\t').collect();
-        if let [a, b] = parts.as_slice() {
-            current.links.push((unescape(a), unescape(b)));
-            continue;
-        }
-        let [k, s, f] = parts.as_slice() else {
-            return Err(format!(
-                "line {n}: expected `key<TAB>score<TAB>familiarity` or `key<TAB>key`"
-            ));
-        };
-        let num = |x: &str, what: &str| -> Result<f64, String> {
-            match x.trim().parse::<f64>() {
-                Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
-                Ok(v) => Err(format!("line {n}: the {what} {v} is outside 0..100")),
-                Err(_) => Err(format!("line {n}: the {what} `{x}` is not a number")),
+        match parts.as_slice() {
+            [a, b] if links_allowed => current.links.push((unescape(a, n)?, unescape(b, n)?)),
+            [k, s, f] => {
+                let num = |x: &str, what: &str| -> Result<f64, Damage> {
+                    match x.parse::<f64>() {
+                        Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
+                        Ok(v) => Err(Damage::at(n, format!("the {what} {v} is outside 0..100"))),
+                        Err(_) => Err(Damage::at(n, format!("the {what} `{x}` is not a number"))),
+                    }
+                };
+                current
+                    .traces
+                    .push((unescape(k, n)?, num(s, "score")?, num(f, "familiarity")?));
             }
-        };
-        current
-            .traces
-            .push((unescape(k), num(s, "score")?, num(f, "familiarity")?));
+            _ => {
+                return Err(Damage::at(
+                    n,
+                    "expected `key<TAB>score<TAB>familiarity` or `key<TAB>key`",
+                ))
+            }
+        }
     }
     Ok(out)
 }
 
-/// Writes `text` to `path` atomically.
-pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "memory".into());
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| {
-        use std::io::Write;
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+/// The memories of the file at `path`: `None` when there is none yet. Only a regular file of
+/// at most `MAX_FILE_BYTES` is read.
+pub fn load(path: &Path) -> Result<Option<Vec<Stored>>, String> {
+    // No file yet (or a link to one not written yet): nothing remembered.
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        _ => {}
     }
-    result
+    let bytes = affect_files::read_bytes(path, MAX_FILE_BYTES).map_err(|e| e.message)?;
+    read(&bytes).map(Some).map_err(|d| {
+        format!(
+            "`{}` is not a long-term memory this version can read ({d}); it was left untouched: move it away to start afresh",
+            path.display()
+        )
+    })
+}
+
+/// Checks, before the first tick, every memory file the agents will read and write: each
+/// must be absent or a readable memory file, and writable (a read-only file, or a directory
+/// where no file can be created, would otherwise fail only after the whole run). The errors
+/// are E0603 at each memory's `persist`.
+pub fn check_files<'a>(
+    agents: impl IntoIterator<Item = &'a AgentProgram>,
+    dir: &Path,
+) -> Result<(), Vec<Diagnostic>> {
+    let mut errors: Vec<Diagnostic> = Vec::new();
+    let mut seen: Vec<std::path::PathBuf> = Vec::new();
+    for spec in agents.into_iter().flat_map(|a| &a.memories) {
+        let Some(file) = &spec.persist else { continue };
+        let path = dir.join(file);
+        if seen.contains(&path) {
+            continue;
+        }
+        seen.push(path.clone());
+        let checked = load(&path).and_then(|_| {
+            affect_files::check_writable(&path)
+                .map_err(|e| format!("{e}; the run did not start, so nothing learned is lost"))
+        });
+        if let Err(e) = checked {
+            errors.push(
+                Diagnostic::error("E0603", e, spec.persist_span)
+                    .with_label(format!("memory `{}` is kept here", spec.name)),
+            );
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// Writes `memory` into the file at `path`, keeping the other memories it holds. A file that
+/// is damaged by now is not overwritten.
+pub fn save(path: &Path, memory: Stored) -> Result<(), String> {
+    if let Some(k) = memory
+        .traces
+        .iter()
+        .map(|t| &t.0)
+        .chain(memory.links.iter().flat_map(|(a, b)| [a, b]))
+        .find(|k| k.is_empty() || escape(k).len() > MAX_KEY_BYTES)
+    {
+        return Err(format!(
+            "cannot save memory `{}` to `{}`: the key `{:.40}` cannot be kept (keys are 1 to {MAX_KEY_BYTES} bytes)",
+            memory.name,
+            path.display(),
+            k
+        ));
+    }
+    let mut all = load(path)?.unwrap_or_default();
+    all.retain(|m| m.name != memory.name);
+    all.push(memory);
+    affect_files::write_atomic(path, format(&all).as_bytes())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn round_trip() {
-        let m = vec![Stored {
+    fn sample() -> Vec<Stored> {
+        vec![Stored {
             name: "feelings".into(),
             traces: vec![("A".into(), 63.25, 42.0), ("tab\there".into(), 0.0, 100.0)],
             links: vec![("A".into(), "tab\there".into())],
-        }];
-        assert_eq!(parse(&format(&m)).unwrap(), m);
+        }]
     }
 
     #[test]
-    fn version_1_files_without_connections_are_read() {
-        let m = parse("affect long-term memory v1\nmemory feelings\nK\t18.5\t22\n").unwrap();
-        assert_eq!(
-            m,
-            vec![Stored {
-                name: "feelings".into(),
-                traces: vec![("K".into(), 18.5, 22.0)],
-                links: vec![],
-            }]
-        );
+    fn round_trip() {
+        let text = format(&sample());
+        assert!(text.starts_with(HEADER));
+        assert_eq!(read(text.as_bytes()).unwrap(), sample());
     }
 
     #[test]
-    fn damaged_and_foreign_files_are_errors_with_a_line() {
-        assert!(parse("PK\u{3}\u{4}garbage")
+    fn earlier_versions_are_read() {
+        let m = read(b"affect long-term memory v1\nmemory feelings\nK\t18.5\t22\n").unwrap();
+        assert_eq!(m[0].traces, vec![("K".to_string(), 18.5, 22.0)]);
+        let m = read(b"affect long-term memory v2\nmemory f\nK\t18.5\t22\nK\tK\n").unwrap();
+        assert_eq!(m[0].links, vec![("K".to_string(), "K".to_string())]);
+        // A v2 file cut inside its last line.
+        assert!(read(b"affect long-term memory v2\nmemory f\nK\t18").is_err());
+    }
+
+    /// Every way a file can be damaged is found: cut at every byte, every byte changed, each
+    /// line removed.
+    #[test]
+    fn every_truncation_flip_and_missing_line_is_detected() {
+        let text = format(&sample());
+        let bytes = text.as_bytes();
+        for cut in 0..bytes.len() {
+            assert!(read(&bytes[..cut]).is_err(), "cut at {cut} was read");
+        }
+        for i in 0..bytes.len() {
+            for flip in [0x01u8, 0x20, 0x80] {
+                let mut b = bytes.to_vec();
+                b[i] ^= flip;
+                assert!(read(&b).is_err(), "byte {i} ^ {flip:#x} was read");
+            }
+        }
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        for skip in 0..lines.len() {
+            let without: String = lines
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != skip)
+                .map(|(_, l)| *l)
+                .collect();
+            assert!(
+                read(without.as_bytes()).is_err(),
+                "line {skip} removed was read"
+            );
+        }
+    }
+
+    #[test]
+    fn damage_says_what_and_where() {
+        assert!(read(b"").unwrap_err().message.contains("empty"));
+        assert!(read(b"PK\x03\x04\xff\xfe")
             .unwrap_err()
-            .contains("not an affect long-term memory file"));
-        assert!(parse("affect long-term memory v9\n")
+            .message
+            .contains("not text"));
+        assert!(read(b"affect long-term memory v9\n")
             .unwrap_err()
+            .message
             .contains("v9"));
-        let e = parse(&format!("{HEADER}\nmemory m\nA\t200\t1\n")).unwrap_err();
-        assert!(e.starts_with("line 3"), "{e}");
-        assert!(parse(&format!("{HEADER}\nA\t1\t1\n"))
+        let e = read(b"affect long-term memory v2\nmemory m\nA\t200\t1\n").unwrap_err();
+        assert_eq!(e.line, Some(3));
+        let big = format!(
+            "affect long-term memory v2\nmemory m\n{}\t1\t1\n",
+            "k".repeat(1 << 20)
+        );
+        assert!(read(big.as_bytes()).unwrap_err().message.contains("key of"));
+        let text = format(&sample());
+        let cut = &text[..text.len() - 20];
+        assert!(read(cut.as_bytes())
             .unwrap_err()
-            .contains("before any"));
+            .message
+            .contains("cut off"));
     }
 
     #[test]
-    fn atomic_write_replaces_the_file_whole() {
+    fn save_keeps_other_memories_and_refuses_damage() {
         let dir = std::env::temp_dir().join(format!("affect-persist-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("f.eltm");
-        write_atomic(&p, "one").unwrap();
-        write_atomic(&p, "two").unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
-        assert_eq!(
-            std::fs::read_dir(&dir).unwrap().count(),
-            1,
-            "no temporary file is left"
-        );
+        save(&p, sample()[0].clone()).unwrap();
+        let other = Stored {
+            name: "other".into(),
+            traces: vec![("B".into(), 1.0, 2.0)],
+            links: vec![],
+        };
+        save(&p, other.clone()).unwrap();
+        let both = load(&p).unwrap().unwrap();
+        assert_eq!(both, vec![sample()[0].clone(), other.clone()]);
+        std::fs::write(&p, "garbage").unwrap();
+        assert!(save(&p, other).is_err());
+        assert_eq!(std::fs::read(&p).unwrap(), b"garbage", "left untouched");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -280,7 +280,12 @@ impl<'p> Machine<'p> {
             node_ticks: 0,
             native: None,
         };
-        m.slots = agent.slots.iter().map(|s| s.init).collect();
+        // A `var` without an initial value (NaN) reads as 0 until it is written.
+        m.slots = agent
+            .slots
+            .iter()
+            .map(|s| if s.init.is_nan() { 0.0 } else { s.init })
+            .collect();
         // Every list slot gets its own copy of its initial list.
         for (i, s) in agent.slots.iter().enumerate() {
             if s.kind == affect_compiler::ir::program::ValueKind::List {

@@ -168,6 +168,7 @@ pub fn compile_with(
         // Lets tests see the fallback to the interpreter on a machine that has a JIT.
         return Err(JitError::Unsupported("AFFECT_JIT_FAIL is set".into()));
     }
+    too_wide(agent)?;
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {
         compile::compile(program, agent, record)
@@ -177,6 +178,29 @@ pub fn compile_with(
         let _ = (program, agent, record);
         supported().map(|_| unreachable!("no backend"))
     }
+}
+
+/// The most children of one node the JIT compiles. Its code and compile-time memory grow
+/// with the square of a node's width (about 1.1 GB at 1,000 children, 4.5 GB at 2,000), so a
+/// wider program runs in the interpreter, whose memory is linear, rather than exhausting the
+/// machine. (Compiling wide nodes in linear memory is the JIT's to do; see
+/// docs/performance.md.)
+pub const MAX_CHILDREN: usize = 256;
+
+fn too_wide(agent: &AgentProgram) -> Result<(), JitError> {
+    let widest = agent
+        .nodes
+        .iter()
+        .map(|n| n.children.1 as usize)
+        .max()
+        .unwrap_or(0);
+    if widest > MAX_CHILDREN {
+        return Err(JitError::Unsupported(format!(
+            "a node has {widest} children, and the JIT compiles nodes of at most {MAX_CHILDREN} \
+             (its memory grows with the square of a node's width)"
+        )));
+    }
+    Ok(())
 }
 
 /// Each entry declines when the machine's `record` differs from the code's.

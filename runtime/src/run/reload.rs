@@ -169,7 +169,8 @@ impl<'p> Run<'p> {
         let t = Translate::new(self.program, program);
         let mut done = Vec::new();
         let mut lives = Vec::with_capacity(built.len());
-        for (old, mut sim) in std::mem::take(&mut self.live).into_iter().zip(built) {
+        // A reload carries values by name: what starts afresh is in `carried.fresh`.
+        for (old, (mut sim, _unset)) in std::mem::take(&mut self.live).into_iter().zip(built) {
             let (live, carried, r) = self.carry_instance(&t, old, &mut sim, obs);
             lives.push(Live::new_after(sim, live, &carried));
             done.push(r);
@@ -243,7 +244,7 @@ impl<'p> Live<'p> {
         old: Live<'p>,
         carried: &carry::Carried,
     ) -> Live<'p> {
-        let mut l = Live::new(sim);
+        let mut l = Live::new(sim, &[]);
         l.next_ms = old.next_ms;
         l.ticks = old.ticks;
         l.statuses = old.statuses;

@@ -9,12 +9,18 @@ use crate::sim::SenseErrors;
 use crate::trace::{Event, TraceSink, Value};
 use affect_compiler::ir::program::{AgentProgram, Program, SlotId, Status, ValueKind};
 
-/// Every visible root variable's value, so a trace starts from a known state.
+/// Every visible root variable's value, so a trace starts from a known state: `null` for
+/// one that has no value yet.
 pub(super) fn initial_values(program: &Program, l: &Live, sink: &mut dyn TraceSink) {
     let p = l.agent.program;
     for (i, s) in p.slots.iter().enumerate() {
         if s.visible && s.scope == 0 {
-            let v = trace_value(program, &l.agent.machine, s, l.agent.machine.slots[i]);
+            let v = if l.last[i].is_nan() {
+                // Not a number: written as `null`.
+                Value::Num(f64::NAN)
+            } else {
+                trace_value(program, &l.agent.machine, s, l.agent.machine.slots[i])
+            };
             let _ = sink.line(
                 0,
                 0.0,

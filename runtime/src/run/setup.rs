@@ -201,7 +201,8 @@ fn setup_error(e: String) -> Vec<Diagnostic> {
 }
 
 /// Builds one instance: machine, leaves, devices, memories, its JIT code, and the `--bb`
-/// values that apply to it.
+/// values that apply to it. With it, which slots still have no value: a `var` declared
+/// without an initial value that neither the world's spawn nor `--bb` set.
 pub(super) fn bind<'p>(
     program: &'p Program,
     config: &RunConfig,
@@ -209,8 +210,23 @@ pub(super) fn bind<'p>(
     world: Option<&SharedWorld>,
     instance: Instance<'p>,
     engines: &Engines,
-) -> Result<SimAgent<'p>, Vec<Diagnostic>> {
+) -> Result<(SimAgent<'p>, Vec<bool>), Vec<Diagnostic>> {
     let agent = instance.program;
+    let mut unset: Vec<bool> = agent.slots.iter().map(|s| s.init.is_nan()).collect();
+    if let Some(a) = world.zip(instance.id).and_then(|(w, id)| {
+        w.borrow().agent(id).map(|a| {
+            a.init
+                .iter()
+                .map(|(n, _)| n.name.clone())
+                .collect::<Vec<_>>()
+        })
+    }) {
+        for (i, s) in agent.slots.iter().enumerate() {
+            if s.scope == 0 && a.contains(&s.name) {
+                unset[i] = false;
+            }
+        }
+    }
     let bound = world.cloned().zip(instance.id);
     let mut sim = build_agent(program, agent, instance.name, bound, setup).map_err(setup_error)?;
     if let Some((_, code)) = engines
@@ -223,23 +239,25 @@ pub(super) fn bind<'p>(
             .map_err(|e| setup_error(e.to_string()))?;
     }
     for (key, text) in &config.bb {
-        set_bb(program, agent, &mut sim, key, text)?;
+        if let Some(i) = set_bb(program, agent, &mut sim, key, text)? {
+            unset[i] = false;
+        }
     }
-    Ok(sim)
+    Ok((sim, unset))
 }
 
 /// `--bb KEY=VALUE` on one instance. `--bb Butler.refiller=Vonda` sets `refiller` on that
-/// agent only; a plain key sets it on every agent that has it.
+/// agent only; a plain key sets it on every agent that has it. The slot it set, if any.
 fn set_bb(
     program: &Program,
     agent: &AgentProgram,
     sim: &mut SimAgent,
     key: &str,
     text: &str,
-) -> Result<(), Vec<Diagnostic>> {
+) -> Result<Option<usize>, Vec<Diagnostic>> {
     let (key, scoped) = match bb_scope(program, agent, key) {
         Some((who, rest)) if who == sim.name || who == agent.name => (rest, true),
-        Some(_) => return Ok(()),
+        Some(_) => return Ok(None),
         None => (key, false),
     };
     let found = agent
@@ -250,7 +268,7 @@ fn set_bb(
         Some(i) => match parse_value(program, &agent.slots[i], text) {
             Ok(v) => {
                 sim.machine.write(i as u32, v);
-                Ok(())
+                Ok(Some(i))
             }
             Err(e) => {
                 let mut d =
@@ -281,7 +299,7 @@ fn set_bb(
             }
             Err(vec![d])
         }
-        None => Ok(()),
+        None => Ok(None),
     }
 }
 

@@ -5,11 +5,39 @@ use crate::interp::Machine;
 use crate::trace::Value;
 use affect_compiler::ir::program::{Program, Slot, Status, ValueKind};
 
-/// Shows a slot's value in summaries.
+/// Shows a slot's value in summaries: numbers to four significant digits (`90`, not
+/// `89.99908444471572`), quantities in their unit (`2.5s`, `1.2m`, `10Hz`, `90deg`).
 pub fn show_value(program: &Program, m: &Machine, slot: usize) -> String {
     let s = &m.program().slots[slot];
     let v = m.slots[slot];
-    show(&trace_value(program, m, s, v))
+    match s.kind {
+        ValueKind::Num => round(v),
+        // Durations are held in milliseconds, rates in Hz, lengths in metres, angles in degrees.
+        ValueKind::Duration if v.abs() >= 1000.0 => format!("{}s", round(v / 1000.0)),
+        ValueKind::Duration => format!("{}ms", round(v)),
+        ValueKind::Rate => format!("{}Hz", round(v)),
+        ValueKind::Length => format!("{}m", round(v)),
+        ValueKind::Angle => format!("{}deg", round(v)),
+        _ => show(&trace_value(program, m, s, v)),
+    }
+}
+
+/// Four significant digits, every digit before the point kept, no trailing zeros.
+fn round(x: f64) -> String {
+    if x == 0.0 {
+        return "0".to_string();
+    }
+    if !x.is_finite() || x == x.trunc() {
+        return format!("{x}");
+    }
+    let decimals = (3 - x.abs().log10().floor() as i32).clamp(0, 12) as usize;
+    let text = format!("{x:.decimals$}");
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &text
+    };
+    text.to_string()
 }
 
 fn show(v: &Value) -> String {
@@ -79,5 +107,21 @@ fn value_of<'a>(
             }
         }
         _ => Value::Num(v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round;
+
+    #[test]
+    fn summary_numbers_keep_four_significant_digits() {
+        assert_eq!(round(89.99908444471572), "90");
+        assert_eq!(round(12.3456), "12.35");
+        assert_eq!(round(1234.5678), "1235");
+        assert_eq!(round(0.012345), "0.01235");
+        assert_eq!(round(-0.00001), "-0.00001");
+        assert_eq!(round(3.0), "3");
+        assert_eq!(round(-0.0), "0");
     }
 }

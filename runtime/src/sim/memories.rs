@@ -18,14 +18,7 @@ pub fn load(
     for spec in &agent.memories {
         let mut m = Memory::new(spec.clone());
         if let (Some(file), Some(dir)) = (&spec.persist, dir) {
-            let path = dir.join(file);
-            if path.exists() {
-                let text = std::fs::read_to_string(&path).map_err(|e| {
-                    format!("cannot read long-term memory `{}`: {e}", path.display())
-                })?;
-                let stored = persist::parse(&text).map_err(|e| {
-                    format!("`{}` is not a long-term memory this version can read ({e}); it was left untouched — move it away to start afresh", path.display())
-                })?;
+            if let Some(stored) = persist::load(&dir.join(file))? {
                 if let Some(s) = stored.iter().find(|s| s.name == spec.name) {
                     restore(program, &mut m, s);
                 }

@@ -417,9 +417,11 @@ impl Exporter {
             list.children = parts.models.into_iter().map(XmlNode::Element).collect();
             root.children.push(XmlNode::Element(list));
         }
-        Document {
+        let mut doc = Document {
             nodes: vec![XmlNode::Element(root)],
-        }
+        };
+        super::comments::restore(&mut doc);
+        doc
     }
 
     /// `<root>` with its format, main tree and the attributes items carry for it.
@@ -546,15 +548,28 @@ impl Exporter {
         for u in undeclared {
             let name = &u.name;
             let kind = u.kind;
-            self.heads().warn(
-                "W0454",
-                format!("`{name}` is not declared: its model is inferred from its uses"),
-                u.span,
-            );
-            self.heads().amend(|d| {
-                d.with_label("no `action`/`condition` declaration in this file")
-                    .with_help(format!("declare it, e.g. `{} {name}(...);`, to give its ports directions and types", kind.keyword()))
-            });
+            if name == "tendencies" {
+                // affect's own node: declaring it is no fix, so say what BehaviorTree.CPP gets.
+                self.heads().warn(
+                    "W0454",
+                    "BehaviorTree.CPP has no tendency table: `tendencies` is exported as an action it must register",
+                    u.span,
+                );
+                self.heads().amend(|d| {
+                    d.with_label("affect's built-in: the agent's action tendencies")
+                        .with_note("the affect runtime runs it; a BehaviorTree.CPP host registers an action `tendencies`")
+                });
+            } else {
+                self.heads().warn(
+                    "W0454",
+                    format!("`{name}` is not declared: its model is inferred from its uses"),
+                    u.span,
+                );
+                self.heads().amend(|d| {
+                    d.with_label("no `action`/`condition` declaration in this file")
+                        .with_help(format!("declare it, e.g. `{} {name}(...);`, to give its ports directions and types", kind.keyword()))
+                });
+            }
             let mut el = Element::new(kind_tag(kind))
                 .with("ID", name)
                 .with(carry::INFERRED_XML, "true");

@@ -87,7 +87,9 @@ pub fn import(text: &str, name: &str, loader: &mut dyn IncludeLoader) -> Importe
     // Comments before `<root>` describe the file: they document its main tree.
     for n in &parsed.document.nodes {
         match n {
-            XmlNode::Comment(c, _) => reader.prologue.extend(doc_lines(c)),
+            XmlNode::Comment(c, _) => reader
+                .prologue
+                .extend(super::comments::lines_at(c, super::comments::Place::File)),
             XmlNode::Element(_) => break,
             _ => {}
         }
@@ -215,6 +217,10 @@ pub(crate) struct Reader {
     newlines: Vec<u32>,
     /// The comments before `<root>`.
     prologue: Vec<String>,
+    /// The comments at the end of `<root>`.
+    epilogue: Vec<String>,
+    /// The comments before `<TreeNodesModel>`, for its first entry to carry.
+    models_lead: Vec<String>,
 }
 
 impl Reader {
@@ -227,6 +233,8 @@ impl Reader {
             shallow: false,
             newlines: Vec::new(),
             prologue: Vec::new(),
+            models_lead: Vec::new(),
+            epilogue: Vec::new(),
         }
     }
 

@@ -11,12 +11,12 @@ use crate::syntax::ast::*;
 impl Reader {
     pub(crate) fn models(&mut self, list: &Element) -> Vec<ModelEntry> {
         let mut out: Vec<ModelEntry> = Vec::new();
-        let mut docs: Vec<String> = Vec::new();
+        let mut docs: Vec<String> = std::mem::take(&mut self.models_lead);
         for child in &list.children {
             let e = match child {
                 XmlNode::Element(e) => e,
                 XmlNode::Comment(c, _) => {
-                    docs.extend(doc_lines(c));
+                    docs.extend(super::super::comments::lines(c));
                     continue;
                 }
                 _ => continue,
@@ -193,7 +193,7 @@ impl Reader {
         for a in &e.attrs {
             match a.name.as_str() {
                 "ID" | carry::AFFECT | carry::INFERRED_XML => {}
-                "_description" => doc = description_lines(&a.value),
+                "_description" => doc.extend(description_lines(&a.value)),
                 _ => attrs.push(attr(&a.name, &a.value)),
             }
         }

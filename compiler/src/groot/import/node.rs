@@ -17,8 +17,11 @@ impl Reader {
     pub(crate) fn node(&mut self, el: &Element, comment_docs: Vec<String>) -> Node {
         let natural = |this: &mut Self| {
             let mut n = this.natural(el);
-            if n.doc.is_none() {
-                n.doc = node_doc(comment_docs.clone());
+            // The comments before the node come first, then its own `_description`.
+            if let Some(mut doc) = node_doc(comment_docs.clone()) {
+                doc.lines
+                    .extend(n.doc.take().into_iter().flat_map(|d| d.lines));
+                n.doc = Some(doc);
             }
             n
         };
@@ -334,7 +337,7 @@ impl Reader {
         let mut i = 0;
         for c in &el.children {
             match c {
-                XmlNode::Comment(t, _) => docs.extend(doc_lines(t)),
+                XmlNode::Comment(t, _) => docs.extend(super::super::comments::lines(t)),
                 XmlNode::Element(child) => {
                     let d = std::mem::take(&mut docs);
                     let pattern = match cases.get(i) {

@@ -103,12 +103,17 @@ impl Reader {
         let mut includes: Vec<(&Element, Vec<String>)> = Vec::new();
         let mut trees: Vec<(&Element, Vec<String>)> = Vec::new();
         let mut models: Option<&Element> = None;
-        let mut comments: Vec<String> = Vec::new();
+        let mut comments: Vec<&str> = Vec::new();
         for child in &root.children {
             match child {
-                XmlNode::Comment(c, _) => comments.extend(doc_lines(c)),
+                XmlNode::Comment(c, _) => comments.push(c),
                 XmlNode::Element(e) => {
-                    let docs = std::mem::take(&mut comments);
+                    let texts = std::mem::take(&mut comments);
+                    let carried = |place| {
+                        let at = |c: &&str| super::super::comments::lines_at(c, place);
+                        texts.iter().flat_map(at).collect::<Vec<String>>()
+                    };
+                    let docs = carried(super::super::comments::Place::Here);
                     match e.name.as_str() {
                         "include" => includes.push((e, docs)),
                         "BehaviorTree" => trees.push((e, docs)),
@@ -127,6 +132,7 @@ impl Reader {
                             });
                             } else {
                                 models = Some(e);
+                                self.models_lead = carried(super::super::comments::Place::Models);
                             }
                         }
                         other => {
@@ -152,6 +158,10 @@ impl Reader {
                 XmlNode::Instruction(..) => {}
             }
         }
+        self.epilogue = comments
+            .iter()
+            .flat_map(|c| super::super::comments::lines_at(c, super::super::comments::Place::End))
+            .collect();
         RootParts {
             includes,
             trees,
@@ -347,14 +357,16 @@ impl Reader {
         xml_items.extend(tree_items);
         xml_items.extend(signature_items);
 
-        if !self.prologue.is_empty() {
+        if !self.prologue.is_empty() || !self.epilogue.is_empty() {
             let main = xml_items
                 .iter_mut()
                 .find(|(_, item)| matches!(&item.kind, ItemKind::Tree(t) if t.is_main));
             if let Some((_, item)) = main {
-                if item.doc.is_none() {
-                    item.doc = node_doc(std::mem::take(&mut self.prologue));
-                }
+                // Before the tree's own doc: the file's comments come first.
+                let mut doc = std::mem::take(&mut self.prologue);
+                doc.extend(item.doc.take().into_iter().flat_map(|d| d.lines));
+                doc.append(&mut self.epilogue);
+                item.doc = node_doc(doc);
             }
         }
         xml_items

@@ -42,7 +42,7 @@ impl Reader {
         let mut pre_docs = Vec::new();
         for c in &bt.children {
             match c {
-                XmlNode::Comment(t, _) => pre_docs.extend(doc_lines(t)),
+                XmlNode::Comment(t, _) => pre_docs.extend(super::super::comments::lines(t)),
                 XmlNode::Element(_) => break,
                 _ => {}
             }
@@ -116,7 +116,7 @@ impl Reader {
         for a in &bt.attrs {
             match a.name.as_str() {
                 "ID" | carry::AFFECT => {}
-                "_description" => doc = description_lines(&a.value),
+                "_description" => doc.extend(description_lines(&a.value)),
                 _ => attrs.push(attr(&a.name, &a.value)),
             }
         }
@@ -181,8 +181,12 @@ impl Reader {
 
     /// The child nodes of an element, with comments before a child as its doc.
     pub(crate) fn children(&mut self, el: &Element) -> Vec<Node> {
+        use super::super::comments::{lines_at, Place};
         let mut out: Vec<Node> = Vec::new();
-        let mut docs = Vec::new();
+        let mut pending: Vec<&str> = Vec::new();
+        let carried = |texts: &[&str], place| -> Vec<String> {
+            texts.iter().flat_map(|t| lines_at(t, place)).collect()
+        };
         let mut prev: Option<Span> = None;
         for c in &el.children {
             match c {
@@ -191,7 +195,7 @@ impl Reader {
                     if !self.shallow && prev.is_some_and(|p| self.same_line(p, *span)) =>
                 {
                     if let Some(last) = out.last_mut() {
-                        let lines = doc_lines(t);
+                        let lines = lines_at(t, Place::After);
                         if !lines.is_empty() {
                             last.doc
                                 .get_or_insert_with(Doc::default)
@@ -200,11 +204,11 @@ impl Reader {
                         }
                     }
                 }
-                XmlNode::Comment(t, _) => docs.extend(doc_lines(t)),
+                XmlNode::Comment(t, _) => pending.push(t),
                 // A pad fills a switch case BehaviorTree.CPP needs; it is not a node of ours.
                 XmlNode::Element(e) if e.attr(carry::PAD) == Some("true") => {}
                 XmlNode::Element(e) => {
-                    let d = std::mem::take(&mut docs);
+                    let d = carried(&std::mem::take(&mut pending), Place::Here);
                     prev = Some(e.span);
                     if self.shallow {
                         out.push(carry::placeholder());
@@ -222,6 +226,13 @@ impl Reader {
                 }
                 XmlNode::Instruction(..) => {}
             }
+        }
+        // Comments after the last node go back after it.
+        if let (Some(last), false) = (out.last_mut(), pending.is_empty()) {
+            last.doc
+                .get_or_insert_with(Doc::default)
+                .lines
+                .extend(carried(&pending, Place::After));
         }
         out
     }

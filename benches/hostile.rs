@@ -1,0 +1,215 @@
+//! Time and memory of every hostile-input class of issue 11 at 1,000, 10,000 and 100,000:
+//! nesting depth, stray closers, long programs, declarations, dependency chains, long tokens,
+//! wide nodes in the interpreter, and memory files. Each case does what the command does
+//! (check, then render the diagnostics it would print), so the numbers are the command's.
+//!
+//!   cargo bench --bench hostile
+//!
+//! First a table of each case's peak heap (a counting allocator) and one run's time, then
+//! criterion's timings. Both should grow linearly with the size; docs/reliability.md quotes
+//! them.
+
+use affect_compiler::diagnostic::{self, MAX_PER_FILE};
+use affect_compiler::render::Renderer;
+use affect_compiler::sema::NoFiles;
+use affect_runtime::bench::Engine;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// The system allocator, counting the bytes in use and their peak.
+struct Counting;
+
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = IN_USE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(p, layout) };
+        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
+
+/// `affect check` of a text: every phase, then the diagnostics it prints.
+fn check(src: &str) -> usize {
+    let analysis = affect_compiler::check_source_with(src, &NoFiles);
+    let r = Renderer::new("bench.affect", src, false);
+    let shown = diagnostic::pick(&analysis.diagnostics, MAX_PER_FILE);
+    shown.iter().map(|d| r.render(d).len()).sum::<usize>() + analysis.diagnostics.len()
+}
+
+fn sequences(n: usize) -> String {
+    format!(
+        "agent A {{\n    main {{\n{}succeed{}\n    }}\n}}\n",
+        "sequence { ".repeat(n),
+        " }".repeat(n)
+    )
+}
+
+fn not_chain(n: usize) -> String {
+    format!("const C = {}true;\n", "not ".repeat(n))
+}
+
+fn closers(n: usize) -> String {
+    format!("tree T() {{\n    succeed\n}}\n{}\n", "}".repeat(n))
+}
+
+/// A valid program of `n` lines (about 17 lines per unit).
+fn long_program(n: usize) -> String {
+    let units = n / 17;
+    let mut s = String::new();
+    for i in 0..units {
+        s.push_str(&format!(
+            "enum Mode{i} {{ Idle, Busy }}\nconst LIMIT{i} = {i} + 10;\naction Work{i}(in amount: num);\ntree Task{i}(in level: num) {{\n    var mode: Mode{i} = Idle;\n    sequence {{\n        check level < LIMIT{i}\n        Work{i}(amount: level * 2)\n        do {{ mode = Busy }}\n    }}\n}}\n"
+        ));
+    }
+    s.push_str("agent Robot {\n    var level: num = 1;\n    main {\n        sequence {\n");
+    for i in 0..units {
+        s.push_str(&format!("            Task{i}(level: level)\n"));
+    }
+    s.push_str("        }\n    }\n}\n");
+    s
+}
+
+fn declarations(n: usize) -> String {
+    (0..n).map(|i| format!("action Step{i}();\n")).collect()
+}
+
+fn const_chain(n: usize) -> String {
+    std::iter::once("const C0 = 1;\n".to_string())
+        .chain((1..n).map(|i| format!("const C{i} = C{} + 1;\n", i - 1)))
+        .collect()
+}
+
+fn tree_chain(n: usize) -> String {
+    let mut s: String = (0..n)
+        .map(|i| format!("tree T{i}() {{ T{}() }}\n", i + 1))
+        .collect();
+    s.push_str(&format!(
+        "tree T{n}() {{ succeed }}\nagent A {{ main {{ T0() }} }}\n"
+    ));
+    s
+}
+
+fn long_token(n: usize) -> String {
+    format!("tree {}() {{\n    succeed\n}}\n", "n".repeat(n))
+}
+
+fn wide(n: usize) -> String {
+    let mut s = String::from("agent A {\n    var x = 0;\n    main {\n        sequence {\n");
+    for _ in 0..n {
+        s.push_str("            do { x = x + 1 }\n");
+    }
+    s.push_str("        }\n    }\n}\n");
+    s
+}
+
+/// Checks the wide program and ticks it in the interpreter 10 times.
+fn run_wide(src: &str) -> usize {
+    let program = affect_compiler::check_source_with(src, &NoFiles)
+        .program
+        .expect("the wide program checks");
+    let mut m = affect_runtime::bench::interpreter(&program, &program.agents[0]);
+    for _ in 0..10 {
+        m.tick();
+    }
+    program.agents[0].nodes.len()
+}
+
+fn memory_file(n: usize) -> Vec<u8> {
+    use affect_runtime::affect::persist::{format, Stored};
+    let m = Stored {
+        name: "feelings".into(),
+        traces: (0..n).map(|i| (format!("place{i}"), 50.0, 20.0)).collect(),
+        links: (1..n)
+            .map(|i| (format!("place{}", i - 1), format!("place{i}")))
+            .collect(),
+    };
+    format(&[m]).into_bytes()
+}
+
+type Case = (&'static str, fn(usize) -> String, fn(&str) -> usize);
+
+const CASES: &[Case] = &[
+    ("depth/sequence", sequences, check),
+    ("depth/not", not_chain, check),
+    ("closers", closers, check),
+    ("long_program_lines", long_program, check),
+    ("declarations", declarations, check),
+    ("chain/const", const_chain, check),
+    ("chain/tree_calls", tree_chain, check),
+    ("token_bytes", long_token, check),
+    ("wide_node_interp", wide, run_wide),
+];
+
+fn read_memory(bytes: &[u8]) -> usize {
+    affect_runtime::affect::persist::read(bytes)
+        .expect("a valid file")
+        .len()
+}
+
+/// One run of each case: its time and peak heap, as a table on standard error.
+fn table() {
+    eprintln!(
+        "{:<22} {:>8} {:>10} {:>10}",
+        "case", "size", "ms", "peak MB"
+    );
+    let row = |name: &str, n: usize, f: &mut dyn FnMut() -> usize| {
+        let base = IN_USE.load(Ordering::Relaxed);
+        PEAK.store(base, Ordering::Relaxed);
+        let t = Instant::now();
+        black_box(f());
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let peak = (PEAK.load(Ordering::Relaxed) - base) as f64 / (1024.0 * 1024.0);
+        eprintln!("{name:<22} {n:>8} {ms:>10.1} {peak:>10.1}");
+    };
+    for &(name, make, f) in CASES {
+        for n in SIZES {
+            let src = make(n);
+            row(name, n, &mut || f(&src));
+        }
+    }
+    for n in SIZES {
+        let bytes = memory_file(n);
+        row("memory_file_traces", n, &mut || read_memory(&bytes));
+    }
+}
+
+fn hostile(c: &mut Criterion) {
+    table();
+    let mut group = c.benchmark_group("hostile");
+    group.sample_size(10);
+    for &(name, make, f) in CASES {
+        for n in SIZES {
+            let src = make(n);
+            group.bench_function(BenchmarkId::new(name, n), |b| b.iter(|| f(black_box(&src))));
+        }
+    }
+    for n in SIZES {
+        let bytes = memory_file(n);
+        group.bench_function(BenchmarkId::new("memory_file_traces", n), |b| {
+            b.iter(|| read_memory(black_box(&bytes)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, hostile);
+criterion_main!(benches);

@@ -1,0 +1,61 @@
+//! The long-term memory files (`persist "feelings.eltm";`) a run reads and writes, told in one
+//! line each: a second run that starts "choose: from_memory" then says why.
+
+use affect_compiler::ir::program::Program;
+use affect_runtime::affect::persist;
+use affect_runtime::run::RunConfig;
+use std::path::PathBuf;
+
+/// The memory files of the agents this run runs, each once, in declaration order.
+pub fn of_run(program: &Program, config: &RunConfig) -> Vec<PathBuf> {
+    let Some(dir) = &config.persist_dir else {
+        return Vec::new();
+    };
+    // `--agent UGV#2` runs the instances of `UGV`.
+    let wanted = config
+        .agent
+        .as_deref()
+        .map(|a| a.split('#').next().unwrap_or(a));
+    let mut files: Vec<PathBuf> = Vec::new();
+    for agent in &program.agents {
+        if wanted.is_some_and(|w| w != agent.name) {
+            continue;
+        }
+        for file in agent.memories.iter().filter_map(|m| m.persist.as_ref()) {
+            let path = dir.join(file);
+            if !files.contains(&path) {
+                files.push(path);
+            }
+        }
+    }
+    files
+}
+
+/// The places (traces) a memory file holds, if it exists and is a memory file.
+fn places(path: &std::path::Path) -> Option<usize> {
+    // Read as the run reads it: only a regular file, checked for damage.
+    let stored = persist::load(path).ok()??;
+    Some(stored.iter().map(|m| m.traces.len()).sum())
+}
+
+/// One line per file the run reads (files that do not exist yet are not read).
+pub fn tell_read(files: &[PathBuf]) {
+    for f in files {
+        if let Some(n) = places(f) {
+            eprintln!("read {} ({})", f.display(), plural(n));
+        }
+    }
+}
+
+/// One line per file the run wrote.
+pub fn tell_wrote(files: &[PathBuf]) {
+    for f in files {
+        if let Some(n) = places(f) {
+            eprintln!("wrote {} ({})", f.display(), plural(n));
+        }
+    }
+}
+
+fn plural(n: usize) -> String {
+    format!("{n} place{}", if n == 1 { "" } else { "s" })
+}

@@ -1,0 +1,182 @@
+//! `affect experiment` through the binary: every file in `experiments/` runs in a reduced form
+//! (two seeds per cell) and its outputs have the shape the file declares; the seed 002 files
+//! also show what the paper reports of every run (every mine handed over). The same inputs
+//! give the same files whatever the number of threads, and a wrong file is refused with a
+//! message naming the problem.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use support::{affect, stderr, workspace};
+
+/// Runs `affect experiment FILE --seeds N --out DIR [extra]`; returns DIR.
+fn experiment(file: &Path, seeds: u64, out: &Path, extra: &[&str]) -> PathBuf {
+    let seeds = seeds.to_string();
+    let mut args = vec![
+        "experiment",
+        file.to_str().unwrap(),
+        "--seeds",
+        &seeds,
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let o = affect(&args);
+    assert!(
+        o.status.success(),
+        "{} failed:\n{}",
+        file.display(),
+        stderr(&o)
+    );
+    out.to_path_buf()
+}
+
+/// The rows of `runs.csv`: the header, then the cells.
+fn csv(dir: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
+    let mut lines = text
+        .lines()
+        .map(|l| l.split(',').map(String::from).collect());
+    (lines.next().unwrap(), lines.collect())
+}
+
+fn files() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(workspace().join("experiments"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    v.sort();
+    assert!(!v.is_empty(), "experiments/ has experiment files");
+    v
+}
+
+/// How many runs a cell grid has per seed: the product of the parameters' value counts, read
+/// from the file with `toml` (independently of the binary's reading).
+fn grid_size(text: &str) -> usize {
+    let doc: toml::Value = toml::from_str(text).unwrap();
+    doc.get("parameter")
+        .and_then(|p| p.as_array())
+        .map_or(1, |ps| {
+            ps.iter()
+                .map(|p| p["values"].as_array().unwrap().len())
+                .product()
+        })
+}
+
+#[test]
+fn every_experiment_runs_reduced_and_has_the_declared_shape() {
+    for file in files() {
+        let name = file.file_stem().unwrap().to_str().unwrap().to_string();
+        let out = support::scratch("experiments", &name);
+        experiment(&file, 2, &out, &[]);
+        let text = std::fs::read_to_string(&file).unwrap();
+        let (head, rows) = csv(&out);
+        assert_eq!(rows.len(), grid_size(&text) * 2, "{name}: one row per run");
+        assert!(head.contains(&"seed".to_string()), "{name}: {head:?}");
+        let table = std::fs::read_to_string(out.join("table.md")).unwrap();
+        assert!(table.starts_with("# "), "{name}: a title");
+        assert!(
+            table.contains(" ± "),
+            "{name}: means with intervals:\n{table}"
+        );
+        // Seed 002: the protocol's lease and re-broadcast make every recruitment complete,
+        // whatever the strategy, loss and delivery: all five mines are handed over.
+        if name.starts_with("002") {
+            let col = head.iter().position(|h| h == "handed_over").unwrap();
+            for r in &rows {
+                assert_eq!(r[col], "5", "{name}: every mine handed over in {r:?}");
+            }
+            let svgs = std::fs::read_dir(&out)
+                .unwrap()
+                .filter(|e| {
+                    e.as_ref()
+                        .unwrap()
+                        .path()
+                        .extension()
+                        .is_some_and(|e| e == "svg")
+                })
+                .count();
+            // Tables over a numeric parameter are plotted (team size, loss); Table 5's
+            // columns are names.
+            assert_eq!(svgs > 0, !name.contains("unicast"), "{name}: {svgs} plots");
+        }
+    }
+}
+
+#[test]
+fn messages_grow_with_loss_for_every_strategy() {
+    let out = support::scratch("experiments", "loss_trend");
+    experiment(&workspace().join("experiments/002-loss.toml"), 3, &out, &[]);
+    let (head, rows) = csv(&out);
+    let (s, l, m) = (
+        head.iter().position(|h| h == "strategy").unwrap(),
+        head.iter().position(|h| h == "loss").unwrap(),
+        head.iter().position(|h| h == "messages").unwrap(),
+    );
+    for strategy in ["affective", "greedy", "random"] {
+        let mean = |loss: &str| {
+            let xs: Vec<f64> = rows
+                .iter()
+                .filter(|r| r[s] == strategy && r[l] == loss)
+                .map(|r| r[m].parse::<f64>().unwrap())
+                .collect();
+            xs.iter().sum::<f64>() / xs.len() as f64
+        };
+        assert!(
+            mean("0.25") > mean("0.0"),
+            "{strategy}: {} messages at 25 % loss, {} without",
+            mean("0.25"),
+            mean("0.0")
+        );
+    }
+}
+
+#[test]
+fn the_same_inputs_give_the_same_files_whatever_the_threads() {
+    let file = workspace().join("experiments/002-unicast.toml");
+    let a = experiment(
+        &file,
+        2,
+        &support::scratch("experiments", "one_thread"),
+        &["--jobs", "1"],
+    );
+    let b = experiment(
+        &file,
+        2,
+        &support::scratch("experiments", "two_threads"),
+        &["--jobs", "2"],
+    );
+    for f in ["runs.csv", "table.md"] {
+        let (x, y) = (
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+        );
+        assert!(!x.is_empty());
+        assert!(x == y, "{f} differs between one and two threads");
+    }
+}
+
+#[test]
+fn a_wrong_file_is_refused_with_its_problem() {
+    let dir = support::scratch("experiments", "wrong");
+    let cases = [
+        ("typo.toml", "titel = \"x\"\n", "unknown field `titel`"),
+        (
+            "param.toml",
+            "title = \"x\"\nprogram = \"../../../examples/recruitment.affect\"\n[[parameter]]\nname = \"speed\"\nvalues = [1]\n[[measure]]\nname = \"m\"\ncount = { ev = \"msg\" }\n[[table]]\nrows = \"speed\"\nmeasures = [\"m\"]\n",
+            "unknown parameter",
+        ),
+        (
+            "measure.toml",
+            "title = \"x\"\nprogram = \"p.affect\"\n[[measure]]\nname = \"m\"\n[[table]]\nrows = \"a\"\nmeasures = [\"m\"]\n",
+            "needs exactly one of",
+        ),
+    ];
+    for (name, text, says) in cases {
+        let f = support::write_temp(&dir, name, text);
+        let o = affect(&["experiment", f.to_str().unwrap()]);
+        assert!(!o.status.success(), "{name} accepted");
+        assert!(stderr(&o).contains(says), "{name}: {}", stderr(&o));
+    }
+}

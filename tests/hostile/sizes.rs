@@ -1,0 +1,183 @@
+//! Size: ten times the sizes the issue names, each a result or a coded diagnostic in bounded
+//! output. (The time and memory of each are measured in benches/hostile.rs.)
+
+use super::*;
+
+#[test]
+fn closers_get_at_most_100_diagnostics_with_short_lines() {
+    let dir = scratch("size_closers");
+    // 300 KB of stray closers: on one line, and on lines of 100.
+    let one_line = format!("tree T() {{\n    succeed\n}}\n{}\n", "})]".repeat(100_000));
+    let lines = format!(
+        "tree T() {{\n    succeed\n}}\n{}",
+        format!("{}\n", "}".repeat(100)).repeat(3_000)
+    );
+    for (name, text) in [("one_line.affect", one_line), ("lines.affect", lines)] {
+        write(&dir, name, text);
+        let out = affect_in(&dir, &["check", name]);
+        assert_eq!(status(&out), 1, "{name}");
+        let err = stderr(&out);
+        assert!(err.len() < 200_000, "{name}: {} bytes of output", err.len());
+        assert_eq!(err.matches("[E0108]").count(), 100, "{name}");
+        assert!(err.contains("more diagnostics in"), "{name}");
+        assert!(
+            err.lines().all(|l| l.len() < 400),
+            "{name}: a line of {} bytes",
+            err.lines().map(str::len).max().unwrap_or(0)
+        );
+        let (_, codes) = check(&dir, name);
+        assert_eq!(codes.len(), 100, "{name}: JSON is capped too");
+    }
+}
+
+#[test]
+fn a_200_000_line_program_checks() {
+    let dir = scratch("size_long");
+    let mut s = String::new();
+    for i in 0..10_000 {
+        s.push_str(&format!(
+            "enum Mode{i} {{ Idle, Busy }}\nconst LIMIT{i} = {i} + 10;\naction Work{i}(in amount: num);\ntree Task{i}(in level: num) {{\n    var mode: Mode{i} = Idle;\n    sequence {{\n        check level < LIMIT{i}\n        Work{i}(amount: level * 2)\n        do {{ mode = Busy }}\n    }}\n}}\n\n"
+        ));
+    }
+    s.push_str("agent Robot {\n    var level: num = 1;\n    main {\n        sequence {\n");
+    for i in 0..10_000 {
+        s.push_str(&format!("            Task{i}(level: level)\n"));
+    }
+    s.push_str("        }\n    }\n}\n");
+    assert!(s.lines().count() > 120_000);
+    write(&dir, "long.affect", &s);
+    assert_eq!(check(&dir, "long.affect"), (0, vec![]));
+}
+
+#[test]
+fn chains_of_30_000_constants_values_and_trees_check() {
+    let dir = scratch("size_chains");
+    let n = 30_000;
+    let consts: String = std::iter::once("const C0 = 1;\n".to_string())
+        .chain((1..n).map(|i| format!("const C{i} = C{} + 1;\n", i - 1)))
+        .collect::<String>()
+        + &format!(
+            "agent A {{\n    var x = C{};\n    main {{ succeed }}\n}}\n",
+            n - 1
+        );
+    let lets: String = "agent A {\n    var x = 0;\n    let L0 = x + 1;\n".to_string()
+        + &(1..n)
+            .map(|i| format!("    let L{i} = L{} + 1;\n", i - 1))
+            .collect::<String>()
+        + &format!("    main {{ do {{ x = L{} }} }}\n}}\n", n - 1);
+    let cycle: String = (0..n)
+        .map(|i| format!("tree T{i}() {{ T{}() }}\n", (i + 1) % n))
+        .collect::<String>()
+        + "agent A { main { T0() } }\n";
+    write(&dir, "consts.affect", consts);
+    write(&dir, "lets.affect", lets);
+    write(&dir, "cycle.affect", cycle);
+    assert_eq!(check(&dir, "consts.affect"), (0, vec![]));
+    assert_eq!(check(&dir, "lets.affect"), (0, vec![]));
+    let (st, codes) = check(&dir, "cycle.affect");
+    assert_eq!(st, 1);
+    assert!(codes.contains(&"E0209".to_string()), "{codes:?}");
+}
+
+#[test]
+fn tokens_of_10_mb_check() {
+    let dir = scratch("size_tokens");
+    let big = 10 * 1024 * 1024;
+    let name = "n".repeat(big);
+    let cases = [
+        (
+            "ident.affect",
+            format!("tree {name}() {{\n    succeed\n}}\n"),
+            vec![],
+        ),
+        (
+            "string.affect",
+            format!("const S = \"{}\";\n", "s".repeat(big)),
+            vec![],
+        ),
+        (
+            "comment.affect",
+            format!("// {}\ntree T() {{\n    succeed\n}}\n", "c".repeat(big)),
+            vec![],
+        ),
+        (
+            "block_comment.affect",
+            format!("/* {} */\ntree T() {{\n    succeed\n}}\n", "*".repeat(big)),
+            vec![],
+        ),
+        (
+            "unterminated.affect",
+            format!("const S = \"{}\n", "s".repeat(big)),
+            vec!["E0103"],
+        ),
+    ];
+    for (file, text, want) in cases {
+        write(&dir, file, text);
+        let (st, codes) = check(&dir, file);
+        assert_eq!(codes, want, "{file}");
+        assert_eq!(st, if want.is_empty() { 0 } else { 1 }, "{file}");
+        let out = affect_in(&dir, &["check", file]);
+        assert!(
+            stderr(&out).len() < 20_000,
+            "{file}: output echoes the token"
+        );
+    }
+}
+
+#[test]
+fn half_a_million_declarations_check() {
+    let dir = scratch("size_decls");
+    let s: String = (0..500_000)
+        .map(|i| format!("action Step{i}();\n"))
+        .collect();
+    write(&dir, "decls.affect", s);
+    assert_eq!(check(&dir, "decls.affect"), (0, vec![]));
+}
+
+/// A node with `n` children, each a script.
+fn wide(n: usize) -> String {
+    let mut s = String::from("agent A {\n    var x = 0;\n    main {\n        sequence {\n");
+    for _ in 0..n {
+        s.push_str("            do { x = x + 1 }\n");
+    }
+    s.push_str("        }\n    }\n}\n");
+    s
+}
+
+#[test]
+fn a_node_with_100_000_children_runs_and_the_jit_falls_back() {
+    let dir = scratch("size_wide");
+    write(&dir, "wide.affect", wide(100_000));
+    let out = affect_in(
+        &dir,
+        &["run", "wide.affect", "--ticks", "3", "--engine", "interp"],
+    );
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("x = 300000"), "{}", stderr(&out));
+    let out = affect_in(&dir, &["run", "wide.affect", "--ticks", "3", "--quiet"]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the JIT is not available (a node has 100000 children"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn trees_that_multiply_are_e0321() {
+    let dir = scratch("size_multiply");
+    let mut s: String = (0..40)
+        .map(|i| {
+            format!(
+                "tree T{i}() {{\n    sequence {{\n        T{0}()\n        T{0}()\n    }}\n}}\n",
+                i + 1
+            )
+        })
+        .collect();
+    s.push_str("tree T40() {\n    succeed\n}\nagent A {\n    main { T0() }\n}\n");
+    write(&dir, "multiply.affect", s);
+    assert_eq!(
+        check(&dir, "multiply.affect"),
+        (1, vec!["E0321".to_string()])
+    );
+}
