@@ -253,7 +253,7 @@ fn faults_of(args: &LaunchArgs) -> Result<Vec<faults::Fault>, String> {
         }
     }
     if let Some(path) = &args.faults {
-        let text = files::read_source(path)?;
+        let text = files::read_source(path).map_err(|e| e.to_string())?;
         out.extend(faults::parse_script(&text).map_err(|e| format!("{}: {e}", path.display()))?);
     }
     Ok(out)

@@ -25,6 +25,7 @@ fn ev_name(ev: &Event) -> &'static str {
         Event::Timing(_) => "timing",
         Event::TimingSummary(_) => "timing_summary",
         Event::Summary { .. } => "summary",
+        Event::Rejected { .. } => "rejected",
     }
 }
 
