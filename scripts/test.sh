@@ -96,7 +96,7 @@ fi
 
 step "affect check and fmt --check over the examples"
 run examples-check cargo run -q --locked -- check examples/*.affect
-run examples-fmt cargo run -q --locked -- fmt --check examples/*.affect tests/fixtures/syntax/pass/*.affect
+run examples-fmt cargo run -q --locked -- fmt --check examples/*.affect tests/fixtures/syntax/pass/*.affect stdlib/*.affect
 
 if [[ "${SKIP_NET:-0}" != 1 ]]; then
   step "network: affect without the net feature"

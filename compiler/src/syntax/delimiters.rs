@@ -253,27 +253,40 @@ fn is_head_keyword(k: Kw) -> bool {
     )
 }
 
-pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<'a> {
-    let src_len = src.len();
-    let text = Text::new(src);
-    // First pass on the raw tokens: which opener each closer matches (for descriptions).
+/// A first pass on the raw tokens: which opener each closer matches (for descriptions).
+fn matching_opens(tokens: &[(usize, Tok, usize)]) -> Vec<Option<usize>> {
     let mut matching_open: Vec<Option<usize>> = vec![None; tokens.len()];
-    {
-        let mut stack: Vec<usize> = Vec::new();
-        for (i, (_, t, _)) in tokens.iter().enumerate() {
-            if closer_of(t).is_some() {
-                stack.push(i);
-            } else if is_closer(t) {
-                if let Some(pos) = stack
-                    .iter()
-                    .rposition(|&o| closer_of(&tokens[o].1).as_ref() == Some(t))
-                {
-                    matching_open[i] = Some(stack[pos]);
-                    stack.truncate(pos);
-                }
+    let mut stack: Vec<usize> = Vec::new();
+    for (i, (_, t, _)) in tokens.iter().enumerate() {
+        if closer_of(t).is_some() {
+            stack.push(i);
+        } else if is_closer(t) {
+            if let Some(pos) = stack
+                .iter()
+                .rposition(|&o| closer_of(&tokens[o].1).as_ref() == Some(t))
+            {
+                matching_open[i] = Some(stack[pos]);
+                stack.truncate(pos);
             }
         }
     }
+    matching_open
+}
+
+/// The pair an opener makes with its closer (real, or synthetic where it went missing).
+fn pair_of(tokens: &[(usize, Tok, usize)], open_idx: usize, desc: String, close: Span) -> Pair {
+    let (s, t, e) = &tokens[open_idx];
+    Pair {
+        open: Span::new(*s, *e),
+        close,
+        kind: char_of(t),
+        describe: desc,
+    }
+}
+
+pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<'a> {
+    let text = Text::new(src);
+    let matching_open = matching_opens(&tokens);
 
     let mut out: Vec<(usize, Tok<'a>, usize)> = Vec::with_capacity(tokens.len() + 4);
     let mut pairs = Vec::new();
@@ -283,13 +296,7 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
     let mut stack: Vec<(usize, String)> = Vec::new();
 
     let close_pair = |pairs: &mut Vec<Pair>, open_idx: usize, desc: String, close: Span| {
-        let (s, t, e) = &tokens[open_idx];
-        pairs.push(Pair {
-            open: Span::new(*s, *e),
-            close,
-            kind: char_of(t),
-            describe: desc,
-        });
+        pairs.push(pair_of(&tokens, open_idx, desc, close));
     };
 
     for (i, (s, t, e)) in tokens.iter().enumerate() {
@@ -391,6 +398,26 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
             out.push((*s, t.clone(), *e));
         }
     }
+    let mut balanced = Balanced {
+        tokens: out,
+        pairs,
+        diagnostics,
+        synthetic,
+    };
+    close_at_end(src, &text, &tokens, stack, &mut balanced);
+    balanced
+}
+
+/// Every block still open at the end of the file: closed there, each with its diagnostic
+/// and, for the first ones, a hint at the `}` that most likely closed it instead.
+fn close_at_end<'a>(
+    src: &str,
+    text: &Text,
+    tokens: &[(usize, Tok<'a>, usize)],
+    mut stack: Vec<(usize, String)>,
+    b: &mut Balanced<'a>,
+) {
+    let src_len = src.len();
     let mut hinted: Vec<usize> = Vec::new();
     while let Some((o, desc)) = stack.pop() {
         let open_tok = &tokens[o];
@@ -414,10 +441,11 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
         // block: that `}` closed the inner block instead.
         // (Looked for only for the first blocks: a file of thousands of unclosed blocks
         // gets no more than a diagnostic each, and at most 100 are shown.)
-        let suspect = pairs
+        let suspect = b
+            .pairs
             .iter()
             .enumerate()
-            .take(if diagnostics.len() < MAX_PER_FILE {
+            .take(if b.diagnostics.len() < MAX_PER_FILE {
                 usize::MAX
             } else {
                 0
@@ -445,15 +473,9 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
                 )
                 .with_help(format!("a `}}` is probably missing before line {line}"));
         }
-        diagnostics.push(d);
-        synthetic.push(src_len);
-        close_pair(&mut pairs, o, desc, Span::at(src_len));
-        out.push((src_len, want, src_len));
-    }
-    Balanced {
-        tokens: out,
-        pairs,
-        diagnostics,
-        synthetic,
+        b.diagnostics.push(d);
+        b.synthetic.push(src_len);
+        b.pairs.push(pair_of(tokens, o, desc, Span::at(src_len)));
+        b.tokens.push((src_len, want, src_len));
     }
 }

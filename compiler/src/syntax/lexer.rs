@@ -473,6 +473,14 @@ fn string(lex: &mut logos::Lexer<Raw>) -> String {
     out
 }
 
+/// What one raw token becomes: a token, a token already pushed with a wider span (the
+/// lexer was moved past it), or nothing (reported and dropped).
+enum Step<'a> {
+    Tok(Tok<'a>),
+    Pushed,
+    Skip,
+}
+
 pub fn lex(src: &str) -> Lexed<'_> {
     let mut lexer = Raw::lexer(src);
     let mut tokens = Vec::new();
@@ -481,7 +489,7 @@ pub fn lex(src: &str) -> Lexed<'_> {
     while let Some(raw) = lexer.next() {
         let span = lexer.span();
         let slice = lexer.slice();
-        let tok = match raw {
+        let step = match raw {
             Ok(Raw::LineComment) | Ok(Raw::DocComment) | Ok(Raw::BlockComment) => {
                 let kind = match raw {
                     Ok(Raw::LineComment) => CommentKind::Line,
@@ -493,198 +501,41 @@ pub fn lex(src: &str) -> Lexed<'_> {
                     text: slice.trim_end().to_string(),
                     span: Span::new(span.start, span.start + slice.trim_end().len()),
                 });
-                continue;
+                Step::Skip
             }
-            Ok(Raw::Word) => {
-                if slice == "_" {
-                    Tok::Underscore
-                } else if let Some(kw) = Kw::from_word(slice) {
-                    Tok::Kw(kw)
-                } else {
-                    Tok::Ident(slice)
-                }
-            }
-            Ok(Raw::Quoted) => {
-                let inner = &slice[1..];
-                match inner.strip_suffix('`') {
-                    Some(name) if !name.is_empty() => Tok::RawIdent(name),
-                    Some(_) => {
-                        diagnostics.push(
-                            Diagnostic::error(
-                                "E0116",
-                                "empty quoted name",
-                                Span::new(span.start, span.end),
-                            )
-                            .with_label("a name in backticks needs at least one character"),
-                        );
-                        Tok::Error
-                    }
-                    None => {
-                        // `` `Say\n    Hello` ``: the name goes on to the next line and ends
-                        // there. Reported once and read as one name.
-                        let after = &src[span.end..];
-                        let newline = if after.starts_with("\r\n") {
-                            2
-                        } else {
-                            usize::from(after.starts_with('\n'))
-                        };
-                        let next_line = (newline > 0).then(|| {
-                            let rest = &after[newline..];
-                            &rest[..rest.find('\n').unwrap_or(rest.len())]
-                        });
-                        let close = next_line.and_then(|line| {
-                            let k = line.find('`')?;
-                            let between = &line[..k];
-                            (!between.contains([';', '{', '}', '(', ')'])).then_some(k)
-                        });
-                        if let Some(k) = close {
-                            let end = span.end + newline + k + 1;
-                            diagnostics.push(
-                                Diagnostic::error(
-                                    "E0116",
-                                    "quoted name runs onto the next line",
-                                    Span::new(span.start, end),
-                                )
-                                .with_label("a quoted name must end on the line it starts")
-                                .with_help(
-                                    "quoted names are written `` `like this` `` on one line",
-                                ),
-                            );
-                            lexer.bump(end - span.end);
-                            tokens.push((
-                                span.start,
-                                Tok::RawIdent(&src[span.start + 1..end - 1]),
-                                end,
-                            ));
-                            continue;
-                        }
-                        diagnostics.push(
-                            Diagnostic::error(
-                                "E0116",
-                                "unterminated quoted name",
-                                Span::new(span.start, span.start + 1),
-                            )
-                            .with_label("this backtick is never closed on its line")
-                            .with_help("quoted names are written `` `like this` `` on one line"),
-                        );
-                        if inner.is_empty() {
-                            Tok::Error
-                        } else {
-                            Tok::RawIdent(inner)
-                        }
-                    }
-                }
-            }
-            Ok(Raw::RootIdent) => Tok::RootIdent(&slice[1..]),
-            Ok(Raw::Number(n)) => Tok::Num(n),
-            Ok(Raw::Str(s)) => Tok::Str(s),
-            Ok(Raw::LBrace) => Tok::LBrace,
-            Ok(Raw::RBrace) => Tok::RBrace,
-            Ok(Raw::LParen) => Tok::LParen,
-            Ok(Raw::RParen) => Tok::RParen,
-            Ok(Raw::LBracket) => Tok::LBracket,
-            Ok(Raw::RBracket) => Tok::RBracket,
-            Ok(Raw::Comma) => Tok::Comma,
-            Ok(Raw::Semi) => Tok::Semi,
-            Ok(Raw::Colon) => Tok::Colon,
-            Ok(Raw::ColonColon) => Tok::ColonColon,
-            Ok(Raw::Dot) => Tok::Dot,
-            Ok(Raw::DotDot) => Tok::DotDot,
-            Ok(Raw::FatArrow) => Tok::FatArrow,
-            Ok(Raw::Arrow) => Tok::Arrow,
-            Ok(Raw::Eq) => Tok::Eq,
+            Ok(Raw::Word) => Step::Tok(if slice == "_" {
+                Tok::Underscore
+            } else if let Some(kw) = Kw::from_word(slice) {
+                Tok::Kw(kw)
+            } else {
+                Tok::Ident(slice)
+            }),
+            Ok(Raw::Quoted) => quoted_name(src, &mut lexer, &mut tokens, &mut diagnostics),
+            Ok(Raw::RootIdent) => Step::Tok(Tok::RootIdent(&slice[1..])),
+            Ok(Raw::Number(n)) => Step::Tok(Tok::Num(n)),
+            Ok(Raw::Str(s)) => Step::Tok(Tok::Str(s)),
             Ok(Raw::ColonEq) => {
                 diagnostics.push(
                     Diagnostic::error("E0115", "`:=` is not an operator in affect", span_of(&span))
                         .with_label("use `=`")
                         .with_help("variables are declared with `var` and assigned with `=`; `:=` is BehaviorTree.CPP script syntax"),
                 );
-                Tok::Eq
+                Step::Tok(Tok::Eq)
             }
-            Ok(Raw::PlusEq) => Tok::PlusEq,
-            Ok(Raw::MinusEq) => Tok::MinusEq,
-            Ok(Raw::StarEq) => Tok::StarEq,
-            Ok(Raw::SlashEq) => Tok::SlashEq,
-            Ok(Raw::EqEq) => Tok::EqEq,
-            Ok(Raw::NotEq) => Tok::NotEq,
-            Ok(Raw::Lt) => Tok::Lt,
-            Ok(Raw::Le) => Tok::Le,
-            Ok(Raw::Gt) => Tok::Gt,
-            Ok(Raw::Ge) => Tok::Ge,
-            Ok(Raw::Plus) => Tok::Plus,
-            Ok(Raw::Minus) => Tok::Minus,
-            Ok(Raw::Star) => Tok::Star,
-            Ok(Raw::Slash) => Tok::Slash,
             Ok(Raw::Percent) => {
                 diagnostics.push(
                     Diagnostic::error("E0115", "`%` is not an operator", span_of(&span))
                         .with_label("no remainder or percent operator")
                         .with_help("BehaviorTree.CPP scripts have no `%`, so affect has none either; write `x - n * floor(x / n)` for a remainder"),
                 );
-                Tok::Error
+                Step::Tok(Tok::Error)
             }
-            Ok(Raw::Question) => Tok::Question,
-            Ok(Raw::Bang) => Tok::Bang,
-            Ok(Raw::Tilde) => Tok::Tilde,
-            Ok(Raw::Amp) => Tok::Amp,
-            Ok(Raw::Pipe) => Tok::Pipe,
-            Ok(Raw::Caret) => Tok::Caret,
-            Ok(Raw::AndAnd) => Tok::AndAnd,
-            Ok(Raw::OrOr) => Tok::OrOr,
-            Ok(Raw::Hash) => Tok::Hash,
-            Err(()) => {
-                let ch = slice.chars().next().unwrap_or('?');
-                let after = &src[span.end..];
-                let mut d = Diagnostic::error(
-                    "E0105",
-                    format!("unexpected character `{}`", ch.escape_debug()),
-                    span_of(&span),
-                )
-                .with_label("not part of the language");
-                if ch == '\'' {
-                    // `'text'`: reported once, then read as the string it was meant to be.
-                    let line = &after[..after.find('\n').unwrap_or(after.len())];
-                    if let Some(close) = line.find('\'') {
-                        let text = &line[..close];
-                        let end = span.end + close + 1;
-                        diagnostics.push(
-                            Diagnostic::error(
-                                "E0105",
-                                "strings use double quotes, not `'`",
-                                Span::new(span.start, end),
-                            )
-                            .with_label("single quotes do not make a string")
-                            .with_help(format!("write \"{}\"", text.escape_debug())),
-                        );
-                        lexer.bump(close + 1);
-                        tokens.push((span.start, Tok::Str(text.to_string()), end));
-                        continue;
-                    }
-                    d = d.with_help("strings use double quotes: \"text\"");
-                } else if ch == '$'
-                    && after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                {
-                    // `$battery`: the sigil is dropped, the name read on.
-                    let name: String = after
-                        .chars()
-                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                        .collect();
-                    diagnostics.push(d.with_label("blackboard variables need no `$`").with_help(
-                        format!("write `{name}`; `@{name}` names a key of the root blackboard"),
-                    ));
-                    continue;
-                } else if ch == '$' {
-                    d = d.with_help("names are letters, digits and `_`");
-                } else if ch == '@' {
-                    d = d.with_help("write `@name` with no space: `@goal` is the key `goal` of the root blackboard");
-                } else if ch.is_alphabetic() {
-                    d = d.with_help("names are ASCII letters, digits and `_`; to keep this spelling, quote the whole name in backticks");
-                }
-                diagnostics.push(d);
-                Tok::Error
-            }
+            Ok(other) => Step::Tok(punct(&other)),
+            Err(()) => bad_character(src, &mut lexer, &mut tokens, &mut diagnostics),
         };
-        tokens.push((span.start, tok, span.end));
+        if let Step::Tok(tok) = step {
+            tokens.push((span.start, tok, span.end));
+        }
     }
     diagnostics.append(&mut lexer.extras.errors);
     diagnostics.sort_by_key(|d| d.primary.span.start);
@@ -693,6 +544,207 @@ pub fn lex(src: &str) -> Lexed<'_> {
         comments,
         diagnostics,
     }
+}
+
+type Tokens<'a> = Vec<(usize, Tok<'a>, usize)>;
+
+/// Punctuation and operators: one raw token, one token.
+fn punct(raw: &Raw) -> Tok<'static> {
+    match raw {
+        Raw::LBrace => Tok::LBrace,
+        Raw::RBrace => Tok::RBrace,
+        Raw::LParen => Tok::LParen,
+        Raw::RParen => Tok::RParen,
+        Raw::LBracket => Tok::LBracket,
+        Raw::RBracket => Tok::RBracket,
+        Raw::Comma => Tok::Comma,
+        Raw::Semi => Tok::Semi,
+        Raw::Colon => Tok::Colon,
+        Raw::ColonColon => Tok::ColonColon,
+        Raw::Dot => Tok::Dot,
+        Raw::DotDot => Tok::DotDot,
+        Raw::FatArrow => Tok::FatArrow,
+        Raw::Arrow => Tok::Arrow,
+        Raw::Eq => Tok::Eq,
+        Raw::PlusEq => Tok::PlusEq,
+        Raw::MinusEq => Tok::MinusEq,
+        Raw::StarEq => Tok::StarEq,
+        Raw::SlashEq => Tok::SlashEq,
+        Raw::EqEq => Tok::EqEq,
+        Raw::NotEq => Tok::NotEq,
+        Raw::Lt => Tok::Lt,
+        Raw::Le => Tok::Le,
+        Raw::Gt => Tok::Gt,
+        Raw::Ge => Tok::Ge,
+        Raw::Plus => Tok::Plus,
+        Raw::Minus => Tok::Minus,
+        Raw::Star => Tok::Star,
+        Raw::Slash => Tok::Slash,
+        Raw::Question => Tok::Question,
+        Raw::Bang => Tok::Bang,
+        Raw::Tilde => Tok::Tilde,
+        Raw::Amp => Tok::Amp,
+        Raw::Pipe => Tok::Pipe,
+        Raw::Caret => Tok::Caret,
+        Raw::AndAnd => Tok::AndAnd,
+        Raw::OrOr => Tok::OrOr,
+        Raw::Hash => Tok::Hash,
+        // Read by `lex` itself, never passed here.
+        Raw::LineComment
+        | Raw::DocComment
+        | Raw::BlockComment
+        | Raw::Word
+        | Raw::Quoted
+        | Raw::RootIdent
+        | Raw::Number(_)
+        | Raw::Str(_)
+        | Raw::ColonEq
+        | Raw::Percent => Tok::Error,
+    }
+}
+
+/// A name in backticks, with the two ways it goes wrong: empty, or running on.
+fn quoted_name<'a>(
+    src: &'a str,
+    lexer: &mut logos::Lexer<'a, Raw>,
+    tokens: &mut Tokens<'a>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Step<'a> {
+    let span = lexer.span();
+    let slice = lexer.slice();
+
+    let inner = &slice[1..];
+    Step::Tok(match inner.strip_suffix('`') {
+        Some(name) if !name.is_empty() => Tok::RawIdent(name),
+        Some(_) => {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0116",
+                    "empty quoted name",
+                    Span::new(span.start, span.end),
+                )
+                .with_label("a name in backticks needs at least one character"),
+            );
+            Tok::Error
+        }
+        None => {
+            // `` `Say\n    Hello` ``: the name goes on to the next line and ends
+            // there. Reported once and read as one name.
+            let after = &src[span.end..];
+            let newline = if after.starts_with("\r\n") {
+                2
+            } else {
+                usize::from(after.starts_with('\n'))
+            };
+            let next_line = (newline > 0).then(|| {
+                let rest = &after[newline..];
+                &rest[..rest.find('\n').unwrap_or(rest.len())]
+            });
+            let close = next_line.and_then(|line| {
+                let k = line.find('`')?;
+                let between = &line[..k];
+                (!between.contains([';', '{', '}', '(', ')'])).then_some(k)
+            });
+            if let Some(k) = close {
+                let end = span.end + newline + k + 1;
+                diagnostics.push(
+                    Diagnostic::error(
+                        "E0116",
+                        "quoted name runs onto the next line",
+                        Span::new(span.start, end),
+                    )
+                    .with_label("a quoted name must end on the line it starts")
+                    .with_help("quoted names are written `` `like this` `` on one line"),
+                );
+                lexer.bump(end - span.end);
+                tokens.push((
+                    span.start,
+                    Tok::RawIdent(&src[span.start + 1..end - 1]),
+                    end,
+                ));
+                return Step::Pushed;
+            }
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0116",
+                    "unterminated quoted name",
+                    Span::new(span.start, span.start + 1),
+                )
+                .with_label("this backtick is never closed on its line")
+                .with_help("quoted names are written `` `like this` `` on one line"),
+            );
+            if inner.is_empty() {
+                Tok::Error
+            } else {
+                Tok::RawIdent(inner)
+            }
+        }
+    })
+}
+
+/// A character that is not part of the language, with the likely intent (a `'` string, a
+/// `$` sigil) read on where it is clear.
+fn bad_character<'a>(
+    src: &'a str,
+    lexer: &mut logos::Lexer<'a, Raw>,
+    tokens: &mut Tokens<'a>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Step<'a> {
+    let span = lexer.span();
+    let slice = lexer.slice();
+
+    let ch = slice.chars().next().unwrap_or('?');
+    let after = &src[span.end..];
+    let mut d = Diagnostic::error(
+        "E0105",
+        format!("unexpected character `{}`", ch.escape_debug()),
+        span_of(&span),
+    )
+    .with_label("not part of the language");
+    if ch == '\'' {
+        // `'text'`: reported once, then read as the string it was meant to be.
+        let line = &after[..after.find('\n').unwrap_or(after.len())];
+        if let Some(close) = line.find('\'') {
+            let text = &line[..close];
+            let end = span.end + close + 1;
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0105",
+                    "strings use double quotes, not `'`",
+                    Span::new(span.start, end),
+                )
+                .with_label("single quotes do not make a string")
+                .with_help(format!("write \"{}\"", text.escape_debug())),
+            );
+            lexer.bump(close + 1);
+            tokens.push((span.start, Tok::Str(text.to_string()), end));
+            return Step::Pushed;
+        }
+        d = d.with_help("strings use double quotes: \"text\"");
+    } else if ch == '$' && after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        // `$battery`: the sigil is dropped, the name read on.
+        let name: String = after
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        diagnostics.push(
+            d.with_label("blackboard variables need no `$`")
+                .with_help(format!(
+                    "write `{name}`; `@{name}` names a key of the root blackboard"
+                )),
+        );
+        return Step::Skip;
+    } else if ch == '$' {
+        d = d.with_help("names are letters, digits and `_`");
+    } else if ch == '@' {
+        d = d.with_help(
+            "write `@name` with no space: `@goal` is the key `goal` of the root blackboard",
+        );
+    } else if ch.is_alphabetic() {
+        d = d.with_help("names are ASCII letters, digits and `_`; to keep this spelling, quote the whole name in backticks");
+    }
+    diagnostics.push(d);
+    Step::Tok(Tok::Error)
 }
 
 fn span_of(r: &std::ops::Range<usize>) -> Span {
