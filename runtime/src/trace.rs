@@ -137,6 +137,15 @@ pub struct TimingSummary {
     pub period_us: f64,
 }
 
+/// Whether a slot's value changed, as the trace sees it: bit for bit, except that every NaN
+/// is the same value. Which NaN an operation yields differs between the engines and
+/// between CPUs (x86's default NaN is negative, Arm's positive), and the trace prints every
+/// NaN as `null`; comparing NaN bits would make a run's events depend on the engine and
+/// the platform.
+pub fn same_value(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
 /// A value as the trace shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value<'a> {

@@ -343,7 +343,7 @@ impl<'p> Machine<'p> {
     /// Writes a slot only if the value changes (devices: a sensor reading the same value is
     /// not an update).
     pub fn write_if_changed(&mut self, slot: SlotId, v: f64) {
-        if self.slots[slot as usize].to_bits() != v.to_bits() {
+        if !crate::trace::same_value(self.slots[slot as usize], v) {
             self.write(slot, v);
         }
     }

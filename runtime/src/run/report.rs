@@ -6,7 +6,7 @@ use super::values::trace_value;
 use super::{AgentSummary, Live};
 use crate::sim::mail::SharedMail;
 use crate::sim::SenseErrors;
-use crate::trace::{Event, TraceSink, Value};
+use crate::trace::{same_value, Event, TraceSink, Value};
 use affect_compiler::ir::program::{AgentProgram, Program, SlotId, Status, ValueKind};
 
 /// Every visible root variable's value, so a trace starts from a known state: `null` for
@@ -217,7 +217,7 @@ fn state_change<'a>(
     slot: SlotId,
 ) -> Option<(&'a str, &'a str, f64)> {
     let (old, new) = (l.last[slot as usize], l.agent.machine.slots[slot as usize]);
-    if old.to_bits() == new.to_bits() {
+    if same_value(old, new) {
         return None;
     }
     let s = &l.agent.program.slots[slot as usize];
@@ -287,7 +287,7 @@ fn variables(program: &Program, l: &mut Live, tick: u64, now: f64, sink: &mut dy
     let m = &l.agent.machine;
     for (i, s) in p.slots.iter().enumerate() {
         let v = m.slots[i];
-        if s.visible && l.last[i].to_bits() != v.to_bits() {
+        if s.visible && !same_value(l.last[i], v) {
             let value = trace_value(program, m, s, v);
             let _ = sink.line(
                 tick,
