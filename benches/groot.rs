@@ -6,16 +6,14 @@
 //!
 //!   cargo bench --bench groot
 
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 use affect_compiler::groot::{self, Dialect};
 use affect_compiler::syntax;
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::process::Command;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// The generated tree.
 fn generated(size: usize) -> String {
@@ -29,22 +27,14 @@ fn generated(size: usize) -> String {
 
 /// The largest corpus files with trees, and the largest model list.
 fn corpus() -> Vec<(String, String)> {
-    let dir = match std::env::var_os("AFFECT_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => root().join("../shared/corpus"),
-    };
-    if !dir.join("index.jsonl").is_file() {
+    let Some(dir) = support::corpus_if_present() else {
         eprintln!(
             "corpus benchmarks: did not run, because there is no corpus at {} (set AFFECT_CORPUS)",
-            dir.display()
+            support::corpus_location().display()
         );
         return Vec::new();
-    }
-    let index = std::fs::read_to_string(dir.join("index.jsonl")).expect("the corpus index");
-    let mut rows: Vec<serde_json::Value> = index
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
+    };
+    let mut rows = support::corpus_index(&dir);
     rows.sort_by_key(|r| std::cmp::Reverse(r["bytes"].as_u64().unwrap_or(0)));
     let mut out = Vec::new();
     let with_trees = rows

@@ -5,7 +5,6 @@
 mod support;
 
 use std::path::PathBuf;
-use std::process::Output;
 use support::affect;
 
 fn text(b: &[u8]) -> String {
@@ -142,17 +141,7 @@ fn run_json(args: &[&str]) -> (Option<i32>, Vec<String>) {
     let p = out_path.to_str().unwrap().to_string();
     all.extend(["--format", "json", "-o", &p]);
     let out = affect(&all);
-    (out.status.code(), codes(&out))
-}
-
-fn codes(out: &Output) -> Vec<String> {
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON diagnostics");
-    doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["code"].as_str().unwrap().to_string())
-        .collect()
+    (out.status.code(), support::json_codes(&out))
 }
 
 #[test]

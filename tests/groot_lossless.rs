@@ -14,11 +14,11 @@
 mod support;
 
 use affect_compiler::diagnostic::has_errors;
+use affect_compiler::groot;
 use affect_compiler::groot::xml::{self, Element, XmlNode};
-use affect_compiler::groot::{self, IncludeLoader};
 use affect_compiler::syntax;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 const PENDING: &str = "tests/fixtures/xml/strict_pending.txt";
 
@@ -177,20 +177,10 @@ fn classify(was: Option<&Piece>, now: Option<&Piece>) -> String {
 
 // --------------------------------------------------------------------- import and build
 
-struct Files;
-
-impl IncludeLoader for Files {
-    fn load(&mut self, from: &str, path: &str) -> Result<(String, String), groot::IncludeError> {
-        let full = Path::new(from).parent().unwrap_or(Path::new("")).join(path);
-        let text = std::fs::read_to_string(&full).map_err(|e| e.to_string())?;
-        Ok((full.display().to_string(), text))
-    }
-}
-
 /// `affect import` then `affect build --emit groot|groot-v3` (the file's own dialect), in
 /// process: the exported XML, or why there is none.
 fn round_trip(text: &str, name: &str) -> Result<String, String> {
-    let imported = groot::import(text, name, &mut Files);
+    let imported = groot::import(text, name, &mut support::IncludeFiles);
     if imported.has_errors() {
         return Err("import failed".into());
     }
@@ -269,10 +259,8 @@ fn class_fixtures_round_trip_strictly() {
 
 fn corpus_files() -> Vec<(PathBuf, String)> {
     let corpus = support::corpus();
-    let index = std::fs::read_to_string(corpus.join("index.jsonl")).expect("the corpus index");
     let mut out = Vec::new();
-    for line in index.lines().filter(|l| !l.trim().is_empty()) {
-        let row: serde_json::Value = serde_json::from_str(line).expect("an index row");
+    for row in support::corpus_index(&corpus) {
         if row["trees"].as_u64().unwrap_or(0) == 0 {
             continue;
         }
@@ -309,7 +297,7 @@ fn corpus_files_round_trip_strictly() {
         let text = std::fs::read_to_string(path).expect("a corpus file");
         // Files BehaviorTree.CPP refuses too are refused by the import (groot_roundtrip.rs
         // checks each with its code); there is nothing to give back.
-        if groot::import(&text, rel, &mut Files).has_errors() {
+        if groot::import(&text, rel, &mut support::IncludeFiles).has_errors() {
             refused += 1;
             continue;
         }

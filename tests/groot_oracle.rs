@@ -65,16 +65,6 @@ fn load(xml: &str, name: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn corpus_rows() -> Vec<serde_json::Value> {
-    let index =
-        std::fs::read_to_string(support::corpus().join("index.jsonl")).expect("the corpus index");
-    index
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("a row"))
-        .collect()
-}
-
 /// The initial values of an agent's `var`s as `--bb KEY=VALUE` arguments (literals only).
 fn agent_state(file: &affect_compiler::syntax::ast::File, agent: &str) -> Vec<String> {
     use affect_compiler::syntax::ast::{ExprKind, ItemKind, MemberKind};
@@ -188,7 +178,7 @@ fn exported_examples_load_in_behaviortree_cpp() {
 fn round_tripped_corpus_files_still_load() {
     let mut checked = 0;
     let mut failures = Vec::new();
-    for row in corpus_rows() {
+    for row in support::corpus_index(&support::corpus()) {
         if row["version"] != "v4"
             || row["trees"].as_u64().unwrap_or(0) == 0
             || row["includes"].as_u64().unwrap_or(0) > 0
@@ -222,7 +212,7 @@ fn round_tripped_corpus_files_still_load() {
 fn converted_v3_corpus_files_load_in_v4() {
     let mut checked = 0;
     let mut failures = Vec::new();
-    for row in corpus_rows() {
+    for row in support::corpus_index(&support::corpus()) {
         if row["version"] != "v3"
             || row["trees"].as_u64().unwrap_or(0) == 0
             || row["includes"].as_u64().unwrap_or(0) > 0

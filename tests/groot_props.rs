@@ -4,40 +4,29 @@
 //! The files: the repository's own (examples/xml, the XML fixtures) and, when it is there, the
 //! public corpus (`AFFECT_CORPUS` or `../shared/corpus`).
 
+mod support;
+
 use affect_compiler::groot::{self, Dialect};
 use affect_compiler::syntax;
 use proptest::prelude::*;
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
 fn corpus() -> &'static Vec<String> {
     static FILES: OnceLock<Vec<String>> = OnceLock::new();
     FILES.get_or_init(|| {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        let mut files = Vec::new();
-        let mut dirs = vec![root.join("examples/xml"), root.join("tests/fixtures")];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(&dir).expect("a directory").flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "xml") {
-                    files.push(std::fs::read_to_string(&path).expect("an XML file"));
-                }
-            }
-        }
-        let corpus = match std::env::var_os("AFFECT_CORPUS") {
-            Some(d) => PathBuf::from(d),
-            None => root.join("../shared/corpus"),
-        };
-        match std::fs::read_to_string(corpus.join("index.jsonl")) {
-            Ok(index) => files.extend(index.lines().filter_map(|l| {
-                let row: serde_json::Value = serde_json::from_str(l).ok()?;
-                std::fs::read_to_string(corpus.join(row["corpus_path"].as_str()?)).ok()
-            })),
-            Err(_) => eprintln!(
+        let mut files: Vec<String> = support::repo_xml_files()
+            .into_iter()
+            .map(|(_, text)| text)
+            .collect();
+        match support::corpus_if_present() {
+            Some(dir) => files.extend(
+                support::corpus_xml_files(&dir)
+                    .into_iter()
+                    .map(|(_, text)| text),
+            ),
+            None => eprintln!(
                 "groot_props: the public corpus is not at {} (set AFFECT_CORPUS): mutating the repository's {} XML files only",
-                corpus.display(),
+                support::corpus_location().display(),
                 files.len()
             ),
         }

@@ -17,16 +17,11 @@ mod support;
 use affect_compiler::groot::xml::{self, Element, XmlNode};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 
 const VERDICTS: &str = "tests/fixtures/xml/reader_verdicts.txt";
 /// Mutations per repository file and per corpus file.
 const REPO_MUTATIONS: u64 = 60;
 const CORPUS_MUTATIONS: u64 = 6;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn fnv(h: &mut u64, s: &str) {
     for b in s.bytes().chain([0xff]) {
@@ -183,36 +178,6 @@ fn mutate(text: &str, seed: u64) -> String {
     s
 }
 
-fn repo_files() -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut dirs = vec![root().join("examples/xml"), root().join("tests/fixtures")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).expect("a directory").flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "xml") {
-                let name = path.strip_prefix(root()).unwrap().display().to_string();
-                out.push((name, std::fs::read_to_string(&path).expect("an XML file")));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn corpus_files(corpus: &Path) -> Vec<(String, String)> {
-    let index = std::fs::read_to_string(corpus.join("index.jsonl")).expect("the corpus index");
-    let mut out = Vec::new();
-    for line in index.lines().filter(|l| !l.trim().is_empty()) {
-        let row: serde_json::Value = serde_json::from_str(line).expect("an index row");
-        let rel = row["corpus_path"].as_str().expect("a path");
-        let text = std::fs::read_to_string(corpus.join(rel)).expect("a corpus file");
-        out.push((format!("corpus:{rel}"), text));
-    }
-    out
-}
-
 /// Input key (a digest of the text) → (verdict, name).
 type Verdicts = BTreeMap<String, (String, String)>;
 
@@ -233,7 +198,7 @@ fn verdicts_of(files: &[(String, String)], mutations: u64) -> Verdicts {
 }
 
 fn recorded() -> Verdicts {
-    let text = std::fs::read_to_string(root().join(VERDICTS)).unwrap_or_default();
+    let text = std::fs::read_to_string(support::workspace().join(VERDICTS)).unwrap_or_default();
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())
         .filter_map(|l| {
@@ -263,7 +228,7 @@ fn check(now: Verdicts, corpus: bool) {
         for (key, (v, name)) in &all {
             let _ = writeln!(text, "{key}\t{v}\t{name}");
         }
-        std::fs::write(root().join(VERDICTS), text).expect("write the verdicts");
+        std::fs::write(support::workspace().join(VERDICTS), text).expect("write the verdicts");
         return;
     }
     let mut diffs = Vec::new();
@@ -299,7 +264,7 @@ fn check(now: Verdicts, corpus: bool) {
 
 #[test]
 fn repository_xml_and_its_mutations_read_as_recorded() {
-    let files = repo_files();
+    let files = support::repo_xml_files();
     assert!(files.len() >= 40, "expected the XML fixtures");
     check(verdicts_of(&files, REPO_MUTATIONS), false);
 }
@@ -307,7 +272,10 @@ fn repository_xml_and_its_mutations_read_as_recorded() {
 #[test]
 #[ignore = "needs the public corpus (AFFECT_CORPUS or ../shared/corpus)"]
 fn corpus_files_and_their_mutations_read_as_recorded() {
-    let files = corpus_files(&support::corpus());
+    let files: Vec<_> = support::corpus_xml_files(&support::corpus())
+        .into_iter()
+        .map(|(rel, text)| (format!("corpus:{rel}"), text))
+        .collect();
     assert!(files.len() >= 120, "expected the corpus");
     check(verdicts_of(&files, CORPUS_MUTATIONS), true);
 }

@@ -11,7 +11,7 @@
 
 mod support;
 
-use affect_compiler::groot::{self, Dialect, IncludeLoader};
+use affect_compiler::groot::{self, Dialect};
 use affect_compiler::syntax::{self, debug_without_spans};
 use affect_compiler::{diagnostic::has_errors, render};
 use std::path::{Path, PathBuf};
@@ -22,16 +22,6 @@ fn root() -> PathBuf {
 
 fn corpus() -> PathBuf {
     support::corpus()
-}
-
-struct Files;
-
-impl IncludeLoader for Files {
-    fn load(&mut self, from: &str, path: &str) -> Result<(String, String), groot::IncludeError> {
-        let full = Path::new(from).parent().unwrap_or(Path::new("")).join(path);
-        let text = std::fs::read_to_string(&full).map_err(|e| e.to_string())?;
-        Ok((full.display().to_string(), text))
-    }
 }
 
 /// Corpus files that BehaviorTree.CPP itself refuses, so `affect import` refuses them too, with
@@ -54,10 +44,8 @@ fn refused(path: &Path) -> Option<&'static str> {
 
 /// The corpus files with at least one tree (`trees > 0` in index.jsonl), with their dialect.
 fn corpus_files(with_trees: bool) -> Vec<(PathBuf, String)> {
-    let index = std::fs::read_to_string(corpus().join("index.jsonl")).expect("the corpus index");
     let mut out = Vec::new();
-    for line in index.lines().filter(|l| !l.trim().is_empty()) {
-        let row: serde_json::Value = serde_json::from_str(line).expect("an index row");
+    for row in support::corpus_index(&corpus()) {
         if with_trees && row["trees"].as_u64().unwrap_or(0) == 0 {
             continue;
         }
@@ -110,7 +98,11 @@ fn used_files(
             let Ok(text) = std::fs::read_to_string(&xml) else {
                 continue;
             };
-            let imported = groot::import(&text, &xml.display().to_string(), &mut Files);
+            let imported = groot::import(
+                &text,
+                &xml.display().to_string(),
+                &mut support::IncludeFiles,
+            );
             let parsed = syntax::parse(&imported.text());
             todo.push((xml, parsed.file.clone()));
             out.push(parsed.file);
@@ -140,7 +132,7 @@ fn corpus_files_survive_import_and_export() {
     for (path, version) in &files {
         let name = path.display().to_string();
         let text = std::fs::read_to_string(path).expect("a corpus file");
-        let imported = groot::import(&text, &name, &mut Files);
+        let imported = groot::import(&text, &name, &mut support::IncludeFiles);
         if let Some(code) = refused(path) {
             assert!(
                 imported.has_errors() && imported.diagnostics.iter().any(|d| d.code == code),
@@ -208,7 +200,7 @@ fn every_corpus_file_imports_clean() {
     for (path, _) in corpus_files(false) {
         let name = path.display().to_string();
         let text = std::fs::read_to_string(&path).expect("a corpus file");
-        let imported = groot::import(&text, &name, &mut Files);
+        let imported = groot::import(&text, &name, &mut support::IncludeFiles);
         if refused(&path).is_some() {
             continue; // checked in `corpus_files_survive_import_and_export`
         }

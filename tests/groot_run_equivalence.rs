@@ -395,10 +395,8 @@ fn compare_file(w: &Work, out: &mut Outcome) {
 }
 
 fn corpus_files() -> Vec<(String, serde_json::Value)> {
-    let index = std::fs::read_to_string(corpus().join("index.jsonl")).expect("the corpus index");
-    index
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+    support::corpus_index(&corpus())
+        .into_iter()
         .map(|v| (v["corpus_path"].as_str().unwrap().to_string(), v))
         .collect()
 }

@@ -68,21 +68,7 @@ pub fn status(out: &Output) -> i32 {
 }
 
 /// The codes of the diagnostics `affect check --format json` reported, in order.
-pub fn codes(out: &Output) -> Vec<String> {
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "no JSON ({e}); exit {:?}; stderr:\n{}",
-            out.status,
-            stderr(out).chars().take(2000).collect::<String>()
-        )
-    });
-    doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["code"].as_str().unwrap().to_string())
-        .collect()
-}
+pub use support::json_codes as codes;
 
 /// `affect check --format json FILE` in `dir`: its exit status and the codes of its errors
 /// (warnings about the generated programs, such as unused names, are left out).

@@ -51,16 +51,102 @@ pub fn workspace() -> PathBuf {
 /// `cargo test -- --ignored corpus` (scripts/test.sh does that when the corpus is there, and
 /// otherwise prints that they did not run).
 pub fn corpus() -> PathBuf {
-    let dir = match std::env::var_os("AFFECT_CORPUS") {
+    corpus_if_present().unwrap_or_else(|| {
+        panic!(
+            "this test needs the public corpus, and there is none at {} (set AFFECT_CORPUS)",
+            corpus_location().display()
+        )
+    })
+}
+
+/// Where the public corpus is looked for (see [`corpus`]), whether or not it is there.
+pub fn corpus_location() -> PathBuf {
+    match std::env::var_os("AFFECT_CORPUS") {
         Some(p) => PathBuf::from(p),
         None => workspace().join("..").join("shared").join("corpus"),
-    };
-    assert!(
-        dir.join("index.jsonl").is_file(),
-        "this test needs the public corpus, and there is none at {} (set AFFECT_CORPUS)",
-        dir.display()
-    );
-    dir
+    }
+}
+
+/// The public corpus when it is there, for suites that also run without it (and say so).
+pub fn corpus_if_present() -> Option<PathBuf> {
+    let dir = corpus_location();
+    dir.join("index.jsonl").is_file().then_some(dir)
+}
+
+/// The rows of the corpus index (`index.jsonl` in `dir`): `corpus_path`, `version`, `trees`,
+/// `bytes`...
+pub fn corpus_index(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("index.jsonl"))
+        .expect("the corpus index")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("an index row"))
+        .collect()
+}
+
+/// Every corpus file in `dir` as (its `corpus_path`, its text), in index order.
+pub fn corpus_xml_files(dir: &Path) -> Vec<(String, String)> {
+    corpus_index(dir)
+        .iter()
+        .map(|row| {
+            let rel = row["corpus_path"].as_str().expect("a path");
+            let text = std::fs::read_to_string(dir.join(rel)).expect("a corpus file");
+            (rel.to_string(), text)
+        })
+        .collect()
+}
+
+/// The repository's own XML files (`examples/xml` and everything under `tests/fixtures`,
+/// broken ones included) as (path from the workspace, text), sorted by path.
+pub fn repo_xml_files() -> Vec<(String, String)> {
+    let root = workspace();
+    let mut out = Vec::new();
+    let mut dirs = vec![root.join("examples/xml"), root.join("tests/fixtures")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("a directory").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "xml") {
+                let name = path.strip_prefix(&root).unwrap().display().to_string();
+                out.push((name, std::fs::read_to_string(&path).expect("an XML file")));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Reads `<include>`d XML files relative to the including file (named by its full path).
+pub struct IncludeFiles;
+
+impl affect_compiler::groot::IncludeLoader for IncludeFiles {
+    fn load(
+        &mut self,
+        from: &str,
+        path: &str,
+    ) -> Result<(String, String), affect_compiler::groot::IncludeError> {
+        let full = Path::new(from).parent().unwrap_or(Path::new("")).join(path);
+        let text = std::fs::read_to_string(&full).map_err(|e| e.to_string())?;
+        Ok((full.display().to_string(), text))
+    }
+}
+
+/// The codes of the diagnostics a `--format json` run reported, in order.
+pub fn json_codes(out: &Output) -> Vec<String> {
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON ({e}); exit {:?}; stderr:\n{}",
+            out.status,
+            stderr(out).chars().take(2000).collect::<String>()
+        )
+    });
+    doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect()
 }
 
 /// The `btcpp_oracle` binary, installing it into `.tools/btcpp` when it is missing
