@@ -242,13 +242,16 @@ impl Parser {
     fn deeper(&mut self, levels: usize) -> Result<(), ScriptError> {
         self.depth += levels;
         self.nesting += levels;
-        if self.nesting <= MAX_DEPTH && self.depth <= MAX_TREE {
-            return Ok(());
+        if self.nesting > MAX_DEPTH {
+            return Err(too_deep(
+                format!("the script nests deeper than {MAX_DEPTH} levels"),
+                self.span(),
+            ));
         }
-        Err(too_deep(
-            format!("the script nests deeper than {MAX_DEPTH} levels"),
-            self.span(),
-        ))
+        if self.depth > MAX_TREE {
+            return Err(tree_too_deep(self.span()));
+        }
+        Ok(())
     }
 
     fn up(&mut self) {
@@ -342,10 +345,7 @@ impl Parser {
             self.depth += 1;
             if self.depth > MAX_TREE {
                 self.depth = depth;
-                return Err(too_deep(
-                    format!("the script nests deeper than {MAX_TREE} levels counting every operator of its chains"),
-                    at,
-                ));
+                return Err(tree_too_deep(at));
             }
             operands.push(self.unary()?);
         }
@@ -442,6 +442,16 @@ fn reduce(operands: &mut Vec<Raw>, ops: &mut Vec<(u8, Option<BinOp>, (usize, usi
         },
         Some(op) => Raw::Binary(op, Box::new(left), Box::new(right)),
     });
+}
+
+/// Beyond [`MAX_TREE`] (a long chain, or nesting inside one).
+fn tree_too_deep(at: (usize, usize)) -> ScriptError {
+    too_deep(
+        format!(
+            "the script nests deeper than {MAX_TREE} levels counting every operator of its chains"
+        ),
+        at,
+    )
 }
 
 fn too_deep(message: String, (start, end): (usize, usize)) -> ScriptError {
@@ -957,6 +967,9 @@ mod tests {
                 .unwrap_err()
                 .too_deep
         );
+        // Nesting inside a chain at the tree's limit is refused for the tree's limit.
+        let e = parse(&(vec!["a"; MAX_TREE].join(" + ") + " + ((a))")).unwrap_err();
+        assert!(e.message.contains(&MAX_TREE.to_string()), "{}", e.message);
         // Operators of one chain do not count as nesting: 200 parentheses around a long sum.
         let sum = vec!["a"; 300].join(" - ");
         assert!(parse(&format!("{}{sum}{}", "(".repeat(200), ")".repeat(200))).is_ok());
