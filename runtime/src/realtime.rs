@@ -105,6 +105,20 @@ impl Clock for WallClock {
     }
 }
 
+/// A stop flag that SIGINT (Ctrl-C) and SIGTERM set: a wall-clock run (`--hardware`,
+/// `--realtime`, a robot on the network) stops at the next tick boundary, where the runtime
+/// sets the safe values and the trace is completed. Every call gets a flag of its own, and
+/// each is set: the handlers compose (unlike a process-wide single handler).
+pub fn stop_on_signals() -> std::io::Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, stop.clone()).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("cannot handle signal {signal}: {e}"))
+        })?;
+    }
+    Ok(stop)
+}
+
 /// Marks taken inside a tick, between its phases.
 #[derive(Clone, Copy, Debug)]
 pub struct PhaseMarks {
@@ -261,6 +275,15 @@ mod tests {
             WallClock::at(Instant::now(), -3.0, Stamp::Due, None).speed(),
             1.0
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn every_stop_flag_hears_the_signal() {
+        let (a, b) = (stop_on_signals().unwrap(), stop_on_signals().unwrap());
+        assert!(!a.load(Ordering::Relaxed));
+        signal_hook::low_level::raise(signal_hook::consts::SIGTERM).unwrap();
+        assert!(a.load(Ordering::Relaxed) && b.load(Ordering::Relaxed));
     }
 
     #[test]
