@@ -136,6 +136,10 @@ impl Default for PhaseMarks {
     }
 }
 
+/// The ticks [`TickTimer`] makes room for before the first: 2^22, 23 hours at 50 Hz
+/// (two 32 MiB reservations of address space, which even armv7 has).
+const RESERVED_TICKS: u64 = 1 << 22;
+
 /// Measures ticks on the wall clock.
 pub struct TickTimer {
     start: Instant,
@@ -159,13 +163,19 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
 }
 
 impl TickTimer {
-    /// `period_ms`: the agent's period, against which overruns are counted.
-    pub fn new(period_ms: f64) -> TickTimer {
+    /// `period_ms`: the agent's period, against which overruns are counted; `ticks`: how
+    /// many the run will time. Room for their samples is taken now, so recording a tick
+    /// does not allocate (a tick must not: a reallocation is a copy of every sample so far,
+    /// a stall that grows with the run). Pages are touched only as samples come, so the
+    /// room reserved costs nothing until used; past `RESERVED_TICKS` the samples grow as
+    /// a vector does.
+    pub fn new(period_ms: f64, ticks: u64) -> TickTimer {
+        let room = usize::try_from(ticks.min(RESERVED_TICKS)).unwrap_or(0);
         TickTimer {
             start: Instant::now(),
             period_us: period_ms * 1000.0,
-            ticks: Vec::new(),
-            lates: Vec::new(),
+            ticks: Vec::with_capacity(room),
+            lates: Vec::with_capacity(room),
             overruns: 0,
         }
     }
@@ -288,7 +298,7 @@ mod tests {
 
     #[test]
     fn ticks_longer_than_the_period_are_overruns() {
-        let mut t = TickTimer::new(10.0);
+        let mut t = TickTimer::new(10.0, 2);
         let b = t.start;
         let m = PhaseMarks {
             sensed: b + Duration::from_millis(1),
@@ -301,6 +311,8 @@ mod tests {
         assert!(long.overrun);
         let s = t.summary();
         assert_eq!((s.ticks, s.overruns), (2, 1));
+        // The samples fit the room taken for the run's ticks: no tick allocated.
+        assert_eq!((t.ticks.capacity(), t.lates.capacity()), (2, 2));
         assert!((s.tick_max_us - 12_000.0).abs() < 1.0);
     }
 }
