@@ -3,7 +3,8 @@
 
 use crate::observers::robot::{Heartbeat, StopOnSignal, TimingReport};
 use crate::observers::Fanout;
-use affect_compiler::ir::program::{DeviceArg, Program};
+use affect_compiler::ir::program::Program;
+use affect_runtime::hardware::motor_board;
 use affect_runtime::hardware::watchdog::{Watchdog, WatchdogSpec};
 use affect_runtime::realtime::{stop_on_signals, Stamp, WallClock};
 use affect_runtime::run::RunConfig;
@@ -58,15 +59,5 @@ fn romi_of(program: &Program, config: &RunConfig) -> Option<(u8, u8)> {
         .hardware
         .as_ref()
         .map_or(&[][..], |h| &h.simulated[..]);
-    let d = agent
-        .devices
-        .iter()
-        .find(|d| d.driver == "romi32u4" && !simulated.contains(&d.name))?;
-    let num = |k: &str| {
-        d.args.iter().find_map(|(n, v)| match v {
-            DeviceArg::Num(x) if n == k => Some(*x as u8),
-            _ => None,
-        })
-    };
-    Some((num("bus")?, num("address")?))
+    motor_board(agent, simulated)
 }
