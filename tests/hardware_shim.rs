@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-use support::{affect_command, scratch, workspace};
+use support::{affect_command, scratch, stderr, workspace};
 
 /// The shim, built once for the host with the C compiler (`CC`, else `cc`).
 fn shim() -> PathBuf {
@@ -106,6 +106,17 @@ impl Bus {
             i16::from_le_bytes([r[39], r[40]]),
             i16::from_le_bytes([r[41], r[42]]),
         )
+    }
+
+    /// Runs the navigator for `ticks` ticks, insisting that it succeeds; the transfers to
+    /// the device at `address`.
+    fn run_transfers_to(&self, ticks: &str, address: u8) -> Vec<Transfer> {
+        let out = self.navigator(&["--ticks", ticks]).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        self.transfers()
+            .into_iter()
+            .filter(|t| t.address == address)
+            .collect()
     }
 
     fn transfers(&self) -> Vec<Transfer> {
@@ -237,7 +248,7 @@ fn last_var(trace: &Path, name: &str) -> serde_json::Value {
 fn the_navigator_on_emulated_hardware_reaches_its_places() {
     let bus = Bus::new("navigator");
     let out = bus.navigator(&["--ticks", "80"]).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(out.status.success(), "{err}");
     // The run says which devices it does not read from hardware.
     for name in ["place", "loud_noise"] {
@@ -274,17 +285,7 @@ fn the_navigator_on_emulated_hardware_reaches_its_places() {
 #[test]
 fn ads1115_transactions_follow_the_data_sheet_byte_for_byte() {
     let bus = Bus::new("ads1115");
-    let out = bus.navigator(&["--ticks", "12"]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let adc: Vec<Transfer> = bus
-        .transfers()
-        .into_iter()
-        .filter(|t| t.address == 0x48)
-        .collect();
+    let adc = bus.run_transfers_to("12", 0x48);
     // Opening probes the device: the pointer set to the config register, which reads its
     // power-up value 0x8583.
     assert!(adc[0].write && adc[0].bytes == [0x01]);
@@ -351,17 +352,7 @@ fn ads1115_transactions_follow_the_data_sheet_byte_for_byte() {
 #[test]
 fn romi_transactions_follow_pololus_buffer_layout() {
     let bus = Bus::new("romi");
-    let out = bus.navigator(&["--ticks", "30"]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let romi: Vec<Transfer> = bus
-        .transfers()
-        .into_iter()
-        .filter(|t| t.address == 20)
-        .collect();
+    let romi = bus.run_transfers_to("30", 20);
     let mut speeds = Vec::new();
     let mut reads_at = std::collections::BTreeSet::new();
     for (k, t) in romi.iter().enumerate() {
@@ -404,11 +395,7 @@ fn sigterm_stops_the_motors_and_flushes_the_trace() {
     let pid = run.child().id();
     run.signal("TERM");
     let out = run.wait();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(bus.speeds(), (0, 0), "the run set the motors' safe value");
     // The run itself stopped them (not its watchdog), and the trace ends with the summary.
     let last = bus
@@ -469,7 +456,7 @@ fn an_absent_adc_is_e0610_naming_the_declaration_bus_and_address() {
         .env("AFFECT_SHIM_ADS1115", "none")
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(!out.status.success());
     assert!(err.contains("E0610"), "{err}");
     assert!(err.contains("light"), "names the declaration: {err}");

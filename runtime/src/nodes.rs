@@ -163,6 +163,9 @@ pub struct Ports<'c, 'a> {
     /// For each declared port: its name and kind.
     declared: &'c [(String, Option<ValueKind>)],
     names: &'c Names,
+    /// For each declared port: the node's own list that `set_list` fills, made on its first
+    /// use and kept for the run (the engine copies it into the bound variable's list).
+    lists: &'c mut [Option<f64>],
 }
 
 impl Ports<'_, '_> {
@@ -279,10 +282,7 @@ impl Ports<'_, '_> {
     /// Writes a list of numbers into the output list (its contents are replaced).
     pub fn set_list(&mut self, port: &str, values: &[f64]) -> Result<(), PortError> {
         let (i, _) = self.index(port)?;
-        let id = match self.call.outputs[i] {
-            Some(id) => id,
-            None => self.call.lists.alloc(&[]),
-        };
+        let id = *self.lists[i].get_or_insert_with(|| self.call.lists.alloc(&[]));
         self.call.lists.set(id, values);
         self.call.outputs[i] = Some(id);
         Ok(())
@@ -405,6 +405,7 @@ impl LeafSource for NodeRegistry {
                 .iter()
                 .map(|p| (p.name.clone(), p.kind))
                 .collect(),
+            lists: vec![None; info.ports.len()],
             names: Names {
                 strings: program.strings.clone().into(),
                 enums: program.enums.clone().into(),
@@ -418,6 +419,8 @@ struct NodeLeaf {
     node: Box<dyn Node>,
     declared: Vec<(String, Option<ValueKind>)>,
     names: Names,
+    /// The lists `set_list` writes, by port.
+    lists: Vec<Option<f64>>,
 }
 
 impl Leaf for NodeLeaf {
@@ -426,6 +429,7 @@ impl Leaf for NodeLeaf {
             call,
             declared: &self.declared,
             names: &self.names,
+            lists: &mut self.lists,
         };
         match self.node.tick(&mut ports) {
             Status::Success => Status::Success,
@@ -437,5 +441,58 @@ impl Leaf for NodeLeaf {
 
     fn halt(&mut self, _now_ms: f64) {
         self.node.halt();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lists::Lists;
+
+    /// Writes the tick's count, as a list of that many numbers, to `xs`.
+    struct Counter(f64);
+
+    impl Node for Counter {
+        fn tick(&mut self, ports: &mut Ports) -> Status {
+            self.0 += 1.0;
+            let xs: Vec<f64> = (0..self.0 as usize).map(|i| i as f64).collect();
+            match ports.set_list("xs", &xs) {
+                Ok(()) => Status::Success,
+                Err(_) => Status::Failure,
+            }
+        }
+    }
+
+    #[test]
+    fn a_list_output_reuses_the_nodes_own_list_every_tick() {
+        let mut leaf = NodeLeaf {
+            node: Box::new(Counter(0.0)),
+            declared: vec![("xs".to_string(), Some(ValueKind::List))],
+            names: Names {
+                strings: Rc::from(Vec::new()),
+                enums: Rc::from(Vec::new()),
+            },
+            lists: vec![None],
+        };
+        let mut lists = Lists::new(&[]);
+        let mut ids = Vec::new();
+        for tick in 1..=3 {
+            let mut outputs = [None];
+            let mut call = LeafCall {
+                now_ms: 0.0,
+                starting: tick == 1,
+                inputs: &[f64::NAN],
+                outputs: &mut outputs,
+                lists: &mut lists,
+            };
+            assert_eq!(leaf.tick(&mut call), Status::Success);
+            let id = outputs[0].expect("written");
+            assert_eq!(lists.values(id).len(), tick);
+            ids.push(id);
+        }
+        assert!(
+            ids.iter().all(|id| id.to_bits() == ids[0].to_bits()),
+            "one list for the run, not one a tick: {ids:?}"
+        );
     }
 }

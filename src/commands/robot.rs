@@ -3,12 +3,11 @@
 
 use crate::observers::robot::{Heartbeat, StopOnSignal, TimingReport};
 use crate::observers::Fanout;
-use affect_compiler::ir::program::{DeviceArg, Program};
+use affect_compiler::ir::program::Program;
+use affect_runtime::hardware::motor_board;
 use affect_runtime::hardware::watchdog::{Watchdog, WatchdogSpec};
-use affect_runtime::realtime::{Stamp, WallClock};
+use affect_runtime::realtime::{stop_on_signals, Stamp, WallClock};
 use affect_runtime::run::RunConfig;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 /// Sets the wall-clock run up: signals, observers, the watchdog. Returns the clock. The run
 /// is on hardware when `config.hardware` says so; `quiet` and `watchdog_ms` are `affect
@@ -20,11 +19,7 @@ pub fn prepare(
     watchdog_ms: u64,
     observers: &mut Fanout,
 ) -> Result<WallClock, String> {
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(signal, stop.clone())
-            .map_err(|e| format!("cannot handle signal {signal}: {e}"))?;
-    }
+    let stop = stop_on_signals().map_err(|e| e.to_string())?;
     observers.add(StopOnSignal(stop.clone()));
     observers.add(TimingReport::default());
     let Some(hardware) = &config.hardware else {
@@ -64,15 +59,5 @@ fn romi_of(program: &Program, config: &RunConfig) -> Option<(u8, u8)> {
         .hardware
         .as_ref()
         .map_or(&[][..], |h| &h.simulated[..]);
-    let d = agent
-        .devices
-        .iter()
-        .find(|d| d.driver == "romi32u4" && !simulated.contains(&d.name))?;
-    let num = |k: &str| {
-        d.args.iter().find_map(|(n, v)| match v {
-            DeviceArg::Num(x) if n == k => Some(*x as u8),
-            _ => None,
-        })
-    };
-    Some((num("bus")?, num("address")?))
+    motor_board(agent, simulated)
 }

@@ -283,16 +283,19 @@ impl<W: Wheels> Motor for RomiDrive<W> {
         match command {
             MotorCommand::Step(d) => {
                 let q = quarters(self.heading, d);
-                self.heading = d;
                 if q == 0 {
                     let target = self.geometry.cell_counts();
-                    self.begin(Phase::Drive { target }, false)
+                    self.begin(Phase::Drive { target }, false)?;
                 } else {
                     // Three quarters counter-clockwise is one clockwise.
                     let (sign, n) = if q == 3 { (-1, 1) } else { (1, q) };
                     let target = n * self.geometry.quarter_turn_counts();
-                    self.begin(Phase::Turn { sign, target }, true)
+                    self.begin(Phase::Turn { sign, target }, true)?;
                 }
+                // Only a step that began turns the robot: after a failed transfer the next
+                // step is measured from the heading it really has.
+                self.heading = d;
+                Ok(())
             }
             MotorCommand::Speeds { left, right } => {
                 self.state = State::Idle;
@@ -445,6 +448,22 @@ mod tests {
         );
         board.fail_reads(false);
         assert_eq!(d.status(), Ok(MotorStatus::Blocked));
+    }
+
+    #[test]
+    fn a_step_that_could_not_begin_keeps_the_heading() {
+        let board = RomiBoard::new();
+        let mut d = drive(&board);
+        board.fail_reads(true);
+        assert!(d.command(MotorCommand::Step(Direction::Left)).is_err());
+        assert_eq!(d.heading(), Direction::Up, "the robot did not turn");
+        board.fail_reads(false);
+        // Still facing up: a step up is a straight cell, no turn first.
+        d.command(MotorCommand::Step(Direction::Up)).unwrap();
+        assert_eq!(run(&mut d, &board).0, MotorStatus::Idle);
+        let (l, r) = board.encoders();
+        assert!((i32::from(l) - 1572).abs() <= TOLERANCE + 5, "left {l}");
+        assert!((i32::from(r) - 1572).abs() <= TOLERANCE + 5, "right {r}");
     }
 
     #[test]

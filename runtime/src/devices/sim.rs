@@ -423,14 +423,13 @@ impl SimI2c {
             [0x01, msb, lsb] => {
                 let mux = (msb >> 4) & 0x07;
                 let channel = usize::from(mux.checked_sub(4).ok_or(SimBusError(ErrorKind::Other))?);
-                let field = self.adcs[i].fields[channel].clone();
-                let value = match field {
+                let value = match &self.adcs[i].fields[channel] {
                     Some(f) => {
                         let w = self
                             .world
                             .try_borrow()
                             .map_err(|_| SimBusError(ErrorKind::Other))?;
-                        w.field(&f, self.agent)
+                        w.field(f, self.agent)
                             .ok_or(SimBusError(ErrorKind::Other))?
                     }
                     None => 0.0,

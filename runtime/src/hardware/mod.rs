@@ -16,7 +16,7 @@ mod open;
 mod retry;
 pub mod watchdog;
 
-pub use open::{open, retries, Opened};
+pub use open::{motor_board, open, retries, Opened};
 pub use retry::{Faults, Retry};
 
 /// Opens the devices of the one agent a run on hardware runs (`agent`: the run's `--agent`;

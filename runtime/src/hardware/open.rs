@@ -40,8 +40,6 @@ pub struct OutputDevice {
 /// The motor board and the cell-by-cell drive on it.
 pub struct Base {
     pub name: String,
-    pub bus: u8,
-    pub address: u8,
     pub drive: Rc<RefCell<dyn Motor>>,
 }
 
@@ -80,6 +78,24 @@ fn role_word(d: &Device) -> &'static str {
         DeviceRole::Event => "event",
         DeviceRole::Actuator => "actuator",
     }
+}
+
+/// Where an I2C device is: its bus (1 by default) and address.
+fn i2c_address(d: &Device) -> (u8, u8) {
+    (
+        num(d, "bus").unwrap_or(1.0) as u8,
+        num(d, "address").unwrap_or(0.0) as u8,
+    )
+}
+
+/// The motor board of `agent` (its bus and address) unless `simulated` names it: what the
+/// watchdog guards.
+pub fn motor_board(agent: &AgentProgram, simulated: &[String]) -> Option<(u8, u8)> {
+    agent
+        .devices
+        .iter()
+        .find(|d| d.driver == "romi32u4" && !simulated.contains(&d.name))
+        .map(i2c_address)
 }
 
 /// The declaration's `retries` (0 by default).
@@ -363,8 +379,7 @@ mod backend {
     }
 
     fn i2c_place(d: &Device) -> (u8, u8, String) {
-        let bus = num(d, "bus").unwrap_or(1.0) as u8;
-        let address = num(d, "address").unwrap_or(0.0) as u8;
+        let (bus, address) = i2c_address(d);
         (
             bus,
             address,
@@ -455,8 +470,6 @@ mod backend {
         let _ = drive.borrow_mut().command(MotorCommand::Stop);
         Some(Base {
             name: d.name.clone(),
-            bus,
-            address,
             drive,
         })
     }

@@ -322,7 +322,8 @@ impl<'p> Run<'p> {
             sense_errors: SenseErrors::new(),
             timer: config.timing.then(|| {
                 let rate = live.first().map_or(10.0, |l| l.agent.program.rate_hz);
-                crate::realtime::TickTimer::new(crate::sim::env::period_ms(rate))
+                let ticks = config.ticks.saturating_mul(live.len() as u64);
+                crate::realtime::TickTimer::new(crate::sim::env::period_ms(rate), ticks)
             }),
             hardware,
             live,
