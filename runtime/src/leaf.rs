@@ -44,11 +44,15 @@ pub trait LeafSource {
 
 /// Plays a script of statuses, one per call, repeating the last: `running,success` runs
 /// for one tick, then succeeds every time after. This is the BehaviorTree.CPP oracle's
-/// stand-in for custom nodes, so both sides behave alike.
+/// stand-in for custom nodes, so both sides behave alike. A cycling script
+/// (`--leaf-cycle`) starts over after its last status instead; `writes` are the out ports
+/// it sets on every call (`--leaf-out`), by position in the declaration.
 #[derive(Clone, Debug)]
 pub struct StandIn {
     script: Vec<Status>,
     at: usize,
+    cycle: bool,
+    writes: Vec<(usize, f64)>,
 }
 
 impl StandIn {
@@ -58,16 +62,53 @@ impl StandIn {
         } else {
             script
         };
-        StandIn { script, at: 0 }
+        StandIn {
+            script,
+            at: 0,
+            cycle: false,
+            writes: Vec::new(),
+        }
+    }
+
+    /// Plays the script over and over.
+    pub fn cycling(mut self, cycle: bool) -> StandIn {
+        self.cycle = cycle;
+        self
+    }
+
+    /// Writes `value` to the declared port at `port` on every call.
+    pub fn writing(mut self, writes: Vec<(usize, f64)>) -> StandIn {
+        self.writes = writes;
+        self
     }
 }
 
 impl Leaf for StandIn {
-    fn tick(&mut self, _: &mut LeafCall) -> Status {
-        let s = self.script[self.at.min(self.script.len() - 1)];
-        self.at += 1;
+    fn tick(&mut self, call: &mut LeafCall) -> Status {
+        let last = self.script.len() - 1;
+        let s = self.script[self.at.min(last)];
+        self.at = match (self.cycle, self.at >= last) {
+            (true, true) => 0,
+            (false, true) => last,
+            _ => self.at + 1,
+        };
+        for &(port, value) in &self.writes {
+            if let Some(out) = call.outputs.get_mut(port) {
+                *out = Some(value);
+            }
+        }
         s
     }
+}
+
+/// What one stand-in writes on every call (`--leaf-out`): the value of the declared port at
+/// `port` of node `node` in agent program `agent`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StandInWrite {
+    pub agent: String,
+    pub node: NodeId,
+    pub port: usize,
+    pub value: f64,
 }
 
 /// Wraps the implementation of each foreign node as agents are built: `(instance, node,

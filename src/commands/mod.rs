@@ -19,6 +19,7 @@ mod report;
 mod robot;
 pub mod run;
 mod source;
+mod stand_ins;
 mod watch;
 
 /// Exit statuses shared by every command.

@@ -55,6 +55,15 @@ pub struct RunArgs {
     /// list (`running,success`) is played one status per tick, the last one repeating.
     #[arg(long = "leaf", value_name = "ID=success|failure|running")]
     pub leaves: Vec<String>,
+    /// Like --leaf, but the list is played over and over: `--leaf-cycle
+    /// Scan=running,running,success` succeeds every third tick.
+    #[arg(long = "leaf-cycle", value_name = "ID=STATUS,..")]
+    pub leaf_cycles: Vec<String>,
+    /// What a stand-in writes to one of its out ports on every call, read as the type of
+    /// the variable the port is bound to: `--leaf-out Detect.found=true`. NODE is its path,
+    /// its label or its declared name; the node runs as a stand-in.
+    #[arg(long = "leaf-out", value_name = "NODE.PORT=VALUE")]
+    pub leaf_outs: Vec<String>,
     /// What foreign nodes without an implementation or override return.
     #[arg(long, value_name = "STATUS", default_value = "success")]
     pub leaf_default: String,
@@ -290,12 +299,31 @@ fn config(args: &RunArgs, program: &Program) -> Result<RunConfig, String> {
             args.leaf_default
         )
     })?;
-    for l in &args.leaves {
-        let (k, v) = split_kv(l, "--leaf")?;
-        let s = run::parse_statuses(&v).ok_or_else(|| {
-            format!("--leaf {k}: `{v}` is not a list of success, failure and running")
+    let scripts = (args.leaves.iter().map(|l| (l, false)))
+        .chain(args.leaf_cycles.iter().map(|l| (l, true)));
+    for (l, cycle) in scripts {
+        let flag = if cycle { "--leaf-cycle" } else { "--leaf" };
+        let (key, v) = split_kv(l, flag)?;
+        let statuses = run::parse_statuses(&v).ok_or_else(|| {
+            format!("{flag} {key}: `{v}` is not a list of success, failure and running")
         })?;
-        config.leaves.push((k, s));
+        config.leaves.push(run::LeafScript {
+            key,
+            statuses,
+            cycle,
+        });
+    }
+    for o in &args.leaf_outs {
+        let (k, value) = split_kv(o, "--leaf-out")?;
+        let Some((node, port)) = k.rsplit_once('.').filter(|(n, p)| !n.is_empty() && !p.is_empty())
+        else {
+            return Err(format!("--leaf-out takes NODE.PORT=VALUE, got `{o}`"));
+        };
+        config.leaf_outs.push(run::LeafOut {
+            node: node.to_string(),
+            port: port.to_string(),
+            value,
+        });
     }
     for b in &args.bb {
         config.bb.push(split_kv(b, "--bb")?);
@@ -378,21 +406,7 @@ fn tell(args: &RunArgs, program: &Program, summaries: &[AgentSummary]) {
     ) {
         eprintln!("warning: the JIT is not available ({reason}); running the interpreter");
     }
-    // Nodes nobody implements run as stand-ins, on every run: say which, and how.
-    let mut told: Vec<(Vec<String>, Vec<&str>)> = Vec::new();
-    for s in summaries.iter().filter(|s| !s.stand_ins.is_empty()) {
-        match told.iter_mut().find(|(names, _)| *names == s.stand_ins) {
-            Some((_, agents)) => agents.push(&s.agent),
-            None => told.push((s.stand_ins.clone(), vec![&s.agent])),
-        }
-    }
-    for (names, agents) in &told {
-        eprintln!(
-            "warning: {}: {}",
-            agents.join(", "),
-            stand_ins_text(program, names, &args.leaf_default)
-        );
-    }
+    super::stand_ins::tell(program, summaries, &args.leaf_default);
     if !args.quiet {
         print_summaries(summaries);
     }
@@ -416,60 +430,4 @@ fn print_summaries(summaries: &[AgentSummary]) {
             let _ = writeln!(err, "  {k} = {v}");
         }
     }
-}
-
-/// What the stand-ins of a run do: leaves return `--leaf-default` or their `--leaf`, a custom
-/// decorator passes its child's status through, a custom control node is a Sequence (as the
-/// BehaviorTree.CPP oracle's custom nodes do).
-fn stand_ins_text(program: &Program, names: &[String], leaf_default: &str) -> String {
-    use affect_compiler::builtins::NodeClass;
-    let class = |n: &String| {
-        program
-            .leaves
-            .iter()
-            .find(|l| l.name == *n)
-            .map_or(NodeClass::Action, |l| l.class)
-    };
-    let of = |want: &[NodeClass]| -> Vec<&str> {
-        names
-            .iter()
-            .filter(|n| want.contains(&class(n)))
-            .map(String::as_str)
-            .collect()
-    };
-    let mut parts = Vec::new();
-    let leaves = of(&[NodeClass::Action, NodeClass::Condition]);
-    if !leaves.is_empty() {
-        parts.push(format!(
-            "{} return{} {} (--leaf-default) or their --leaf statuses",
-            leaves.join(", "),
-            if leaves.len() == 1 { "s" } else { "" },
-            leaf_default.to_lowercase()
-        ));
-    }
-    let decorators = of(&[NodeClass::Decorator]);
-    if !decorators.is_empty() {
-        parts.push(format!(
-            "decorator{} {} pass{} the child's status through",
-            if decorators.len() == 1 { "" } else { "s" },
-            decorators.join(", "),
-            if decorators.len() == 1 { "es" } else { "" }
-        ));
-    }
-    let controls = of(&[NodeClass::Control]);
-    if !controls.is_empty() {
-        parts.push(format!(
-            "control node{} {} run{} as a sequence",
-            if controls.len() == 1 { "" } else { "s" },
-            controls.join(", "),
-            if controls.len() == 1 { "s" } else { "" }
-        ));
-    }
-    format!(
-        "{} node{} without an implementation run{} as stand-ins: {}",
-        names.len(),
-        if names.len() == 1 { "" } else { "s" },
-        if names.len() == 1 { "s" } else { "" },
-        parts.join("; ")
-    )
 }

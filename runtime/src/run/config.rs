@@ -26,9 +26,12 @@ pub struct RunConfig {
     pub agent: Option<String>,
     /// What foreign leaves without an override return.
     pub leaf_default: Status,
-    /// `--leaf KEY=S1,S2,..`: KEY is a node path, a label or a declared leaf name; each
-    /// instance plays the statuses one per call, repeating the last.
-    pub leaves: Vec<(String, Vec<Status>)>,
+    /// `--leaf KEY=S1,S2,..` and `--leaf-cycle KEY=S1,S2,..`: KEY is a node path, a label
+    /// or a declared leaf name; each instance plays the statuses one per call, repeating
+    /// the last (or, cycling, starting over).
+    pub leaves: Vec<LeafScript>,
+    /// `--leaf-out NODE.PORT=VALUE`: what the stand-ins write to their out ports.
+    pub leaf_outs: Vec<LeafOut>,
     /// `--bb KEY=VALUE` on the root blackboard.
     pub bb: Vec<(String, String)>,
     pub pacing: Pacing,
@@ -59,6 +62,7 @@ impl Default for RunConfig {
             agent: None,
             leaf_default: Status::Success,
             leaves: Vec::new(),
+            leaf_outs: Vec::new(),
             bb: Vec::new(),
             pacing: Pacing::Fixed,
             world: None,
@@ -70,6 +74,26 @@ impl Default for RunConfig {
             timing: false,
         }
     }
+}
+
+/// The statuses one foreign node plays (`--leaf`, `--leaf-cycle`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeafScript {
+    /// A node path, a label or a declared leaf name.
+    pub key: String,
+    pub statuses: Vec<Status>,
+    /// Start over after the last status instead of repeating it.
+    pub cycle: bool,
+}
+
+/// What a stand-in writes to one of its out ports on every call (`--leaf-out`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeafOut {
+    /// A node path, a label or a declared leaf name.
+    pub node: String,
+    pub port: String,
+    /// The value as written on the command line, read as the port's variable's type.
+    pub value: String,
 }
 
 /// Parses `running,success` as `--leaf` takes it.

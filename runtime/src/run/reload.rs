@@ -153,7 +153,7 @@ impl<'p> Run<'p> {
         }
         let engines = setup::compile(program, config, &instances);
         let sources: Vec<&dyn crate::leaf::LeafSource> = vec![&config.nodes];
-        let shared = setup::shared(config, &sources);
+        let shared = setup::shared(program, config, &sources)?;
         let mut built = Vec::with_capacity(instances.len());
         for i in instances {
             built.push(setup::bind(

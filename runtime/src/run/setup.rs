@@ -8,7 +8,7 @@ use crate::jit::{self, EngineKind};
 use crate::sim::{build_agent, Setup, SimAgent};
 use crate::world::{AgentId, World};
 use affect_compiler::diagnostic::Diagnostic;
-use affect_compiler::ir::program::{AgentProgram, Program, Slot, ValueKind};
+use affect_compiler::ir::program::{AgentProgram, Program, ValueKind};
 use affect_compiler::ir::world::WorldSpec;
 use affect_compiler::span::Span;
 use std::cell::RefCell;
@@ -73,23 +73,25 @@ pub(super) fn choose_world<'p>(
     }
 }
 
-/// What building a run's instances shares: the leaves' defaults and overrides, the seed,
+/// What building a run's instances shares: the leaves' defaults, overrides and writes, the seed,
 /// memories' directory, a new post office and team, the leaf wrap, and the `sources` of
 /// leaves implemented outside the simulator (the user's nodes, the robot's devices).
 pub(super) fn shared<'a>(
+    program: &Program,
     config: &'a RunConfig,
     sources: &'a [&'a dyn crate::leaf::LeafSource],
-) -> Setup<'a> {
-    Setup {
+) -> Result<Setup<'a>, Vec<Diagnostic>> {
+    Ok(Setup {
         leaf_default: config.leaf_default,
         leaves: &config.leaves,
+        writes: super::stand_ins::resolve(program, config)?,
         seed: config.seed,
         persist_dir: config.persist_dir.clone(),
         mail: crate::sim::mail::Mail::shared(),
         team: crate::sim::team::Team::shared(config.seed),
         wrap: config.wrap_leaves.clone(),
         sources,
-    }
+    })
 }
 
 /// Builds the world the run happens in, if it has one.
@@ -265,7 +267,7 @@ fn set_bb(
         .iter()
         .position(|s| s.scope == 0 && s.name == *key);
     match found {
-        Some(i) => match parse_value(program, &agent.slots[i], text) {
+        Some(i) => match parse_value(program, &agent.slots[i].name, agent.slots[i].kind, text) {
             Ok(v) => {
                 sim.machine.write(i as u32, v);
                 Ok(Some(i))
@@ -323,13 +325,18 @@ fn bb_scope<'k>(
     names_agent.then_some((who, rest))
 }
 
-/// Reads a `--bb` value as the slot's kind wants it.
-fn parse_value(program: &Program, slot: &Slot, text: &str) -> Result<f64, String> {
-    match slot.kind {
+/// Reads a `--bb` or `--leaf-out` value as the kind of variable `name` wants it.
+pub(super) fn parse_value(
+    program: &Program,
+    name: &str,
+    kind: ValueKind,
+    text: &str,
+) -> Result<f64, String> {
+    match kind {
         ValueKind::Bool => match text {
             "true" | "1" => Ok(1.0),
             "false" | "0" => Ok(0.0),
-            _ => Err(format!("`{}` is a bool: give true or false", slot.name)),
+            _ => Err(format!("`{}` is a bool: give true or false", name)),
         },
         ValueKind::Str => Ok(program.symbol(text).map(f64::from).unwrap_or(-1.0)),
         ValueKind::Enum(e) => {
@@ -341,7 +348,7 @@ fn parse_value(program: &Program, slot: &Slot, text: &str) -> Result<f64, String
                 .ok_or_else(|| {
                     format!(
                         "`{}` is a `{}`: one of {}",
-                        slot.name,
+                        name,
                         info.name,
                         info.variants.join(", ")
                     )
@@ -350,14 +357,14 @@ fn parse_value(program: &Program, slot: &Slot, text: &str) -> Result<f64, String
         ValueKind::Int => text
             .parse::<i64>()
             .map(|v| v as f64)
-            .map_err(|_| format!("`{}` is an int", slot.name)),
+            .map_err(|_| format!("`{}` is an int", name)),
         ValueKind::List => Err(format!(
             "`{}` is a list and cannot be set from the command line",
-            slot.name
+            name
         )),
         _ => text
             .parse::<f64>()
-            .map_err(|_| format!("`{}` is a number", slot.name)),
+            .map_err(|_| format!("`{}` is a number", name)),
     }
 }
 
