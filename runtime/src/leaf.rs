@@ -163,3 +163,53 @@ impl LeafTable {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Leaf, LeafCall, StandIn};
+    use affect_compiler::ir::program::Status::{self, Failure, Running, Success};
+
+    /// The statuses a stand-in plays in `n` calls, and what it wrote to two ports.
+    fn play(mut s: StandIn, n: usize) -> (Vec<Status>, Vec<Option<f64>>) {
+        let mut lists = crate::lists::Lists::default();
+        let mut outputs = vec![None, None];
+        let statuses = (0..n)
+            .map(|_| {
+                let mut call = LeafCall {
+                    now_ms: 0.0,
+                    starting: true,
+                    inputs: &[f64::NAN, f64::NAN],
+                    outputs: &mut outputs,
+                    lists: &mut lists,
+                };
+                s.tick(&mut call)
+            })
+            .collect();
+        (statuses, outputs)
+    }
+
+    #[test]
+    fn a_script_repeats_its_last_status_and_a_cycling_one_starts_over() {
+        let script = vec![Running, Running, Success];
+        let (once, _) = play(StandIn::new(script.clone()), 7);
+        assert_eq!(
+            once,
+            [Running, Running, Success, Success, Success, Success, Success]
+        );
+        let (cycled, _) = play(StandIn::new(script).cycling(true), 7);
+        assert_eq!(
+            cycled,
+            [Running, Running, Success, Running, Running, Success, Running]
+        );
+        let (single, _) = play(StandIn::new(vec![Failure]).cycling(true), 3);
+        assert_eq!(single, [Failure, Failure, Failure]);
+    }
+
+    #[test]
+    fn a_stand_in_writes_the_ports_it_is_given_and_no_others() {
+        let (_, written) = play(StandIn::new(vec![Success]).writing(vec![(1, 2.5)]), 1);
+        assert_eq!(written, [None, Some(2.5)]);
+        let (_, written) = play(StandIn::new(vec![Success]), 1);
+        assert_eq!(written, [None, None]);
+    }
+}

@@ -153,10 +153,19 @@ fn split_kv(s: &str, what: &str) -> Result<(String, String), String> {
 }
 
 pub fn run(args: &RunArgs) -> u8 {
-    let loaded = match source::load(&args.file) {
+    let mut loaded = match source::load(&args.file) {
         Ok(l) => l,
         Err(status) => return status,
     };
+    // A string or label given on the command line that the program never spells becomes one
+    // of its strings, so the variable holds it (and the trace shows it).
+    if let Some(p) = &mut loaded.analysis.program {
+        for kv in args.bb.iter().chain(&args.leaf_outs) {
+            if let Some((_, v)) = kv.split_once('=') {
+                p.intern(v);
+            }
+        }
+    }
     let mut reporter = Reporter::new(Format::Human);
     reporter.add(&loaded.name, &loaded.src, &loaded.analysis.diagnostics);
     for (file, text, d) in &loaded.analysis.imported_diagnostics {
@@ -299,8 +308,8 @@ fn config(args: &RunArgs, program: &Program) -> Result<RunConfig, String> {
             args.leaf_default
         )
     })?;
-    let scripts = (args.leaves.iter().map(|l| (l, false)))
-        .chain(args.leaf_cycles.iter().map(|l| (l, true)));
+    let scripts =
+        (args.leaves.iter().map(|l| (l, false))).chain(args.leaf_cycles.iter().map(|l| (l, true)));
     for (l, cycle) in scripts {
         let flag = if cycle { "--leaf-cycle" } else { "--leaf" };
         let (key, v) = split_kv(l, flag)?;
@@ -315,7 +324,9 @@ fn config(args: &RunArgs, program: &Program) -> Result<RunConfig, String> {
     }
     for o in &args.leaf_outs {
         let (k, value) = split_kv(o, "--leaf-out")?;
-        let Some((node, port)) = k.rsplit_once('.').filter(|(n, p)| !n.is_empty() && !p.is_empty())
+        let Some((node, port)) = k
+            .rsplit_once('.')
+            .filter(|(n, p)| !n.is_empty() && !p.is_empty())
         else {
             return Err(format!("--leaf-out takes NODE.PORT=VALUE, got `{o}`"));
         };

@@ -90,10 +90,11 @@ fn stand_ins_text(program: &Program, names: &[String], leaf_default: &str) -> St
     let leaves = of(&[NodeClass::Action, NodeClass::Condition]);
     if !leaves.is_empty() {
         parts.push(format!(
-            "{} return{} {} (--leaf-default) or their --leaf/--leaf-cycle statuses",
+            "{} return{} {} (--leaf-default) or {} --leaf/--leaf-cycle statuses",
             leaves.join(", "),
             if leaves.len() == 1 { "s" } else { "" },
-            leaf_default.to_lowercase()
+            leaf_default.to_lowercase(),
+            if leaves.len() == 1 { "its" } else { "their" }
         ));
     }
     let decorators = of(&[NodeClass::Decorator]);
@@ -115,10 +116,15 @@ fn stand_ins_text(program: &Program, names: &[String], leaf_default: &str) -> St
         ));
     }
     format!(
-        "{} node{} without an implementation run{} as stand-ins: {}",
+        "{} node{} without an implementation run{} as {}: {}",
         names.len(),
         if names.len() == 1 { "" } else { "s" },
         if names.len() == 1 { "s" } else { "" },
+        if names.len() == 1 {
+            "a stand-in"
+        } else {
+            "stand-ins"
+        },
         parts.join("; ")
     )
 }

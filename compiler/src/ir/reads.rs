@@ -20,9 +20,7 @@ pub fn slots_read(agent: &AgentProgram) -> Vec<bool> {
     }
     for node in &agent.nodes {
         match &node.kind {
-            NodeKind::EntryUpdated { slot, .. } | NodeKind::WasEntryUpdated { slot } => {
-                mark(*slot)
-            }
+            NodeKind::EntryUpdated { slot, .. } | NodeKind::WasEntryUpdated { slot } => mark(*slot),
             NodeKind::Loop { queue, .. } => mark(*queue),
             _ => {}
         }

@@ -4,13 +4,11 @@
 //! value that does not fit). After the run, the outputs of stand-ins that the program reads
 //! and nothing ever wrote.
 
-use super::{RunConfig, UnwrittenOutput};
+use super::{LeafOut, RunConfig, UnwrittenOutput};
 use crate::leaf::StandInWrite;
 use crate::sim::SimAgent;
 use affect_compiler::diagnostic::Diagnostic;
-use affect_compiler::ir::program::{
-    AgentProgram, LeafInfo, Node, NodeKind, PortBinding, Program,
-};
+use affect_compiler::ir::program::{AgentProgram, LeafInfo, Node, NodeKind, PortBinding, Program};
 use affect_compiler::span::Span;
 use affect_compiler::syntax::ast::PortDir;
 
@@ -29,15 +27,27 @@ pub(crate) fn rank(node: &Node, info: &LeafInfo, key: &str) -> Option<u8> {
 }
 
 /// Every foreign node of every agent, with its declaration.
-fn foreign_nodes(program: &Program) -> impl Iterator<Item = (&AgentProgram, usize, &Node, &LeafInfo)> {
+fn foreign_nodes(
+    program: &Program,
+) -> impl Iterator<Item = (&AgentProgram, usize, &Node, &LeafInfo)> {
     program.agents.iter().flat_map(move |a| {
-        a.nodes.iter().enumerate().filter_map(move |(i, n)| match &n.kind {
-            NodeKind::Foreign { leaf, .. } => {
-                program.leaves.get(*leaf as usize).map(|info| (a, i, n, info))
-            }
-            _ => None,
-        })
+        a.nodes
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, n)| match &n.kind {
+                NodeKind::Foreign { leaf, .. } => program
+                    .leaves
+                    .get(*leaf as usize)
+                    .map(|info| (a, i, n, info)),
+                _ => None,
+            })
     })
+}
+
+/// Whether `key` names a declared leaf or a foreign node of some agent.
+fn known(program: &Program, key: &str) -> bool {
+    program.leaves.iter().any(|l| l.name == key)
+        || foreign_nodes(program).any(|(_, _, n, info)| rank(n, info, key).is_some())
 }
 
 /// Checks the `--leaf` keys and reads the `--leaf-out` values into what each node writes.
@@ -47,61 +57,38 @@ pub(super) fn resolve(
 ) -> Result<Vec<StandInWrite>, Vec<Diagnostic>> {
     let mut diags = Vec::new();
     for script in &config.leaves {
-        let flag = if script.cycle { "--leaf-cycle" } else { "--leaf" };
-        if !foreign_nodes(program).any(|(_, _, n, info)| rank(n, info, &script.key).is_some()) {
+        let flag = if script.cycle {
+            "--leaf-cycle"
+        } else {
+            "--leaf"
+        };
+        if !known(program, &script.key) {
             diags.push(no_such_node(program, flag, &script.key, &script.key));
         }
     }
-    // (agent, node, port) -> (rank, value): the most specific key wins, then the last given.
+    // One per (agent, node, port), with the rank of the key that chose it: the most specific
+    // key wins, then the last given.
     let mut chosen: Vec<(StandInWrite, u8)> = Vec::new();
     for out in &config.leaf_outs {
         let arg = format!("{}.{}={}", out.node, out.port, out.value);
-        let mut found = false;
-        for (agent, i, node, info) in foreign_nodes(program) {
-            let Some(r) = rank(node, info, &out.node) else {
-                continue;
-            };
-            found = true;
-            let port = match out_port(info, &out.port) {
-                Ok(p) => p,
-                Err(e) => {
-                    diags.push(at_declaration(info, format!("--leaf-out {arg}: {e}")));
-                    break;
-                }
-            };
-            let NodeKind::Foreign { ports, .. } = &node.kind else {
-                continue;
-            };
-            // A port the node leaves unbound writes nowhere.
-            let Some(PortBinding::Slot(slot)) = ports.get(port) else {
-                continue;
-            };
-            let slot = &agent.slots[*slot as usize];
-            let value = match super::setup::parse_value(program, &slot.name, slot.kind, &out.value)
-            {
-                Ok(v) => v,
-                Err(e) => {
-                    diags.push(at_declaration(info, format!("--leaf-out {arg}: {e}")));
-                    break;
-                }
-            };
-            let write = StandInWrite {
-                agent: agent.name.clone(),
-                node: i as u32,
-                port,
-                value,
-            };
-            let same = |(w, _): &(StandInWrite, u8)| {
-                w.agent == write.agent && w.node == write.node && w.port == write.port
-            };
-            match chosen.iter_mut().find(|c| same(c)) {
-                Some(c) if c.1 < r => {}
-                Some(c) => *c = (write, r),
-                None => chosen.push((write, r)),
-            }
-        }
-        if !found {
+        if !known(program, &out.node) {
             diags.push(no_such_node(program, "--leaf-out", &out.node, &arg));
+            continue;
+        }
+        match writes(program, out) {
+            Ok(found) => {
+                for (write, r) in found {
+                    let same = |(w, _): &&mut (StandInWrite, u8)| {
+                        w.agent == write.agent && w.node == write.node && w.port == write.port
+                    };
+                    match chosen.iter_mut().find(same) {
+                        Some(c) if c.1 < r => {}
+                        Some(c) => *c = (write, r),
+                        None => chosen.push((write, r)),
+                    }
+                }
+            }
+            Err((info, e)) => diags.push(at_declaration(info, format!("--leaf-out {arg}: {e}"))),
         }
     }
     if diags.is_empty() {
@@ -109,6 +96,42 @@ pub(super) fn resolve(
     } else {
         Err(diags)
     }
+}
+
+/// What one `--leaf-out` writes: for each node it names, the port and the value read as
+/// the type of the variable the port is bound to (a port left unbound writes nowhere). The
+/// port is checked against the declaration even where no call names it.
+fn writes<'p>(
+    program: &'p Program,
+    out: &LeafOut,
+) -> Result<Vec<(StandInWrite, u8)>, (&'p LeafInfo, String)> {
+    for info in program.leaves.iter().filter(|l| l.name == out.node) {
+        out_port(info, &out.port).map_err(|e| (info, e))?;
+    }
+    let mut found = Vec::new();
+    for (agent, i, node, info) in foreign_nodes(program) {
+        let Some(r) = rank(node, info, &out.node) else {
+            continue;
+        };
+        let port = out_port(info, &out.port).map_err(|e| (info, e))?;
+        let NodeKind::Foreign { ports, .. } = &node.kind else {
+            continue;
+        };
+        let Some(PortBinding::Slot(slot)) = ports.get(port) else {
+            continue;
+        };
+        let slot = &agent.slots[*slot as usize];
+        let value = super::setup::parse_value(program, &slot.name, slot.kind, &out.value)
+            .map_err(|e| (info, e))?;
+        let write = StandInWrite {
+            agent: agent.name.clone(),
+            node: i as u32,
+            port,
+            value,
+        };
+        found.push((write, r));
+    }
+    Ok(found)
 }
 
 /// The position of an out (or inout) port in a leaf's declaration.

@@ -25,8 +25,8 @@ use crate::world::AgentId;
 use affect_compiler::ir::program::{
     AgentProgram, LeafInfo, NodeKind, PortBinding, Program, SlotId, Status, ValueKind,
 };
-use affect_compiler::syntax::ast::PortDir;
 use affect_compiler::ir::world::InitValue;
+use affect_compiler::syntax::ast::PortDir;
 use area_leaves::AreaAgent;
 use env::LeafEnv;
 use host::{AgentAffect, AgentHost};
