@@ -9,7 +9,7 @@ use super::{FAILED, OK, USAGE};
 use crate::observers::btlog::BtLog;
 use crate::observers::groot2::{self, Groot2};
 use crate::observers::plot::PlotFile;
-use crate::observers::progress::Bar;
+use crate::observers::progress::Progress;
 use crate::observers::story::Narrator;
 use crate::observers::trace_file::TraceFile;
 use crate::observers::views::{self, AgentView};
@@ -76,8 +76,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_persist: bool,
     /// Print neither the story of the run (one line whenever something meaningful changes:
-    /// a new place, a drive, an emotion, which branch chose; see docs/run.md) nor the
-    /// summary.
+    /// a new place, a drive, an emotion, which branch chose, a behaviour module starting or
+    /// preempted; see docs/run.md), the progress of a long run (a bar on a terminal, a plain
+    /// line at every tenth elsewhere), the one-line result, nor the summary.
     #[arg(long)]
     pub quiet: bool,
     /// The engine that runs the program: `jit` (native code through Cranelift, on x86_64
@@ -354,8 +355,9 @@ fn config(args: &RunArgs, program: &Program) -> Result<RunConfig, String> {
     Ok(config)
 }
 
-/// The observers the options ask for, in the order they finish: the progress bar clears
-/// its line before the story's last lines.
+/// The observers the options ask for, in the order they finish: the story's last lines
+/// come before the progress's result line. A long run (or one on the wall clock) shows its
+/// progress.
 fn observers<'v>(
     args: &RunArgs,
     config: &mut RunConfig,
@@ -365,12 +367,11 @@ fn observers<'v>(
 ) -> Result<Fanout<'v>, String> {
     let name = &loaded.name;
     let mut fanout = Fanout::default();
-    let progress = Bar::new(!args.quiet && config.ticks >= 2000);
-    let clear = progress.is_on();
-    fanout.add(progress);
+    let progress = Progress::new(config.ticks >= 2000 || args.realtime, args.quiet);
     if !args.quiet {
-        fanout.add(Narrator::new(views, Box::new(std::io::stderr())).clearing(clear));
+        fanout.add(Narrator::new(views, Box::new(progress.story_out())));
     }
+    fanout.add(progress);
     if let Some(path) = &args.plot {
         let title = args
             .file
