@@ -65,6 +65,10 @@ enum Command {
     /// and seed: same trace, bit for bit. Groot / BehaviorTree.CPP XML runs directly (imported
     /// in memory).
     Run(Box<commands::run::RunArgs>),
+    /// Replay a recorded run (`affect run FILE --record RECORD`) in the simulator on its
+    /// recorded device reads: the same trace, checked tick by tick (timing aside), with the
+    /// interpreter or the JIT. See docs/raspberry-pi.md.
+    Replay(commands::record::ReplayArgs),
     /// Run an experiment: a program over a grid of parameters and seeds, in parallel, with
     /// measures taken from each run's events and tables of means with 95 % confidence
     /// intervals (see docs/experiments.md and experiments/).
@@ -167,6 +171,7 @@ fn run(cli: Cli) -> u8 {
             affect_runtime::hardware::watchdog::serve(&args).clamp(0, 255) as u8
         }
         Command::Run(args) => commands::run::run(&args),
+        Command::Replay(args) => commands::record::replay(&args),
         Command::Bench(args) => commands::bench::run(&args),
         Command::Experiment(args) => commands::experiment::run(&args),
         Command::Import(args) => commands::import::run(&args),

@@ -17,6 +17,7 @@ mod memory_files;
 pub mod net;
 mod report;
 mod robot;
+pub mod record;
 pub mod run;
 mod source;
 mod watch;

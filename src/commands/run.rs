@@ -116,6 +116,12 @@ pub struct RunArgs {
     /// one `--agent` names, else the first.
     #[arg(long, value_name = "FILE.btlog")]
     pub btlog: Option<PathBuf>,
+    /// Record every device read and event, with its time, to FILE (appended: a file may hold
+    /// several runs), for `affect replay FILE` to play back in the simulator with the same
+    /// trace. Written and flushed tick by tick; a run in the simulator is recorded too. See
+    /// docs/raspberry-pi.md.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["watch", "groot2_hooks"])]
+    pub record: Option<PathBuf>,
     /// Run at wall-clock speed (as --realtime does) and, when the file (or a file it `use`s)
     /// is saved, check it
     /// again and go on with the new program from the next tick: variables, hormones,
@@ -164,6 +170,11 @@ pub fn run(args: &RunArgs) -> u8 {
             return USAGE;
         }
     };
+    #[cfg(feature = "net")]
+    if args.net && args.record.is_some() {
+        eprintln!("error: --record records a run on its own, not a robot of a team (--net)");
+        return USAGE;
+    }
     #[cfg(feature = "net")]
     if args.net {
         return match super::net::run_robot(
@@ -342,6 +353,11 @@ fn observers<'v>(
     if let Some(path) = &args.trace {
         fanout.add(TraceFile::create(path)?);
     }
+    if let Some(path) = &args.record {
+        fanout.add(super::record::recorder(
+            path, &args.file, loaded, program, config,
+        )?);
+    }
     if args.groot2.is_none() && args.btlog.is_none() {
         return Ok(fanout);
     }
@@ -398,7 +414,7 @@ fn tell(args: &RunArgs, program: &Program, summaries: &[AgentSummary]) {
     }
 }
 
-fn print_summaries(summaries: &[AgentSummary]) {
+pub(super) fn print_summaries(summaries: &[AgentSummary]) {
     let mut err = std::io::stderr().lock();
     for s in summaries {
         let _ = writeln!(
