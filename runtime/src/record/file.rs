@@ -386,3 +386,139 @@ fn refuse_special(path: &Path, file: &File) -> Result<(), RecordError> {
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::entry::{Entry, Fail, Value};
+    use crate::run::RunConfig;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("affect-record-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        let _ = std::fs::remove_file(&path);
+        path
+    }
+
+    fn tick(tick: u64) -> Record {
+        Record::Tick {
+            k: 0,
+            tick,
+            t_ms: tick as f64 * 100.0,
+            entries: vec![
+                (0, Entry::Read(Ok(Value::Num(0.25 * tick as f64)))),
+                (1, Entry::Read(Err(Fail(0, "light".into(), "no ack".into())))),
+            ],
+            lines: 3,
+            crc: 0xdead_beef,
+        }
+    }
+
+    /// A record of one run (header, three ticks, end); where its last record begins.
+    fn write_run(path: &Path) -> u64 {
+        let header = Header::of_run("robot.affect", "00ff", &RunConfig::default(), None);
+        let (mut w, warning) = RecordWriter::open(path).unwrap();
+        assert_eq!(warning, None);
+        w.write(&Record::Header(Box::new(header))).unwrap();
+        for t in 0..3 {
+            w.write(&tick(t)).unwrap();
+        }
+        w.sync().unwrap();
+        let last = std::fs::metadata(path).unwrap().len();
+        w.write(&Record::End {
+            entries: vec![],
+            lines: 1,
+            crc: 7,
+        })
+        .unwrap();
+        last
+    }
+
+    #[test]
+    fn a_run_is_read_back_record_for_record() {
+        let path = scratch("whole.rec");
+        write_run(&path);
+        let file = RecordFile::scan(&path).unwrap();
+        assert_eq!(file.runs.len(), 1);
+        assert_eq!((file.runs[0].ticks, file.runs[0].ended, file.torn), (3, true, 0));
+        assert_eq!(file.runs[0].header.program, "robot.affect");
+        let mut frames = file.frames(0).unwrap();
+        for t in 0..3 {
+            assert_eq!(frames.next().unwrap(), Some(tick(t)));
+        }
+        assert!(matches!(frames.next().unwrap(), Some(Record::End { .. })));
+        assert_eq!(frames.next().unwrap(), None);
+    }
+
+    /// Cut anywhere, a record reads as the whole records before the cut, the rest a torn
+    /// tail (never an error, never a record that was not written).
+    #[test]
+    fn a_cut_anywhere_is_a_torn_tail() {
+        let path = scratch("cut.rec");
+        write_run(&path);
+        let bytes = std::fs::read(&path).unwrap();
+        let cut_path = scratch("cut-copy.rec");
+        for cut in 1..bytes.len() {
+            std::fs::write(&cut_path, &bytes[..cut]).unwrap();
+            let file = RecordFile::scan(&cut_path).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+            assert_eq!(file.good_len + file.torn, cut as u64, "cut at {cut}");
+            assert!(file.runs.iter().all(|r| r.ticks <= 3 && !r.ended), "cut at {cut}");
+        }
+        // Zeros after the records (a power cut on some file systems) are a torn tail too.
+        let mut zeros = bytes.clone();
+        zeros.extend_from_slice(&[0; 300]);
+        std::fs::write(&cut_path, &zeros).unwrap();
+        let file = RecordFile::scan(&cut_path).unwrap();
+        assert_eq!((file.torn, file.runs[0].ended), (300, true));
+        assert!(file.torn_warning().unwrap().contains("300 bytes"));
+    }
+
+    /// A byte changed before the last record is E0612 at the damaged record's offset; in the
+    /// last record, it is damage or a torn tail, never read as a record.
+    #[test]
+    fn a_changed_byte_is_found() {
+        let path = scratch("flip.rec");
+        let last = write_run(&path);
+        let bytes = std::fs::read(&path).unwrap();
+        let flip_path = scratch("flip-copy.rec");
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x20;
+            std::fs::write(&flip_path, &b).unwrap();
+            match RecordFile::scan(&flip_path) {
+                Err(e) => {
+                    assert_eq!(e.code, "E0612", "byte {i}: {e}");
+                    assert!(i < 8 || e.message.contains("at byte"), "byte {i}: {e}");
+                }
+                Ok(f) => assert!(i as u64 >= last && f.torn > 0, "byte {i} was read"),
+            }
+        }
+    }
+
+    #[test]
+    fn appending_cuts_a_torn_tail_and_adds_a_run() {
+        let path = scratch("append.rec");
+        write_run(&path);
+        let len = std::fs::metadata(&path).unwrap().len();
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.truncate(len as usize - 3);
+        std::fs::write(&path, &bytes).unwrap();
+        let (mut w, warning) = RecordWriter::open(&path).unwrap();
+        assert!(warning.unwrap().contains("cut off"));
+        let header = Header::of_run("other.affect", "11", &RunConfig::default(), None);
+        w.write(&Record::Header(Box::new(header))).unwrap();
+        w.write(&tick(0)).unwrap();
+        let file = RecordFile::scan(&path).unwrap();
+        assert_eq!(file.torn, 0);
+        let runs: Vec<(u64, bool)> = file.runs.iter().map(|r| (r.ticks, r.ended)).collect();
+        assert_eq!(runs, [(3, false), (1, false)]);
+        assert_eq!(file.frames(1).unwrap().next().unwrap(), Some(tick(0)));
+        // Not a record: refused, and left alone.
+        let other = scratch("notes.txt");
+        std::fs::write(&other, "my notes\n").unwrap();
+        assert_eq!(RecordWriter::open(&other).err().unwrap().code, "E0612");
+        assert_eq!(std::fs::read_to_string(&other).unwrap(), "my notes\n");
+        assert_eq!(RecordFile::scan(Path::new("/dev/zero")).err().unwrap().code, "E0801");
+    }
+}

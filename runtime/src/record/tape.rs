@@ -245,3 +245,71 @@ impl Replayed {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::entry::{Command, Fail, Value};
+
+    struct Fixed;
+
+    impl Sensor for Fixed {
+        fn read(&mut self) -> Result<Reading, DeviceError> {
+            Ok(Reading::Num(4.5))
+        }
+    }
+
+    #[test]
+    fn a_taped_device_is_replayed_call_for_call() {
+        let tape = Tape::default();
+        let mut sensor = Taped::<dyn Sensor> {
+            tape: tape.clone(),
+            index: 2,
+            device: Box::new(Fixed),
+        };
+        assert_eq!(sensor.read(), Ok(Reading::Num(4.5)));
+        let calls = tape.take();
+        assert_eq!(calls, [(2, Entry::Read(Ok(Value::Num(4.5))))]);
+        let replay = ReplayTape::default();
+        replay.load(100.0, calls);
+        let mut played = Replayed {
+            tape: replay.clone(),
+            index: 2,
+            name: "light".into(),
+        };
+        assert_eq!(played.read(), Ok(Reading::Num(4.5)));
+        assert_eq!((replay.t_ms(), replay.divergence()), (100.0, None));
+    }
+
+    #[test]
+    fn a_call_the_record_does_not_have_is_a_divergence() {
+        let replay = ReplayTape::default();
+        let fail = Fail(0, "base".into(), "no ack".into());
+        replay.load(
+            0.0,
+            vec![
+                (1, Entry::Command(Command::Stop, Err(fail.clone()))),
+                (1, Entry::Status(Ok(1))),
+            ],
+        );
+        let mut base = Replayed {
+            tape: replay.clone(),
+            index: 1,
+            name: "base".into(),
+        };
+        // The recorded failure comes back as it was.
+        assert_eq!(base.command(MotorCommand::Stop), Err(DeviceError::from(&fail)));
+        // A read where the record has a status read.
+        assert!(Sensor::read(&mut base).is_err());
+        let d = replay.divergence().unwrap();
+        assert!(d.contains("a sensor read") && d.contains("a motor status read"), "{d}");
+        // Calls left over when the next tick is loaded are a divergence too.
+        replay.load(0.0, vec![(1, Entry::Status(Ok(0)))]);
+        replay.load(100.0, vec![]);
+        assert!(replay.divergence().unwrap().contains("did not make"));
+        // Past the end of a record without its end, calls are not divergences.
+        replay.lenient();
+        assert!(base.status().is_err());
+        assert_eq!(replay.divergence(), None);
+    }
+}
