@@ -495,7 +495,13 @@ fn a_recorded_run_replays_to_its_trace_in_both_engines() {
     for engine in ["interp", "jit"] {
         let replayed = bus.dir.join(format!("replay-{engine}.jsonl"));
         let out = affect_command()
-            .args(["replay", record.to_str().unwrap(), "--quiet", "--engine", engine])
+            .args([
+                "replay",
+                record.to_str().unwrap(),
+                "--quiet",
+                "--engine",
+                engine,
+            ])
             .arg("--trace")
             .arg(&replayed)
             .output()
@@ -518,7 +524,13 @@ fn a_killed_recording_replays_to_where_it_stopped() {
     run.signal("KILL");
     drop(run);
     let out = affect_command()
-        .args(["replay", record.to_str().unwrap(), "--quiet", "--engine", "interp"])
+        .args([
+            "replay",
+            record.to_str().unwrap(),
+            "--quiet",
+            "--engine",
+            "interp",
+        ])
         .output()
         .unwrap();
     let err = stderr(&out);

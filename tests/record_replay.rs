@@ -10,7 +10,11 @@ use std::path::Path;
 use support::{affect_command, scratch, stderr, workspace};
 
 fn run(dir: &Path, args: &[&str]) -> std::process::Output {
-    let out = affect_command().current_dir(dir).args(args).output().unwrap();
+    let out = affect_command()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "affect {args:?}: {}", stderr(&out));
     out
 }
@@ -31,13 +35,19 @@ fn runs_replay_to_their_traces_with_the_memories_they_started_with() {
     for (n, seed) in [(1, "3"), (2, "4")] {
         let trace = format!("run{n}.jsonl");
         let args = ["run", "navigator.affect", "--quiet", "--seed", seed];
-        run(&dir, &[&args[..], &["--trace", &trace, "--record", "nav.rec"]].concat());
+        run(
+            &dir,
+            &[&args[..], &["--trace", &trace, "--record", "nav.rec"]].concat(),
+        );
     }
     assert!(dir.join("feelings.eltm").exists(), "the runs persisted");
     let list = run(&dir, &["replay", "nav.rec", "--list"]);
     let list = String::from_utf8_lossy(&list.stdout).into_owned();
     assert_eq!(list.lines().count(), 2, "{list}");
-    assert!(list.contains("simulated") && !list.contains("did not end"), "{list}");
+    assert!(
+        list.contains("simulated") && !list.contains("did not end"),
+        "{list}"
+    );
     // The memory file beside the program is now the second run's result; each replay
     // starts from the copy its run recorded, and leaves the file alone.
     let memory = std::fs::read(dir.join("feelings.eltm")).unwrap();
@@ -46,8 +56,15 @@ fn runs_replay_to_their_traces_with_the_memories_they_started_with() {
         let out = run(
             &dir,
             &[
-                "replay", "nav.rec", "--run", &n.to_string(), "--quiet", "--engine", engine,
-                "--trace", &replayed,
+                "replay",
+                "nav.rec",
+                "--run",
+                &n.to_string(),
+                "--quiet",
+                "--engine",
+                engine,
+                "--trace",
+                &replayed,
             ],
         );
         assert!(stderr(&out).contains("line for line"), "{}", stderr(&out));
@@ -70,22 +87,45 @@ fn a_torn_tail_is_ignored_with_a_warning() {
         dir.join("waiter.affect"),
     )
     .unwrap();
-    let args = ["run", "waiter.affect", "--quiet", "--no-persist", "--ticks", "50"];
-    run(&dir, &[&args[..], &["--trace", "run.jsonl", "--record", "w.rec"]].concat());
+    let args = [
+        "run",
+        "waiter.affect",
+        "--quiet",
+        "--no-persist",
+        "--ticks",
+        "50",
+    ];
+    run(
+        &dir,
+        &[&args[..], &["--trace", "run.jsonl", "--record", "w.rec"]].concat(),
+    );
     // The last record (the end of the run) half written, as a run killed while writing.
     let mut bytes = std::fs::read(dir.join("w.rec")).unwrap();
     bytes.truncate(bytes.len() - 5);
     std::fs::write(dir.join("w.rec"), &bytes).unwrap();
-    let out = run(&dir, &["replay", "w.rec", "--quiet", "--trace", "replay.jsonl"]);
+    let out = run(
+        &dir,
+        &["replay", "w.rec", "--quiet", "--trace", "replay.jsonl"],
+    );
     let err = stderr(&out);
-    assert!(err.contains("warning:") && err.contains("not a whole record"), "{err}");
+    assert!(
+        err.contains("warning:") && err.contains("not a whole record"),
+        "{err}"
+    );
     assert!(err.contains("did not end"), "{err}");
     // Every tick was recorded: the replay's trace is the run's up to its end lines.
     let recorded = text(&dir.join("run.jsonl"));
     let replayed = text(&dir.join("replay.jsonl"));
-    let ticks = |t: &str| t.lines().filter(|l| !l.contains("\"ev\":\"summary\"")).count();
+    let ticks = |t: &str| {
+        t.lines()
+            .filter(|l| !l.contains("\"ev\":\"summary\""))
+            .count()
+    };
     assert!(ticks(&replayed) > 50);
-    let cut = recorded.lines().take_while(|l| !l.contains("\"ev\":\"summary\"")).count();
+    let cut = recorded
+        .lines()
+        .take_while(|l| !l.contains("\"ev\":\"summary\""))
+        .count();
     let head: Vec<&str> = recorded.lines().take(cut).collect();
     assert_eq!(replayed.lines().take(cut).collect::<Vec<_>>(), head);
 }

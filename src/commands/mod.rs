@@ -15,11 +15,12 @@ pub mod memory;
 mod memory_files;
 #[cfg(feature = "net")]
 pub mod net;
+pub mod record;
 mod report;
 mod robot;
-pub mod record;
 pub mod run;
 mod source;
+mod summary;
 mod watch;
 
 /// Exit statuses shared by every command.

@@ -122,7 +122,10 @@ pub fn replay(args: &ReplayArgs) -> u8 {
         Err(status) => return status,
     };
     let Some(program) = &loaded.analysis.program else {
-        eprintln!("error: `{}` does not check (run `affect check` on it)", file.display());
+        eprintln!(
+            "error: `{}` does not check (run `affect check` on it)",
+            file.display()
+        );
         return FAILED;
     };
     if loaded.sha256 != header.sha256 {
@@ -222,7 +225,7 @@ fn play(
         Err((code, message)) => fail(code, message),
         Ok(done) => {
             if !args.quiet {
-                super::run::print_summaries(&summaries);
+                super::summary::print(&summaries);
             }
             eprintln!(
                 "replayed run {} of `{}`: {} tick{}, the recorded trace line for line{}",

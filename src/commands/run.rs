@@ -18,7 +18,6 @@ use crate::Format;
 use affect_compiler::groot::Dialect;
 use affect_compiler::ir::program::Program;
 use affect_runtime::run::{self, AgentSummary, Pacing, Run, RunConfig, SimClock};
-use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -410,27 +409,7 @@ fn tell(args: &RunArgs, program: &Program, summaries: &[AgentSummary]) {
         );
     }
     if !args.quiet {
-        print_summaries(summaries);
-    }
-}
-
-pub(super) fn print_summaries(summaries: &[AgentSummary]) {
-    let mut err = std::io::stderr().lock();
-    for s in summaries {
-        let _ = writeln!(
-            err,
-            "{}: {} ticks, root {}; transitions: {} RUNNING, {} SUCCESS, {} FAILURE, {} IDLE",
-            s.agent,
-            s.ticks,
-            s.root.name(),
-            s.statuses[1],
-            s.statuses[2],
-            s.statuses[3],
-            s.statuses[0]
-        );
-        for (k, v) in &s.variables {
-            let _ = writeln!(err, "  {k} = {v}");
-        }
+        super::summary::print(summaries);
     }
 }
 

@@ -34,12 +34,7 @@ struct Noting<L> {
 }
 
 impl<L> Noting<L> {
-    fn new(
-        file: &Path,
-        src: &str,
-        inner: L,
-        file_of: Box<dyn Fn(&str) -> PathBuf>,
-    ) -> Noting<L> {
+    fn new(file: &Path, src: &str, inner: L, file_of: Box<dyn Fn(&str) -> PathBuf>) -> Noting<L> {
         Noting {
             inner,
             file_of,

@@ -7,8 +7,7 @@ use crate::devices::sim::SharedWorld;
 use crate::devices::{DeviceError, Direction, EdgeSource, Motor, MotorCommand, MotorStatus};
 use crate::devices::{Output, Sensor};
 use crate::leaf::Leaf;
-use crate::record::tape::{Replayed, Taped, TapedMotor};
-use crate::record::{ReplayTape, Tape};
+use crate::record::tape::{ReplayTape, Replayed, Tape, Taped, TapedMotor};
 use crate::world::AgentId;
 use affect_compiler::diagnostic::Diagnostic;
 use affect_compiler::ir::program::{
@@ -191,14 +190,19 @@ pub fn replayed(
                 Some(Kind::Sensor(slot)) => {
                     o.sensors.push((slot, d.name.clone(), Box::new(device())));
                 }
-                Some(Kind::Event(slot)) => o.events.push((slot, d.name.clone(), Box::new(device()))),
+                Some(Kind::Event(slot)) => {
+                    o.events.push((slot, d.name.clone(), Box::new(device())))
+                }
                 Some(Kind::Base) => {
                     o.base = Some(Base {
                         name: d.name.clone(),
                         drive: Rc::new(RefCell::new(device())),
                     });
                 }
-                Some(Kind::Output(slot)) => o.outputs.push(OutputDevice::new(d, slot, Box::new(device()))),
+                Some(Kind::Output(slot)) => {
+                    o.outputs
+                        .push(OutputDevice::new(d, slot, Box::new(device())))
+                }
                 None => {}
             }
         }
@@ -335,7 +339,11 @@ impl Opened {
             .into_iter()
             .map(|(slot, name, device)| {
                 let (tape, index) = taped(&name);
-                let device: Box<dyn Sensor> = Box::new(Taped { tape, index, device });
+                let device: Box<dyn Sensor> = Box::new(Taped {
+                    tape,
+                    index,
+                    device,
+                });
                 (slot, name, device)
             })
             .collect();
@@ -343,7 +351,11 @@ impl Opened {
             .into_iter()
             .map(|(slot, name, device)| {
                 let (tape, index) = taped(&name);
-                let device: Box<dyn EdgeSource> = Box::new(Taped { tape, index, device });
+                let device: Box<dyn EdgeSource> = Box::new(Taped {
+                    tape,
+                    index,
+                    device,
+                });
                 (slot, name, device)
             })
             .collect();
@@ -351,7 +363,11 @@ impl Opened {
             let (tape, index) = taped(&o.name);
             let device = o.device;
             self.outputs.push(OutputDevice {
-                device: Box::new(Taped { tape, index, device }),
+                device: Box::new(Taped {
+                    tape,
+                    index,
+                    device,
+                }),
                 ..o
             });
         }

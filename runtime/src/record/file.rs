@@ -255,7 +255,7 @@ impl RecordFile {
             path: self.path.clone(),
         };
         // The header was read by the scan.
-        frames.next()?;
+        frames.read()?;
         Ok(frames)
     }
 
@@ -281,7 +281,7 @@ pub struct Frames {
 
 impl Frames {
     /// The next record of the run; `None` after its last.
-    pub fn next(&mut self) -> Result<Option<Record>, RecordError> {
+    pub fn read(&mut self) -> Result<Option<Record>, RecordError> {
         if self.reader.pos >= self.end {
             return Ok(None);
         }
@@ -408,7 +408,10 @@ mod tests {
             t_ms: tick as f64 * 100.0,
             entries: vec![
                 (0, Entry::Read(Ok(Value::Num(0.25 * tick as f64)))),
-                (1, Entry::Read(Err(Fail(0, "light".into(), "no ack".into())))),
+                (
+                    1,
+                    Entry::Read(Err(Fail(0, "light".into(), "no ack".into()))),
+                ),
             ],
             lines: 3,
             crc: 0xdead_beef,
@@ -441,14 +444,17 @@ mod tests {
         write_run(&path);
         let file = RecordFile::scan(&path).unwrap();
         assert_eq!(file.runs.len(), 1);
-        assert_eq!((file.runs[0].ticks, file.runs[0].ended, file.torn), (3, true, 0));
+        assert_eq!(
+            (file.runs[0].ticks, file.runs[0].ended, file.torn),
+            (3, true, 0)
+        );
         assert_eq!(file.runs[0].header.program, "robot.affect");
         let mut frames = file.frames(0).unwrap();
         for t in 0..3 {
-            assert_eq!(frames.next().unwrap(), Some(tick(t)));
+            assert_eq!(frames.read().unwrap(), Some(tick(t)));
         }
-        assert!(matches!(frames.next().unwrap(), Some(Record::End { .. })));
-        assert_eq!(frames.next().unwrap(), None);
+        assert!(matches!(frames.read().unwrap(), Some(Record::End { .. })));
+        assert_eq!(frames.read().unwrap(), None);
     }
 
     /// Cut anywhere, a record reads as the whole records before the cut, the rest a torn
@@ -463,7 +469,10 @@ mod tests {
             std::fs::write(&cut_path, &bytes[..cut]).unwrap();
             let file = RecordFile::scan(&cut_path).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
             assert_eq!(file.good_len + file.torn, cut as u64, "cut at {cut}");
-            assert!(file.runs.iter().all(|r| r.ticks <= 3 && !r.ended), "cut at {cut}");
+            assert!(
+                file.runs.iter().all(|r| r.ticks <= 3 && !r.ended),
+                "cut at {cut}"
+            );
         }
         // Zeros after the records (a power cut on some file systems) are a torn tail too.
         let mut zeros = bytes.clone();
@@ -513,12 +522,15 @@ mod tests {
         assert_eq!(file.torn, 0);
         let runs: Vec<(u64, bool)> = file.runs.iter().map(|r| (r.ticks, r.ended)).collect();
         assert_eq!(runs, [(3, false), (1, false)]);
-        assert_eq!(file.frames(1).unwrap().next().unwrap(), Some(tick(0)));
+        assert_eq!(file.frames(1).unwrap().read().unwrap(), Some(tick(0)));
         // Not a record: refused, and left alone.
         let other = scratch("notes.txt");
         std::fs::write(&other, "my notes\n").unwrap();
         assert_eq!(RecordWriter::open(&other).err().unwrap().code, "E0612");
         assert_eq!(std::fs::read_to_string(&other).unwrap(), "my notes\n");
-        assert_eq!(RecordFile::scan(Path::new("/dev/zero")).err().unwrap().code, "E0801");
+        assert_eq!(
+            RecordFile::scan(Path::new("/dev/zero")).err().unwrap().code,
+            "E0801"
+        );
     }
 }

@@ -23,20 +23,11 @@ pub use entry::Entry;
 pub use file::{RecordError, RecordFile, RecordWriter, RunInfo};
 pub use recorder::Recorder;
 pub use replay::{Replay, ReplayClock};
-pub use tape::{ReplayTape, Tape};
+pub use tape::{Recording, ReplayTape, Tape};
 
 use crate::jit::EngineKind;
 use crate::run::{parse_status, parse_statuses, Pacing, RunConfig};
 use serde::{Deserialize, Serialize};
-
-/// A run's devices recorded or replayed (`RunConfig::recording`).
-#[derive(Clone, Debug)]
-pub enum Recording {
-    /// Every call on the robot's devices also goes to this tape (`--record`).
-    Record(Tape),
-    /// The robot's devices are stand-ins that answer from this tape (`affect replay`).
-    Replay(ReplayTape),
-}
 
 /// What begins a run's records: the program it ran and how.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -71,7 +71,7 @@ impl Replay {
     /// Loads the next record.
     fn advance(&mut self) {
         self.expected = None;
-        match self.frames.next() {
+        match self.frames.read() {
             Ok(Some(Record::Tick {
                 k,
                 tick,
@@ -121,7 +121,9 @@ impl Replay {
             if (l, c) != (lines, crc) {
                 self.diverged(
                     "as it stopped",
-                    format!("{lines} trace lines (CRC-32 {crc:08x}) where the record has {l} ({c:08x})"),
+                    format!(
+                        "{lines} trace lines (CRC-32 {crc:08x}) where the record has {l} ({c:08x})"
+                    ),
                 );
             }
         }

@@ -13,6 +13,15 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
+/// A run's devices recorded or replayed (`RunConfig::recording`).
+#[derive(Clone, Debug)]
+pub enum Recording {
+    /// Every call on the robot's devices also goes to this tape (`--record`).
+    Record(Tape),
+    /// The robot's devices are stand-ins that answer from this tape (`affect replay`).
+    Replay(ReplayTape),
+}
+
 /// Where a recording run's device calls go, until the recorder takes them.
 #[derive(Clone, Default)]
 pub struct Tape(Rc<RefCell<Vec<(u16, Entry)>>>);
@@ -204,9 +213,14 @@ impl EdgeSource for Replayed {
 impl Output for Replayed {
     fn set_level(&mut self, level: f64) -> Result<(), DeviceError> {
         match self.tape.next(self.index, &self.name, "an actuator write") {
-            Some(Entry::Level(l, r)) if l.to_bits() == level.to_bits() => entry::unfail(&r, |()| ()),
+            Some(Entry::Level(l, r)) if l.to_bits() == level.to_bits() => {
+                entry::unfail(&r, |()| ())
+            }
             Some(Entry::Level(l, _)) => {
-                self.diverge(format!("`{}` was set to {level}, in the record to {l}", self.name));
+                self.diverge(format!(
+                    "`{}` was set to {level}, in the record to {l}",
+                    self.name
+                ));
                 Err(self.missing())
             }
             _ => Err(self.missing()),
@@ -230,7 +244,10 @@ impl Motor for Replayed {
     }
 
     fn status(&mut self) -> Result<MotorStatus, DeviceError> {
-        match self.tape.next(self.index, &self.name, "a motor status read") {
+        match self
+            .tape
+            .next(self.index, &self.name, "a motor status read")
+        {
             Some(Entry::Status(r)) => entry::unfail(&r, entry::unstatus),
             _ => Err(self.missing()),
         }
@@ -298,11 +315,17 @@ mod tests {
             name: "base".into(),
         };
         // The recorded failure comes back as it was.
-        assert_eq!(base.command(MotorCommand::Stop), Err(DeviceError::from(&fail)));
+        assert_eq!(
+            base.command(MotorCommand::Stop),
+            Err(DeviceError::from(&fail))
+        );
         // A read where the record has a status read.
         assert!(Sensor::read(&mut base).is_err());
         let d = replay.divergence().unwrap();
-        assert!(d.contains("a sensor read") && d.contains("a motor status read"), "{d}");
+        assert!(
+            d.contains("a sensor read") && d.contains("a motor status read"),
+            "{d}"
+        );
         // Calls left over when the next tick is loaded are a divergence too.
         replay.load(0.0, vec![(1, Entry::Status(Ok(0)))]);
         replay.load(100.0, vec![]);
