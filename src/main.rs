@@ -69,6 +69,10 @@ enum Command {
     /// recorded device reads: the same trace, checked tick by tick (timing aside), with the
     /// interpreter or the JIT. See docs/raspberry-pi.md.
     Replay(commands::record::ReplayArgs),
+    /// Install a systemd unit that runs a program on the robot (`affect run FILE --hardware`
+    /// and the options after `--`) at boot, and starts it again when it ends. `--dry-run`
+    /// prints it, `-o FILE` writes it elsewhere (no root needed). See docs/raspberry-pi.md.
+    InstallService(commands::service::ServiceArgs),
     /// Run an experiment: a program over a grid of parameters and seeds, in parallel, with
     /// measures taken from each run's events and tables of means with 95 % confidence
     /// intervals (see docs/experiments.md and experiments/).
@@ -172,6 +176,7 @@ fn run(cli: Cli) -> u8 {
         }
         Command::Run(args) => commands::run::run(&args),
         Command::Replay(args) => commands::record::replay(&args),
+        Command::InstallService(args) => commands::service::install(&args),
         Command::Bench(args) => commands::bench::run(&args),
         Command::Experiment(args) => commands::experiment::run(&args),
         Command::Import(args) => commands::import::run(&args),

@@ -478,6 +478,22 @@ fn without_timing(trace: &Path) -> Vec<String> {
         .collect()
 }
 
+/// `affect replay RECORD --quiet --engine ENGINE EXTRA..`, without the shim: a replay reads
+/// no hardware.
+fn replay(record: &Path, engine: &str, extra: &[&str]) -> std::process::Output {
+    affect_command()
+        .args([
+            "replay",
+            record.to_str().unwrap(),
+            "--quiet",
+            "--engine",
+            engine,
+        ])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
 /// `--record` on the emulated robot, then `affect replay` in the simulator (no shim: no
 /// hardware is read): the recorded trace, line for line but for the timing lines, with the
 /// interpreter and with the JIT.
@@ -494,18 +510,7 @@ fn a_recorded_run_replays_to_its_trace_in_both_engines() {
     assert!(places(&bus.trace()).len() >= 2, "the robot moved");
     for engine in ["interp", "jit"] {
         let replayed = bus.dir.join(format!("replay-{engine}.jsonl"));
-        let out = affect_command()
-            .args([
-                "replay",
-                record.to_str().unwrap(),
-                "--quiet",
-                "--engine",
-                engine,
-            ])
-            .arg("--trace")
-            .arg(&replayed)
-            .output()
-            .unwrap();
+        let out = replay(&record, engine, &["--trace", replayed.to_str().unwrap()]);
         let err = stderr(&out);
         assert!(out.status.success(), "{engine}: {err}");
         assert!(err.contains("40 ticks"), "{err}");
@@ -523,16 +528,7 @@ fn a_killed_recording_replays_to_where_it_stopped() {
     std::thread::sleep(Duration::from_millis(300));
     run.signal("KILL");
     drop(run);
-    let out = affect_command()
-        .args([
-            "replay",
-            record.to_str().unwrap(),
-            "--quiet",
-            "--engine",
-            "interp",
-        ])
-        .output()
-        .unwrap();
+    let out = replay(&record, "interp", &[]);
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("did not end"), "{err}");

@@ -19,6 +19,7 @@ pub mod record;
 mod report;
 mod robot;
 pub mod run;
+pub mod service;
 mod source;
 mod summary;
 mod watch;

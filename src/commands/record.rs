@@ -119,7 +119,12 @@ pub fn replay(args: &ReplayArgs) -> u8 {
         .unwrap_or_else(|| PathBuf::from(&header.program));
     let loaded = match source::load(&file) {
         Ok(l) => l,
-        Err(status) => return status,
+        Err(status) => {
+            if args.program.is_none() {
+                eprintln!("help: the record names `{}`; give the program's place here with --program FILE", header.program);
+            }
+            return status;
+        }
     };
     let Some(program) = &loaded.analysis.program else {
         eprintln!(

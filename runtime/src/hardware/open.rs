@@ -335,30 +335,22 @@ impl Opened {
             i.unwrap_or(usize::MAX) as u16
         };
         let taped = |name: &str| (tape.clone(), index(name));
-        self.sensors = std::mem::take(&mut self.sensors)
-            .into_iter()
-            .map(|(slot, name, device)| {
-                let (tape, index) = taped(&name);
-                let device: Box<dyn Sensor> = Box::new(Taped {
-                    tape,
-                    index,
-                    device,
-                });
-                (slot, name, device)
+        wrap_each(&mut self.sensors, |name, device| {
+            let (tape, index) = taped(name);
+            Box::new(Taped {
+                tape,
+                index,
+                device,
             })
-            .collect();
-        self.events = std::mem::take(&mut self.events)
-            .into_iter()
-            .map(|(slot, name, device)| {
-                let (tape, index) = taped(&name);
-                let device: Box<dyn EdgeSource> = Box::new(Taped {
-                    tape,
-                    index,
-                    device,
-                });
-                (slot, name, device)
+        });
+        wrap_each(&mut self.events, |name, device| {
+            let (tape, index) = taped(name);
+            Box::new(Taped {
+                tape,
+                index,
+                device,
             })
-            .collect();
+        });
         for o in std::mem::take(&mut self.outputs) {
             let (tape, index) = taped(&o.name);
             let device = o.device;
@@ -444,6 +436,20 @@ impl Opened {
             }
         }
     }
+}
+
+/// Each device of a list, wrapped.
+fn wrap_each<D: ?Sized>(
+    list: &mut Vec<(SlotId, String, Box<D>)>,
+    wrap: impl Fn(&str, Box<D>) -> Box<D>,
+) {
+    *list = std::mem::take(list)
+        .into_iter()
+        .map(|(slot, name, device)| {
+            let device = wrap(&name, device);
+            (slot, name, device)
+        })
+        .collect();
 }
 
 /// The motor board as a `Move` leaf drives it: failures go to the fault log, and finished
