@@ -208,9 +208,10 @@ fn a_partitioned_robot_is_cut_off_and_comes_back() {
 
 /// The failover example with Laptop-2's process killed at 40 s, as in the seed: its users see
 /// it within a heartbeat (one tick of the robot's, 100 ms, of tolerance); speech recognition
-/// is re-bound to its redundant instance, speech production restarted on Laptop-1.
+/// is re-bound to its redundant instance, speech production restarted on Laptop-1; and the
+/// astronaut's task completes (the data is sent: `transmitted`).
 #[test]
-fn a_killed_component_host_is_detected_and_recovered() {
+fn a_killed_component_host_is_detected_and_recovered_and_the_task_completes() {
     let dir = support::scratch("net_launch", "failover");
     let trace = dir.join("team.jsonl");
     let file = example("failover.affect");
@@ -220,7 +221,7 @@ fn a_killed_component_host_is_detected_and_recovered() {
             "--speed",
             "4",
             "--ticks",
-            "800",
+            "1300",
             "--kill",
             "laptop2@40s",
             "--trace",
@@ -259,6 +260,15 @@ fn a_killed_component_host_is_detected_and_recovered() {
         stderr(&out).contains("restarted speech_production on laptop1"),
         "{}",
         stderr(&out)
+    );
+    let done = evs
+        .iter()
+        .find(|e| e["ev"] == "var" && e["name"] == "transmitted" && e["value"] == true)
+        .map(|e| e["t_ms"].as_f64().unwrap())
+        .unwrap_or_else(|| panic!("the task never completed:\n{}", stderr(&out)));
+    assert!(
+        done > recovered,
+        "done at {done} ms, recovered at {recovered} ms"
     );
     // A robot, three hosts, and the restarted component's process.
     let pids = pids(&evs);
