@@ -76,6 +76,12 @@ pub fn is_explicit_tag(tag: &str) -> bool {
 pub const COMPACT: &str = "compact";
 pub const EXPLICIT: &str = "explicit";
 
+/// `#[unnamed]` on a tree: its `<BehaviorTree>` has no `ID` (BehaviorTree.CPP accepts that when
+/// the tree is alone in `<root>`; the import names it [`UNNAMED_TREE`]). The export writes no
+/// `ID` while the tree keeps that name, so a renamed tree gets its ID.
+pub const UNNAMED: &str = "unnamed";
+pub const UNNAMED_TREE: &str = "MainTree";
+
 /// The form marker a `<BehaviorTree>` needs: the form of its custom nodes when every one of
 /// them is written in the form the dialect does not use by default, else none. Walks the tree
 /// with a stack (no recursion on the input).

@@ -74,6 +74,7 @@ pub(crate) fn is_reserved_item_attr(a: &Attr) -> bool {
         || a.name.name == carry::MODEL
         || a.name.name == vocab::COMPACT
         || a.name.name == vocab::EXPLICIT
+        || a.name.name == vocab::UNNAMED
         || vocab::root_attr_name(&a.name.name).is_some()
 }
 

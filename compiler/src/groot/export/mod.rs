@@ -376,7 +376,7 @@ impl Exporter {
 
     fn document(&mut self, file: &File) -> Document {
         self.check_names(file);
-        let (main_name, sole_tree) = main_of(file);
+        let main_name = main_of(file);
         let mut root = self.root_element(file, main_name.as_deref());
         self.st.inferred = file
             .items
@@ -390,7 +390,7 @@ impl Exporter {
             .collect();
         let mut parts = Parts::default();
         for item in &file.items {
-            self.declaration(item, &mut parts, main_name.as_deref(), sole_tree);
+            self.declaration(item, &mut parts, main_name.as_deref());
         }
         let seen = self.st.uses.take();
         let inferred_keys = held_inferred(&seen, &mut parts);
@@ -444,13 +444,7 @@ impl Exporter {
     }
 
     /// One declaration: its element (an include, a model entry, a tree) or carried text.
-    fn declaration(
-        &mut self,
-        item: &Item,
-        parts: &mut Parts,
-        main_name: Option<&str>,
-        sole_tree: bool,
-    ) {
+    fn declaration(&mut self, item: &Item, parts: &mut Parts, main_name: Option<&str>) {
         let Parts {
             includes,
             behavior_trees,
@@ -501,10 +495,7 @@ impl Exporter {
                 leaves.push(key);
             }
             ItemKind::Tree(t) if has_body(t) => {
-                let is_main_on_import = match main_name {
-                    Some(m) => m == t.name.name,
-                    None => sole_tree,
-                };
+                let is_main_on_import = main_name == Some(t.name.name.as_str());
                 let (bt, model) = self.tree(item, t, is_main_on_import);
                 behavior_trees.push(bt);
                 models.extend(model);
@@ -637,31 +628,19 @@ impl Parts {
     }
 }
 
-/// The tree `main_tree_to_execute` names (the `main tree`, else the first agent with a
-/// `main`), and whether the file holds exactly one tree.
-fn main_of(file: &File) -> (Option<String>, bool) {
-    let trees: Vec<&TreeDecl> = file
-        .items
-        .iter()
-        .filter_map(|i| match &i.kind {
-            ItemKind::Tree(t) if has_body(t) => Some(t),
+/// The tree `main_tree_to_execute` names: the `main tree`, else the first agent with a
+/// `main`. None for a file without either (BehaviorTree.CPP then runs its only tree).
+fn main_of(file: &File) -> Option<String> {
+    let main_tree = file.items.iter().find_map(|i| match &i.kind {
+        ItemKind::Tree(t) if has_body(t) && t.is_main => Some(t.name.name.clone()),
+        _ => None,
+    });
+    main_tree.or_else(|| {
+        file.items.iter().find_map(|i| match &i.kind {
+            ItemKind::Agent(a) if agent_main(a).is_some() => Some(a.name.name.clone()),
             _ => None,
         })
-        .collect();
-    let agents: Vec<&AgentDecl> = file
-        .items
-        .iter()
-        .filter_map(|i| match &i.kind {
-            ItemKind::Agent(a) if agent_main(a).is_some() => Some(a),
-            _ => None,
-        })
-        .collect();
-    let main = trees
-        .iter()
-        .find(|t| t.is_main)
-        .map(|t| t.name.name.clone())
-        .or_else(|| agents.first().map(|a| a.name.name.clone()));
-    (main, trees.len() + agents.len() == 1)
+    })
 }
 
 /// The index of an agent's `main` member.

@@ -193,7 +193,7 @@ impl Reader {
                     seen.insert(a.value.clone(), a.value_span);
                     a.value.clone()
                 }
-                None if element_count == 1 => "MainTree".to_string(),
+                None if element_count == 1 => vocab::UNNAMED_TREE.to_string(),
                 None if self.dialect == Dialect::V3 => format!("BehaviorTree_{i}"),
                 None => {
                     self.error("E0410", "`<BehaviorTree>` without an `ID`", bt.name_span);
@@ -337,13 +337,11 @@ impl Reader {
                 _ => {}
             }
         }
-        let sole = tree_ids.len() == 1;
         let mut tree_items = Vec::new();
         for ((bt, docs), id) in parts.trees.iter().zip(tree_ids) {
-            let is_main = match main_attr {
-                Some(m) => m == id.as_str(),
-                None => sole,
-            };
+            // Without `main_tree_to_execute` no tree is `main`: BehaviorTree.CPP runs the only
+            // tree, as affect does, and the export then writes no attribute the file lacked.
+            let is_main = main_attr == Some(id.as_str());
             let item = self.tree(bt, id, docs.clone(), is_main, main_attr, parts.models);
             let key = match &item.kind {
                 ItemKind::Agent(_) => XmlItem::Agent(id.clone()),
@@ -358,10 +356,18 @@ impl Reader {
         xml_items.extend(signature_items);
 
         if !self.prologue.is_empty() || !self.epilogue.is_empty() {
-            let main = xml_items
-                .iter_mut()
-                .find(|(_, item)| matches!(&item.kind, ItemKind::Tree(t) if t.is_main));
-            if let Some((_, item)) = main {
+            // On the main tree, else the first tree (a file without `main_tree_to_execute`).
+            let main = match xml_items
+                .iter()
+                .position(|(_, item)| matches!(&item.kind, ItemKind::Tree(t) if t.is_main))
+            {
+                Some(i) => Some(i),
+                None => xml_items.iter().position(|(_, item)| {
+                    matches!(&item.kind, ItemKind::Tree(t) if !t.body.nodes.is_empty())
+                        || matches!(item.kind, ItemKind::Agent(_))
+                }),
+            };
+            if let Some((_, item)) = main.map(|i| &mut xml_items[i]) {
                 // Before the tree's own doc: the file's comments come first.
                 let mut doc = std::mem::take(&mut self.prologue);
                 doc.extend(item.doc.take().into_iter().flat_map(|d| d.lines));
