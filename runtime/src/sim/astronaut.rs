@@ -291,7 +291,7 @@ struct Task {
 
 impl Task {
     fn text(&self, symbol: f64) -> Option<&str> {
-        if !(symbol >= 0.0) {
+        if symbol.is_nan() || symbol < 0.0 {
             return None;
         }
         self.strings.get(symbol as usize).map(String::as_str)
@@ -304,7 +304,7 @@ impl Task {
 
 /// The word a command variant names.
 fn word_of(commands: &EnumInfo, v: f64) -> Option<Word> {
-    if !(v >= 0.0) {
+    if v.is_nan() || v < 0.0 {
         return None;
     }
     Word::parse(commands.variants.get(v as usize)?)
