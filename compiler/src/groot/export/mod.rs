@@ -7,11 +7,15 @@
 //! `.affect → XML → .affect` gives the same tree. Output is deterministic: model entries are
 //! sorted by ID, everything else follows the source order.
 //!
-//! Files: `mod.rs` (the document), `tree` (trees and agents), `readback` (the check that reads
-//! each written element back with the importer).
+//! Files: `mod.rs` (the document), `tree` (trees and agents), `program` (a program with the
+//! files it uses), `readback` (the check that reads each written element back with the
+//! importer).
 
+mod program;
 mod readback;
 mod tree;
+
+pub use program::{export_program, ExportedFile, ExportedProgram};
 
 use super::carry::{self, Entry, XmlItem};
 use super::element::entry::{
