@@ -60,7 +60,7 @@ fn port_nodes(p: &PortDecl) -> Vec<XmlNode> {
         .map(|c| XmlNode::Comment(c, Span::DUMMY))
         .collect();
     let mut described = p.clone();
-    described.doc = (!rest.is_empty()).then(|| Doc {
+    described.doc = (!rest.is_empty()).then_some(Doc {
         lines: rest,
         span: doc.span,
     });
