@@ -280,3 +280,46 @@ fn unicast_sends_help_to_each_robot() {
     let first = t(helps[0]);
     assert_eq!(helps.iter().filter(|m| t(m) == first).count(), 12);
 }
+
+#[test]
+fn every_mine_is_handed_over_with_a_quarter_of_the_messages_lost() {
+    // Seed 002: lost messages only delay recruitment. Ten seeds at 25 % loss, 1,500 ticks:
+    // the UAV hands over all five possible mines in each (without loss the last one goes
+    // near tick 600).
+    let dir = scratch("loss25", |s| {
+        s.replace(
+            "messages broadcast loss 0.1;",
+            "messages broadcast loss 0.25;",
+        )
+    });
+    let program = dir.join("recruitment.affect");
+    for seed in 1..=10 {
+        let trace = dir.join(format!("trace{seed}.jsonl"));
+        let out = affect(&[
+            "run",
+            program.to_str().unwrap(),
+            "--ticks",
+            "1500",
+            "--seed",
+            &seed.to_string(),
+            "--quiet",
+            "--trace",
+            trace.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let trace = lines(&std::fs::read_to_string(trace).unwrap());
+        let helped = steps(&trace, "helped")
+            .into_iter()
+            .filter(|l| l["agent"] == "UAV")
+            .count();
+        assert_eq!(helped, 5, "seed {seed}: {helped} of 5 mines handed over");
+        assert!(
+            !ev(&trace, "lost").is_empty(),
+            "seed {seed}: copies are lost"
+        );
+    }
+}

@@ -65,6 +65,33 @@ pub fn lines_at(text: &str, place: Place) -> Vec<String> {
     .collect()
 }
 
+/// Takes the comments marked `place` off the start of carried doc lines (whole comments, as
+/// [`lines_at`] spelled them).
+pub fn take_leading(lines: &mut Vec<String>, place: Place) -> Vec<String> {
+    let mark = format!("{}{OPEN}", place.mark());
+    let mut end = 0;
+    while lines.get(end).is_some_and(|l| l.starts_with(&mark)) {
+        // The comment's last line is the first from here that closes it.
+        match lines[end..].iter().position(|l| l.ends_with(CLOSE)) {
+            Some(i) => end += i + 1,
+            None => break,
+        }
+    }
+    lines.drain(..end).collect()
+}
+
+/// Doc lines split into the XML comments they start with (unmarked: they go before the
+/// element) and the rest.
+pub fn leading(lines: &[String]) -> (Vec<String>, Vec<String>) {
+    let text = lines.join("\n");
+    let (comments, rest) = groups(&text, &[]);
+    let rest = match rest {
+        "" => vec![],
+        r => r.split('\n').map(str::to_string).collect(),
+    };
+    (comments.into_iter().map(|(_, c)| c).collect(), rest)
+}
+
 /// A doc's text split into the XML comments it starts and ends with and the description
 /// between them.
 fn split(value: &str) -> (Vec<(Place, String)>, Option<String>) {
@@ -228,5 +255,23 @@ mod tests {
             )
         );
         assert_eq!(split("plain"), (vec![], Some("plain".into())));
+    }
+
+    #[test]
+    fn leading_marked_comments_come_off_whole() {
+        let mut doc = [
+            lines_at(" a\n b ", Place::Models),
+            lines_at("c", Place::Models),
+            lines("d"),
+        ]
+        .concat();
+        let lead = take_leading(&mut doc, Place::Models);
+        assert_eq!(lead, vec!["(models) <!-- a", " b -->", "(models) <!--c-->"]);
+        assert_eq!(doc, vec!["<!--d-->"]);
+        assert!(take_leading(&mut doc, Place::Models).is_empty());
+        let (comments, rest) = leading(&[lines(" a\n b "), vec!["desc".into()]].concat());
+        assert_eq!(comments, vec![" a\n b ".to_string()]);
+        assert_eq!(rest, vec!["desc".to_string()]);
+        assert_eq!(leading(&lines("x")), (vec!["x".to_string()], vec![]));
     }
 }

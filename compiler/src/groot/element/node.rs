@@ -75,7 +75,11 @@ impl Heads<'_> {
         if let Some(d) = &n.doc {
             el.set("_description", d.lines.join("\n"));
         }
-        for a in &n.attrs {
+        for a in n
+            .attrs
+            .iter()
+            .filter(|a| a.name.name != vocab::SUBTREE_PLUS)
+        {
             let v = attr_value(a);
             el.set(&a.name.name, v);
         }
@@ -330,11 +334,14 @@ impl Heads<'_> {
         ports: &[PortDecl],
         args: &ArgList,
     ) -> Element {
-        // v3's plain SubTree is the only way to share the parent's blackboard.
-        let shared = n.attrs.iter().any(|a| a.name.name == "__shared_blackboard");
+        // v3: a plain SubTree (Groot 1's element, and the only way to share the parent's
+        // blackboard) wherever it can say the call, SubTreePlus for literals and `..`.
+        let has = |name: &str| n.attrs.iter().any(|a| a.name.name == name);
+        let plain =
+            vocab::v3_plain_subtree(args, has("__shared_blackboard"), has(vocab::SUBTREE_PLUS));
         let (tag, bare, autoremap) = match self.dialect {
             Dialect::V4 => ("SubTree", false, "_autoremap"),
-            Dialect::V3 if shared => ("SubTree", true, ""),
+            Dialect::V3 if plain => ("SubTree", true, ""),
             Dialect::V3 => ("SubTreePlus", false, "__autoremap"),
         };
         let mut el = Element::new(tag).with("ID", id);

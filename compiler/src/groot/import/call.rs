@@ -206,7 +206,20 @@ impl Reader {
                 None => attrs.push(attr(&a.name, &a.value)),
             }
         }
-        call(id, Some(args), rest_flag, None)
+        let plus = el.name == "SubTreePlus";
+        let kind = call(id, Some(args), rest_flag, None);
+        if plus && self.dialect == Dialect::V3 {
+            if let NodeKind::Call { args: Some(a), .. } = &kind {
+                if vocab::v3_plain_subtree(a, false, false) {
+                    attrs.push(Attr {
+                        name: ident(vocab::SUBTREE_PLUS),
+                        value: None,
+                        span: Span::DUMMY,
+                    });
+                }
+            }
+        }
+        kind
     }
 
     pub(super) fn custom(

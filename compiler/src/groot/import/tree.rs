@@ -135,6 +135,13 @@ impl Reader {
                 span: Span::DUMMY,
             });
         }
+        if bt.attribute("ID").is_none() && id == vocab::UNNAMED_TREE {
+            attrs.push(Attr {
+                name: ident(vocab::UNNAMED),
+                value: None,
+                span: Span::DUMMY,
+            });
+        }
         // The form of the custom nodes, when it is not the dialect's usual one.
         if let Some(form) = vocab::tree_form(bt, self.dialect) {
             attrs.push(Attr {
