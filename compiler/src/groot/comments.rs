@@ -80,6 +80,18 @@ pub fn take_leading(lines: &mut Vec<String>, place: Place) -> Vec<String> {
     lines.drain(..end).collect()
 }
 
+/// Doc lines split into the XML comments they start with (unmarked: they go before the
+/// element) and the rest.
+pub fn leading(lines: &[String]) -> (Vec<String>, Vec<String>) {
+    let text = lines.join("\n");
+    let (comments, rest) = groups(&text, &[]);
+    let rest = match rest {
+        "" => vec![],
+        r => r.split('\n').map(str::to_string).collect(),
+    };
+    (comments.into_iter().map(|(_, c)| c).collect(), rest)
+}
+
 /// A doc's text split into the XML comments it starts and ends with and the description
 /// between them.
 fn split(value: &str) -> (Vec<(Place, String)>, Option<String>) {
@@ -257,5 +269,9 @@ mod tests {
         assert_eq!(lead, vec!["(models) <!-- a", " b -->", "(models) <!--c-->"]);
         assert_eq!(doc, vec!["<!--d-->"]);
         assert!(take_leading(&mut doc, Place::Models).is_empty());
+        let (comments, rest) = leading(&[lines(" a\n b "), vec!["desc".into()]].concat());
+        assert_eq!(comments, vec![" a\n b ".to_string()]);
+        assert_eq!(rest, vec!["desc".to_string()]);
+        assert_eq!(leading(&lines("x")), (vec!["x".to_string()], vec![]));
     }
 }
