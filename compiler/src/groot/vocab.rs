@@ -101,6 +101,16 @@ pub const EXPLICIT: &str = "explicit";
 pub const UNNAMED: &str = "unnamed";
 pub const UNNAMED_TREE: &str = "MainTree";
 
+/// Whether custom nodes are written compact, under a form marker (of the node, else of its
+/// tree) or the dialect's default (v4 compact, v3 explicit).
+pub fn writes_compact(form: Option<&str>, dialect: Dialect) -> bool {
+    match (form, dialect) {
+        (Some(f), _) => f == COMPACT,
+        (None, Dialect::V4) => true,
+        (None, Dialect::V3) => false,
+    }
+}
+
 /// The form marker a `<BehaviorTree>` needs: the form of its custom nodes when every one of
 /// them is written in the form the dialect does not use by default, else none. Walks the tree
 /// with a stack (no recursion on the input).

@@ -78,7 +78,13 @@ impl Heads<'_> {
         for a in n
             .attrs
             .iter()
-            .filter(|a| a.name.name != vocab::SUBTREE_PLUS)
+            // Markers that choose the element, not attributes of it.
+            .filter(|a| {
+                !matches!(
+                    a.name.name.as_str(),
+                    vocab::SUBTREE_PLUS | vocab::COMPACT | vocab::EXPLICIT
+                )
+            })
         {
             let v = attr_value(a);
             el.set(&a.name.name, v);
@@ -197,12 +203,12 @@ impl Heads<'_> {
         }
         // v4 writes the compact form, v3 the explicit one, unless the tree says otherwise (the
         // form its file used); an ID that is no XML name (`Pick All`) needs the explicit form.
-        let compact = match (self.dialect, self.st.form) {
-            (_, Some(vocab::COMPACT)) => true,
-            (_, Some(_)) => false,
-            (Dialect::V4, None) => true,
-            (Dialect::V3, None) => false,
-        };
+        let node_form = n.attrs.iter().find_map(|a| match a.name.name.as_str() {
+            vocab::COMPACT => Some(vocab::COMPACT),
+            vocab::EXPLICIT => Some(vocab::EXPLICIT),
+            _ => None,
+        });
+        let compact = vocab::writes_compact(node_form.or(self.st.form), self.dialect);
         let mut el = if compact && names::is_xml_name(id) {
             Element::new(id)
         } else {

@@ -182,7 +182,7 @@ impl Exporter {
         };
         el.children = children.into_iter().map(XmlNode::Element).collect();
         if self.verify {
-            if let Some(text) = self.readback.node(&el, n) {
+            if let Some(text) = self.readback.node(&el, n, self.st.form) {
                 el.set(carry::AFFECT, text);
             }
         }

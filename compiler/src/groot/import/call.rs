@@ -294,6 +294,23 @@ impl Reader {
             self.unknown
                 .note(id, kind, false, &unknown_ports, el.name_span);
         }
+        // A node in the other form than its tree's custom nodes (a mixed tree) says its own.
+        let compact = explicit_tag.is_none();
+        if !raw_builtin
+            && compact != vocab::writes_compact(self.form, self.dialect)
+            && (compact || super::super::names::is_xml_name(id))
+        {
+            let marker = if compact {
+                vocab::COMPACT
+            } else {
+                vocab::EXPLICIT
+            };
+            attrs.push(Attr {
+                name: ident(marker),
+                value: None,
+                span: Span::DUMMY,
+            });
+        }
         // Children after the node itself: unknown nodes are noted in document order.
         let kids = self.children(el);
         let leaf = matches!(kind, LeafKind::Action | LeafKind::Condition);
