@@ -19,18 +19,20 @@ fn run(dir: &Path, args: &[&str]) -> std::process::Output {
     out
 }
 
+/// A scratch directory with a copy of `examples/NAME`.
+fn with_example(test: &str, name: &str) -> std::path::PathBuf {
+    let dir = scratch("record_replay", test);
+    std::fs::copy(workspace().join("examples").join(name), dir.join(name)).unwrap();
+    dir
+}
+
 fn text(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap()
 }
 
 #[test]
 fn runs_replay_to_their_traces_with_the_memories_they_started_with() {
-    let dir = scratch("record_replay", "navigator");
-    std::fs::copy(
-        workspace().join("examples/navigator.affect"),
-        dir.join("navigator.affect"),
-    )
-    .unwrap();
+    let dir = with_example("navigator", "navigator.affect");
     // Two runs into one record; the first leaves the long-term memory the second starts with.
     for (n, seed) in [(1, "3"), (2, "4")] {
         let trace = format!("run{n}.jsonl");
@@ -81,12 +83,7 @@ fn runs_replay_to_their_traces_with_the_memories_they_started_with() {
 
 #[test]
 fn a_torn_tail_is_ignored_with_a_warning() {
-    let dir = scratch("record_replay", "torn");
-    std::fs::copy(
-        workspace().join("examples/waiter.affect"),
-        dir.join("waiter.affect"),
-    )
-    .unwrap();
+    let dir = with_example("torn", "waiter.affect");
     let args = [
         "run",
         "waiter.affect",
