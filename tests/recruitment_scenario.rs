@@ -28,16 +28,17 @@ fn scratch(name: &str, edit: impl Fn(String) -> String) -> PathBuf {
 
 /// Runs the program in `dir` for `ticks` ticks; returns the stderr summary and the trace.
 fn run(dir: &std::path::Path, ticks: &str) -> (String, String) {
+    run_with(dir, &["--ticks", ticks])
+}
+
+/// Runs the program in `dir` with these options of `affect run`.
+fn run_with(dir: &std::path::Path, options: &[&str]) -> (String, String) {
     let program = dir.join("recruitment.affect");
     let trace = dir.join("trace.jsonl");
-    let out = affect(&[
-        "run",
-        program.to_str().unwrap(),
-        "--ticks",
-        ticks,
-        "--trace",
-        trace.to_str().unwrap(),
-    ]);
+    let mut args = vec!["run", program.to_str().unwrap()];
+    args.extend_from_slice(options);
+    args.extend_from_slice(&["--trace", trace.to_str().unwrap()]);
+    let out = affect(&args);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "affect run failed:\n{stderr}");
     (stderr, std::fs::read_to_string(trace).unwrap())
@@ -292,26 +293,10 @@ fn every_mine_is_handed_over_with_a_quarter_of_the_messages_lost() {
             "messages broadcast loss 0.25;",
         )
     });
-    let program = dir.join("recruitment.affect");
     for seed in 1..=10 {
-        let trace = dir.join(format!("trace{seed}.jsonl"));
-        let out = affect(&[
-            "run",
-            program.to_str().unwrap(),
-            "--ticks",
-            "1500",
-            "--seed",
-            &seed.to_string(),
-            "--quiet",
-            "--trace",
-            trace.to_str().unwrap(),
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let trace = lines(&std::fs::read_to_string(trace).unwrap());
+        let seed_text = seed.to_string();
+        let (_, text) = run_with(&dir, &["--ticks", "1500", "--seed", &seed_text, "--quiet"]);
+        let trace = lines(&text);
         let helped = steps(&trace, "helped")
             .into_iter()
             .filter(|l| l["agent"] == "UAV")
