@@ -273,3 +273,34 @@ fn without_recovery_the_task_never_completes() {
     let (_, trace) = run_for(&dir, "1500");
     assert_eq!(done_at(&trace), None);
 }
+
+#[test]
+fn the_task_gives_the_same_trace_in_both_engines() {
+    // The astronaut's words and the robot's steps are decided by the simulation alone: the
+    // interpreter and the JIT write the same trace, bit for bit.
+    let dir = scratch("engines", |s| s);
+    let program = dir.join("failover.affect");
+    let trace = |engine: &str| {
+        let path = dir.join(format!("{engine}.jsonl"));
+        let out = affect(&[
+            "run",
+            program.to_str().unwrap(),
+            "--ticks",
+            "1000",
+            "--engine",
+            engine,
+            "--quiet",
+            "--trace",
+            path.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::read_to_string(path).unwrap()
+    };
+    let interp = trace("interp");
+    assert!(interp.contains(r#""name":"transmitted","value":true"#));
+    assert!(interp == trace("jit"), "the engines' traces differ");
+}
