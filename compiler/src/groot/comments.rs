@@ -58,11 +58,36 @@ pub fn lines_at(text: &str, place: Place) -> Vec<String> {
     format!(
         "{}{OPEN}{}{CLOSE}",
         place.mark(),
-        text.replace("\r\n", "\n")
+        escape_line_ends(&text.replace("\r\n", "\n"))
     )
     .split('\n')
     .map(str::to_string)
     .collect()
+}
+
+/// A doc line ends where the comment's line does, and `///` lines lose trailing spaces (the
+/// lexer and the formatter trim them): a line of the comment that ends in whitespace (or in
+/// the escape itself) gets a `\` after it, which the export takes off again.
+const ESCAPE: char = '\\';
+
+fn escape_line_ends(text: &str) -> String {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    let last = lines.len() - 1;
+    for line in &mut lines[..last] {
+        if line.ends_with(char::is_whitespace) || line.ends_with(ESCAPE) {
+            line.push(ESCAPE);
+        }
+    }
+    lines.join("\n")
+}
+
+fn unescape_line_ends(text: &str) -> String {
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    let last = lines.len() - 1;
+    for line in &mut lines[..last] {
+        *line = line.strip_suffix(ESCAPE).unwrap_or(line);
+    }
+    lines.join("\n")
 }
 
 /// Takes the comments marked `place` off the start of carried doc lines (whole comments, as
@@ -132,7 +157,7 @@ fn groups<'a>(value: &'a str, marks: &[Place]) -> (Vec<(Place, String)>, &'a str
             break;
         };
         let Some(end) = after.find(CLOSE) else { break };
-        comments.push((place, after[..end].to_string()));
+        comments.push((place, unescape_line_ends(&after[..end])));
         rest = &after[end + CLOSE.len()..];
         rest = rest.strip_prefix('\n').unwrap_or(rest);
     }
@@ -255,6 +280,18 @@ mod tests {
             )
         );
         assert_eq!(split("plain"), (vec![], Some("plain".into())));
+    }
+
+    #[test]
+    fn line_ends_the_formatter_would_trim_are_escaped() {
+        let text = " a  \n b\\\n c \n d ";
+        let carried = lines(text);
+        assert_eq!(carried, vec!["<!-- a  \\", " b\\\\", " c \\", " d -->"]);
+        assert!(carried.iter().all(|l| l.trim_end() == l));
+        assert_eq!(
+            split(&carried.join("\n")).0,
+            vec![(Place::Here, text.to_string())]
+        );
     }
 
     #[test]
