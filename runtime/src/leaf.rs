@@ -5,7 +5,7 @@
 
 use crate::devices::sim::SharedWorld;
 use crate::world::AgentId;
-use affect_compiler::ir::program::{LeafInfo, NodeId, Program, Status};
+use affect_compiler::ir::program::{LeafInfo, Node, NodeId, Program, Status};
 
 /// One call of a foreign node.
 pub struct LeafCall<'a> {
@@ -98,6 +98,40 @@ impl Leaf for StandIn {
             }
         }
         s
+    }
+}
+
+/// The statuses one foreign node plays (`--leaf`, `--leaf-cycle`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeafScript {
+    /// A node path, a label or a declared leaf name.
+    pub key: String,
+    pub statuses: Vec<Status>,
+    /// Start over after the last status instead of repeating it.
+    pub cycle: bool,
+}
+
+/// What a stand-in writes to one of its out ports on every call (`--leaf-out`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeafOut {
+    /// A node path, a label or a declared leaf name.
+    pub node: String,
+    pub port: String,
+    /// The value as written on the command line, read as the port's variable's type.
+    pub value: String,
+}
+
+/// How closely `key` names a foreign node: by its path (0), its label (1) or its declared
+/// name (2); a more specific key wins over a less specific one.
+pub fn rank(node: &Node, info: &LeafInfo, key: &str) -> Option<u8> {
+    if key == node.path {
+        Some(0)
+    } else if key == node.name {
+        Some(1)
+    } else if key == info.name {
+        Some(2)
+    } else {
+        None
     }
 }
 

@@ -31,6 +31,25 @@ pub fn of_run(program: &Program, config: &RunConfig) -> Vec<PathBuf> {
     files
 }
 
+/// Every `persist` name of the program's memories.
+pub fn persist_names(program: &Program) -> Vec<String> {
+    let all = program.agents.iter().flat_map(|a| a.memories.iter());
+    all.filter_map(|m| m.persist.clone()).collect()
+}
+
+/// The memory files of the run as they are before it, by `persist` name (`None`: not there
+/// yet), for its record; `None` when the run keeps its memories in memory (`--no-persist`).
+pub fn snapshot(program: &Program, config: &RunConfig) -> Option<Vec<(String, Option<Vec<u8>>)>> {
+    let dir = config.persist_dir.as_ref()?;
+    let files = of_run(program, config).into_iter().filter_map(|path| {
+        let name = path.strip_prefix(dir).ok()?.to_str()?.to_string();
+        // Read as the run reads it: a regular file, bounded.
+        let bytes = affect_files::read_bytes(&path, persist::MAX_FILE_BYTES).ok();
+        Some((name, bytes))
+    });
+    Some(files.collect())
+}
+
 /// The places (traces) a memory file holds, if it exists and is a memory file.
 fn places(path: &std::path::Path) -> Option<usize> {
     // Read as the run reads it: only a regular file, checked for damage.

@@ -15,11 +15,14 @@ pub mod memory;
 mod memory_files;
 #[cfg(feature = "net")]
 pub mod net;
+pub mod record;
 mod report;
 mod robot;
 pub mod run;
+pub mod service;
 mod source;
 mod stand_ins;
+mod summary;
 mod watch;
 
 /// Exit statuses shared by every command.

@@ -52,6 +52,8 @@ pub struct RunConfig {
     /// Measure every tick on the wall clock and write `timing` events (`--hardware`,
     /// `--realtime`).
     pub timing: bool,
+    /// The robot's device calls recorded (`--record`) or replayed (`affect replay`).
+    pub recording: Option<crate::record::tape::Recording>,
 }
 
 impl Default for RunConfig {
@@ -72,29 +74,12 @@ impl Default for RunConfig {
             nodes: crate::nodes::NodeRegistry::default(),
             hardware: None,
             timing: false,
+            recording: None,
         }
     }
 }
 
-/// The statuses one foreign node plays (`--leaf`, `--leaf-cycle`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct LeafScript {
-    /// A node path, a label or a declared leaf name.
-    pub key: String,
-    pub statuses: Vec<Status>,
-    /// Start over after the last status instead of repeating it.
-    pub cycle: bool,
-}
-
-/// What a stand-in writes to one of its out ports on every call (`--leaf-out`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct LeafOut {
-    /// A node path, a label or a declared leaf name.
-    pub node: String,
-    pub port: String,
-    /// The value as written on the command line, read as the port's variable's type.
-    pub value: String,
-}
+pub use crate::leaf::{LeafOut, LeafScript};
 
 /// Parses `running,success` as `--leaf` takes it.
 pub fn parse_statuses(s: &str) -> Option<Vec<Status>> {

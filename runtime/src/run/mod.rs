@@ -28,7 +28,6 @@ pub use config::{parse_status, parse_statuses, LeafOut, LeafScript, Pacing, RunC
 pub use observer::{Flow, Observer, TickView};
 pub use reload::{NotReloaded, Reloaded};
 pub use setup::check_runnable;
-pub(crate) use stand_ins::rank as stand_in_rank;
 pub use values::show_value;
 
 use crate::affect::behavior::Arbiter;
@@ -265,6 +264,7 @@ impl<'p> Run<'p> {
                 h,
                 world.is_some(),
                 instances.iter().map(|i| i.program),
+                config.recording.as_ref(),
             )?),
             None => None,
         };

@@ -8,7 +8,7 @@ use crate::jit::{self, EngineKind};
 use crate::sim::{build_agent, Setup, SimAgent};
 use crate::world::{AgentId, World};
 use affect_compiler::diagnostic::Diagnostic;
-use affect_compiler::ir::program::{AgentProgram, Program, ValueKind};
+use affect_compiler::ir::program::{AgentProgram, Program};
 use affect_compiler::ir::world::WorldSpec;
 use affect_compiler::span::Span;
 use std::cell::RefCell;
@@ -267,7 +267,12 @@ fn set_bb(
         .iter()
         .position(|s| s.scope == 0 && s.name == *key);
     match found {
-        Some(i) => match parse_value(program, &agent.slots[i].name, agent.slots[i].kind, text) {
+        Some(i) => match super::values::parse_value(
+            program,
+            &agent.slots[i].name,
+            agent.slots[i].kind,
+            text,
+        ) {
             Ok(v) => {
                 sim.machine.write(i as u32, v);
                 Ok(Some(i))
@@ -323,49 +328,6 @@ fn bb_scope<'k>(
                 .is_some_and(|n| n.starts_with('#'))
     });
     names_agent.then_some((who, rest))
-}
-
-/// Reads a `--bb` or `--leaf-out` value as the kind of variable `name` wants it.
-pub(super) fn parse_value(
-    program: &Program,
-    name: &str,
-    kind: ValueKind,
-    text: &str,
-) -> Result<f64, String> {
-    match kind {
-        ValueKind::Bool => match text {
-            "true" | "1" => Ok(1.0),
-            "false" | "0" => Ok(0.0),
-            _ => Err(format!("`{}` is a bool: give true or false", name)),
-        },
-        ValueKind::Str => Ok(program.symbol(text).map(f64::from).unwrap_or(-1.0)),
-        ValueKind::Enum(e) => {
-            let info = &program.enums[e as usize];
-            info.variants
-                .iter()
-                .position(|v| v == text)
-                .map(|i| i as f64)
-                .ok_or_else(|| {
-                    format!(
-                        "`{}` is a `{}`: one of {}",
-                        name,
-                        info.name,
-                        info.variants.join(", ")
-                    )
-                })
-        }
-        ValueKind::Int => text
-            .parse::<i64>()
-            .map(|v| v as f64)
-            .map_err(|_| format!("`{}` is an int", name)),
-        ValueKind::List => Err(format!(
-            "`{}` is a list and cannot be set from the command line",
-            name
-        )),
-        _ => text
-            .parse::<f64>()
-            .map_err(|_| format!("`{}` is a number", name)),
-    }
 }
 
 /// E0602 when no instance runs: why, in the user's terms.

@@ -5,26 +5,12 @@
 //! and nothing ever wrote.
 
 use super::{LeafOut, RunConfig, UnwrittenOutput};
-use crate::leaf::StandInWrite;
+use crate::leaf::{rank, StandInWrite};
 use crate::sim::SimAgent;
 use affect_compiler::diagnostic::Diagnostic;
 use affect_compiler::ir::program::{AgentProgram, LeafInfo, Node, NodeKind, PortBinding, Program};
 use affect_compiler::span::Span;
 use affect_compiler::syntax::ast::PortDir;
-
-/// How closely `key` names a foreign node: by its path (0), its label (1) or its declared
-/// name (2); a more specific key wins over a less specific one.
-pub(crate) fn rank(node: &Node, info: &LeafInfo, key: &str) -> Option<u8> {
-    if key == node.path {
-        Some(0)
-    } else if key == node.name {
-        Some(1)
-    } else if key == info.name {
-        Some(2)
-    } else {
-        None
-    }
-}
 
 /// Every foreign node of every agent, with its declaration.
 fn foreign_nodes(
@@ -121,7 +107,7 @@ fn writes<'p>(
             continue;
         };
         let slot = &agent.slots[*slot as usize];
-        let value = super::setup::parse_value(program, &slot.name, slot.kind, &out.value)
+        let value = super::values::parse_value(program, &slot.name, slot.kind, &out.value)
             .map_err(|e| (info, e))?;
         let write = StandInWrite {
             agent: agent.name.clone(),

@@ -5,6 +5,7 @@
 //! to a host.
 
 pub mod area_leaves;
+pub mod astronaut;
 pub mod env;
 pub mod grid_leaves;
 pub mod host;
@@ -70,7 +71,7 @@ pub type SetupError = String;
 pub struct Setup<'a> {
     pub leaf_default: Status,
     /// `--leaf` and `--leaf-cycle`.
-    pub leaves: &'a [crate::run::LeafScript],
+    pub leaves: &'a [crate::leaf::LeafScript],
     /// `--leaf-out`, checked and read (`run::stand_ins`).
     pub writes: Vec<crate::leaf::StandInWrite>,
     pub seed: u64,
@@ -99,7 +100,7 @@ fn stand_in_for(
 ) -> (StandIn, Vec<QuietOutput>) {
     let node = &agent.nodes[i];
     let script = (setup.leaves.iter())
-        .filter_map(|l| crate::run::stand_in_rank(node, info, &l.key).map(|r| (r, l)))
+        .filter_map(|l| crate::leaf::rank(node, info, &l.key).map(|r| (r, l)))
         .min_by_key(|(r, _)| *r)
         .map(|(_, l)| l);
     let writes: Vec<(usize, f64)> = (setup.writes.iter())
@@ -135,10 +136,12 @@ pub struct Families {
     pub area: Rc<AreaAgent>,
     /// QRIO's head and camera, shared by its leaves and sensors (seed 004).
     pub body: Rc<qrio::Body>,
+    /// The failover task's conversation with the astronaut (seed 001).
+    pub mission: Rc<RefCell<astronaut::Mission>>,
 }
 
 /// Binds a declared leaf to its simulator implementation: the recruitment protocol, the
-/// minefield, the grid, the CARS area and QRIO are tried in this order, and the first
+/// minefield, the grid, the CARS area, QRIO and the failover task are tried in this order, and the first
 /// family that knows the name with fitting ports takes it. `None` leaves it a stand-in.
 pub fn bind_leaf(info: &LeafInfo, env: &LeafEnv, families: &Families) -> Option<Box<dyn Leaf>> {
     team::bind(info, &families.link)
@@ -146,6 +149,7 @@ pub fn bind_leaf(info: &LeafInfo, env: &LeafEnv, families: &Families) -> Option<
         .or_else(|| grid_leaves::bind(info, env))
         .or_else(|| area_leaves::bind(info, env, &families.area))
         .or_else(|| qrio::bind(info, env, &families.body))
+        .or_else(|| astronaut::bind(info, env, &families.area.strings, &families.mission))
 }
 
 /// Builds one agent instance: machine, leaves, devices, memories.
@@ -178,6 +182,7 @@ pub fn build_agent<'p>(
             setup.seed,
         )),
         body: Rc::new(qrio::Body::default()),
+        mission: astronaut::Mission::shared(),
     };
     let env = world.as_ref().map(|(w, id)| LeafEnv {
         world: w.clone(),
@@ -261,7 +266,7 @@ fn bind_leaves(
         };
         let info = &program.leaves[*leaf as usize];
         let overridden = (setup.leaves.iter())
-            .any(|l| crate::run::stand_in_rank(node, info, &l.key).is_some())
+            .any(|l| crate::leaf::rank(node, info, &l.key).is_some())
             || (setup.writes.iter()).any(|w| w.agent == agent.name && w.node as usize == i);
         let place = env.map(|e| (&e.world, e.agent));
         let registered = match overridden {

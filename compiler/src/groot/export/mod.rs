@@ -5,13 +5,18 @@
 //! Every v4 element is checked by reading it back with the importer; where that would not give
 //! the source's syntax tree, the element carries the source text in `_affect` (see `carry`), so
 //! `.affect → XML → .affect` gives the same tree. Output is deterministic: model entries are
-//! sorted by ID, everything else follows the source order.
+//! sorted by ID when the declarations are (else in their order), everything else follows the
+//! source order.
 //!
-//! Files: `mod.rs` (the document), `tree` (trees and agents), `readback` (the check that reads
-//! each written element back with the importer).
+//! Files: `mod.rs` (the document), `tree` (trees and agents), `program` (a program with the
+//! files it uses), `readback` (the check that reads each written element back with the
+//! importer).
 
+mod program;
 mod readback;
 mod tree;
+
+pub use program::{export_program, ExportedFile, ExportedProgram};
 
 use super::carry::{self, Entry, XmlItem};
 use super::element::entry::{
@@ -177,7 +182,7 @@ impl Exporter {
         };
         el.children = children.into_iter().map(XmlNode::Element).collect();
         if self.verify {
-            if let Some(text) = self.readback.node(&el, n) {
+            if let Some(text) = self.readback.node(&el, n, self.st.form) {
                 el.set(carry::AFFECT, text);
             }
         }
@@ -395,7 +400,7 @@ impl Exporter {
         let seen = self.st.uses.take();
         let inferred_keys = held_inferred(&seen, &mut parts);
         self.inferred_models(&seen, &mut parts.models);
-        parts.models.sort_by(|a, b| a.attr("ID").cmp(&b.attr("ID")));
+        order_models(&mut parts.models);
         let default_order = parts.default_order(inferred_keys);
         let actual: Vec<XmlItem> = parts
             .entries
@@ -682,6 +687,24 @@ fn held_inferred(seen: &[Unknown], parts: &mut Parts) -> Vec<XmlItem> {
         }
     }
     inferred_keys
+}
+
+/// Model entries sorted by ID, as BehaviorTree.CPP and Groot 2 write them, when the
+/// declarations are (node models among themselves, tree models among themselves); else in
+/// declaration order, which is the order of an imported file's own `<TreeNodesModel>`.
+/// Inferred entries come last then.
+fn order_models(models: &mut [Element]) {
+    let sorted = |tree: bool| {
+        let ids: Vec<Option<&str>> = models
+            .iter()
+            .filter(|m| m.attr(carry::INFERRED_XML).is_none() && (m.name == "SubTree") == tree)
+            .map(|m| m.attr("ID"))
+            .collect();
+        ids.windows(2).all(|w| w[0] <= w[1])
+    };
+    if sorted(false) && sorted(true) {
+        models.sort_by(|a, b| a.attr("ID").cmp(&b.attr("ID")));
+    }
 }
 
 /// Several nodes in a place that holds one: a sequence marked as a body.

@@ -326,7 +326,10 @@ impl Reader {
         }
         let mut leaf_items = Vec::new();
         let mut signature_items = Vec::new();
-        for m in model_entries {
+        // Comments before `<TreeNodesModel>` whose first entry is the model of a tree defined
+        // here: they ride on that tree (the entry is written from it).
+        let mut models_lead: Vec<(String, Vec<String>)> = Vec::new();
+        for mut m in model_entries {
             match &m.item.kind {
                 ItemKind::Leaf(_) if !m.inferred => {
                     leaf_items.push((XmlItem::Leaf(m.id.clone()), m.item))
@@ -334,7 +337,17 @@ impl Reader {
                 ItemKind::Tree(_) if !tree_ids.contains(&m.id) && !m.inferred => {
                     signature_items.push((XmlItem::Tree(m.id.clone()), m.item))
                 }
-                _ => {}
+                _ => {
+                    if let Some(doc) = &mut m.item.doc {
+                        let lead = super::super::comments::take_leading(
+                            &mut doc.lines,
+                            super::super::comments::Place::Models,
+                        );
+                        if !lead.is_empty() {
+                            models_lead.push((m.id.clone(), lead));
+                        }
+                    }
+                }
             }
         }
         let mut tree_items = Vec::new();
@@ -342,7 +355,12 @@ impl Reader {
             // Without `main_tree_to_execute` no tree is `main`: BehaviorTree.CPP runs the only
             // tree, as affect does, and the export then writes no attribute the file lacked.
             let is_main = main_attr == Some(id.as_str());
-            let item = self.tree(bt, id, docs.clone(), is_main, main_attr, parts.models);
+            let mut item = self.tree(bt, id, docs.clone(), is_main, main_attr, parts.models);
+            if let Some(i) = models_lead.iter().position(|(t, _)| t == id) {
+                let mut lines = models_lead.swap_remove(i).1;
+                lines.extend(item.doc.take().into_iter().flat_map(|d| d.lines));
+                item.doc = node_doc(lines);
+            }
             let key = match &item.kind {
                 ItemKind::Agent(_) => XmlItem::Agent(id.clone()),
                 _ => XmlItem::Tree(id.clone()),
