@@ -350,6 +350,22 @@ impl Checker {
             );
             return None;
         }
+        // Modules name their children, so a chain of top-level modules is as deep as the
+        // file is long; the module tree is built (and later walked) recursively.
+        let max = crate::syntax::depth::MAX_DEPTH;
+        let depth = std::iter::successors(parent, |&p| b.out.modules[p as usize].parent).count();
+        if depth >= max {
+            self.diags.push(
+                Diagnostic::error("E0118", format!("nested deeper than {max} levels"), at)
+                    .with_label(format!(
+                        "`{}` would be the {}th module of a chain of children",
+                        decl.name.name,
+                        depth + 1
+                    ))
+                    .with_help("give the module tree fewer levels: list more modules as children of one parent"),
+            );
+            return None;
+        }
         b.placed.push((decl.name.span, at));
         if at != decl.name.span {
             self.refer_module(decl, at);
