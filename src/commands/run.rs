@@ -3,7 +3,6 @@
 //! configuration, set up the observers the options ask for (`observers/`), run, and tell
 //! the user how it went.
 
-use super::report::Reporter;
 use super::source::{self, Loaded};
 use super::{FAILED, OK, USAGE};
 use crate::observers::btlog::BtLog;
@@ -14,7 +13,6 @@ use crate::observers::story::Narrator;
 use crate::observers::trace_file::TraceFile;
 use crate::observers::views::{self, AgentView};
 use crate::observers::Fanout;
-use crate::Format;
 use affect_compiler::groot::Dialect;
 use affect_compiler::ir::program::Program;
 use affect_runtime::run::{self, AgentSummary, Pacing, Run, RunConfig, SimClock};
@@ -148,11 +146,7 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(l) => l,
         Err(status) => return status,
     };
-    let mut reporter = Reporter::new(Format::Human);
-    reporter.add(&loaded.name, &loaded.src, &loaded.analysis.diagnostics);
-    for (file, text, d) in &loaded.analysis.imported_diagnostics {
-        reporter.add(file, text, std::slice::from_ref(d));
-    }
+    let mut reporter = loaded.reporter();
     let Some(program) = &loaded.analysis.program else {
         reporter.finish(1);
         return FAILED;
