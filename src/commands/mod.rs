@@ -12,7 +12,6 @@ pub mod html_report;
 pub mod import;
 pub mod lsp;
 pub mod memory;
-mod memory_files;
 #[cfg(feature = "net")]
 pub mod net;
 mod report;

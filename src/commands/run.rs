@@ -191,10 +191,6 @@ pub fn run(args: &RunArgs) -> u8 {
             return USAGE;
         }
     };
-    let memory_files = super::memory_files::of_run(program, &config);
-    if !args.quiet {
-        super::memory_files::tell_read(&memory_files);
-    }
     let prepare_wall_clock = |observers: &mut Fanout| {
         super::robot::prepare(program, &config, args.quiet, args.watchdog_ms, observers)
     };
@@ -238,9 +234,6 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     };
     reporter.finish(1);
-    if !args.quiet {
-        super::memory_files::tell_wrote(&memory_files);
-    }
     tell(args, program, &summaries);
     OK
 }
