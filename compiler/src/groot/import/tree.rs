@@ -47,11 +47,14 @@ impl Reader {
                 _ => {}
             }
         }
+        let form = vocab::tree_form(bt, self.dialect);
+        self.form = form;
         let mut nodes = match body_el.first() {
             None => vec![],
             Some(el) if is_body_sequence(el) => self.children(el),
             Some(el) => vec![self.node(el, pre_docs)],
         };
+        self.form = None;
         // The exporter's initialisation of `var`s is part of the declarations, not the tree.
         if nodes.first().is_some_and(is_init_placeholder) {
             nodes.remove(0);
@@ -135,8 +138,15 @@ impl Reader {
                 span: Span::DUMMY,
             });
         }
+        if bt.attribute("ID").is_none() && id == vocab::UNNAMED_TREE {
+            attrs.push(Attr {
+                name: ident(vocab::UNNAMED),
+                value: None,
+                span: Span::DUMMY,
+            });
+        }
         // The form of the custom nodes, when it is not the dialect's usual one.
-        if let Some(form) = vocab::tree_form(bt, self.dialect) {
+        if let Some(form) = form {
             attrs.push(Attr {
                 name: ident(form),
                 value: None,
