@@ -335,16 +335,14 @@ fn build_into_a_directory_writes_the_used_files() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("`include/approach.affect`"));
 
+    // `affect build PROGRAM --emit groot -o DIR/`.
+    let build_into = |out_dir: &std::path::Path| {
+        let target = format!("{}/", out_dir.display());
+        let program = program.to_str().unwrap();
+        affect(&["build", program, "--emit", "groot", "-o", &target])
+    };
     let out_dir = dir.join("xml");
-    let target = format!("{}/", out_dir.display());
-    let out = affect(&[
-        "build",
-        program.to_str().unwrap(),
-        "--emit",
-        "groot",
-        "-o",
-        &target,
-    ]);
+    let out = build_into(&out_dir);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let main = std::fs::read_to_string(out_dir.join("mission.xml")).unwrap();
     assert!(
@@ -365,14 +363,7 @@ fn build_into_a_directory_writes_the_used_files() {
     // A used file that is gone is an error, and nothing is written.
     std::fs::remove_file(dir.join("src/include/report.affect")).unwrap();
     let again = dir.join("again");
-    let out = affect(&[
-        "build",
-        program.to_str().unwrap(),
-        "--emit",
-        "groot",
-        "-o",
-        &format!("{}/", again.display()),
-    ]);
+    let out = build_into(&again);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("E0206"), "{}", text(&out.stderr));
     assert!(!again.exists());

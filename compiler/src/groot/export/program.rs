@@ -102,19 +102,7 @@ fn reachable(m: &Module, modules: &[Module], by_name: &HashMap<&str, usize>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::SourceError;
-
-    struct Files(Vec<(&'static str, &'static str)>);
-
-    impl Loader for Files {
-        fn load(&self, path: &str) -> Result<String, SourceError> {
-            self.0
-                .iter()
-                .find(|(p, _)| *p == path)
-                .map(|(_, t)| t.to_string())
-                .ok_or_else(|| format!("no `{path}`").into())
-        }
-    }
+    use crate::sema::modules::MemoryFiles as Files;
 
     #[test]
     fn trees_of_used_files_are_subtrees_and_each_file_is_written() {
@@ -122,7 +110,7 @@ mod tests {
             "use \"lib/a.affect\";\nmain tree Main {\n    sequence {\n        Approach()\n        Dock()\n    }\n}\n",
         )
         .file;
-        let files = Files(vec![
+        let files = Files(&[
             (
                 "lib/a.affect",
                 "use \"b.affect\";\ntree Approach {\n    Dock()\n}\n",
@@ -153,7 +141,7 @@ mod tests {
     #[test]
     fn a_missing_used_file_is_reported() {
         let main = crate::syntax::parse("use \"gone.affect\";\ntree T {\n    succeed\n}\n").file;
-        let out = export_program(&main, Dialect::V4, &Files(vec![]));
+        let out = export_program(&main, Dialect::V4, &Files(&[]));
         let codes: Vec<&str> = out.load_diagnostics.iter().map(|d| d.code).collect();
         assert_eq!(codes, vec!["E0206"]);
         assert!(out.used.is_empty());
