@@ -9,7 +9,6 @@ mod support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use support::affect;
 
 /// When the script stops the speech servers, and their heartbeat and timeout.
 const FAIL_MS: f64 = 40_000.0;
@@ -31,24 +30,21 @@ fn run(dir: &Path) -> (String, Vec<Value>) {
 }
 
 fn run_for(dir: &Path, ticks: &str) -> (String, Vec<Value>) {
-    let program = dir.join("failover.affect");
-    let trace = dir.join("trace.jsonl");
-    let out = affect(&[
-        "run",
-        program.to_str().unwrap(),
-        "--ticks",
-        ticks,
-        "--trace",
-        trace.to_str().unwrap(),
-    ]);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "affect run failed:\n{stderr}");
-    let lines = std::fs::read_to_string(trace)
-        .unwrap()
+    let (stderr, text) = run_with(dir, &["--ticks", ticks]);
+    let lines = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect();
     (stderr, lines)
+}
+
+/// Runs the program in `dir` with these options of `affect run`: its stderr and its trace.
+fn run_with(dir: &Path, options: &[&str]) -> (String, String) {
+    support::run_traced(
+        &dir.join("failover.affect"),
+        options,
+        &dir.join("trace.jsonl"),
+    )
 }
 
 fn t(l: &Value) -> f64 {
@@ -272,4 +268,15 @@ fn without_recovery_the_task_never_completes() {
     });
     let (_, trace) = run_for(&dir, "1500");
     assert_eq!(done_at(&trace), None);
+}
+
+#[test]
+fn the_task_gives_the_same_trace_in_both_engines() {
+    // The astronaut's words and the robot's steps are decided by the simulation alone: the
+    // interpreter and the JIT write the same trace, bit for bit.
+    let dir = scratch("engines", |s| s);
+    let trace = |engine: &str| run_with(&dir, &["--ticks", "1000", "--engine", engine]).1;
+    let interp = trace("interp");
+    assert!(interp.contains(r#""name":"transmitted","value":true"#));
+    assert!(interp == trace("jit"), "the engines' traces differ");
 }

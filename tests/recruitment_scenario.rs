@@ -9,7 +9,6 @@ mod support;
 
 use serde_json::Value;
 use std::path::PathBuf;
-use support::affect;
 
 /// The example's SHAME threshold and ignore cost `c + d(D)`.
 const THRESHOLD: f64 = 0.75;
@@ -31,17 +30,13 @@ fn run(dir: &std::path::Path, ticks: &str) -> (String, String) {
     run_with(dir, &["--ticks", ticks])
 }
 
-/// Runs the program in `dir` with these options of `affect run`.
+/// Runs the program in `dir` with these options of `affect run`: its stderr and its trace.
 fn run_with(dir: &std::path::Path, options: &[&str]) -> (String, String) {
-    let program = dir.join("recruitment.affect");
-    let trace = dir.join("trace.jsonl");
-    let mut args = vec!["run", program.to_str().unwrap()];
-    args.extend_from_slice(options);
-    args.extend_from_slice(&["--trace", trace.to_str().unwrap()]);
-    let out = affect(&args);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "affect run failed:\n{stderr}");
-    (stderr, std::fs::read_to_string(trace).unwrap())
+    support::run_traced(
+        &dir.join("recruitment.affect"),
+        options,
+        &dir.join("trace.jsonl"),
+    )
 }
 
 fn lines(text: &str) -> Vec<Value> {

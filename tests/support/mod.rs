@@ -41,6 +41,16 @@ pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Runs `affect run PROGRAM OPTIONS --trace TRACE` and insists that it succeeded: its standard
+/// error and the trace's text.
+pub fn run_traced(program: &Path, options: &[&str], trace: &Path) -> (String, String) {
+    let mut args = vec!["run", program.to_str().unwrap()];
+    args.extend_from_slice(options);
+    args.extend_from_slice(&["--trace", trace.to_str().unwrap()]);
+    let out = affect_ok(&args);
+    (stderr(&out), std::fs::read_to_string(trace).unwrap())
+}
+
 pub fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
