@@ -12,12 +12,16 @@ pub mod html_report;
 pub mod import;
 pub mod lsp;
 pub mod memory;
+mod memory_files;
 #[cfg(feature = "net")]
 pub mod net;
+pub mod record;
 mod report;
 mod robot;
 pub mod run;
+pub mod service;
 mod source;
+mod summary;
 mod watch;
 
 /// Exit statuses shared by every command.

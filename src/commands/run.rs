@@ -16,7 +16,6 @@ use crate::observers::Fanout;
 use affect_compiler::groot::Dialect;
 use affect_compiler::ir::program::Program;
 use affect_runtime::run::{self, AgentSummary, Pacing, Run, RunConfig, SimClock};
-use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -114,6 +113,12 @@ pub struct RunArgs {
     /// one `--agent` names, else the first.
     #[arg(long, value_name = "FILE.btlog")]
     pub btlog: Option<PathBuf>,
+    /// Record every device read and event, with its time, to FILE (appended: a file may hold
+    /// several runs), for `affect replay FILE` to play back in the simulator with the same
+    /// trace. Written and flushed tick by tick; a run in the simulator is recorded too. See
+    /// docs/raspberry-pi.md.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["watch", "groot2_hooks"])]
+    pub record: Option<PathBuf>,
     /// Run at wall-clock speed (as --realtime does) and, when the file (or a file it `use`s)
     /// is saved, check it
     /// again and go on with the new program from the next tick: variables, hormones,
@@ -158,6 +163,11 @@ pub fn run(args: &RunArgs) -> u8 {
             return USAGE;
         }
     };
+    #[cfg(feature = "net")]
+    if args.net && args.record.is_some() {
+        eprintln!("error: --record records a run on its own, not a robot of a team (--net)");
+        return USAGE;
+    }
     #[cfg(feature = "net")]
     if args.net {
         return match super::net::run_robot(
@@ -329,6 +339,11 @@ fn observers<'v>(
     if let Some(path) = &args.trace {
         fanout.add(TraceFile::create(path)?);
     }
+    if let Some(path) = &args.record {
+        fanout.add(super::record::recorder(
+            path, &args.file, loaded, program, config,
+        )?);
+    }
     if args.groot2.is_none() && args.btlog.is_none() {
         return Ok(fanout);
     }
@@ -381,27 +396,7 @@ fn tell(args: &RunArgs, program: &Program, summaries: &[AgentSummary]) {
         );
     }
     if !args.quiet {
-        print_summaries(summaries);
-    }
-}
-
-fn print_summaries(summaries: &[AgentSummary]) {
-    let mut err = std::io::stderr().lock();
-    for s in summaries {
-        let _ = writeln!(
-            err,
-            "{}: {} ticks, root {}; transitions: {} RUNNING, {} SUCCESS, {} FAILURE, {} IDLE",
-            s.agent,
-            s.ticks,
-            s.root.name(),
-            s.statuses[1],
-            s.statuses[2],
-            s.statuses[3],
-            s.statuses[0]
-        );
-        for (k, v) in &s.variables {
-            let _ = writeln!(err, "  {k} = {v}");
-        }
+        super::summary::print(summaries);
     }
 }
 

@@ -250,6 +250,7 @@ impl<'p> Run<'p> {
                 h,
                 world.is_some(),
                 instances.iter().map(|i| i.program),
+                config.recording.as_ref(),
             )?),
             None => None,
         };
