@@ -1,5 +1,6 @@
-//! The long-term memory files (`persist "feelings.eltm";`) a run reads and writes, told in one
-//! line each: a second run that starts "choose: from_memory" then says why.
+//! The long-term memory files (`persist "feelings.eltm";`) a run reads and writes, as a
+//! record (`--record`) keeps them: their bytes before the run. (The run itself tells what it
+//! read and wrote through its observers.)
 
 use affect_compiler::ir::program::Program;
 use affect_runtime::affect::persist;
@@ -48,33 +49,4 @@ pub fn snapshot(program: &Program, config: &RunConfig) -> Option<Vec<(String, Op
         Some((name, bytes))
     });
     Some(files.collect())
-}
-
-/// The places (traces) a memory file holds, if it exists and is a memory file.
-fn places(path: &std::path::Path) -> Option<usize> {
-    // Read as the run reads it: only a regular file, checked for damage.
-    let stored = persist::load(path).ok()??;
-    Some(stored.iter().map(|m| m.traces.len()).sum())
-}
-
-/// One line per file the run reads (files that do not exist yet are not read).
-pub fn tell_read(files: &[PathBuf]) {
-    for f in files {
-        if let Some(n) = places(f) {
-            eprintln!("read {} ({})", f.display(), plural(n));
-        }
-    }
-}
-
-/// One line per file the run wrote.
-pub fn tell_wrote(files: &[PathBuf]) {
-    for f in files {
-        if let Some(n) = places(f) {
-            eprintln!("wrote {} ({})", f.display(), plural(n));
-        }
-    }
-}
-
-fn plural(n: usize) -> String {
-    format!("{n} place{}", if n == 1 { "" } else { "s" })
 }

@@ -3,7 +3,6 @@
 //! configuration, set up the observers the options ask for (`observers/`), run, and tell
 //! the user how it went.
 
-use super::report::Reporter;
 use super::source::{self, Loaded};
 use super::{FAILED, OK, USAGE};
 use crate::observers::btlog::BtLog;
@@ -14,7 +13,6 @@ use crate::observers::story::Narrator;
 use crate::observers::trace_file::TraceFile;
 use crate::observers::views::{self, AgentView};
 use crate::observers::Fanout;
-use crate::Format;
 use affect_compiler::groot::Dialect;
 use affect_compiler::ir::program::Program;
 use affect_runtime::run::{self, AgentSummary, Pacing, Run, RunConfig, SimClock};
@@ -166,11 +164,7 @@ pub fn run(args: &RunArgs) -> u8 {
     loaded.intern(
         (args.bb.iter().chain(&args.leaf_outs)).filter_map(|kv| kv.split_once('=').map(|(_, v)| v)),
     );
-    let mut reporter = Reporter::new(Format::Human);
-    reporter.add(&loaded.name, &loaded.src, &loaded.analysis.diagnostics);
-    for (file, text, d) in &loaded.analysis.imported_diagnostics {
-        reporter.add(file, text, std::slice::from_ref(d));
-    }
+    let mut reporter = loaded.reporter();
     let Some(program) = &loaded.analysis.program else {
         reporter.finish(1);
         return FAILED;
@@ -220,10 +214,6 @@ pub fn run(args: &RunArgs) -> u8 {
             return USAGE;
         }
     };
-    let memory_files = super::memory_files::of_run(program, &config);
-    if !args.quiet {
-        super::memory_files::tell_read(&memory_files);
-    }
     let prepare_wall_clock = |observers: &mut Fanout| {
         super::robot::prepare(program, &config, args.quiet, args.watchdog_ms, observers)
     };
@@ -267,9 +257,6 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     };
     reporter.finish(1);
-    if !args.quiet {
-        super::memory_files::tell_wrote(&memory_files);
-    }
     tell(args, program, &summaries);
     OK
 }

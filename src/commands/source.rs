@@ -35,6 +35,17 @@ impl Loaded {
             }
         }
     }
+
+    /// A reporter holding the program's diagnostics and those of the files it `use`s; the
+    /// command adds what its run finds, then finishes it.
+    pub fn reporter(&self) -> Reporter {
+        let mut reporter = Reporter::new(Format::Human);
+        reporter.add(&self.name, &self.src, &self.analysis.diagnostics);
+        for (file, text, d) in &self.analysis.imported_diagnostics {
+            reporter.add(file, text, std::slice::from_ref(d));
+        }
+        reporter
+    }
 }
 
 /// A loader that notes the files it reads (what `--watch` watches).

@@ -93,4 +93,16 @@ impl Observer for Fanout<'_> {
         }
         flow
     }
+
+    fn memory_read(&mut self, path: &std::path::Path, places: usize) {
+        for o in &mut self.observers {
+            o.memory_read(path, places);
+        }
+    }
+
+    fn memory_written(&mut self, path: &std::path::Path, places: usize) {
+        for o in &mut self.observers {
+            o.memory_written(path, places);
+        }
+    }
 }

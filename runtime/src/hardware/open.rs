@@ -411,7 +411,7 @@ impl Opened {
         for o in &mut self.outputs {
             let Some(slot) = o.slot else { continue };
             let level = slots[slot as usize];
-            if o.last.is_some_and(|l| l.to_bits() == level.to_bits()) {
+            if o.last.is_some_and(|l| crate::trace::same_value(l, level)) {
                 continue;
             }
             o.last = Some(level);

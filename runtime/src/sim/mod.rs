@@ -75,8 +75,8 @@ pub struct Setup<'a> {
     /// `--leaf-out`, checked and read (`run::stand_ins`).
     pub writes: Vec<crate::leaf::StandInWrite>,
     pub seed: u64,
-    /// Where `persist` files live (the program's directory); `None` keeps memories in memory.
-    pub persist_dir: Option<std::path::PathBuf>,
+    /// The memory files the run read (`persist`); `None` keeps memories in memory.
+    pub memory_files: Option<&'a crate::affect::persist::Files>,
     /// The run's commands between robots (`SendCommand`); every instance built registers.
     pub mail: mail::SharedMail,
     /// What the run's instances share for recruitment and components (`team`).
@@ -166,7 +166,7 @@ pub fn build_agent<'p>(
     });
     let enums = Rc::new(program.enums.clone());
     let affect = Rc::new(RefCell::new(AgentAffect {
-        memories: memories::load(program, agent, setup.persist_dir.as_deref())?,
+        memories: memories::load(program, agent, setup.memory_files),
         visited: Vec::new(),
         logs: Vec::new(),
     }));

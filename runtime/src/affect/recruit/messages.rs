@@ -43,16 +43,27 @@ pub enum Body {
     AckAck,
 }
 
+/// The seed's names of the message types, as traces show them (and the network's wire, which
+/// takes them from here).
+pub mod kind {
+    pub const HELP: &str = "HELP";
+    pub const ACCEPT: &str = "ACCEPT";
+    pub const RESPONDER: &str = "RESPONDER";
+    pub const ARRIVAL: &str = "ARRIVAL";
+    pub const AGREE: &str = "AGREE";
+    pub const ACKACK: &str = "ACKACK";
+}
+
 impl Body {
     /// The seed's name of the message type, as traces show it.
     pub fn kind(&self) -> &'static str {
         match self {
-            Body::Help { .. } => "HELP",
-            Body::Accept { .. } => "ACCEPT",
-            Body::Responder { .. } => "RESPONDER",
-            Body::Arrival { .. } => "ARRIVAL",
-            Body::Agree => "AGREE",
-            Body::AckAck => "ACKACK",
+            Body::Help { .. } => kind::HELP,
+            Body::Accept { .. } => kind::ACCEPT,
+            Body::Responder { .. } => kind::RESPONDER,
+            Body::Arrival { .. } => kind::ARRIVAL,
+            Body::Agree => kind::AGREE,
+            Body::AckAck => kind::ACKACK,
         }
     }
 }
