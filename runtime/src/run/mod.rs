@@ -595,7 +595,17 @@ impl<'p> Run<'p> {
             // Keeps what other memories in the same file hold.
             match persist::save(&path, stored) {
                 Ok(places) => obs.memory_written(&path, places),
-                Err(e) => return Err(vec![Diagnostic::error("E0603", e, Span::DUMMY)]),
+                Err(e) => {
+                    // At the `persist` that names the file, as before the run.
+                    let spec = (self.program.agents.iter().flat_map(|a| &a.memories))
+                        .find(|m| m.persist.as_deref() == Some(file.as_str()));
+                    let at = spec.map_or(Span::DUMMY, |m| m.persist_span);
+                    let mut d = Diagnostic::error("E0603", e, at);
+                    if let Some(m) = spec {
+                        d = d.with_label(format!("memory `{}` is kept here", m.name));
+                    }
+                    return Err(vec![d]);
+                }
             }
         }
         Ok(())
