@@ -222,11 +222,7 @@ def cases():
     yield ("wide node/xml", "10,000 children", "wide.xml", xml_wide(10_000), XML_COMMANDS)
     yield ("long program", "20,000 lines", "long.affect",
            long_program(lines_to_units(20_000)), AFFECT_COMMANDS)
-    doc = long_program(1)
-    units = 1
-    while len(doc) < 5 * MB:
-        units *= 2
-        doc = long_program(units)
+    doc = long_program(5 * MB // len(long_program(1)))
     yield ("long program", f"{len(doc) / MB:.0f} MB ({doc.count(chr(10)):,} lines)",
            "long5mb.affect", doc, ["check", "lsp"])
     yield ("chain/constants", "30,000", "consts.affect", const_chain(30_000),

@@ -5,6 +5,7 @@
 use crate::documents::{path_to_uri, Document, Lines};
 use crate::message::{self, Json};
 use affect_compiler::diagnostic::{self, MAX_PER_FILE};
+use affect_compiler::render::elide_long_words;
 use affect_compiler::sema::index::{Target, MAIN_FILE};
 use affect_compiler::{Diagnostic, Severity, Span};
 use lsp_types::{
@@ -86,7 +87,10 @@ pub fn for_document(doc: &Document) -> Vec<lsp_types::Diagnostic> {
         out.push(diag);
     }
     if hidden > 0 {
-        out.push(more(hidden, out.last().map(|d| d.range).unwrap_or_default()));
+        out.push(more(
+            hidden,
+            out.last().map(|d| d.range).unwrap_or_default(),
+        ));
     }
     out
 }
@@ -136,18 +140,19 @@ fn convert(
     lines: &Lines,
     range: Range,
 ) -> lsp_types::Diagnostic {
-    let mut message = d.message.clone();
+    // Long names and literals are cut in the middle, as `affect check` prints them.
+    let mut message = elide_long_words(&d.message).into_owned();
     if !d.primary.message.is_empty() && d.primary.message != d.message {
         message.push('\n');
-        message.push_str(&d.primary.message);
+        message.push_str(&elide_long_words(&d.primary.message));
     }
     for n in &d.notes {
         message.push_str("\nnote: ");
-        message.push_str(n);
+        message.push_str(&elide_long_words(n));
     }
     if let Some(h) = &d.help {
         message.push_str("\nhelp: ");
-        message.push_str(h);
+        message.push_str(&elide_long_words(h));
     }
     let related: Vec<DiagnosticRelatedInformation> = d
         .secondary
@@ -157,7 +162,7 @@ fn convert(
             message: if l.message.is_empty() {
                 "related".to_string()
             } else {
-                l.message.clone()
+                elide_long_words(&l.message).into_owned()
             },
         })
         .collect();
