@@ -446,12 +446,42 @@ def verdict(seconds, mb, status, timed_out):
     return "+".join(bad) or "ok"
 
 
+def print_matrix(rows, load, end_load):
+    commands = []
+    for r in rows:
+        if r[2] not in commands:
+            commands.append(r[2])
+    print(f"Load average {load:.1f} at the start, {end_load:.1f} at the end. Each cell: CPU "
+          "seconds / peak MB; **bold** is over 2 s or 200 MB; - is not applicable.\n")
+    print("| class | size | " + " | ".join(commands) + " |")
+    print("|---|---|" + "---:|" * len(commands))
+    classes = []
+    for r in rows:
+        if (r[0], r[1]) not in classes:
+            classes.append((r[0], r[1]))
+    for cls, size in classes:
+        cells = []
+        for c in commands:
+            hit = [r for r in rows if (r[0], r[1], r[2]) == (cls, size, c)]
+            if not hit:
+                cells.append("-")
+                continue
+            _, _, _, wall, cpu, mb, v, _ = hit[0]
+            text = "timeout" if v == "TIMEOUT" else f"{cpu:.2f} / {mb:.0f}"
+            cells.append(text if v == "ok" else f"**{text}**")
+        print(f"| {cls} | {size} | " + " | ".join(cells) + " |")
+
+
 def main():
     global AFFECT
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--affect", default=AFFECT, help="the affect binary (release)")
     ap.add_argument("--only", default="", help="only classes containing this text")
-    ap.add_argument("--markdown", action="store_true", help="print a markdown table")
+    ap.add_argument("--markdown", action="store_true",
+                    help="print a markdown table: one row per run")
+    ap.add_argument("--matrix", action="store_true",
+                    help="print a markdown table: one row per class, one column per command, "
+                         "each cell CPU seconds / peak MB (docs/reliability.md)")
     args = ap.parse_args()
     AFFECT = os.path.abspath(args.affect)
     if not os.path.exists(GNU_TIME):
@@ -487,6 +517,8 @@ def main():
         for cls, size, command, wall, cpu, mb, v, note in rows:
             print(f"| {cls} | {size} | {command} | {wall:.2f} | {cpu:.2f} | {mb:.0f} | {v} "
                   f"| {note} |")
+    if args.matrix:
+        print_matrix(rows, load, os.getloadavg()[0])
     bad = [r for r in rows if r[6] != "ok"]
     print(f"{len(rows)} runs, {len(bad)} over {MAX_SECONDS:g} s / {MAX_MB:g} MB or not ended "
           "by themselves", file=sys.stderr)
