@@ -270,7 +270,7 @@ def spawn(args, cwd, stdin, stdout, stderr):
         os.remove(account)
     return subprocess.Popen([GNU_TIME, "-o", account, "-f", "%M %U %S", AFFECT] + args,
                             cwd=cwd, stdin=stdin, stdout=stdout, stderr=stderr,
-                            preexec_fn=limit_address_space,
+                            preexec_fn=limit_address_space, start_new_session=True,
                             env=dict(os.environ, NO_COLOR="1"))
 
 
@@ -299,7 +299,8 @@ def reap(proc, deadline, cwd):
         if pid:
             break
         if time.monotonic() > deadline:
-            proc.kill()
+            # The whole group: GNU time and the command under it.
+            os.killpg(proc.pid, 9)
             timed_out = True
             pid, status, usage = os.wait4(proc.pid, 0)
             break
