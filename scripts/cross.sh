@@ -19,6 +19,9 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+# Where cargo puts what it builds (CARGO_TARGET_DIR or a config's build.target-dir count).
+target_dir=$(cargo metadata --format-version 1 --no-deps |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 
 targets=("$@")
 ((${#targets[@]})) || targets=(aarch64-unknown-linux-gnu armv7-unknown-linux-gnueabihf)
@@ -72,13 +75,13 @@ cc_of() {
   esac
 }
 
-work="$root/target/cross-check"
+work="$target_dir/cross-check"
 rm -rf "$work"
 mkdir -p "$work"
 
 # --- the reference: x86_64 (this machine), both engines
 cargo build -q --locked --bin affect
-host="$root/target/debug/affect"
+host="$target_dir/debug/affect"
 run_examples() { # OUTDIR RUNNER... : navigator and waiter traces, both engines
   local out="$1"
   shift
@@ -109,7 +112,7 @@ for t in "${targets[@]}"; do
     failed+=("$t: build")
     continue
   fi
-  bin="$root/target/$t/debug/affect"
+  bin="$target_dir/$t/debug/affect"
 
   # 1. the drivers' unit tests, run through qemu (the target's runner in .cargo/config.toml)
   check "$t: device tests under qemu" \
@@ -160,7 +163,7 @@ for t in "${targets[@]}"; do
 done
 
 if [[ ${CROSS_KEEP:-0} != 1 ]]; then
-  for t in "${targets[@]}"; do rm -rf "$root/target/$t"; done
+  for t in "${targets[@]}"; do rm -rf "${target_dir:?}/$t"; done
 fi
 
 if ((${#failed[@]})); then

@@ -107,7 +107,9 @@ if [[ "${SKIP_NET:-0}" != 1 ]]; then
     python3 -m venv "$netpy"
     "$netpy/bin/pip" install -q eclipse-zenoh==1.10.2 cryptography pytest
   fi
-  run net-python env AFFECT_BIN="$root/target/debug/affect" \
+  target_dir=$(cargo metadata -q --format-version 1 --no-deps |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+  run net-python env AFFECT_BIN="$target_dir/debug/affect" \
     "$netpy/bin/python" -m pytest -q -p no:cacheprovider tests/net
 fi
 

@@ -65,6 +65,14 @@ enum Command {
     /// and seed: same trace, bit for bit. Groot / BehaviorTree.CPP XML runs directly (imported
     /// in memory).
     Run(Box<commands::run::RunArgs>),
+    /// Replay a recorded run (`affect run FILE --record RECORD`) in the simulator on its
+    /// recorded device reads: the same trace, checked tick by tick (timing aside), with the
+    /// interpreter or the JIT. See docs/raspberry-pi.md.
+    Replay(commands::record::ReplayArgs),
+    /// Install a systemd unit that runs a program on the robot (`affect run FILE --hardware`
+    /// and the options after `--`) at boot, and starts it again when it ends. `--dry-run`
+    /// prints it, `-o FILE` writes it elsewhere (no root needed). See docs/raspberry-pi.md.
+    InstallService(commands::service::ServiceArgs),
     /// Run an experiment: a program over a grid of parameters and seeds, in parallel, with
     /// measures taken from each run's events and tables of means with 95 % confidence
     /// intervals (see docs/experiments.md and experiments/).
@@ -167,6 +175,8 @@ fn run(cli: Cli) -> u8 {
             affect_runtime::hardware::watchdog::serve(&args).clamp(0, 255) as u8
         }
         Command::Run(args) => commands::run::run(&args),
+        Command::Replay(args) => commands::record::replay(&args),
+        Command::InstallService(args) => commands::service::install(&args),
         Command::Bench(args) => commands::bench::run(&args),
         Command::Experiment(args) => commands::experiment::run(&args),
         Command::Import(args) => commands::import::run(&args),

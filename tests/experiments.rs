@@ -105,6 +105,29 @@ fn every_experiment_runs_reduced_and_has_the_declared_shape() {
 }
 
 #[test]
+fn seed_001_the_task_completes_with_recovery_and_never_without() {
+    // Table I: every run completes the task but the ones with Laptop-2 failed and no
+    // recovery; the failure is found in every run that has it (both speech servers).
+    let out = support::scratch("experiments", "failover");
+    experiment(
+        &workspace().join("experiments/001-failover.toml"),
+        2,
+        &out,
+        &[],
+    );
+    let (head, rows) = csv(&out);
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    let (f, r, done, found) = (col("failures"), col("recovery"), col("done"), col("found"));
+    assert_eq!(rows.len(), 12);
+    for row in &rows {
+        let fails = row[f] == "scripted";
+        let never = fails && row[r] == "none";
+        assert_eq!(row[done].is_empty(), never, "{row:?}");
+        assert_eq!(row[found], if fails { "2" } else { "0" }, "{row:?}");
+    }
+}
+
+#[test]
 fn messages_grow_with_loss_for_every_strategy() {
     let out = support::scratch("experiments", "loss_trend");
     experiment(&workspace().join("experiments/002-loss.toml"), 3, &out, &[]);

@@ -9,7 +9,6 @@ mod support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use support::affect;
 
 /// When the script stops the speech servers, and their heartbeat and timeout.
 const FAIL_MS: f64 = 40_000.0;
@@ -27,24 +26,25 @@ fn scratch(name: &str, edit: impl Fn(String) -> String) -> PathBuf {
 }
 
 fn run(dir: &Path) -> (String, Vec<Value>) {
-    let program = dir.join("failover.affect");
-    let trace = dir.join("trace.jsonl");
-    let out = affect(&[
-        "run",
-        program.to_str().unwrap(),
-        "--ticks",
-        "500",
-        "--trace",
-        trace.to_str().unwrap(),
-    ]);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "affect run failed:\n{stderr}");
-    let lines = std::fs::read_to_string(trace)
-        .unwrap()
+    run_for(dir, "500")
+}
+
+fn run_for(dir: &Path, ticks: &str) -> (String, Vec<Value>) {
+    let (stderr, text) = run_with(dir, &["--ticks", ticks]);
+    let lines = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect();
     (stderr, lines)
+}
+
+/// Runs the program in `dir` with these options of `affect run`: its stderr and its trace.
+fn run_with(dir: &Path, options: &[&str]) -> (String, String) {
+    support::run_traced(
+        &dir.join("failover.affect"),
+        options,
+        &dir.join("trace.jsonl"),
+    )
 }
 
 fn t(l: &Value) -> f64 {
@@ -134,20 +134,18 @@ fn failed_speech_is_detected_announced_and_recovered() {
         "`on failed(speech_recognition)` queued its sentence in the tick of the failure"
     );
 
-    // Listening fails only while recognition is failed (`failure_if`), and goes on after.
+    // Listening fails every tick while recognition is failed (`failure_if`), and hears the
+    // astronaut again after; before, it heard the astronaut's first directions.
     let heard = listens(&trace);
     assert!(heard
         .iter()
-        .filter(|(at, _)| *at < failed_at)
-        .all(|(_, s)| *s == "SUCCESS"));
+        .any(|(at, s)| *at < failed_at && *s == "SUCCESS"));
     let during: Vec<&(f64, &str)> = heard
         .iter()
         .filter(|(at, _)| *at >= failed_at && *at < rebound_at)
         .collect();
     assert!(!during.is_empty() && during.iter().all(|(_, s)| *s == "FAILURE"));
-    assert!(heard
-        .iter()
-        .any(|(at, s)| *at >= rebound_at && *s == "SUCCESS"));
+    // (What it hears after the recovery: the_task_completes_through_the_failure_and_its_recovery.)
     // The run goes on to the end.
     assert!(trace.iter().any(|l| l["ev"] == "node" && t(l) >= 49_900.0));
 }
@@ -182,4 +180,103 @@ fn without_recovery_the_robot_stays_deaf() {
         .iter()
         .filter(|(at, _)| *at >= failed_at)
         .all(|(_, s)| *s == "FAILURE"));
+}
+
+/// When the robot's `transmitted` became true: the task's end.
+fn done_at(trace: &[Value]) -> Option<f64> {
+    trace
+        .iter()
+        .find(|l| l["ev"] == "var" && l["name"] == "transmitted" && l["value"] == true)
+        .map(t)
+}
+
+/// The words the robot understood, in order (a word repeated while it is obeyed counts once).
+fn commands(trace: &[Value]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for l in trace
+        .iter()
+        .filter(|l| l["ev"] == "var" && l["name"] == "command")
+    {
+        let c = l["value"].as_str().unwrap().to_string();
+        if out.last() != Some(&c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_astronaut_directs_the_robot_to_a_strong_field_and_the_data_is_sent() {
+    // Without a failure: right along x, forward along y, stop, a report, the transmission.
+    let dir = scratch("task", |s| {
+        s.replace("    at 40s fail speech_recognition on Peoplebot;\n", "")
+            .replace("    at 40s fail speech_production on Peoplebot;\n", "")
+    });
+    let (_, trace) = run_for(&dir, "1500");
+    let done = done_at(&trace).expect("the task completes");
+    // "stop" and "report" are done within the tick they are heard in (`command` goes back
+    // to `None` before the tick ends), so the trace shows the moves and the transmission.
+    assert_eq!(
+        commands(&trace),
+        ["None", "Right", "Forward", "None", "Transmit", "None"]
+    );
+    let words: Vec<&str> = trace
+        .iter()
+        .filter(|l| l["ev"] == "var" && l["name"] == "utterance")
+        .map(|l| l["value"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        words,
+        ["", "right", "forward", "stop", "report", "transmit"]
+    );
+    // 19 m and 22 m at 0.5 m/s, then the report and a 5 s uplink.
+    assert!((85_000.0..100_000.0).contains(&done), "done at {done} ms");
+    assert!(trace.iter().all(|l| l["ev"] != "component"));
+}
+
+#[test]
+fn the_task_completes_through_the_failure_and_its_recovery() {
+    let (_, with_failure) = run_for(&scratch("task_failover", |s| s), "1500");
+    let done = done_at(&with_failure).expect("the task completes after Laptop-2 fails");
+    let rebound_at = changes(&with_failure, "speech_recognition")
+        .into_iter()
+        .find(|c| c.1 == "rebound")
+        .expect("re-bound to the backup")
+        .0;
+    assert!(rebound_at < done);
+    // The backup hears the astronaut's later words.
+    assert!(listens(&with_failure)
+        .iter()
+        .any(|(at, s)| *at > rebound_at && *s == "SUCCESS"));
+    // Recovery by restart alone (no redundant recognizer) completes it too.
+    let (_, restarted) = run_for(
+        &scratch("task_restart", |s| {
+            s.replace("        redundant speech_recognition_backup;\n", "")
+        }),
+        "1500",
+    );
+    assert!(done_at(&restarted).is_some(), "completes after a restart");
+}
+
+#[test]
+fn without_recovery_the_task_never_completes() {
+    // Seed 001 Table I: no recovery, no completion. Deaf from 40 s, the robot never hears
+    // "forward", "stop", "report" or "transmit".
+    let dir = scratch("task_no_recovery", |s| {
+        s.replace("        redundant speech_recognition_backup;\n", "")
+            .replace("        restart 3 within 30s;\n", "")
+    });
+    let (_, trace) = run_for(&dir, "1500");
+    assert_eq!(done_at(&trace), None);
+}
+
+#[test]
+fn the_task_gives_the_same_trace_in_both_engines() {
+    // The astronaut's words and the robot's steps are decided by the simulation alone: the
+    // interpreter and the JIT write the same trace, bit for bit.
+    let dir = scratch("engines", |s| s);
+    let trace = |engine: &str| run_with(&dir, &["--ticks", "1000", "--engine", engine]).1;
+    let interp = trace("interp");
+    assert!(interp.contains(r#""name":"transmitted","value":true"#));
+    assert!(interp == trace("jit"), "the engines' traces differ");
 }

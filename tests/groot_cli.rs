@@ -119,10 +119,8 @@ fn build_writes_both_dialects() {
         x.contains("<Action ID=\"Dock\" goal=\"{target}\" docked=\"{done}\"/>"),
         "{x}"
     );
-    assert!(
-        x.contains("<SubTreePlus ID=\"Sub\" port=\"{target}\"/>"),
-        "{x}"
-    );
+    // v3 calls a tree with Groot 1's plain SubTree and bare keys where that can say it.
+    assert!(x.contains("<SubTree ID=\"Sub\" port=\"target\"/>"), "{x}");
 
     // Deterministic.
     let again = affect(&[
@@ -317,4 +315,56 @@ fn exporting_tendencies_does_not_suggest_declaring_a_builtin() {
         .take_while(|l| !l.starts_with("---"))
         .collect();
     insta::assert_snapshot!(block);
+}
+
+/// A program that `use`s files (an import of a file with `<include>`s) builds into a directory
+/// with every used file's XML beside it; trees of used files are called as SubTrees.
+#[test]
+fn build_into_a_directory_writes_the_used_files() {
+    let dir = scratch("with_includes");
+    let _ = std::fs::remove_dir_all(&dir);
+    let program = dir.join("src/mission.affect");
+    std::fs::create_dir_all(program.parent().unwrap()).unwrap();
+    let fixture = "tests/fixtures/xml/lossless/v4_tree_from_included_file.xml";
+    let out = affect(&["import", fixture, "-o", program.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(dir.join("src/include/report.affect").is_file());
+
+    // Without -o: the main file on stdout and a note naming the used files.
+    let out = affect(&["build", program.to_str().unwrap(), "--emit", "groot"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("`include/approach.affect`"));
+
+    // `affect build PROGRAM --emit groot -o DIR/`.
+    let build_into = |out_dir: &std::path::Path| {
+        let target = format!("{}/", out_dir.display());
+        let program = program.to_str().unwrap();
+        affect(&["build", program, "--emit", "groot", "-o", &target])
+    };
+    let out_dir = dir.join("xml");
+    let out = build_into(&out_dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let main = std::fs::read_to_string(out_dir.join("mission.xml")).unwrap();
+    assert!(
+        main.contains("<include path=\"include/approach.xml\"/>")
+            && main.contains("<SubTree ID=\"Approach\" target=\"{dock}\"/>")
+            && main.contains("<SubTree ID=\"Report\"/>")
+            && !main.contains("_inferred"),
+        "{main}"
+    );
+    let approach = std::fs::read_to_string(out_dir.join("include/approach.xml")).unwrap();
+    assert!(
+        approach.contains("<include path=\"report.xml\"/>")
+            && approach.contains("<SubTree ID=\"Report\"/>"),
+        "{approach}"
+    );
+    assert!(out_dir.join("include/report.xml").is_file());
+
+    // A used file that is gone is an error, and nothing is written.
+    std::fs::remove_file(dir.join("src/include/report.affect")).unwrap();
+    let again = dir.join("again");
+    let out = build_into(&again);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("E0206"), "{}", text(&out.stderr));
+    assert!(!again.exists());
 }

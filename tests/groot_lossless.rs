@@ -189,13 +189,9 @@ fn round_trip(text: &str, name: &str) -> Result<String, String> {
     if has_errors(&parsed.diagnostics) {
         return Err("the imported text does not parse".into());
     }
-    let used: Vec<_> = imported
-        .included
-        .iter()
-        .map(|f| syntax::parse(&f.text).file)
-        .collect();
-    let used_refs: Vec<_> = used.iter().collect();
-    let exported = groot::export_with(&parsed.file, imported.dialect, &used_refs);
+    // The `use`d files are the included XML files, imported: their trees are SubTrees.
+    let loader = support::ImportedXml::beside(std::path::Path::new(name));
+    let exported = groot::export_program(&parsed.file, imported.dialect, &loader).main;
     if has_errors(&exported.diagnostics) {
         return Err("export failed".into());
     }

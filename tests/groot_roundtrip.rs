@@ -69,48 +69,6 @@ fn affect_files() -> Vec<PathBuf> {
     files
 }
 
-/// The `.affect` files a file imported from `xml_path` uses: its `<include>`d XML files,
-/// imported as well (recursively), as a user importing each file would have them.
-fn used_files(
-    xml_path: &Path,
-    file: &affect_compiler::syntax::ast::File,
-) -> Vec<affect_compiler::syntax::ast::File> {
-    use affect_compiler::syntax::ast::{ItemKind, UseDecl, UseTarget};
-    let mut out = Vec::new();
-    let mut todo: Vec<(PathBuf, affect_compiler::syntax::ast::File)> =
-        vec![(xml_path.to_path_buf(), file.clone())];
-    let mut seen = std::collections::HashSet::new();
-    while let Some((from, f)) = todo.pop() {
-        for item in &f.items {
-            let ItemKind::Use(UseDecl {
-                target: UseTarget::File(p, _),
-            }) = &item.kind
-            else {
-                continue;
-            };
-            let xml = from
-                .parent()
-                .unwrap_or(Path::new(""))
-                .join(p.replace(".affect", ".xml"));
-            if !seen.insert(xml.clone()) {
-                continue;
-            }
-            let Ok(text) = std::fs::read_to_string(&xml) else {
-                continue;
-            };
-            let imported = groot::import(
-                &text,
-                &xml.display().to_string(),
-                &mut support::IncludeFiles,
-            );
-            let parsed = syntax::parse(&imported.text());
-            todo.push((xml, parsed.file.clone()));
-            out.push(parsed.file);
-        }
-    }
-    out
-}
-
 fn render_all(name: &str, text: &str, diags: &[affect_compiler::Diagnostic]) -> String {
     diags
         .iter()
@@ -163,9 +121,8 @@ fn corpus_files_survive_import_and_export() {
             continue;
         }
         // The files it `use`s are the included XML files, imported too.
-        let used = used_files(path, &parsed.file);
-        let used_refs: Vec<&affect_compiler::syntax::ast::File> = used.iter().collect();
-        let exported = groot::export_with(&parsed.file, imported.dialect, &used_refs);
+        let loader = support::ImportedXml::beside(path);
+        let exported = groot::export_program(&parsed.file, imported.dialect, &loader).main;
         if has_errors(&exported.diagnostics) {
             failures.push(format!(
                 "{name}: export failed\n{}",

@@ -466,3 +466,70 @@ fn an_absent_adc_is_e0610_naming_the_declaration_bus_and_address() {
         "no tick ran"
     );
 }
+
+/// The trace without its wall-clock lines (`timing`, `timing_summary`), which no two runs
+/// share.
+fn without_timing(trace: &Path) -> Vec<String> {
+    std::fs::read_to_string(trace)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains("\"ev\":\"timing"))
+        .map(String::from)
+        .collect()
+}
+
+/// `affect replay RECORD --quiet --engine ENGINE EXTRA..`, without the shim: a replay reads
+/// no hardware.
+fn replay(record: &Path, engine: &str, extra: &[&str]) -> std::process::Output {
+    affect_command()
+        .args([
+            "replay",
+            record.to_str().unwrap(),
+            "--quiet",
+            "--engine",
+            engine,
+        ])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// `--record` on the emulated robot, then `affect replay` in the simulator (no shim: no
+/// hardware is read): the recorded trace, line for line but for the timing lines, with the
+/// interpreter and with the JIT.
+#[test]
+fn a_recorded_run_replays_to_its_trace_in_both_engines() {
+    let bus = Bus::new("record");
+    let record = bus.dir.join("run.rec");
+    let out = bus
+        .navigator(&["--ticks", "40", "--record", record.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let recorded = without_timing(&bus.trace());
+    assert!(places(&bus.trace()).len() >= 2, "the robot moved");
+    for engine in ["interp", "jit"] {
+        let replayed = bus.dir.join(format!("replay-{engine}.jsonl"));
+        let out = replay(&record, engine, &["--trace", replayed.to_str().unwrap()]);
+        let err = stderr(&out);
+        assert!(out.status.success(), "{engine}: {err}");
+        assert!(err.contains("40 ticks"), "{err}");
+        assert_eq!(without_timing(&replayed), recorded, "{engine}");
+    }
+}
+
+/// A run killed while recording (no end record) replays up to its last recorded tick.
+#[test]
+fn a_killed_recording_replays_to_where_it_stopped() {
+    let bus = Bus::new("record-killed");
+    let record = bus.dir.join("run.rec");
+    let mut run = bus.spawn(&["--record", record.to_str().unwrap(), "--watchdog-ms", "0"]);
+    bus.wait_until_moving(&mut run);
+    std::thread::sleep(Duration::from_millis(300));
+    run.signal("KILL");
+    drop(run);
+    let out = replay(&record, "interp", &[]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("did not end"), "{err}");
+}

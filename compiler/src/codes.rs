@@ -119,6 +119,10 @@ codes! {
     "E0604" => "world message no robot can receive",
     "E0610" => "hardware device cannot be used",
     "E0611" => "device has no hardware driver",
+    // Record and replay (runtime/src/record).
+    "E0612" => "record cannot be read",
+    "E0613" => "record of another program",
+    "E0614" => "replay differs from the recorded run",
     // Your own nodes (runtime/src/nodes.rs).
     "E0701" => "node implementation does not fit its declaration",
     // Files (compiler/src/source.rs; read by the affect-files crate).

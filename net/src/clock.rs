@@ -37,11 +37,11 @@ pub fn team_clock(epoch_ms: f64, speed: f64, stop: Arc<AtomicBool>) -> WallClock
 /// standard input closes: the launcher holds the other end, so if the launcher dies, so does
 /// the process. No process is left behind.
 pub fn stop_flag(watch_stdin: bool) -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let on_signal = stop.clone();
-    // A second handler cannot be installed; the first one's flag is then the only one, so a
-    // process installs one (tests may call this more than once: they share nothing).
-    let _ = ctrlc::set_handler(move || on_signal.store(true, Ordering::Relaxed));
+    // The runtime's signal flags compose: every call gets its own, and each is set.
+    let stop = affect_runtime::realtime::stop_on_signals().unwrap_or_else(|e| {
+        eprintln!("warning: {e}; stop the process with SIGKILL");
+        Arc::new(AtomicBool::new(false))
+    });
     if watch_stdin {
         let on_eof = stop.clone();
         std::thread::spawn(move || {

@@ -464,15 +464,7 @@ fn from_wire(world: &World, body: &Body) -> Option<Msg> {
 impl Radio for NetRadio {
     fn send(&mut self, world: &World, from: AgentId, to: Recipient, msg: Msg) -> Copies {
         let mut s = self.shared.borrow_mut();
-        let recipients: Vec<AgentId> = match to {
-            Recipient::Agent(id) => world.agent(id).map(|a| a.id).into_iter().collect(),
-            Recipient::Broadcast => world
-                .agents()
-                .iter()
-                .map(|a| a.id)
-                .filter(|id| *id != from)
-                .collect(),
-        };
+        let recipients = to.agents(world, from);
         // One draw per copy, in recipient order, as the in-process bus draws.
         let mut lost_for = Vec::new();
         if s.loss > 0.0 {

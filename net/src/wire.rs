@@ -10,6 +10,7 @@
 //! Payloads are UTF-8 JSON objects, one per sample ([`Message`]); the sample's attachment is
 //! the sender's 64-byte Ed25519 signature of `key expression ++ "\n" ++ payload`.
 
+use affect_runtime::affect::recruit::kind;
 use serde::{Deserialize, Serialize};
 
 /// The wire format's version: the second chunk of every key expression and `v` in every
@@ -218,15 +219,16 @@ pub enum Body {
 }
 
 impl Body {
-    /// The message type, as traces show it.
+    /// The message type, as traces show it: the recruitment protocol's names are the
+    /// runtime's (the `rename`s above must spell them alike; a test checks).
     pub fn kind(&self) -> &'static str {
         match self {
-            Body::Help { .. } => "HELP",
-            Body::Accept { .. } => "ACCEPT",
-            Body::Responder { .. } => "RESPONDER",
-            Body::Arrival { .. } => "ARRIVAL",
-            Body::Agree { .. } => "AGREE",
-            Body::AckAck { .. } => "ACKACK",
+            Body::Help { .. } => kind::HELP,
+            Body::Accept { .. } => kind::ACCEPT,
+            Body::Responder { .. } => kind::RESPONDER,
+            Body::Arrival { .. } => kind::ARRIVAL,
+            Body::Agree { .. } => kind::AGREE,
+            Body::AckAck { .. } => kind::ACKACK,
             Body::Pose { .. } => "pose",
             Body::Command { .. } => "command",
             Body::Heartbeat { .. } => "heartbeat",
@@ -342,5 +344,75 @@ mod tests {
         let m: Message = serde_json::from_str(foreign).unwrap();
         assert_eq!(m.body.kind(), "AGREE");
         assert_eq!(m.to, None);
+    }
+
+    /// The names on the wire (serde's `rename`s) are the names traces show (`kind`), which
+    /// for the recruitment protocol are the runtime's.
+    #[test]
+    fn every_wire_type_is_its_kind() {
+        let (b, r, s) = (String::new(), String::new(), 0);
+        let bodies = [
+            Body::Help {
+                block: b.clone(),
+                requester: r.clone(),
+                session: s,
+                at: [0.0, 0.0],
+                percept: None,
+                resend_ms: 0.0,
+            },
+            Body::Accept {
+                block: b.clone(),
+                requester: r.clone(),
+                session: s,
+                eta_ms: 0.0,
+            },
+            Body::Responder {
+                block: b.clone(),
+                requester: r.clone(),
+                session: s,
+                chosen: String::new(),
+            },
+            Body::Arrival {
+                block: b.clone(),
+                requester: r.clone(),
+                session: s,
+                lease_ms: 0.0,
+            },
+            Body::Agree {
+                block: b.clone(),
+                requester: r.clone(),
+                session: s,
+            },
+            Body::AckAck {
+                block: b,
+                requester: r,
+                session: s,
+            },
+            Body::Pose {
+                at: [0.0, 0.0],
+                airborne: false,
+            },
+            Body::Command {
+                command: String::new(),
+            },
+            Body::Heartbeat {
+                owner: None,
+                component: String::new(),
+                host: String::new(),
+            },
+            Body::Restart {
+                owner: None,
+                component: String::new(),
+                host: None,
+            },
+            Body::Partition { for_ms: 0.0 },
+            Body::Start { epoch_ms: 0.0 },
+        ];
+        for body in &bodies {
+            let json = serde_json::to_value(body).unwrap();
+            assert_eq!(json["type"], body.kind(), "{json}");
+        }
+        assert_eq!(bodies[0].kind(), "HELP");
+        assert_eq!(bodies[5].kind(), "ACKACK");
     }
 }

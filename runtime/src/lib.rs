@@ -11,6 +11,7 @@ pub mod network;
 pub mod nodes;
 pub mod radio;
 pub mod realtime;
+pub mod record;
 pub mod rng;
 pub mod run;
 pub mod sim;

@@ -1,8 +1,7 @@
 //! Your own nodes in Rust: the leaves a program declares (`action MoveTo(in goal: Point)`)
 //! implemented by the user's own crate, which depends on the runtime, registers each
-//! implementation by the declared name with the ports it expects, and runs programs through
-//! the `affect` command line with that registry (`affect::cli::main_with`; see
-//! docs/custom-nodes.md and `examples/custom-node/`).
+//! implementation by the declared name with the ports it expects, and runs programs with that
+//! registry in its `RunConfig` (`nodes`; see docs/custom-nodes.md and `examples/custom-node/`).
 //!
 //! Ports are typed as declared: the registry compares each implementation's ports with the
 //! program's declaration before the first tick (E0701 for a port missing, of another kind or

@@ -5,7 +5,7 @@ use super::{FAILED, OK, USAGE};
 use crate::{files, Format};
 use affect_compiler::groot::{self, Dialect};
 use clap::ValueEnum;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What `affect build` writes. New kinds are new variants here and a branch in `run`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -26,7 +26,9 @@ pub struct BuildArgs {
     /// What to produce.
     #[arg(long, value_enum)]
     pub emit: Emit,
-    /// Write the result here (atomically) instead of to standard output.
+    /// Write the result here (atomically) instead of to standard output. For XML, a directory
+    /// (`DIR/`) takes `FILE.xml`, and every `use`d file's XML is written too, at its path
+    /// relative to the result.
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
     /// How to print diagnostics.
@@ -74,30 +76,85 @@ pub fn run(args: &BuildArgs) -> u8 {
             }
         };
     }
-    let (text, diags) = match args.emit {
-        Emit::Ir => unreachable!("handled above"),
-        Emit::Groot | Emit::GrootV3 => {
-            let dialect = if args.emit == Emit::Groot {
-                Dialect::V4
-            } else {
-                Dialect::V3
-            };
-            let out = groot::export(&parsed.file, dialect);
-            (out.xml, out.diagnostics)
-        }
+    let dialect = if args.emit == Emit::Groot {
+        Dialect::V4
+    } else {
+        Dialect::V3
     };
-    reporter.add(&name, &src, &diags);
+    // Each `use`d file is an `<include>`: exported too, its trees called as SubTrees.
+    let program = groot::export_program(
+        &parsed.file,
+        dialect,
+        &files::FileLoader::beside(&args.file),
+    );
+    reporter.add(&name, &src, &program.load_diagnostics);
+    reporter.add(&name, &src, &program.main.diagnostics);
+    for (file, text, d) in &program.used_load_diagnostics {
+        reporter.add(file, text, std::slice::from_ref(d));
+    }
+    let dir = args.file.parent().unwrap_or(Path::new(""));
+    for f in &program.used {
+        let used = dir.join(&f.path).display().to_string();
+        reporter.add(&used, &f.text, &f.exported.diagnostics);
+    }
     let failed = reporter.errors > 0;
-    reporter.finish(1);
+    reporter.finish(1 + program.used.len());
     if failed {
         eprintln!("affect build: nothing written");
         return FAILED;
     }
-    match files::write_output(args.output.as_deref(), &text) {
-        Ok(()) => OK,
-        Err(e) => {
+    let Some(out) = args.output.as_deref() else {
+        if !program.used.is_empty() {
+            let names: Vec<String> = program
+                .used
+                .iter()
+                .map(|f| format!("`{}`", f.path))
+                .collect();
+            eprintln!(
+                "note: the program uses {}; write it with `-o DIR/` to write their XML files beside it",
+                names.join(", ")
+            );
+        }
+        return match files::write_output(None, &program.main.xml) {
+            Ok(()) => OK,
+            Err(e) => {
+                eprintln!("error: {e}");
+                USAGE
+            }
+        };
+    };
+    write_program(&args.file, out, &program)
+}
+
+/// Writes the main file's XML to `out` (a directory: `out/NAME.xml`) and each used file's at
+/// its path relative to it, as the `use` was relative to the program.
+fn write_program(file: &Path, out: &Path, program: &groot::ExportedProgram) -> u8 {
+    let is_dir = out.is_dir() || out.as_os_str().to_string_lossy().ends_with('/');
+    let main_out = if is_dir {
+        let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+        out.join(format!("{stem}.xml"))
+    } else {
+        out.to_path_buf()
+    };
+    let dir = main_out.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut writes = vec![(main_out, &program.main.xml)];
+    writes.extend(
+        program
+            .used
+            .iter()
+            .map(|f| (dir.join(&f.xml_path), &f.exported.xml)),
+    );
+    for (path, xml) in writes {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if let Err(e) = std::fs::create_dir_all(parent) {
+                eprintln!("error: cannot create `{}`: {e}", parent.display());
+                return USAGE;
+            }
+        }
+        if let Err(e) = files::write_output(Some(&path), xml) {
             eprintln!("error: {e}");
-            USAGE
+            return USAGE;
         }
     }
+    OK
 }

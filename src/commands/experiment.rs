@@ -2,11 +2,9 @@
 //! parameters and seeds, in parallel on every core, with a progress bar, and print its
 //! tables; `--out DIR` also writes `runs.csv`, `table.md` and one SVG plot per table.
 
-use super::report::Reporter;
 use super::source;
 use super::{FAILED, OK, USAGE};
 use crate::experiment::{self, report, spec::Spec};
-use crate::Format;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::{Path, PathBuf};
 
@@ -50,8 +48,7 @@ pub fn run(args: &ExperimentArgs) -> u8 {
         Ok(l) => l,
         Err(status) => return status,
     };
-    let mut reporter = Reporter::new(Format::Human);
-    reporter.add(&loaded.name, &loaded.src, &loaded.analysis.diagnostics);
+    let reporter = loaded.reporter();
     let Some(program) = &loaded.analysis.program else {
         reporter.finish(1);
         return FAILED;

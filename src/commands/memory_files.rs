@@ -1,5 +1,6 @@
-//! The long-term memory files (`persist "feelings.eltm";`) a run reads and writes, told in one
-//! line each: a second run that starts "choose: from_memory" then says why.
+//! The long-term memory files (`persist "feelings.eltm";`) a run reads and writes, as a
+//! record (`--record`) keeps them: their bytes before the run. (The run itself tells what it
+//! read and wrote through its observers.)
 
 use affect_compiler::ir::program::Program;
 use affect_runtime::affect::persist;
@@ -31,31 +32,21 @@ pub fn of_run(program: &Program, config: &RunConfig) -> Vec<PathBuf> {
     files
 }
 
-/// The places (traces) a memory file holds, if it exists and is a memory file.
-fn places(path: &std::path::Path) -> Option<usize> {
-    // Read as the run reads it: only a regular file, checked for damage.
-    let stored = persist::load(path).ok()??;
-    Some(stored.iter().map(|m| m.traces.len()).sum())
+/// Every `persist` name of the program's memories.
+pub fn persist_names(program: &Program) -> Vec<String> {
+    let all = program.agents.iter().flat_map(|a| a.memories.iter());
+    all.filter_map(|m| m.persist.clone()).collect()
 }
 
-/// One line per file the run reads (files that do not exist yet are not read).
-pub fn tell_read(files: &[PathBuf]) {
-    for f in files {
-        if let Some(n) = places(f) {
-            eprintln!("read {} ({})", f.display(), plural(n));
-        }
-    }
-}
-
-/// One line per file the run wrote.
-pub fn tell_wrote(files: &[PathBuf]) {
-    for f in files {
-        if let Some(n) = places(f) {
-            eprintln!("wrote {} ({})", f.display(), plural(n));
-        }
-    }
-}
-
-fn plural(n: usize) -> String {
-    format!("{n} place{}", if n == 1 { "" } else { "s" })
+/// The memory files of the run as they are before it, by `persist` name (`None`: not there
+/// yet), for its record; `None` when the run keeps its memories in memory (`--no-persist`).
+pub fn snapshot(program: &Program, config: &RunConfig) -> Option<Vec<(String, Option<Vec<u8>>)>> {
+    let dir = config.persist_dir.as_ref()?;
+    let files = of_run(program, config).into_iter().filter_map(|path| {
+        let name = path.strip_prefix(dir).ok()?.to_str()?.to_string();
+        // Read as the run reads it: a regular file, bounded.
+        let bytes = affect_files::read_bytes(&path, persist::MAX_FILE_BYTES).ok();
+        Some((name, bytes))
+    });
+    Some(files.collect())
 }

@@ -15,10 +15,13 @@ pub mod memory;
 mod memory_files;
 #[cfg(feature = "net")]
 pub mod net;
+pub mod record;
 mod report;
 mod robot;
 pub mod run;
+pub mod service;
 mod source;
+mod summary;
 mod watch;
 
 /// Exit statuses shared by every command.

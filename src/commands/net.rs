@@ -3,9 +3,8 @@
 //! `affect launch` (a whole team, one process each, supervised) and `affect keys` (a team's
 //! signing keys).
 
-use super::report::Reporter;
 use super::{FAILED, OK, USAGE};
-use crate::{files, Format};
+use crate::files;
 use affect_compiler::ir::program::Program;
 use affect_net::faults;
 use affect_net::launch::{self, LaunchConfig};
@@ -119,22 +118,12 @@ pub fn run_robot(
     Ok(summaries)
 }
 
-/// Reads and checks an `.affect` file; prints its diagnostics.
+/// Reads and checks the program as `affect run` does (the processes a launch starts run it
+/// so); prints its diagnostics.
 fn load(file: &Path) -> Result<Program, u8> {
-    let src = files::read_source(file).map_err(|e| {
-        eprintln!("error: {e}");
-        USAGE
-    })?;
-    let analysis = affect_compiler::check_source_with(&src, &files::FileLoader::beside(file));
-    let mut reporter = Reporter::new(Format::Human);
-    let name = file.display().to_string();
-    reporter.add(&name, &src, &analysis.diagnostics);
-    for (f, text, d) in &analysis.imported_diagnostics {
-        reporter.add(f, text, std::slice::from_ref(d));
-    }
-    let program = analysis.program;
-    reporter.finish(1);
-    program.ok_or(FAILED)
+    let loaded = super::source::load(file)?;
+    loaded.reporter().finish(1);
+    loaded.analysis.program.ok_or(FAILED)
 }
 
 #[derive(clap::Args)]

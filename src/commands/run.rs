@@ -3,7 +3,6 @@
 //! configuration, set up the observers the options ask for (`observers/`), run, and tell
 //! the user how it went.
 
-use super::report::Reporter;
 use super::source::{self, Loaded};
 use super::{FAILED, OK, USAGE};
 use crate::observers::btlog::BtLog;
@@ -14,11 +13,9 @@ use crate::observers::story::Narrator;
 use crate::observers::trace_file::TraceFile;
 use crate::observers::views::{self, AgentView};
 use crate::observers::Fanout;
-use crate::Format;
 use affect_compiler::groot::Dialect;
 use affect_compiler::ir::program::Program;
 use affect_runtime::run::{self, AgentSummary, Pacing, Run, RunConfig, SimClock};
-use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -116,6 +113,12 @@ pub struct RunArgs {
     /// one `--agent` names, else the first.
     #[arg(long, value_name = "FILE.btlog")]
     pub btlog: Option<PathBuf>,
+    /// Record every device read and event, with its time, to FILE (appended: a file may hold
+    /// several runs), for `affect replay FILE` to play back in the simulator with the same
+    /// trace. Written and flushed tick by tick; a run in the simulator is recorded too. See
+    /// docs/raspberry-pi.md.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["watch", "groot2_hooks"])]
+    pub record: Option<PathBuf>,
     /// Run at wall-clock speed (as --realtime does) and, when the file (or a file it `use`s)
     /// is saved, check it
     /// again and go on with the new program from the next tick: variables, hormones,
@@ -148,11 +151,7 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(l) => l,
         Err(status) => return status,
     };
-    let mut reporter = Reporter::new(Format::Human);
-    reporter.add(&loaded.name, &loaded.src, &loaded.analysis.diagnostics);
-    for (file, text, d) in &loaded.analysis.imported_diagnostics {
-        reporter.add(file, text, std::slice::from_ref(d));
-    }
+    let mut reporter = loaded.reporter();
     let Some(program) = &loaded.analysis.program else {
         reporter.finish(1);
         return FAILED;
@@ -164,6 +163,11 @@ pub fn run(args: &RunArgs) -> u8 {
             return USAGE;
         }
     };
+    #[cfg(feature = "net")]
+    if args.net && args.record.is_some() {
+        eprintln!("error: --record records a run on its own, not a robot of a team (--net)");
+        return USAGE;
+    }
     #[cfg(feature = "net")]
     if args.net {
         return match super::net::run_robot(
@@ -197,10 +201,6 @@ pub fn run(args: &RunArgs) -> u8 {
             return USAGE;
         }
     };
-    let memory_files = super::memory_files::of_run(program, &config);
-    if !args.quiet {
-        super::memory_files::tell_read(&memory_files);
-    }
     let prepare_wall_clock = |observers: &mut Fanout| {
         super::robot::prepare(program, &config, args.quiet, args.watchdog_ms, observers)
     };
@@ -244,9 +244,6 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     };
     reporter.finish(1);
-    if !args.quiet {
-        super::memory_files::tell_wrote(&memory_files);
-    }
     tell(args, program, &summaries);
     OK
 }
@@ -342,6 +339,11 @@ fn observers<'v>(
     if let Some(path) = &args.trace {
         fanout.add(TraceFile::create(path)?);
     }
+    if let Some(path) = &args.record {
+        fanout.add(super::record::recorder(
+            path, &args.file, loaded, program, config,
+        )?);
+    }
     if args.groot2.is_none() && args.btlog.is_none() {
         return Ok(fanout);
     }
@@ -394,27 +396,7 @@ fn tell(args: &RunArgs, program: &Program, summaries: &[AgentSummary]) {
         );
     }
     if !args.quiet {
-        print_summaries(summaries);
-    }
-}
-
-fn print_summaries(summaries: &[AgentSummary]) {
-    let mut err = std::io::stderr().lock();
-    for s in summaries {
-        let _ = writeln!(
-            err,
-            "{}: {} ticks, root {}; transitions: {} RUNNING, {} SUCCESS, {} FAILURE, {} IDLE",
-            s.agent,
-            s.ticks,
-            s.root.name(),
-            s.statuses[1],
-            s.statuses[2],
-            s.statuses[3],
-            s.statuses[0]
-        );
-        for (k, v) in &s.variables {
-            let _ = writeln!(err, "  {k} = {v}");
-        }
+        super::summary::print(summaries);
     }
 }
 

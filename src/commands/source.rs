@@ -7,17 +7,33 @@ use super::{FAILED, USAGE};
 use crate::{files, Format};
 use affect_compiler::sema::Analysis;
 use affect_compiler::syntax::ast::File;
+use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// A program read and checked: its name for messages, its source, its syntax tree (what the
 /// Groot exporter works on), what the checker made, and the files it was read from (the
-/// program first, then those it `use`s).
+/// program first, then those it `use`s), and the SHA-256 of the texts checked, in the order
+/// read (what names the program in a record, `--record`).
 pub struct Loaded {
     pub name: String,
     pub src: String,
     pub syntax: File,
     pub analysis: Analysis,
     pub files: Vec<PathBuf>,
+    pub sha256: String,
+}
+
+impl Loaded {
+    /// A reporter holding the program's diagnostics and those of the files it `use`s; the
+    /// command adds what its run finds, then finishes it.
+    pub fn reporter(&self) -> Reporter {
+        let mut reporter = Reporter::new(Format::Human);
+        reporter.add(&self.name, &self.src, &self.analysis.diagnostics);
+        for (file, text, d) in &self.analysis.imported_diagnostics {
+            reporter.add(file, text, std::slice::from_ref(d));
+        }
+        reporter
+    }
 }
 
 /// A loader that notes the files it reads (what `--watch` watches).
@@ -26,22 +42,40 @@ struct Noting<L> {
     /// The file the inner loader reads for a `use`d path.
     file_of: Box<dyn Fn(&str) -> PathBuf>,
     read: std::cell::RefCell<Vec<PathBuf>>,
+    /// The texts read, hashed.
+    texts: std::cell::RefCell<Sha256>,
 }
 
 impl<L> Noting<L> {
-    fn new(file: &Path, inner: L, file_of: Box<dyn Fn(&str) -> PathBuf>) -> Noting<L> {
+    fn new(file: &Path, src: &str, inner: L, file_of: Box<dyn Fn(&str) -> PathBuf>) -> Noting<L> {
         Noting {
             inner,
             file_of,
             read: std::cell::RefCell::new(vec![file.to_path_buf()]),
+            texts: std::cell::RefCell::new(Sha256::new().chain_update(text_bytes(src))),
         }
     }
+
+    /// The SHA-256 of every text read, hex.
+    fn sha256(&self) -> String {
+        let digest = self.texts.borrow().clone().finalize();
+        digest.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// A text as hashed: its length first, so two texts never hash as their concatenation.
+fn text_bytes(text: &str) -> Vec<u8> {
+    let mut b = (text.len() as u64).to_le_bytes().to_vec();
+    b.extend_from_slice(text.as_bytes());
+    b
 }
 
 impl<L: affect_compiler::sema::Loader> affect_compiler::sema::Loader for Noting<L> {
     fn load(&self, path: &str) -> Result<String, affect_compiler::source::SourceError> {
         self.read.borrow_mut().push((self.file_of)(path));
-        self.inner.load(path)
+        let text = self.inner.load(path)?;
+        self.texts.borrow_mut().update(text_bytes(&text));
+        Ok(text)
     }
 }
 
@@ -61,6 +95,7 @@ pub fn load(file: &Path) -> Result<Loaded, u8> {
         let dir = file.parent().map(PathBuf::from).unwrap_or_default();
         let loader = Noting::new(
             file,
+            &src,
             files::FileLoader::beside(file),
             Box::new(move |p| dir.join(p)),
         );
@@ -70,6 +105,7 @@ pub fn load(file: &Path) -> Result<Loaded, u8> {
             src,
             syntax,
             analysis,
+            sha256: loader.sha256(),
             files: loader.read.into_inner(),
         });
     }
@@ -87,6 +123,7 @@ pub fn load(file: &Path) -> Result<Loaded, u8> {
     let imports = ImportingLoader::beside(file);
     let loader = Noting::new(
         file,
+        &src,
         ImportingLoader::beside(file),
         Box::new(move |p| imports.file_of(p).0),
     );
@@ -96,6 +133,7 @@ pub fn load(file: &Path) -> Result<Loaded, u8> {
         src,
         syntax,
         analysis,
+        sha256: loader.sha256(),
         files: loader.read.into_inner(),
     })
 }

@@ -4,7 +4,7 @@
 
 use super::spec::{value_text, Spec};
 use affect_compiler::ir::program::{Program, Strategy};
-use affect_compiler::ir::world::Delivery;
+use affect_compiler::ir::world::{Delivery, EventAction};
 use affect_runtime::run::RunConfig;
 
 /// What a cell sets in a run's configuration. Plain data, shared by the threads that run
@@ -34,7 +34,7 @@ impl Settings {
 
 /// The parameters an experiment may vary, for the error that names an unknown one.
 pub const KNOWN: &str =
-    "world, ticks, strategy, threshold, loss, delivery, latency, count.AGENT, bb.NAME";
+    "world, ticks, strategy, threshold, loss, delivery, latency, failures, recovery, count.AGENT, bb.NAME";
 
 /// One cell of the grid: the value index of each parameter, in the spec's order.
 pub type Cell = Vec<usize>;
@@ -164,6 +164,30 @@ fn set(
                 "broadcast" => Delivery::Broadcast,
                 "unicast" => Delivery::Unicast,
                 _ => return Err("delivery is broadcast or unicast".into()),
+            }
+        }
+        "failures" => match value_text(v).as_str() {
+            "scripted" => {}
+            "none" => world_of(program, world)?
+                .events
+                .retain(|e| !matches!(e.action, EventAction::Fail { .. })),
+            _ => return Err("failures is scripted or none".into()),
+        },
+        "recovery" => {
+            let keep = match value_text(v).as_str() {
+                "redundant" => (true, true),
+                "restart" => (false, true),
+                "none" => (false, false),
+                _ => return Err("recovery is redundant, restart or none".into()),
+            };
+            let agents = program.agents.iter_mut().flat_map(|a| &mut a.components);
+            for c in agents.chain(&mut program.components) {
+                if !keep.0 {
+                    c.redundant.clear();
+                }
+                if !keep.1 {
+                    c.restarts = 0;
+                }
             }
         }
         _ if name.starts_with("count.") => {

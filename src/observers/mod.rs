@@ -9,6 +9,7 @@
 //! - `progress.rs`: a progress bar for long runs on a terminal;
 //! - `groot2/`: `--groot2 [PORT]`, the run served to Groot 2 and btview (docs/monitoring.md);
 //! - `btlog.rs`: `--btlog FILE.btlog`, the run recorded in Groot 2's log format;
+//! - `record.rs`: `--record FILE`, the run's device reads for `affect replay`;
 //! - `views.rs`: what each agent's variables are, read from the checked program, for the
 //!   story and the plot.
 
@@ -16,6 +17,7 @@ pub mod btlog;
 pub mod groot2;
 pub mod plot;
 pub mod progress;
+pub mod record;
 pub mod robot;
 pub mod story;
 pub mod trace_file;
@@ -87,5 +89,17 @@ impl Observer for Fanout<'_> {
             }
         }
         flow
+    }
+
+    fn memory_read(&mut self, path: &std::path::Path, places: usize) {
+        for o in &mut self.observers {
+            o.memory_read(path, places);
+        }
+    }
+
+    fn memory_written(&mut self, path: &std::path::Path, places: usize) {
+        for o in &mut self.observers {
+            o.memory_written(path, places);
+        }
     }
 }

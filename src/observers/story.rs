@@ -333,7 +333,32 @@ impl TraceSink for Narrator<'_> {
     }
 }
 
-impl Observer for Narrator<'_> {}
+/// The long-term memory files the run read and wrote, one line each, with how many places
+/// each holds: a second run that starts "choose: from_memory" then says why.
+impl Observer for Narrator<'_> {
+    fn memory_read(&mut self, path: &std::path::Path, places: usize) {
+        self.tell_file("read", path, places);
+    }
+
+    fn memory_written(&mut self, path: &std::path::Path, places: usize) {
+        self.tell_file("wrote", path, places);
+    }
+}
+
+impl Narrator<'_> {
+    fn tell_file(&mut self, what: &str, path: &std::path::Path, n: usize) {
+        // The tick being told comes first.
+        self.flush();
+        let clear = if self.clear {
+            format!("\r{:40}\r", "")
+        } else {
+            String::new()
+        };
+        let s = if n == 1 { "" } else { "s" };
+        let line = format!("{clear}{what} {} ({n} place{s})\n", path.display());
+        let _ = self.out.write_all(line.as_bytes());
+    }
+}
 
 impl RunObserver for Narrator<'_> {
     fn finish(&mut self, _completed: bool) -> Result<(), String> {

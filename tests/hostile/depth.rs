@@ -115,6 +115,73 @@ fn files_using_files_100_000_deep_is_e0118_at_the_use() {
         .all(|c| c.starts_with('E') || c.starts_with('W')));
 }
 
+/// `n` top-level behaviour modules, each naming the next as its child: a module tree as deep
+/// as the file is long, with no bracket nesting at all.
+fn module_chain(n: usize) -> String {
+    let mut s: String = (0..n)
+        .map(|i| format!("behavior M{i} {{ expected 1; children M{}; }}\n", i + 1))
+        .collect();
+    s.push_str(&format!(
+        "behavior M{n} {{ expected 1; run Go(); }}\naction Go();\nagent A {{\n    main {{ Go() }}\n    behaviors {{ modules M0; }}\n}}\n"
+    ));
+    s
+}
+
+#[test]
+fn behaviour_modules_naming_children_5_000_deep_is_e0118_and_200_deep_runs() {
+    let dir = scratch("depth_modules");
+    write(&dir, "deep.affect", module_chain(5_000));
+    let (st, codes) = check(&dir, "deep.affect");
+    assert_eq!(st, 1);
+    assert!(codes.contains(&"E0118".to_string()), "{codes:?}");
+    let out = affect_in(&dir, &["run", "deep.affect", "--ticks", "1", "--quiet"]);
+    assert_eq!(status(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("[E0118]"), "{}", stderr(&out));
+
+    write(&dir, "ok.affect", module_chain(200));
+    let (st, codes) = check(&dir, "ok.affect");
+    assert_eq!(st, 0, "{codes:?}");
+    let out = affect_in(&dir, &["run", "ok.affect", "--ticks", "2", "--quiet"]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+}
+
+/// An agent whose emotion machine has `n` states, each with its arm in the tendency table:
+/// the table runs as a chain of `Switch6` nodes, one level deeper per five arms.
+fn tendency_table(n: usize) -> String {
+    let states: Vec<String> = (0..n).map(|i| format!("S{i}")).collect();
+    let arms: String = states
+        .iter()
+        .map(|s| format!("        {s} => Go;\n"))
+        .collect();
+    format!(
+        "action Go();\nenum State {{ {} }}\nagent A {{\n    var p = 0.0;\n    emotions w: State = S0 {{\n        from p;\n        rise 0.1;\n        fall 0.1;\n    }}\n    tendencies w {{\n{arms}    }}\n    main {{ tendencies(w) }}\n}}\n",
+        states.join(", ")
+    )
+}
+
+#[test]
+fn tendency_tables_of_5_000_states_are_e0118_and_1_000_run() {
+    let dir = scratch("depth_tendencies");
+    write(&dir, "deep.affect", tendency_table(5_000));
+    let (st, codes) = check(&dir, "deep.affect");
+    assert_eq!(st, 1);
+    assert!(codes.contains(&"E0118".to_string()), "{codes:?}");
+    let out = affect_in(&dir, &["run", "deep.affect", "--ticks", "1", "--quiet"]);
+    assert_eq!(status(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("[E0118]"), "{}", stderr(&out));
+
+    write(&dir, "ok.affect", tendency_table(1_000));
+    let (st, codes) = check(&dir, "ok.affect");
+    assert_eq!(st, 0, "{codes:?}");
+    for args in [
+        vec!["run", "ok.affect", "--ticks", "2", "--quiet"],
+        vec!["build", "--emit", "groot", "ok.affect"],
+    ] {
+        let out = affect_in(&dir, &args);
+        assert_eq!(status(&out), 0, "{args:?}: {}", stderr(&out));
+    }
+}
+
 #[test]
 fn every_construct_200_deep_works_in_every_command() {
     let dir = scratch("depth_ok");

@@ -41,6 +41,16 @@ pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Runs `affect run PROGRAM OPTIONS --trace TRACE` and insists that it succeeded: its standard
+/// error and the trace's text.
+pub fn run_traced(program: &Path, options: &[&str], trace: &Path) -> (String, String) {
+    let mut args = vec!["run", program.to_str().unwrap()];
+    args.extend_from_slice(options);
+    args.extend_from_slice(&["--trace", trace.to_str().unwrap()]);
+    let out = affect_ok(&args);
+    (stderr(&out), std::fs::read_to_string(trace).unwrap())
+}
+
 pub fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -115,6 +125,34 @@ pub fn repo_xml_files() -> Vec<(String, String)> {
     }
     out.sort();
     out
+}
+
+/// Loads the files an imported program `use`s for the checker and the exporter
+/// (`groot::export_program`): `use "child/x.affect"` (relative to the main XML file) is the
+/// included `child/x.xml`, imported, as `affect run FILE.xml` reads it.
+pub struct ImportedXml {
+    pub dir: PathBuf,
+}
+
+impl ImportedXml {
+    /// For the program imported from `xml`.
+    pub fn beside(xml: &Path) -> ImportedXml {
+        ImportedXml {
+            dir: xml.parent().unwrap_or(Path::new("")).to_path_buf(),
+        }
+    }
+}
+
+impl affect_compiler::sema::Loader for ImportedXml {
+    fn load(&self, path: &str) -> Result<String, affect_compiler::source::SourceError> {
+        let xml = self.dir.join(match path.strip_suffix(".affect") {
+            Some(stem) => format!("{stem}.xml"),
+            None => path.to_string(),
+        });
+        let text = std::fs::read_to_string(&xml).map_err(|e| e.to_string())?;
+        let name = xml.display().to_string();
+        Ok(affect_compiler::groot::import(&text, &name, &mut IncludeFiles).text())
+    }
 }
 
 /// Reads `<include>`d XML files relative to the including file (named by its full path).

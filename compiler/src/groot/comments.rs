@@ -58,11 +58,63 @@ pub fn lines_at(text: &str, place: Place) -> Vec<String> {
     format!(
         "{}{OPEN}{}{CLOSE}",
         place.mark(),
-        text.replace("\r\n", "\n")
+        escape_line_ends(&text.replace("\r\n", "\n"))
     )
     .split('\n')
     .map(str::to_string)
     .collect()
+}
+
+/// A doc line ends where the comment's line does, and `///` lines lose trailing spaces (the
+/// lexer and the formatter trim them): a line of the comment that ends in whitespace (or in
+/// the escape itself) gets a `\` after it, which the export takes off again.
+const ESCAPE: char = '\\';
+
+fn escape_line_ends(text: &str) -> String {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    let last = lines.len() - 1;
+    for line in &mut lines[..last] {
+        if line.ends_with(char::is_whitespace) || line.ends_with(ESCAPE) {
+            line.push(ESCAPE);
+        }
+    }
+    lines.join("\n")
+}
+
+fn unescape_line_ends(text: &str) -> String {
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    let last = lines.len() - 1;
+    for line in &mut lines[..last] {
+        *line = line.strip_suffix(ESCAPE).unwrap_or(line);
+    }
+    lines.join("\n")
+}
+
+/// Takes the comments marked `place` off the start of carried doc lines (whole comments, as
+/// [`lines_at`] spelled them).
+pub fn take_leading(lines: &mut Vec<String>, place: Place) -> Vec<String> {
+    let mark = format!("{}{OPEN}", place.mark());
+    let mut end = 0;
+    while lines.get(end).is_some_and(|l| l.starts_with(&mark)) {
+        // The comment's last line is the first from here that closes it.
+        match lines[end..].iter().position(|l| l.ends_with(CLOSE)) {
+            Some(i) => end += i + 1,
+            None => break,
+        }
+    }
+    lines.drain(..end).collect()
+}
+
+/// Doc lines split into the XML comments they start with (unmarked: they go before the
+/// element) and the rest.
+pub fn leading(lines: &[String]) -> (Vec<String>, Vec<String>) {
+    let text = lines.join("\n");
+    let (comments, rest) = groups(&text, &[]);
+    let rest = match rest {
+        "" => vec![],
+        r => r.split('\n').map(str::to_string).collect(),
+    };
+    (comments.into_iter().map(|(_, c)| c).collect(), rest)
 }
 
 /// A doc's text split into the XML comments it starts and ends with and the description
@@ -105,7 +157,7 @@ fn groups<'a>(value: &'a str, marks: &[Place]) -> (Vec<(Place, String)>, &'a str
             break;
         };
         let Some(end) = after.find(CLOSE) else { break };
-        comments.push((place, after[..end].to_string()));
+        comments.push((place, unescape_line_ends(&after[..end])));
         rest = &after[end + CLOSE.len()..];
         rest = rest.strip_prefix('\n').unwrap_or(rest);
     }
@@ -228,5 +280,35 @@ mod tests {
             )
         );
         assert_eq!(split("plain"), (vec![], Some("plain".into())));
+    }
+
+    #[test]
+    fn line_ends_the_formatter_would_trim_are_escaped() {
+        let text = " a  \n b\\\n c \n d ";
+        let carried = lines(text);
+        assert_eq!(carried, vec!["<!-- a  \\", " b\\\\", " c \\", " d -->"]);
+        assert!(carried.iter().all(|l| l.trim_end() == l));
+        assert_eq!(
+            split(&carried.join("\n")).0,
+            vec![(Place::Here, text.to_string())]
+        );
+    }
+
+    #[test]
+    fn leading_marked_comments_come_off_whole() {
+        let mut doc = [
+            lines_at(" a\n b ", Place::Models),
+            lines_at("c", Place::Models),
+            lines("d"),
+        ]
+        .concat();
+        let lead = take_leading(&mut doc, Place::Models);
+        assert_eq!(lead, vec!["(models) <!-- a", " b -->", "(models) <!--c-->"]);
+        assert_eq!(doc, vec!["<!--d-->"]);
+        assert!(take_leading(&mut doc, Place::Models).is_empty());
+        let (comments, rest) = leading(&[lines(" a\n b "), vec!["desc".into()]].concat());
+        assert_eq!(comments, vec![" a\n b ".to_string()]);
+        assert_eq!(rest, vec!["desc".to_string()]);
+        assert_eq!(leading(&lines("x")), (vec!["x".to_string()], vec![]));
     }
 }

@@ -16,6 +16,25 @@ pub fn is_subtree_tag(tag: &str) -> bool {
     tag == "SubTree" || tag == "SubTreePlus"
 }
 
+/// `#[subtree_plus]` on a tree call in a v3 file: written as `<SubTreePlus>` although a plain
+/// `<SubTree>` (v3's usual element, bare keys) could say it, because the file wrote it so.
+pub const SUBTREE_PLUS: &str = "subtree_plus";
+
+/// Whether v3 writes a call of a tree with these arguments as a plain `<SubTree>`: each
+/// argument binds an entry by its bare name (a plain SubTree has no literals, no `@` and no
+/// `__autoremap`; it remaps every attribute to the entry it names, as SubTreePlus does with
+/// `{key}`), or the call shares the parent's blackboard (`__shared_blackboard`).
+pub fn v3_plain_subtree(args: &crate::syntax::ast::ArgList, shared: bool, plus: bool) -> bool {
+    use crate::syntax::ast::ExprKind;
+    shared
+        || (!plus
+            && args.rest.is_none()
+            && args.args.iter().all(|a| {
+                a.name.is_some()
+                    && matches!(&a.value.kind, ExprKind::Name(p) if p.segments.len() == 1)
+            }))
+}
+
 /// `Switch2`..`Switch6` → the number of cases.
 pub fn switch_cases(id: &str) -> Option<usize> {
     let n: usize = id.strip_prefix("Switch")?.parse().ok()?;
@@ -75,6 +94,22 @@ pub fn is_explicit_tag(tag: &str) -> bool {
 /// file, so the export gives each tree back in the form its author used.
 pub const COMPACT: &str = "compact";
 pub const EXPLICIT: &str = "explicit";
+
+/// `#[unnamed]` on a tree: its `<BehaviorTree>` has no `ID` (BehaviorTree.CPP accepts that when
+/// the tree is alone in `<root>`; the import names it [`UNNAMED_TREE`]). The export writes no
+/// `ID` while the tree keeps that name, so a renamed tree gets its ID.
+pub const UNNAMED: &str = "unnamed";
+pub const UNNAMED_TREE: &str = "MainTree";
+
+/// Whether custom nodes are written compact, under a form marker (of the node, else of its
+/// tree) or the dialect's default (v4 compact, v3 explicit).
+pub fn writes_compact(form: Option<&str>, dialect: Dialect) -> bool {
+    match (form, dialect) {
+        (Some(f), _) => f == COMPACT,
+        (None, Dialect::V4) => true,
+        (None, Dialect::V3) => false,
+    }
+}
 
 /// The form marker a `<BehaviorTree>` needs: the form of its custom nodes when every one of
 /// them is written in the form the dialect does not use by default, else none. Walks the tree

@@ -337,17 +337,7 @@ impl Checker {
         t: &mut Template,
         traits: &[(String, f64)],
     ) -> Option<u32> {
-        if let Some((_, first)) = b.placed.iter().find(|(d, _)| *d == decl.name.span) {
-            self.diags.push(
-                Diagnostic::error(
-                    "E0202",
-                    format!("behaviour module `{}` already has a place in the module tree", decl.name.name),
-                    at,
-                )
-                .with_label("placed again here")
-                .with_secondary(*first, "first placed here")
-                .with_help("a module has one parent (and does not contain itself): declare another module to run the same trees"),
-            );
+        if !self.may_place(b, decl, parent, at) {
             return None;
         }
         b.placed.push((decl.name.span, at));
@@ -368,31 +358,7 @@ impl Checker {
             children: Vec::new(),
         });
         b.places.push(at);
-        let nested: Vec<&ast::BehaviorDecl> = decl
-            .body
-            .entries
-            .iter()
-            .filter_map(|e| match e {
-                SettingEntry::Behavior(n, _) => Some(&**n),
-                _ => None,
-            })
-            .collect();
-        for (i, n) in nested.iter().enumerate() {
-            if let Some(first) = nested[..i].iter().find(|p| p.name.name == n.name.name) {
-                self.diags.push(
-                    Diagnostic::error(
-                        "E0202",
-                        format!(
-                            "`{}` declares two modules named `{}`",
-                            decl.name.name, n.name.name
-                        ),
-                        n.name.span,
-                    )
-                    .with_label("again here")
-                    .with_secondary(first.name.span, "first here"),
-                );
-            }
-        }
+        let nested = self.nested_modules(decl);
         let mut children: Vec<ChildRef> = Vec::new();
         let mut keys: Vec<(u32, Span)> = Vec::new();
         let mut policy: Option<&Expr> = None;
@@ -471,6 +437,77 @@ impl Checker {
             self.simultaneous_keys(b, &children, p, &decl.name.name);
         }
         Some(idx)
+    }
+
+    /// Whether `decl` can take a place under `parent`: it has none yet (a module has one
+    /// parent) and the chain of parents is within the depth limit.
+    fn may_place(
+        &mut self,
+        b: &Build,
+        decl: &ast::BehaviorDecl,
+        parent: Option<u32>,
+        at: Span,
+    ) -> bool {
+        if let Some((_, first)) = b.placed.iter().find(|(d, _)| *d == decl.name.span) {
+            self.diags.push(
+                Diagnostic::error(
+                    "E0202",
+                    format!("behaviour module `{}` already has a place in the module tree", decl.name.name),
+                    at,
+                )
+                .with_label("placed again here")
+                .with_secondary(*first, "first placed here")
+                .with_help("a module has one parent (and does not contain itself): declare another module to run the same trees"),
+            );
+            return false;
+        }
+        // Modules name their children, so a chain of top-level modules is as deep as the
+        // file is long; the module tree is built (and later walked) recursively.
+        let max = crate::syntax::depth::MAX_DEPTH;
+        let depth = std::iter::successors(parent, |&p| b.out.modules[p as usize].parent).count();
+        if depth >= max {
+            self.diags.push(
+                Diagnostic::error("E0118", format!("nested deeper than {max} levels"), at)
+                    .with_label(format!(
+                        "`{}` would be the {}th module of a chain of children",
+                        decl.name.name,
+                        depth + 1
+                    ))
+                    .with_help("give the module tree fewer levels: list more modules as children of one parent"),
+            );
+            return false;
+        }
+        true
+    }
+
+    /// The modules `decl` declares inside itself; two of one name are E0202.
+    fn nested_modules<'d>(&mut self, decl: &'d ast::BehaviorDecl) -> Vec<&'d ast::BehaviorDecl> {
+        let nested: Vec<&'d ast::BehaviorDecl> = decl
+            .body
+            .entries
+            .iter()
+            .filter_map(|e| match e {
+                SettingEntry::Behavior(n, _) => Some(&**n),
+                _ => None,
+            })
+            .collect();
+        for (i, n) in nested.iter().enumerate() {
+            if let Some(first) = nested[..i].iter().find(|p| p.name.name == n.name.name) {
+                self.diags.push(
+                    Diagnostic::error(
+                        "E0202",
+                        format!(
+                            "`{}` declares two modules named `{}`",
+                            decl.name.name, n.name.name
+                        ),
+                        n.name.span,
+                    )
+                    .with_label("again here")
+                    .with_secondary(first.name.span, "first here"),
+                );
+            }
+        }
+        nested
     }
 
     /// `keys legs, head;`: the execution keys a module needs, each once.

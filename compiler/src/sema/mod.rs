@@ -23,7 +23,7 @@ mod lower;
 mod machine;
 mod members;
 mod memory;
-mod modules;
+pub(crate) mod modules;
 mod node_builtin;
 mod node_call;
 mod node_switch;

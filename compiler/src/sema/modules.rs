@@ -26,6 +26,21 @@ impl Loader for NoFiles {
     }
 }
 
+/// Files held in memory, for tests: `use "path"` reads the text given for that path.
+#[cfg(test)]
+pub(crate) struct MemoryFiles(pub &'static [(&'static str, &'static str)]);
+
+#[cfg(test)]
+impl Loader for MemoryFiles {
+    fn load(&self, path: &str) -> Result<String, SourceError> {
+        self.0
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|(_, t)| t.to_string())
+            .ok_or_else(|| format!("no `{path}`").into())
+    }
+}
+
 /// The standard library: module name → source.
 pub const STDLIB: &[(&str, &str)] = &[("std::akr", include_str!("../../../stdlib/akr.affect"))];
 
@@ -294,11 +309,7 @@ mod tests {
     impl Loader for Counting {
         fn load(&self, path: &str) -> Result<String, crate::source::SourceError> {
             self.reads.borrow_mut().push(path.to_string());
-            self.files
-                .iter()
-                .find(|(p, _)| *p == path)
-                .map(|(_, t)| t.to_string())
-                .ok_or_else(|| format!("no `{path}`").into())
+            super::MemoryFiles(self.files).load(path)
         }
     }
 

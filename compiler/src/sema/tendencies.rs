@@ -53,6 +53,24 @@ impl TreeCx<'_> {
             );
             return None;
         };
+        // Each switch of the chain nests the next one level deeper, and every later phase
+        // walks the tree recursively: the chain obeys the syntax's depth limit.
+        let max = crate::syntax::depth::MAX_DEPTH;
+        if arms.len() > max * (MAX_CASES - 1) {
+            self.c.diags.push(
+                Diagnostic::error("E0118", format!("nested deeper than {max} levels"), span)
+                    .with_label(format!(
+                        "the table for `{machine}` has {} arms: a chain of {} switches",
+                        arms.len(),
+                        arms.len().div_ceil(MAX_CASES - 1)
+                    ))
+                    .with_help(format!(
+                        "a tendency table runs at most {} arms: give the machine fewer states, or share targets through `_`",
+                        max * (MAX_CASES - 1)
+                    )),
+            );
+            return None;
+        }
         // The table was checked where it is declared; lowering its targets again here must
         // not report the same problems twice.
         let reported = self.c.diags.len();

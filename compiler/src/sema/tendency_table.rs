@@ -49,11 +49,18 @@ impl Checker {
         }
         if let Ty::Enum(ei) = ty {
             let e = &self.g.enums[ei as usize];
+            // One pass each way: tables of thousands of states stay linear.
+            let mut is_covered = vec![false; e.variants.len()];
+            for &v in &covered {
+                if let Some(c) = is_covered.get_mut(v) {
+                    *c = true;
+                }
+            }
             let missing: Vec<String> = e
                 .variants
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| !covered.contains(i))
+                .filter(|(i, _)| !is_covered[*i])
                 .map(|(_, v)| v.clone())
                 .collect();
             if !wildcard && !bad_pattern && !missing.is_empty() {

@@ -541,17 +541,7 @@ main tree M {
         }
     }
 
-    struct Files(&'static [(&'static str, &'static str)]);
-
-    impl Loader for Files {
-        fn load(&self, path: &str) -> Result<String, crate::source::SourceError> {
-            self.0
-                .iter()
-                .find(|(p, _)| *p == path)
-                .map(|(_, t)| t.to_string())
-                .ok_or_else(|| format!("no `{path}`").into())
-        }
-    }
+    use crate::sema::modules::MemoryFiles as Files;
 
     #[test]
     fn signatures_are_replaced_by_definitions_or_stand_in() {

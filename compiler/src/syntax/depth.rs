@@ -21,30 +21,11 @@ pub const MAX_DEPTH: usize = 256;
 
 /// Does a token put what follows it one level deeper within its bracket level?
 fn deepens(t: &Tok) -> bool {
-    matches!(
-        t,
-        Tok::Kw(Kw::And | Kw::Or | Kw::Not | Kw::Else | Kw::In)
-            | Tok::EqEq
-            | Tok::NotEq
-            | Tok::Lt
-            | Tok::Le
-            | Tok::Gt
-            | Tok::Ge
-            | Tok::Plus
-            | Tok::Minus
-            | Tok::Star
-            | Tok::Slash
-            | Tok::Question
-            | Tok::Bang
-            | Tok::Tilde
-            | Tok::Amp
-            | Tok::Pipe
-            | Tok::Caret
-            | Tok::AndAnd
-            | Tok::OrOr
-            | Tok::Dot
-            | Tok::DotDot
-    )
+    t.is_operator()
+        || matches!(
+            t,
+            Tok::Kw(Kw::And | Kw::Or | Kw::Not | Kw::Else | Kw::In) | Tok::Dot | Tok::DotDot
+        )
 }
 
 fn separates(t: &Tok) -> bool {

@@ -173,6 +173,31 @@ pub enum Tok<'a> {
 }
 
 impl Tok<'_> {
+    /// An operator of expressions: comparison, arithmetic, logic, bitwise, `?`, `!`, `~`.
+    pub fn is_operator(&self) -> bool {
+        matches!(
+            self,
+            Tok::EqEq
+                | Tok::NotEq
+                | Tok::Lt
+                | Tok::Le
+                | Tok::Gt
+                | Tok::Ge
+                | Tok::Plus
+                | Tok::Minus
+                | Tok::Star
+                | Tok::Slash
+                | Tok::Question
+                | Tok::Bang
+                | Tok::Tilde
+                | Tok::Amp
+                | Tok::Pipe
+                | Tok::Caret
+                | Tok::AndAnd
+                | Tok::OrOr
+        )
+    }
+
     /// How the token is named in messages: `` `}` ``, ``keyword `var` ``, `string "x"`.
     pub fn describe(&self) -> String {
         match self {

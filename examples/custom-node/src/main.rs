@@ -64,10 +64,11 @@ fn main() -> ExitCode {
         eprintln!("usage: charger FILE.affect [TICKS]");
         return ExitCode::from(2);
     };
-    let src = match std::fs::read_to_string(file) {
+    // The toolchain's own reader: a regular file, bounded, UTF-8 (coded errors E0801..E0805).
+    let src = match affect_files::read_source(std::path::Path::new(file)) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: cannot read {file}: {e}");
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };

@@ -134,27 +134,8 @@ pub(super) fn is_expr_token(t: &Tok) -> bool {
                     Kw::And | Kw::Or | Kw::Not | Kw::True | Kw::False | Kw::In
                 )
         }
-        Tok::Dot
-        | Tok::ColonColon
-        | Tok::EqEq
-        | Tok::NotEq
-        | Tok::Lt
-        | Tok::Le
-        | Tok::Gt
-        | Tok::Ge
-        | Tok::Plus
-        | Tok::Minus
-        | Tok::Star
-        | Tok::Slash
-        | Tok::Question
-        | Tok::Bang
-        | Tok::Tilde
-        | Tok::Amp
-        | Tok::Pipe
-        | Tok::Caret
-        | Tok::AndAnd
-        | Tok::OrOr => true,
-        _ => false,
+        Tok::Dot | Tok::ColonColon => true,
+        t => t.is_operator(),
     }
 }
 

@@ -26,7 +26,7 @@
 
 use affect_compiler::diagnostic::Diagnostic;
 use affect_compiler::ir::program::AgentProgram;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub const HEADER: &str = "affect long-term memory v3";
 
@@ -291,62 +291,103 @@ pub fn load(path: &Path) -> Result<Option<Vec<Stored>>, String> {
     })
 }
 
-/// Checks, before the first tick, every memory file the agents will read and write: each
+/// The memory files a run keeps its memories in, each read once before the first tick.
+#[derive(Clone, Debug)]
+pub struct Files {
+    /// The directory the files are in (the program's).
+    pub dir: PathBuf,
+    /// Each file once, in the order the agents' memories name it, with what it held (`None`:
+    /// not written yet).
+    pub files: Vec<(PathBuf, Option<Vec<Stored>>)>,
+}
+
+impl Files {
+    /// The memory `name` as the file `file` (`persist "feelings.eltm"`) held it.
+    pub fn stored(&self, file: &str, name: &str) -> Option<&Stored> {
+        let path = self.dir.join(file);
+        let (_, held) = self.files.iter().find(|(p, _)| *p == path)?;
+        held.as_ref()?.iter().find(|s| s.name == name)
+    }
+
+    /// The files that were there, with the places (traces) each held.
+    pub fn read(&self) -> impl Iterator<Item = (&Path, usize)> {
+        (self.files.iter()).filter_map(|(p, held)| Some((p.as_path(), places(held.as_ref()?))))
+    }
+}
+
+/// The places (traces) the memories of a file hold.
+pub fn places(memories: &[Stored]) -> usize {
+    memories.iter().map(|m| m.traces.len()).sum()
+}
+
+/// Reads, before the first tick, every memory file the agents will read and write: each
 /// must be absent or a readable memory file, and writable (a read-only file, or a directory
 /// where no file can be created, would otherwise fail only after the whole run). The errors
 /// are E0603 at each memory's `persist`.
 pub fn check_files<'a>(
     agents: impl IntoIterator<Item = &'a AgentProgram>,
     dir: &Path,
-) -> Result<(), Vec<Diagnostic>> {
+) -> Result<Files, Vec<Diagnostic>> {
     let mut errors: Vec<Diagnostic> = Vec::new();
-    let mut seen: Vec<std::path::PathBuf> = Vec::new();
+    let mut files = Files {
+        dir: dir.to_path_buf(),
+        files: Vec::new(),
+    };
     for spec in agents.into_iter().flat_map(|a| &a.memories) {
         let Some(file) = &spec.persist else { continue };
         let path = dir.join(file);
-        if seen.contains(&path) {
+        if files.files.iter().any(|(p, _)| *p == path) {
             continue;
         }
-        seen.push(path.clone());
-        let checked = load(&path).and_then(|_| {
+        let checked = load(&path).and_then(|held| {
             affect_files::check_writable(&path)
-                .map_err(|e| format!("{e}; the run did not start, so nothing learned is lost"))
+                .map_err(|e| format!("{e}; the run did not start, so nothing learned is lost"))?;
+            Ok(held)
         });
-        if let Err(e) = checked {
-            errors.push(
-                Diagnostic::error("E0603", e, spec.persist_span)
-                    .with_label(format!("memory `{}` is kept here", spec.name)),
-            );
+        match checked {
+            Ok(held) => files.files.push((path, held)),
+            Err(e) => {
+                files.files.push((path, None));
+                errors.push(
+                    Diagnostic::error("E0603", e, spec.persist_span)
+                        .with_label(format!("memory `{}` is kept here", spec.name)),
+                );
+            }
         }
     }
     if errors.is_empty() {
-        Ok(())
+        Ok(files)
     } else {
         Err(errors)
     }
 }
 
-/// Writes `memory` into the file at `path`, keeping the other memories it holds. A file that
-/// is damaged by now is not overwritten.
-pub fn save(path: &Path, memory: Stored) -> Result<(), String> {
-    if let Some(k) = memory
-        .traces
-        .iter()
-        .map(|t| &t.0)
-        .chain(memory.links.iter().flat_map(|(a, b)| [a, b]))
-        .find(|k| k.is_empty() || escape(k).len() > MAX_KEY_BYTES)
-    {
-        return Err(format!(
-            "cannot save memory `{}` to `{}`: the key `{:.40}` cannot be kept (keys are 1 to {MAX_KEY_BYTES} bytes)",
-            memory.name,
-            path.display(),
-            k
-        ));
-    }
+/// Writes `memories` into the file at `path` (a later one of the same name replacing an
+/// earlier), keeping the other memories it holds; the places the file then holds. The file
+/// is read and written once, whatever the number of memories. A file that is damaged by now
+/// is not overwritten.
+pub fn save(path: &Path, memories: impl IntoIterator<Item = Stored>) -> Result<usize, String> {
     let mut all = load(path)?.unwrap_or_default();
-    all.retain(|m| m.name != memory.name);
-    all.push(memory);
-    affect_files::write_atomic(path, format(&all).as_bytes())
+    for memory in memories {
+        if let Some(k) = memory
+            .traces
+            .iter()
+            .map(|t| &t.0)
+            .chain(memory.links.iter().flat_map(|(a, b)| [a, b]))
+            .find(|k| k.is_empty() || escape(k).len() > MAX_KEY_BYTES)
+        {
+            return Err(format!(
+                "cannot save memory `{}` to `{}`: the key `{:.40}` cannot be kept (keys are 1 to {MAX_KEY_BYTES} bytes)",
+                memory.name,
+                path.display(),
+                k
+            ));
+        }
+        all.retain(|m| m.name != memory.name);
+        all.push(memory);
+    }
+    affect_files::write_atomic(path, format(&all).as_bytes())?;
+    Ok(places(&all))
 }
 
 #[cfg(test)]
@@ -441,17 +482,17 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("f.eltm");
-        save(&p, sample()[0].clone()).unwrap();
+        save(&p, [sample()[0].clone()]).unwrap();
         let other = Stored {
             name: "other".into(),
             traces: vec![("B".into(), 1.0, 2.0)],
             links: vec![],
         };
-        save(&p, other.clone()).unwrap();
+        save(&p, [other.clone()]).unwrap();
         let both = load(&p).unwrap().unwrap();
         assert_eq!(both, vec![sample()[0].clone(), other.clone()]);
         std::fs::write(&p, "garbage").unwrap();
-        assert!(save(&p, other).is_err());
+        assert!(save(&p, [other]).is_err());
         assert_eq!(std::fs::read(&p).unwrap(), b"garbage", "left untouched");
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -9,6 +9,7 @@
 //! actuator its safe value (`safe: 0`, what it is set to when the run stops for any reason;
 //! default 0; motors always stop). See docs/raspberry-pi.md.
 
+use crate::record::tape::Recording;
 use affect_compiler::diagnostic::Diagnostic;
 use affect_compiler::ir::program::{AgentProgram, Program};
 
@@ -16,21 +17,31 @@ mod open;
 mod retry;
 pub mod watchdog;
 
-pub use open::{motor_board, open, retries, Opened};
+pub use open::{motor_board, open, replayed, retries, Opened};
 pub use retry::{Faults, Retry};
 
 /// Opens the devices of the one agent a run on hardware runs (`agent`: the run's `--agent`;
-/// `instances`: the programs of the instances the run would make).
+/// `instances`: the programs of the instances the run would make). Recording, every device
+/// call also goes to the tape; replaying, the devices are the record's stand-ins.
 pub fn open_for_run<'p>(
     program: &Program,
     agent: Option<&str>,
     hardware: &HardwareConfig,
     has_world: bool,
     instances: impl Iterator<Item = &'p AgentProgram>,
+    recording: Option<&Recording>,
 ) -> Result<Opened, Vec<Diagnostic>> {
     let agents: Vec<&AgentProgram> = instances.collect();
     match agents.as_slice() {
-        [one] => open(program, one, hardware, has_world),
+        [one] => match recording {
+            Some(Recording::Replay(tape)) => replayed(program, one, hardware, has_world, tape),
+            Some(Recording::Record(tape)) => {
+                let mut opened = open(program, one, hardware, has_world)?;
+                opened.record_into(one, tape);
+                Ok(opened)
+            }
+            None => open(program, one, hardware, has_world),
+        },
         _ => Err(vec![Diagnostic::error(
             "E0602",
             match agent {

@@ -7,6 +7,7 @@ use crate::devices::sim::SharedWorld;
 use crate::devices::{DeviceError, Direction, EdgeSource, Motor, MotorCommand, MotorStatus};
 use crate::devices::{Output, Sensor};
 use crate::leaf::Leaf;
+use crate::record::tape::{ReplayTape, Replayed, Tape, Taped, TapedMotor};
 use crate::world::AgentId;
 use affect_compiler::diagnostic::Diagnostic;
 use affect_compiler::ir::program::{
@@ -162,6 +163,80 @@ pub fn open(
     cfg: &HardwareConfig,
     has_world: bool,
 ) -> Result<Opened, Vec<Diagnostic>> {
+    open_with(program, agent, cfg, has_world, backend::open_devices)
+}
+
+/// The devices of `agent` as a replay has them: each one answers what the record holds
+/// (`affect replay`). What cannot run on hardware is refused as when the run was recorded.
+pub fn replayed(
+    program: &Program,
+    agent: &AgentProgram,
+    cfg: &HardwareConfig,
+    has_world: bool,
+    tape: &ReplayTape,
+) -> Result<Opened, Vec<Diagnostic>> {
+    open_with(program, agent, cfg, has_world, |agent, simulated, _| {
+        let mut o = Opened::empty();
+        for (index, d) in agent.devices.iter().enumerate() {
+            if simulated.iter().any(|(n, _)| *n == d.name) {
+                continue;
+            }
+            let device = || Replayed {
+                tape: tape.clone(),
+                index: index as u16,
+                name: d.name.clone(),
+            };
+            match kind(d) {
+                Some(Kind::Sensor(slot)) => {
+                    o.sensors.push((slot, d.name.clone(), Box::new(device())));
+                }
+                Some(Kind::Event(slot)) => {
+                    o.events.push((slot, d.name.clone(), Box::new(device())))
+                }
+                Some(Kind::Base) => {
+                    o.base = Some(Base {
+                        name: d.name.clone(),
+                        drive: Rc::new(RefCell::new(device())),
+                    });
+                }
+                Some(Kind::Output(slot)) => {
+                    o.outputs
+                        .push(OutputDevice::new(d, slot, Box::new(device())))
+                }
+                None => {}
+            }
+        }
+        Some(o)
+    })
+}
+
+/// What a declaration is to the robot.
+enum Kind {
+    Sensor(SlotId),
+    Event(SlotId),
+    Base,
+    Output(Option<SlotId>),
+}
+
+fn kind(d: &Device) -> Option<Kind> {
+    match (d.driver.as_str(), d.slot) {
+        ("ads1115" | "hcsr04", Some(slot)) => Some(Kind::Sensor(slot)),
+        ("gpio_edge", Some(slot)) => Some(Kind::Event(slot)),
+        ("romi32u4", _) => Some(Kind::Base),
+        ("pwm" | "soft_pwm" | "gpio_out", slot) => Some(Kind::Output(slot)),
+        _ => None,
+    }
+}
+
+/// The devices of an agent, made by `devices` (from the agent, what is simulated, where to
+/// report problems) once the declarations are checked.
+fn open_with(
+    program: &Program,
+    agent: &AgentProgram,
+    cfg: &HardwareConfig,
+    has_world: bool,
+    devices: impl FnOnce(&AgentProgram, &[(String, String)], &mut Vec<Diagnostic>) -> Option<Opened>,
+) -> Result<Opened, Vec<Diagnostic>> {
     let mut diags = Vec::new();
     let simulated = check_simulated(program, agent, cfg, has_world, &mut diags);
     for d in &agent.devices {
@@ -188,7 +263,7 @@ pub fn open(
             )),
         );
     }
-    let opened = backend::open_devices(agent, &simulated, &mut diags);
+    let opened = devices(agent, &simulated, &mut diags);
     match opened {
         Some(mut o) if diags.is_empty() => {
             o.simulated = simulated;
@@ -226,7 +301,75 @@ impl crate::leaf::LeafSource for Opened {
     }
 }
 
+impl OutputDevice {
+    fn new(d: &Device, slot: Option<SlotId>, device: Box<dyn Output>) -> OutputDevice {
+        OutputDevice {
+            name: d.name.clone(),
+            slot,
+            device,
+            safe: num(d, "safe").unwrap_or(0.0),
+            last: None,
+        }
+    }
+}
+
 impl Opened {
+    fn empty() -> Opened {
+        Opened {
+            sensors: Vec::new(),
+            events: Vec::new(),
+            outputs: Vec::new(),
+            base: None,
+            simulated: Vec::new(),
+            faults: Faults::default(),
+            #[cfg(target_os = "linux")]
+            _gpio: None,
+        }
+    }
+
+    /// Every call on the devices also goes to `tape` (`--record`), tagged with the
+    /// declaration's place among `agent`'s devices.
+    pub fn record_into(&mut self, agent: &AgentProgram, tape: &Tape) {
+        let index = |name: &str| {
+            let i = agent.devices.iter().position(|d| d.name == name);
+            i.unwrap_or(usize::MAX) as u16
+        };
+        let taped = |name: &str| (tape.clone(), index(name));
+        wrap_each(&mut self.sensors, |name, device| {
+            let (tape, index) = taped(name);
+            Box::new(Taped {
+                tape,
+                index,
+                device,
+            })
+        });
+        wrap_each(&mut self.events, |name, device| {
+            let (tape, index) = taped(name);
+            Box::new(Taped {
+                tape,
+                index,
+                device,
+            })
+        });
+        for o in std::mem::take(&mut self.outputs) {
+            let (tape, index) = taped(&o.name);
+            let device = o.device;
+            self.outputs.push(OutputDevice {
+                device: Box::new(Taped {
+                    tape,
+                    index,
+                    device,
+                }),
+                ..o
+            });
+        }
+        if let Some(b) = &mut self.base {
+            let (tape, index) = taped(&b.name);
+            let drive = b.drive.clone();
+            b.drive = Rc::new(RefCell::new(TapedMotor { tape, index, drive }));
+        }
+    }
+
     /// Binds the robot's sensors and events to the agent, in place of simulated ones.
     pub fn attach(&mut self, sim: &mut crate::sim::SimAgent) {
         let p = sim.program;
@@ -268,7 +411,7 @@ impl Opened {
         for o in &mut self.outputs {
             let Some(slot) = o.slot else { continue };
             let level = slots[slot as usize];
-            if o.last.is_some_and(|l| l.to_bits() == level.to_bits()) {
+            if o.last.is_some_and(|l| crate::trace::same_value(l, level)) {
                 continue;
             }
             o.last = Some(level);
@@ -293,6 +436,20 @@ impl Opened {
             }
         }
     }
+}
+
+/// Each device of a list, wrapped.
+fn wrap_each<D: ?Sized>(
+    list: &mut Vec<(SlotId, String, Box<D>)>,
+    wrap: impl Fn(&str, Box<D>) -> Box<D>,
+) {
+    *list = std::mem::take(list)
+        .into_iter()
+        .map(|(slot, name, device)| {
+            let device = wrap(&name, device);
+            (slot, name, device)
+        })
+        .collect();
 }
 
 /// The motor board as a `Move` leaf drives it: failures go to the fault log, and finished
@@ -555,48 +712,33 @@ mod backend {
             adcs: Vec::new(),
             gpio: None,
         };
-        let mut o = Opened {
-            sensors: Vec::new(),
-            events: Vec::new(),
-            outputs: Vec::new(),
-            base: None,
-            simulated: Vec::new(),
-            faults: Faults::default(),
-            _gpio: None,
-        };
+        let mut o = Opened::empty();
         for d in &agent.devices {
             if simulated.iter().any(|(n, _)| *n == d.name) {
                 continue;
             }
-            match (d.driver.as_str(), d.slot) {
-                ("ads1115", Some(slot)) => {
-                    if let Some(s) = adc_channel(&mut site, d) {
+            match kind(d) {
+                Some(Kind::Sensor(slot)) => {
+                    let s = match d.driver.as_str() {
+                        "ads1115" => adc_channel(&mut site, d),
+                        _ => ranger(&mut site, d),
+                    };
+                    if let Some(s) = s {
                         o.sensors.push((slot, d.name.clone(), s));
                     }
                 }
-                ("hcsr04", Some(slot)) => {
-                    if let Some(s) = ranger(&mut site, d) {
-                        o.sensors.push((slot, d.name.clone(), s));
-                    }
-                }
-                ("gpio_edge", Some(slot)) => {
+                Some(Kind::Event(slot)) => {
                     if let Some(e) = edge(&mut site, d) {
                         o.events.push((slot, d.name.clone(), e));
                     }
                 }
-                ("romi32u4", _) => o.base = romi(&mut site, d).or(o.base.take()),
-                ("pwm" | "soft_pwm" | "gpio_out", slot) => {
+                Some(Kind::Base) => o.base = romi(&mut site, d).or(o.base.take()),
+                Some(Kind::Output(slot)) => {
                     if let Some(device) = output(&mut site, d) {
-                        o.outputs.push(OutputDevice {
-                            name: d.name.clone(),
-                            slot,
-                            device,
-                            safe: num(d, "safe").unwrap_or(0.0),
-                            last: None,
-                        });
+                        o.outputs.push(OutputDevice::new(d, slot, device));
                     }
                 }
-                _ => {}
+                None => {}
             }
         }
         if let Some(Ok(g)) = site.gpio {

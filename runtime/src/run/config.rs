@@ -49,6 +49,8 @@ pub struct RunConfig {
     /// Measure every tick on the wall clock and write `timing` events (`--hardware`,
     /// `--realtime`).
     pub timing: bool,
+    /// The robot's device calls recorded (`--record`) or replayed (`affect replay`).
+    pub recording: Option<crate::record::tape::Recording>,
 }
 
 impl Default for RunConfig {
@@ -68,6 +70,7 @@ impl Default for RunConfig {
             nodes: crate::nodes::NodeRegistry::default(),
             hardware: None,
             timing: false,
+            recording: None,
         }
     }
 }

@@ -187,6 +187,9 @@ pub struct Run<'p> {
     /// costs log n instead of a scan of every instance, so a run's time stays linear in
     /// robots × ticks (10,000 robots).
     queue: BinaryHeap<Reverse<Due>>,
+    /// The memory files read before the first tick, with the places each held: told at
+    /// the start.
+    memory_read: Vec<(std::path::PathBuf, usize)>,
 }
 
 /// An instance's place in the schedule: when its next tick is due; ties go to the instance
@@ -231,11 +234,15 @@ impl<'p> Run<'p> {
         }
         let world = setup::build_world(program, config)?;
         let instances = setup::instances(program, config, world.as_ref());
-        // Memory files are checked before anything runs: damage, or a file that could not
-        // be written back, stops the run now rather than after it.
-        if let Some(dir) = &config.persist_dir {
-            persist::check_files(instances.iter().map(|i| i.program), dir)?;
-        }
+        // Memory files are read, each once, before anything runs: damage, or a file that
+        // could not be written back, stops the run now rather than after it.
+        let memory_files = match &config.persist_dir {
+            Some(dir) => Some(persist::check_files(
+                instances.iter().map(|i| i.program),
+                dir,
+            )?),
+            None => None,
+        };
         let mut hardware = match &config.hardware {
             Some(h) => Some(crate::hardware::open_for_run(
                 program,
@@ -243,6 +250,7 @@ impl<'p> Run<'p> {
                 h,
                 world.is_some(),
                 instances.iter().map(|i| i.program),
+                config.recording.as_ref(),
             )?),
             None => None,
         };
@@ -250,7 +258,7 @@ impl<'p> Run<'p> {
         if let Some(h) = &hardware {
             sources.push(h);
         }
-        let mut setup = setup::shared(config, &sources);
+        let mut setup = setup::shared(config, &sources, memory_files.as_ref());
         // Networked: the recruitment protocol goes through the network's radio.
         if let (Some(n), Some(w)) = (&mut net, &world) {
             setup.team = Team::with_radio(config.seed, Some(n.radio(&w.borrow())));
@@ -308,9 +316,13 @@ impl<'p> Run<'p> {
                 })
             })
             .collect();
+        let memory_read = (memory_files.iter().flat_map(|f| f.read()))
+            .map(|(p, n)| (p.to_path_buf(), n))
+            .collect();
         Ok(Run {
             program,
             config,
+            memory_read,
             world,
             mail,
             team,
@@ -380,6 +392,9 @@ impl<'p> Run<'p> {
                     },
                 );
             }
+        }
+        for (path, places) in &self.memory_read {
+            obs.memory_read(path, *places);
         }
         for l in &self.live {
             report::initial_values(self.program, l, obs);
@@ -496,7 +511,7 @@ impl<'p> Run<'p> {
     /// the summaries.
     pub fn finish(mut self, obs: &mut dyn Observer) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
         self.stop_hardware(obs);
-        self.save_memories()?;
+        self.save_memories(obs)?;
         if let (Some(t), Some(l)) = (&self.timer, self.live.first()) {
             let s = t.summary();
             let _ = obs.line(l.ticks, l.next_ms, &l.agent.name, &Event::TimingSummary(s));
@@ -539,17 +554,27 @@ impl<'p> Run<'p> {
         }
     }
 
-    /// Long-term memories that persist are saved at the end of the run.
-    fn save_memories(&self) -> Result<(), Vec<Diagnostic>> {
+    /// Long-term memories that persist are saved at the end of the run, each file read and
+    /// written once (a later instance's memory of the same name replacing an earlier's).
+    fn save_memories(&self, obs: &mut dyn Observer) -> Result<(), Vec<Diagnostic>> {
         let Some(dir) = &self.config.persist_dir else {
             return Ok(());
         };
+        let mut files: Vec<(String, Vec<persist::Stored>)> = Vec::new();
         for l in &self.live {
             for (file, stored) in l.agent.stored_memories(self.program) {
-                // Keeps what other memories in the same file hold.
-                if let Err(e) = persist::save(&dir.join(&file), stored) {
-                    return Err(vec![Diagnostic::error("E0603", e, Span::DUMMY)]);
+                match files.iter_mut().find(|(f, _)| *f == file) {
+                    Some((_, all)) => all.push(stored),
+                    None => files.push((file, vec![stored])),
                 }
+            }
+        }
+        for (file, stored) in files {
+            let path = dir.join(&file);
+            // Keeps what other memories in the same file hold.
+            match persist::save(&path, stored) {
+                Ok(places) => obs.memory_written(&path, places),
+                Err(e) => return Err(vec![Diagnostic::error("E0603", e, Span::DUMMY)]),
             }
         }
         Ok(())

@@ -8,6 +8,7 @@ use crate::interp::Machine;
 use crate::trace::{JsonLines, NoTrace, TraceSink};
 use affect_compiler::ir::program::{AgentProgram, Status};
 use std::io::Write;
+use std::path::Path;
 
 /// What the run does after an agent tick.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +43,13 @@ pub trait Observer: TraceSink {
     fn tick_done(&mut self, _tick: &TickView) -> Flow {
         Flow::Continue
     }
+
+    /// A long-term memory file was read before the first tick; it held `places` places
+    /// (traces). Files not written yet are not read.
+    fn memory_read(&mut self, _path: &Path, _places: usize) {}
+
+    /// A long-term memory file was written at the end of the run; it now holds `places`.
+    fn memory_written(&mut self, _path: &Path, _places: usize) {}
 }
 
 impl Observer for NoTrace {}

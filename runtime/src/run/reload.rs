@@ -18,6 +18,7 @@
 
 use super::carry::{self, Translate};
 use super::{setup, Live, Run};
+use crate::affect::persist;
 use crate::interp::Machine;
 use crate::trace::Event;
 use affect_compiler::builtins::NodeClass;
@@ -153,7 +154,15 @@ impl<'p> Run<'p> {
         }
         let engines = setup::compile(program, config, &instances);
         let sources: Vec<&dyn crate::leaf::LeafSource> = vec![&config.nodes];
-        let shared = setup::shared(config, &sources);
+        // The new program's memories that do not carry over start from their files.
+        let files = match &config.persist_dir {
+            Some(dir) => Some(persist::check_files(
+                instances.iter().map(|i| i.program),
+                dir,
+            )?),
+            None => None,
+        };
+        let shared = setup::shared(config, &sources, files.as_ref());
         let mut built = Vec::with_capacity(instances.len());
         for i in instances {
             built.push(setup::bind(

@@ -74,17 +74,18 @@ pub(super) fn choose_world<'p>(
 }
 
 /// What building a run's instances shares: the leaves' defaults and overrides, the seed,
-/// memories' directory, a new post office and team, the leaf wrap, and the `sources` of
+/// memory files the run read, a new post office and team, the leaf wrap, and the `sources` of
 /// leaves implemented outside the simulator (the user's nodes, the robot's devices).
 pub(super) fn shared<'a>(
     config: &'a RunConfig,
     sources: &'a [&'a dyn crate::leaf::LeafSource],
+    memory_files: Option<&'a crate::affect::persist::Files>,
 ) -> Setup<'a> {
     Setup {
         leaf_default: config.leaf_default,
         leaves: &config.leaves,
         seed: config.seed,
-        persist_dir: config.persist_dir.clone(),
+        memory_files,
         mail: crate::sim::mail::Mail::shared(),
         team: crate::sim::team::Team::shared(config.seed),
         wrap: config.wrap_leaves.clone(),

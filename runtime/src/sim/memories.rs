@@ -1,32 +1,24 @@
-//! An instance's emotional memories across runs: long-term memory read from the `persist`
-//! file at set-up, and what to write back at the end of the run.
+//! An instance's emotional memories across runs: long-term memory as the run read it from
+//! the `persist` file before set-up, and what to write back at the end of the run.
 
-use crate::affect::persist::{self, Stored};
+use crate::affect::persist::{Files, Stored};
 use crate::affect::{Memory, Trace};
 use affect_compiler::ir::program::{AgentProgram, Program};
-use std::path::Path;
 
-/// The agent's memories, their long-term part read from `persist` files in `dir` (`None`
-/// keeps every memory in memory only). A file that cannot be read or parsed is an error that
-/// leaves it untouched.
-pub fn load(
-    program: &Program,
-    agent: &AgentProgram,
-    dir: Option<&Path>,
-) -> Result<Vec<Memory>, String> {
+/// The agent's memories, their long-term part as the run's memory `files` held it (`None`
+/// keeps every memory in memory only).
+pub fn load(program: &Program, agent: &AgentProgram, files: Option<&Files>) -> Vec<Memory> {
     let mut memories = Vec::new();
     for spec in &agent.memories {
         let mut m = Memory::new(spec.clone());
-        if let (Some(file), Some(dir)) = (&spec.persist, dir) {
-            if let Some(stored) = persist::load(&dir.join(file))? {
-                if let Some(s) = stored.iter().find(|s| s.name == spec.name) {
-                    restore(program, &mut m, s);
-                }
+        if let (Some(file), Some(files)) = (&spec.persist, files) {
+            if let Some(s) = files.stored(file, &spec.name) {
+                restore(program, &mut m, s);
             }
         }
         memories.push(m);
     }
-    Ok(memories)
+    memories
 }
 
 /// Puts a stored memory's traces and links back, those whose places the program knows.

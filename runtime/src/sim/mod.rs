@@ -5,6 +5,7 @@
 //! to a host.
 
 pub mod area_leaves;
+pub mod astronaut;
 pub mod env;
 pub mod grid_leaves;
 pub mod host;
@@ -59,8 +60,8 @@ pub struct Setup<'a> {
     pub leaf_default: Status,
     pub leaves: &'a [(String, Vec<Status>)],
     pub seed: u64,
-    /// Where `persist` files live (the program's directory); `None` keeps memories in memory.
-    pub persist_dir: Option<std::path::PathBuf>,
+    /// The memory files the run read (`persist`); `None` keeps memories in memory.
+    pub memory_files: Option<&'a crate::affect::persist::Files>,
     /// The run's commands between robots (`SendCommand`); every instance built registers.
     pub mail: mail::SharedMail,
     /// What the run's instances share for recruitment and components (`team`).
@@ -91,10 +92,12 @@ pub struct Families {
     pub area: Rc<AreaAgent>,
     /// QRIO's head and camera, shared by its leaves and sensors (seed 004).
     pub body: Rc<qrio::Body>,
+    /// The failover task's conversation with the astronaut (seed 001).
+    pub mission: Rc<RefCell<astronaut::Mission>>,
 }
 
 /// Binds a declared leaf to its simulator implementation: the recruitment protocol, the
-/// minefield, the grid, the CARS area and QRIO are tried in this order, and the first
+/// minefield, the grid, the CARS area, QRIO and the failover task are tried in this order, and the first
 /// family that knows the name with fitting ports takes it. `None` leaves it a stand-in.
 pub fn bind_leaf(info: &LeafInfo, env: &LeafEnv, families: &Families) -> Option<Box<dyn Leaf>> {
     team::bind(info, &families.link)
@@ -102,6 +105,7 @@ pub fn bind_leaf(info: &LeafInfo, env: &LeafEnv, families: &Families) -> Option<
         .or_else(|| grid_leaves::bind(info, env))
         .or_else(|| area_leaves::bind(info, env, &families.area))
         .or_else(|| qrio::bind(info, env, &families.body))
+        .or_else(|| astronaut::bind(info, env, &families.area.strings, &families.mission))
 }
 
 /// Builds one agent instance: machine, leaves, devices, memories.
@@ -118,7 +122,7 @@ pub fn build_agent<'p>(
     });
     let enums = Rc::new(program.enums.clone());
     let affect = Rc::new(RefCell::new(AgentAffect {
-        memories: memories::load(program, agent, setup.persist_dir.as_deref())?,
+        memories: memories::load(program, agent, setup.memory_files),
         visited: Vec::new(),
         logs: Vec::new(),
     }));
@@ -134,6 +138,7 @@ pub fn build_agent<'p>(
             setup.seed,
         )),
         body: Rc::new(qrio::Body::default()),
+        mission: astronaut::Mission::shared(),
     };
     let env = world.as_ref().map(|(w, id)| LeafEnv {
         world: w.clone(),

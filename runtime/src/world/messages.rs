@@ -17,6 +17,22 @@ pub enum Recipient {
     Broadcast,
 }
 
+impl Recipient {
+    /// The agents a message from `from` is addressed to, in the world's order (range aside):
+    /// the one named, if the world has it, or every other agent.
+    pub fn agents(self, world: &World, from: AgentId) -> Vec<AgentId> {
+        match self {
+            Recipient::Agent(id) => world.agent(id).map(|a| a.id).into_iter().collect(),
+            Recipient::Broadcast => world
+                .agents()
+                .iter()
+                .map(|a| a.id)
+                .filter(|id| *id != from)
+                .collect(),
+        }
+    }
+}
+
 /// One delivered copy of a message.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Envelope<P> {
@@ -80,18 +96,9 @@ impl<P: Clone> MessageBus<P> {
         let Some(origin) = world.position(from) else {
             return 0;
         };
-        let recipients: Vec<AgentId> = match to {
-            Recipient::Agent(id) => world.agent(id).map(|a| a.id).into_iter().collect(),
-            Recipient::Broadcast => world
-                .agents()
-                .iter()
-                .map(|a| a.id)
-                .filter(|id| *id != from)
-                .collect(),
-        };
         let now = world.now_ms();
         let mut sent = 0;
-        for recipient in recipients {
+        for recipient in to.agents(world, from) {
             let in_range = match (self.spec.range_m, world.position(recipient)) {
                 (Some(range), Some(p)) => origin.distance(p) <= range,
                 (None, Some(_)) => true,

@@ -49,6 +49,25 @@ pub(crate) fn default_text(e: &Expr) -> String {
     }
 }
 
+/// A port of a model entry: the XML comments its doc starts with, then its element.
+fn port_nodes(p: &PortDecl) -> Vec<XmlNode> {
+    let Some(doc) = &p.doc else {
+        return vec![XmlNode::Element(port_element(p))];
+    };
+    let (comments, rest) = super::super::comments::leading(&doc.lines);
+    let mut nodes: Vec<XmlNode> = comments
+        .into_iter()
+        .map(|c| XmlNode::Comment(c, Span::DUMMY))
+        .collect();
+    let mut described = p.clone();
+    described.doc = (!rest.is_empty()).then_some(Doc {
+        lines: rest,
+        span: doc.span,
+    });
+    nodes.push(XmlNode::Element(port_element(&described)));
+    nodes
+}
+
 pub(crate) fn port_element(p: &PortDecl) -> Element {
     let tag = match p.dir {
         PortDir::In => "input_port",
@@ -74,6 +93,7 @@ pub(crate) fn is_reserved_item_attr(a: &Attr) -> bool {
         || a.name.name == carry::MODEL
         || a.name.name == vocab::COMPACT
         || a.name.name == vocab::EXPLICIT
+        || a.name.name == vocab::UNNAMED
         || vocab::root_attr_name(&a.name.name).is_some()
 }
 
@@ -89,11 +109,7 @@ pub(crate) fn leaf_model(item: &Item) -> Option<Element> {
     if let Some(d) = &item.doc {
         el.set("_description", d.lines.join("\n"));
     }
-    el.children = l
-        .ports
-        .iter()
-        .map(|p| XmlNode::Element(port_element(p)))
-        .collect();
+    el.children = l.ports.iter().flat_map(port_nodes).collect();
     Some(el)
 }
 
@@ -116,11 +132,7 @@ pub(crate) fn subtree_model(item: &Item, external: bool) -> Option<Element> {
             el.set("_description", d.lines.join("\n"));
         }
     }
-    el.children = t
-        .ports
-        .iter()
-        .map(|p| XmlNode::Element(port_element(p)))
-        .collect();
+    el.children = t.ports.iter().flat_map(port_nodes).collect();
     Some(el)
 }
 

@@ -75,7 +75,17 @@ impl Heads<'_> {
         if let Some(d) = &n.doc {
             el.set("_description", d.lines.join("\n"));
         }
-        for a in &n.attrs {
+        for a in n
+            .attrs
+            .iter()
+            // Markers that choose the element, not attributes of it.
+            .filter(|a| {
+                !matches!(
+                    a.name.name.as_str(),
+                    vocab::SUBTREE_PLUS | vocab::COMPACT | vocab::EXPLICIT
+                )
+            })
+        {
             let v = attr_value(a);
             el.set(&a.name.name, v);
         }
@@ -193,12 +203,12 @@ impl Heads<'_> {
         }
         // v4 writes the compact form, v3 the explicit one, unless the tree says otherwise (the
         // form its file used); an ID that is no XML name (`Pick All`) needs the explicit form.
-        let compact = match (self.dialect, self.st.form) {
-            (_, Some(vocab::COMPACT)) => true,
-            (_, Some(_)) => false,
-            (Dialect::V4, None) => true,
-            (Dialect::V3, None) => false,
-        };
+        let node_form = n.attrs.iter().find_map(|a| match a.name.name.as_str() {
+            vocab::COMPACT => Some(vocab::COMPACT),
+            vocab::EXPLICIT => Some(vocab::EXPLICIT),
+            _ => None,
+        });
+        let compact = vocab::writes_compact(node_form.or(self.st.form), self.dialect);
         let mut el = if compact && names::is_xml_name(id) {
             Element::new(id)
         } else {
@@ -330,11 +340,14 @@ impl Heads<'_> {
         ports: &[PortDecl],
         args: &ArgList,
     ) -> Element {
-        // v3's plain SubTree is the only way to share the parent's blackboard.
-        let shared = n.attrs.iter().any(|a| a.name.name == "__shared_blackboard");
+        // v3: a plain SubTree (Groot 1's element, and the only way to share the parent's
+        // blackboard) wherever it can say the call, SubTreePlus for literals and `..`.
+        let has = |name: &str| n.attrs.iter().any(|a| a.name.name == name);
+        let plain =
+            vocab::v3_plain_subtree(args, has("__shared_blackboard"), has(vocab::SUBTREE_PLUS));
         let (tag, bare, autoremap) = match self.dialect {
             Dialect::V4 => ("SubTree", false, "_autoremap"),
-            Dialect::V3 if shared => ("SubTree", true, ""),
+            Dialect::V3 if plain => ("SubTree", true, ""),
             Dialect::V3 => ("SubTreePlus", false, "__autoremap"),
         };
         let mut el = Element::new(tag).with("ID", id);

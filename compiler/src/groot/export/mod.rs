@@ -5,13 +5,18 @@
 //! Every v4 element is checked by reading it back with the importer; where that would not give
 //! the source's syntax tree, the element carries the source text in `_affect` (see `carry`), so
 //! `.affect → XML → .affect` gives the same tree. Output is deterministic: model entries are
-//! sorted by ID, everything else follows the source order.
+//! sorted by ID when the declarations are (else in their order), everything else follows the
+//! source order.
 //!
-//! Files: `mod.rs` (the document), `tree` (trees and agents), `readback` (the check that reads
-//! each written element back with the importer).
+//! Files: `mod.rs` (the document), `tree` (trees and agents), `program` (a program with the
+//! files it uses), `readback` (the check that reads each written element back with the
+//! importer).
 
+mod program;
 mod readback;
 mod tree;
+
+pub use program::{export_program, ExportedFile, ExportedProgram};
 
 use super::carry::{self, Entry, XmlItem};
 use super::element::entry::{
@@ -177,7 +182,7 @@ impl Exporter {
         };
         el.children = children.into_iter().map(XmlNode::Element).collect();
         if self.verify {
-            if let Some(text) = self.readback.node(&el, n) {
+            if let Some(text) = self.readback.node(&el, n, self.st.form) {
                 el.set(carry::AFFECT, text);
             }
         }
@@ -376,7 +381,7 @@ impl Exporter {
 
     fn document(&mut self, file: &File) -> Document {
         self.check_names(file);
-        let (main_name, sole_tree) = main_of(file);
+        let main_name = main_of(file);
         let mut root = self.root_element(file, main_name.as_deref());
         self.st.inferred = file
             .items
@@ -390,12 +395,12 @@ impl Exporter {
             .collect();
         let mut parts = Parts::default();
         for item in &file.items {
-            self.declaration(item, &mut parts, main_name.as_deref(), sole_tree);
+            self.declaration(item, &mut parts, main_name.as_deref());
         }
         let seen = self.st.uses.take();
         let inferred_keys = held_inferred(&seen, &mut parts);
         self.inferred_models(&seen, &mut parts.models);
-        parts.models.sort_by(|a, b| a.attr("ID").cmp(&b.attr("ID")));
+        order_models(&mut parts.models);
         let default_order = parts.default_order(inferred_keys);
         let actual: Vec<XmlItem> = parts
             .entries
@@ -444,13 +449,7 @@ impl Exporter {
     }
 
     /// One declaration: its element (an include, a model entry, a tree) or carried text.
-    fn declaration(
-        &mut self,
-        item: &Item,
-        parts: &mut Parts,
-        main_name: Option<&str>,
-        sole_tree: bool,
-    ) {
+    fn declaration(&mut self, item: &Item, parts: &mut Parts, main_name: Option<&str>) {
         let Parts {
             includes,
             behavior_trees,
@@ -501,10 +500,7 @@ impl Exporter {
                 leaves.push(key);
             }
             ItemKind::Tree(t) if has_body(t) => {
-                let is_main_on_import = match main_name {
-                    Some(m) => m == t.name.name,
-                    None => sole_tree,
-                };
+                let is_main_on_import = main_name == Some(t.name.name.as_str());
                 let (bt, model) = self.tree(item, t, is_main_on_import);
                 behavior_trees.push(bt);
                 models.extend(model);
@@ -637,31 +633,19 @@ impl Parts {
     }
 }
 
-/// The tree `main_tree_to_execute` names (the `main tree`, else the first agent with a
-/// `main`), and whether the file holds exactly one tree.
-fn main_of(file: &File) -> (Option<String>, bool) {
-    let trees: Vec<&TreeDecl> = file
-        .items
-        .iter()
-        .filter_map(|i| match &i.kind {
-            ItemKind::Tree(t) if has_body(t) => Some(t),
+/// The tree `main_tree_to_execute` names: the `main tree`, else the first agent with a
+/// `main`. None for a file without either (BehaviorTree.CPP then runs its only tree).
+fn main_of(file: &File) -> Option<String> {
+    let main_tree = file.items.iter().find_map(|i| match &i.kind {
+        ItemKind::Tree(t) if has_body(t) && t.is_main => Some(t.name.name.clone()),
+        _ => None,
+    });
+    main_tree.or_else(|| {
+        file.items.iter().find_map(|i| match &i.kind {
+            ItemKind::Agent(a) if agent_main(a).is_some() => Some(a.name.name.clone()),
             _ => None,
         })
-        .collect();
-    let agents: Vec<&AgentDecl> = file
-        .items
-        .iter()
-        .filter_map(|i| match &i.kind {
-            ItemKind::Agent(a) if agent_main(a).is_some() => Some(a),
-            _ => None,
-        })
-        .collect();
-    let main = trees
-        .iter()
-        .find(|t| t.is_main)
-        .map(|t| t.name.name.clone())
-        .or_else(|| agents.first().map(|a| a.name.name.clone()));
-    (main, trees.len() + agents.len() == 1)
+    })
 }
 
 /// The index of an agent's `main` member.
@@ -703,6 +687,24 @@ fn held_inferred(seen: &[Unknown], parts: &mut Parts) -> Vec<XmlItem> {
         }
     }
     inferred_keys
+}
+
+/// Model entries sorted by ID, as BehaviorTree.CPP and Groot 2 write them, when the
+/// declarations are (node models among themselves, tree models among themselves); else in
+/// declaration order, which is the order of an imported file's own `<TreeNodesModel>`.
+/// Inferred entries come last then.
+fn order_models(models: &mut [Element]) {
+    let sorted = |tree: bool| {
+        let ids: Vec<Option<&str>> = models
+            .iter()
+            .filter(|m| m.attr(carry::INFERRED_XML).is_none() && (m.name == "SubTree") == tree)
+            .map(|m| m.attr("ID"))
+            .collect();
+        ids.windows(2).all(|w| w[0] <= w[1])
+    };
+    if sorted(false) && sorted(true) {
+        models.sort_by(|a, b| a.attr("ID").cmp(&b.attr("ID")));
+    }
 }
 
 /// Several nodes in a place that holds one: a sequence marked as a body.

@@ -48,7 +48,14 @@ impl ReadBack {
 
     /// The source text to carry on a node's element, when reading the element back does not
     /// give the node's head.
-    pub(super) fn node(&mut self, el: &Element, n: &Node) -> Option<String> {
+    /// `form` is the form marker of the tree being written.
+    pub(super) fn node(
+        &mut self,
+        el: &Element,
+        n: &Node,
+        form: Option<&'static str>,
+    ) -> Option<String> {
+        self.reader.form = form;
         let back = self.reader.node(el, vec![]);
         self.reader.diags.clear();
         self.reader.unknown.clear();

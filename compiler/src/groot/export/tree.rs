@@ -16,7 +16,12 @@ impl Exporter {
     ) -> (Element, Option<Element>) {
         self.var_types_of_tree(t);
         let init = self.init(t);
-        let mut bt = Element::new("BehaviorTree").with("ID", &t.name.name);
+        let unnamed = t.name.name == vocab::UNNAMED_TREE
+            && item.attrs.iter().any(|a| a.name.name == vocab::UNNAMED);
+        let mut bt = Element::new("BehaviorTree");
+        if !unnamed {
+            bt.set("ID", &t.name.name);
+        }
         if let Some(d) = &item.doc {
             bt.set("_description", d.lines.join("\n"));
         }
@@ -64,6 +69,13 @@ impl Exporter {
             {
                 back_attrs.push(Attr {
                     name: Ident::new(carry::MODEL, Span::DUMMY),
+                    value: None,
+                    span: Span::DUMMY,
+                });
+            }
+            if unnamed {
+                back_attrs.push(Attr {
+                    name: Ident::new(vocab::UNNAMED, Span::DUMMY),
                     value: None,
                     span: Span::DUMMY,
                 });

@@ -206,7 +206,20 @@ impl Reader {
                 None => attrs.push(attr(&a.name, &a.value)),
             }
         }
-        call(id, Some(args), rest_flag, None)
+        let plus = el.name == "SubTreePlus";
+        let kind = call(id, Some(args), rest_flag, None);
+        if plus && self.dialect == Dialect::V3 {
+            if let NodeKind::Call { args: Some(a), .. } = &kind {
+                if vocab::v3_plain_subtree(a, false, false) {
+                    attrs.push(Attr {
+                        name: ident(vocab::SUBTREE_PLUS),
+                        value: None,
+                        span: Span::DUMMY,
+                    });
+                }
+            }
+        }
+        kind
     }
 
     pub(super) fn custom(
@@ -280,6 +293,23 @@ impl Reader {
         if sig.is_none() && !raw_builtin {
             self.unknown
                 .note(id, kind, false, &unknown_ports, el.name_span);
+        }
+        // A node in the other form than its tree's custom nodes (a mixed tree) says its own.
+        let compact = explicit_tag.is_none();
+        if !raw_builtin
+            && compact != vocab::writes_compact(self.form, self.dialect)
+            && (compact || super::super::names::is_xml_name(id))
+        {
+            let marker = if compact {
+                vocab::COMPACT
+            } else {
+                vocab::EXPLICIT
+            };
+            attrs.push(Attr {
+                name: ident(marker),
+                value: None,
+                span: Span::DUMMY,
+            });
         }
         // Children after the node itself: unknown nodes are noted in document order.
         let kids = self.children(el);

@@ -220,6 +220,9 @@ pub(crate) struct Reader {
     epilogue: Vec<String>,
     /// The comments before `<TreeNodesModel>`, for its first entry to carry.
     models_lead: Vec<String>,
+    /// The form marker of the tree being read (`vocab::tree_form`): a custom node in the
+    /// other form gets its own marker.
+    pub form: Option<&'static str>,
 }
 
 impl Reader {
@@ -234,6 +237,7 @@ impl Reader {
             prologue: Vec::new(),
             models_lead: Vec::new(),
             epilogue: Vec::new(),
+            form: None,
         }
     }
 

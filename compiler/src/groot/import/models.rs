@@ -115,7 +115,17 @@ impl Reader {
         comment_docs: Vec<String>,
     ) -> Item {
         let mut ports = Vec::new();
-        for p in e.elements() {
+        // XML comments before a port ride on its doc, spelled as comments.
+        let mut comments: Vec<String> = Vec::new();
+        for child in &e.children {
+            let p = match child {
+                XmlNode::Element(p) => p,
+                XmlNode::Comment(c, _) => {
+                    comments.extend(super::super::comments::lines(c));
+                    continue;
+                }
+                _ => continue,
+            };
             let dir = match p.name.as_str() {
                 "input_port" => PortDir::In,
                 "output_port" => PortDir::Out,
@@ -181,8 +191,10 @@ impl Reader {
             } else {
                 text
             };
+            let mut doc = std::mem::take(&mut comments);
+            doc.extend(doc_lines_keep(&desc));
             ports.push(PortDecl {
-                doc: node_doc(doc_lines_keep(&desc)),
+                doc: node_doc(doc),
                 dir,
                 name: ident(name),
                 ty,

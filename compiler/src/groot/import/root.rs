@@ -193,7 +193,7 @@ impl Reader {
                     seen.insert(a.value.clone(), a.value_span);
                     a.value.clone()
                 }
-                None if element_count == 1 => "MainTree".to_string(),
+                None if element_count == 1 => vocab::UNNAMED_TREE.to_string(),
                 None if self.dialect == Dialect::V3 => format!("BehaviorTree_{i}"),
                 None => {
                     self.error("E0410", "`<BehaviorTree>` without an `ID`", bt.name_span);
@@ -326,7 +326,10 @@ impl Reader {
         }
         let mut leaf_items = Vec::new();
         let mut signature_items = Vec::new();
-        for m in model_entries {
+        // Comments before `<TreeNodesModel>` whose first entry is the model of a tree defined
+        // here: they ride on that tree (the entry is written from it).
+        let mut models_lead: Vec<(String, Vec<String>)> = Vec::new();
+        for mut m in model_entries {
             match &m.item.kind {
                 ItemKind::Leaf(_) if !m.inferred => {
                     leaf_items.push((XmlItem::Leaf(m.id.clone()), m.item))
@@ -334,17 +337,30 @@ impl Reader {
                 ItemKind::Tree(_) if !tree_ids.contains(&m.id) && !m.inferred => {
                     signature_items.push((XmlItem::Tree(m.id.clone()), m.item))
                 }
-                _ => {}
+                _ => {
+                    if let Some(doc) = &mut m.item.doc {
+                        let lead = super::super::comments::take_leading(
+                            &mut doc.lines,
+                            super::super::comments::Place::Models,
+                        );
+                        if !lead.is_empty() {
+                            models_lead.push((m.id.clone(), lead));
+                        }
+                    }
+                }
             }
         }
-        let sole = tree_ids.len() == 1;
         let mut tree_items = Vec::new();
         for ((bt, docs), id) in parts.trees.iter().zip(tree_ids) {
-            let is_main = match main_attr {
-                Some(m) => m == id.as_str(),
-                None => sole,
-            };
-            let item = self.tree(bt, id, docs.clone(), is_main, main_attr, parts.models);
+            // Without `main_tree_to_execute` no tree is `main`: BehaviorTree.CPP runs the only
+            // tree, as affect does, and the export then writes no attribute the file lacked.
+            let is_main = main_attr == Some(id.as_str());
+            let mut item = self.tree(bt, id, docs.clone(), is_main, main_attr, parts.models);
+            if let Some(i) = models_lead.iter().position(|(t, _)| t == id) {
+                let mut lines = models_lead.swap_remove(i).1;
+                lines.extend(item.doc.take().into_iter().flat_map(|d| d.lines));
+                item.doc = node_doc(lines);
+            }
             let key = match &item.kind {
                 ItemKind::Agent(_) => XmlItem::Agent(id.clone()),
                 _ => XmlItem::Tree(id.clone()),
@@ -358,10 +374,18 @@ impl Reader {
         xml_items.extend(signature_items);
 
         if !self.prologue.is_empty() || !self.epilogue.is_empty() {
-            let main = xml_items
-                .iter_mut()
-                .find(|(_, item)| matches!(&item.kind, ItemKind::Tree(t) if t.is_main));
-            if let Some((_, item)) = main {
+            // On the main tree, else the first tree (a file without `main_tree_to_execute`).
+            let main = match xml_items
+                .iter()
+                .position(|(_, item)| matches!(&item.kind, ItemKind::Tree(t) if t.is_main))
+            {
+                Some(i) => Some(i),
+                None => xml_items.iter().position(|(_, item)| {
+                    matches!(&item.kind, ItemKind::Tree(t) if !t.body.nodes.is_empty())
+                        || matches!(item.kind, ItemKind::Agent(_))
+                }),
+            };
+            if let Some((_, item)) = main.map(|i| &mut xml_items[i]) {
                 // Before the tree's own doc: the file's comments come first.
                 let mut doc = std::mem::take(&mut self.prologue);
                 doc.extend(item.doc.take().into_iter().flat_map(|d| d.lines));

@@ -9,6 +9,36 @@ use super::*;
 use crate::span::Span;
 use crate::syntax::ast::*;
 
+/// The valueless markers of a tree's head: `#[model]` (an empty `<SubTree>` model entry),
+/// `#[unnamed]` (no `ID`), and the form of its custom nodes when it is not the dialect's usual
+/// one.
+fn markers(
+    bt: &Element,
+    id: &str,
+    models: Option<&Element>,
+    form: Option<&'static str>,
+) -> Vec<Attr> {
+    let has_empty_model = models.is_some_and(|m| {
+        m.elements().any(|e| {
+            e.name == "SubTree" && e.attr("ID") == Some(id) && e.elements().next().is_none()
+        })
+    });
+    let unnamed = bt.attribute("ID").is_none() && id == vocab::UNNAMED_TREE;
+    [
+        has_empty_model.then_some(carry::MODEL),
+        unnamed.then_some(vocab::UNNAMED),
+        form,
+    ]
+    .into_iter()
+    .flatten()
+    .map(|name| Attr {
+        name: ident(name),
+        value: None,
+        span: Span::DUMMY,
+    })
+    .collect()
+}
+
 impl Reader {
     pub(super) fn tree(
         &mut self,
@@ -47,11 +77,14 @@ impl Reader {
                 _ => {}
             }
         }
+        let form = vocab::tree_form(bt, self.dialect);
+        self.form = form;
         let mut nodes = match body_el.first() {
             None => vec![],
             Some(el) if is_body_sequence(el) => self.children(el),
             Some(el) => vec![self.node(el, pre_docs)],
         };
+        self.form = None;
         // The exporter's initialisation of `var`s is part of the declarations, not the tree.
         if nodes.first().is_some_and(is_init_placeholder) {
             nodes.remove(0);
@@ -120,29 +153,8 @@ impl Reader {
                 _ => attrs.push(attr(&a.name, &a.value)),
             }
         }
+        attrs.extend(markers(bt, id, models, form));
         let ports = self.scope.trees.get(id).cloned().unwrap_or_default();
-        let has_empty_model = models
-            .map(|m| {
-                m.elements().any(|e| {
-                    e.name == "SubTree" && e.attr("ID") == Some(id) && e.elements().next().is_none()
-                })
-            })
-            .unwrap_or(false);
-        if has_empty_model {
-            attrs.push(Attr {
-                name: ident(carry::MODEL),
-                value: None,
-                span: Span::DUMMY,
-            });
-        }
-        // The form of the custom nodes, when it is not the dialect's usual one.
-        if let Some(form) = vocab::tree_form(bt, self.dialect) {
-            attrs.push(Attr {
-                name: ident(form),
-                value: None,
-                span: Span::DUMMY,
-            });
-        }
         let locals = infer::locals(&nodes, &ports, &self.scope);
         Item {
             doc: node_doc(doc),

@@ -22,7 +22,7 @@ mod responder;
 mod shame;
 
 pub use messages::{
-    arrival_allowance, Body, Msg, Outbox, Progress, Report, Send, ARRIVAL_SLACK_MS,
+    arrival_allowance, kind, Body, Msg, Outbox, Progress, Report, Send, ARRIVAL_SLACK_MS,
     HANDSHAKE_TRIES, MS_PER_UNIT,
 };
 pub use requester::Requester;

@@ -230,7 +230,7 @@ impl Responder {
     pub fn step(&mut self, now_ms: f64, out: &mut Outbox) {
         match &mut self.state {
             // RESPONDER acknowledges ACCEPT, as in a three-way handshake: without it the
-            // offer is repeated every `resend`, three times at most, then dropped.
+            // offer is repeated every `resend`, `HANDSHAKE_TRIES` times at most, then dropped.
             Resp::Offered {
                 requester,
                 session,

@@ -341,16 +341,18 @@ fn a_responder_that_never_hears_responder_gives_up_and_the_requester_asks_again(
     // Every RESPONDER of the first request is lost.
     let mut lose = |k: &str, _: AgentId| k == "RESPONDER";
     net.start(&mut lose);
-    for _ in 0..12 {
+    // HANDSHAKE_TRIES ACCEPTs 3 s apart, each answered by a lost RESPONDER: the robot drops
+    // its offer 3 s after the last.
+    let offered_s = 3 * HANDSHAKE_TRIES + 1;
+    for _ in 0..offered_s {
         net.second(&mut lose);
     }
-    // Three ACCEPTs, each answered by a lost RESPONDER: the robot drops its offer.
-    assert_eq!(net.count("ACCEPT"), 3);
+    assert_eq!(net.count("ACCEPT"), HANDSHAKE_TRIES as usize);
     assert_eq!(net.steps("gave_up"), vec![AgentId(1)]);
     assert!(!net.resp[0].busy());
-    // The requester waits 2 · 5 s + 30 s after its choice for ARRIVAL, then starts over;
-    // with the radio working the second request succeeds.
-    for _ in 12..42 {
+    // The requester waits 2 · 5 s + 30 s after its choice (at 1 s) for ARRIVAL, then starts
+    // over; with the radio working the second request succeeds.
+    for _ in offered_s..42 {
         net.second(&mut never);
     }
     let gave_up: Vec<Option<&str>> = net
@@ -404,12 +406,12 @@ fn nobody_waits_forever_when_the_radio_dies() {
     net.second(&mut never);
     let mut dead = |k: &str, _: AgentId| k != "HELP";
     assert!(net.arrive(0, &mut dead));
-    for _ in 0..20 {
+    for _ in 0..3 * HANDSHAKE_TRIES + 2 {
         net.second(&mut dead);
     }
-    // Three ARRIVALs without AGREE: the responder gives up, and so does its node.
+    // HANDSHAKE_TRIES ARRIVALs without AGREE: the responder gives up, and so does its node.
     assert_eq!(net.resp[0].handshake(UAV), Progress::Failed);
-    assert_eq!(net.count("ARRIVAL"), 3);
+    assert_eq!(net.count("ARRIVAL"), HANDSHAKE_TRIES as usize);
     assert!(!net.resp[0].busy());
     // The requester never heard ARRIVAL: it gives up on it and asks again.
     for _ in 0..40 {
@@ -425,15 +427,15 @@ fn nobody_waits_forever_when_the_radio_dies() {
 #[test]
 fn a_requester_whose_handshake_fails_asks_again_until_help_arrives() {
     // Seed 002: the lease protocol is there so that recruitment always completes. Every AGREE
-    // of the first handshake is lost: the requester gives up on that responder after three
-    // and starts the request over; the responder gave up too, answers the new HELP, is
-    // recruited again and this time the handshake goes through.
+    // of the first handshake is lost: the requester gives up on that responder after
+    // HANDSHAKE_TRIES AGREEs and starts the request over; the responder gave up too, answers
+    // the new HELP, is recruited again and this time the handshake goes through.
     let mut net = Net::new(Strategy::Greedy, &[5.0]);
     net.start(&mut never);
     net.second(&mut never);
     let mut no_agree = |k: &str, _: AgentId| k == "AGREE";
     assert!(net.arrive(0, &mut no_agree));
-    for _ in 0..12 {
+    for _ in 0..3 * HANDSHAKE_TRIES + 3 {
         net.second(&mut no_agree);
     }
     let gave_up: Vec<Option<&str>> = net
