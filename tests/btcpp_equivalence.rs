@@ -48,7 +48,11 @@ fn ours(case: &Case) -> Result<(Trace, Vec<(String, Var)>), String> {
         leaves: case
             .leaves
             .iter()
-            .map(|(k, v)| (k.clone(), run::parse_statuses(v).expect("valid script")))
+            .map(|(k, v)| run::LeafScript {
+                key: k.clone(),
+                statuses: run::parse_statuses(v).expect("valid script"),
+                cycle: false,
+            })
             .collect(),
         pacing: Pacing::SleepBetweenTicks {
             ms: case.sleep_ms.unwrap_or(1) as f64,

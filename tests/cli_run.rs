@@ -139,7 +139,7 @@ fn a_plain_tree_runs_with_stand_ins_overrides_and_bb() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
-        stderr.contains("stand-ins") && stderr.contains("MoveTo"),
+        stderr.contains("stand-in") && stderr.contains("MoveTo"),
         "the summary names stand-ins: {stderr}"
     );
     // Three ticks to finish the first MoveTo, then one per tick: done = 3 after five ticks.

@@ -356,3 +356,39 @@ fn a_trace_that_cannot_be_written_is_a_usage_error() {
         stderr(&out)
     );
 }
+
+#[test]
+fn behaviour_modules_starting_preempted_and_resuming_are_told_concisely() {
+    let dir = scratch("modules");
+    let soccer = copy(&dir, "examples/soccer.affect");
+    let trace = dir.join("soccer.jsonl");
+    let out = affect(&[
+        "run",
+        soccer.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    for told in [
+        "modules: Soccer/SearchBall starts",
+        "Soccer/ApproachBall preempted, SoundAttention starts",
+        "modules: Soccer/SearchBall resumes",
+        "running Soccer/ApproachBall",
+    ] {
+        assert!(err.contains(told), "the story tells `{told}`:\n{err}");
+    }
+    // One item per tick that changed modules, for the top of what changed: far fewer
+    // lines than the trace's `behavior` events.
+    let events = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("\"ev\":\"behavior\""))
+        .count();
+    let lines = err.lines().filter(|l| l.contains("modules: ")).count();
+    assert!(events > 100, "{events}");
+    assert!(
+        lines * 3 < events,
+        "{lines} module lines for {events} events:\n{err}"
+    );
+}

@@ -449,7 +449,11 @@ fn config(ticks: u64, sleep: Option<f64>) -> RunConfig {
         ticks,
         leaves: LEAVES
             .iter()
-            .map(|(id, _, s)| (id.to_string(), run::parse_statuses(s).expect("valid")))
+            .map(|(id, _, s)| run::LeafScript {
+                key: id.to_string(),
+                statuses: run::parse_statuses(s).expect("valid"),
+                cycle: false,
+            })
             .collect(),
         pacing: match sleep {
             Some(ms) => Pacing::SleepBetweenTicks { ms },
@@ -561,6 +565,99 @@ fn examples_run_identically_in_both_engines() {
         ran += 1;
     }
     assert!(ran >= 1, "no example ran");
+}
+
+/// Stand-ins that play their statuses over and over (`--leaf-cycle`) and write their out
+/// ports (`--leaf-out`): numbers, ints, bools, enum variants and labels, through a subtree's
+/// ports, under a reactive sequence that halts them, in both engines alike.
+#[test]
+fn cycling_and_writing_stand_ins_run_identically_in_both_engines() {
+    let source = r#"enum Mode { A, B, C }
+action Sense(out level: num, out count: int, out ok: bool, out mode: Mode, out place: Label);
+action Sweep();
+condition Near();
+
+tree Look(out seen: bool, out at: num) {
+    sequence { Sweep() Sense(level: at, ok: seen) }
+}
+
+main tree T {
+    var level: num = 0;
+    var count: int = 0;
+    var ok: bool = false;
+    var mode: Mode = Mode::A;
+    var place: Label = "P";
+    var seen: bool = false;
+    var at: num = 0;
+    var n: int = 0;
+    var m: int = 0;
+
+    reactive_sequence {
+        Near()
+        sequence {
+            Sense(level: level, count: count, ok: ok, mode: mode, place: place)
+            check ok && mode == Mode::C
+            Look(seen: seen, at: at)
+            check seen
+            do { n = n + count; m = m + 1 }
+            Sweep()
+        }
+    }
+}
+"#;
+    let leaf = |key: &str, s: &str, cycle: bool| run::LeafScript {
+        key: key.into(),
+        statuses: run::parse_statuses(s).expect("valid"),
+        cycle,
+    };
+    let out = |node: &str, port: &str, value: &str| run::LeafOut {
+        node: node.into(),
+        port: port.into(),
+        value: value.into(),
+    };
+    let cfg = RunConfig {
+        ticks: 60,
+        leaves: vec![
+            leaf("Near", "success,success,success,failure", true),
+            leaf("Sweep", "running,running,success", true),
+            leaf("Sense", "running,success", true),
+        ],
+        leaf_outs: vec![
+            out("Sense", "level", "42.5"),
+            out("Sense", "count", "3"),
+            out("Sense", "ok", "true"),
+            out("Sense", "mode", "C"),
+            out("Sense", "place", "Q"),
+        ],
+        ..RunConfig::default()
+    };
+    let mut program = affect_compiler::check_source_with(source, &NoFiles)
+        .program
+        .expect("compiles");
+    // As `affect run` does with the command line's values.
+    program.intern("Q");
+    let (interp, _) = run_with(&program, &cfg, EngineKind::Interp).unwrap();
+    let (jit, vars) = run_with(&program, &cfg, EngineKind::Jit).unwrap();
+    assert!(interp == jit, "the traces differ:\n{interp}\n---\n{jit}");
+    let value = |name: &str| {
+        vars[0]
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    // The outputs arrived, and the cycles went round: the body finished several times.
+    assert_eq!(value("level"), "42.5");
+    assert_eq!(value("mode"), "C");
+    assert_eq!(value("place"), "Q");
+    assert_eq!(value("seen"), "true");
+    assert_eq!(value("at"), "42.5");
+    let m: i64 = value("m").parse().unwrap();
+    assert!(
+        m >= 3,
+        "the cycling stand-ins let the body finish again and again: m = {m}"
+    );
+    assert_eq!(value("n"), (3 * m).to_string());
 }
 
 /// Seeds the property once found the engines disagreeing on, run at every tick count.

@@ -21,6 +21,7 @@ mod robot;
 pub mod run;
 pub mod service;
 mod source;
+mod stand_ins;
 mod summary;
 mod watch;
 

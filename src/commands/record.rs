@@ -117,7 +117,7 @@ pub fn replay(args: &ReplayArgs) -> u8 {
         .program
         .clone()
         .unwrap_or_else(|| PathBuf::from(&header.program));
-    let loaded = match source::load(&file) {
+    let mut loaded = match source::load(&file) {
         Ok(l) => l,
         Err(status) => {
             if args.program.is_none() {
@@ -126,6 +126,11 @@ pub fn replay(args: &ReplayArgs) -> u8 {
             return status;
         }
     };
+    // As the recorded run did (`run.rs`), in the same order.
+    loaded.intern(
+        (header.bb.iter().map(|(_, v)| v.as_str()))
+            .chain(header.leaf_outs.iter().map(|(_, _, v)| v.as_str())),
+    );
     let Some(program) = &loaded.analysis.program else {
         eprintln!(
             "error: `{}` does not check (run `affect check` on it)",

@@ -8,7 +8,7 @@ use super::{FAILED, OK, USAGE};
 use crate::observers::btlog::BtLog;
 use crate::observers::groot2::{self, Groot2};
 use crate::observers::plot::PlotFile;
-use crate::observers::progress::Bar;
+use crate::observers::progress::Progress;
 use crate::observers::story::Narrator;
 use crate::observers::trace_file::TraceFile;
 use crate::observers::views::{self, AgentView};
@@ -52,6 +52,15 @@ pub struct RunArgs {
     /// list (`running,success`) is played one status per tick, the last one repeating.
     #[arg(long = "leaf", value_name = "ID=success|failure|running")]
     pub leaves: Vec<String>,
+    /// Like --leaf, but the list is played over and over: `--leaf-cycle
+    /// Scan=running,running,success` succeeds every third tick.
+    #[arg(long = "leaf-cycle", value_name = "ID=STATUS,..")]
+    pub leaf_cycles: Vec<String>,
+    /// What a stand-in writes to one of its out ports on every call, read as the type of
+    /// the variable the port is bound to: `--leaf-out Detect.found=true`. NODE is its path,
+    /// its label or its declared name; the node runs as a stand-in.
+    #[arg(long = "leaf-out", value_name = "NODE.PORT=VALUE")]
+    pub leaf_outs: Vec<String>,
     /// What foreign nodes without an implementation or override return.
     #[arg(long, value_name = "STATUS", default_value = "success")]
     pub leaf_default: String,
@@ -64,8 +73,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_persist: bool,
     /// Print neither the story of the run (one line whenever something meaningful changes:
-    /// a new place, a drive, an emotion, which branch chose; see docs/run.md) nor the
-    /// summary.
+    /// a new place, a drive, an emotion, which branch chose, a behaviour module starting or
+    /// preempted; see docs/run.md), the progress of a long run (a bar on a terminal, a plain
+    /// line at every tenth elsewhere), the one-line result, nor the summary.
     #[arg(long)]
     pub quiet: bool,
     /// The engine that runs the program: `jit` (native code through Cranelift, on x86_64
@@ -147,10 +157,13 @@ fn split_kv(s: &str, what: &str) -> Result<(String, String), String> {
 }
 
 pub fn run(args: &RunArgs) -> u8 {
-    let loaded = match source::load(&args.file) {
+    let mut loaded = match source::load(&args.file) {
         Ok(l) => l,
         Err(status) => return status,
     };
+    loaded.intern(
+        (args.bb.iter().chain(&args.leaf_outs)).filter_map(|kv| kv.split_once('=').map(|(_, v)| v)),
+    );
     let mut reporter = loaded.reporter();
     let Some(program) = &loaded.analysis.program else {
         reporter.finish(1);
@@ -287,12 +300,33 @@ fn config(args: &RunArgs, program: &Program) -> Result<RunConfig, String> {
             args.leaf_default
         )
     })?;
-    for l in &args.leaves {
-        let (k, v) = split_kv(l, "--leaf")?;
-        let s = run::parse_statuses(&v).ok_or_else(|| {
-            format!("--leaf {k}: `{v}` is not a list of success, failure and running")
+    let scripts =
+        (args.leaves.iter().map(|l| (l, false))).chain(args.leaf_cycles.iter().map(|l| (l, true)));
+    for (l, cycle) in scripts {
+        let flag = if cycle { "--leaf-cycle" } else { "--leaf" };
+        let (key, v) = split_kv(l, flag)?;
+        let statuses = run::parse_statuses(&v).ok_or_else(|| {
+            format!("{flag} {key}: `{v}` is not a list of success, failure and running")
         })?;
-        config.leaves.push((k, s));
+        config.leaves.push(run::LeafScript {
+            key,
+            statuses,
+            cycle,
+        });
+    }
+    for o in &args.leaf_outs {
+        let (k, value) = split_kv(o, "--leaf-out")?;
+        let Some((node, port)) = k
+            .rsplit_once('.')
+            .filter(|(n, p)| !n.is_empty() && !p.is_empty())
+        else {
+            return Err(format!("--leaf-out takes NODE.PORT=VALUE, got `{o}`"));
+        };
+        config.leaf_outs.push(run::LeafOut {
+            node: node.to_string(),
+            port: port.to_string(),
+            value,
+        });
     }
     for b in &args.bb {
         config.bb.push(split_kv(b, "--bb")?);
@@ -312,8 +346,9 @@ fn config(args: &RunArgs, program: &Program) -> Result<RunConfig, String> {
     Ok(config)
 }
 
-/// The observers the options ask for, in the order they finish: the progress bar clears
-/// its line before the story's last lines.
+/// The observers the options ask for, in the order they finish: the story's last lines
+/// come before the progress's result line. A long run (or one on the wall clock) shows its
+/// progress.
 fn observers<'v>(
     args: &RunArgs,
     config: &mut RunConfig,
@@ -323,12 +358,11 @@ fn observers<'v>(
 ) -> Result<Fanout<'v>, String> {
     let name = &loaded.name;
     let mut fanout = Fanout::default();
-    let progress = Bar::new(!args.quiet && config.ticks >= 2000);
-    let clear = progress.is_on();
-    fanout.add(progress);
+    let progress = Progress::new(config.ticks >= 2000 || args.realtime, args.quiet);
     if !args.quiet {
-        fanout.add(Narrator::new(views, Box::new(std::io::stderr())).clearing(clear));
+        fanout.add(Narrator::new(views, Box::new(progress.story_out())));
     }
+    fanout.add(progress);
     if let Some(path) = &args.plot {
         let title = args
             .file
@@ -380,78 +414,8 @@ fn tell(args: &RunArgs, program: &Program, summaries: &[AgentSummary]) {
     ) {
         eprintln!("warning: the JIT is not available ({reason}); running the interpreter");
     }
-    // Nodes nobody implements run as stand-ins, on every run: say which, and how.
-    let mut told: Vec<(Vec<String>, Vec<&str>)> = Vec::new();
-    for s in summaries.iter().filter(|s| !s.stand_ins.is_empty()) {
-        match told.iter_mut().find(|(names, _)| *names == s.stand_ins) {
-            Some((_, agents)) => agents.push(&s.agent),
-            None => told.push((s.stand_ins.clone(), vec![&s.agent])),
-        }
-    }
-    for (names, agents) in &told {
-        eprintln!(
-            "warning: {}: {}",
-            agents.join(", "),
-            stand_ins_text(program, names, &args.leaf_default)
-        );
-    }
+    super::stand_ins::tell(program, summaries, &args.leaf_default);
     if !args.quiet {
         super::summary::print(summaries);
     }
-}
-
-/// What the stand-ins of a run do: leaves return `--leaf-default` or their `--leaf`, a custom
-/// decorator passes its child's status through, a custom control node is a Sequence (as the
-/// BehaviorTree.CPP oracle's custom nodes do).
-fn stand_ins_text(program: &Program, names: &[String], leaf_default: &str) -> String {
-    use affect_compiler::builtins::NodeClass;
-    let class = |n: &String| {
-        program
-            .leaves
-            .iter()
-            .find(|l| l.name == *n)
-            .map_or(NodeClass::Action, |l| l.class)
-    };
-    let of = |want: &[NodeClass]| -> Vec<&str> {
-        names
-            .iter()
-            .filter(|n| want.contains(&class(n)))
-            .map(String::as_str)
-            .collect()
-    };
-    let mut parts = Vec::new();
-    let leaves = of(&[NodeClass::Action, NodeClass::Condition]);
-    if !leaves.is_empty() {
-        parts.push(format!(
-            "{} return{} {} (--leaf-default) or their --leaf statuses",
-            leaves.join(", "),
-            if leaves.len() == 1 { "s" } else { "" },
-            leaf_default.to_lowercase()
-        ));
-    }
-    let decorators = of(&[NodeClass::Decorator]);
-    if !decorators.is_empty() {
-        parts.push(format!(
-            "decorator{} {} pass{} the child's status through",
-            if decorators.len() == 1 { "" } else { "s" },
-            decorators.join(", "),
-            if decorators.len() == 1 { "es" } else { "" }
-        ));
-    }
-    let controls = of(&[NodeClass::Control]);
-    if !controls.is_empty() {
-        parts.push(format!(
-            "control node{} {} run{} as a sequence",
-            if controls.len() == 1 { "" } else { "s" },
-            controls.join(", "),
-            if controls.len() == 1 { "s" } else { "" }
-        ));
-    }
-    format!(
-        "{} node{} without an implementation run{} as stand-ins: {}",
-        names.len(),
-        if names.len() == 1 { "" } else { "s" },
-        if names.len() == 1 { "s" } else { "" },
-        parts.join("; ")
-    )
 }

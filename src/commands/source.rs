@@ -24,6 +24,18 @@ pub struct Loaded {
 }
 
 impl Loaded {
+    /// Makes each value the command line gives as text (`--bb`, `--leaf-out`) one of the
+    /// program's strings, so a string or label the program never spells can be held (and
+    /// the trace shows it). A replay interns its record's values in the same order, so the
+    /// symbols are the same.
+    pub fn intern<'v>(&mut self, values: impl IntoIterator<Item = &'v str>) {
+        if let Some(p) = &mut self.analysis.program {
+            for v in values {
+                p.intern(v);
+            }
+        }
+    }
+
     /// A reporter holding the program's diagnostics and those of the files it `use`s; the
     /// command adds what its run finds, then finishes it.
     pub fn reporter(&self) -> Reporter {

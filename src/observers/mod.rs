@@ -4,9 +4,11 @@
 //! add it where `commands/run.rs` builds the fan-out.
 //!
 //! - `trace_file.rs`: `--trace FILE.jsonl`, the JSON Lines trace (docs/trace.md);
-//! - `story.rs`: the story of the run on stderr, unless `--quiet`;
+//! - `story.rs`: the story of the run on stderr, unless `--quiet` (`story_modules.rs`: its
+//!   behaviour modules' part);
 //! - `plot.rs`: `--plot FILE.svg`;
-//! - `progress.rs`: a progress bar for long runs on a terminal;
+//! - `progress.rs`: the progress of long runs (a bar on a terminal, plain lines elsewhere) and
+//!   the one-line result every run ends with;
 //! - `groot2/`: `--groot2 [PORT]`, the run served to Groot 2 and btview (docs/monitoring.md);
 //! - `btlog.rs`: `--btlog FILE.btlog`, the run recorded in Groot 2's log format;
 //! - `record.rs`: `--record FILE`, the run's device reads for `affect replay`;
@@ -20,6 +22,7 @@ pub mod progress;
 pub mod record;
 pub mod robot;
 pub mod story;
+mod story_modules;
 pub mod trace_file;
 pub mod views;
 

@@ -11,11 +11,13 @@
 //!   from_map: .. }`): which branch chose;
 //! - a score-like level (`var x: num in 0..100`) changed class (positive above 60, negative
 //!   below 40, else neutral);
+//! - a behaviour module started, was preempted, resumed or stopped (`story_modules.rs`);
 //! - a log line from the runtime (each distinct text once per agent).
 //!
 //! Every line ends with the agent's levels, drives and intentions as they are now. The
 //! narrator looks only at events (which are written on changes), so it costs little.
 
+use super::story_modules::Modules;
 use super::views::{program_of, AgentView, Role};
 use super::RunObserver;
 use affect_runtime::run::Observer;
@@ -38,6 +40,8 @@ struct AgentStory {
     /// The branch each labelled fallback chose last, in first-choice order.
     chosen: Vec<(String, String)>,
     logs: HashSet<String>,
+    /// Behaviour modules (seed 004): what runs, and what changed in this tick.
+    modules: Modules,
 }
 
 /// Items of one line, in the order a line tells them.
@@ -45,10 +49,11 @@ const AT: u8 = 0;
 const DRIVE: u8 = 1;
 const EMOTION: u8 = 2;
 const INTENTION: u8 = 3;
-const LEVEL: u8 = 4;
-const CHOICE: u8 = 5;
-const MEMORY: u8 = 6;
-const LOG: u8 = 7;
+const MODULE: u8 = 4;
+const LEVEL: u8 = 5;
+const CHOICE: u8 = 6;
+const MEMORY: u8 = 7;
+const LOG: u8 = 8;
 
 /// Writes the story; `out` is stderr in the command, a buffer in tests.
 pub struct Narrator<'v> {
@@ -58,8 +63,6 @@ pub struct Narrator<'v> {
     /// The agent and tick whose items are being collected, and when that tick was.
     cur: Option<(usize, u64, f64)>,
     items: Vec<(u8, String)>,
-    /// Clear a progress bar's line before each line.
-    clear: bool,
 }
 
 fn show(v: &Value) -> String {
@@ -92,14 +95,7 @@ impl<'v> Narrator<'v> {
             out,
             cur: None,
             items: Vec::new(),
-            clear: false,
         }
-    }
-
-    /// Lines first wipe the terminal line (a progress bar is drawn there).
-    pub fn clearing(mut self, on: bool) -> Self {
-        self.clear = on;
-        self
     }
 
     fn agent_index(&mut self, instance: &str) -> Option<usize> {
@@ -119,6 +115,7 @@ impl<'v> Narrator<'v> {
             classes: HashMap::new(),
             chosen: Vec::new(),
             logs: HashSet::new(),
+            modules: Modules::default(),
         });
         Some(self.agents.len() - 1)
     }
@@ -237,6 +234,9 @@ impl<'v> Narrator<'v> {
                     }
                 }
             }
+            Event::Behavior {
+                module, from, to, ..
+            } => a.modules.event(module, from, to),
             Event::Memory { op, key, score } if *op != "decay" => {
                 let s = format!("{op} {key} {score:.1}");
                 match self.items.iter_mut().find(|(r, _)| *r == MEMORY) {
@@ -266,16 +266,15 @@ impl<'v> Narrator<'v> {
         let Some((i, _, t_ms)) = self.cur else {
             return;
         };
+        if let Some(item) = self.agents[i].modules.item(t_ms) {
+            self.items.push((MODULE, item));
+        }
         if self.items.is_empty() {
             return;
         }
         let a = &self.agents[i];
         let view = &a.view;
-        let mut line = if self.clear {
-            format!("\r{:40}\r", "")
-        } else {
-            String::new()
-        };
+        let mut line = String::new();
         let _ = write!(line, "{:>7.1}s  {}  ", t_ms / 1000.0, a.instance);
         self.items.sort_by_key(|(r, _)| *r);
         let items: Vec<&str> = self.items.iter().map(|(_, s)| s.as_str()).collect();
@@ -303,6 +302,7 @@ impl<'v> Narrator<'v> {
         for (p, c) in &a.chosen {
             now.push((&last, format!("{p}: {c}")));
         }
+        now.extend(a.modules.now().map(|m| (&last, m)));
         if !now.is_empty() {
             line.push_str("  [");
             line.push_str(
@@ -349,13 +349,8 @@ impl Narrator<'_> {
     fn tell_file(&mut self, what: &str, path: &std::path::Path, n: usize) {
         // The tick being told comes first.
         self.flush();
-        let clear = if self.clear {
-            format!("\r{:40}\r", "")
-        } else {
-            String::new()
-        };
         let s = if n == 1 { "" } else { "s" };
-        let line = format!("{clear}{what} {} ({n} place{s})\n", path.display());
+        let line = format!("{what} {} ({n} place{s})\n", path.display());
         let _ = self.out.write_all(line.as_bytes());
     }
 }

@@ -8,4 +8,5 @@ pub mod eval;
 pub mod functions;
 pub mod print;
 pub mod program;
+pub mod reads;
 pub mod world;

@@ -612,4 +612,16 @@ impl Program {
             .position(|x| x == s)
             .map(|i| i as SymbolId)
     }
+
+    /// The symbol of a string, added to the program's strings if it has none: a value given
+    /// on the command line (`--bb place=Z`, `--leaf-out`) that the program never spells.
+    pub fn intern(&mut self, s: &str) -> SymbolId {
+        match self.symbol(s) {
+            Some(i) => i,
+            None => {
+                self.strings.push(s.to_string());
+                (self.strings.len() - 1) as SymbolId
+            }
+        }
+    }
 }

@@ -313,6 +313,11 @@ impl<'p> Machine<'p> {
         self.status[node as usize]
     }
 
+    /// How many times a slot was written (both engines count every write).
+    pub(crate) fn writes_of(&self, slot: SlotId) -> u32 {
+        self.seq[slot as usize]
+    }
+
     /// Writes a slot and counts the write.
     pub fn write(&mut self, slot: SlotId, v: f64) {
         let s = slot as usize;

@@ -26,7 +26,7 @@ pub use replay::{Replay, ReplayClock};
 pub use tape::{Recording, ReplayTape, Tape};
 
 use crate::jit::EngineKind;
-use crate::run::{parse_status, parse_statuses, Pacing, RunConfig};
+use crate::run::{parse_status, parse_statuses, LeafOut, LeafScript, Pacing, RunConfig};
 use serde::{Deserialize, Serialize};
 
 /// What begins a run's records: the program it ran and how.
@@ -54,6 +54,12 @@ pub struct Header {
     /// Each long-term memory file the run read (its `persist` name), as it was at the start
     /// (`None`: not there yet); `None` for a run with `--no-persist`.
     pub memories: Option<Vec<(String, Option<Vec<u8>>)>>,
+    /// `--leaf-cycle KEY=S1,S2`, as given (records made before it have none).
+    #[serde(default)]
+    pub leaf_cycles: Vec<(String, String)>,
+    /// `--leaf-out NODE.PORT=VALUE`: node, port and value, as given.
+    #[serde(default)]
+    pub leaf_outs: Vec<(String, String, String)>,
 }
 
 impl Header {
@@ -77,12 +83,7 @@ impl Header {
             agent: config.agent.clone(),
             world: config.world.clone(),
             leaf_default: config.leaf_default.name().to_string(),
-            leaves: (config.leaves.iter())
-                .map(|(k, s)| {
-                    let names: Vec<&str> = s.iter().map(|s| s.name()).collect();
-                    (k.clone(), names.join(","))
-                })
-                .collect(),
+            leaves: scripts(config, false),
             bb: config.bb.clone(),
             sleep_between_ticks: match config.pacing {
                 Pacing::Fixed => None,
@@ -90,6 +91,10 @@ impl Header {
             },
             hardware: config.hardware.as_ref().map(|h| h.simulated.clone()),
             memories,
+            leaf_cycles: scripts(config, true),
+            leaf_outs: (config.leaf_outs.iter())
+                .map(|o| (o.node.clone(), o.port.clone(), o.value.clone()))
+                .collect(),
         }
     }
 
@@ -115,15 +120,38 @@ impl Header {
                 .map(|simulated| crate::hardware::HardwareConfig { simulated }),
             ..RunConfig::default()
         };
-        for (k, v) in &self.leaves {
-            let s = parse_statuses(v).ok_or_else(|| bad("--leaf"))?;
-            config.leaves.push((k.clone(), s));
+        let scripts = (self.leaves.iter().map(|l| (l, false)))
+            .chain(self.leaf_cycles.iter().map(|l| (l, true)));
+        for ((key, v), cycle) in scripts {
+            config.leaves.push(LeafScript {
+                key: key.clone(),
+                statuses: parse_statuses(v).ok_or_else(|| bad("--leaf"))?,
+                cycle,
+            });
+        }
+        for (node, port, value) in &self.leaf_outs {
+            config.leaf_outs.push(LeafOut {
+                node: node.clone(),
+                port: port.clone(),
+                value: value.clone(),
+            });
         }
         if let Some(ms) = self.sleep_between_ticks {
             config.pacing = Pacing::SleepBetweenTicks { ms };
         }
         Ok(config)
     }
+}
+
+/// The `--leaf` (or, `cycle`, `--leaf-cycle`) scripts of a run, as given: `KEY`, `S1,S2`.
+fn scripts(config: &RunConfig, cycle: bool) -> Vec<(String, String)> {
+    (config.leaves.iter())
+        .filter(|l| l.cycle == cycle)
+        .map(|l| {
+            let names: Vec<&str> = l.statuses.iter().map(|s| s.name()).collect();
+            (l.key.clone(), names.join(","))
+        })
+        .collect()
 }
 
 /// One record of the file.

@@ -26,9 +26,12 @@ pub struct RunConfig {
     pub agent: Option<String>,
     /// What foreign leaves without an override return.
     pub leaf_default: Status,
-    /// `--leaf KEY=S1,S2,..`: KEY is a node path, a label or a declared leaf name; each
-    /// instance plays the statuses one per call, repeating the last.
-    pub leaves: Vec<(String, Vec<Status>)>,
+    /// `--leaf KEY=S1,S2,..` and `--leaf-cycle KEY=S1,S2,..`: KEY is a node path, a label
+    /// or a declared leaf name; each instance plays the statuses one per call, repeating
+    /// the last (or, cycling, starting over).
+    pub leaves: Vec<LeafScript>,
+    /// `--leaf-out NODE.PORT=VALUE`: what the stand-ins write to their out ports.
+    pub leaf_outs: Vec<LeafOut>,
     /// `--bb KEY=VALUE` on the root blackboard.
     pub bb: Vec<(String, String)>,
     pub pacing: Pacing,
@@ -61,6 +64,7 @@ impl Default for RunConfig {
             agent: None,
             leaf_default: Status::Success,
             leaves: Vec::new(),
+            leaf_outs: Vec::new(),
             bb: Vec::new(),
             pacing: Pacing::Fixed,
             world: None,
@@ -74,6 +78,8 @@ impl Default for RunConfig {
         }
     }
 }
+
+pub use crate::leaf::{LeafOut, LeafScript};
 
 /// Parses `running,success` as `--leaf` takes it.
 pub fn parse_statuses(s: &str) -> Option<Vec<Status>> {

@@ -19,11 +19,12 @@ mod reload;
 mod report;
 mod scripted;
 mod setup;
+mod stand_ins;
 mod tick;
 mod values;
 
 pub use clock::{Clock, SimClock};
-pub use config::{parse_status, parse_statuses, Pacing, RunConfig};
+pub use config::{parse_status, parse_statuses, LeafOut, LeafScript, Pacing, RunConfig};
 pub use observer::{Flow, Observer, TickView};
 pub use reload::{NotReloaded, Reloaded};
 pub use setup::check_runnable;
@@ -56,10 +57,23 @@ pub struct AgentSummary {
     pub variables: Vec<(String, String)>,
     /// Foreign nodes that ran as stand-ins, by declared name.
     pub stand_ins: Vec<String>,
+    /// Out ports of stand-ins that the program reads and nothing wrote during the run.
+    pub unwritten: Vec<UnwrittenOutput>,
     /// The engine that ran the agent.
     pub engine: EngineKind,
     /// Why the JIT was asked for but the interpreter ran, if it was.
     pub fallback: Option<String>,
+}
+
+/// A stand-in's out port that the program reads and nothing wrote during the run: a check
+/// on its variable never sees a new value (`--leaf-out` gives the stand-in one to write).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnwrittenOutput {
+    /// The declared name of the foreign node.
+    pub leaf: String,
+    pub port: String,
+    /// The variable the port is bound to.
+    pub variable: String,
 }
 
 /// Runs a program on the simulated clock and writes its trace; returns one summary per
@@ -128,6 +142,9 @@ struct Live<'p> {
     lists: Vec<Vec<f64>>,
     /// The behaviour arbiter, when the agent has behaviour modules (seed 004).
     behavior: Option<Arbiter<'p>>,
+    /// The write counter of each of the stand-ins' outputs nothing sets
+    /// (`SimAgent::quiet_outputs`) when this instance started, to tell those never written.
+    quiet_at_start: Vec<u32>,
 }
 
 impl<'p> Live<'p> {
@@ -142,7 +159,11 @@ impl<'p> Live<'p> {
                 }
             })
             .collect();
+        let quiet_at_start = (agent.quiet_outputs.iter())
+            .map(|q| agent.machine.writes_of(q.slot))
+            .collect();
         let mut live = Live {
+            quiet_at_start,
             last,
             lists: Vec::new(),
             next_ms: 0.0,
@@ -258,7 +279,7 @@ impl<'p> Run<'p> {
         if let Some(h) = &hardware {
             sources.push(h);
         }
-        let mut setup = setup::shared(config, &sources, memory_files.as_ref());
+        let mut setup = setup::shared(program, config, &sources, memory_files.as_ref())?;
         // Networked: the recruitment protocol goes through the network's radio.
         if let (Some(n), Some(w)) = (&mut net, &world) {
             setup.team = Team::with_radio(config.seed, Some(n.radio(&w.borrow())));

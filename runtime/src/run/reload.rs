@@ -162,7 +162,7 @@ impl<'p> Run<'p> {
             )?),
             None => None,
         };
-        let shared = setup::shared(config, &sources, files.as_ref());
+        let shared = setup::shared(program, config, &sources, files.as_ref())?;
         let mut built = Vec::with_capacity(instances.len());
         for i in instances {
             built.push(setup::bind(

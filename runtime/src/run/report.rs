@@ -345,6 +345,7 @@ pub(super) fn summary(
         root: l.root,
         variables,
         stand_ins: l.agent.stand_ins.clone(),
+        unwritten: super::stand_ins::unwritten(&l.agent, &l.quiet_at_start),
         engine: l.agent.machine.engine(),
         fallback: fallback.clone(),
     }

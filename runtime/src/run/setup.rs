@@ -8,7 +8,7 @@ use crate::jit::{self, EngineKind};
 use crate::sim::{build_agent, Setup, SimAgent};
 use crate::world::{AgentId, World};
 use affect_compiler::diagnostic::Diagnostic;
-use affect_compiler::ir::program::{AgentProgram, Program, Slot, ValueKind};
+use affect_compiler::ir::program::{AgentProgram, Program};
 use affect_compiler::ir::world::WorldSpec;
 use affect_compiler::span::Span;
 use std::cell::RefCell;
@@ -73,24 +73,26 @@ pub(super) fn choose_world<'p>(
     }
 }
 
-/// What building a run's instances shares: the leaves' defaults and overrides, the seed,
-/// memory files the run read, a new post office and team, the leaf wrap, and the `sources` of
+/// What building a run's instances shares: the leaves' defaults, overrides and writes, the
+/// seed, memory files the run read, a new post office and team, the leaf wrap, and the `sources` of
 /// leaves implemented outside the simulator (the user's nodes, the robot's devices).
 pub(super) fn shared<'a>(
+    program: &Program,
     config: &'a RunConfig,
     sources: &'a [&'a dyn crate::leaf::LeafSource],
     memory_files: Option<&'a crate::affect::persist::Files>,
-) -> Setup<'a> {
-    Setup {
+) -> Result<Setup<'a>, Vec<Diagnostic>> {
+    Ok(Setup {
         leaf_default: config.leaf_default,
         leaves: &config.leaves,
+        writes: super::stand_ins::resolve(program, config)?,
         seed: config.seed,
         memory_files,
         mail: crate::sim::mail::Mail::shared(),
         team: crate::sim::team::Team::shared(config.seed),
         wrap: config.wrap_leaves.clone(),
         sources,
-    }
+    })
 }
 
 /// Builds the world the run happens in, if it has one.
@@ -266,7 +268,12 @@ fn set_bb(
         .iter()
         .position(|s| s.scope == 0 && s.name == *key);
     match found {
-        Some(i) => match parse_value(program, &agent.slots[i], text) {
+        Some(i) => match super::values::parse_value(
+            program,
+            &agent.slots[i].name,
+            agent.slots[i].kind,
+            text,
+        ) {
             Ok(v) => {
                 sim.machine.write(i as u32, v);
                 Ok(Some(i))
@@ -322,44 +329,6 @@ fn bb_scope<'k>(
                 .is_some_and(|n| n.starts_with('#'))
     });
     names_agent.then_some((who, rest))
-}
-
-/// Reads a `--bb` value as the slot's kind wants it.
-fn parse_value(program: &Program, slot: &Slot, text: &str) -> Result<f64, String> {
-    match slot.kind {
-        ValueKind::Bool => match text {
-            "true" | "1" => Ok(1.0),
-            "false" | "0" => Ok(0.0),
-            _ => Err(format!("`{}` is a bool: give true or false", slot.name)),
-        },
-        ValueKind::Str => Ok(program.symbol(text).map(f64::from).unwrap_or(-1.0)),
-        ValueKind::Enum(e) => {
-            let info = &program.enums[e as usize];
-            info.variants
-                .iter()
-                .position(|v| v == text)
-                .map(|i| i as f64)
-                .ok_or_else(|| {
-                    format!(
-                        "`{}` is a `{}`: one of {}",
-                        slot.name,
-                        info.name,
-                        info.variants.join(", ")
-                    )
-                })
-        }
-        ValueKind::Int => text
-            .parse::<i64>()
-            .map(|v| v as f64)
-            .map_err(|_| format!("`{}` is an int", slot.name)),
-        ValueKind::List => Err(format!(
-            "`{}` is a list and cannot be set from the command line",
-            slot.name
-        )),
-        _ => text
-            .parse::<f64>()
-            .map_err(|_| format!("`{}` is a number", slot.name)),
-    }
 }
 
 /// E0602 when no instance runs: why, in the user's terms.

@@ -1,5 +1,6 @@
 //! Slot values as traces and summaries show them: numbers, integers, booleans, strings and
-//! enum variants by name, lists of labels and lists of lists as such.
+//! enum variants by name, lists of labels and lists of lists as such; and values given on the
+//! command line (`--bb`, `--leaf-out`) read as a variable's kind wants them.
 
 use crate::interp::Machine;
 use crate::trace::Value;
@@ -107,6 +108,49 @@ fn value_of<'a>(
             }
         }
         _ => Value::Num(v),
+    }
+}
+
+/// Reads a `--bb` or `--leaf-out` value as the kind of variable `name` wants it.
+pub(super) fn parse_value(
+    program: &Program,
+    name: &str,
+    kind: ValueKind,
+    text: &str,
+) -> Result<f64, String> {
+    match kind {
+        ValueKind::Bool => match text {
+            "true" | "1" => Ok(1.0),
+            "false" | "0" => Ok(0.0),
+            _ => Err(format!("`{}` is a bool: give true or false", name)),
+        },
+        ValueKind::Str => Ok(program.symbol(text).map(f64::from).unwrap_or(-1.0)),
+        ValueKind::Enum(e) => {
+            let info = &program.enums[e as usize];
+            info.variants
+                .iter()
+                .position(|v| v == text)
+                .map(|i| i as f64)
+                .ok_or_else(|| {
+                    format!(
+                        "`{}` is a `{}`: one of {}",
+                        name,
+                        info.name,
+                        info.variants.join(", ")
+                    )
+                })
+        }
+        ValueKind::Int => text
+            .parse::<i64>()
+            .map(|v| v as f64)
+            .map_err(|_| format!("`{}` is an int", name)),
+        ValueKind::List => Err(format!(
+            "`{}` is a list and cannot be set from the command line",
+            name
+        )),
+        _ => text
+            .parse::<f64>()
+            .map_err(|_| format!("`{}` is a number", name)),
     }
 }
 

@@ -24,9 +24,10 @@ use crate::leaf::{Leaf, LeafSource, LeafTable, StandIn};
 use crate::rng::Rng;
 use crate::world::AgentId;
 use affect_compiler::ir::program::{
-    AgentProgram, LeafInfo, Node, NodeKind, Program, SlotId, Status, ValueKind,
+    AgentProgram, LeafInfo, NodeKind, PortBinding, Program, SlotId, Status, ValueKind,
 };
 use affect_compiler::ir::world::InitValue;
+use affect_compiler::syntax::ast::PortDir;
 use area_leaves::AreaAgent;
 use env::LeafEnv;
 use host::{AgentAffect, AgentHost};
@@ -46,6 +47,8 @@ pub struct SimAgent<'p> {
     senses: sensors::Senses,
     /// Declared leaves bound to nothing: they ran as stand-ins.
     pub stand_ins: Vec<String>,
+    /// The stand-ins' out ports bound to a variable that no `--leaf-out` sets.
+    pub quiet_outputs: Vec<QuietOutput>,
     /// Declared leaves the simulator implements for this instance (`Move` in a grid world).
     pub simulated_leaves: Vec<String>,
     /// Recruitment and components (`team`): call `before_tick` before the process phase
@@ -53,12 +56,24 @@ pub struct SimAgent<'p> {
     pub team: team::Link,
 }
 
+/// An out port of a stand-in that writes nothing to it: the declared leaf, the port and the
+/// variable it is bound to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuietOutput {
+    pub leaf: String,
+    pub port: String,
+    pub slot: SlotId,
+}
+
 /// A problem found while setting agents up (an unreadable memory file, ...).
 pub type SetupError = String;
 
 pub struct Setup<'a> {
     pub leaf_default: Status,
-    pub leaves: &'a [(String, Vec<Status>)],
+    /// `--leaf` and `--leaf-cycle`.
+    pub leaves: &'a [crate::leaf::LeafScript],
+    /// `--leaf-out`, checked and read (`run::stand_ins`).
+    pub writes: Vec<crate::leaf::StandInWrite>,
     pub seed: u64,
     /// The memory files the run read (`persist`); `None` keeps memories in memory.
     pub memory_files: Option<&'a crate::affect::persist::Files>,
@@ -73,15 +88,44 @@ pub struct Setup<'a> {
     pub sources: &'a [&'a dyn LeafSource],
 }
 
-fn stand_in_for(node: &Node, info_name: &str, setup: &Setup) -> Vec<Status> {
-    setup
-        .leaves
-        .iter()
-        .find(|(k, _)| *k == node.path)
-        .or_else(|| setup.leaves.iter().find(|(k, _)| *k == node.name))
-        .or_else(|| setup.leaves.iter().find(|(k, _)| *k == info_name))
-        .map(|(_, s)| s.clone())
-        .unwrap_or_else(|| vec![setup.leaf_default])
+/// The stand-in of a foreign node: the statuses of the most specific `--leaf` or
+/// `--leaf-cycle` that names it (by path, then label, then declared name), else
+/// `--leaf-default`; and the `--leaf-out` values it writes. With it, the out ports bound to
+/// a variable that it leaves alone.
+fn stand_in_for(
+    agent: &AgentProgram,
+    i: usize,
+    info: &LeafInfo,
+    setup: &Setup,
+) -> (StandIn, Vec<QuietOutput>) {
+    let node = &agent.nodes[i];
+    let script = (setup.leaves.iter())
+        .filter_map(|l| crate::leaf::rank(node, info, &l.key).map(|r| (r, l)))
+        .min_by_key(|(r, _)| *r)
+        .map(|(_, l)| l);
+    let writes: Vec<(usize, f64)> = (setup.writes.iter())
+        .filter(|w| w.agent == agent.name && w.node as usize == i)
+        .map(|w| (w.port, w.value))
+        .collect();
+    let mut quiet = Vec::new();
+    if let NodeKind::Foreign { ports, .. } = &node.kind {
+        for (k, (port, binding)) in info.ports.iter().zip(ports).enumerate() {
+            if let (true, PortBinding::Slot(slot)) = (port.dir != PortDir::In, binding) {
+                if !writes.iter().any(|(p, _)| *p == k) {
+                    quiet.push(QuietOutput {
+                        leaf: info.name.clone(),
+                        port: port.name.clone(),
+                        slot: *slot,
+                    });
+                }
+            }
+        }
+    }
+    let stand_in = match script {
+        Some(l) => StandIn::new(l.statuses.clone()).cycling(l.cycle),
+        None => StandIn::new(vec![setup.leaf_default]),
+    };
+    (stand_in.writing(writes), quiet)
 }
 
 /// What an instance's leaf families keep per instance besides the common [`LeafEnv`].
@@ -149,8 +193,12 @@ pub fn build_agent<'p>(
         enums: enums.clone(),
         affect: affect.clone(),
     });
-    let (mut table, stand_ins, simulated_leaves) =
-        bind_leaves(program, agent, env.as_ref(), &families, setup);
+    let Bound {
+        mut table,
+        stand_ins,
+        quiet_outputs,
+        simulated_leaves,
+    } = bind_leaves(program, agent, env.as_ref(), &families, setup);
     if let Some(wrap) = &setup.wrap {
         table.wrap_all(|node, leaf| (wrap.0)(&name, node, leaf));
     }
@@ -181,33 +229,45 @@ pub fn build_agent<'p>(
         affect,
         senses,
         stand_ins,
+        quiet_outputs,
         simulated_leaves,
         team: families.link,
     })
 }
 
+/// What binding an instance's leaves made: its leaf table, the declared leaves that run as
+/// stand-ins, the stand-ins' outputs nothing sets, and the leaves the simulator implements.
+struct Bound {
+    table: LeafTable,
+    stand_ins: Vec<String>,
+    quiet_outputs: Vec<QuietOutput>,
+    simulated_leaves: Vec<String>,
+}
+
 /// The leaf table of an instance: each declared leaf bound to its simulator implementation
-/// (in a world, unless `--leaf` overrides it), else to a stand-in; and the names of the
-/// leaves that ran as stand-ins.
+/// (in a world, unless `--leaf`, `--leaf-cycle` or `--leaf-out` name it), else to a
+/// stand-in.
 fn bind_leaves(
     program: &Program,
     agent: &AgentProgram,
     env: Option<&LeafEnv>,
     families: &Families,
     setup: &Setup,
-) -> (LeafTable, Vec<String>, Vec<String>) {
-    let mut table = LeafTable::new(agent.nodes.len());
-    let mut stand_ins: Vec<String> = Vec::new();
-    let mut simulated_leaves: Vec<String> = Vec::new();
+) -> Bound {
+    let mut b = Bound {
+        table: LeafTable::new(agent.nodes.len()),
+        stand_ins: Vec::new(),
+        quiet_outputs: Vec::new(),
+        simulated_leaves: Vec::new(),
+    };
     for (i, node) in agent.nodes.iter().enumerate() {
         let NodeKind::Foreign { leaf, .. } = &node.kind else {
             continue;
         };
         let info = &program.leaves[*leaf as usize];
-        let overridden = setup
-            .leaves
-            .iter()
-            .any(|(k, _)| *k == node.path || *k == node.name || *k == info.name);
+        let overridden = (setup.leaves.iter())
+            .any(|l| crate::leaf::rank(node, info, &l.key).is_some())
+            || (setup.writes.iter()).any(|w| w.agent == agent.name && w.node as usize == i);
         let place = env.map(|e| (&e.world, e.agent));
         let registered = match overridden {
             false => setup
@@ -220,24 +280,22 @@ fn bind_leaves(
             (None, Some(env)) if !overridden => bind_leaf(info, env, families),
             _ => None,
         };
-        if from_world.is_some() && !simulated_leaves.contains(&info.name) {
-            simulated_leaves.push(info.name.clone());
+        if from_world.is_some() && !b.simulated_leaves.contains(&info.name) {
+            b.simulated_leaves.push(info.name.clone());
         }
-        let simulated = registered.or(from_world);
-        match simulated {
-            Some(l) => table.set(i as u32, l),
+        match registered.or(from_world) {
+            Some(l) => b.table.set(i as u32, l),
             None => {
-                table.set(
-                    i as u32,
-                    Box::new(StandIn::new(stand_in_for(node, &info.name, setup))),
-                );
-                if !stand_ins.contains(&info.name) {
-                    stand_ins.push(info.name.clone());
+                let (stand_in, quiet) = stand_in_for(agent, i, info, setup);
+                b.table.set(i as u32, Box::new(stand_in));
+                b.quiet_outputs.extend(quiet);
+                if !b.stand_ins.contains(&info.name) {
+                    b.stand_ins.push(info.name.clone());
                 }
             }
         }
     }
-    (table, stand_ins, simulated_leaves)
+    b
 }
 
 /// The world's spawn sets initial values (`spawn QRIO at (1m, 2m) battery 60`).
