@@ -16,6 +16,36 @@ const CONTEXT_BYTES: usize = 48;
 /// excerpt never reaches across a whole file.
 const MAX_LABEL_DISTANCE: usize = 100;
 
+/// Words (runs without spaces) in messages longer than this are shown cut in the middle: a
+/// message quotes names and literals, and a 1 MB identifier must not make a 1 MB message.
+pub const MAX_WORD_BYTES: usize = 80;
+
+/// `text` with every word longer than [`MAX_WORD_BYTES`] cut to its start and end, `...`
+/// marking the cut.
+pub fn elide_long_words(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.split(' ').any(|w| w.len() > MAX_WORD_BYTES) {
+        return text.into();
+    }
+    let floor = |w: &str, mut i: usize| {
+        while !w.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let words: Vec<String> = text
+        .split(' ')
+        .map(|w| {
+            if w.len() <= MAX_WORD_BYTES {
+                return w.to_string();
+            }
+            let head = floor(w, MAX_WORD_BYTES / 2);
+            let tail = floor(w, w.len() - MAX_WORD_BYTES / 4);
+            format!("{}...{}", &w[..head], &w[tail..])
+        })
+        .collect();
+    words.join(" ").into()
+}
+
 /// Renders one diagnostic with the source lines it points at.
 pub fn human(diag: &Diagnostic, file: &str, src: &str, color: bool) -> String {
     Renderer::new(file, src, color).render(diag)
@@ -99,11 +129,11 @@ impl<'a> Renderer<'a> {
         let mut report = Report::build(kind, (file, map(primary)))
             .with_config(config)
             .with_code(diag.code)
-            .with_message(&diag.message);
+            .with_message(elide_long_words(&diag.message));
         let primary_msg = if diag.primary.message.is_empty() {
-            diag.message.clone()
+            &diag.message
         } else {
-            diag.primary.message.clone()
+            &diag.primary.message
         };
         // Labels are drawn in source order, so one excerpt shows them all (ariadne starts a
         // new excerpt, headed by the primary location, whenever a label goes back to an
@@ -111,7 +141,7 @@ impl<'a> Renderer<'a> {
         let order = |s: Span| i32::try_from(s.start).unwrap_or(i32::MAX);
         report = report.with_label(
             Label::new((file, map(primary)))
-                .with_message(primary_msg)
+                .with_message(elide_long_words(primary_msg))
                 .with_order(order(primary))
                 .with_priority(10),
         );
@@ -119,7 +149,7 @@ impl<'a> Renderer<'a> {
             let span = self.clamp(l.span);
             report = report.with_label(
                 Label::new((file, map(span)))
-                    .with_message(&l.message)
+                    .with_message(elide_long_words(&l.message))
                     .with_order(order(span)),
             );
         }
@@ -127,13 +157,16 @@ impl<'a> Renderer<'a> {
             let (line, col) = self
                 .index
                 .line_col(self.src, self.clamp(l.span).start as usize);
-            report = report.with_note(format!("{} (line {line}, column {col})", l.message));
+            report = report.with_note(format!(
+                "{} (line {line}, column {col})",
+                elide_long_words(&l.message)
+            ));
         }
         for n in &diag.notes {
-            report = report.with_note(n);
+            report = report.with_note(elide_long_words(n));
         }
         if let Some(h) = &diag.help {
-            report = report.with_help(h);
+            report = report.with_help(elide_long_words(h));
         }
         let mut out = Vec::new();
         report
@@ -297,21 +330,21 @@ pub fn json(diag: &Diagnostic, file: &str, src: &str, index: &LineIndex) -> Valu
     json!({
         "code": diag.code,
         "severity": diag.severity.as_str(),
-        "message": diag.message,
+        "message": elide_long_words(&diag.message),
         "file": file,
         "line": pos["line"],
         "column": pos["column"],
         "end_line": pos["end_line"],
         "end_column": pos["end_column"],
         "labels": labels,
-        "notes": diag.notes,
-        "help": diag.help,
+        "notes": diag.notes.iter().map(|n| elide_long_words(n)).collect::<Vec<_>>(),
+        "help": diag.help.as_deref().map(elide_long_words),
     })
 }
 
 fn label_json(index: &LineIndex, src: &str, span: Span, message: &str, primary: bool) -> Value {
     let mut v = position(index, src, span);
-    v["message"] = json!(message);
+    v["message"] = json!(elide_long_words(message));
     v["primary"] = json!(primary);
     v
 }

@@ -11,11 +11,11 @@ use serde_json::Value;
 pub fn request(doc: Option<&Document>, params: Value) -> Reply {
     let p: GotoDefinitionParams = request::parse(params)?;
     let Some(doc) = doc else {
-        return Ok(Value::Null);
+        return Ok(request::null());
     };
     let offset = doc.offset(p.text_document_position_params.position);
     let found = definition(doc, offset).map(GotoDefinitionResponse::Scalar);
-    Ok(request::to_value(found))
+    Ok(request::to_json(found))
 }
 
 pub fn definition(doc: &Document, offset: usize) -> Option<Location> {

@@ -3,17 +3,18 @@
 //! help appended to the message.
 
 use crate::documents::{path_to_uri, Document, Lines};
-use crate::message;
+use crate::message::{self, Json};
+use affect_compiler::diagnostic::{self, MAX_PER_FILE};
+use affect_compiler::render::elide_long_words;
 use affect_compiler::sema::index::{Target, MAIN_FILE};
 use affect_compiler::{Diagnostic, Severity, Span};
 use lsp_types::{
     DiagnosticRelatedInformation, DiagnosticSeverity, DiagnosticTag, Location, NumberOrString,
     PublishDiagnosticsParams, Range, Uri,
 };
-use serde_json::Value;
 
 /// The notification that publishes a document's diagnostics.
-pub fn publish(doc: &Document) -> Value {
+pub fn publish(doc: &Document) -> Json {
     let params = PublishDiagnosticsParams {
         uri: doc.uri.clone(),
         diagnostics: for_document(doc),
@@ -23,7 +24,7 @@ pub fn publish(doc: &Document) -> Value {
 }
 
 /// The notification that clears a closed document's diagnostics.
-pub fn clear(uri: &Uri) -> Value {
+pub fn clear(uri: &Uri) -> Json {
     notify(PublishDiagnosticsParams {
         uri: uri.clone(),
         diagnostics: Vec::new(),
@@ -31,17 +32,22 @@ pub fn clear(uri: &Uri) -> Value {
     })
 }
 
-fn notify(params: PublishDiagnosticsParams) -> Value {
-    let params = serde_json::to_value(params).unwrap_or(Value::Null);
-    message::notification("textDocument/publishDiagnostics", params)
+fn notify(params: PublishDiagnosticsParams) -> Json {
+    message::notification("textDocument/publishDiagnostics", &params)
 }
 
 /// Every diagnostic of a document, its imported files' errors included (shown on the `use`
 /// that brings them in).
+///
+/// At most [`MAX_PER_FILE`] of the document's own and as many of its imported files' are
+/// published (errors first, as `affect check` prints them), then one note saying how many
+/// more there are: a file of 30 KB of stray closers has 30,000 errors, and converting and
+/// sending them all held the server for minutes.
 pub fn for_document(doc: &Document) -> Vec<lsp_types::Diagnostic> {
-    let mut out: Vec<lsp_types::Diagnostic> = doc
-        .diagnostics
-        .iter()
+    let shown = diagnostic::pick(&doc.diagnostics, MAX_PER_FILE);
+    let mut hidden = doc.diagnostics.len() - shown.len();
+    let mut out: Vec<lsp_types::Diagnostic> = shown
+        .into_iter()
         .map(|d| {
             convert(
                 d,
@@ -52,7 +58,8 @@ pub fn for_document(doc: &Document) -> Vec<lsp_types::Diagnostic> {
             )
         })
         .collect();
-    for (file, text, d) in &doc.imported_diagnostics {
+    hidden += doc.imported_diagnostics.len().saturating_sub(MAX_PER_FILE);
+    for (file, text, d) in doc.imported_diagnostics.iter().take(MAX_PER_FILE) {
         let Some(use_span) = use_span(doc, file) else {
             continue;
         };
@@ -79,7 +86,27 @@ pub fn for_document(doc: &Document) -> Vec<lsp_types::Diagnostic> {
         });
         out.push(diag);
     }
+    if hidden > 0 {
+        out.push(more(
+            hidden,
+            out.last().map(|d| d.range).unwrap_or_default(),
+        ));
+    }
     out
+}
+
+/// The note after the last published diagnostic that says how many were left out.
+fn more(hidden: usize, range: Range) -> lsp_types::Diagnostic {
+    lsp_types::Diagnostic {
+        range,
+        severity: Some(DiagnosticSeverity::INFORMATION),
+        source: Some("affect".to_string()),
+        message: format!(
+            "and {hidden} more diagnostic{} (at most {MAX_PER_FILE} are shown per file)",
+            if hidden == 1 { "" } else { "s" }
+        ),
+        ..Default::default()
+    }
 }
 
 /// The span of the `use` that imports `file` (a path as written, or a module name): the
@@ -113,18 +140,19 @@ fn convert(
     lines: &Lines,
     range: Range,
 ) -> lsp_types::Diagnostic {
-    let mut message = d.message.clone();
+    // Long names and literals are cut in the middle, as `affect check` prints them.
+    let mut message = elide_long_words(&d.message).into_owned();
     if !d.primary.message.is_empty() && d.primary.message != d.message {
         message.push('\n');
-        message.push_str(&d.primary.message);
+        message.push_str(&elide_long_words(&d.primary.message));
     }
     for n in &d.notes {
         message.push_str("\nnote: ");
-        message.push_str(n);
+        message.push_str(&elide_long_words(n));
     }
     if let Some(h) = &d.help {
         message.push_str("\nhelp: ");
-        message.push_str(h);
+        message.push_str(&elide_long_words(h));
     }
     let related: Vec<DiagnosticRelatedInformation> = d
         .secondary
@@ -134,7 +162,7 @@ fn convert(
             message: if l.message.is_empty() {
                 "related".to_string()
             } else {
-                l.message.clone()
+                elide_long_words(&l.message).into_owned()
             },
         })
         .collect();

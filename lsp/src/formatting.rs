@@ -9,7 +9,7 @@ use serde_json::Value;
 
 pub fn request(doc: Option<&Document>, params: Value) -> Reply {
     let _: DocumentFormattingParams = request::parse(params)?;
-    Ok(request::to_value(doc.and_then(format)))
+    Ok(request::to_json(doc.and_then(format)))
 }
 
 /// The edits that format a document (from its one parse), or `None` when it has syntax

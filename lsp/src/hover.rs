@@ -17,10 +17,10 @@ use serde_json::Value;
 pub fn request(doc: Option<&Document>, params: Value) -> Reply {
     let p: HoverParams = request::parse(params)?;
     let Some(doc) = doc else {
-        return Ok(Value::Null);
+        return Ok(request::null());
     };
     let offset = doc.offset(p.text_document_position_params.position);
-    Ok(request::to_value(hover(doc, offset)))
+    Ok(request::to_json(hover(doc, offset)))
 }
 
 pub fn hover(doc: &Document, offset: usize) -> Option<Hover> {

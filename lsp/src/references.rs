@@ -12,11 +12,11 @@ use serde_json::Value;
 pub fn request(doc: Option<&Document>, params: Value) -> Reply {
     let p: ReferenceParams = request::parse(params)?;
     let Some(doc) = doc else {
-        return Ok(Value::Null);
+        return Ok(request::null());
     };
     let offset = doc.offset(p.text_document_position.position);
     let found = references(doc, offset, p.context.include_declaration);
-    Ok(request::to_value(found))
+    Ok(request::to_json(found))
 }
 
 /// The definition under the cursor, if a name there resolves to one.

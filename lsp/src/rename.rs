@@ -18,15 +18,15 @@ use std::collections::HashMap;
 pub fn prepare(doc: Option<&Document>, params: Value) -> Reply {
     let p: TextDocumentPositionParams = request::parse(params)?;
     let Some(doc) = doc else {
-        return Ok(Value::Null);
+        return Ok(request::null());
     };
     let offset = doc.offset(p.position);
     let Some((span, def)) = references::target(doc, offset) else {
-        return Ok(Value::Null);
+        return Ok(request::null());
     };
     renamable(doc, def).map_err(|m| (code::REQUEST_FAILED, m))?;
     let placeholder = doc.index.def(def).name.clone();
-    Ok(request::to_value(Some(
+    Ok(request::to_json(Some(
         PrepareRenameResponse::RangeWithPlaceholder {
             range: doc.range(span),
             placeholder,
@@ -37,11 +37,11 @@ pub fn prepare(doc: Option<&Document>, params: Value) -> Reply {
 pub fn request(doc: Option<&Document>, params: Value) -> Reply {
     let p: RenameParams = request::parse(params)?;
     let Some(doc) = doc else {
-        return Ok(Value::Null);
+        return Ok(request::null());
     };
     let offset = doc.offset(p.text_document_position.position);
     let edit = rename(doc, offset, &p.new_name).map_err(|m| (code::REQUEST_FAILED, m))?;
-    Ok(request::to_value(edit))
+    Ok(request::to_json(edit))
 }
 
 /// The edits that rename the definition under the cursor; `None` when no name there.

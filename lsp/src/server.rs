@@ -10,7 +10,8 @@
 use crate::analysis::{Analyser, Job};
 use crate::documents::{normalize, Document};
 use crate::log::log;
-use crate::message::{self, code, Incoming};
+use crate::message::{self, code, Incoming, Json};
+use crate::request::Reply;
 use crate::transport::{self, Frame, Framer};
 use crate::{completion, definition, diagnostics, formatting, hover, references, rename, symbols};
 use lsp_types::{
@@ -74,8 +75,8 @@ enum Phase {
 /// What one step of the server asks for.
 #[derive(Debug)]
 pub enum Output {
-    /// A message to send.
-    Send(Value),
+    /// A message to send, as JSON text.
+    Send(Json),
     /// The session is over.
     Exit(Ending),
 }
@@ -88,7 +89,7 @@ pub struct Server {
     phase: Phase,
     analyser: Analyser,
     /// Notifications to send after the current message.
-    outbox: Vec<Value>,
+    outbox: Vec<Json>,
 }
 
 impl Server {
@@ -171,11 +172,11 @@ impl Server {
         }
     }
 
-    fn request(&mut self, id: &Value, method: &str, params: Value) -> Value {
+    fn request(&mut self, id: &Value, method: &str, params: Value) -> Json {
         match (self.phase, method) {
             (Phase::Waiting, "initialize") => {
                 self.phase = Phase::Running;
-                return message::ok(id, initialize_result());
+                return message::ok(id, &initialize_result());
             }
             (Phase::Waiting, _) => {
                 return message::error(id, code::SERVER_NOT_INITIALIZED, "initialize first")
@@ -185,7 +186,7 @@ impl Server {
             }
             (Phase::Running, "shutdown") => {
                 self.phase = Phase::ShutDown;
-                return message::ok(id, Value::Null);
+                return message::ok(id, &Value::Null);
             }
             (Phase::Running, "initialize") => {
                 return message::error(id, code::INVALID_REQUEST, "already initialized")
@@ -193,7 +194,7 @@ impl Server {
             _ => {}
         }
         match catch_unwind(AssertUnwindSafe(|| self.feature(method, params))) {
-            Ok(Ok(value)) => message::ok(id, value),
+            Ok(Ok(value)) => message::ok(id, &value),
             Ok(Err((c, m))) => message::error(id, c, m),
             Err(_) => {
                 log(&format!("internal error while handling `{method}`"));
@@ -207,7 +208,7 @@ impl Server {
     }
 
     /// A request about a document: answered from its latest analysis.
-    fn feature(&mut self, method: &str, params: Value) -> Result<Value, (i64, String)> {
+    fn feature(&mut self, method: &str, params: Value) -> Reply {
         let uri = params
             .get("textDocument")
             .and_then(|d| d.get("uri"))
@@ -391,8 +392,7 @@ pub fn serve_bytes(input: &[u8]) -> Vec<u8> {
         for o in server.handle(msg) {
             match o {
                 Output::Send(v) => {
-                    let body = v.to_string();
-                    let _ = transport::write_message(&mut out, body.as_bytes());
+                    let _ = transport::write_message(&mut out, v.get().as_bytes());
                 }
                 Output::Exit(_) => return out,
             }
@@ -455,7 +455,7 @@ fn serve_events(mut server: Server, rx: &mpsc::Receiver<Event>) -> Result<Ending
         for o in outputs {
             match o {
                 Output::Send(v) => {
-                    if transport::write_message(&mut out, v.to_string().as_bytes()).is_err() {
+                    if transport::write_message(&mut out, v.get().as_bytes()).is_err() {
                         // The client is gone.
                         return Ok(Ending::Abrupt);
                     }

@@ -18,10 +18,10 @@ use serde_json::Value;
 pub fn request(doc: Option<&Document>, params: Value) -> Reply {
     let _: DocumentSymbolParams = request::parse(params)?;
     let Some(doc) = doc else {
-        return Ok(Value::Null);
+        return Ok(request::null());
     };
     let symbols = DocumentSymbolResponse::Nested(document_symbols(doc));
-    Ok(request::to_value(Some(symbols)))
+    Ok(request::to_json(Some(symbols)))
 }
 
 pub fn document_symbols(doc: &Document) -> Vec<DocumentSymbol> {

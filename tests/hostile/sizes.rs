@@ -110,17 +110,23 @@ fn tokens_of_10_mb_check() {
             format!("const S = \"{}\n", "s".repeat(big)),
             vec!["E0103"],
         ),
+        // The message quotes the literal: cut in the middle, like a long source line.
+        (
+            "number.affect",
+            format!("const N = {};\n", "9".repeat(big)),
+            vec!["E0106"],
+        ),
     ];
     for (file, text, want) in cases {
         write(&dir, file, text);
         let (st, codes) = check(&dir, file);
         assert_eq!(codes, want, "{file}");
         assert_eq!(st, if want.is_empty() { 0 } else { 1 }, "{file}");
-        let out = affect_in(&dir, &["check", file]);
-        assert!(
-            stderr(&out).len() < 20_000,
-            "{file}: output echoes the token"
-        );
+        for args in [vec!["check", file], vec!["check", "--format", "json", file]] {
+            let out = affect_in(&dir, &args);
+            let printed = stderr(&out) + &stdout(&out);
+            assert!(printed.len() < 20_000, "{args:?}: output echoes the token");
+        }
     }
 }
 
@@ -180,4 +186,40 @@ fn trees_that_multiply_are_e0321() {
         check(&dir, "multiply.affect"),
         (1, vec!["E0321".to_string()])
     );
+}
+
+#[test]
+fn fifty_thousand_trees_check_run_and_export() {
+    // Each tree called once from `main`, and a chain of 10,000 trees calling the next: the
+    // checker and the exporter once did per-tree work over every tree (n²).
+    let dir = scratch("size_trees");
+    let n = 50_000;
+    let mut s: String = (0..n)
+        .map(|i| format!("tree T{i}() {{\n    succeed\n}}\n"))
+        .collect();
+    s.push_str("main tree Main {\n    sequence {\n");
+    for i in 0..n {
+        s.push_str(&format!("        T{i}()\n"));
+    }
+    s.push_str("    }\n}\n");
+    write(&dir, "trees.affect", s);
+    assert_eq!(check(&dir, "trees.affect"), (0, vec![]));
+    let out = affect_in(&dir, &["run", "trees.affect", "--ticks", "1", "--quiet"]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    let out = affect_in(&dir, &["build", "--emit", "groot", "trees.affect"]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out).matches("<BehaviorTree ID=").count(), n + 1);
+    assert!(stdout(&out).contains(&format!("<SubTree ID=\"T{}\"/>", n - 1)));
+
+    let chain = 10_000;
+    let mut s: String = (0..chain)
+        .map(|i| format!("tree T{i}() {{\n    T{}()\n}}\n", i + 1))
+        .collect();
+    s.push_str(&format!(
+        "tree T{chain}() {{\n    succeed\n}}\nmain tree Main {{\n    T0()\n}}\n"
+    ));
+    write(&dir, "chain.affect", s);
+    let out = affect_in(&dir, &["build", "--emit", "groot", "chain.affect"]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out).matches("<BehaviorTree ID=").count(), chain + 2);
 }

@@ -164,3 +164,45 @@ fn a_large_document_does_not_hold_up_answers() {
     );
     assert_eq!(c.shutdown(), 0);
 }
+
+#[test]
+fn thirty_kilobytes_of_closers_publish_100_diagnostics_and_a_count() {
+    // One error per stray `}`: 30,720 of them, on one line. The server publishes what
+    // `affect check` prints (100, errors first) and says how many more there are.
+    let text = format!("tree T() {{\n    succeed\n}}\n{}\n", "}".repeat(30 * 1024));
+    let mut c = Client::start();
+    let diags = c.open("untitled:closers", &text);
+    assert_eq!(diags.len(), 101, "100 and the count");
+    assert!(
+        diags[..100].iter().all(|d| d["code"] == "E0108"),
+        "{:?}",
+        diags[0]
+    );
+    let last = &diags[100];
+    assert_eq!(last["severity"], 3, "{last}");
+    assert_eq!(
+        last["message"],
+        "and 30620 more diagnostics (at most 100 are shown per file)"
+    );
+    probe(&mut c);
+    assert_eq!(c.shutdown(), 0);
+}
+
+#[test]
+fn the_outline_of_50_000_declarations_is_answered() {
+    let n = 50_000;
+    let text: String = (0..n)
+        .map(|i| format!("action A{i}(in x: num);\n"))
+        .collect();
+    let mut c = Client::start();
+    c.open("untitled:decls", &text);
+    let r = c.request(
+        "textDocument/documentSymbol",
+        json!({ "textDocument": { "uri": "untitled:decls" } }),
+    );
+    let symbols = r["result"].as_array().expect("an outline");
+    assert_eq!(symbols.len(), n);
+    assert_eq!(symbols[n - 1]["name"], format!("A{}", n - 1));
+    assert_eq!(symbols[n - 1]["children"][0]["name"], "x");
+    assert_eq!(c.shutdown(), 0);
+}

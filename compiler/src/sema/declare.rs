@@ -12,6 +12,7 @@ use super::{
 use super::{is_signature, Checker};
 use crate::diagnostic::Diagnostic;
 use crate::ir::world::{FIELD_RULES, SETTINGS};
+use crate::span::Span;
 use crate::suggest::closest;
 use crate::syntax::ast::{File, ItemKind, PortDir};
 use crate::syntax::shape;
@@ -525,12 +526,14 @@ impl Checker {
         visible: Visibility,
     ) -> Vec<PortSig> {
         let mut out: Vec<PortSig> = Vec::new();
+        // Each name's first port (a search of `out` per port was n² for a wide node).
+        let mut first: HashMap<&str, Span> = HashMap::new();
         for p in ports {
-            if let Some(prev) = out.iter().find(|q| q.name == p.name.name) {
+            if let Some(&prev) = first.get(p.name.name.as_str()) {
                 self.report(SemaError::DeclaredTwice {
                     name: p.name.name.clone(),
                     span: p.name.span,
-                    first: Some(prev.span),
+                    first: Some(prev),
                     scope: Scope::Ports,
                 });
                 continue;
@@ -549,6 +552,7 @@ impl Checker {
                 .ty(ty.clone());
             decl.parent = owner;
             let def = self.index.define(&p.name, DefKind::Port(p.dir), decl);
+            first.insert(&p.name.name, p.name.span);
             out.push(PortSig {
                 name: p.name.name.clone(),
                 dir: p.dir,

@@ -18,8 +18,10 @@ struct Builder<'a> {
     /// The root blackboard's names, for `@key`.
     root_names: Vec<(String, SlotId)>,
     reported: Vec<Span>,
-    /// Trees instantiated, for their pending constructs.
+    /// Trees instantiated, for their pending constructs, in order; `is_used` marks them by
+    /// index (a search of `used` per call made n distinct trees cost n²).
     used: Vec<u32>,
+    is_used: Vec<bool>,
     /// How deep the node being built is, counting the nodes of the trees it is inlined in.
     depth: usize,
     /// E0118 or E0321 was reported: the program is not built further.
@@ -371,7 +373,8 @@ impl Builder<'_> {
             }
         }
         let base = self.copy_code(callee, &map);
-        if !self.used.contains(&tree) {
+        if !self.is_used[tree as usize] {
+            self.is_used[tree as usize] = true;
             self.used.push(tree);
         }
         self.stack.push(tree);
@@ -503,6 +506,7 @@ impl Checker {
             root_names,
             reported: Vec::new(),
             used: Vec::new(),
+            is_used: vec![false; templates.len()],
             depth: 0,
             capped: false,
         };

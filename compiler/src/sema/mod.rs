@@ -360,11 +360,10 @@ impl Checker {
         for item in &file.items {
             if let ItemKind::Tree(t) = &item.kind {
                 // A tree refused as a duplicate or a built-in's name is reported already.
-                let declared = self
-                    .g
-                    .trees
-                    .iter()
-                    .any(|s| s.name == t.name.name && s.span == t.name.span);
+                let declared = match self.g.names.get(&t.name.name) {
+                    Some(&(Global::Tree(i), _)) => self.g.trees[i as usize].span == t.name.span,
+                    _ => false,
+                };
                 if declared && !t.is_main && !self.used_globals.contains(&t.name.name) {
                     self.diags.push(
                         Diagnostic::warning(

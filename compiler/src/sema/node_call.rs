@@ -8,6 +8,7 @@ use crate::diagnostic::Diagnostic;
 use crate::ir::program::{Arg, Code, NodeKind, Op, PortBinding};
 use crate::suggest::closest;
 use crate::syntax::ast::{self, Expr, ExprKind, LeafKind, PortDir};
+use std::collections::HashMap;
 
 impl TreeCx<'_> {
     /// Matches call arguments to parameters by position, then by name. A name that matches
@@ -33,13 +34,12 @@ impl TreeCx<'_> {
             );
         }
         let mut named = false;
+        let by_name = ParamIndex::new(params);
         for (i, a) in args.args.iter().enumerate() {
             let slot = match &a.name {
                 Some(n) => {
                     named = true;
-                    let found = params
-                        .iter()
-                        .position(|(nm, port)| *nm == n.name || *port == n.name);
+                    let found = by_name.find(params, &n.name);
                     match found {
                         Some(j) => {
                             if let Some(t) = targets.get(j).copied().flatten() {
@@ -383,4 +383,38 @@ impl TreeCx<'_> {
 /// What naming each port in a call refers to.
 fn port_targets(ports: &[super::PortSig]) -> Vec<Option<Target>> {
     ports.iter().map(|p| p.def.map(Target::Def)).collect()
+}
+
+/// Finds a parameter by either of its names. A node or tree with a few ports is searched in
+/// order; one with many (an XML element with 200,000 attributes becomes a call with as many
+/// arguments) through a map, so matching arguments stays linear.
+enum ParamIndex<'p> {
+    Few,
+    Many(HashMap<&'p str, usize>),
+}
+
+impl<'p> ParamIndex<'p> {
+    const FEW: usize = 16;
+
+    fn new(params: &[(&'p str, &'p str)]) -> Self {
+        if params.len() <= Self::FEW {
+            return ParamIndex::Few;
+        }
+        let mut map = HashMap::with_capacity(params.len() * 2);
+        for (j, (name, port)) in params.iter().enumerate() {
+            map.entry(*name).or_insert(j);
+            map.entry(*port).or_insert(j);
+        }
+        ParamIndex::Many(map)
+    }
+
+    /// The first parameter either of whose names is `name`.
+    fn find(&self, params: &[(&str, &str)], name: &str) -> Option<usize> {
+        match self {
+            ParamIndex::Few => params
+                .iter()
+                .position(|(nm, port)| *nm == name || *port == name),
+            ParamIndex::Many(map) => map.get(name).copied(),
+        }
+    }
 }

@@ -33,12 +33,12 @@ use std::collections::HashSet;
 pub fn request(doc: Option<&Document>, text: Option<&str>, params: Value) -> Reply {
     let p: CompletionParams = request::parse(params)?;
     let Some(doc) = doc else {
-        return Ok(Value::Null);
+        return Ok(request::null());
     };
     let text = text.unwrap_or(&doc.text);
     let offset = Lines::new(text).offset(text, p.text_document_position.position);
     let items = completion_in(doc, text, offset);
-    Ok(request::to_value(Some(CompletionResponse::Array(items))))
+    Ok(request::to_json(Some(CompletionResponse::Array(items))))
 }
 
 /// The completion items at a byte offset of the document's own text.

@@ -21,12 +21,29 @@ impl ReadBack {
         ReadBack { reader }
     }
 
-    pub(super) fn scope(&self) -> &Scope {
-        &self.reader.scope
-    }
-
     pub(super) fn set_scope(&mut self, scope: Scope) {
         self.reader.scope = scope;
+    }
+
+    /// The locals an import infers for a tree's body, the tree itself called with the
+    /// ports an import reads from its model (`back_ports`). The scope is changed for the
+    /// call and put back, not copied: a copy per tree made exporting n trees cost n².
+    pub(super) fn tree_locals(
+        &mut self,
+        name: &str,
+        back_ports: &[PortDecl],
+        nodes: &[Node],
+        ports: &[PortDecl],
+    ) -> Vec<LocalVar> {
+        let trees = &mut self.reader.scope.trees;
+        let before = trees.insert(name.to_string(), back_ports.to_vec());
+        let locals = super::super::infer::locals(nodes, ports, &self.reader.scope);
+        let trees = &mut self.reader.scope.trees;
+        match before {
+            Some(p) => trees.insert(name.to_string(), p),
+            None => trees.remove(name),
+        };
+        locals
     }
 
     /// The source text to carry on a node's element, when reading the element back does not

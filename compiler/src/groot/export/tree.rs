@@ -47,8 +47,9 @@ impl Exporter {
                 },
                 None => vec![],
             };
-            let mut scope = self.readback.scope().clone();
-            scope.trees.insert(t.name.name.clone(), ports.clone());
+            let locals = self
+                .readback
+                .tree_locals(&t.name.name, &ports, &t.body.nodes, &t.ports);
             let mut back_attrs: Vec<Attr> = bt
                 .attrs
                 .iter()
@@ -98,7 +99,7 @@ impl Exporter {
                     is_main: is_main_on_import,
                     name: t.name.clone(),
                     ports,
-                    locals: super::infer::locals(&t.body.nodes, &t.ports, &scope),
+                    locals,
                     body: NodeBlock {
                         nodes: placeholders.clone(),
                         span: Span::DUMMY,

@@ -203,7 +203,6 @@ pub(crate) struct ModelEntry {
     pub id: String,
     pub item: Item,
     pub inferred: bool,
-    pub span: Span,
 }
 
 pub(crate) struct Reader {

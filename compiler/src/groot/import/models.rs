@@ -7,10 +7,13 @@ use super::super::xml::{Element, XmlNode};
 use super::*;
 use crate::span::Span;
 use crate::syntax::ast::*;
+use std::collections::HashMap;
 
 impl Reader {
     pub(crate) fn models(&mut self, list: &Element) -> Vec<ModelEntry> {
         let mut out: Vec<ModelEntry> = Vec::new();
+        // Where each ID's first entry is (a search of `out` per entry was n²).
+        let mut first: HashMap<String, Span> = HashMap::new();
         let mut docs: Vec<String> = std::mem::take(&mut self.models_lead);
         for child in &list.children {
             let e = match child {
@@ -56,8 +59,7 @@ impl Reader {
                 continue;
             }
             let id = id_attr.value.as_str();
-            if let Some(prev) = out.iter().find(|m| m.id == id) {
-                let prev = prev.span;
+            if let Some(&prev) = first.get(id) {
                 self.warn(
                     "W0402",
                     format!("`{id}` has a second model entry; it is ignored"),
@@ -79,11 +81,11 @@ impl Reader {
                 },
                 None => natural,
             };
+            first.insert(id.to_string(), e.name_span);
             out.push(ModelEntry {
                 id: id.to_string(),
                 item,
                 inferred: e.attr(carry::INFERRED_XML) == Some("true"),
-                span: e.name_span,
             });
         }
         out
