@@ -346,19 +346,20 @@ impl RecordWriter {
         }
     }
 
-    /// Writes one record whole, in one write.
+    /// Writes one record whole, in one write. The frame is built in the writer's own buffer
+    /// (the payload encoded in place, its length filled in after), not a new one per record.
     pub fn write(&mut self, record: &Record) -> io::Result<()> {
-        let payload = rmp_serde::to_vec(record).map_err(io::Error::other)?;
-        let len = u32::try_from(payload.len())
+        self.buf.clear();
+        self.buf.extend_from_slice(&[0; 8]);
+        rmp_serde::encode::write(&mut self.buf, record).map_err(io::Error::other)?;
+        let len = u32::try_from(self.buf.len() - 8)
             .ok()
             .filter(|&l| l <= MAX_RECORD)
             .ok_or_else(|| io::Error::other("a record larger than 64 MiB"))?;
-        self.buf.clear();
-        self.buf.extend_from_slice(&len.to_le_bytes());
-        self.buf.extend_from_slice(&(!len).to_le_bytes());
-        self.buf.extend_from_slice(&payload);
-        self.buf
-            .extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+        self.buf[..4].copy_from_slice(&len.to_le_bytes());
+        self.buf[4..8].copy_from_slice(&(!len).to_le_bytes());
+        let crc = crc32fast::hash(&self.buf[8..]);
+        self.buf.extend_from_slice(&crc.to_le_bytes());
         self.file.write_all(&self.buf)?;
         if self.synced.elapsed() >= SYNC_EVERY {
             self.synced = Instant::now();
