@@ -115,6 +115,17 @@ fn files_using_files_100_000_deep_is_e0118_at_the_use() {
         .all(|c| c.starts_with('E') || c.starts_with('W')));
 }
 
+/// `src`, written as `deep.affect`, is E0118 to `check` and to `run` (exit 1 both).
+fn refused_as_too_deep(dir: &std::path::Path, src: &str) {
+    write(dir, "deep.affect", src);
+    let (st, codes) = check(dir, "deep.affect");
+    assert_eq!(st, 1);
+    assert!(codes.contains(&"E0118".to_string()), "{codes:?}");
+    let out = affect_in(dir, &["run", "deep.affect", "--ticks", "1", "--quiet"]);
+    assert_eq!(status(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("[E0118]"), "{}", stderr(&out));
+}
+
 /// `n` top-level behaviour modules, each naming the next as its child: a module tree as deep
 /// as the file is long, with no bracket nesting at all.
 fn module_chain(n: usize) -> String {
@@ -130,13 +141,7 @@ fn module_chain(n: usize) -> String {
 #[test]
 fn behaviour_modules_naming_children_5_000_deep_is_e0118_and_200_deep_runs() {
     let dir = scratch("depth_modules");
-    write(&dir, "deep.affect", module_chain(5_000));
-    let (st, codes) = check(&dir, "deep.affect");
-    assert_eq!(st, 1);
-    assert!(codes.contains(&"E0118".to_string()), "{codes:?}");
-    let out = affect_in(&dir, &["run", "deep.affect", "--ticks", "1", "--quiet"]);
-    assert_eq!(status(&out), 1, "{}", stderr(&out));
-    assert!(stderr(&out).contains("[E0118]"), "{}", stderr(&out));
+    refused_as_too_deep(&dir, &module_chain(5_000));
 
     write(&dir, "ok.affect", module_chain(200));
     let (st, codes) = check(&dir, "ok.affect");
@@ -162,13 +167,7 @@ fn tendency_table(n: usize) -> String {
 #[test]
 fn tendency_tables_of_5_000_states_are_e0118_and_1_000_run() {
     let dir = scratch("depth_tendencies");
-    write(&dir, "deep.affect", tendency_table(5_000));
-    let (st, codes) = check(&dir, "deep.affect");
-    assert_eq!(st, 1);
-    assert!(codes.contains(&"E0118".to_string()), "{codes:?}");
-    let out = affect_in(&dir, &["run", "deep.affect", "--ticks", "1", "--quiet"]);
-    assert_eq!(status(&out), 1, "{}", stderr(&out));
-    assert!(stderr(&out).contains("[E0118]"), "{}", stderr(&out));
+    refused_as_too_deep(&dir, &tendency_table(5_000));
 
     write(&dir, "ok.affect", tendency_table(1_000));
     let (st, codes) = check(&dir, "ok.affect");
