@@ -1,6 +1,12 @@
 //! Formatting through `affect fmt`'s formatter. A document with syntax errors gets no edit.
 //! The edit replaces only the part that changes (common prefix and suffix kept), so the
 //! editor keeps its cursor and folds where the text stays the same.
+//!
+//! A document without a final newline gets none from formatting: Vim and Neovim hold the
+//! final newline outside the buffer's text (`'eol'`) and add it when they write the file
+//! (`'fixeol'`), so a newline inserted by the edit became an empty last line and the saved
+//! file ended in a blank line. Keeping the document's own state, the editor's write gives
+//! exactly `affect fmt`'s text (VS Code does the same with `files.insertFinalNewline`).
 
 use crate::documents::Document;
 use crate::request::{self, Reply};
@@ -19,7 +25,25 @@ pub fn format(doc: &Document) -> Option<Vec<TextEdit>> {
         return None;
     }
     let formatted = affect_compiler::fmt::format_file(&doc.file, &doc.comments, Some(&doc.text));
-    Some(edit(doc, &formatted).into_iter().collect())
+    // CRLF documents keep their line endings, as with `affect fmt`.
+    let formatted = if doc.text.contains("\r\n") {
+        formatted.replace('\n', "\r\n")
+    } else {
+        formatted
+    };
+    let formatted = keep_final_newline_state(&doc.text, &formatted);
+    Some(edit(doc, formatted).into_iter().collect())
+}
+
+/// `formatted` without its final line ending when `old` has none.
+fn keep_final_newline_state<'a>(old: &str, formatted: &'a str) -> &'a str {
+    if old.ends_with('\n') {
+        return formatted;
+    }
+    formatted
+        .strip_suffix("\r\n")
+        .or_else(|| formatted.strip_suffix('\n'))
+        .unwrap_or(formatted)
 }
 
 fn edit(doc: &Document, new: &str) -> Option<TextEdit> {

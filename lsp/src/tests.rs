@@ -167,6 +167,38 @@ fn formatting_edits_only_when_it_parses() {
     assert_eq!(formatting::format(&d).map(|e| e.len()), Some(0));
 }
 
+/// Formatting keeps the document's final-newline state (and its line endings): an editor
+/// that adds the final newline on write (Vim's `'fixeol'`) must not get a second one.
+#[test]
+fn formatting_keeps_the_final_newline_state() {
+    let apply = |text: &str| {
+        let d = doc(text);
+        let edits = formatting::format(&d).expect("formats");
+        let mut out = text.to_string();
+        for e in edits.iter().rev() {
+            let s = d.offset(e.range.start);
+            let t = d.offset(e.range.end);
+            out.replace_range(s..t, &e.new_text);
+        }
+        out
+    };
+    assert_eq!(apply("tree  T {succeed}"), "tree T {\n    succeed\n}");
+    assert_eq!(apply("tree  T {succeed}\n"), "tree T {\n    succeed\n}\n");
+    assert_eq!(
+        apply("tree  T {succeed}\n\n\n"),
+        "tree T {\n    succeed\n}\n"
+    );
+    assert_eq!(
+        apply("// a tree\r\ntree  T {\r\nsucceed}"),
+        "// a tree\r\ntree T {\r\n    succeed\r\n}"
+    );
+    assert_eq!(
+        formatting::format(&doc("tree T {\n    succeed\n}")).map(|e| e.len()),
+        Some(0),
+        "formatted but for the final newline: no edit"
+    );
+}
+
 /// Every feature at many offsets of broken and truncated texts: nothing may panic.
 #[test]
 fn no_panics_on_broken_text() {
