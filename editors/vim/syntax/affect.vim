@@ -41,7 +41,7 @@ syn match affectDelimiter "::"
 
 " A variant after `::` (`Drive::Explore`); a call (`f::g(`) and a further path segment
 " (`a::b::C`), defined below, win. Not the module of a `use`.
-syn match affectVariant "\%(^\s*use\>.*\)\@<!\%(::\s*\)\@<=\h\w*"
+syn match affectVariant "\%(::\s*\)\@<=\%(^\s*use\>.*\)\@<!\h\w*"
 
 " `name(`: a node or a function call.
 syn match affectCall "\%(\h\w*\|`[^`]*`\)\ze\s*("
