@@ -85,6 +85,10 @@ pub enum Event<'a> {
         kind: &'a str,
         why: &'a str,
     },
+    /// A read of a variable that holds no value (declared without one and never written,
+    /// or removed by `unset_blackboard`): BehaviorTree.CPP throws "Variable not found", and
+    /// the agent's tree stops; this is its last tick.
+    Error { var: &'a str, text: String },
     /// A line the runtime or a node wants the user to see.
     Log { level: &'static str, text: String },
     /// A device failed (after its retries): a sensor keeps its last value, the leaf that
@@ -418,6 +422,7 @@ pub fn write_event(out: &mut Vec<u8>, tick: u64, t_ms: f64, agent: &str, ev: &Ev
             .str("from", from)
             .str("kind", kind)
             .str("why", why),
+        Event::Error { var, text } => f.str("ev", "error").str("var", var).str("text", text),
         Event::Log { level, text } => f.str("ev", "log").str("level", level).str("text", text),
         Event::Device {
             device,

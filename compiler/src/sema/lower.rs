@@ -549,6 +549,32 @@ impl Checker {
             }
         }
         b.p.pending = pending;
+        check_unset_reads(&mut b.p);
         b.p
+    }
+}
+
+/// Reads of the slots that can be unset (a `var` without an initial value, a variable
+/// `unset_blackboard` removes) become checked reads; every other read stays a plain load,
+/// so a program whose variables all have values pays nothing for the check.
+fn check_unset_reads(p: &mut AgentProgram) {
+    let mut maybe: Vec<bool> = (p.slots.iter())
+        .map(|s| crate::ir::program::is_unset(s.init) && s.kind != ValueKind::List)
+        .collect();
+    for w in p.code.windows(2) {
+        if let [Op::Const(v), Op::Store(s)] = w {
+            if crate::ir::program::is_unset(*v) {
+                if let Some(m) = maybe.get_mut(*s as usize) {
+                    *m = true;
+                }
+            }
+        }
+    }
+    for op in &mut p.code {
+        if let Op::Load(s) = *op {
+            if maybe.get(s as usize) == Some(&true) {
+                *op = Op::LoadChecked(s);
+            }
+        }
     }
 }
