@@ -537,15 +537,18 @@ fn reads_of_unset_variables_agree() {
             Err(e) => panic!("seed {seed}: {e}\n--- program:\n{source}"),
         }
         let program = affect_compiler::check_source_with(&source, &NoFiles).program;
-        let (trace, _) = run_with(&program.expect("compiles"), &cfg, EngineKind::Interp)
-            .expect("runs");
+        let (trace, _) =
+            run_with(&program.expect("compiles"), &cfg, EngineKind::Interp).expect("runs");
         if trace.contains("\"ev\":\"error\",\"var\":\"u\"") {
             stopped += 1;
         } else {
             ran += 1;
         }
     }
-    assert!(stopped >= 3 && ran >= 3, "{stopped} stopped, {ran} ran to the end");
+    assert!(
+        stopped >= 3 && ran >= 3,
+        "{stopped} stopped, {ran} ran to the end"
+    );
 }
 
 /// Most generated programs must compile, or the property above tests little.

@@ -570,9 +570,23 @@ fn check_unset_reads(p: &mut AgentProgram) {
             }
         }
     }
-    for op in &mut p.code {
+    // A Switch whose variable has no value takes its default branch in BehaviorTree.CPP
+    // (its `getInput` fails quietly): its subject reads plainly, and `UNSET` matches no case.
+    let mut plain = vec![false; p.code.len()];
+    for n in &p.nodes {
+        if let NodeKind::Switch { subject, .. } = &n.kind {
+            let (a, b) = (
+                subject.start as usize,
+                (subject.start + subject.len) as usize,
+            );
+            if let Some(r) = plain.get_mut(a..b) {
+                r.fill(true);
+            }
+        }
+    }
+    for (op, plain) in p.code.iter_mut().zip(plain) {
         if let Op::Load(s) = *op {
-            if maybe.get(s as usize) == Some(&true) {
+            if !plain && maybe.get(s as usize) == Some(&true) {
                 *op = Op::LoadChecked(s);
             }
         }
