@@ -264,7 +264,7 @@ pub fn run(args: &RunArgs) -> u8 {
     for s in &errors {
         let text = s.error.as_deref().unwrap_or_default();
         eprintln!(
-            "error: agent `{}`, tick {}: {text}",
+            "error[E0605]: agent `{}`, tick {}: {text}",
             s.agent,
             s.ticks.saturating_sub(1)
         );
