@@ -37,7 +37,10 @@ enum Var {
     Text(String),
 }
 
-fn ours(case: &Case) -> Result<(Trace, Vec<(String, Var)>, Stop), String> {
+/// What our side ran to: the transitions, the final root blackboard, how the tree stopped.
+type Ours = (Trace, Vec<(String, Var)>, Stop);
+
+fn ours(case: &Case) -> Result<Ours, String> {
     let analysis = affect_compiler::check_source_with(&case.affect, &NoFiles);
     let Some(program) = analysis.program else {
         let msgs: Vec<String> = analysis
