@@ -6,6 +6,7 @@ use super::super::xml::{Element, XmlNode};
 use super::*;
 use crate::span::Span;
 use crate::syntax::ast::*;
+use crate::syntax::token::NumLit;
 
 impl Exporter {
     pub(super) fn tree(
@@ -141,17 +142,7 @@ impl Exporter {
             return None;
         };
         let mut bt = Element::new("BehaviorTree").with("ID", &a.name.name);
-        // The agent's state starts as declared when the tree runs in BehaviorTree.CPP.
-        let vars: Vec<(&Ident, Option<&Type>, Option<&Expr>, Span)> = members
-            .iter()
-            .filter_map(|m| match &m.kind {
-                MemberKind::Var { name, ty, init } => {
-                    Some((name, ty.as_ref(), init.as_ref(), m.span))
-                }
-                _ => None,
-            })
-            .collect();
-        let init = self.init_vars(&vars, true);
+        let init = self.agent_init(members);
         if let Some(body) = self.body(&block.nodes, init, block.span) {
             bt.children.push(XmlNode::Element(body));
         }
@@ -169,5 +160,107 @@ impl Exporter {
         }
         bt.set(carry::AFFECT, carry::format_item(&shadow).trim_end());
         Some(bt)
+    }
+
+    /// An agent without `main` whose behaviour modules run: its state's initialisation, then
+    /// the modules' arbiter (`modules.rs`). The agent travels whole in `_affect`; the import
+    /// keeps nothing of the generated nodes.
+    pub(super) fn agent_modules(&mut self, file: &File, item: &Item, a: &AgentDecl) -> Element {
+        let members = a.members.as_deref().unwrap_or_default();
+        self.st.var_types.clear();
+        for m in members {
+            if let MemberKind::Var {
+                name, ty: Some(t), ..
+            } = &m.kind
+            {
+                self.st.var_types.insert(name.name.clone(), t.clone());
+            }
+        }
+        let init = self.agent_init(members);
+        let arbiter = self.arbiter(file, members);
+        let mut bt = Element::new("BehaviorTree").with("ID", &a.name.name);
+        let body = match init {
+            Some(init) => {
+                let mut seq = Element::new("Sequence").with(carry::BODY, "true");
+                seq.children = vec![XmlNode::Element(init), XmlNode::Element(arbiter)];
+                seq
+            }
+            None => arbiter,
+        };
+        bt.children.push(XmlNode::Element(body));
+        bt.set(carry::AFFECT, carry::format_item(item).trim_end());
+        bt
+    }
+
+    /// The script that starts the agent's state as the affect runtime does when the tree runs
+    /// in BehaviorTree.CPP, so that nothing reads an entry nobody set: each `var` at its
+    /// initial value, else its type's zero; the drive and each emotion machine at their
+    /// initial states. (Sensors, events, intentions and hormones are the host's.)
+    fn agent_init(&mut self, members: &[Member]) -> Option<Element> {
+        let state: Vec<(Ident, Option<Type>, Option<Expr>, Span)> = members
+            .iter()
+            .filter_map(|m| match &m.kind {
+                MemberKind::Var { name, ty, init } => {
+                    let init = init.clone().or_else(|| ty.as_ref().and_then(|t| self.zero(t)));
+                    Some((name.clone(), ty.clone(), init, m.span))
+                }
+                MemberKind::Drive(d) => {
+                    Some((d.name.clone(), Some(d.ty.clone()), Some(variant(&d.ty, &d.initial)), m.span))
+                }
+                MemberKind::Emotions {
+                    name, ty, initial, ..
+                } => Some((name.clone(), Some(ty.clone()), Some(variant(ty, initial)), m.span)),
+                _ => None,
+            })
+            .collect();
+        let refs: Vec<(&Ident, Option<&Type>, Option<&Expr>, Span)> = state
+            .iter()
+            .map(|(n, t, i, s)| (n, t.as_ref(), i.as_ref(), *s))
+            .collect();
+        self.init_vars(&refs, true)
+    }
+
+    /// The zero of a type a script can write: `0`, `0.0`, `false`, `''`, an enum's first variant.
+    fn zero(&self, t: &Type) -> Option<Expr> {
+        let base = match &t.kind {
+            TypeKind::Range(b, ..) => b.as_ref(),
+            _ => t,
+        };
+        let name = crate::fmt::format_type(base);
+        let num = |integer: bool| {
+            ExprKind::Num(NumLit {
+                value: 0.0,
+                integer,
+                unit: None,
+                text: if integer { "0" } else { "0.0" }.to_string(),
+            })
+        };
+        let kind = match name.as_str() {
+            "int" => num(true),
+            "num" | "angle" | "length" | "duration" | "frequency" => num(false),
+            "bool" => ExprKind::Bool(false),
+            "str" | "Label" => ExprKind::Str(String::new()),
+            other => {
+                let first = self.scope.enums.get(other)?.first()?;
+                return Some(variant(base, &Ident::new(first, Span::DUMMY)));
+            }
+        };
+        Some(Expr {
+            kind,
+            span: Span::DUMMY,
+        })
+    }
+}
+
+/// `Enum::Variant` for a variant of the enum type `ty`.
+fn variant(ty: &Type, v: &Ident) -> Expr {
+    let mut segments: Vec<Ident> = vec![Ident::new(crate::fmt::format_type(ty), Span::DUMMY)];
+    segments.push(v.clone());
+    Expr {
+        kind: ExprKind::Name(Path {
+            segments,
+            span: Span::DUMMY,
+        }),
+        span: Span::DUMMY,
     }
 }

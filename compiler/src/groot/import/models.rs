@@ -24,6 +24,9 @@ impl Reader {
                 }
                 _ => continue,
             };
+            if e.attr(carry::NODE).is_some() {
+                continue; // the exporter's own node (`cpp/affect_bt.hpp`), not a declaration
+            }
             let comment_docs = std::mem::take(&mut docs);
             let kind = match e.name.as_str() {
                 "Action" => Some(LeafKind::Action),
