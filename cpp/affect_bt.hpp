@@ -7,7 +7,7 @@
 //   // your leaves: every Action/Condition of the file's <TreeNodesModel>
 //   factory.registerNodeType<MoveTo>("MoveTo");
 //   const std::string xml = read_file("navigator.xml");
-//   affect_bt::registerExport(factory, xml);     // enums (and, later, affect's own nodes)
+//   affect_bt::registerExport(factory, xml);     // its enums and affect's own nodes
 //   auto tree = factory.createTreeFromText(xml, blackboard_with_sensors);
 //
 // The export writes its enums on `<root>` as `_affect_enums="Enum::Variant=value;.."`:
@@ -18,6 +18,7 @@
 #pragma once
 
 #include <behaviortree_cpp/bt_factory.h>
+#include <behaviortree_cpp/decorators/loop_node.h>
 #include <behaviortree_cpp/scripting/script_parser.hpp>
 
 #include <algorithm>
@@ -401,11 +402,45 @@ private:
   }
 };
 
-/// Registers affect's own nodes (the arbiter and behaviour modules).
+// ---------------------------------------------------------------------------------------------
+// The agent's state. A list that a `for` pops is the queue its Loop node reads, which a script
+// cannot make: `AffectQueueString queue="{announcements}" items="a;b"` (in the `RunOnce` that
+// starts the agent's state) writes it.
+
+template <typename T>
+class Queue : public BT::SyncActionNode
+{
+public:
+  Queue(const std::string& name, const BT::NodeConfig& config) : BT::SyncActionNode(name, config)
+  {}
+
+  static BT::PortsList providedPorts()
+  {
+    return { BT::OutputPort<BT::SharedQueue<T>>("queue", "the list a loop pops"),
+             BT::InputPort<std::string>("items", "", "its elements, `;`-separated") };
+  }
+
+  BT::NodeStatus tick() override
+  {
+    auto queue = std::make_shared<std::deque<T>>();
+    const std::string items = getInput<std::string>("items").value_or("");
+    if(!items.empty())
+      for(const auto& item : BT::splitString(items, ';'))
+        queue->push_back(BT::convertFromString<T>(item));
+    setOutput("queue", queue);
+    return BT::NodeStatus::SUCCESS;
+  }
+};
+
+/// Registers affect's own nodes: the arbiter, behaviour modules and queue initialisers.
 inline void registerNodes(BT::BehaviorTreeFactory& factory)
 {
   factory.registerNodeType<Behaviors>("AffectBehaviors");
   factory.registerNodeType<Module>("AffectModule");
+  factory.registerNodeType<Queue<bool>>("AffectQueueBool");
+  factory.registerNodeType<Queue<double>>("AffectQueueDouble");
+  factory.registerNodeType<Queue<int>>("AffectQueueInt");
+  factory.registerNodeType<Queue<std::string>>("AffectQueueString");
 }
 
 /// Everything affect's export needs beyond the application's leaves: the file's scripting

@@ -270,8 +270,12 @@ fn converted_v3_corpus_files_load_in_v4() {
 }
 
 /// A zero of an affect type as a `--bb KEY:TYPE=VALUE` value, for the entries the host sets.
-fn zero_of(ty: Option<&affect_compiler::syntax::ast::Type>) -> Option<(&'static str, &'static str)> {
-    let text = ty.map(affect_compiler::fmt::format_type).unwrap_or_default();
+fn zero_of(
+    ty: Option<&affect_compiler::syntax::ast::Type>,
+) -> Option<(&'static str, &'static str)> {
+    let text = ty
+        .map(affect_compiler::fmt::format_type)
+        .unwrap_or_default();
     let base = text.split(" in ").next().unwrap_or_default();
     match base {
         "num" | "angle" | "length" | "duration" | "frequency" => Some(("double", "0.0")),
@@ -300,9 +304,9 @@ fn host_entries(file: &affect_compiler::syntax::ast::File, agent: &str, xml: &st
         })
         .filter(|name| {
             // Host entries end in a hash of their expression (`_affect_failed_robot_b214ff`).
-            name.rsplit('_').next().is_some_and(|h| {
-                h.len() == 6 && h.chars().all(|c| c.is_ascii_hexdigit())
-            })
+            name.rsplit('_')
+                .next()
+                .is_some_and(|h| h.len() == 6 && h.chars().all(|c| c.is_ascii_hexdigit()))
         })
         .collect();
     hosted.sort_unstable();
@@ -384,9 +388,14 @@ fn exported_examples_tick_in_behaviortree_cpp() {
             .expect("the oracle runs");
         let stdout = String::from_utf8_lossy(&run.stdout);
         let ticked = stdout.lines().filter(|l| l.contains("\"root\":")).count();
-        if !run.status.success() || ticked != TICKS {
+        // The arbiter ran the behaviour modules (a module changed status), not a stand-in.
+        let modules_ran = !out.xml.contains("<AffectModule")
+            || stdout
+                .lines()
+                .any(|l| l.contains("\"id\":\"AffectModule\""));
+        if !run.status.success() || ticked != TICKS || !modules_ran {
             failures.push(format!(
-                "{}: exit {:?}, {ticked} of {TICKS} ticks: {}{}",
+                "{}: exit {:?}, {ticked} of {TICKS} ticks, modules ran: {modules_ran}: {}{}",
                 path.display(),
                 run.status.code(),
                 String::from_utf8_lossy(&run.stderr),

@@ -863,11 +863,13 @@ impl Writer<'_> {
             ExprKind::Num(n) => number_text(n),
             ExprKind::Str(s) if !s.contains('\'') => format!("'{s}'"),
             ExprKind::Bool(b) => b.to_string(),
-            ExprKind::Name(p) if p.segments.len() == 1 => match (self.constant)(&p.segments[0].name) {
-                Some(c) => self.top(&c),
-                None if is_script_ident(&p.segments[0].name) => p.segments[0].name.clone(),
-                None => (self.host)(&crate::fmt::format_expr(e), e.span),
-            },
+            ExprKind::Name(p) if p.segments.len() == 1 => {
+                match (self.constant)(&p.segments[0].name) {
+                    Some(c) => self.top(&c),
+                    None if is_script_ident(&p.segments[0].name) => p.segments[0].name.clone(),
+                    None => (self.host)(&crate::fmt::format_expr(e), e.span),
+                }
+            }
             ExprKind::Name(p) if p.segments.len() > 1 => match (self.enum_variant)(p) {
                 Some(v) if is_script_ident(&v) => v,
                 _ => (self.host)(&crate::fmt::format_expr(e), e.span),

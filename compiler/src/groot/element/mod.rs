@@ -228,7 +228,9 @@ impl Heads<'_> {
     /// A port value: `{entry}`, `{@entry}` or a literal. `bare` for v3 SubTree remaps.
     pub(crate) fn value(&mut self, e: &Expr, bare: bool) -> String {
         match &e.kind {
-            ExprKind::Name(p) if p.segments.len() == 1 && self.scope.constant(&p.segments[0].name).is_some() => {
+            ExprKind::Name(p)
+                if p.segments.len() == 1 && self.scope.constant(&p.segments[0].name).is_some() =>
+            {
                 let c = self.scope.constant(&p.segments[0].name).expect("checked");
                 self.value(&c, bare)
             }

@@ -97,6 +97,8 @@ struct Exporter {
     st: HeadState,
     readback: readback::ReadBack,
     verify: bool,
+    /// Nodes of `cpp/affect_bt.hpp` were written: their model entries go in.
+    affect_nodes: bool,
 }
 
 fn scope_of(file: &File) -> Scope {
@@ -169,6 +171,7 @@ impl Exporter {
             st: HeadState::default(),
             readback,
             verify: dialect == Dialect::V4,
+            affect_nodes: false,
         }
     }
 
@@ -432,7 +435,8 @@ impl Exporter {
         for item in &file.items {
             self.declaration(item, &mut parts, main_name.as_deref());
             if let ItemKind::Agent(a) = &item.kind {
-                if agent_main(a).is_none() && modules::has_modules(a) && self.dialect == Dialect::V4 {
+                if agent_main(a).is_none() && modules::has_modules(a) && self.dialect == Dialect::V4
+                {
                     let bt = self.agent_modules(file, item, a);
                     parts.behavior_trees.push(bt);
                     let key = XmlItem::Agent(a.name.name.clone());
@@ -445,7 +449,7 @@ impl Exporter {
         let inferred_keys = held_inferred(&seen, &mut parts);
         self.inferred_models(&seen, &mut parts.models);
         order_models(&mut parts.models);
-        if parts.arbiter {
+        if self.affect_nodes {
             parts.models.extend(modules::models());
         }
         let default_order = parts.default_order(inferred_keys);
@@ -512,7 +516,6 @@ impl Exporter {
             leaves,
             bts,
             externals,
-            arbiter,
         } = parts;
         if is_inferred(item) && matches!(item.kind, ItemKind::Leaf(_) | ItemKind::Tree(_)) {
             inferred_at.push(entries.len());
@@ -571,9 +574,12 @@ impl Exporter {
                 entries.push(Entry::Xml(key.clone()));
                 externals.push(key);
             }
-            ItemKind::Agent(a) if agent_main(a).is_none() && modules::has_modules(a) && self.dialect == Dialect::V4 => {
+            ItemKind::Agent(a)
+                if agent_main(a).is_none()
+                    && modules::has_modules(a)
+                    && self.dialect == Dialect::V4 =>
+            {
                 // Written by `document` (it needs the file for shared modules).
-                *arbiter = true;
             }
             ItemKind::Agent(a) if agent_main(a).is_some() => {
                 let bt = self.agent(item, a, agent_main(a).expect("checked"));
@@ -664,8 +670,6 @@ struct Parts {
     leaves: Vec<XmlItem>,
     bts: Vec<XmlItem>,
     externals: Vec<XmlItem>,
-    /// An agent's modules are written: the arbiter's model entries go in.
-    arbiter: bool,
 }
 
 impl Parts {

@@ -16,7 +16,10 @@ pub(super) const MODULE: &str = "AffectModule";
 
 /// Every behaviour module a name can mean: the agent's, the file's top-level ones and every
 /// nested one (a module has one place in the tree, E0202, so names do not clash).
-fn modules_by_name<'a>(file: &'a File, members: &'a [Member]) -> HashMap<&'a str, &'a BehaviorDecl> {
+fn modules_by_name<'a>(
+    file: &'a File,
+    members: &'a [Member],
+) -> HashMap<&'a str, &'a BehaviorDecl> {
     fn add<'a>(d: &'a BehaviorDecl, out: &mut HashMap<&'a str, &'a BehaviorDecl>) {
         out.entry(d.name.name.as_str()).or_insert(d);
         for e in &d.body.entries {
@@ -41,9 +44,10 @@ fn modules_by_name<'a>(file: &'a File, members: &'a [Member]) -> HashMap<&'a str
 
 /// Whether the agent's modules run: it has a `behaviors` block or modules of its own.
 pub(super) fn has_modules(a: &AgentDecl) -> bool {
-    a.members.iter().flatten().any(|m| {
-        matches!(m.kind, MemberKind::Behavior(_) | MemberKind::Behaviors(_))
-    })
+    a.members
+        .iter()
+        .flatten()
+        .any(|m| matches!(m.kind, MemberKind::Behavior(_) | MemberKind::Behaviors(_)))
 }
 
 /// The settings of a block by key (the first of each).
@@ -66,7 +70,8 @@ fn target(e: &Expr) -> Option<(&Path, Option<&ArgList>)> {
     }
 }
 
-/// The model entries of the two nodes, as `cpp/affect_bt.hpp` registers them.
+/// The model entries of the nodes `cpp/affect_bt.hpp` registers: the arbiter, the module,
+/// and the queue initialisers of the agent's state (`tree.rs`).
 pub(super) fn models() -> Vec<Element> {
     let port = |name: &str, ty: &str, default: &str, doc: &str| {
         let mut p = Element::new("input_port")
@@ -80,7 +85,12 @@ pub(super) fn models() -> Vec<Element> {
         .with("ID", ARBITER)
         .with(carry::NODE, "true");
     arbiter.children = vec![
-        port("policy", "std::string", "parallel", "the policy among the top modules"),
+        port(
+            "policy",
+            "std::string",
+            "parallel",
+            "the policy among the top modules",
+        ),
         port("inhibition", "double", "0", "lateral inhibition, 0..1"),
     ];
     let mut module = Element::new("Control")
@@ -91,12 +101,45 @@ pub(super) fn models() -> Vec<Element> {
         port("satisfaction", "std::string", "0", "S: a script"),
         port("expected", "std::string", "0", "dS: a script"),
         port("alpha", "double", "0.5", "weight of dS against S + dS"),
-        port("beta", "double", "0.5", "weight of Mv against the releasing value"),
+        port(
+            "beta",
+            "double",
+            "0.5",
+            "weight of Mv against the releasing value",
+        ),
         port("keys", "std::string", "", "execution keys, `;`-separated"),
-        port("policy", "std::string", "parallel", "parallel, simultaneous or main"),
+        port(
+            "policy",
+            "std::string",
+            "parallel",
+            "parallel, simultaneous or main",
+        ),
         port("main", "std::string", "", "the main child, for policy main"),
     ];
-    vec![arbiter, module]
+    let mut out = vec![arbiter, module];
+    for (id, ty) in [
+        ("AffectQueueBool", "bool"),
+        ("AffectQueueDouble", "double"),
+        ("AffectQueueInt", "int"),
+        ("AffectQueueString", "std::string"),
+    ] {
+        let mut q = Element::new("Action")
+            .with("ID", id)
+            .with(carry::NODE, "true");
+        let mut out_port = Element::new("output_port")
+            .with("name", "queue")
+            .with("type", format!("std::shared_ptr<std::deque<{ty}>>"));
+        out_port.children.push(XmlNode::Text(
+            "the list a loop pops, as the agent starts it".into(),
+            Span::DUMMY,
+        ));
+        q.children = vec![
+            XmlNode::Element(out_port),
+            port("items", "std::string", "", "its elements, `;`-separated"),
+        ];
+        out.push(q);
+    }
+    out
 }
 
 impl Exporter {
@@ -140,7 +183,10 @@ impl Exporter {
                     .map(|s| {
                         s.args
                             .iter()
-                            .filter_map(|a| target(a).and_then(|(p, _)| by_name.get(p.last().name.as_str()).copied()))
+                            .filter_map(|a| {
+                                target(a)
+                                    .and_then(|(p, _)| by_name.get(p.last().name.as_str()).copied())
+                            })
                             .collect()
                     })
                     .unwrap_or_default()
@@ -196,7 +242,9 @@ impl Exporter {
             }
         }
         let run = setting(&d.body, "run").and_then(|s| s.args.first());
-        let children = setting(&d.body, "children").map(|s| s.args.as_slice()).unwrap_or(&[]);
+        let children = setting(&d.body, "children")
+            .map(|s| s.args.as_slice())
+            .unwrap_or(&[]);
         for c in run.into_iter().chain(children) {
             let Some((path, args)) = target(c) else {
                 continue;

@@ -142,7 +142,7 @@ impl Exporter {
             return None;
         };
         let mut bt = Element::new("BehaviorTree").with("ID", &a.name.name);
-        let init = self.agent_init(members);
+        let init = self.agent_init(members, &block.nodes);
         if let Some(body) = self.body(&block.nodes, init, block.span) {
             bt.children.push(XmlNode::Element(body));
         }
@@ -176,8 +176,9 @@ impl Exporter {
                 self.st.var_types.insert(name.name.clone(), t.clone());
             }
         }
-        let init = self.agent_init(members);
+        let init = self.agent_init(members, &[]);
         let arbiter = self.arbiter(file, members);
+        self.affect_nodes = true;
         let mut bt = Element::new("BehaviorTree").with("ID", &a.name.name);
         let body = match init {
             Some(init) => {
@@ -195,21 +196,91 @@ impl Exporter {
     /// The script that starts the agent's state as the affect runtime does when the tree runs
     /// in BehaviorTree.CPP, so that nothing reads an entry nobody set: each `var` at its
     /// initial value, else its type's zero; the drive and each emotion machine at their
-    /// initial states. (Sensors, events, intentions and hormones are the host's.)
-    fn agent_init(&mut self, members: &[Member]) -> Option<Element> {
+    /// initial states; a list a `for` pops as the queue its loop reads (`AffectQueue…`,
+    /// `cpp/affect_bt.hpp`: scripts cannot make one). (Sensors, events, intentions and
+    /// hormones are the host's.)
+    fn agent_init(&mut self, members: &[Member], main: &[Node]) -> Option<Element> {
+        let script = self.agent_state(members);
+        let mut popped = Vec::new();
+        for n in main {
+            queues(n, &mut popped);
+        }
+        let mut lists: Vec<Element> = Vec::new();
+        for m in members {
+            let MemberKind::Var {
+                name,
+                ty: Some(t),
+                init,
+            } = &m.kind
+            else {
+                continue;
+            };
+            let TypeKind::List(inner) = &t.kind else {
+                continue;
+            };
+            if !popped.contains(&name.name.as_str()) {
+                continue;
+            }
+            let items = match init.as_ref().map(|e| &e.kind) {
+                None => Some(Vec::new()),
+                Some(ExprKind::List(xs)) if xs.is_empty() => Some(Vec::new()),
+                Some(ExprKind::List(xs)) => super::super::element::literal_elements(xs),
+                _ => None,
+            };
+            let Some(items) = items else { continue };
+            let id = match crate::fmt::format_type(inner).as_str() {
+                "int" => "AffectQueueInt",
+                "bool" => "AffectQueueBool",
+                "str" => "AffectQueueString",
+                _ => "AffectQueueDouble",
+            };
+            lists.push(
+                Element::new(id)
+                    .with("queue", format!("{{{}}}", name.name))
+                    .with("items", items.join(";"))
+                    .with(carry::NODE, "true"),
+            );
+        }
+        if lists.is_empty() {
+            return script;
+        }
+        self.affect_nodes = true;
+        let mut once = script.unwrap_or_else(|| {
+            Element::new("RunOnce")
+                .with("then_skip", "true")
+                .with(carry::INIT, "true")
+        });
+        let mut seq = Element::new("Sequence");
+        seq.children = std::mem::take(&mut once.children);
+        seq.children.extend(lists.into_iter().map(XmlNode::Element));
+        once.children.push(XmlNode::Element(seq));
+        Some(once)
+    }
+
+    fn agent_state(&mut self, members: &[Member]) -> Option<Element> {
         let state: Vec<(Ident, Option<Type>, Option<Expr>, Span)> = members
             .iter()
             .filter_map(|m| match &m.kind {
                 MemberKind::Var { name, ty, init } => {
-                    let init = init.clone().or_else(|| ty.as_ref().and_then(|t| self.zero(t)));
+                    let init = init
+                        .clone()
+                        .or_else(|| ty.as_ref().and_then(|t| self.zero(t)));
                     Some((name.clone(), ty.clone(), init, m.span))
                 }
-                MemberKind::Drive(d) => {
-                    Some((d.name.clone(), Some(d.ty.clone()), Some(variant(&d.ty, &d.initial)), m.span))
-                }
+                MemberKind::Drive(d) => Some((
+                    d.name.clone(),
+                    Some(d.ty.clone()),
+                    Some(variant(&d.ty, &d.initial)),
+                    m.span,
+                )),
                 MemberKind::Emotions {
                     name, ty, initial, ..
-                } => Some((name.clone(), Some(ty.clone()), Some(variant(ty, initial)), m.span)),
+                } => Some((
+                    name.clone(),
+                    Some(ty.clone()),
+                    Some(variant(ty, initial)),
+                    m.span,
+                )),
                 _ => None,
             })
             .collect();
@@ -262,5 +333,34 @@ fn variant(ty: &Type, v: &Ident) -> Expr {
             span: Span::DUMMY,
         }),
         span: Span::DUMMY,
+    }
+}
+
+/// The lists `for` loops pop, by name.
+fn queues<'a>(n: &'a Node, out: &mut Vec<&'a str>) {
+    match &n.kind {
+        NodeKind::For { queue, body, .. } => {
+            if let ExprKind::Name(p) = &queue.kind {
+                if p.segments.len() == 1 {
+                    out.push(&p.segments[0].name);
+                }
+            }
+            for c in &body.nodes {
+                queues(c, out);
+            }
+        }
+        NodeKind::Call {
+            children: Some(c), ..
+        } => {
+            for c in &c.nodes {
+                queues(c, out);
+            }
+        }
+        NodeKind::Switch { arms, .. } => {
+            for a in arms {
+                queues(&a.node, out);
+            }
+        }
+        _ => {}
     }
 }
