@@ -1,8 +1,10 @@
 //! Shared by the integration tests: where the workspace and the public corpus are, the
 //! `affect` binary, scratch directories, the real BehaviorTree.CPP oracle (installed on first
-//! use, idempotently), and the diagnostic snapshots' layout (`snapshots.rs`).
+//! use, idempotently), the diagnostic snapshots' layout (`snapshots.rs`) and headless
+//! Chromium for screenshots (`chromium.rs`).
 #![allow(dead_code)]
 
+pub mod chromium;
 pub mod snapshots;
 
 use std::path::{Path, PathBuf};
