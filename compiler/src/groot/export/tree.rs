@@ -129,15 +129,7 @@ impl Exporter {
         main_index: usize,
     ) -> Option<Element> {
         let members = a.members.as_ref()?;
-        self.st.var_types.clear();
-        for m in members {
-            if let MemberKind::Var {
-                name, ty: Some(t), ..
-            } = &m.kind
-            {
-                self.st.var_types.insert(name.name.clone(), t.clone());
-            }
-        }
+        self.agent_var_types(members);
         let MemberKind::Main(block) = &members[main_index].kind else {
             return None;
         };
@@ -167,15 +159,7 @@ impl Exporter {
     /// keeps nothing of the generated nodes.
     pub(super) fn agent_modules(&mut self, file: &File, item: &Item, a: &AgentDecl) -> Element {
         let members = a.members.as_deref().unwrap_or_default();
-        self.st.var_types.clear();
-        for m in members {
-            if let MemberKind::Var {
-                name, ty: Some(t), ..
-            } = &m.kind
-            {
-                self.st.var_types.insert(name.name.clone(), t.clone());
-            }
-        }
+        self.agent_var_types(members);
         let init = self.agent_init(members, &[]);
         let arbiter = self.arbiter(file, members);
         self.affect_nodes = true;
@@ -191,6 +175,19 @@ impl Exporter {
         bt.children.push(XmlNode::Element(body));
         bt.set(carry::AFFECT, carry::format_item(item).trim_end());
         bt
+    }
+
+    /// The declared types of the agent's `var`s (a `for` over one picks its Loop node by them).
+    fn agent_var_types(&mut self, members: &[Member]) {
+        self.st.var_types.clear();
+        for m in members {
+            if let MemberKind::Var {
+                name, ty: Some(t), ..
+            } = &m.kind
+            {
+                self.st.var_types.insert(name.name.clone(), t.clone());
+            }
+        }
     }
 
     /// The script that starts the agent's state as the affect runtime does when the tree runs
