@@ -189,7 +189,7 @@ pub fn json_codes(out: &Output) -> Vec<String> {
         .collect()
 }
 
-/// The `btcpp_oracle` binary, installing it into `.tools/btcpp` when it is missing
+/// The `btcpp_oracle` binary, installed or brought up to date in `.tools/btcpp`
 /// (`tools/btcpp-oracle/setup.sh`).
 pub fn oracle() -> PathBuf {
     static ORACLE: OnceLock<PathBuf> = OnceLock::new();
@@ -197,7 +197,9 @@ pub fn oracle() -> PathBuf {
         .get_or_init(|| {
             let dir = workspace().join(".tools").join("btcpp");
             let bin = dir.join("bin").join("btcpp_oracle");
-            if !bin.exists() {
+            // Always: a second run only checks (well under a second), and recompiles the
+            // oracle when its sources (or `cpp/affect_bt.hpp`, which it includes) changed.
+            {
                 let setup = workspace().join("tools/btcpp-oracle/setup.sh");
                 let status = Command::new("bash")
                     .arg(&setup)
