@@ -2,7 +2,8 @@
 //!
 //! Key expressions: `affect/v1/<team>/<sender>/<kind>`, where `<sender>` is the sending
 //! member's name with `#` written `-` (Zenoh keys cannot hold `#`: `UGV#2` is `UGV-2`) and
-//! `<kind>` is `recruit`, `pose`, `command`, `heartbeat`, `restart` or `control`. Liveliness tokens:
+//! `<kind>` is `recruit`, `pose`, `command`, `heartbeat`, `restart`, `call`, `reply` or
+//! `control`. Liveliness tokens:
 //! `affect/v1/<team>/<member>/alive` for every process, and
 //! `affect/v1/<team>/<host>/alive/<owner>/<component>` for every component a host runs
 //! (`<owner>` is `_` for a top-level component).
@@ -208,6 +209,25 @@ pub enum Body {
         #[serde(default)]
         host: Option<String>,
     },
+    /// A call of a leaf a component serves (`serves Listen;`), to the host (`to`) that runs
+    /// the instance serving the caller now: `owner` and `component` name that instance.
+    #[serde(rename = "call")]
+    Call {
+        id: u64,
+        #[serde(default)]
+        owner: Option<String>,
+        component: String,
+        leaf: String,
+    },
+    /// A host's answer to call `id` of the recipient: `served` when it runs that instance and
+    /// took the call, else `why` not.
+    #[serde(rename = "reply")]
+    Reply {
+        id: u64,
+        served: bool,
+        #[serde(default)]
+        why: Option<String>,
+    },
     /// The launcher's fault injection: the recipient cuts itself off for `for_ms` of world
     /// time (sends nothing, takes nothing in).
     #[serde(rename = "partition")]
@@ -233,6 +253,8 @@ impl Body {
             Body::Command { .. } => "command",
             Body::Heartbeat { .. } => "heartbeat",
             Body::Restart { .. } => "restart",
+            Body::Call { .. } => "call",
+            Body::Reply { .. } => "reply",
             Body::Partition { .. } => "partition",
             Body::Start { .. } => "start",
         }
@@ -245,6 +267,8 @@ impl Body {
             Body::Command { .. } => "command",
             Body::Heartbeat { .. } => "heartbeat",
             Body::Restart { .. } => "restart",
+            Body::Call { .. } => "call",
+            Body::Reply { .. } => "reply",
             Body::Partition { .. } | Body::Start { .. } => "control",
             _ => "recruit",
         }
@@ -404,6 +428,17 @@ mod tests {
                 owner: None,
                 component: String::new(),
                 host: None,
+            },
+            Body::Call {
+                id: 0,
+                owner: None,
+                component: String::new(),
+                leaf: String::new(),
+            },
+            Body::Reply {
+                id: 0,
+                served: true,
+                why: None,
             },
             Body::Partition { for_ms: 0.0 },
             Body::Start { epoch_ms: 0.0 },
