@@ -370,6 +370,43 @@ mod tests {
         assert_eq!(m.to, None);
     }
 
+    /// A component call and its answer as docs/network.md shows them.
+    #[test]
+    fn calls_and_replies_are_plain_json() {
+        let call = Message {
+            v: VERSION,
+            team: "PlanetSurface".into(),
+            from: "Peoplebot".into(),
+            instance: 5,
+            seq: 9,
+            t_ms: 41200.0,
+            to: Some("laptop1".into()),
+            lost_for: vec![],
+            body: Body::Call {
+                id: 412,
+                owner: Some("Peoplebot".into()),
+                component: "speech_recognition_backup".into(),
+                leaf: "Listen".into(),
+            },
+        };
+        assert_eq!(
+            serde_json::to_string(&call).unwrap(),
+            r#"{"v":1,"team":"PlanetSurface","from":"Peoplebot","instance":5,"seq":9,"t_ms":41200.0,"to":"laptop1","body":{"type":"call","id":412,"owner":"Peoplebot","component":"speech_recognition_backup","leaf":"Listen"}}"#
+        );
+        assert_eq!(call.body.topic(), "call");
+        let reply = r#"{"v":1,"team":"PlanetSurface","from":"laptop1","seq":3,"t_ms":41200.4,"to":"Peoplebot","body":{"type":"reply","id":412,"served":true}}"#;
+        let m: Message = serde_json::from_str(reply).unwrap();
+        assert_eq!(
+            m.body,
+            Body::Reply {
+                id: 412,
+                served: true,
+                why: None
+            }
+        );
+        assert_eq!(m.body.topic(), "reply");
+    }
+
     /// The names on the wire (serde's `rename`s) are the names traces show (`kind`), which
     /// for the recruitment protocol are the runtime's.
     #[test]
