@@ -116,11 +116,19 @@ impl Element {
         let value = value.into();
         match self.attrs.iter_mut().find(|a| a.name == name) {
             Some(a) => a.value = value,
-            None => self.attrs.push(Attribute {
-                name: name.to_string(),
-                value,
-                ..Attribute::default()
-            }),
+            None => {
+                if self.attrs.is_empty() {
+                    // Most elements written have one attribute (`<input_port name=".."/>`):
+                    // room for one, not the four a first push makes (a model of 200,000
+                    // ports wrote 43 MB of empty room).
+                    self.attrs.reserve_exact(1);
+                }
+                self.attrs.push(Attribute {
+                    name: name.to_string(),
+                    value,
+                    ..Attribute::default()
+                })
+            }
         }
     }
 
