@@ -4,6 +4,8 @@
 #   1. VS Code: the TextMate grammar's scope assertions and tokenizer snapshots (npm test)
 #   2. tree-sitter: generate, corpus and highlight tests, parse of every example (test.sh)
 #   3. Vim: the syntax-group snapshot (test.sh)
+#   3b. Neovim: docs/editors.md's language-server recipe, format-and-write through `affect lsp`
+#       (editors/neovim/test.sh)
 #   4. the keyword drift test of the root package (cargo test --test editor_keywords)
 #
 # Installs, each only when missing: the npm packages (npm ci in editors/vscode), the
@@ -114,6 +116,14 @@ vim_tests() {
   "$here/vim/test.sh"
 }
 
+neovim_tests() {
+  if ! command -v nvim >/dev/null 2>&1; then
+    log "installing neovim"
+    apt_install neovim || return 1
+  fi
+  "$here/neovim/test.sh"
+}
+
 drift_test() {
   (cd "$root" && cargo test --test editor_keywords)
 }
@@ -121,6 +131,7 @@ drift_test() {
 suite "VS Code TextMate grammar (editors/vscode: npm test)" vscode_tests
 suite "tree-sitter grammar (editors/tree-sitter-affect/test.sh)" tree_sitter_tests
 suite "Vim syntax (editors/vim/test.sh)" vim_tests
+suite "Neovim language-server recipe (editors/neovim/test.sh)" neovim_tests
 if [[ "${SKIP_CARGO:-}" =~ ^(1|true|yes)$ ]]; then
   results+=("skip keyword drift test (SKIP_CARGO)")
 else

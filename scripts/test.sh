@@ -42,7 +42,8 @@ tools/btcpp-oracle/setup.sh .tools/btcpp
 
 step "live-view clients (btview, pyzmq) and headless Chromium"
 # tests/groot2_live.rs talks to `affect run --groot2` with btview and a pyzmq script from this
-# venv; tests/html_report.rs opens reports in Debian's chromium. Each installs only if missing.
+# venv; tests/html_report.rs opens reports and tests/plot_render.rs renders --plot SVGs in
+# Debian's chromium. Each installs only if missing.
 tests/live/setup.sh .tools/live
 if ! command -v chromium >/dev/null 2>&1; then
   if command -v apt-get >/dev/null 2>&1; then

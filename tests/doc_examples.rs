@@ -6,11 +6,16 @@
 //! The convention for fenced blocks in those pages:
 //!
 //! - ```` ```affect ```` is a complete file. It must check with no errors (warnings are
-//!   allowed, as for `affect check`) and be exactly what `affect fmt` writes.
+//!   allowed, as for `affect check`) and be exactly what `affect fmt` writes. When it has
+//!   something to run (an agent or a main tree), it must also run: `affect run FILE --ticks 20
+//!   --no-persist` through the binary, from a scratch directory holding the block's files.
 //! - A block whose first line is `// file: PATH` is several files, each starting at its
 //!   `// file:` line (the convention of the error pages). The first file is the one checked;
 //!   its `use "PATH"` finds the other files of the block by their `PATH` (relative to the
 //!   first file). Every file must be formatted.
+//! - ```` ```affect,no-run ```` is a complete file that checks and is formatted, but that
+//!   `affect run` refuses (E0601, a construct the runtime does not implement yet); the page
+//!   says so next to it.
 //! - ```` ```affect,ignore ```` is affect text that is deliberately not a complete, valid
 //!   program (a declaration shown out of its file, a construct the checker rejects on
 //!   purpose). It is not checked or formatted, but it must parse without syntax errors. Any
@@ -92,8 +97,11 @@ fn fenced_blocks(page: &str) -> Result<Vec<Block>, String> {
 /// What an ```affect block asks for.
 #[derive(PartialEq)]
 enum Kind {
-    /// A complete file (or files): checked and formatted.
+    /// A complete file (or files): checked, formatted and, when it has an agent or a main
+    /// tree, run.
     Program,
+    /// `affect,no-run`: checked and formatted, not run.
+    NoRun,
     /// `affect,ignore`: parsed only.
     Ignore,
 }
@@ -111,8 +119,10 @@ fn affect_kind(info: &str) -> Result<Option<Kind>, String> {
     match attrs.as_slice() {
         [] => Ok(Some(Kind::Program)),
         ["ignore"] => Ok(Some(Kind::Ignore)),
+        ["no-run"] => Ok(Some(Kind::NoRun)),
         _ => Err(format!(
-            "unknown fence attribute in ```{info}: write ```affect or ```affect,ignore"
+            "unknown fence attribute in ```{info}: write ```affect, ```affect,no-run or \
+             ```affect,ignore"
         )),
     }
 }
@@ -232,6 +242,24 @@ fn check_block(page: &str, dir: &Path, block: &Block, kind: Kind) -> Vec<String>
             "{page}:{}: the ```affect block does not pass `affect check`:\n{report}",
             block.first_line
         ));
+    } else if analysis
+        .program
+        .as_ref()
+        .is_some_and(|p| !p.agents.is_empty() || p.main_tree.is_some())
+    {
+        let at = format!("{page}:{}: the ```affect", block.first_line);
+        match (kind, run_block(page, block, &files)) {
+            (Kind::Program, Err(why)) => problems.push(format!(
+                "{at} block checks but does not run (`affect run --ticks 20`): {why}"
+            )),
+            (Kind::NoRun, Ok(())) => problems.push(format!(
+                "{at},no-run block runs now: make it ```affect (and drop what the page says)"
+            )),
+            (Kind::NoRun, Err(why)) if !why.contains("[E0601]") => problems.push(format!(
+                "{at},no-run block fails to run for another reason than E0601: {why}"
+            )),
+            _ => {}
+        }
     }
 
     for f in &files {
@@ -256,6 +284,44 @@ fn check_block(page: &str, dir: &Path, block: &Block, kind: Kind) -> Vec<String>
         }
     }
     problems
+}
+
+/// How many blocks `run_block` ran.
+static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Runs a block that has something to run, for 20 ticks, through the binary, from a scratch
+/// directory holding its files: `Err` with the exit status and standard error when it fails.
+fn run_block(page: &str, block: &Block, files: &[BlockFile]) -> Result<(), String> {
+    RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = format!("{}-{}", page.replace(['/', '.'], "_"), block.first_line);
+    let dir = support::scratch("doc_examples", &name);
+    for f in files {
+        let path = dir.join(&f.path);
+        std::fs::create_dir_all(path.parent().expect("a file is in a directory")).unwrap();
+        std::fs::write(&path, &f.text).unwrap();
+    }
+    let out = support::affect_command()
+        .current_dir(&dir)
+        .args([
+            "run",
+            &files[0].path,
+            "--ticks",
+            "20",
+            "--no-persist",
+            "--quiet",
+        ])
+        .output()
+        .expect("the affect binary runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
 }
 
 /// The pages whose blocks are checked: `docs/*.md` (not `docs/errors`) and `README.md`.
@@ -304,6 +370,11 @@ fn affect_blocks_in_the_docs_check_and_are_formatted() {
     assert!(
         checked >= 20,
         "only {checked} ```affect blocks found: is the extraction broken?"
+    );
+    let ran = RUNS.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        ran >= 10,
+        "only {ran} ```affect blocks ran: is the test of what can run broken?"
     );
     assert!(
         problems.is_empty(),

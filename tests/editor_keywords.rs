@@ -9,12 +9,18 @@
 //! - no other word is highlighted as a keyword: every literal word in the grammars' patterns is
 //!   a keyword, a built-in node name or a unit;
 //! - the built-in node lists equal the compiler's, and so each other;
-//! - the units equal the lexer's.
+//! - the units equal the lexer's;
+//! - the world verbs (`spawn`, `raise`, ...) and the words of AKR components (`positive`,
+//!   `very_high`, ...), which the grammars highlight in worlds and emotions, equal the
+//!   compiler's tables (`ir::world::WORLD_VERBS`, `sema::vocab::AKR_COMPONENTS` and
+//!   `AGENCY_WORDS`).
 //!
 //! Each grammar keeps its lists in a clearly delimited place (a repository entry, a
 //! `BEGIN ... END` block); the comments in the grammars say where.
 
 use affect_compiler::builtins::BUILTINS;
+use affect_compiler::ir::world::WORLD_VERBS;
+use affect_compiler::sema::vocab::{AGENCY_WORDS, AKR_COMPONENTS};
 use affect_compiler::syntax::token::{Kw, Unit};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -51,6 +57,15 @@ fn builtins() -> Words {
 
 fn units() -> Words {
     words(Unit::ALL.iter().map(|u| u.as_str()))
+}
+
+fn world_verbs() -> Words {
+    words(WORLD_VERBS.iter().copied())
+}
+
+fn akr_values() -> Words {
+    let listed = AKR_COMPONENTS.iter().flat_map(|c| c.words.unwrap_or(&[]));
+    words(listed.chain(AGENCY_WORDS).copied())
 }
 
 /// Literal words that may appear in grammar patterns without being keywords, built-ins or
@@ -267,6 +282,8 @@ impl Report {
             .into_iter()
             .chain(builtins())
             .chain(units())
+            .chain(world_verbs())
+            .chain(akr_values())
             .chain(words(NOT_KEYWORDS.iter().copied()))
             .collect();
         let unknown: Vec<_> = found.difference(&known).collect();
@@ -349,6 +366,11 @@ fn textmate_grammar_keywords_match_the_lexer() {
 
     let numbers = textmate_words(&repository["numbers"]);
     report.same("repository.numbers (units)", &numbers, &units());
+
+    let verbs = textmate_words(&repository["world-verbs"]);
+    report.same("repository.world-verbs", &verbs, &world_verbs());
+    let akr = textmate_words(&repository["akr-values"]);
+    report.same("repository.akr-values", &akr, &akr_values());
 
     report.finish(TEXTMATE);
 }
@@ -534,6 +556,14 @@ fn tree_sitter_highlights_match_the_lexer() {
         &repeated,
         &builtins(),
     );
+    for (name, expected) in [("WORLD_VERBS", world_verbs()), ("AKR_VALUES", akr_values())] {
+        let block = strip_query_comments(marked_block(&htext, name, &hpath));
+        report.same(
+            &format!("{name} block"),
+            &words(quoted_strings(&block)),
+            &expected,
+        );
+    }
     report.finish(TREE_SITTER_HIGHLIGHTS);
 }
 
@@ -696,6 +726,20 @@ fn vim_syntax_keywords_match_the_lexer() {
         .flat_map(|p| vim_literal_words(&p))
         .collect();
     report.same("UNITS", &unit_words, &units());
+
+    // World verbs and AKR values.
+    for (name, expected) in [("WORLD_VERBS", world_verbs()), ("AKR_VALUES", akr_values())] {
+        let block = vim_logical_lines(marked_block(&text, name, &path))
+            .into_iter()
+            .filter(|l| !l.trim_start().starts_with('"'))
+            .collect::<Vec<_>>()
+            .join("\n");
+        report.same(
+            &format!("{name} list"),
+            &words(quoted_strings(&block)),
+            &expected,
+        );
+    }
 
     // Every literal word of every pattern is a keyword, a built-in or a unit.
     let mut pattern_words = Words::new();

@@ -65,42 +65,49 @@ fn load(xml: &str, name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The members of the agent named `agent`.
+fn agent_members<'a>(
+    file: &'a affect_compiler::syntax::ast::File,
+    agent: &'a str,
+) -> impl Iterator<Item = &'a affect_compiler::syntax::ast::Member> {
+    use affect_compiler::syntax::ast::ItemKind;
+    file.items
+        .iter()
+        .filter_map(move |item| match &item.kind {
+            ItemKind::Agent(a) if a.name.name == agent => a.members.as_ref(),
+            _ => None,
+        })
+        .flatten()
+}
+
 /// The initial values of an agent's `var`s as `--bb KEY=VALUE` arguments (literals only).
 fn agent_state(file: &affect_compiler::syntax::ast::File, agent: &str) -> Vec<String> {
-    use affect_compiler::syntax::ast::{ExprKind, ItemKind, MemberKind};
+    use affect_compiler::syntax::ast::{ExprKind, MemberKind};
     let mut out = Vec::new();
-    for item in &file.items {
-        let ItemKind::Agent(a) = &item.kind else {
+    for m in agent_members(file, agent) {
+        let MemberKind::Var {
+            name,
+            init: Some(init),
+            ty,
+        } = &m.kind
+        else {
             continue;
         };
-        if a.name.name != agent {
-            continue;
-        }
-        for m in a.members.iter().flatten() {
-            let MemberKind::Var {
-                name,
-                init: Some(init),
-                ty,
-            } = &m.kind
-            else {
-                continue;
-            };
-            let declared = ty
-                .as_ref()
-                .map(affect_compiler::fmt::format_type)
-                .unwrap_or_default();
-            let (ty, value) = match &init.kind {
-                ExprKind::Bool(b) => ("bool", b.to_string()),
-                ExprKind::Num(n) if n.unit.is_none() && declared.starts_with("int") => {
-                    ("long", format!("{}", n.value))
-                }
-                ExprKind::Num(n) if n.unit.is_none() => ("double", format!("{:?}", n.value)),
-                ExprKind::Str(s) => ("string", s.clone()),
-                _ => continue,
-            };
-            out.push("--bb".into());
-            out.push(format!("{}:{ty}={value}", name.name));
-        }
+        let declared = ty
+            .as_ref()
+            .map(affect_compiler::fmt::format_type)
+            .unwrap_or_default();
+        let (ty, value) = match &init.kind {
+            ExprKind::Bool(b) => ("bool", b.to_string()),
+            ExprKind::Num(n) if n.unit.is_none() && declared.starts_with("int") => {
+                ("long", format!("{}", n.value))
+            }
+            ExprKind::Num(n) if n.unit.is_none() => ("double", format!("{:?}", n.value)),
+            ExprKind::Str(s) => ("string", s.clone()),
+            _ => continue,
+        };
+        out.push("--bb".into());
+        out.push(format!("{}:{ty}={value}", name.name));
     }
     out
 }
@@ -127,25 +134,34 @@ fn load_with_state(xml: &str, name: &str, tree: &str, state: &[String]) -> Resul
     }
 }
 
-#[test]
-fn exported_examples_load_in_behaviortree_cpp() {
-    let mut failures = Vec::new();
-    let mut count = 0;
+/// Each example (`examples/*.affect`), parsed and exported as BehaviorTree.CPP 4 XML.
+fn exported_examples() -> Vec<(PathBuf, affect_compiler::syntax::ast::File, groot::Exported)> {
+    let mut out = Vec::new();
     for entry in std::fs::read_dir(root().join("examples")).expect("examples") {
         let path = entry.expect("an entry").path();
         if path.extension().is_none_or(|e| e != "affect") {
             continue;
         }
-        count += 1;
         let src = std::fs::read_to_string(&path).expect("a source");
         let parsed = syntax::parse(&src);
-        let out = groot::export(&parsed.file, Dialect::V4);
+        let exported = groot::export(&parsed.file, Dialect::V4);
         assert!(
-            !affect_compiler::diagnostic::has_errors(&out.diagnostics),
+            !affect_compiler::diagnostic::has_errors(&exported.diagnostics),
             "{}: export failed: {:?}",
             path.display(),
-            out.diagnostics
+            exported.diagnostics
         );
+        out.push((path, parsed.file, exported));
+    }
+    out
+}
+
+#[test]
+fn exported_examples_load_in_behaviortree_cpp() {
+    let mut failures = Vec::new();
+    let examples = exported_examples();
+    assert!(examples.len() >= 5, "expected the examples");
+    for (path, file, out) in examples {
         let name = format!("{}.xml", path.file_stem().unwrap().to_string_lossy());
         if let Err(e) = load(&out.xml, &name) {
             // The known abort (see `load_with_state`): retry with the agent's state.
@@ -155,9 +171,7 @@ fn exported_examples_load_in_behaviortree_cpp() {
             if e.contains("Error in script") && e.contains("Variable not found") {
                 for bt in root.elements().filter(|e| e.name == "BehaviorTree") {
                     let id = bt.attr("ID").unwrap_or_default();
-                    if let Err(e) =
-                        load_with_state(&out.xml, &name, id, &agent_state(&parsed.file, id))
-                    {
+                    if let Err(e) = load_with_state(&out.xml, &name, id, &agent_state(&file, id)) {
                         all = Err(format!("tree {id}: {e}"));
                     }
                 }
@@ -169,7 +183,6 @@ fn exported_examples_load_in_behaviortree_cpp() {
             }
         }
     }
-    assert!(count >= 5, "expected the examples");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -267,4 +280,120 @@ fn converted_v3_corpus_files_load_in_v4() {
         "only {checked} v3 files have all their nodes in v4"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// A zero of an affect type as a `--bb KEY:TYPE=VALUE` value, for the entries the host sets.
+fn zero_of(
+    ty: Option<&affect_compiler::syntax::ast::Type>,
+) -> Option<(&'static str, &'static str)> {
+    let text = ty
+        .map(affect_compiler::fmt::format_type)
+        .unwrap_or_default();
+    let base = text.split(" in ").next().unwrap_or_default();
+    match base {
+        "num" | "angle" | "length" | "duration" | "frequency" => Some(("double", "0.0")),
+        "int" => Some(("long", "0")),
+        "bool" | "" => Some(("bool", "false")),
+        "str" | "Label" => Some(("string", "")),
+        _ => None,
+    }
+}
+
+/// What docs/groot.md tells a C++ host to set on the root blackboard before it ticks an
+/// exported agent: its sensors, events and intentions, and the `_affect_…` entries that stand for
+/// expressions scripts cannot hold (W0451); here their zeros: nothing sensed, nothing
+/// happened.
+fn host_entries(file: &affect_compiler::syntax::ast::File, agent: &str, xml: &str) -> Vec<String> {
+    use affect_compiler::syntax::ast::MemberKind;
+    let mut out = Vec::new();
+    let mut hosted: Vec<&str> = xml
+        .match_indices("_affect_")
+        .map(|(i, _)| {
+            let rest = &xml[i..];
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            &rest[..end]
+        })
+        .filter(|name| {
+            // Host entries end in a hash of their expression (`_affect_failed_robot_b214ff`).
+            name.rsplit('_')
+                .next()
+                .is_some_and(|h| h.len() == 6 && h.chars().all(|c| c.is_ascii_hexdigit()))
+        })
+        .collect();
+    hosted.sort_unstable();
+    hosted.dedup();
+    for name in hosted {
+        out.push("--bb".into());
+        out.push(format!("{name}:int=0"));
+    }
+    for m in agent_members(file, agent) {
+        let (name, zero) = match &m.kind {
+            MemberKind::Sensor { name, ty, .. } => (name, zero_of(ty.as_ref())),
+            MemberKind::Event { name, .. } => (name, Some(("bool", "false"))),
+            MemberKind::Drive(d) => match d.intention() {
+                Some(i) => (&i.name, zero_of(i.ty.as_ref())),
+                None => continue,
+            },
+            _ => continue,
+        };
+        if let Some((ty, value)) = zero {
+            out.push("--bb".into());
+            out.push(format!("{}:{ty}={value}", name.name));
+        }
+    }
+    out
+}
+
+/// Issue 12 §3: every example's export loads and ticks in BehaviorTree.CPP 4.8.2. The oracle
+/// registers what docs/groot.md tells a C++ user to: affect's own nodes and the file's
+/// scripting enums through `cpp/affect_bt.hpp`, the application's leaves (each returning
+/// SUCCESS), and the agent's sensors and events on the blackboard.
+#[test]
+fn exported_examples_tick_in_behaviortree_cpp() {
+    const TICKS: usize = 40;
+    let mut failures = Vec::new();
+    let examples = exported_examples();
+    assert!(examples.len() >= 5, "expected the examples");
+    for (path, file, out) in examples {
+        let doc = groot::xml::parse(&out.xml).document;
+        let Some(main) = doc
+            .root()
+            .and_then(|r| r.attr("main_tree_to_execute"))
+            .map(str::to_string)
+        else {
+            failures.push(format!("{}: no main_tree_to_execute", path.display()));
+            continue;
+        };
+        let xml_path = scratch().join(format!(
+            "tick-{}.xml",
+            path.file_stem().unwrap().to_string_lossy()
+        ));
+        std::fs::write(&xml_path, &out.xml).expect("write the XML");
+        let run = Command::new(oracle())
+            .arg("trace")
+            .arg(&xml_path)
+            .args(["--ticks", &TICKS.to_string(), "--no-idle"])
+            .args(host_entries(&file, &main, &out.xml))
+            .output()
+            .expect("the oracle runs");
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        let ticked = stdout.lines().filter(|l| l.contains("\"root\":")).count();
+        // The arbiter ran the behaviour modules (a module changed status), not a stand-in.
+        let modules_ran = !out.xml.contains("<AffectModule")
+            || stdout
+                .lines()
+                .any(|l| l.contains("\"id\":\"AffectModule\""));
+        if !run.status.success() || ticked != TICKS || !modules_ran {
+            failures.push(format!(
+                "{}: exit {:?}, {ticked} of {TICKS} ticks, modules ran: {modules_ran}: {}{}",
+                path.display(),
+                run.status.code(),
+                String::from_utf8_lossy(&run.stderr),
+                stdout.lines().last().unwrap_or_default()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -4,65 +4,11 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// Debian's chromium, installed with apt-get when it is missing (as scripts/test.sh does).
-fn chromium() -> PathBuf {
-    let found = |name: &str| {
-        std::env::var_os("PATH").and_then(|p| {
-            std::env::split_paths(&p)
-                .map(|d| d.join(name))
-                .find(|c| c.is_file())
-        })
-    };
-    if let Some(c) = found("chromium") {
-        return c;
-    }
-    let ok = Command::new("sh")
-        .args([
-            "-c",
-            "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium",
-        ])
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(ok, "chromium is missing and apt-get could not install it");
-    found("chromium").expect("chromium after apt-get install")
-}
+use std::path::Path;
 
 /// Opens a page headless: (console messages and errors logged, screenshot PNG).
 fn open(page: &Path, dir: &Path) -> (String, Vec<u8>) {
-    let shot = dir.join("shot.png");
-    let profile = dir.join("profile");
-    let _ = std::fs::remove_dir_all(&profile);
-    let out = Command::new(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--hide-scrollbars",
-            "--window-size=1300,1400",
-            "--virtual-time-budget=3000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .expect("run chromium");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let log = String::from_utf8_lossy(&out.stderr).into_owned();
-    (log, std::fs::read(&shot).expect("a screenshot"))
+    support::chromium::open(page, dir, (1300, 1400))
 }
 
 /// Console output of the page itself (errors and messages), as Chromium logs it.
@@ -72,15 +18,7 @@ fn console_lines(log: &str) -> Vec<&str> {
 
 /// How many pixels of the screenshot have this colour (within a small tolerance).
 fn pixels_like(png_bytes: &[u8], rgb: [u8; 3]) -> usize {
-    let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    let step = info.color_type.samples();
-    buf[..info.buffer_size()]
-        .chunks(step)
-        .filter(|p| (0..3).all(|i| (p[i] as i32 - rgb[i] as i32).abs() <= 6))
-        .count()
+    support::chromium::Image::decode(png_bytes).count(rgb)
 }
 
 #[test]

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Tests the Vim syntax: runs Vim headless on tests/fixtures/syntax/pass/all_constructs.affect
+# and on test/variants_worlds_akr.affect (enum variants after `::`, world verbs, AKR values)
 # with only editors/vim on the runtimepath, dumps the highlight group of every token and
-# compares the dump with test/navigator.syntax.txt. Also checks that the file type is detected
-# and that the ftplugin sets the comment settings.
+# compares each dump with its snapshot (test/navigator.syntax.txt,
+# test/variants_worlds_akr.syntax.txt). Also checks that the file type is detected and that
+# the ftplugin sets the comment settings.
 #
 #   editors/vim/test.sh                     compare
 #   UPDATE_SNAPSHOTS=1 editors/vim/test.sh  write the snapshot anew
@@ -30,19 +32,21 @@ fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-dump="$work/dump.txt"
 info="$work/info.txt"
 
+# Dumps the syntax groups of $1 into $2 (and the buffer's settings into $info).
 # -N -u NONE -i NONE: no vimrc, no viminfo, no plugins; -es: silent Ex mode, no terminal.
-vim -N -u NONE -i NONE -es \
-  -c "set runtimepath^=$here" \
-  -c 'filetype plugin on' \
-  -c 'syntax on' \
-  -c "edit $source_file" \
-  -c "source $here/test/dump.vim" \
-  -c "call writefile(['filetype=' . &filetype, 'commentstring=' . &commentstring, 'syntax=' . get(b:, 'current_syntax', '')], '$info')" \
-  -c "call DumpSyntax('$dump')" \
-  -c 'qall!' </dev/null || true
+dump_syntax() {
+  vim -N -u NONE -i NONE -es \
+    -c "set runtimepath^=$here" \
+    -c 'filetype plugin on' \
+    -c 'syntax on' \
+    -c "edit $1" \
+    -c "source $here/test/dump.vim" \
+    -c "call writefile(['filetype=' . &filetype, 'commentstring=' . &commentstring, 'syntax=' . get(b:, 'current_syntax', '')], '$info')" \
+    -c "call DumpSyntax('$2')" \
+    -c 'qall!' </dev/null || true
+}
 
 failed=0
 passed=0
@@ -54,28 +58,37 @@ expect() {
     failed=$((failed + 1))
   fi
 }
+
+# Compares the dump of $1 with the snapshot $2.
+compare() {
+  local source="$1" snapshot="$2" dump="$work/dump.txt"
+  rm -f "$dump"
+  dump_syntax "$source" "$dump"
+  if [[ ! -s "$dump" ]]; then
+    echo "FAIL vim wrote no syntax dump of ${source#"$root"/}"
+    failed=$((failed + 1))
+  elif [[ "${UPDATE_SNAPSHOTS:-}" =~ ^(1|true|yes)$ ]]; then
+    cp "$dump" "$snapshot"
+    echo "updated ${snapshot#"$root"/}"
+    passed=$((passed + 1))
+  elif [[ ! -f "$snapshot" ]]; then
+    echo "FAIL no snapshot ${snapshot#"$root"/} (run with UPDATE_SNAPSHOTS=1)"
+    failed=$((failed + 1))
+  elif diff -u "$snapshot" "$dump" >"$work/diff.txt"; then
+    echo "ok   syntax groups of ${source#"$root"/} match ${snapshot#"$root"/}"
+    passed=$((passed + 1))
+  else
+    echo "FAIL syntax groups differ from ${snapshot#"$root"/} (UPDATE_SNAPSHOTS=1 to accept):"
+    head -40 "$work/diff.txt"
+    failed=$((failed + 1))
+  fi
+}
+
+compare "$source_file" "$snapshot"
 expect 'filetype=affect'
 expect 'commentstring=// %s'
 expect 'syntax=affect'
-
-if [[ ! -s "$dump" ]]; then
-  echo "FAIL vim wrote no syntax dump"
-  failed=$((failed + 1))
-elif [[ "${UPDATE_SNAPSHOTS:-}" =~ ^(1|true|yes)$ ]]; then
-  cp "$dump" "$snapshot"
-  echo "updated ${snapshot#"$root"/}"
-  passed=$((passed + 1))
-elif [[ ! -f "$snapshot" ]]; then
-  echo "FAIL no snapshot ${snapshot#"$root"/} (run with UPDATE_SNAPSHOTS=1)"
-  failed=$((failed + 1))
-elif diff -u "$snapshot" "$dump" >"$work/diff.txt"; then
-  echo "ok   syntax groups of ${source_file#"$root"/} match ${snapshot#"$root"/}"
-  passed=$((passed + 1))
-else
-  echo "FAIL syntax groups differ from ${snapshot#"$root"/} (UPDATE_SNAPSHOTS=1 to accept):"
-  head -40 "$work/diff.txt"
-  failed=$((failed + 1))
-fi
+compare "$here/test/variants_worlds_akr.affect" "$here/test/variants_worlds_akr.syntax.txt"
 
 echo "vim: $passed passed, $failed failed"
 ((failed == 0))

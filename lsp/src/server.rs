@@ -227,7 +227,11 @@ impl Server {
                 let text = uri.as_ref().and_then(|u| self.texts.get(u));
                 completion::request(doc, text.map(|(_, t)| t.as_str()), params)?
             }
-            "textDocument/formatting" => formatting::request(doc, params)?,
+            "textDocument/formatting" => {
+                // Formatting edits the newest text (the analysis may be behind it).
+                let text = uri.as_ref().and_then(|u| self.texts.get(u));
+                formatting::request(doc, text.map(|(_, t)| t.as_str()), params)?
+            }
             other => {
                 return Err((
                     code::METHOD_NOT_FOUND,

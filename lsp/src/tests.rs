@@ -167,6 +167,69 @@ fn formatting_edits_only_when_it_parses() {
     assert_eq!(formatting::format(&d).map(|e| e.len()), Some(0));
 }
 
+/// Formatting keeps the document's final-newline state (and its line endings): an editor
+/// that adds the final newline on write (Vim's `'fixeol'`) must not get a second one.
+#[test]
+fn formatting_keeps_the_final_newline_state() {
+    let apply = |text: &str| {
+        let d = doc(text);
+        let edits = formatting::format(&d).expect("formats");
+        let mut out = text.to_string();
+        for e in edits.iter().rev() {
+            let s = d.offset(e.range.start);
+            let t = d.offset(e.range.end);
+            out.replace_range(s..t, &e.new_text);
+        }
+        out
+    };
+    assert_eq!(apply("tree  T {succeed}"), "tree T {\n    succeed\n}");
+    assert_eq!(apply("tree  T {succeed}\n"), "tree T {\n    succeed\n}\n");
+    assert_eq!(
+        apply("tree  T {succeed}\n\n\n"),
+        "tree T {\n    succeed\n}\n"
+    );
+    assert_eq!(
+        apply("// a tree\r\ntree  T {\r\nsucceed}"),
+        "// a tree\r\ntree T {\r\n    succeed\r\n}"
+    );
+    assert_eq!(
+        formatting::format(&doc("tree T {\n    succeed\n}")).map(|e| e.len()),
+        Some(0),
+        "formatted but for the final newline: no edit"
+    );
+}
+
+/// Formatting edits the text the editor has, also when the analysis is behind it: not done
+/// yet after opening, or made for the text before the last change.
+#[test]
+fn formatting_edits_the_newest_text() {
+    let apply = |text: &str, edits: Vec<lsp_types::TextEdit>| {
+        let lines = crate::documents::Lines::new(text);
+        let mut out = text.to_string();
+        for e in edits.iter().rev() {
+            let s = lines.offset(text, e.range.start);
+            let t = lines.offset(text, e.range.end);
+            out.replace_range(s..t, &e.new_text);
+        }
+        out
+    };
+    let newest = "tree  T {sequence{succeed fail}}\n";
+    let expected = "tree T {\n    sequence {\n        succeed\n        fail\n    }\n}\n";
+    // No analysis yet.
+    let edits = formatting::format_newest(None, Some(newest)).expect("edits");
+    assert_eq!(apply(newest, edits), expected);
+    // An analysis of the text before the last change.
+    let old = doc("tree  T {succeed}\n");
+    let edits = formatting::format_newest(Some(&old), Some(newest)).expect("edits");
+    assert_eq!(apply(newest, edits), expected);
+    // The newest text does not parse: no edit, whatever the old analysis says.
+    assert!(formatting::format_newest(Some(&old), Some("tree T {")).is_none());
+    // Up to date: the analysis's own parse.
+    let current = doc(newest);
+    let edits = formatting::format_newest(Some(&current), Some(newest)).expect("edits");
+    assert_eq!(apply(newest, edits), expected);
+}
+
 /// Every feature at many offsets of broken and truncated texts: nothing may panic.
 #[test]
 fn no_panics_on_broken_text() {

@@ -5,14 +5,19 @@
 //! on one time axis in seconds:
 //!
 //! - **levels**: score-like `var`s (numeric, declared with a range inside 0..100) and numeric
-//!   `let` values such as the mood;
+//!   `let` values on that scale, such as the mood;
+//! - **own scale**: one chart for each other numeric `let` (one that leaves 0..100, or never
+//!   rises above 1, such as a valence in -1..1), on an axis fitted to its values, where the
+//!   0..100 axis would flatten it;
 //! - **hormones**;
 //! - **emotions**: one chart per emotion machine, its state as a step line over bands (state
 //!   names on the left axis) and its intensity (0..1, right axis);
 //! - **drives**: one chart per drive, its state as a step line over bands, with state names.
 //!
-//! Panels with nothing to show are left out. Drawing uses `plotters` with its SVG backend,
-//! which writes text as `<text>` elements: no font files are read.
+//! Panels with nothing to show are left out. Legends stand in a column right of the charts,
+//! never over the data; series of one chart are drawn a few pixels apart, so that two series
+//! at the same value both show. Drawing uses `plotters` with its SVG backend, which writes
+//! text as `<text>` elements: no font files are read.
 
 use super::views::{AgentView, Role};
 use super::RunObserver;
@@ -25,9 +30,10 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Drawn width of the SVG, in pixels.
-const WIDTH: u32 = 1100;
+const WIDTH: u32 = 1300;
 const HEADER: u32 = 36;
 const LEVELS_HEIGHT: u32 = 270;
+const OWN_SCALE_HEIGHT: u32 = 210;
 /// Series with more step vertices than this are thinned for drawing (min and max per
 /// column are kept).
 const MAX_VERTICES: usize = 6000;
@@ -35,6 +41,10 @@ const MAX_VERTICES: usize = 6000;
 const X_LABELS: u32 = 46;
 const Y_LABELS: u32 = 120;
 const RIGHT_LABELS: u32 = 64;
+/// The legend column right of every chart (and of its right axis labels).
+const LEGEND_WIDTH: u32 = 200;
+/// How far apart (in pixels) the series of one chart are drawn, so that none hides another.
+const SERIES_GAP: f64 = 3.0;
 
 /// `--plot FILE.svg`: records the run, and draws it into the file when the run has
 /// completed.
@@ -284,11 +294,13 @@ impl Recorder {
         let mut blocks: Vec<(usize, Block)> = Vec::new();
         for (i, a) in self.agents.iter().enumerate() {
             blocks.push((i, Block::Header));
-            if a.tracks
-                .iter()
-                .any(|t| matches!(t.role, Role::Level | Role::Let))
-            {
+            if a.tracks.iter().any(on_level_scale) {
                 blocks.push((i, Block::Levels));
+            }
+            for (t, track) in a.tracks.iter().enumerate() {
+                if track.role == Role::Let && !on_level_scale(track) {
+                    blocks.push((i, Block::OwnScale(t)));
+                }
             }
             if a.tracks.iter().any(|t| t.role == Role::Hormone) {
                 blocks.push((i, Block::Hormones));
@@ -309,6 +321,7 @@ impl Recorder {
             .map(|(i, b)| match b {
                 Block::Header => HEADER,
                 Block::Levels | Block::Hormones => LEVELS_HEIGHT,
+                Block::OwnScale(_) => OWN_SCALE_HEIGHT,
                 Block::Emotion(s) => {
                     let n = self.agents[*i].states[*s].states.len() as u32;
                     (100 + 34 * n).max(250)
@@ -375,10 +388,22 @@ impl Recorder {
                         &area,
                         a,
                         end,
-                        &|r| matches!(r, Role::Level | Role::Let),
+                        &|t| on_level_scale(t),
                         "levels and derived values",
                     )?,
-                    Block::Hormones => levels(&area, a, end, &|r| r == Role::Hormone, "hormones")?,
+                    Block::OwnScale(t) => {
+                        let name = &a.tracks[*t].name;
+                        levels(
+                            &area,
+                            a,
+                            end,
+                            &|x| std::ptr::eq(x, &a.tracks[*t]),
+                            &format!("`{name}` on its own scale"),
+                        )?
+                    }
+                    Block::Hormones => {
+                        levels(&area, a, end, &|t| t.role == Role::Hormone, "hormones")?
+                    }
                     Block::Emotion(s) => {
                         let track = &a.states[*s];
                         let m = a.view.machines.iter().find(|m| m.state == track.name);
@@ -419,6 +444,8 @@ impl Recorder {
 enum Block {
     Header,
     Levels,
+    /// A `let` that the 0..100 axis would flatten or cut: its index in `tracks`.
+    OwnScale(usize),
     Hormones,
     Emotion(usize),
     Drive(usize),
@@ -481,30 +508,59 @@ fn thin(v: Vec<(f64, f64)>, end: f64) -> Vec<(f64, f64)> {
     out
 }
 
-/// A chart of numeric tracks on a 0..100 scale (stretched when a value leaves it).
+/// Whether a track belongs on the shared 0..100 axis of the levels chart: score-like `var`s
+/// always; a `let` when its values stay in 0..100 and rise above 1 (a -1..1 or 0..1 value
+/// would be a flat line there, a value past 100 would squeeze the others).
+fn on_level_scale(t: &Track) -> bool {
+    match t.role {
+        Role::Level => true,
+        Role::Let => {
+            let inside = t.points.iter().all(|&(_, v)| (0.0..=100.0).contains(&v));
+            inside && t.points.iter().any(|&(_, v)| v > 1.0)
+        }
+        _ => false,
+    }
+}
+
+/// The value axis of a chart of `tracks`: 0..100 (stretched when a value leaves it) for
+/// levels and hormones, or fitted to the values for a track on its own scale.
+fn value_range(tracks: &[&Track], own_scale: bool) -> (f64, f64) {
+    let values = || tracks.iter().flat_map(|t| t.points.iter().map(|p| p.1));
+    let lo = values().fold(f64::INFINITY, f64::min);
+    let hi = values().fold(f64::NEG_INFINITY, f64::max);
+    if !own_scale {
+        return (lo.min(0.0), hi.max(100.0));
+    }
+    if !(lo.is_finite() && hi.is_finite()) {
+        return (0.0, 1.0);
+    }
+    let pad = if hi > lo { (hi - lo) * 0.08 } else { 1.0 };
+    (lo - pad, hi + pad)
+}
+
+/// A chart of numeric tracks: levels, hormones, or one `let` on its own scale.
 fn levels(
     area: &Area,
     a: &AgentSeries,
     end: f64,
-    pick: &dyn Fn(Role) -> bool,
+    pick: &dyn Fn(&Track) -> bool,
     what: &str,
 ) -> Result<(), String> {
-    let mut tracks: Vec<&Track> = a.tracks.iter().filter(|t| pick(t.role)).collect();
+    let mut tracks: Vec<&Track> = a.tracks.iter().filter(|t| pick(t)).collect();
     tracks.sort_by_key(|t| t.order);
-    let (mut lo, mut hi) = (0.0f64, 100.0f64);
-    for t in &tracks {
-        for &(_, v) in &t.points {
-            lo = lo.min(v);
-            hi = hi.max(v);
-        }
-    }
+    let own_scale = tracks
+        .iter()
+        .all(|t| t.role == Role::Let && !on_level_scale(t));
+    let (lo, hi) = value_range(&tracks, own_scale);
+    // Room above and below for the series drawn apart (SERIES_GAP).
+    let edge = (hi - lo) * 0.03;
     let mut chart = ChartBuilder::on(area)
         .caption(format!("{}: {what}", a.instance), ("sans-serif", 19))
         .margin(8)
-        .margin_right(8 + RIGHT_LABELS)
+        .margin_right(8 + RIGHT_LABELS + LEGEND_WIDTH)
         .x_label_area_size(X_LABELS)
         .y_label_area_size(Y_LABELS)
-        .build_cartesian_2d(0f64..end, lo..hi)
+        .build_cartesian_2d(0f64..end, (lo - edge)..(hi + edge))
         .map_err(err)?;
     chart
         .configure_mesh()
@@ -514,28 +570,72 @@ fn levels(
         .light_line_style(WHITE.mix(0.0))
         .draw()
         .map_err(err)?;
+    // Series k of n is drawn (k - (n-1)/2) * SERIES_GAP pixels off its value, so that two
+    // series at the same value show side by side instead of one over the other.
+    let plot_height = chart.plotting_area().dim_in_pixel().1.max(1) as f64;
+    let per_pixel = (hi - lo + 2.0 * edge) / plot_height;
+    let n = tracks.len() as f64;
+    let mut legend = Vec::new();
     for (k, t) in tracks.iter().enumerate() {
         let color = Palette99::pick(k).to_rgba();
+        let shift = (k as f64 - (n - 1.0) / 2.0) * SERIES_GAP * per_pixel;
+        let line = steps(&t.points, end)
+            .into_iter()
+            .map(|(x, y)| (x, y + shift));
         chart
-            .draw_series(LineSeries::new(
-                steps(&t.points, end),
-                color.stroke_width(2),
-            ))
-            .map_err(err)?
-            .label(t.name.as_str())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-            });
+            .draw_series(LineSeries::new(line, color.stroke_width(2)))
+            .map_err(err)?;
+        legend.push((t.name.as_str(), color));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .label_font(("sans-serif", 16))
-        .draw()
+    draw_legend(area, &chart.plotting_area().get_pixel_range(), &legend)
+}
+
+/// The legend of a chart, in the column right of it (never over the data): a sample line
+/// and the series' name for each series, in a framed box level with the chart's top.
+fn draw_legend(
+    area: &Area,
+    plot: &(std::ops::Range<i32>, std::ops::Range<i32>),
+    series: &[(&str, RGBAColor)],
+) -> Result<(), String> {
+    if series.is_empty() {
+        return Ok(());
+    }
+    let (base_x, base_y) = area.get_base_pixel();
+    let x = (WIDTH - LEGEND_WIDTH) as i32 + 8 - base_x;
+    let y = plot.1.start - base_y;
+    const ROW: i32 = 22;
+    let w = LEGEND_WIDTH as i32 - 16;
+    let h = ROW * series.len() as i32 + 8;
+    area.draw(&Rectangle::new([(x, y), (x + w, y + h)], WHITE.filled()))
         .map_err(err)?;
+    area.draw(&Rectangle::new([(x, y), (x + w, y + h)], BLACK.mix(0.4)))
+        .map_err(err)?;
+    for (k, (name, color)) in series.iter().enumerate() {
+        let row = y + 4 + ROW * k as i32 + ROW / 2;
+        area.draw(&PathElement::new(
+            vec![(x + 8, row), (x + 30, row)],
+            color.stroke_width(2),
+        ))
+        .map_err(err)?;
+        area.draw(&Text::new(
+            legend_name(name),
+            (x + 38, row - 6),
+            ("sans-serif", 15),
+        ))
+        .map_err(err)?;
+    }
     Ok(())
+}
+
+/// A series name short enough for the legend column (about 7.5 pixels a character).
+fn legend_name(name: &str) -> String {
+    let room = ((LEGEND_WIDTH - 60) as f64 / 7.5) as usize;
+    if name.chars().count() <= room {
+        return name.to_string();
+    }
+    let mut short: String = name.chars().take(room.saturating_sub(1)).collect();
+    short.push('…');
+    short
 }
 
 /// A state variable as bands and a step line with state names, and optionally an intensity
@@ -553,9 +653,9 @@ fn states(
         .caption(title, ("sans-serif", 19))
         .margin(8)
         .margin_right(if intensity.is_some() {
-            8
+            8 + LEGEND_WIDTH
         } else {
-            8 + RIGHT_LABELS
+            8 + RIGHT_LABELS + LEGEND_WIDTH
         })
         .x_label_area_size(X_LABELS)
         .y_label_area_size(Y_LABELS)
@@ -598,39 +698,29 @@ fn states(
         line.push((t0, SegmentValue::CenterOf(s)));
         line.push((t1, SegmentValue::CenterOf(s)));
     }
-    let drawn = chart
+    chart
         .draw_series(LineSeries::new(line, BLACK.stroke_width(2)))
         .map_err(err)?;
     let Some(t) = intensity else {
         return Ok(());
     };
-    drawn
-        .label("state")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], BLACK.stroke_width(2)));
-    {
-        chart
-            .configure_secondary_axes()
-            .y_desc("intensity")
-            .label_style(("sans-serif", 15))
-            .axis_desc_style(("sans-serif", 15))
-            .draw()
-            .map_err(err)?;
-        let red = RED.mix(0.85);
-        chart
-            .draw_secondary_series(LineSeries::new(steps(&t.points, end), red.stroke_width(2)))
-            .map_err(err)?
-            .label(t.name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], red.stroke_width(2)));
-    }
     chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .label_font(("sans-serif", 16))
+        .configure_secondary_axes()
+        .y_desc("intensity")
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 15))
         .draw()
         .map_err(err)?;
-    Ok(())
+    let red = RED.mix(0.85);
+    chart
+        .draw_secondary_series(LineSeries::new(steps(&t.points, end), red.stroke_width(2)))
+        .map_err(err)?;
+    let plot = chart.plotting_area().get_pixel_range();
+    draw_legend(
+        area,
+        &plot,
+        &[("state", BLACK.to_rgba()), (t.name.as_str(), red)],
+    )
 }
 
 #[cfg(test)]
@@ -641,6 +731,44 @@ mod tests {
     fn steps_hold_each_value_until_the_next_change() {
         let s = steps(&[(0.0, 1.0), (2.0, 3.0)], 5.0);
         assert_eq!(s, vec![(0.0, 1.0), (2.0, 1.0), (2.0, 3.0), (5.0, 3.0)]);
+    }
+
+    fn track(role: Role, values: &[f64]) -> Track {
+        Track {
+            name: "x".into(),
+            role,
+            order: 0,
+            points: values
+                .iter()
+                .enumerate()
+                .map(|(t, &v)| (t as f64, v))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn lets_that_the_level_axis_would_flatten_get_their_own_scale() {
+        assert!(on_level_scale(&track(Role::Let, &[20.0, 75.0])));
+        assert!(
+            !on_level_scale(&track(Role::Let, &[-1.0, 0.5, 1.0])),
+            "-1..1"
+        );
+        assert!(!on_level_scale(&track(Role::Let, &[0.0, 0.3, 1.0])), "0..1");
+        assert!(
+            !on_level_scale(&track(Role::Let, &[10.0, 500.0])),
+            "past 100"
+        );
+        assert!(
+            on_level_scale(&track(Role::Level, &[0.0, 1.0])),
+            "a level always"
+        );
+        let valence = track(Role::Let, &[-1.0, 1.0]);
+        let (lo, hi) = value_range(&[&valence], true);
+        assert!(lo < -1.0 && lo > -1.5 && hi > 1.0 && hi < 1.5, "{lo}..{hi}");
+        let flat = track(Role::Let, &[0.25]);
+        assert_eq!(value_range(&[&flat], true), (-0.75, 1.25));
+        let level = track(Role::Level, &[30.0]);
+        assert_eq!(value_range(&[&level], false), (0.0, 100.0));
     }
 
     #[test]

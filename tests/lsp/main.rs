@@ -440,20 +440,12 @@ fn formatting_matches_affect_fmt() {
     let dir = scratch("fmt");
     let path = dir.join("t.affect");
     std::fs::write(&path, text).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_affect"))
-        .args(["fmt", "--stdout"])
-        .arg(&path)
-        .output()
-        .expect("affect fmt runs");
-    let expected = String::from_utf8(out.stdout).unwrap();
+    let expected = affect_fmt(&path);
 
     let mut c = Client::start();
     let uri = file_uri(&path);
     c.open(&uri, text);
-    let r = c.request(
-        "textDocument/formatting",
-        json!({ "textDocument": { "uri": uri }, "options": { "tabSize": 4, "insertSpaces": true } }),
-    );
+    let r = formatting(&mut c, &uri);
     let edits = r["result"].as_array().cloned().expect("edits");
     let formatted = apply_edits(text, &edits);
     assert_eq!(formatted, expected);
@@ -461,11 +453,68 @@ fn formatting_matches_affect_fmt() {
     // Syntax errors: no edit.
     let broken = "untitled:broken";
     c.open(broken, "tree T { sequence {\n");
-    let r = c.request(
-        "textDocument/formatting",
-        json!({ "textDocument": { "uri": broken }, "options": { "tabSize": 4, "insertSpaces": true } }),
-    );
+    let r = formatting(&mut c, broken);
     assert_eq!(r["result"], Value::Null, "{r}");
+    assert_eq!(c.shutdown(), 0);
+}
+
+/// What `affect fmt --stdout` writes for a file.
+fn affect_fmt(path: &Path) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_affect"))
+        .args(["fmt", "--stdout"])
+        .arg(path)
+        .output()
+        .expect("affect fmt runs");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The answer to a formatting request for an open document.
+fn formatting(c: &mut Client, uri: &str) -> Value {
+    c.request(
+        "textDocument/formatting",
+        json!({ "textDocument": { "uri": uri }, "options": { "tabSize": 4, "insertSpaces": true } }),
+    )
+}
+
+/// Format-and-save as Vim and Neovim do it: the buffer's text has a final newline only when
+/// the file had one (`'eol'`); the edits are applied; writing adds the final newline
+/// (`'fixeol'`). With or without a final newline in the document, the file written must be
+/// exactly `affect fmt`'s text: no blank last line.
+#[test]
+fn formatting_then_saving_in_vim_gives_affect_fmt_text() {
+    let dir = scratch("fmt-eol");
+    let mut c = Client::start();
+    for (name, text) in [
+        ("no_eol", "tree  T {sequence{succeed fail}}"),
+        ("eol", "tree  T {sequence{succeed fail}}\n"),
+    ] {
+        let path = dir.join(format!("{name}.affect"));
+        std::fs::write(&path, text).unwrap();
+        let expected = affect_fmt(&path);
+        assert!(
+            expected.ends_with("}\n") && !expected.ends_with("\n\n"),
+            "{expected:?}"
+        );
+
+        let uri = file_uri(&path);
+        c.open(&uri, text);
+        let r = formatting(&mut c, &uri);
+        let edits = r["result"].as_array().cloned().expect("edits");
+        let buffer = apply_edits(text, &edits);
+        assert_eq!(
+            buffer.ends_with('\n'),
+            text.ends_with('\n'),
+            "{name}: the edit keeps the document's final-newline state: {buffer:?}"
+        );
+        // Vim's lines are the buffer's text split at newlines, less the final newline when
+        // the file had one; writing ends every line, the last one included, with a newline.
+        let written = if text.ends_with('\n') {
+            buffer
+        } else {
+            format!("{buffer}\n")
+        };
+        assert_eq!(written, expected, "{name}");
+    }
     assert_eq!(c.shutdown(), 0);
 }
 

@@ -1,8 +1,10 @@
 //! Shared by the integration tests: where the workspace and the public corpus are, the
 //! `affect` binary, scratch directories, the real BehaviorTree.CPP oracle (installed on first
-//! use, idempotently), and the diagnostic snapshots' layout (`snapshots.rs`).
+//! use, idempotently), the diagnostic snapshots' layout (`snapshots.rs`) and headless
+//! Chromium for screenshots (`chromium.rs`).
 #![allow(dead_code)]
 
+pub mod chromium;
 pub mod snapshots;
 
 use std::path::{Path, PathBuf};
@@ -187,7 +189,7 @@ pub fn json_codes(out: &Output) -> Vec<String> {
         .collect()
 }
 
-/// The `btcpp_oracle` binary, installing it into `.tools/btcpp` when it is missing
+/// The `btcpp_oracle` binary, installed or brought up to date in `.tools/btcpp`
 /// (`tools/btcpp-oracle/setup.sh`).
 pub fn oracle() -> PathBuf {
     static ORACLE: OnceLock<PathBuf> = OnceLock::new();
@@ -195,7 +197,9 @@ pub fn oracle() -> PathBuf {
         .get_or_init(|| {
             let dir = workspace().join(".tools").join("btcpp");
             let bin = dir.join("bin").join("btcpp_oracle");
-            if !bin.exists() {
+            // Always: a second run only checks (well under a second), and recompiles the
+            // oracle when its sources (or `cpp/affect_bt.hpp`, which it includes) changed.
+            {
                 let setup = workspace().join("tools/btcpp-oracle/setup.sh");
                 let status = Command::new("bash")
                     .arg(&setup)

@@ -20,6 +20,7 @@
 #include <behaviortree_cpp/loggers/abstract_logger.h>
 #include <behaviortree_cpp/contrib/json.hpp>
 #include "tinyxml2.h"
+#include "affect_bt.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -533,6 +534,8 @@ struct Session
       std::cerr << "btcpp_oracle: cannot read " << options.file << "\n";
       std::exit(1);
     }
+    // affect's exports: what docs/groot.md tells a C++ user to register (cpp/affect_bt.hpp).
+    affect_bt::registerExport(factory, xml);
     registry.document(xml, options.file == "-" ? "." : directory(options.file), 0);
   }
 

@@ -107,16 +107,17 @@ if [[ "$(cat "$headers/.sdist-sha256" 2>/dev/null)" != "$SDIST_SHA256" ]]; then
   mv "$headers.part" "$headers"
 fi
 
-# 4. The oracle. The wheel is built with the old std::string ABI, hence the macro. The module
+# 4. The oracle, which registers affect's own nodes with cpp/affect_bt.hpp as docs/groot.md
+# tells a C++ user to. The wheel is built with the old std::string ABI, hence the macro. The module
 # is a CPython extension that references Python's C API, which the oracle never calls: each
 # such symbol gets a definition that aborts, so nothing links libpython.
 oracle="$dir/bin/btcpp_oracle"
 rpath="$("$py" -c 'import os,sys;print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$moddir" "$dir/bin")"
 flags=(-std=c++17 -O2 -pthread -D_GLIBCXX_USE_CXX11_ABI=0
-  -isystem "$headers/include" -isystem "$headers/3rdparty/tinyxml2")
+  -isystem "$headers/include" -isystem "$headers/3rdparty/tinyxml2" -I "$repo/cpp")
 link=(-L"$moddir" -l:"$(basename "$module")" "-Wl,-rpath,\$ORIGIN/$rpath" "-Wl,-rpath-link,$bundled")
 stamp="$share/oracle.stamp"
-want="$(cat "$here"/*.cpp "$here"/*.hpp 2>/dev/null | "$py" -c 'import hashlib,sys;print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())') $("$cxx" --version | head -n 1) ${flags[*]} ${link[*]} $(sha256 "$module")"
+want="$(cat "$here"/*.cpp "$repo"/cpp/*.hpp 2>/dev/null | "$py" -c 'import hashlib,sys;print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())') $("$cxx" --version | head -n 1) ${flags[*]} ${link[*]} $(sha256 "$module")"
 if [[ "${FORCE:-0}" == 1 || ! -x "$oracle" || "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
   note "compiling $oracle (about 15 s)"
   stubs="$share/python_stubs.cpp"

@@ -25,6 +25,12 @@ use crate::syntax::ast::*;
 pub const AFFECT: &str = "_affect";
 pub const BODY: &str = "_affect_body";
 pub const INIT: &str = "_affect_init";
+/// On `<root>`: the file's enums as scripting enums, `Enum::Variant=value;..` (what a host
+/// registers with `registerScriptingEnum`; the import ignores it, the enums travel in `_affect`).
+pub const ENUMS: &str = "_affect_enums";
+/// On a node and its model entry: a node the exporter generated, implemented by
+/// `cpp/affect_bt.hpp` (the behaviour modules' arbiter); the import skips both.
+pub const NODE: &str = "_affect_node";
 /// On a Switch child that only fills a case BehaviorTree.CPP needs (a switch of fewer than
 /// two cases is written as `Switch2`): never matched, skipped on import.
 pub const PAD: &str = "_affect_pad";

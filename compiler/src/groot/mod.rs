@@ -100,6 +100,9 @@ pub struct Scope {
     pub trees: HashMap<String, Vec<PortDecl>>,
     /// Enum name → its variants (for `Enum::Variant` in scripts and switch cases).
     pub enums: HashMap<String, Vec<String>>,
+    /// Constant name → its literal value (exported in its place: BehaviorTree.CPP has no
+    /// constants, and an entry nobody set throws when read).
+    pub consts: HashMap<String, crate::syntax::ast::Expr>,
 }
 
 #[derive(Clone, Debug)]
@@ -136,6 +139,29 @@ impl Scope {
         let variants = self.enums.get(&path.segments[0].name)?;
         let v = &path.segments[1].name;
         variants.contains(v).then(|| v.clone())
+    }
+
+    /// Knows `name` as a constant when its value is a literal (a number, a string, a
+    /// boolean): the export writes that value in its place, and the import, which reads the
+    /// constants in `<root _affect>`, regenerates carried nodes the same way.
+    pub fn add_const(&mut self, name: &str, value: &crate::syntax::ast::Expr) {
+        fn literal(e: &crate::syntax::ast::Expr) -> bool {
+            use crate::syntax::ast::{ExprKind, UnOp};
+            match &e.kind {
+                ExprKind::Num(_) | ExprKind::Str(_) | ExprKind::Bool(_) => true,
+                ExprKind::Unary(UnOp::Neg, x) => matches!(x.kind, ExprKind::Num(_)),
+                ExprKind::Paren(x) => literal(x),
+                _ => false,
+            }
+        }
+        if literal(value) {
+            self.consts.insert(name.to_string(), value.clone());
+        }
+    }
+
+    /// The literal value of a constant the file declares, for a name that is one.
+    pub fn constant(&self, name: &str) -> Option<crate::syntax::ast::Expr> {
+        self.consts.get(name).cloned()
     }
 }
 

@@ -772,6 +772,8 @@ pub struct Writer<'h> {
     pub host: &'h mut dyn FnMut(&str, Span) -> String,
     /// The variant name written for an `Enum::Variant` path.
     pub enum_variant: &'h dyn Fn(&Path) -> Option<String>,
+    /// The literal value of a name that is a constant (written in its place).
+    pub constant: &'h dyn Fn(&str) -> Option<Expr>,
 }
 
 /// A name BehaviorTree.CPP's script tokenizer reads as one identifier.
@@ -861,8 +863,12 @@ impl Writer<'_> {
             ExprKind::Num(n) => number_text(n),
             ExprKind::Str(s) if !s.contains('\'') => format!("'{s}'"),
             ExprKind::Bool(b) => b.to_string(),
-            ExprKind::Name(p) if p.segments.len() == 1 && is_script_ident(&p.segments[0].name) => {
-                p.segments[0].name.clone()
+            ExprKind::Name(p) if p.segments.len() == 1 => {
+                match (self.constant)(&p.segments[0].name) {
+                    Some(c) => self.top(&c),
+                    None if is_script_ident(&p.segments[0].name) => p.segments[0].name.clone(),
+                    None => (self.host)(&crate::fmt::format_expr(e), e.span),
+                }
             }
             ExprKind::Name(p) if p.segments.len() > 1 => match (self.enum_variant)(p) {
                 Some(v) if is_script_ident(&v) => v,
@@ -1071,6 +1077,7 @@ mod tests {
         let mut w = Writer {
             host: &mut host,
             enum_variant: &variant,
+            constant: &|_| None,
         };
         w.block(b)
     }

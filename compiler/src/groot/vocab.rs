@@ -5,6 +5,9 @@ use super::Dialect;
 use crate::builtins;
 
 pub const ROOT_PREFIX: &str = "root:";
+/// Item attributes named `metadata:k` are Groot 2's `<MetadataFields><Metadata k=".."/>` of the
+/// declaration's model entry (one `<Metadata>` per attribute, as BehaviorTree.CPP writes them).
+pub const METADATA_PREFIX: &str = "metadata:";
 
 /// Item attributes named `root:x` are attributes of `<root>` (kept from an imported file).
 pub fn root_attr_name(name: &str) -> Option<&str> {

@@ -16,7 +16,7 @@ mod values;
 #[cfg(test)]
 mod tests;
 
-pub use lower::{lower_world, Fits, WorldSetting, FIELD_RULES, SETTINGS};
+pub use lower::{lower_world, Fits, WorldSetting, FIELD_RULES, SETTINGS, WORLD_VERBS};
 
 /// Lowers every world of a file, in order, with all their diagnostics.
 pub fn lower_worlds(

@@ -218,6 +218,42 @@
 (attribute
   name: (_) @attribute)
 
+; Variants after `::` (`Drive::Explore`); the patterns for types, calls and `use` below win.
+(scoped_identifier
+  name: (_) @constant)
+
+(use_declaration
+  target: (scoped_identifier
+    name: (_) @module))
+
+; World verbs, as setting keys (`spawn UAV at (0, 0);`) and in event pairs (`at 40s raise
+; loud_noise on Navigator;`): compiler/src/ir/world/lower.rs, WORLD_VERBS.
+; BEGIN WORLD_VERBS
+(world_declaration
+  body: (setting_block
+    (setting
+      key: (identifier) @keyword
+      (#any-of? @keyword "spawn" "raise" "fail" "recover" "send"))))
+
+(world_declaration
+  body: (setting_block
+    (setting
+      pair: (setting_pair
+        name: (identifier) @keyword
+        (#any-of? @keyword "spawn" "raise" "fail" "recover" "send")))))
+; END WORLD_VERBS
+
+; The words an emotion's AKR components take (`valence: positive`): compiler/src/sema/vocab.rs,
+; AKR_COMPONENTS and AGENCY_WORDS.
+; BEGIN AKR_VALUES
+(emotion_declaration
+  body: (field_block
+    (record_field
+      value: (identifier) @constant.builtin
+      (#any-of? @constant.builtin
+        "positive" "negative" "either" "very_low" "low" "medium" "high" "very_high" "minutes" "days" "lifetime" "event" "global" "self" "other" "happy" "sad" "surprised" "disgusted" "angry" "fearful" "neutral"))))
+; END AKR_VALUES
+
 (attribute
   "#" @punctuation.special)
 

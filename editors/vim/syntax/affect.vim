@@ -39,6 +39,10 @@ syn match affectArrow "=>\|->"
 syn match affectDelimiter "[,;:]"
 syn match affectDelimiter "::"
 
+" A variant after `::` (`Drive::Explore`); a call (`f::g(`) and a further path segment
+" (`a::b::C`), defined below, win. Not the module of a `use`.
+syn match affectVariant "\%(::\s*\)\@<=\%(^\s*use\>.*\)\@<!\h\w*"
+
 " `name(`: a node or a function call.
 syn match affectCall "\%(\h\w*\|`[^`]*`\)\ze\s*("
 syn match affectNamespace "\h\w*\ze\s*::"
@@ -108,6 +112,30 @@ execute 'syn match affectBuiltin "\%(\%(^\|[{}):,]\|=>\)\s*\)\@<=\<\%(' . join(s
 " `tendencies(machine)` runs an agent's action-tendency table.
 syn match affectBuiltin "\%(\%(^\|[{}):,]\|=>\)\s*\)\@<=\<tendencies\ze\s*("
 
+" ------------------------------------------------------------------ worlds and emotions
+
+" World verbs, as a setting key (`spawn UAV at (0, 0);`) or in an event's pairs (`at 40s raise
+" loud_noise on Navigator;`), followed by a name (compiler/src/ir/world/lower.rs, WORLD_VERBS).
+" BEGIN WORLD_VERBS
+let s:world_verbs = ['spawn', 'raise', 'fail', 'recover', 'send']
+" END WORLD_VERBS
+execute 'syn match affectWorldVerb "\<\%(' . join(s:world_verbs, '\|') . '\)\>\ze\s\+' . s:name . '"'
+
+" The words an emotion's AKR components take, as a field's value (`valence: positive,`):
+" compiler/src/sema/vocab.rs, AKR_COMPONENTS and AGENCY_WORDS.
+" BEGIN AKR_VALUES
+let s:akr_values = [
+      \ 'positive', 'negative', 'either',
+      \ 'very_low', 'low', 'medium', 'high', 'very_high',
+      \ 'minutes', 'days', 'lifetime',
+      \ 'event', 'global',
+      \ 'self', 'other',
+      \ 'happy', 'sad', 'surprised', 'disgusted', 'angry', 'fearful', 'neutral',
+      \ ]
+" END AKR_VALUES
+execute 'syn match affectAkrValue "\%(\%(^\|[{,]\)\s*\h\w*\s*:\s*\)\@<=\<\%('
+      \ . join(s:akr_values, '\|') . '\)\>\ze\s*\%(,\|}\|$\|//\)"'
+
 " ------------------------------------------------------------------ comments, literals, labels
 
 " Defined last: of the items that match at the same column, Vim uses the last defined, and
@@ -168,6 +196,9 @@ hi def link affectVariableName       Identifier
 hi def link affectBuiltin            Special
 hi def link affectCall               Function
 hi def link affectNamespace          Include
+hi def link affectVariant            Constant
+hi def link affectWorldVerb          Statement
+hi def link affectAkrValue           Constant
 hi def link affectRoot               Identifier
 hi def link affectQuoted             Identifier
 hi def link affectParam              Identifier

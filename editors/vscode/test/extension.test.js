@@ -98,6 +98,12 @@ async function main() {
     assert.deepStrictEqual(client.clientOptions.documentSelector.map((s) => s.language), ['affect', 'affect']);
     assert.ok(client.started);
     passed++;
+
+    // Formatting keeps a document's final-newline state (as Vim needs); VS Code adds the
+    // final newline `affect fmt` writes when it saves an affect file.
+    const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
+    assert.strictEqual(manifest.contributes.configurationDefaults['[affect]']['files.insertFinalNewline'], true);
+    passed++;
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

@@ -95,6 +95,26 @@ pub(crate) fn is_reserved_item_attr(a: &Attr) -> bool {
         || a.name.name == vocab::EXPLICIT
         || a.name.name == vocab::UNNAMED
         || vocab::root_attr_name(&a.name.name).is_some()
+        || a.name.name.starts_with(vocab::METADATA_PREFIX)
+}
+
+/// `<MetadataFields>` from the declaration's `#[metadata:k = "v"]` attributes, if any.
+fn metadata_fields(item: &Item) -> Option<XmlNode> {
+    let fields: Vec<XmlNode> = item
+        .attrs
+        .iter()
+        .filter_map(|a| {
+            let key = a.name.name.strip_prefix(vocab::METADATA_PREFIX)?;
+            Some(XmlNode::Element(
+                Element::new("Metadata").with(key, attr_value(a)),
+            ))
+        })
+        .collect();
+    (!fields.is_empty()).then(|| {
+        let mut el = Element::new("MetadataFields");
+        el.children = fields;
+        XmlNode::Element(el)
+    })
 }
 
 /// The `<TreeNodesModel>` entry of a leaf declaration.
@@ -113,6 +133,7 @@ pub(crate) fn leaf_model(item: &Item) -> Option<Element> {
         el.set("_description", d.lines.join("\n"));
     }
     el.children = l.ports.iter().flat_map(port_nodes).collect();
+    el.children.extend(metadata_fields(item));
     Some(el)
 }
 
@@ -139,6 +160,9 @@ pub(crate) fn subtree_model(item: &Item, external: bool) -> Option<Element> {
         }
     }
     el.children = t.ports.iter().flat_map(port_nodes).collect();
+    if external {
+        el.children.extend(metadata_fields(item));
+    }
     Some(el)
 }
 

@@ -213,9 +213,11 @@ impl Heads<'_> {
             hosts.push((t.to_string(), s));
             host_name(t)
         };
+        let constant = |n: &str| scope.constant(n);
         let text = write(&mut Writer {
             host: &mut host,
             enum_variant: &variant,
+            constant: &constant,
         });
         for (t, s) in hosts {
             self.host(&t, s);
@@ -226,6 +228,12 @@ impl Heads<'_> {
     /// A port value: `{entry}`, `{@entry}` or a literal. `bare` for v3 SubTree remaps.
     pub(crate) fn value(&mut self, e: &Expr, bare: bool) -> String {
         match &e.kind {
+            ExprKind::Name(p)
+                if p.segments.len() == 1 && self.scope.constant(&p.segments[0].name).is_some() =>
+            {
+                let c = self.scope.constant(&p.segments[0].name).expect("checked");
+                self.value(&c, bare)
+            }
             ExprKind::Name(p) if p.segments.len() == 1 => {
                 if bare {
                     p.segments[0].name.clone()

@@ -12,6 +12,7 @@
 //! files it uses), `readback` (the check that reads each written element back with the
 //! importer).
 
+mod modules;
 mod program;
 mod readback;
 mod tree;
@@ -96,6 +97,8 @@ struct Exporter {
     st: HeadState,
     readback: readback::ReadBack,
     verify: bool,
+    /// Nodes of `cpp/affect_bt.hpp` were written: their model entries go in.
+    affect_nodes: bool,
 }
 
 fn scope_of(file: &File) -> Scope {
@@ -114,6 +117,7 @@ fn scope_of(file: &File) -> Scope {
             ItemKind::Tree(t) => {
                 scope.trees.insert(t.name.name.clone(), t.ports.clone());
             }
+            ItemKind::Const(c) => scope.add_const(&c.name.name, &c.value),
             ItemKind::Enum(e) => {
                 scope.enums.insert(
                     e.name.name.clone(),
@@ -126,6 +130,37 @@ fn scope_of(file: &File) -> Scope {
     scope
 }
 
+/// The file's enums as the scripting enums a host registers (`cpp/affect_bt.hpp` reads them):
+/// `Enum::Variant=value;..`. Scripts name a variant without its enum, so a variant name has one
+/// value in the file (its explicit value, else numbered in order of first appearance), and the
+/// variants of one enum differ.
+fn scripting_enums(file: &File) -> Option<String> {
+    let mut values: HashMap<&str, i64> = HashMap::new();
+    let mut parts = Vec::new();
+    for item in &file.items {
+        let ItemKind::Enum(e) = &item.kind else {
+            continue;
+        };
+        for v in &e.variants {
+            let explicit = match v.value.as_ref().map(|x| &x.kind) {
+                Some(ExprKind::Num(n)) if n.integer => Some(n.value as i64),
+                Some(ExprKind::Unary(UnOp::Neg, x)) => match &x.kind {
+                    ExprKind::Num(n) if n.integer => Some(-(n.value as i64)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let next = values.len() as i64;
+            let value = match explicit {
+                Some(x) => x,
+                None => *values.entry(v.name.name.as_str()).or_insert(next),
+            };
+            parts.push(format!("{}::{}={value}", e.name.name, v.name.name));
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join(";"))
+}
+
 impl Exporter {
     fn new(file: &File, dialect: Dialect) -> Exporter {
         let scope = scope_of(file);
@@ -136,6 +171,7 @@ impl Exporter {
             st: HeadState::default(),
             readback,
             verify: dialect == Dialect::V4,
+            affect_nodes: false,
         }
     }
 
@@ -246,6 +282,7 @@ impl Exporter {
             let mut hosted = false;
             let scope = &self.scope;
             let variant = |p: &Path| scope.enum_variant(p);
+            let constant = |n: &str| scope.constant(n);
             let mut host = |_: &str, _: Span| {
                 hosted = true;
                 String::new()
@@ -258,6 +295,7 @@ impl Exporter {
                 _ => Writer {
                     host: &mut host,
                     enum_variant: &variant,
+                    constant: &constant,
                 }
                 .top(init),
             };
@@ -396,11 +434,24 @@ impl Exporter {
         let mut parts = Parts::default();
         for item in &file.items {
             self.declaration(item, &mut parts, main_name.as_deref());
+            if let ItemKind::Agent(a) = &item.kind {
+                if agent_main(a).is_none() && modules::has_modules(a) && self.dialect == Dialect::V4
+                {
+                    let bt = self.agent_modules(file, item, a);
+                    parts.behavior_trees.push(bt);
+                    let key = XmlItem::Agent(a.name.name.clone());
+                    parts.entries.push(Entry::Xml(key.clone()));
+                    parts.bts.push(key);
+                }
+            }
         }
         let seen = self.st.uses.take();
         let inferred_keys = held_inferred(&seen, &mut parts);
         self.inferred_models(&seen, &mut parts.models);
         order_models(&mut parts.models);
+        if self.affect_nodes {
+            parts.models.extend(modules::models());
+        }
         let default_order = parts.default_order(inferred_keys);
         let actual: Vec<XmlItem> = parts
             .entries
@@ -437,6 +488,11 @@ impl Exporter {
         }
         if let Some(m) = main_name {
             root.set("main_tree_to_execute", m);
+        }
+        if self.dialect == Dialect::V4 {
+            if let Some(enums) = scripting_enums(file) {
+                root.set(carry::ENUMS, enums);
+            }
         }
         for item in &file.items {
             for a in &item.attrs {
@@ -520,6 +576,13 @@ impl Exporter {
                 let key = XmlItem::Tree(t.name.name.clone());
                 entries.push(Entry::Xml(key.clone()));
                 externals.push(key);
+            }
+            ItemKind::Agent(a)
+                if agent_main(a).is_none()
+                    && modules::has_modules(a)
+                    && self.dialect == Dialect::V4 =>
+            {
+                // Written by `document` (it needs the file for shared modules).
             }
             ItemKind::Agent(a) if agent_main(a).is_some() => {
                 let bt = self.agent(item, a, agent_main(a).expect("checked"));
@@ -637,7 +700,7 @@ impl Parts {
 }
 
 /// The tree `main_tree_to_execute` names: the `main tree`, else the first agent with a
-/// `main`. None for a file without either (BehaviorTree.CPP then runs its only tree).
+/// `main` or behaviour modules. None for a file without either (BehaviorTree.CPP then runs its only tree).
 fn main_of(file: &File) -> Option<String> {
     let main_tree = file.items.iter().find_map(|i| match &i.kind {
         ItemKind::Tree(t) if has_body(t) && t.is_main => Some(t.name.name.clone()),
@@ -645,10 +708,16 @@ fn main_of(file: &File) -> Option<String> {
     });
     main_tree.or_else(|| {
         file.items.iter().find_map(|i| match &i.kind {
-            ItemKind::Agent(a) if agent_main(a).is_some() => Some(a.name.name.clone()),
+            ItemKind::Agent(a) if runs_in_xml(a) => Some(a.name.name.clone()),
             _ => None,
         })
     })
+}
+
+/// An agent written as a `<BehaviorTree>`: one with a `main`, or whose behaviour modules run
+/// (its tree is then their arbiter).
+fn runs_in_xml(a: &AgentDecl) -> bool {
+    agent_main(a).is_some() || modules::has_modules(a)
 }
 
 /// The index of an agent's `main` member.

@@ -6,6 +6,7 @@ use super::super::xml::{Element, XmlNode};
 use super::*;
 use crate::span::Span;
 use crate::syntax::ast::*;
+use crate::syntax::token::NumLit;
 
 impl Exporter {
     pub(super) fn tree(
@@ -131,30 +132,12 @@ impl Exporter {
         main_index: usize,
     ) -> Option<Element> {
         let members = a.members.as_ref()?;
-        self.st.var_types.clear();
-        for m in members {
-            if let MemberKind::Var {
-                name, ty: Some(t), ..
-            } = &m.kind
-            {
-                self.st.var_types.insert(name.name.clone(), t.clone());
-            }
-        }
+        self.agent_var_types(members);
         let MemberKind::Main(block) = &members[main_index].kind else {
             return None;
         };
         let mut bt = Element::new("BehaviorTree").with("ID", &a.name.name);
-        // The agent's state starts as declared when the tree runs in BehaviorTree.CPP.
-        let vars: Vec<(&Ident, Option<&Type>, Option<&Expr>, Span)> = members
-            .iter()
-            .filter_map(|m| match &m.kind {
-                MemberKind::Var { name, ty, init } => {
-                    Some((name, ty.as_ref(), init.as_ref(), m.span))
-                }
-                _ => None,
-            })
-            .collect();
-        let init = self.init_vars(&vars, true);
+        let init = self.agent_init(members, &block.nodes);
         if let Some(body) = self.body(&block.nodes, init, block.span) {
             bt.children.push(XmlNode::Element(body));
         }
@@ -172,5 +155,212 @@ impl Exporter {
         }
         bt.set(carry::AFFECT, carry::format_item(&shadow).trim_end());
         Some(bt)
+    }
+
+    /// An agent without `main` whose behaviour modules run: its state's initialisation, then
+    /// the modules' arbiter (`modules.rs`). The agent travels whole in `_affect`; the import
+    /// keeps nothing of the generated nodes.
+    pub(super) fn agent_modules(&mut self, file: &File, item: &Item, a: &AgentDecl) -> Element {
+        let members = a.members.as_deref().unwrap_or_default();
+        self.agent_var_types(members);
+        let init = self.agent_init(members, &[]);
+        let arbiter = self.arbiter(file, members);
+        self.affect_nodes = true;
+        let mut bt = Element::new("BehaviorTree").with("ID", &a.name.name);
+        let body = match init {
+            Some(init) => {
+                let mut seq = Element::new("Sequence").with(carry::BODY, "true");
+                seq.children = vec![XmlNode::Element(init), XmlNode::Element(arbiter)];
+                seq
+            }
+            None => arbiter,
+        };
+        bt.children.push(XmlNode::Element(body));
+        bt.set(carry::AFFECT, carry::format_item(item).trim_end());
+        bt
+    }
+
+    /// The declared types of the agent's `var`s (a `for` over one picks its Loop node by them).
+    fn agent_var_types(&mut self, members: &[Member]) {
+        self.st.var_types.clear();
+        for m in members {
+            if let MemberKind::Var {
+                name, ty: Some(t), ..
+            } = &m.kind
+            {
+                self.st.var_types.insert(name.name.clone(), t.clone());
+            }
+        }
+    }
+
+    /// The script that starts the agent's state as the affect runtime does when the tree runs
+    /// in BehaviorTree.CPP, so that nothing reads an entry nobody set: each `var` at its
+    /// initial value, else its type's zero; the drive and each emotion machine at their
+    /// initial states; a list a `for` pops as the queue its loop reads (`AffectQueue…`,
+    /// `cpp/affect_bt.hpp`: scripts cannot make one). (Sensors, events, intentions and
+    /// hormones are the host's.)
+    fn agent_init(&mut self, members: &[Member], main: &[Node]) -> Option<Element> {
+        let script = self.agent_state(members);
+        let mut popped = Vec::new();
+        for n in main {
+            queues(n, &mut popped);
+        }
+        let mut lists: Vec<Element> = Vec::new();
+        for m in members {
+            let MemberKind::Var {
+                name,
+                ty: Some(t),
+                init,
+            } = &m.kind
+            else {
+                continue;
+            };
+            let TypeKind::List(inner) = &t.kind else {
+                continue;
+            };
+            if !popped.contains(&name.name.as_str()) {
+                continue;
+            }
+            let items = match init.as_ref().map(|e| &e.kind) {
+                None => Some(Vec::new()),
+                Some(ExprKind::List(xs)) if xs.is_empty() => Some(Vec::new()),
+                Some(ExprKind::List(xs)) => super::super::element::literal_elements(xs),
+                _ => None,
+            };
+            let Some(items) = items else { continue };
+            let id = match crate::fmt::format_type(inner).as_str() {
+                "int" => "AffectQueueInt",
+                "bool" => "AffectQueueBool",
+                "str" => "AffectQueueString",
+                _ => "AffectQueueDouble",
+            };
+            lists.push(
+                Element::new(id)
+                    .with("queue", format!("{{{}}}", name.name))
+                    .with("items", items.join(";"))
+                    .with(carry::NODE, "true"),
+            );
+        }
+        if lists.is_empty() {
+            return script;
+        }
+        self.affect_nodes = true;
+        let mut once = script.unwrap_or_else(|| {
+            Element::new("RunOnce")
+                .with("then_skip", "true")
+                .with(carry::INIT, "true")
+        });
+        let mut seq = Element::new("Sequence");
+        seq.children = std::mem::take(&mut once.children);
+        seq.children.extend(lists.into_iter().map(XmlNode::Element));
+        once.children.push(XmlNode::Element(seq));
+        Some(once)
+    }
+
+    fn agent_state(&mut self, members: &[Member]) -> Option<Element> {
+        let state: Vec<(Ident, Option<Type>, Option<Expr>, Span)> = members
+            .iter()
+            .filter_map(|m| match &m.kind {
+                MemberKind::Var { name, ty, init } => {
+                    let init = init
+                        .clone()
+                        .or_else(|| ty.as_ref().and_then(|t| self.zero(t)));
+                    Some((name.clone(), ty.clone(), init, m.span))
+                }
+                MemberKind::Drive(d) => Some((
+                    d.name.clone(),
+                    Some(d.ty.clone()),
+                    Some(variant(&d.ty, &d.initial)),
+                    m.span,
+                )),
+                MemberKind::Emotions {
+                    name, ty, initial, ..
+                } => Some((
+                    name.clone(),
+                    Some(ty.clone()),
+                    Some(variant(ty, initial)),
+                    m.span,
+                )),
+                _ => None,
+            })
+            .collect();
+        let refs: Vec<(&Ident, Option<&Type>, Option<&Expr>, Span)> = state
+            .iter()
+            .map(|(n, t, i, s)| (n, t.as_ref(), i.as_ref(), *s))
+            .collect();
+        self.init_vars(&refs, true)
+    }
+
+    /// The zero of a type a script can write: `0`, `0.0`, `false`, `''`, an enum's first variant.
+    fn zero(&self, t: &Type) -> Option<Expr> {
+        let base = match &t.kind {
+            TypeKind::Range(b, ..) => b.as_ref(),
+            _ => t,
+        };
+        let name = crate::fmt::format_type(base);
+        let num = |integer: bool| {
+            ExprKind::Num(NumLit {
+                value: 0.0,
+                integer,
+                unit: None,
+                text: if integer { "0" } else { "0.0" }.to_string(),
+            })
+        };
+        let kind = match name.as_str() {
+            "int" => num(true),
+            "num" | "angle" | "length" | "duration" | "frequency" => num(false),
+            "bool" => ExprKind::Bool(false),
+            "str" | "Label" => ExprKind::Str(String::new()),
+            other => {
+                let first = self.scope.enums.get(other)?.first()?;
+                return Some(variant(base, &Ident::new(first, Span::DUMMY)));
+            }
+        };
+        Some(Expr {
+            kind,
+            span: Span::DUMMY,
+        })
+    }
+}
+
+/// `Enum::Variant` for a variant of the enum type `ty`.
+fn variant(ty: &Type, v: &Ident) -> Expr {
+    let mut segments: Vec<Ident> = vec![Ident::new(crate::fmt::format_type(ty), Span::DUMMY)];
+    segments.push(v.clone());
+    Expr {
+        kind: ExprKind::Name(Path {
+            segments,
+            span: Span::DUMMY,
+        }),
+        span: Span::DUMMY,
+    }
+}
+
+/// The lists `for` loops pop, by name.
+fn queues<'a>(n: &'a Node, out: &mut Vec<&'a str>) {
+    match &n.kind {
+        NodeKind::For { queue, body, .. } => {
+            if let ExprKind::Name(p) = &queue.kind {
+                if p.segments.len() == 1 {
+                    out.push(&p.segments[0].name);
+                }
+            }
+            for c in &body.nodes {
+                queues(c, out);
+            }
+        }
+        NodeKind::Call {
+            children: Some(c), ..
+        } => {
+            for c in &c.nodes {
+                queues(c, out);
+            }
+        }
+        NodeKind::Switch { arms, .. } => {
+            for a in arms {
+                queues(&a.node, out);
+            }
+        }
+        _ => {}
     }
 }

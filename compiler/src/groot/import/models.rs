@@ -3,6 +3,7 @@
 use super::super::carry::{self};
 use super::super::element;
 use super::super::model::{self};
+use super::super::vocab;
 use super::super::xml::{Element, XmlNode};
 use super::*;
 use crate::span::Span;
@@ -24,6 +25,9 @@ impl Reader {
                 }
                 _ => continue,
             };
+            if e.attr(carry::NODE).is_some() {
+                continue; // the exporter's own node (`cpp/affect_bt.hpp`), not a declaration
+            }
             let comment_docs = std::mem::take(&mut docs);
             let kind = match e.name.as_str() {
                 "Action" => Some(LeafKind::Action),
@@ -115,6 +119,8 @@ impl Reader {
         comment_docs: Vec<String>,
     ) -> Item {
         let mut ports = Vec::new();
+        // Groot 2's `<MetadataFields><Metadata k="v"/>..`: `#[metadata:k = "v"]`, in order.
+        let mut metadata: Vec<Attr> = Vec::new();
         // XML comments before a port ride on its doc, spelled as comments.
         let mut comments: Vec<String> = Vec::new();
         for child in &e.children {
@@ -132,7 +138,18 @@ impl Reader {
                 "inout_port" => PortDir::InOut,
                 // nav2's spelling, not BehaviorTree.CPP's: the same as inout.
                 "bidirectional_port" => PortDir::InOut,
-                "MetadataFields" | "description" => continue,
+                "MetadataFields" => {
+                    for m in p.elements().filter(|m| m.name == "Metadata") {
+                        for a in &m.attrs {
+                            metadata.push(attr(
+                                &format!("{}{}", vocab::METADATA_PREFIX, a.name),
+                                &a.value,
+                            ));
+                        }
+                    }
+                    continue;
+                }
+                "description" => continue,
                 other => {
                     let other = other.to_string();
                     self.warn(
@@ -211,6 +228,7 @@ impl Reader {
                 _ => attrs.push(attr(&a.name, &a.value)),
             }
         }
+        attrs.extend(metadata);
         let name = ident(id);
         let kind_ = match kind {
             Some(k) => ItemKind::Leaf(LeafDecl {

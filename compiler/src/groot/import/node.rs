@@ -15,6 +15,10 @@ use crate::syntax::ast::*;
 
 impl Reader {
     pub(crate) fn node(&mut self, el: &Element, comment_docs: Vec<String>) -> Node {
+        if el.attr(carry::NODE).is_some() {
+            // Generated with the agent's state, which travels in `_affect`.
+            return carry::placeholder();
+        }
         let natural = |this: &mut Self| {
             let mut n = this.natural(el);
             // The comments before the node come first, then its own `_description`.

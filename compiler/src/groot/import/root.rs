@@ -233,8 +233,8 @@ impl Reader {
         }
     }
 
-    /// The carried declarations of `<root _affect>`, whose enums and inferred declarations
-    /// join the scope.
+    /// The carried declarations of `<root _affect>`, whose enums, constants and inferred
+    /// declarations join the scope.
     fn carried_root(&mut self, root: &Element) -> Vec<Entry> {
         let carried = root
             .attribute(carry::AFFECT)
@@ -260,6 +260,7 @@ impl Reader {
                         en.variants.iter().map(|v| v.name.name.clone()).collect(),
                     );
                 }
+                ItemKind::Const(c) => self.scope.add_const(&c.name.name, &c.value),
                 // Declarations the XML does not hold (inferred ones) are known all the same.
                 ItemKind::Leaf(l) => {
                     self.scope
@@ -480,7 +481,7 @@ fn root_attributes(root: &Element, items: &mut [Item]) {
         .filter(|a| {
             !matches!(
                 a.name.as_str(),
-                "BTCPP_format" | "main_tree_to_execute" | carry::AFFECT
+                "BTCPP_format" | "main_tree_to_execute" | carry::AFFECT | carry::ENUMS
             )
         })
         .collect();

@@ -81,6 +81,8 @@ impl Reader {
         self.form = form;
         let mut nodes = match body_el.first() {
             None => vec![],
+            // An agent's behaviour modules, generated from its carried text.
+            Some(el) if generated(el) => vec![],
             Some(el) if is_body_sequence(el) => self.children(el),
             Some(el) => vec![self.node(el, pre_docs)],
         };
@@ -264,4 +266,11 @@ impl Reader {
             _ => self.children(el),
         }
     }
+}
+
+/// The exporter's arbiter of an agent's modules (`_affect_node`), alone or after the
+/// initialisation of the agent's state.
+fn generated(el: &Element) -> bool {
+    el.attr(carry::NODE).is_some()
+        || (is_body_sequence(el) && el.elements().any(|c| c.attr(carry::NODE).is_some()))
 }

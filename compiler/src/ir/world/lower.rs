@@ -66,6 +66,12 @@ const fn setting(
     }
 }
 
+/// The words of a world that make something happen: put an agent in, raise an event, fail
+/// or recover a component, send a message (as setting keys, `spawn UAV at (0, 0);`, or in an
+/// event's pairs, `at 40s raise loud_noise on Navigator;`). The editor grammars highlight them
+/// as keywords; tests/editor_keywords.rs holds their lists to this one.
+pub const WORLD_VERBS: &[&str] = &["spawn", "raise", "fail", "recover", "send"];
+
 const EVENT_PAIRS: &[&str] = &[
     "raise", "fail", "recover", "send", "on", "to", "from", "every", "until",
 ];
@@ -515,5 +521,21 @@ impl Lowering<'_> {
             names.extend(a.obstacles.iter().map(|o| o.name.clone()));
         }
         names
+    }
+}
+
+#[cfg(test)]
+mod verb_tests {
+    use super::{EVENT_PAIRS, SETTINGS, WORLD_VERBS};
+
+    /// The verbs the editors highlight are words the world reads: setting keys or event pairs.
+    #[test]
+    fn world_verbs_are_settings_or_event_pairs() {
+        for verb in WORLD_VERBS {
+            assert!(
+                SETTINGS.iter().any(|s| s.key == *verb) || EVENT_PAIRS.contains(verb),
+                "{verb} is neither a world setting nor an event pair"
+            );
+        }
     }
 }
