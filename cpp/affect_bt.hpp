@@ -444,10 +444,21 @@ inline void registerNodes(BT::BehaviorTreeFactory& factory)
 }
 
 /// Everything affect's export needs beyond the application's leaves: the file's scripting
-/// enums and affect's own nodes.
+/// enums, affect's status values and affect's own nodes.
 inline void registerExport(BT::BehaviorTreeFactory& factory, const std::string& xml)
 {
   registerEnums(factory, xml);
+  // affect's `status` values, as its scripts name them (`outcome := success`): BT::NodeStatus's.
+  // Only for affect's own files (they carry `_affect` attributes): in anyone else's, such a
+  // name is a blackboard entry.
+  if(xml.find(" _affect") != std::string::npos)
+  {
+    factory.registerScriptingEnum("idle", int(BT::NodeStatus::IDLE));
+    factory.registerScriptingEnum("running", int(BT::NodeStatus::RUNNING));
+    factory.registerScriptingEnum("success", int(BT::NodeStatus::SUCCESS));
+    factory.registerScriptingEnum("failure", int(BT::NodeStatus::FAILURE));
+    factory.registerScriptingEnum("skipped", int(BT::NodeStatus::SKIPPED));
+  }
   if(factory.builders().count("AffectModule") == 0)
     registerNodes(factory);
 }

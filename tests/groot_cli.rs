@@ -293,10 +293,11 @@ fn import_writes_included_files_beside_the_output() {
     );
 }
 
-/// `tendencies(..)` is affect's own node: the export says what BehaviorTree.CPP gets instead
-/// of suggesting to declare it (issue 18: the waiter example got `action tendencies(...)`).
+/// `tendencies(..)` is affect's own node: the export writes the agent's table as a switch on
+/// the machine's state, with nothing for BehaviorTree.CPP to register (issue 18: the waiter
+/// example got `action tendencies(...)`; issue 12: it is a Switch now).
 #[test]
-fn exporting_tendencies_does_not_suggest_declaring_a_builtin() {
+fn exporting_tendencies_writes_the_table_as_a_switch() {
     let out_path = scratch("waiter.xml");
     let out = affect(&[
         "build",
@@ -308,13 +309,16 @@ fn exporting_tendencies_does_not_suggest_declaring_a_builtin() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let err = text(&out.stderr);
-    assert!(!err.contains("`action tendencies("), "{err}");
-    let block: String = err
-        .split_inclusive('\n')
-        .skip_while(|l| !(l.contains("W0454") && l.contains("tendenc")))
-        .take_while(|l| !l.starts_with("---"))
-        .collect();
-    insta::assert_snapshot!(block);
+    assert!(
+        !err.contains("`tendencies` is exported as an action"),
+        "{err}"
+    );
+    let xml = std::fs::read_to_string(&out_path).unwrap();
+    assert!(
+        xml.contains(r#"<Switch5 name="act" variable="{waiter}" case_1="Happy" case_2="Confident" case_3="Concerned" case_4="Frustrated" case_5="Angry""#),
+        "{xml}"
+    );
+    assert!(!xml.contains(r#"ID="tendencies""#), "{xml}");
 }
 
 /// A program that `use`s files (an import of a file with `<include>`s) builds into a directory

@@ -397,3 +397,89 @@ fn exported_examples_tick_in_behaviortree_cpp() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Passing type fixtures whose export does not yet load and tick, with why
+/// (`tests/fixtures/xml/oracle_pending.txt`). The list only shrinks.
+const ORACLE_PENDING: &str = "tests/fixtures/xml/oracle_pending.txt";
+
+/// Issue 12 §3, every construct: each passing type fixture (`tests/fixtures/types/pass/`)
+/// exports to XML that BehaviorTree.CPP 4.8.2 loads, and ticks 10 times when it names a main
+/// tree, registered as for the examples; or it is listed in `ORACLE_PENDING`, and a listed
+/// fixture that now ticks fails the test, so the list only shrinks.
+#[test]
+fn passing_fixtures_load_and_tick_in_behaviortree_cpp() {
+    let pending_text = std::fs::read_to_string(root().join(ORACLE_PENDING)).expect("the list");
+    let pending: Vec<&str> = pending_text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split(':').next().unwrap_or_default().trim())
+        .collect();
+    let dir = root().join("tests/fixtures/types/pass");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("the fixtures")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "affect"))
+        .collect();
+    names.sort();
+    let mut unexpected = Vec::new();
+    let mut fixed = Vec::new();
+    let mut ticked = 0;
+    for path in &names {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let src = std::fs::read_to_string(path).expect("a fixture");
+        let file = syntax::parse(&src).file;
+        let out = groot::export(&file, Dialect::V4);
+        let result = if affect_compiler::diagnostic::has_errors(&out.diagnostics) {
+            Err("the export has errors".to_string())
+        } else {
+            tick_or_load(&file, &out.xml, &name)
+        };
+        match (result, pending.contains(&name.as_str())) {
+            (Ok(()), false) => ticked += 1,
+            (Ok(()), true) => fixed.push(name),
+            (Err(_), true) => {}
+            (Err(e), false) => unexpected.push(format!("{name}: {e}")),
+        }
+    }
+    println!("{ticked} of {} passing fixtures load and tick", names.len());
+    assert!(
+        fixed.is_empty(),
+        "these now load and tick: remove them from {ORACLE_PENDING}: {fixed:?}"
+    );
+    assert!(
+        unexpected.is_empty(),
+        "exports BehaviorTree.CPP refuses (fix, or list in {ORACLE_PENDING} with why):\n{}",
+        unexpected.join("\n")
+    );
+}
+
+/// Ticks the main tree 10 times (with the host's entries), or loads every tree when the file
+/// names no main tree.
+fn tick_or_load(
+    file: &affect_compiler::syntax::ast::File,
+    xml: &str,
+    name: &str,
+) -> Result<(), String> {
+    let doc = groot::xml::parse(xml).document;
+    let Some(main) = doc.root().and_then(|r| r.attr("main_tree_to_execute")) else {
+        return load(xml, name);
+    };
+    let path = scratch().join(format!("fixture-{name}.xml"));
+    std::fs::write(&path, xml).expect("write the XML");
+    let run = Command::new(oracle())
+        .arg("trace")
+        .arg(&path)
+        .args(["--ticks", "10", "--no-idle"])
+        .args(host_entries(file, main, xml))
+        .output()
+        .expect("the oracle runs");
+    if run.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&run.stderr)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string())
+    }
+}

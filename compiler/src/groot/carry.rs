@@ -37,6 +37,10 @@ pub const PAD: &str = "_affect_pad";
 /// On a `<Fallback>`: it is `try_catch`, written with nodes every BehaviorTree.CPP 4 has
 /// (`TryCatch` came in 4.9): `Fallback { Sequence { try.. } ForceFailure { catch } }`.
 pub const TRY: &str = "_affect_try";
+/// On the `Switch` a `tendencies(machine)` node is written as (the agent's table for the
+/// machine's state): the import takes the node from its `_affect` text, as the table is in
+/// the agent's.
+pub const TENDENCIES: &str = "_affect_tendencies";
 pub const INFERRED_XML: &str = "_inferred";
 /// `#[inferred]` on a leaf declaration: made up by `affect import` from the node's uses; the
 /// export writes no model entry for it.

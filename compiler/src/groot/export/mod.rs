@@ -15,6 +15,7 @@
 mod modules;
 mod program;
 mod readback;
+mod tendencies;
 mod tree;
 
 pub use program::{export_program, ExportedFile, ExportedProgram};
@@ -99,6 +100,9 @@ struct Exporter {
     verify: bool,
     /// Nodes of `cpp/affect_bt.hpp` were written: their model entries go in.
     affect_nodes: bool,
+    /// The action-tendency tables of the agent being written: machine → its state's enum
+    /// type and the arms (`tendencies.rs`).
+    tendencies: HashMap<String, (Type, Vec<TendencyArm>)>,
 }
 
 fn scope_of(file: &File) -> Scope {
@@ -172,6 +176,7 @@ impl Exporter {
             readback,
             verify: dialect == Dialect::V4,
             affect_nodes: false,
+            tendencies: HashMap::new(),
         }
     }
 
@@ -187,6 +192,12 @@ impl Exporter {
 impl Exporter {
     /// A node and its children, with `_affect` where reading the element back would differ.
     fn node(&mut self, n: &Node) -> Element {
+        if let Some(switch) = self.tendencies_switch(n) {
+            let mut el = self.node(&switch);
+            el.set(carry::AFFECT, carry::format_node(n).trim_end());
+            el.set(carry::TENDENCIES, "true");
+            return el;
+        }
         let mut el = self.heads().head(n);
         let lowered_try = matches!(&n.kind, NodeKind::Call { name, args, .. }
             if name.segments.len() == 1 && name.segments[0].name == "try_catch" && args.as_ref().is_none_or(|a| a.args.is_empty() && a.rest.is_none()));

@@ -180,8 +180,10 @@ impl Exporter {
         bt
     }
 
-    /// The declared types of the agent's `var`s (a `for` over one picks its Loop node by them).
+    /// The declared types of the agent's `var`s (a `for` over one picks its Loop node by them),
+    /// and its action-tendency tables.
     fn agent_var_types(&mut self, members: &[Member]) {
+        self.tendency_tables(members);
         self.st.var_types.clear();
         for m in members {
             if let MemberKind::Var {

@@ -19,6 +19,12 @@ impl Reader {
             // Generated with the agent's state, which travels in `_affect`.
             return carry::placeholder();
         }
+        if el.attr(carry::TENDENCIES).is_some() {
+            // `tendencies(machine)`: the switch is the agent's table, in the agent's text.
+            if let Some(n) = el.attr(carry::AFFECT).and_then(carry::parse_node) {
+                return n;
+            }
+        }
         let natural = |this: &mut Self| {
             let mut n = this.natural(el);
             // The comments before the node come first, then its own `_description`.
