@@ -182,6 +182,48 @@ fn without_recovery_the_robot_stays_deaf() {
         .all(|(_, s)| *s == "FAILURE"));
 }
 
+/// A component serves the leaves that call it (`serves Listen, ChatBot;`): with no guard in
+/// the tree, `Listen` fails from the moment speech recognition is found failed, because the
+/// call has nobody to answer it; a leaf no component serves would go on as before.
+#[test]
+fn a_call_to_a_component_without_service_fails_even_unguarded() {
+    let unguarded = |serves: bool| {
+        move |s: String| {
+            let s = s
+                .replace(" failure_if failed(speech_recognition)", "")
+                .replace("        redundant speech_recognition_backup;\n", "")
+                .replace("        restart 3 within 30s;\n", "");
+            if serves {
+                s
+            } else {
+                s.replace("        serves Listen, ChatBot;\n", "")
+            }
+        }
+    };
+    // 90 s: the astronaut speaks again at 81 s.
+    let dir = scratch("unguarded", unguarded(true));
+    let (_, trace) = run_for(&dir, "900");
+    let failed_at = changes(&trace, "speech_recognition")[0].0;
+    let heard = |trace: &[Value], after: bool| {
+        listens(trace)
+            .iter()
+            .filter(|(at, s)| (*at >= failed_at) == after && *s == "SUCCESS")
+            .count()
+    };
+    assert!(heard(&trace, false) > 0, "heard nothing before the failure");
+    assert_eq!(
+        heard(&trace, true),
+        0,
+        "a call to a failed component was served"
+    );
+    let dir = scratch("unguarded_unserved", unguarded(false));
+    let (_, trace) = run_for(&dir, "900");
+    assert!(
+        heard(&trace, true) > 0,
+        "without `serves`, Listen is no call"
+    );
+}
+
 /// When the robot's `transmitted` became true: the task's end.
 fn done_at(trace: &[Value]) -> Option<f64> {
     trace

@@ -4,14 +4,20 @@
 //! of world time. The robots that use them watch both: a withdrawn token (the process died,
 //! its link broke) is a failure at once; a heartbeat missing for longer than `timeout` (the
 //! process hangs, or is cut off) is one at the deadline.
+//!
+//! The host also answers component calls (`call.rs` is the caller's side): a call addressed
+//! to it for an instance it runs is answered `served` at once; a call for an instance it
+//! does not run gets no answer (another process of the same host, a component restarted on
+//! it, may run that one). While cut off it hears no calls.
 
 use crate::clock::WallClock;
-use crate::node::Node;
+use crate::node::{Node, Raw};
 use crate::wire::{self, Body};
 use affect_compiler::ir::program::{ComponentSpec, Program};
 use affect_compiler::ir::world::WorldSpec;
-use affect_runtime::run::Clock;
+use affect_runtime::rng::Rng;
 use affect_runtime::trace::{Event, TraceSink};
+use std::time::Duration;
 
 /// One component instance a host runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -94,11 +100,20 @@ pub fn served_on(
     Ok(out)
 }
 
-/// Runs the host until stopped: tokens up, heartbeats out, the launcher's partitions obeyed.
+/// How a host answers: the world's message loss applies to its answers, drawn from its own
+/// random stream (the run's seed and the host's name).
+pub struct HostOptions {
+    pub loss: f64,
+    pub seed: u64,
+}
+
+/// Runs the host until stopped: tokens up, heartbeats out, calls answered, the launcher's
+/// partitions obeyed.
 pub fn run(
     mut node: Node,
-    mut clock: WallClock,
+    clock: WallClock,
     served: &[Served],
+    options: HostOptions,
     sink: &mut dyn TraceSink,
 ) -> Result<(), String> {
     let host = node.me.clone();
@@ -127,6 +142,12 @@ pub fn run(
         );
     }
     let control = node.subscribe("control")?;
+    let calls = node.subscribe("call")?;
+    let mut answers = Answers {
+        served,
+        rng: Rng::named(options.seed, &format!("calls:{host}")),
+        loss: options.loss.clamp(0.0, 1.0),
+    };
     // Every component beats from the start (before the epoch, so its users hear it at once).
     let mut next: Vec<f64> = served.iter().map(|_| f64::NEG_INFINITY).collect();
     let mut cut_off_until = f64::NEG_INFINITY;
@@ -134,9 +155,12 @@ pub fn run(
     loop {
         let due = next.iter().copied().fold(f64::INFINITY, f64::min);
         let now = clock.now_ms();
+        let mut first = None;
         if due > now {
-            // At least every 100 ms of wall time: partitions and stop requests are seen.
-            clock.wait_until(due.min(now + 100.0 * clock.speed()));
+            // Until the next heartbeat is due or a call comes, at most 100 ms of wall time:
+            // partitions and stop requests are seen.
+            let wall_ms = ((due - now) / clock.speed()).clamp(0.0, 100.0);
+            first = calls.wait(Duration::from_secs_f64(wall_ms / 1000.0));
         }
         if clock.stopped() {
             break;
@@ -151,6 +175,13 @@ pub fn run(
                 }
             }
         }
+        answers.answer(
+            &mut node,
+            first.into_iter().chain(calls.drain()),
+            now,
+            now < cut_off_until,
+            sink,
+        );
         for (i, s) in served.iter().enumerate() {
             if next[i] > now {
                 continue;
@@ -199,5 +230,78 @@ pub fn run(
         },
     );
     drop(tokens);
+    drop(calls);
     Ok(())
+}
+
+/// What a host needs to answer calls.
+struct Answers<'a> {
+    served: &'a [Served],
+    rng: Rng,
+    loss: f64,
+}
+
+impl Answers<'_> {
+    /// Answers the calls addressed to this host for instances it runs (none while cut off).
+    fn answer(
+        &mut self,
+        node: &mut Node,
+        raws: impl Iterator<Item = Raw>,
+        now: f64,
+        cut_off: bool,
+        sink: &mut dyn TraceSink,
+    ) {
+        let host = node.me.clone();
+        for raw in raws {
+            let Some(m) = node.accept(&raw) else {
+                continue;
+            };
+            let Body::Call {
+                id,
+                owner,
+                component,
+                leaf,
+            } = &m.body
+            else {
+                continue;
+            };
+            if cut_off || m.to.as_deref() != Some(host.as_str()) || m.lost_for.contains(&host) {
+                continue;
+            }
+            let runs = (self.served.iter()).any(|s| s.owner == *owner && s.spec.name == *component);
+            if !runs {
+                continue;
+            }
+            let lost = self.loss > 0.0 && self.rng.chance(self.loss);
+            node.publish(
+                now,
+                Some(m.from.clone()),
+                if lost {
+                    vec![m.from.clone()]
+                } else {
+                    Vec::new()
+                },
+                Body::Reply {
+                    id: *id,
+                    served: true,
+                    why: None,
+                },
+            );
+            let _ = sink.line(
+                0,
+                now.max(0.0),
+                &host,
+                &Event::Call {
+                    caller: &m.from,
+                    component,
+                    leaf,
+                    host: &host,
+                    id: *id,
+                    state: "served",
+                    ms: None,
+                    why: None,
+                },
+            );
+        }
+    }
 }

@@ -5,6 +5,7 @@
 //! The in-process simulator stays the default: this crate only plugs a
 //! [`affect_runtime::network::Network`] into the ordinary run loop.
 
+pub mod call;
 pub mod clock;
 pub mod faults;
 pub mod host;
@@ -142,6 +143,7 @@ pub fn run_robot(
         robot::RobotOptions {
             loss: opts.loss,
             seed: config.seed,
+            speed: opts.speed,
         },
     )?;
     let _ready = if opts.await_start {
@@ -168,6 +170,7 @@ pub fn run_host(
     world: Option<&str>,
     host: &str,
     only: &[String],
+    seed: Option<u64>,
     opts: &NetOptions,
     sink: &mut dyn TraceSink,
 ) -> Result<(), NetError> {
@@ -186,10 +189,15 @@ pub fn run_host(
     } else {
         None
     };
+    let options = host::HostOptions {
+        loss: opts.loss.unwrap_or(world.messages.loss),
+        seed: seed.unwrap_or(world.seed),
+    };
     host::run(
         node,
         clock::team_clock(epoch, opts.speed, stop),
         &served,
+        options,
         sink,
     )?;
     Ok(())

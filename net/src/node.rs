@@ -70,6 +70,11 @@ impl Inbox {
     pub fn drain(&self) -> Vec<Raw> {
         self.rx.try_iter().collect()
     }
+
+    /// The next sample, waiting for it at most `limit` of wall time.
+    pub fn wait(&self, limit: std::time::Duration) -> Option<Raw> {
+        self.rx.recv_timeout(limit).ok()
+    }
 }
 
 /// A liveliness change: (key, alive).

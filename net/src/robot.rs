@@ -21,9 +21,9 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// What the robot's network and its radio share.
-struct Shared {
-    node: Node,
+/// What the robot's network, its radio and its component calls share.
+pub(crate) struct Shared {
+    pub(crate) node: Node,
     /// Set to stop (Ctrl-C, SIGTERM, the launcher gone).
     stop: Arc<AtomicBool>,
     recruit_in: Inbox,
@@ -31,6 +31,8 @@ struct Shared {
     heartbeat_in: Inbox,
     control_in: Inbox,
     pose_in: Inbox,
+    /// Hosts' answers to component calls.
+    pub(crate) reply_in: Inbox,
     alive_in: LiveInbox,
     /// The last position published: (x, y, airborne).
     last_pose: Option<(f64, f64, bool)>,
@@ -42,14 +44,21 @@ struct Shared {
     partitioned_until: f64,
     /// World time of the tick under way.
     now_ms: f64,
-    loss: f64,
+    pub(crate) loss: f64,
     latency_ms: f64,
     unicast: bool,
     rng: Rng,
+    /// Component calls: their own random stream for loss (so calls leave the recruitment
+    /// protocol's draws alone), the last call's number, world time per wall time, and the
+    /// calls made since the last tick's trace.
+    pub(crate) call_rng: Rng,
+    pub(crate) last_call: u64,
+    pub(crate) speed: f64,
+    pub(crate) call_notes: Vec<crate::call::Note>,
 }
 
 impl Shared {
-    fn cut_off(&self) -> bool {
+    pub(crate) fn cut_off(&self) -> bool {
         self.now_ms < self.partitioned_until
     }
 
@@ -87,6 +96,8 @@ pub struct RobotOptions {
     /// The loss to apply instead of the world's (`--loss`).
     pub loss: Option<f64>,
     pub seed: u64,
+    /// World time per wall time (`--speed`).
+    pub speed: f64,
 }
 
 /// A robot's link to its team: the run loop's [`Network`].
@@ -112,6 +123,7 @@ impl Robot {
             heartbeat_in: node.subscribe("heartbeat")?,
             control_in: node.subscribe("control")?,
             pose_in: node.subscribe("pose")?,
+            reply_in: node.subscribe("reply")?,
             alive_in: node.watch_alive()?,
             last_pose: None,
             node,
@@ -124,6 +136,14 @@ impl Robot {
             latency_ms: 0.0,
             unicast: false,
             rng: Rng::named(options.seed, &format!("messages:{name}")),
+            call_rng: Rng::named(options.seed, &format!("calls:{name}")),
+            last_call: 0,
+            speed: if options.speed > 0.0 {
+                options.speed
+            } else {
+                1.0
+            },
+            call_notes: Vec::new(),
         };
         Ok(Robot {
             shared: Rc::new(RefCell::new(shared)),
@@ -163,6 +183,12 @@ impl Network for Robot {
         Box::new(NetRadio {
             shared: self.shared.clone(),
         })
+    }
+
+    fn calls(&mut self) -> Option<std::rc::Rc<dyn affect_runtime::network::Calls>> {
+        Some(std::rc::Rc::new(crate::call::NetCalls::new(
+            self.shared.clone(),
+        )))
     }
 
     fn remote(&self, instance: &str) -> bool {
@@ -308,6 +334,7 @@ impl Network for Robot {
         s.flush_delayed();
         // An agent without recruitment never takes its messages.
         s.recruits.clear();
+        crate::call::trace(&mut s.call_notes, tick, agent, sink);
         for r in s.node.rejected.drain(..) {
             let _ = sink.line(
                 tick,

@@ -2,7 +2,8 @@
 //!
 //! Key expressions: `affect/v1/<team>/<sender>/<kind>`, where `<sender>` is the sending
 //! member's name with `#` written `-` (Zenoh keys cannot hold `#`: `UGV#2` is `UGV-2`) and
-//! `<kind>` is `recruit`, `pose`, `command`, `heartbeat`, `restart` or `control`. Liveliness tokens:
+//! `<kind>` is `recruit`, `pose`, `command`, `heartbeat`, `restart`, `call`, `reply` or
+//! `control`. Liveliness tokens:
 //! `affect/v1/<team>/<member>/alive` for every process, and
 //! `affect/v1/<team>/<host>/alive/<owner>/<component>` for every component a host runs
 //! (`<owner>` is `_` for a top-level component).
@@ -208,6 +209,25 @@ pub enum Body {
         #[serde(default)]
         host: Option<String>,
     },
+    /// A call of a leaf a component serves (`serves Listen;`), to the host (`to`) that runs
+    /// the instance serving the caller now: `owner` and `component` name that instance.
+    #[serde(rename = "call")]
+    Call {
+        id: u64,
+        #[serde(default)]
+        owner: Option<String>,
+        component: String,
+        leaf: String,
+    },
+    /// A host's answer to call `id` of the recipient: `served` when it runs that instance and
+    /// took the call, else `why` not.
+    #[serde(rename = "reply")]
+    Reply {
+        id: u64,
+        served: bool,
+        #[serde(default)]
+        why: Option<String>,
+    },
     /// The launcher's fault injection: the recipient cuts itself off for `for_ms` of world
     /// time (sends nothing, takes nothing in).
     #[serde(rename = "partition")]
@@ -233,6 +253,8 @@ impl Body {
             Body::Command { .. } => "command",
             Body::Heartbeat { .. } => "heartbeat",
             Body::Restart { .. } => "restart",
+            Body::Call { .. } => "call",
+            Body::Reply { .. } => "reply",
             Body::Partition { .. } => "partition",
             Body::Start { .. } => "start",
         }
@@ -245,6 +267,8 @@ impl Body {
             Body::Command { .. } => "command",
             Body::Heartbeat { .. } => "heartbeat",
             Body::Restart { .. } => "restart",
+            Body::Call { .. } => "call",
+            Body::Reply { .. } => "reply",
             Body::Partition { .. } | Body::Start { .. } => "control",
             _ => "recruit",
         }
@@ -346,6 +370,43 @@ mod tests {
         assert_eq!(m.to, None);
     }
 
+    /// A component call and its answer as docs/network.md shows them.
+    #[test]
+    fn calls_and_replies_are_plain_json() {
+        let call = Message {
+            v: VERSION,
+            team: "PlanetSurface".into(),
+            from: "Peoplebot".into(),
+            instance: 5,
+            seq: 9,
+            t_ms: 41200.0,
+            to: Some("laptop1".into()),
+            lost_for: vec![],
+            body: Body::Call {
+                id: 412,
+                owner: Some("Peoplebot".into()),
+                component: "speech_recognition_backup".into(),
+                leaf: "Listen".into(),
+            },
+        };
+        assert_eq!(
+            serde_json::to_string(&call).unwrap(),
+            r#"{"v":1,"team":"PlanetSurface","from":"Peoplebot","instance":5,"seq":9,"t_ms":41200.0,"to":"laptop1","body":{"type":"call","id":412,"owner":"Peoplebot","component":"speech_recognition_backup","leaf":"Listen"}}"#
+        );
+        assert_eq!(call.body.topic(), "call");
+        let reply = r#"{"v":1,"team":"PlanetSurface","from":"laptop1","seq":3,"t_ms":41200.4,"to":"Peoplebot","body":{"type":"reply","id":412,"served":true}}"#;
+        let m: Message = serde_json::from_str(reply).unwrap();
+        assert_eq!(
+            m.body,
+            Body::Reply {
+                id: 412,
+                served: true,
+                why: None
+            }
+        );
+        assert_eq!(m.body.topic(), "reply");
+    }
+
     /// The names on the wire (serde's `rename`s) are the names traces show (`kind`), which
     /// for the recruitment protocol are the runtime's.
     #[test]
@@ -404,6 +465,17 @@ mod tests {
                 owner: None,
                 component: String::new(),
                 host: None,
+            },
+            Body::Call {
+                id: 0,
+                owner: None,
+                component: String::new(),
+                leaf: String::new(),
+            },
+            Body::Reply {
+                id: 0,
+                served: true,
+                why: None,
             },
             Body::Partition { for_ms: 0.0 },
             Body::Start { epoch_ms: 0.0 },

@@ -85,6 +85,18 @@ pub enum Event<'a> {
         kind: &'a str,
         why: &'a str,
     },
+    /// A component call over the network (networked runs): written by the host that served
+    /// it (`served`) and by the caller, with the round trip (`answered`) or why it failed.
+    Call {
+        caller: &'a str,
+        component: &'a str,
+        leaf: &'a str,
+        host: &'a str,
+        id: u64,
+        state: &'a str,
+        ms: Option<f64>,
+        why: Option<&'a str>,
+    },
     /// A line the runtime or a node wants the user to see.
     Log { level: &'static str, text: String },
     /// A device failed (after its retries): a sensor keeps its last value, the leaf that
@@ -418,6 +430,25 @@ pub fn write_event(out: &mut Vec<u8>, tick: u64, t_ms: f64, agent: &str, ev: &Ev
             .str("from", from)
             .str("kind", kind)
             .str("why", why),
+        Event::Call {
+            caller,
+            component,
+            leaf,
+            host,
+            id,
+            state,
+            ms,
+            why,
+        } => f
+            .str("ev", "call")
+            .str("caller", caller)
+            .str("component", component)
+            .str("leaf", leaf)
+            .str("host", host)
+            .int("id", id)
+            .str("state", state)
+            .opt_num("ms", *ms)
+            .opt_str("why", *why),
         Event::Log { level, text } => f.str("ev", "log").str("level", level).str("text", text),
         Event::Device {
             device,

@@ -139,8 +139,9 @@ pub struct HostArgs {
     pub components: Vec<String>,
     #[arg(long, value_name = "W")]
     pub world: Option<String>,
-    /// Accepted for symmetry with `affect run` (a host has no random choices).
-    #[arg(long, value_name = "S", hide = true)]
+    /// Seed of the host's draws of message loss for its answers to component calls
+    /// (default: the world's `seed`).
+    #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
     /// Write the host's trace (JSON Lines with `pid`).
     #[arg(long, value_name = "FILE.jsonl")]
@@ -162,6 +163,7 @@ pub fn host(args: &HostArgs) -> u8 {
             args.world.as_deref(),
             &args.host,
             &args.components,
+            args.seed,
             &opts,
             sink.as_mut(),
         )

@@ -26,6 +26,7 @@ fn ev_name(ev: &Event) -> &'static str {
         Event::TimingSummary(_) => "timing_summary",
         Event::Summary { .. } => "summary",
         Event::Rejected { .. } => "rejected",
+        Event::Call { .. } => "call",
     }
 }
 

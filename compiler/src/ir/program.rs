@@ -475,6 +475,10 @@ pub struct ComponentSpec {
     pub redundant: Vec<String>,
     /// The hardware it uses.
     pub device: Option<String>,
+    /// The declared leaves whose calls it serves (`serves Listen, ChatBot;`): a call of one
+    /// fails while no instance serves the component's users, and over a network it goes to
+    /// the host that runs the serving instance.
+    pub serves: Vec<String>,
 }
 
 impl ComponentSpec {
@@ -488,6 +492,7 @@ impl ComponentSpec {
             restart_window_ms: 0.0,
             redundant: Vec::new(),
             device: None,
+            serves: Vec::new(),
         }
     }
 }

@@ -130,6 +130,16 @@ impl Checker {
                         }
                     }
                 }
+                "serves" => {
+                    for a in &s.args {
+                        if let ExprKind::Name(p) = &a.kind {
+                            let name = p.to_string_path();
+                            if !spec.serves.contains(&name) {
+                                spec.serves.push(name);
+                            }
+                        }
+                    }
+                }
                 "device" => {
                     spec.device = match &a.kind {
                         ExprKind::Name(p) => Some(p.to_string_path()),
@@ -290,6 +300,27 @@ agent Rover {
         assert_eq!(p.components[0].restarts, 0);
         // Components are not variables a trace shows.
         assert!(a.slots.iter().all(|s| s.name != "lidar" || !s.visible));
+    }
+
+    #[test]
+    fn serves_names_declared_leaves() {
+        let with_leaves = |settings: &str| {
+            check(&format!(
+                "action Scan(out range: num);\ncondition Clear();\n{}",
+                ROVER.replace("SETTINGS", settings)
+            ))
+        };
+        let (p, d) = with_leaves("serves Scan, Clear, Scan;");
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(p.unwrap().agents[0].components[0].serves, ["Scan", "Clear"]);
+        let (_, d) = with_leaves("serves Scna;");
+        assert!(
+            d.iter()
+                .any(|d| d.contains("E0201") && d.contains("no action or condition `Scna`")),
+            "{d:?}"
+        );
+        let (_, d) = with_leaves("serves lidar_backup;");
+        assert!(d.iter().any(|d| d.contains("E0201")), "{d:?}");
     }
 
     #[test]

@@ -75,6 +75,11 @@ impl Checker {
                         self.component_name(a, scope);
                     }
                 }
+                "serves" => {
+                    for a in &s.args {
+                        self.served_leaf(a);
+                    }
+                }
                 _ => {}
             }
         }
@@ -210,6 +215,38 @@ impl Checker {
         d = d.with_suggestion(&name, known.iter().map(String::as_str), || {
             format!("declare the backup: `component {name} {{ heartbeat 100ms; }}`")
         });
+        self.diags.push(d);
+    }
+}
+
+impl Checker {
+    /// A leaf named by `serves`: a declared action or condition.
+    fn served_leaf(&mut self, e: &Expr) {
+        let name = match &e.kind {
+            ExprKind::Name(p) => p.to_string_path(),
+            _ => {
+                self.diags.push(
+                    Diagnostic::error("E0301", "`serves` lists declared leaves by name", e.span)
+                        .with_label("not a name"),
+                );
+                return;
+            }
+        };
+        if let Some((Global::Leaf(_), _)) = self.g.names.get(&name) {
+            self.index.refer_global(e.span, &name);
+            self.used_globals.insert(name);
+            return;
+        }
+        let mut known: Vec<&str> = (self.g.names.iter())
+            .filter(|(_, (g, _))| matches!(g, Global::Leaf(_)))
+            .map(|(n, _)| n.as_str())
+            .collect();
+        known.sort_unstable();
+        let d = Diagnostic::error("E0201", format!("no action or condition `{name}`"), e.span)
+            .with_label("a component serves calls of declared leaves")
+            .with_suggestion(&name, known.iter().copied(), || {
+                format!("declare it: `action {name}();`")
+            });
         self.diags.push(d);
     }
 }

@@ -438,6 +438,12 @@ impl Supervisor {
         }
     }
 
+    /// The unit serving a unit's users now (itself or a redundant one); `None` while they
+    /// are without service.
+    pub fn serving(&self, unit: usize) -> Option<usize> {
+        self.units.get(unit).filter(|u| u.served).map(|u| u.serving)
+    }
+
     /// Whether a unit's users are without service (`failed(c)`).
     pub fn failed(&self, unit: usize) -> bool {
         self.units.get(unit).is_some_and(|u| !u.served)

@@ -283,6 +283,9 @@ impl<'p> Run<'p> {
         // Networked: the recruitment protocol goes through the network's radio.
         if let (Some(n), Some(w)) = (&mut net, &world) {
             setup.team = Team::with_radio(config.seed, Some(n.radio(&w.borrow())));
+            if let Some(calls) = n.calls() {
+                setup.team.borrow_mut().set_calls(calls);
+            }
         }
         let engines = setup::compile(program, config, &instances);
         let mut sims = Vec::new();

@@ -6,6 +6,7 @@
 
 pub mod area_leaves;
 pub mod astronaut;
+pub mod calls;
 pub mod env;
 pub mod grid_leaves;
 pub mod host;
@@ -199,6 +200,7 @@ pub fn build_agent<'p>(
         quiet_outputs,
         simulated_leaves,
     } = bind_leaves(program, agent, env.as_ref(), &families, setup);
+    calls::wrap(&mut table, program, agent, &families.link);
     if let Some(wrap) = &setup.wrap {
         table.wrap_all(|node, leaf| (wrap.0)(&name, node, leaf));
     }

@@ -114,6 +114,8 @@ pub struct Team {
     notes: Vec<Note>,
     /// Restarts the supervisor decided on, for a network to carry out.
     restarts: Vec<Restart>,
+    /// Networked: what carries calls to components on other hosts.
+    calls: Option<Rc<dyn crate::network::Calls>>,
 }
 
 /// A component the supervisor wants restarted, on a host (networked runs: the launcher
@@ -148,7 +150,14 @@ impl Team {
             rng: Rng::named(seed, "recruitment"),
             notes: Vec::new(),
             restarts: Vec::new(),
+            calls: None,
         }))
+    }
+
+    /// Networked runs: calls of leaves served by components on other hosts go through
+    /// `calls`.
+    pub fn set_calls(&mut self, calls: Rc<dyn crate::network::Calls>) {
+        self.calls = Some(calls);
     }
 
     /// Networked runs: component heartbeats are heard over the network from now on (see
@@ -328,6 +337,33 @@ pub fn join(
 }
 
 impl Link {
+    /// Where a call of a leaf that component `name` serves goes now (see `calls.rs`).
+    pub fn route(&self, name: &str) -> Option<super::calls::Route> {
+        let t = self.team.try_borrow().ok()?;
+        let unit = t.supervisor.find(Some(self.member), name)?;
+        let caller = t.members.get(self.member)?.name.clone();
+        let serving = t
+            .supervisor
+            .serving(unit)
+            .and_then(|s| Some((s, t.supervisor.units().get(s)?)));
+        Some(match serving {
+            None => super::calls::Route {
+                caller,
+                served: None,
+            },
+            Some((s, u)) => super::calls::Route {
+                caller,
+                served: Some(super::calls::Server {
+                    owner: t.owner_name(u.owner),
+                    component: u.spec.name.clone(),
+                    host: t.supervisor.host_name(u.host).map(str::to_string),
+                    timeout_ms: u.spec.heartbeat_ms,
+                    calls: t.calls.clone().filter(|_| t.supervisor.is_remote(s)),
+                }),
+            },
+        })
+    }
+
     /// The agent's world and its place in it.
     fn world(&self) -> Option<(SharedWorld, AgentId)> {
         let id = self.team.try_borrow().ok()?.members.get(self.member)?.id?;
