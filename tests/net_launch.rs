@@ -206,6 +206,70 @@ fn a_partitioned_robot_is_cut_off_and_comes_back() {
     assert!(helped[0]["t_ms"].as_f64().unwrap() > 130_000.0);
 }
 
+/// A component host cut off from 10 s to 15 s: the robot's first call to it waits one
+/// heartbeat (500 ms) and fails, the next ones fail at once until it is heard again, so the
+/// robot never stalls (the components it still hears on the other hosts stay alive); the
+/// silence is found at the timeout, and the calls go to the redundant instance on Laptop-1.
+#[test]
+fn calls_to_a_cut_off_host_fail_after_one_wait_and_go_to_the_backup() {
+    let dir = support::scratch("net_launch", "call_partition");
+    let trace = dir.join("team.jsonl");
+    let file = example("failover.affect");
+    let out = launch(
+        &[
+            file.to_str().unwrap(),
+            "--speed",
+            "4",
+            "--ticks",
+            "200",
+            "--partition",
+            "laptop2@10s+5s",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--quiet",
+        ],
+        Duration::from_secs(90),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let evs = events(&trace);
+    let t = |e: &Value| e["t_ms"].as_f64().unwrap();
+    let failed: Vec<&Value> = evs
+        .iter()
+        .filter(|e| e["ev"] == "call" && e["state"] == "failed")
+        .collect();
+    assert!(!failed.is_empty(), "no call failed");
+    assert!(failed
+        .iter()
+        .all(|e| e["host"] == "laptop2" && t(e) >= 10_000.0));
+    let waited: Vec<&&Value> = failed
+        .iter()
+        .filter(|e| e["why"] == "no answer within 500 ms")
+        .collect();
+    assert_eq!(waited.len(), 1, "{failed:?}");
+    assert!(failed.iter().all(|e| t(e) >= t(waited[0])));
+    let found = evs
+        .iter()
+        .find(|e| {
+            e["ev"] == "component" && e["name"] == "speech_recognition" && e["state"] == "failed"
+        })
+        .map(t)
+        .expect("speech recognition found failed");
+    assert!(found - 10_000.0 <= 1500.0 + 100.0, "found at {found}");
+    assert!(failed.iter().all(|e| t(e) < found), "{failed:?}");
+    for name in ["robot", "laser", "localization"] {
+        assert!(
+            !evs.iter()
+                .any(|e| e["ev"] == "component" && e["name"] == name && e["state"] == "failed"),
+            "{name} on the onboard host was found failed"
+        );
+    }
+    assert!(evs.iter().any(|e| e["ev"] == "call"
+        && e["agent"] == "laptop1"
+        && e["leaf"] == "Listen"
+        && t(e) > found));
+    none_left(&pids(&evs));
+}
+
 /// The failover example with Laptop-2's process killed at 40 s, as in the seed: its users see
 /// it within a heartbeat (one tick of the robot's, 100 ms, of tolerance); speech recognition
 /// is re-bound to its redundant instance, speech production restarted on Laptop-1; and the

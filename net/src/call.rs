@@ -4,7 +4,8 @@
 //! call. The call waits for the reply (the leaf is the tree's synchronous call to the
 //! component, as ADE's remote calls are), at most the serving component's heartbeat of world
 //! time: a dead, hung, cut-off or partitioned component fails the leaf within that, never
-//! stalls the robot longer. The world's message loss applies to the call (drawn here) and to
+//! stalls the robot longer, and once one call to an instance has gone unanswered, the next
+//! ones fail at once until a heartbeat of it is heard again. The world's message loss applies to the call (drawn here) and to
 //! the reply (drawn by the host); a lost one is a call not answered in time.
 
 use crate::robot::Shared;
@@ -72,6 +73,14 @@ fn round_trip(s: &mut Shared, call: &Call, host: &str, id: u64) -> Result<f64, S
     if s.cut_off() {
         return Err("cut off".into());
     }
+    // An instance that left a call unanswered is not waited for again until it is heard:
+    // a dead or cut-off host costs the robot one wait, not one per tick.
+    let instance = (call.owner.map(str::to_string), call.component.to_string());
+    if let Some(since) = s.unanswered.get(&instance) {
+        return Err(format!(
+            "no answer since {since} ms: waiting for its next heartbeat"
+        ));
+    }
     // Answers to calls that timed out are old news.
     drop(s.reply_in.drain());
     let lost = s.loss > 0.0 && {
@@ -119,6 +128,7 @@ fn round_trip(s: &mut Shared, call: &Call, host: &str, id: u64) -> Result<f64, S
             false => Err(why.unwrap_or_else(|| "refused".into())),
         };
     }
+    s.unanswered.insert(instance, call.now_ms);
     Err(format!("no answer within {} ms", call.timeout_ms))
 }
 

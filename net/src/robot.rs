@@ -55,6 +55,11 @@ pub(crate) struct Shared {
     pub(crate) last_call: u64,
     pub(crate) speed: f64,
     pub(crate) call_notes: Vec<crate::call::Note>,
+    /// Heartbeats received ahead of this robot's clock: (sent at, owner, component, host).
+    beats: Vec<(f64, Option<String>, String, String)>,
+    /// Component instances (owner, name) that left a call unanswered, with when: further
+    /// calls to them fail at once until they are heard again.
+    pub(crate) unanswered: std::collections::HashMap<(Option<String>, String), f64>,
 }
 
 impl Shared {
@@ -144,6 +149,8 @@ impl Robot {
                 1.0
             },
             call_notes: Vec::new(),
+            beats: Vec::new(),
+            unanswered: std::collections::HashMap::new(),
         };
         Ok(Robot {
             shared: Rc::new(RefCell::new(shared)),
@@ -258,15 +265,25 @@ impl Network for Robot {
                     owner,
                     component,
                     host,
-                } = &m.body
+                } = m.body
                 {
-                    // Heard when it was sent (a robot late to its tick does not count its own
-                    // delay as the component's silence).
-                    if let Some(unit) = team.component(owner.as_deref(), component) {
-                        let at = m.t_ms.clamp(0.0, now_ms.max(0.0));
-                        team.component_heard(unit, at, Some(host));
-                    }
+                    // A component heard again may be called again (`call.rs`).
+                    s.unanswered
+                        .retain(|(o, c), _| *o != owner || *c != component);
+                    s.beats.push((m.t_ms.max(0.0), owner, component, host));
                 }
+            }
+        }
+        // Heard when it was sent, and not before: a robot late to its ticks (catching up
+        // after a stall) neither counts its own delay as the component's silence nor hears a
+        // beat before the tick it belongs to.
+        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut s.beats)
+            .into_iter()
+            .partition(|(at, ..)| *at <= now_ms.max(0.0));
+        s.beats = later;
+        for (at, owner, component, host) in due {
+            if let Some(unit) = team.component(owner.as_deref(), &component) {
+                team.component_heard(unit, at, Some(&host));
             }
         }
         for (key, alive) in s.alive_in.drain() {
