@@ -1,6 +1,7 @@
 //! Time and memory of every hostile-input class of issue 11 at 1,000, 10,000 and 100,000:
 //! nesting depth, stray closers, long programs, declarations, dependency chains, long tokens,
-//! wide nodes in the interpreter, and memory files. Each case does what the command does
+//! wide nodes in the interpreter, trees checked and exported, calls with many ports checked
+//! and exported, XML elements with many attributes imported, and memory files. Each case does what the command does
 //! (check, then render the diagnostics it would print), so the numbers are the command's.
 //!
 //!   cargo bench --bench hostile
@@ -10,6 +11,7 @@
 //! them.
 
 use affect_compiler::diagnostic::{self, MAX_PER_FILE};
+use affect_compiler::groot::{self, Dialect};
 use affect_compiler::render::Renderer;
 use affect_compiler::sema::NoFiles;
 use affect_runtime::bench::Engine;
@@ -145,6 +147,48 @@ fn memory_file(n: usize) -> Vec<u8> {
     format(&[m]).into_bytes()
 }
 
+/// `affect build --emit groot`: check, then export with the files it uses.
+fn export(src: &str) -> usize {
+    let checked = affect_compiler::check_text(src, &NoFiles);
+    let program = groot::export_program(&checked.file, Dialect::V4, &NoFiles);
+    program.main.xml.len() + checked.analysis.diagnostics.len()
+}
+
+/// `affect import`: XML to the `.affect` text.
+fn import(xml: &str) -> usize {
+    groot::import_str(xml).text().len()
+}
+
+/// An action with `n` ports called with every one (the exporter writes `n` attributes).
+fn ports(n: usize) -> String {
+    let ports: Vec<String> = (0..n).map(|i| format!("in p{i}: num")).collect();
+    let args: Vec<String> = (0..n).map(|i| format!("p{i}: {i}")).collect();
+    format!(
+        "action Wide({});\nmain tree Main {{\n    Wide({})\n}}\n",
+        ports.join(", "),
+        args.join(", ")
+    )
+}
+
+/// `n` trees, each called from `main`.
+fn trees(n: usize) -> String {
+    let mut s: String = (0..n)
+        .map(|i| format!("tree T{i}() {{\n    succeed\n}}\n"))
+        .collect();
+    s.push_str("main tree Main {\n    sequence {\n");
+    s.extend((0..n).map(|i| format!("        T{i}()\n")));
+    s.push_str("    }\n}\n");
+    s
+}
+
+/// One element with `n` attributes.
+fn xml_attributes(n: usize) -> String {
+    let attrs: String = (0..n).map(|i| format!(" p{i}=\"{i}\"")).collect();
+    format!(
+        "<root BTCPP_format=\"4\"><BehaviorTree ID=\"Main\"><Wide{attrs}/></BehaviorTree></root>"
+    )
+}
+
 type Case = (&'static str, fn(usize) -> String, fn(&str) -> usize);
 
 const CASES: &[Case] = &[
@@ -157,6 +201,11 @@ const CASES: &[Case] = &[
     ("chain/tree_calls", tree_chain, check),
     ("token_bytes", long_token, check),
     ("wide_node_interp", wide, run_wide),
+    ("trees_check", trees, check),
+    ("trees_export", trees, export),
+    ("ports_check", ports, check),
+    ("ports_export", ports, export),
+    ("xml_attributes_import", xml_attributes, import),
 ];
 
 fn read_memory(bytes: &[u8]) -> usize {

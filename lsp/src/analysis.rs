@@ -29,7 +29,7 @@ pub struct Job {
 
 /// Texts at least this long wait [`SETTLE`] after a change before being checked (and are
 /// not checked at all when another change comes meanwhile).
-const LARGE: usize = 256 << 10;
+pub(crate) const LARGE: usize = 256 << 10;
 const SETTLE: Duration = Duration::from_millis(150);
 
 /// The stack of a thread that checks: deeply nested text recurses deeply in the parser and

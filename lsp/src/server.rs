@@ -7,7 +7,7 @@
 //! Every request and notification is handled inside `catch_unwind`, so no input can take the
 //! editor's session down: a panic becomes an error response (and a line on standard error).
 
-use crate::analysis::{Analyser, Job};
+use crate::analysis::{Analyser, Job, LARGE};
 use crate::documents::{normalize, Document};
 use crate::log::log;
 use crate::message::{self, code, Incoming, Json};
@@ -291,6 +291,12 @@ impl Server {
     }
 
     fn update(&mut self, uri: Uri, version: i32, text: String) {
+        if text.len() >= LARGE {
+            // A large document's analysis is dropped when its text changes, not kept until
+            // the next one is ready: two at once took 360 MB for 50,000 declarations. Until
+            // then its requests are answered as for a document not yet checked.
+            self.docs.remove(&uri);
+        }
         self.texts.insert(uri.clone(), (version, text.clone()));
         let open = self.open_files();
         self.analyser.submit(Job {
@@ -415,6 +421,7 @@ enum Event {
 
 /// Serves one client on standard input and output until it exits.
 pub fn run_stdio() -> Result<Ending, String> {
+    crate::memory::fixed_mmap_threshold();
     let (tx, rx) = mpsc::channel::<Event>();
     let reader = tx.clone();
     std::thread::Builder::new()

@@ -172,13 +172,16 @@ fn tendency_tables_of_5_000_states_are_e0118_and_1_000_run() {
     write(&dir, "ok.affect", tendency_table(1_000));
     let (st, codes) = check(&dir, "ok.affect");
     assert_eq!(st, 0, "{codes:?}");
-    for args in [
-        vec!["run", "ok.affect", "--ticks", "2", "--quiet"],
-        vec!["build", "--emit", "groot", "ok.affect"],
-    ] {
-        let out = affect_in(&dir, &args);
-        assert_eq!(status(&out), 0, "{args:?}: {}", stderr(&out));
-    }
+    let out = affect_in(&dir, &["run", "ok.affect", "--ticks", "2", "--quiet"]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    // The exporter writes the table as one BehaviorTree.CPP Switch, which has at most six
+    // cases: a larger table is a coded error there (E0454), never a crash.
+    let out = affect_in(&dir, &["build", "--emit", "groot", "ok.affect"]);
+    assert!(
+        status(&out) == 0 || (status(&out) == 1 && stderr(&out).contains("[E0454]")),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

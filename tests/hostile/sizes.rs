@@ -223,3 +223,37 @@ fn fifty_thousand_trees_check_run_and_export() {
     assert_eq!(status(&out), 0, "{}", stderr(&out));
     assert_eq!(stdout(&out).matches("<BehaviorTree ID=").count(), chain + 2);
 }
+
+#[test]
+fn a_call_with_200_000_ports_exports_and_runs() {
+    // The exporter and its read-back matched each argument to a port (and set each
+    // attribute) by searching lists (n²: over 60 s); the JIT took 500 MB to compile the
+    // call, which now runs in the interpreter.
+    let dir = scratch("size_ports");
+    let n = 200_000;
+    let ports: Vec<String> = (0..n).map(|i| format!("in p{i}: num")).collect();
+    let args: Vec<String> = (0..n).map(|i| format!("p{i}: {i}")).collect();
+    let src = format!(
+        "action Wide({});\nmain tree Main {{\n    Wide({})\n}}\n",
+        ports.join(", "),
+        args.join(", ")
+    );
+    write(&dir, "ports.affect", src);
+    assert_eq!(check(&dir, "ports.affect"), (0, vec![]));
+    let out = affect_in(&dir, &["build", "--emit", "groot", "ports.affect"]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    let xml = stdout(&out);
+    let call = xml
+        .lines()
+        .find(|l| l.trim_start().starts_with("<Wide "))
+        .expect("the call is an element");
+    assert_eq!(call.matches("=\"").count(), n, "one attribute per port");
+    assert!(call.contains(" p0=\"0\"") && call.contains(" p199999=\"199999\""));
+    let out = affect_in(&dir, &["run", "ports.affect", "--ticks", "2", "--quiet"]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the JIT is not available (a call binds 200000 ports"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -4,7 +4,7 @@
 //! assignments; an entry with no such evidence stays untyped.
 
 use super::carry;
-use super::Scope;
+use super::{PortsByName, Scope};
 use crate::builtins::{self, ArgType};
 use crate::span::Span;
 use crate::syntax::ast::*;
@@ -322,11 +322,13 @@ impl Vars<'_> {
                 .map(|l| l.ports.as_slice())
                 .or_else(|| s.trees.get(&callee).map(|p| p.as_slice()))
         });
+        let by_name = ports.map(PortsByName::new);
         for (i, a) in args.args.iter().enumerate() {
-            let port = ports.and_then(|ps| match &a.name {
-                Some(n) => Scope::port(ps, &n.name),
-                None => ps.get(i),
-            });
+            let port = match (&a.name, &by_name) {
+                (Some(n), Some(by_name)) => by_name.get(&n.name),
+                (None, _) => ports.and_then(|ps| ps.get(i)),
+                (Some(_), None) => None,
+            };
             match Self::var_of(&a.value) {
                 Some(v) => self.note(v, port.and_then(|p| p.ty.clone())),
                 None => self.reads(&a.value),

@@ -111,11 +111,26 @@ pub struct LeafSig {
     pub ports: Vec<PortDecl>,
 }
 
-impl Scope {
-    pub fn port<'a>(ports: &'a [PortDecl], name: &str) -> Option<&'a PortDecl> {
-        ports.iter().find(|p| p.name.name == name)
+/// A node's ports by name, built once per call: a call's arguments are matched to ports one
+/// by one, and searching the list for each made a call with 200,000 ports quadratic.
+pub struct PortsByName<'a>(HashMap<&'a str, &'a PortDecl>);
+
+impl<'a> PortsByName<'a> {
+    pub fn new(ports: &'a [PortDecl]) -> PortsByName<'a> {
+        let mut by_name = HashMap::with_capacity(ports.len());
+        for p in ports {
+            // The first of a duplicated name (itself an error) is the port.
+            by_name.entry(p.name.name.as_str()).or_insert(p);
+        }
+        PortsByName(by_name)
     }
 
+    pub fn get(&self, name: &str) -> Option<&'a PortDecl> {
+        self.0.get(name).copied()
+    }
+}
+
+impl Scope {
     /// The variant name of an `Enum::Variant` path when `Enum` is declared with that variant.
     pub fn enum_variant(&self, path: &crate::syntax::ast::Path) -> Option<String> {
         if path.segments.len() != 2 {

@@ -571,7 +571,7 @@ pub fn number(text: &str) -> Option<NumLit> {
         return None;
     }
     match &lexed.tokens[0].1 {
-        Tok::Num(n) if n.unit.is_none() && n.text == text => Some(n.clone()),
+        Tok::Num(n) if n.unit.is_none() && n.text == text => Some(NumLit::clone(n)),
         _ => None,
     }
 }

@@ -525,7 +525,7 @@ impl Checker {
         owner: Option<DefId>,
         visible: Visibility,
     ) -> Vec<PortSig> {
-        let mut out: Vec<PortSig> = Vec::new();
+        let mut out: Vec<PortSig> = Vec::with_capacity(ports.len());
         // Each name's first port (a search of `out` per port was n² for a wide node).
         let mut first: HashMap<&str, Span> = HashMap::new();
         for p in ports {

@@ -8,6 +8,7 @@ use crate::source::SourceError;
 use crate::span::Span;
 use crate::syntax::ast::{File, ItemKind, UseTarget};
 use crate::syntax::{self};
+use std::borrow::Cow;
 
 /// Reads a `use "path"` file for the checker. Paths are as written, relative to the main
 /// file; the command-line tool resolves them. Loaders that read files use `affect-files`, so
@@ -44,11 +45,13 @@ impl Loader for MemoryFiles {
 /// The standard library: module name → source.
 pub const STDLIB: &[(&str, &str)] = &[("std::akr", include_str!("../../../stdlib/akr.affect"))];
 
-pub struct Module {
+/// A loaded module. The main file is borrowed from the caller, not copied (a copy of a large
+/// program's syntax tree was a quarter of the memory of checking it).
+pub struct Module<'a> {
     /// Its place in the program's list of modules: its file in the semantic index.
     pub id: FileId,
     pub name: String,
-    pub file: File,
+    pub file: Cow<'a, File>,
     pub is_main: bool,
     /// The source text (empty for the main file), for diagnostics in used files.
     pub text: String,
@@ -56,16 +59,16 @@ pub struct Module {
     pub uses: Vec<(Span, String)>,
 }
 
-pub fn load_all(
-    main: &File,
+pub fn load_all<'a>(
+    main: &'a File,
     loader: &dyn Loader,
     diags: &mut Vec<Diagnostic>,
     imported: &mut Vec<(String, String, Diagnostic)>,
-) -> Vec<Module> {
+) -> Vec<Module<'a>> {
     let mut modules = vec![Module {
         id: 0,
         name: "<main>".into(),
-        file: main.clone(),
+        file: Cow::Borrowed(main),
         is_main: true,
         text: String::new(),
         uses: Vec::new(),
@@ -96,7 +99,7 @@ fn visit(
     loader: &dyn Loader,
     diags: &mut Vec<Diagnostic>,
     imported: &mut Vec<(String, String, Diagnostic)>,
-    modules: &mut Vec<Module>,
+    modules: &mut Vec<Module<'_>>,
     stack: &mut Vec<String>,
     is_main: bool,
 ) -> Vec<(Span, String)> {
@@ -197,7 +200,7 @@ fn visit(
         modules.push(Module {
             id: 0,
             name,
-            file: parsed.file,
+            file: Cow::Owned(parsed.file),
             is_main: false,
             text: src,
             uses: its_uses,

@@ -123,7 +123,7 @@ fn describe(
     text: &Text,
     tokens: &[(usize, Tok, usize)],
     i: usize,
-    matching_open: &[Option<usize>],
+    matching_open: &[Option<u32>],
 ) -> String {
     let open = &tokens[i].1;
     let prev = i.checked_sub(1).map(|j| &tokens[j]);
@@ -182,9 +182,9 @@ fn describe(
         match &tokens[j].1 {
             Tok::Semi | Tok::LBrace | Tok::RBrace | Tok::Hash => break,
             Tok::RParen | Tok::RBracket => match matching_open[j] {
-                Some(o) if tokens[o].0 >= from => {
+                Some(o) if tokens[o as usize].0 >= from => {
                     range.push(j);
-                    j = o;
+                    j = o as usize;
                 }
                 _ => break,
             },
@@ -254,8 +254,9 @@ fn is_head_keyword(k: Kw) -> bool {
 }
 
 /// A first pass on the raw tokens: which opener each closer matches (for descriptions).
-fn matching_opens(tokens: &[(usize, Tok, usize)]) -> Vec<Option<usize>> {
-    let mut matching_open: Vec<Option<usize>> = vec![None; tokens.len()];
+fn matching_opens(tokens: &[(usize, Tok, usize)]) -> Vec<Option<u32>> {
+    // u32: a file has less than 64 MiB, so fewer tokens (half the memory of usize).
+    let mut matching_open: Vec<Option<u32>> = vec![None; tokens.len()];
     let mut stack: Vec<usize> = Vec::new();
     for (i, (_, t, _)) in tokens.iter().enumerate() {
         if closer_of(t).is_some() {
@@ -265,7 +266,7 @@ fn matching_opens(tokens: &[(usize, Tok, usize)]) -> Vec<Option<usize>> {
                 .iter()
                 .rposition(|&o| closer_of(&tokens[o].1).as_ref() == Some(t))
             {
-                matching_open[i] = Some(stack[pos]);
+                matching_open[i] = Some(stack[pos] as u32);
                 stack.truncate(pos);
             }
         }
@@ -288,7 +289,7 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
     let text = Text::new(src);
     let matching_open = matching_opens(&tokens);
 
-    let mut out: Vec<(usize, Tok<'a>, usize)> = Vec::with_capacity(tokens.len() + 4);
+    let mut out = OutTokens::default();
     let mut pairs = Vec::new();
     let mut diagnostics = Vec::new();
     let mut synthetic = Vec::new();
@@ -302,7 +303,7 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
     for (i, (s, t, e)) in tokens.iter().enumerate() {
         if closer_of(t).is_some() {
             stack.push((i, describe(&text, &tokens, i, &matching_open)));
-            out.push((*s, t.clone(), *e));
+            out.keep(&tokens, i);
         } else if is_closer(t) {
             let matches_top = stack
                 .last()
@@ -313,7 +314,7 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
             if matches_top {
                 let (o, desc) = stack.pop().expect("top exists");
                 close_pair(&mut pairs, o, desc, Span::new(*s, *e));
-                out.push((*s, t.clone(), *e));
+                out.keep(&tokens, i);
             } else if let Some(pos) = deeper {
                 // Every opener above the match is unclosed: close them here.
                 while stack.len() > pos + 1 {
@@ -343,11 +344,11 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
                     );
                     synthetic.push(*s);
                     close_pair(&mut pairs, o, desc, Span::at(*s));
-                    out.push((*s, want, *s));
+                    out.new_token(&tokens, i, (*s, want, *s));
                 }
                 let (o, desc) = stack.pop().expect("match exists");
                 close_pair(&mut pairs, o, desc, Span::new(*s, *e));
-                out.push((*s, t.clone(), *e));
+                out.keep(&tokens, i);
             } else if let Some((o, desc)) = stack
                 .last()
                 .filter(|(o, _)| {
@@ -378,7 +379,7 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
                 );
                 stack.pop();
                 close_pair(&mut pairs, o, desc, Span::new(*s, *e));
-                out.push((*s, want, *e));
+                out.new_token(&tokens, i, (*s, want, *e));
             } else {
                 let opener = match t {
                     Tok::RParen => "(",
@@ -393,19 +394,63 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
                 .with_label(format!("no `{opener}` is open here for this to close"))
                 .with_help("remove it, or add the missing opening delimiter where it belongs");
                 diagnostics.push(d);
+                out.drop_token(&tokens, i);
             }
         } else {
-            out.push((*s, t.clone(), *e));
+            out.keep(&tokens, i);
         }
     }
     let mut balanced = Balanced {
-        tokens: out,
+        tokens: Vec::new(),
         pairs,
         diagnostics,
         synthetic,
     };
-    close_at_end(src, &text, &tokens, stack, &mut balanced);
+    let closers = close_at_end(src, &text, &tokens, stack, &mut balanced);
+    balanced.tokens = out.finish(tokens);
+    balanced.tokens.extend(closers);
     balanced
+}
+
+type Token<'a> = (usize, Tok<'a>, usize);
+
+/// The balanced tokens: the lexer's own, copied only from the first one balancing changes
+/// (most files need no change, and a second list of a file's tokens was a third of the
+/// memory of parsing it).
+#[derive(Default)]
+struct OutTokens<'a>(Option<Vec<Token<'a>>>);
+
+impl<'a> OutTokens<'a> {
+    /// The copy, made at the first change: the tokens before `i` as they were.
+    fn copy(&mut self, tokens: &[Token<'a>], i: usize) -> &mut Vec<Token<'a>> {
+        self.0.get_or_insert_with(|| {
+            let mut v = Vec::with_capacity(tokens.len() + 4);
+            v.extend_from_slice(&tokens[..i]);
+            v
+        })
+    }
+
+    /// Token `i` stays as it is.
+    fn keep(&mut self, tokens: &[Token<'a>], i: usize) {
+        if let Some(v) = &mut self.0 {
+            v.push(tokens[i].clone());
+        }
+    }
+
+    /// A token the lexer did not make comes next: before token `i` (a closer put in), or in
+    /// its place (a closer that closes something else).
+    fn new_token(&mut self, tokens: &[Token<'a>], i: usize, t: Token<'a>) {
+        self.copy(tokens, i).push(t);
+    }
+
+    /// Token `i` is left out.
+    fn drop_token(&mut self, tokens: &[Token<'a>], i: usize) {
+        self.copy(tokens, i);
+    }
+
+    fn finish(self, tokens: Vec<Token<'a>>) -> Vec<Token<'a>> {
+        self.0.unwrap_or(tokens)
+    }
 }
 
 /// Every block still open at the end of the file: closed there, each with its diagnostic
@@ -416,8 +461,9 @@ fn close_at_end<'a>(
     tokens: &[(usize, Tok<'a>, usize)],
     mut stack: Vec<(usize, String)>,
     b: &mut Balanced<'a>,
-) {
+) -> Vec<Token<'a>> {
     let src_len = src.len();
+    let mut closers = Vec::new();
     let mut hinted: Vec<usize> = Vec::new();
     while let Some((o, desc)) = stack.pop() {
         let open_tok = &tokens[o];
@@ -476,6 +522,7 @@ fn close_at_end<'a>(
         b.diagnostics.push(d);
         b.synthetic.push(src_len);
         b.pairs.push(pair_of(tokens, o, desc, Span::at(src_len)));
-        b.tokens.push((src_len, want, src_len));
+        closers.push((src_len, want, src_len));
     }
+    closers
 }

@@ -512,7 +512,7 @@ pub fn lex(src: &str) -> Lexed<'_> {
             }),
             Ok(Raw::Quoted) => quoted_name(src, &mut lexer, &mut tokens, &mut diagnostics),
             Ok(Raw::RootIdent) => Step::Tok(Tok::RootIdent(&slice[1..])),
-            Ok(Raw::Number(n)) => Step::Tok(Tok::Num(n)),
+            Ok(Raw::Number(n)) => Step::Tok(Tok::Num(Box::new(n))),
             Ok(Raw::Str(s)) => Step::Tok(Tok::Str(s)),
             Ok(Raw::ColonEq) => {
                 diagnostics.push(

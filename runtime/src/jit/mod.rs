@@ -37,7 +37,7 @@ mod view;
 
 use crate::interp::{Machine, Native};
 use affect_compiler::ir::functions::{Function, HostFn};
-use affect_compiler::ir::program::{AgentProgram, NodeId, Program, Status};
+use affect_compiler::ir::program::{AgentProgram, NodeId, NodeKind, Program, Status};
 use std::rc::Rc;
 pub(crate) use view::View;
 
@@ -180,11 +180,12 @@ pub fn compile_with(
     }
 }
 
-/// The most children of one node the JIT compiles. Its code and compile-time memory grow
-/// with the square of a node's width (about 1.1 GB at 1,000 children, 4.5 GB at 2,000), so a
-/// wider program runs in the interpreter, whose memory is linear, rather than exhausting the
-/// machine. (Compiling wide nodes in linear memory is the JIT's to do; see
-/// docs/performance.md.)
+/// The most children of one node the JIT compiles, and the most ports one call binds. Its
+/// code and compile-time memory grow with the square of a node's width (about 1.1 GB at
+/// 1,000 children, 4.5 GB at 2,000) and with every bound port (a call binding 200,000 ports
+/// took 500 MB to compile), so a wider program runs in the interpreter, whose memory is
+/// linear, rather than exhausting the machine. (Compiling wide nodes in linear memory is the
+/// JIT's to do; see docs/performance.md.)
 pub const MAX_CHILDREN: usize = 256;
 
 fn too_wide(agent: &AgentProgram) -> Result<(), JitError> {
@@ -198,6 +199,22 @@ fn too_wide(agent: &AgentProgram) -> Result<(), JitError> {
         return Err(JitError::Unsupported(format!(
             "a node has {widest} children, and the JIT compiles nodes of at most {MAX_CHILDREN} \
              (its memory grows with the square of a node's width)"
+        )));
+    }
+    let ports = agent
+        .nodes
+        .iter()
+        .map(|n| match &n.kind {
+            NodeKind::Foreign { ports, .. } => ports.len(),
+            NodeKind::SubTree { inputs } => inputs.len(),
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0);
+    if ports > MAX_CHILDREN {
+        return Err(JitError::Unsupported(format!(
+            "a call binds {ports} ports, and the JIT compiles calls of at most {MAX_CHILDREN} \
+             (its memory grows with every port)"
         )));
     }
     Ok(())

@@ -123,9 +123,12 @@ pub(crate) fn leaf_model(item: &Item) -> Option<Element> {
         return None;
     };
     let mut el = Element::new(kind_tag(l.kind)).with("ID", &l.name.name);
-    for a in item.attrs.iter().filter(|a| !is_reserved_item_attr(a)) {
-        el.set(&a.name.name, attr_value(a));
-    }
+    el.set_all(
+        item.attrs
+            .iter()
+            .filter(|a| !is_reserved_item_attr(a))
+            .map(|a| (a.name.name.as_str(), attr_value(a))),
+    );
     if let Some(d) = &item.doc {
         el.set("_description", d.lines.join("\n"));
     }
@@ -146,9 +149,12 @@ pub(crate) fn subtree_model(item: &Item, external: bool) -> Option<Element> {
     }
     let mut el = Element::new("SubTree").with("ID", &t.name.name);
     if external {
-        for a in item.attrs.iter().filter(|a| !is_reserved_item_attr(a)) {
-            el.set(&a.name.name, attr_value(a));
-        }
+        el.set_all(
+            item.attrs
+                .iter()
+                .filter(|a| !is_reserved_item_attr(a))
+                .map(|a| (a.name.name.as_str(), attr_value(a))),
+        );
         if let Some(d) = &item.doc {
             el.set("_description", d.lines.join("\n"));
         }

@@ -75,20 +75,18 @@ impl Heads<'_> {
         if let Some(d) = &n.doc {
             el.set("_description", d.lines.join("\n"));
         }
-        for a in n
-            .attrs
-            .iter()
-            // Markers that choose the element, not attributes of it.
-            .filter(|a| {
-                !matches!(
-                    a.name.name.as_str(),
-                    vocab::SUBTREE_PLUS | vocab::COMPACT | vocab::EXPLICIT
-                )
-            })
-        {
-            let v = attr_value(a);
-            el.set(&a.name.name, v);
-        }
+        el.set_all(
+            n.attrs
+                .iter()
+                // Markers that choose the element, not attributes of it.
+                .filter(|a| {
+                    !matches!(
+                        a.name.name.as_str(),
+                        vocab::SUBTREE_PLUS | vocab::COMPACT | vocab::EXPLICIT
+                    )
+                })
+                .map(|a| (a.name.name.as_str(), attr_value(a))),
+        );
         for m in &n.modifiers {
             if self.dialect == Dialect::V3 {
                 self.error(
@@ -166,6 +164,7 @@ impl Heads<'_> {
         }
         if vocab::is_bt_builtin(id, self.dialect) {
             let mut el = Element::new(id);
+            let mut set = Vec::with_capacity(args.args.len());
             for a in &args.args {
                 let Some(port) = &a.name else {
                     self.error(
@@ -179,8 +178,9 @@ impl Heads<'_> {
                     ExprKind::Str(s) => s.clone(),
                     _ => self.value(&a.value, false),
                 };
-                el.set(&port.name, v);
+                set.push((port.name.as_str(), v));
             }
+            el.set_all(set);
             return el;
         }
         // A declared leaf, or a node used without a declaration.
@@ -223,6 +223,7 @@ impl Heads<'_> {
             self.amend(|d| d.with_label("not a tree call"));
         }
         let mut used = Vec::new();
+        let mut set = Vec::with_capacity(args.args.len());
         for (i, a) in args.args.iter().enumerate() {
             let port = match (&a.name, &sig) {
                 (Some(p), _) => p.name.clone(),
@@ -246,9 +247,9 @@ impl Heads<'_> {
             let port = names::xml_port(&port).into_owned();
             let bound = matches!(a.value.kind, ExprKind::Name(_) | ExprKind::Root(_));
             used.push((port.clone(), bound));
-            let v = self.value(&a.value, false);
-            el.set(&port, v);
+            set.push((port, self.value(&a.value, false)));
         }
+        el.set_all(set);
         if sig.is_none() || self.st.inferred.contains(id) {
             // What an import of this element would infer: v4 is compact, so the kind comes
             // from the children; v3 names it in the explicit tag.
@@ -351,6 +352,7 @@ impl Heads<'_> {
             Dialect::V3 => ("SubTreePlus", false, "__autoremap"),
         };
         let mut el = Element::new(tag).with("ID", id);
+        let mut set = Vec::with_capacity(args.args.len());
         for (i, a) in args.args.iter().enumerate() {
             let port = match &a.name {
                 Some(p) => p.name.clone(),
@@ -371,8 +373,9 @@ impl Heads<'_> {
                 },
             };
             let v = self.value(&a.value, bare);
-            el.set(&names::xml_port(&port), v);
+            set.push((names::xml_port(&port).into_owned(), v));
         }
+        el.set_all(set);
         if args.rest.is_some() && !autoremap.is_empty() {
             el.set(autoremap, "true");
         }

@@ -542,9 +542,12 @@ impl Exporter {
                     None => path.clone(),
                 };
                 let mut el = Element::new("include").with("path", xml_path);
-                for a in item.attrs.iter().filter(|a| !is_reserved_item_attr(a)) {
-                    el.set(&a.name.name, attr_value(a));
-                }
+                el.set_all(
+                    item.attrs
+                        .iter()
+                        .filter(|a| !is_reserved_item_attr(a))
+                        .map(|a| (a.name.name.as_str(), attr_value(a))),
+                );
                 includes.push(el);
                 let key = XmlItem::Use(path.clone());
                 if item.doc.is_some() {

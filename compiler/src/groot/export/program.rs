@@ -52,7 +52,7 @@ pub fn export_program(main: &File, dialect: Dialect, loader: &dyn Loader) -> Exp
     let export = |m: &Module| {
         let reached: Vec<&File> = reachable(m, &modules, &by_name)
             .into_iter()
-            .map(|i| &modules[i].file)
+            .map(|i| &*modules[i].file)
             .collect();
         export_with(&m.file, dialect, &reached)
     };

@@ -26,9 +26,12 @@ impl Exporter {
         if let Some(d) = &item.doc {
             bt.set("_description", d.lines.join("\n"));
         }
-        for a in item.attrs.iter().filter(|a| !is_reserved_item_attr(a)) {
-            bt.set(&a.name.name, attr_value(a));
-        }
+        bt.set_all(
+            item.attrs
+                .iter()
+                .filter(|a| !is_reserved_item_attr(a))
+                .map(|a| (a.name.name.as_str(), attr_value(a))),
+        );
         self.st.form = item.attrs.iter().find_map(|a| match a.name.name.as_str() {
             vocab::COMPACT => Some(vocab::COMPACT),
             vocab::EXPLICIT => Some(vocab::EXPLICIT),

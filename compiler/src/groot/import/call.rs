@@ -6,7 +6,7 @@ use super::super::model::{self, ValueKind};
 use super::super::script;
 use super::super::vocab;
 use super::super::xml::{Attribute, Element};
-use super::super::{Dialect, Scope};
+use super::super::{Dialect, PortsByName};
 use super::*;
 use crate::builtins::{self, ArgType, Builtin};
 use crate::span::Span;
@@ -161,6 +161,7 @@ impl Reader {
                 .note(id, LeafKind::Action, true, &[], el.name_span);
         }
         let ports = self.scope.trees.get(id).cloned().unwrap_or_default();
+        let ports = PortsByName::new(&ports);
         let mut args = Vec::new();
         let mut rest_flag = false;
         for a in rest {
@@ -194,9 +195,8 @@ impl Reader {
                         }
                     }
                     None => {
-                        let kind = model::value_kind(
-                            Scope::port(&ports, &a.name).and_then(|p| p.ty.as_ref()),
-                        );
+                        let kind =
+                            model::value_kind(ports.get(&a.name).and_then(|p| p.ty.as_ref()));
                         Some(model::literal(&a.value, kind))
                     }
                 }
@@ -231,6 +231,7 @@ impl Reader {
         attrs: &mut Vec<Attr>,
     ) -> NodeKind {
         let sig = self.scope.leaves.get(id).cloned();
+        let ports = sig.as_ref().map(|s| PortsByName::new(&s.ports));
         let raw_builtin = vocab::is_bt_builtin(id, self.dialect);
         let mut args = Vec::new();
         let mut unknown_ports = Vec::new();
@@ -245,9 +246,9 @@ impl Reader {
                 attrs.push(attr(&a.name, &a.value));
                 continue;
             }
-            let ty = sig
+            let ty = ports
                 .as_ref()
-                .and_then(|s| Scope::port(&s.ports, &a.name))
+                .and_then(|ps| ps.get(&a.name))
                 .and_then(|p| p.ty.as_ref());
             let value = match model::blackboard_key(&a.value) {
                 Some("=") => model::key_expr(&a.name),
