@@ -147,24 +147,7 @@ impl Exporter {
     /// (`parallel`, no inhibition).
     pub(super) fn arbiter(&mut self, file: &File, members: &[Member]) -> Element {
         let by_name = modules_by_name(file, members);
-        let lets: Vec<(String, Expr)> = members
-            .iter()
-            .filter_map(|m| match &m.kind {
-                MemberKind::Let { name, value, .. } => Some((name.name.clone(), value.clone())),
-                _ => None,
-            })
-            .collect();
-        // An agent's `let`s are expressions of its state: written out where they are used.
-        let saved: Vec<(String, Option<Expr>)> = lets
-            .iter()
-            .map(|(n, v)| {
-                let paren = Expr {
-                    kind: ExprKind::Paren(Box::new(v.clone())),
-                    span: v.span,
-                };
-                (n.clone(), self.scope.consts.insert(n.clone(), paren))
-            })
-            .collect();
+        let saved = self.scope.push_lets(members);
         let mut el = Element::new(ARBITER).with(carry::NODE, "true");
         let block = members.iter().find_map(|m| match &m.kind {
             MemberKind::Behaviors(b) => Some(b),
@@ -203,12 +186,7 @@ impl Exporter {
             let m = self.module(d, &by_name);
             el.children.push(XmlNode::Element(m));
         }
-        for (n, old) in saved {
-            match old {
-                Some(v) => self.scope.consts.insert(n, v),
-                None => self.scope.consts.remove(&n),
-            };
-        }
+        self.scope.pop_lets(saved);
         el
     }
 

@@ -138,7 +138,10 @@ impl Exporter {
         };
         let mut bt = Element::new("BehaviorTree").with("ID", &a.name.name);
         let init = self.agent_init(members, &block.nodes);
-        if let Some(body) = self.body(&block.nodes, init, block.span) {
+        let saved = self.scope.push_lets(members);
+        let body = self.body(&block.nodes, init, block.span);
+        self.scope.pop_lets(saved);
+        if let Some(body) = body {
             bt.children.push(XmlNode::Element(body));
         }
         // The agent itself, with its `main` emptied: the nodes are in the XML.
