@@ -530,6 +530,9 @@ impl<'p> Machine<'p> {
         let now = self.now_ms;
         let default = self.default_leaf;
         let status = match self.leaves.get_mut(n) {
+            // After a read of an unset variable the tick has stopped (BehaviorTree.CPP threw):
+            // no leaf acts on the world any more.
+            _ if self.fault.is_some() => Status::Failure,
             Some(leaf) => {
                 let mut call = LeafCall {
                     now_ms: now,
