@@ -296,8 +296,14 @@ impl<'p> Machine<'p> {
             native: None,
             fault: None,
         };
-        // A `var` without an initial value starts unset (`UNSET`).
+        // A `var` without an initial value starts unset (`UNSET`), its entry never written
+        // (sequence id 0, as BehaviorTree.CPP's entry a port declared and nothing set).
         m.slots = agent.slots.iter().map(|s| s.init).collect();
+        for (i, s) in agent.slots.iter().enumerate() {
+            if affect_compiler::ir::program::is_unset(s.init) {
+                m.seq[i] = 0;
+            }
+        }
         // Every list slot gets its own copy of its initial list.
         for (i, s) in agent.slots.iter().enumerate() {
             if s.kind == affect_compiler::ir::program::ValueKind::List {
