@@ -379,6 +379,7 @@ fn handwritten() -> Vec<Case> {
         case("unset_blackboard_initialised", 4, None, "sequence { Slow() unset_blackboard(\"y\") do { x = y } }", "<Sequence><Slow/><UnsetBlackboard key=\"y\"/><Script code=\"x = y\"/></Sequence>"),
         case("unset_blackboard_missing_key", 2, None, "sequence { unset_blackboard(\"nothing\") Ok() }", "<Sequence><UnsetBlackboard key=\"nothing\"/><Ok/></Sequence>"),
         case("unset_repeat_count", 2, None, "var n: int;\nsequence { Ok() repeat(n) { Ok() } }", "<Sequence><Ok/><Repeat num_cycles=\"{n}\"><Ok/></Repeat></Sequence>"),
+        case("unset_set_blackboard_fails", 4, None, "var u: num;\nsequence { fallback { set_blackboard(value: u, output_key: x) do { u = 4.0 } } Slow() set_blackboard(value: u, output_key: y) }", "<Sequence><Fallback><SetBlackboard value=\"{u}\" output_key=\"x\"/><Script code=\"u := 4.0\"/></Fallback><Slow/><SetBlackboard value=\"{u}\" output_key=\"y\"/></Sequence>"),
         case("unset_switch_default", 3, None, "var u: num;\nswitch u { 1 => No()  2 => No()  _ => Slow() }", "<Switch2 variable=\"{u}\" case_1=\"1\" case_2=\"2\"><No/><No/><Slow/></Switch2>"),
     ]
 }

@@ -630,4 +630,45 @@ fn check_unset_reads(p: &mut AgentProgram) {
             }
         }
     }
+    set_blackboard_fails_when_unset(p, &maybe);
+}
+
+/// `SetBlackboard value="{src}"` whose `src` holds no value FAILS in BehaviorTree.CPP (it
+/// does not throw): such a copy becomes a condition that copies and succeeds when the source
+/// holds a value (it equals itself: a NaN counts as none), else fails without writing.
+fn set_blackboard_fails_when_unset(p: &mut AgentProgram, maybe: &[bool]) {
+    for i in 0..p.nodes.len() {
+        let NodeKind::Script { code } = p.nodes[i].kind else {
+            continue;
+        };
+        if p.nodes[i].id != "SetBlackboard" || code.len != 2 {
+            continue;
+        }
+        let at = code.start as usize;
+        let (Op::LoadChecked(src), store @ (Op::Store(_) | Op::StoreClamped(..))) =
+            (p.code[at], p.code[at + 1])
+        else {
+            continue;
+        };
+        if maybe.get(src as usize) != Some(&true) {
+            continue;
+        }
+        let start = p.code.len() as u32;
+        p.code.extend([
+            Op::Load(src),
+            Op::Load(src),
+            Op::Eq,
+            Op::JumpIfFalseKeep(4),
+            Op::Pop,
+            Op::Load(src),
+            store,
+            Op::Const(1.0),
+        ]);
+        p.nodes[i].kind = NodeKind::ScriptCondition {
+            cond: Code {
+                start,
+                len: p.code.len() as u32 - start,
+            },
+        };
+    }
 }
