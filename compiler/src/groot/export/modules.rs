@@ -247,3 +247,28 @@ impl Exporter {
         el
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::groot::{export, Dialect};
+
+    const SRC: &str = "tree T { succeed }\nagent A {\n    let keen = 2 > 1;\n    behavior M {\n        expected keen ? 3 : 0;\n        keys legs;\n        run T;\n    }\n}\n";
+
+    #[test]
+    fn an_agent_of_modules_is_a_main_tree_of_the_arbiter_in_v4_only() {
+        let file = crate::syntax::parse(SRC).file;
+        let v4 = export(&file, Dialect::V4).xml;
+        assert!(v4.contains(r#"main_tree_to_execute="A""#), "{v4}");
+        assert!(
+            v4.contains(r#"<AffectModule name="M" expected="(2 &gt; 1) ? 3 : 0" keys="legs">"#),
+            "{v4}"
+        );
+        assert!(
+            v4.contains(r#"<Control ID="AffectBehaviors" _affect_node="true">"#),
+            "{v4}"
+        );
+        let v3 = export(&file, Dialect::V3).xml;
+        assert!(!v3.contains("main_tree_to_execute"), "{v3}");
+        assert!(!v3.contains("Affect"), "{v3}");
+    }
+}
