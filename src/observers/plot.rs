@@ -282,15 +282,8 @@ impl Recorder {
         }
     }
 
-    /// The SVG; `title` heads it (the program's file name).
-    pub fn render(&self, title: &str) -> Result<String, String> {
-        let end = self
-            .agents
-            .iter()
-            .map(|a| a.end_s)
-            .fold(0.0f64, f64::max)
-            .max(0.1);
-        // Layout: the height of every block, agent by agent.
+    /// The blocks drawn, agent by agent: a header, then its charts.
+    fn blocks(&self) -> Vec<(usize, Block)> {
         let mut blocks: Vec<(usize, Block)> = Vec::new();
         for (i, a) in self.agents.iter().enumerate() {
             blocks.push((i, Block::Header));
@@ -316,22 +309,36 @@ impl Recorder {
                 }
             }
         }
-        let heights: Vec<u32> = blocks
+        blocks
+    }
+
+    /// The height of agent `i`'s block `b`.
+    fn height(&self, i: usize, b: &Block) -> u32 {
+        match b {
+            Block::Header => HEADER,
+            Block::Levels | Block::Hormones => LEVELS_HEIGHT,
+            Block::OwnScale(_) => OWN_SCALE_HEIGHT,
+            Block::Emotion(s) => {
+                let n = self.agents[i].states[*s].states.len() as u32;
+                (100 + 34 * n).max(250)
+            }
+            Block::Drive(s) => {
+                let n = self.agents[i].states[*s].states.len() as u32;
+                (100 + 34 * n).max(170)
+            }
+        }
+    }
+
+    /// The SVG; `title` heads it (the program's file name).
+    pub fn render(&self, title: &str) -> Result<String, String> {
+        let end = self
+            .agents
             .iter()
-            .map(|(i, b)| match b {
-                Block::Header => HEADER,
-                Block::Levels | Block::Hormones => LEVELS_HEIGHT,
-                Block::OwnScale(_) => OWN_SCALE_HEIGHT,
-                Block::Emotion(s) => {
-                    let n = self.agents[*i].states[*s].states.len() as u32;
-                    (100 + 34 * n).max(250)
-                }
-                Block::Drive(s) => {
-                    let n = self.agents[*i].states[*s].states.len() as u32;
-                    (100 + 34 * n).max(170)
-                }
-            })
-            .collect();
+            .map(|a| a.end_s)
+            .fold(0.0f64, f64::max)
+            .max(0.1);
+        let blocks = self.blocks();
+        let heights: Vec<u32> = blocks.iter().map(|(i, b)| self.height(*i, b)).collect();
         let height: u32 = HEADER + heights.iter().sum::<u32>().max(HEADER);
         let mut svg = String::new();
         {
