@@ -8,12 +8,12 @@
 //! ones fail at once until a heartbeat of it is heard again. The world's message loss applies to the call (drawn here) and to
 //! the reply (drawn by the host); a lost one is a call not answered in time.
 
-use crate::robot::Shared;
+use crate::node::{Inbox, Node};
 use crate::wire::Body;
-use affect_runtime::network::{Call, Calls};
+use affect_runtime::network::Call;
+use affect_runtime::rng::Rng;
 use affect_runtime::trace::{Event, TraceSink};
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 /// A call made during a tick, for the caller's trace.
@@ -29,33 +29,57 @@ pub struct Note {
     pub why: Option<String>,
 }
 
-/// The robot's [`Calls`]: over its node, waiting on its `reply` subscription.
-pub struct NetCalls {
-    shared: Rc<RefCell<Shared>>,
+/// The caller's side of component calls: the robot's `reply` subscription, its own random
+/// stream for loss (so calls leave the recruitment protocol's draws alone), the last call's
+/// number, world time per wall time, the calls made since the last tick's trace, and the
+/// instances (owner, name) that left a call unanswered, with when: further calls to them fail
+/// at once until they are heard again.
+pub(crate) struct Caller {
+    pub(crate) reply_in: Inbox,
+    pub(crate) rng: Rng,
+    pub(crate) last: u64,
+    pub(crate) speed: f64,
+    pub(crate) notes: Vec<Note>,
+    pub(crate) unanswered: HashMap<(Option<String>, String), f64>,
 }
 
-impl NetCalls {
-    pub(crate) fn new(shared: Rc<RefCell<Shared>>) -> NetCalls {
-        NetCalls { shared }
+impl Caller {
+    pub(crate) fn new(reply_in: Inbox, rng: Rng, speed: f64) -> Caller {
+        Caller {
+            reply_in,
+            rng,
+            last: 0,
+            speed: if speed > 0.0 { speed } else { 1.0 },
+            notes: Vec::new(),
+            unanswered: HashMap::new(),
+        }
     }
-}
 
-impl Calls for NetCalls {
-    fn call(&self, call: &Call) -> Result<(), String> {
-        let Ok(mut s) = self.shared.try_borrow_mut() else {
-            return Err("the network is busy".into());
-        };
-        let s = &mut *s;
+    /// A heartbeat of the instance was heard: it may be called again.
+    pub(crate) fn heard(&mut self, owner: &Option<String>, component: &str) {
+        self.unanswered
+            .retain(|(o, c), _| o != owner || c != component);
+    }
+
+    /// Makes `call` over `node` (`cut_off`: the launcher's partition holds; `loss`: the
+    /// world's message loss) and notes it for the trace.
+    pub(crate) fn call(
+        &mut self,
+        node: &mut Node,
+        cut_off: bool,
+        loss: f64,
+        call: &Call,
+    ) -> Result<(), String> {
         let Some(host) = call.host else {
             return Err(format!("`{}` runs on no host", call.component));
         };
-        s.last_call += 1;
-        let id = s.last_call;
-        let (ms, why) = match round_trip(s, call, host, id) {
+        self.last += 1;
+        let id = self.last;
+        let (ms, why) = match self.round_trip(node, cut_off, loss, call, host, id) {
             Ok(ms) => (Some(ms), None),
             Err(why) => (None, Some(why)),
         };
-        s.call_notes.push(Note {
+        self.notes.push(Note {
             t_ms: call.now_ms,
             component: call.component.to_string(),
             leaf: call.leaf.to_string(),
@@ -66,70 +90,75 @@ impl Calls for NetCalls {
         });
         why.map_or(Ok(()), Err)
     }
-}
 
-/// Sends call `id` and waits for its answer; the world time it took.
-fn round_trip(s: &mut Shared, call: &Call, host: &str, id: u64) -> Result<f64, String> {
-    if s.cut_off() {
-        return Err("cut off".into());
-    }
-    // An instance that left a call unanswered is not waited for again until it is heard:
-    // a dead or cut-off host costs the robot one wait, not one per tick.
-    let instance = (call.owner.map(str::to_string), call.component.to_string());
-    if let Some(since) = s.unanswered.get(&instance) {
-        return Err(format!(
-            "no answer since {since} ms: waiting for its next heartbeat"
-        ));
-    }
-    // Answers to calls that timed out are old news.
-    drop(s.reply_in.drain());
-    let lost = s.loss > 0.0 && {
-        let loss = s.loss;
-        s.call_rng.chance(loss)
-    };
-    let sent = Instant::now();
-    s.node.publish(
-        call.now_ms,
-        Some(host.to_string()),
-        if lost {
-            vec![host.to_string()]
-        } else {
-            Vec::new()
-        },
-        Body::Call {
-            id,
-            owner: call.owner.map(str::to_string),
-            component: call.component.to_string(),
-            leaf: call.leaf.to_string(),
-        },
-    );
-    let limit = Duration::from_secs_f64((call.timeout_ms / s.speed).max(1.0) / 1000.0);
-    let me = s.node.me.clone();
-    while let Some(left) = limit.checked_sub(sent.elapsed()) {
-        let Some(raw) = s.reply_in.wait(left) else {
-            break;
-        };
-        let Some(m) = s.node.accept(&raw) else {
-            continue;
-        };
-        let Body::Reply {
-            id: answered,
-            served,
-            why,
-        } = m.body
-        else {
-            continue;
-        };
-        if answered != id || m.to.as_deref() != Some(me.as_str()) || m.lost_for.contains(&me) {
-            continue;
+    /// Sends call `id` and waits for its answer; the world time it took.
+    fn round_trip(
+        &mut self,
+        node: &mut Node,
+        cut_off: bool,
+        loss: f64,
+        call: &Call,
+        host: &str,
+        id: u64,
+    ) -> Result<f64, String> {
+        if cut_off {
+            return Err("cut off".into());
         }
-        return match served {
-            true => Ok(sent.elapsed().as_secs_f64() * 1000.0 * s.speed),
-            false => Err(why.unwrap_or_else(|| "refused".into())),
-        };
+        // An instance that left a call unanswered is not waited for again until it is heard:
+        // a dead or cut-off host costs the robot one wait, not one per tick.
+        let instance = (call.owner.map(str::to_string), call.component.to_string());
+        if let Some(since) = self.unanswered.get(&instance) {
+            return Err(format!(
+                "no answer since {since} ms: waiting for its next heartbeat"
+            ));
+        }
+        // Answers to calls that timed out are old news.
+        drop(self.reply_in.drain());
+        let lost = loss > 0.0 && self.rng.chance(loss);
+        let sent = Instant::now();
+        node.publish(
+            call.now_ms,
+            Some(host.to_string()),
+            if lost {
+                vec![host.to_string()]
+            } else {
+                Vec::new()
+            },
+            Body::Call {
+                id,
+                owner: call.owner.map(str::to_string),
+                component: call.component.to_string(),
+                leaf: call.leaf.to_string(),
+            },
+        );
+        let limit = Duration::from_secs_f64((call.timeout_ms / self.speed).max(1.0) / 1000.0);
+        let me = node.me.clone();
+        while let Some(left) = limit.checked_sub(sent.elapsed()) {
+            let Some(raw) = self.reply_in.wait(left) else {
+                break;
+            };
+            let Some(m) = node.accept(&raw) else {
+                continue;
+            };
+            let Body::Reply {
+                id: answered,
+                served,
+                why,
+            } = m.body
+            else {
+                continue;
+            };
+            if answered != id || m.to.as_deref() != Some(me.as_str()) || m.lost_for.contains(&me) {
+                continue;
+            }
+            return match served {
+                true => Ok(sent.elapsed().as_secs_f64() * 1000.0 * self.speed),
+                false => Err(why.unwrap_or_else(|| "refused".into())),
+            };
+        }
+        self.unanswered.insert(instance, call.now_ms);
+        Err(format!("no answer within {} ms", call.timeout_ms))
     }
-    s.unanswered.insert(instance, call.now_ms);
-    Err(format!("no answer within {} ms", call.timeout_ms))
 }
 
 /// Writes the calls of the tick to the caller's trace.

@@ -22,8 +22,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// What the robot's network, its radio and its component calls share.
-pub(crate) struct Shared {
-    pub(crate) node: Node,
+struct Shared {
+    node: Node,
     /// Set to stop (Ctrl-C, SIGTERM, the launcher gone).
     stop: Arc<AtomicBool>,
     recruit_in: Inbox,
@@ -31,8 +31,6 @@ pub(crate) struct Shared {
     heartbeat_in: Inbox,
     control_in: Inbox,
     pose_in: Inbox,
-    /// Hosts' answers to component calls.
-    pub(crate) reply_in: Inbox,
     alive_in: LiveInbox,
     /// The last position published: (x, y, airborne).
     last_pose: Option<(f64, f64, bool)>,
@@ -44,26 +42,18 @@ pub(crate) struct Shared {
     partitioned_until: f64,
     /// World time of the tick under way.
     now_ms: f64,
-    pub(crate) loss: f64,
+    loss: f64,
     latency_ms: f64,
     unicast: bool,
     rng: Rng,
-    /// Component calls: their own random stream for loss (so calls leave the recruitment
-    /// protocol's draws alone), the last call's number, world time per wall time, and the
-    /// calls made since the last tick's trace.
-    pub(crate) call_rng: Rng,
-    pub(crate) last_call: u64,
-    pub(crate) speed: f64,
-    pub(crate) call_notes: Vec<crate::call::Note>,
+    /// Component calls, the caller's side.
+    pub(crate) calls: crate::call::Caller,
     /// Heartbeats received ahead of this robot's clock: (sent at, owner, component, host).
     beats: Vec<(f64, Option<String>, String, String)>,
-    /// Component instances (owner, name) that left a call unanswered, with when: further
-    /// calls to them fail at once until they are heard again.
-    pub(crate) unanswered: std::collections::HashMap<(Option<String>, String), f64>,
 }
 
 impl Shared {
-    pub(crate) fn cut_off(&self) -> bool {
+    fn cut_off(&self) -> bool {
         self.now_ms < self.partitioned_until
     }
 
@@ -122,13 +112,13 @@ impl Robot {
         enums: Vec<EnumInfo>,
         options: RobotOptions,
     ) -> Result<Robot, String> {
+        let reply_in = node.subscribe("reply")?;
         let shared = Shared {
             recruit_in: node.subscribe("recruit")?,
             command_in: node.subscribe("command")?,
             heartbeat_in: node.subscribe("heartbeat")?,
             control_in: node.subscribe("control")?,
             pose_in: node.subscribe("pose")?,
-            reply_in: node.subscribe("reply")?,
             alive_in: node.watch_alive()?,
             last_pose: None,
             node,
@@ -141,16 +131,12 @@ impl Robot {
             latency_ms: 0.0,
             unicast: false,
             rng: Rng::named(options.seed, &format!("messages:{name}")),
-            call_rng: Rng::named(options.seed, &format!("calls:{name}")),
-            last_call: 0,
-            speed: if options.speed > 0.0 {
-                options.speed
-            } else {
-                1.0
-            },
-            call_notes: Vec::new(),
+            calls: crate::call::Caller::new(
+                reply_in,
+                Rng::named(options.seed, &format!("calls:{name}")),
+                options.speed,
+            ),
             beats: Vec::new(),
-            unanswered: std::collections::HashMap::new(),
         };
         Ok(Robot {
             shared: Rc::new(RefCell::new(shared)),
@@ -193,9 +179,9 @@ impl Network for Robot {
     }
 
     fn calls(&mut self) -> Option<std::rc::Rc<dyn affect_runtime::network::Calls>> {
-        Some(std::rc::Rc::new(crate::call::NetCalls::new(
-            self.shared.clone(),
-        )))
+        Some(Rc::new(NetCalls {
+            shared: self.shared.clone(),
+        }))
     }
 
     fn remote(&self, instance: &str) -> bool {
@@ -268,8 +254,7 @@ impl Network for Robot {
                 } = m.body
                 {
                     // A component heard again may be called again (`call.rs`).
-                    s.unanswered
-                        .retain(|(o, c), _| *o != owner || *c != component);
+                    s.calls.heard(&owner, &component);
                     s.beats.push((m.t_ms.max(0.0), owner, component, host));
                 }
             }
@@ -351,7 +336,7 @@ impl Network for Robot {
         s.flush_delayed();
         // An agent without recruitment never takes its messages.
         s.recruits.clear();
-        crate::call::trace(&mut s.call_notes, tick, agent, sink);
+        crate::call::trace(&mut s.calls.notes, tick, agent, sink);
         for r in s.node.rejected.drain(..) {
             let _ = sink.line(
                 tick,
@@ -562,5 +547,21 @@ impl Radio for NetRadio {
 
     fn unicast(&self) -> bool {
         self.shared.borrow().unicast
+    }
+}
+
+/// The robot's component calls ([`crate::call::Caller`]), over its node.
+struct NetCalls {
+    shared: Rc<RefCell<Shared>>,
+}
+
+impl affect_runtime::network::Calls for NetCalls {
+    fn call(&self, call: &affect_runtime::network::Call) -> Result<(), String> {
+        let Ok(mut s) = self.shared.try_borrow_mut() else {
+            return Err("the network is busy".into());
+        };
+        let s = &mut *s;
+        let (cut_off, loss) = (s.cut_off(), s.loss);
+        s.calls.call(&mut s.node, cut_off, loss, call)
     }
 }

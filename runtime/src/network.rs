@@ -5,38 +5,12 @@
 //! other processes. Nothing here knows how: the runtime stays free of network code.
 
 pub use crate::radio::{Copies, Radio};
+pub use crate::sim::call_route::{Call, Calls};
 use crate::sim::mail::Mail;
 use crate::sim::team::Team;
 use crate::trace::TraceSink;
 use crate::world::World;
 use std::rc::Rc;
-
-/// A call of a leaf a component serves (`serves Listen;`), addressed to the instance that
-/// serves the component's users now (itself, or the redundant one they were re-bound to).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Call<'a> {
-    /// World time of the calling tick.
-    pub now_ms: f64,
-    /// The calling agent instance.
-    pub caller: &'a str,
-    /// The serving instance's owner (an agent instance; `None` for a top-level component).
-    pub owner: Option<&'a str>,
-    /// The serving instance.
-    pub component: &'a str,
-    /// The host it runs on, as far as the supervisor knows.
-    pub host: Option<&'a str>,
-    /// The declared leaf called.
-    pub leaf: &'a str,
-    /// World time after which an unanswered call fails: the serving component's heartbeat.
-    pub timeout_ms: f64,
-}
-
-/// Carries component calls to the processes that host the components.
-pub trait Calls {
-    /// Sends the call and waits for its answer: `Ok` when the serving instance took it, else
-    /// why not (no answer within the timeout, refused, lost). Never longer than the timeout.
-    fn call(&self, call: &Call) -> Result<(), String>;
-}
 
 /// What a tick's exchange with the network reaches: the world (where the other robots
 /// are), the team (recruitment, components) and the post office (commands).

@@ -321,6 +321,7 @@ impl Fields<'_> {
 }
 
 /// Appends one event as a JSON line.
+// One piece: a flat match with one arm per event kind, its fields in docs/trace.md's order.
 pub fn write_event(out: &mut Vec<u8>, tick: u64, t_ms: f64, agent: &str, ev: &Event) {
     let _ = write!(out, "{{\"tick\":{tick},\"t_ms\":");
     json_num(out, t_ms);

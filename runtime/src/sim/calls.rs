@@ -7,35 +7,15 @@
 //! In simulation the call is answered in the calling process: it fails while `failed(c)` is
 //! true, else the leaf runs. In a networked run (`affect launch`) a component placed on a
 //! host runs in that host's process: the call goes there over the network
-//! ([`crate::network::Calls`]) and the leaf runs only once the host has answered; no answer
+//! ([`Calls`](super::call_route::Calls)) and the leaf runs only once the host has answered; no answer
 //! within the component's heartbeat fails the leaf. What the leaf does in the world (the
 //! astronaut hearing, the robot moving) stays the calling process's, which owns its copy of
 //! the world.
 
+use super::call_route::Call;
 use super::team::Link;
 use crate::leaf::{Leaf, LeafCall, LeafTable};
-use crate::network::{Call, Calls};
 use affect_compiler::ir::program::{AgentProgram, NodeKind, Program, Status};
-use std::rc::Rc;
-
-/// Where a call goes now.
-pub struct Route {
-    /// The calling agent instance.
-    pub caller: String,
-    /// The instance serving the component's users; `None` while they are without service.
-    pub served: Option<Server>,
-}
-
-/// The instance that answers a call.
-pub struct Server {
-    pub owner: Option<String>,
-    pub component: String,
-    pub host: Option<String>,
-    /// An unanswered call fails after this much world time (the serving heartbeat).
-    pub timeout_ms: f64,
-    /// Set when the instance runs in another process: what carries the call there.
-    pub calls: Option<Rc<dyn Calls>>,
-}
 
 /// Puts a call in front of every leaf a component of the agent (its own, else the file's)
 /// serves.

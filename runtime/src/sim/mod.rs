@@ -6,6 +6,7 @@
 
 pub mod area_leaves;
 pub mod astronaut;
+pub mod call_route;
 pub mod calls;
 pub mod env;
 pub mod grid_leaves;

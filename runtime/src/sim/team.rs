@@ -115,7 +115,7 @@ pub struct Team {
     /// Restarts the supervisor decided on, for a network to carry out.
     restarts: Vec<Restart>,
     /// Networked: what carries calls to components on other hosts.
-    calls: Option<Rc<dyn crate::network::Calls>>,
+    calls: Option<Rc<dyn super::call_route::Calls>>,
 }
 
 /// A component the supervisor wants restarted, on a host (networked runs: the launcher
@@ -156,7 +156,7 @@ impl Team {
 
     /// Networked runs: calls of leaves served by components on other hosts go through
     /// `calls`.
-    pub fn set_calls(&mut self, calls: Rc<dyn crate::network::Calls>) {
+    pub fn set_calls(&mut self, calls: Rc<dyn super::call_route::Calls>) {
         self.calls = Some(calls);
     }
 
@@ -338,7 +338,7 @@ pub fn join(
 
 impl Link {
     /// Where a call of a leaf that component `name` serves goes now (see `calls.rs`).
-    pub fn route(&self, name: &str) -> Option<super::calls::Route> {
+    pub fn route(&self, name: &str) -> Option<super::call_route::Route> {
         let t = self.team.try_borrow().ok()?;
         let unit = t.supervisor.find(Some(self.member), name)?;
         let caller = t.members.get(self.member)?.name.clone();
@@ -347,13 +347,13 @@ impl Link {
             .serving(unit)
             .and_then(|s| Some((s, t.supervisor.units().get(s)?)));
         Some(match serving {
-            None => super::calls::Route {
+            None => super::call_route::Route {
                 caller,
                 served: None,
             },
-            Some((s, u)) => super::calls::Route {
+            Some((s, u)) => super::call_route::Route {
                 caller,
-                served: Some(super::calls::Server {
+                served: Some(super::call_route::Server {
                     owner: t.owner_name(u.owner),
                     component: u.spec.name.clone(),
                     host: t.supervisor.host_name(u.host).map(str::to_string),

@@ -161,63 +161,7 @@ impl Reader {
                     continue;
                 }
             };
-            let Some(name_attr) = p.attribute("name") else {
-                self.error(
-                    "E0416",
-                    format!("`<{}>` without `name`", p.name),
-                    p.name_span,
-                );
-                self.amend(|d| d.with_label("every port needs a name"));
-                continue;
-            };
-            if !self.spellable(&name_attr.value, name_attr.value_span, "port name") {
-                continue;
-            }
-            let name = name_attr.value.as_str();
-            let mut ty = p.attr("type").map(model::type_from_cpp);
-            let default = p.attr("default").map(|v| {
-                match model::blackboard_key(v).and_then(model::key_expr) {
-                    Some(e) => e,
-                    None => model::literal(v, model::value_kind(ty.as_ref())),
-                }
-            });
-            // A default BehaviorTree.CPP could not read as the port's number or boolean
-            // (nav2's `numeric_limits<double>::infinity()`): the port keeps its C++ spelling
-            // as a foreign type, which takes any text as its default.
-            if let (
-                Some(cpp),
-                Some(Expr {
-                    kind: ExprKind::Str(_),
-                    ..
-                }),
-            ) = (p.attr("type"), &default)
-            {
-                if matches!(
-                    model::value_kind(ty.as_ref()),
-                    model::ValueKind::Number | model::ValueKind::Bool
-                ) {
-                    ty = Some(Type {
-                        kind: TypeKind::Foreign(cpp.to_string()),
-                        span: Span::DUMMY,
-                    });
-                }
-            }
-            let text = p.text();
-            let desc = if text.trim().is_empty() {
-                p.attr("description").unwrap_or("").to_string()
-            } else {
-                text
-            };
-            let mut doc = std::mem::take(&mut comments);
-            doc.extend(doc_lines_keep(&desc));
-            ports.push(PortDecl {
-                doc: node_doc(doc),
-                dir,
-                name: ident(name),
-                ty,
-                default,
-                span: Span::DUMMY,
-            });
+            ports.extend(self.model_port(p, dir, &mut comments));
         }
         let mut doc = comment_docs;
         let mut attrs = Vec::new();
@@ -262,5 +206,73 @@ impl Reader {
             kind: kind_,
             span: Span::DUMMY,
         }
+    }
+
+    /// A model entry's port element as a declaration (`None`, with a diagnostic, when it
+    /// cannot be one); it takes `comments`, the XML comments before it.
+    fn model_port(
+        &mut self,
+        p: &Element,
+        dir: PortDir,
+        comments: &mut Vec<String>,
+    ) -> Option<PortDecl> {
+        let Some(name_attr) = p.attribute("name") else {
+            self.error(
+                "E0416",
+                format!("`<{}>` without `name`", p.name),
+                p.name_span,
+            );
+            self.amend(|d| d.with_label("every port needs a name"));
+            return None;
+        };
+        if !self.spellable(&name_attr.value, name_attr.value_span, "port name") {
+            return None;
+        }
+        let name = name_attr.value.as_str();
+        let mut ty = p.attr("type").map(model::type_from_cpp);
+        let default =
+            p.attr("default").map(
+                |v| match model::blackboard_key(v).and_then(model::key_expr) {
+                    Some(e) => e,
+                    None => model::literal(v, model::value_kind(ty.as_ref())),
+                },
+            );
+        // A default BehaviorTree.CPP could not read as the port's number or boolean
+        // (nav2's `numeric_limits<double>::infinity()`): the port keeps its C++ spelling
+        // as a foreign type, which takes any text as its default.
+        if let (
+            Some(cpp),
+            Some(Expr {
+                kind: ExprKind::Str(_),
+                ..
+            }),
+        ) = (p.attr("type"), &default)
+        {
+            if matches!(
+                model::value_kind(ty.as_ref()),
+                model::ValueKind::Number | model::ValueKind::Bool
+            ) {
+                ty = Some(Type {
+                    kind: TypeKind::Foreign(cpp.to_string()),
+                    span: Span::DUMMY,
+                });
+            }
+        }
+        let text = p.text();
+        let desc = if text.trim().is_empty() {
+            p.attr("description").unwrap_or("").to_string()
+        } else {
+            text
+        };
+        let mut doc = std::mem::take(comments);
+        doc.extend(doc_lines_keep(&desc));
+        Some(PortDecl {
+            doc: node_doc(doc),
+            dir,
+            name: ident(name),
+            ty,
+            default,
+            span: Span::DUMMY,
+        })
     }
 }
