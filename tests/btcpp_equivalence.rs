@@ -27,13 +27,20 @@ struct Case {
 /// Transition lines as (tick, uid, path, from, to).
 type Trace = Vec<(u64, u64, String, String, String)>;
 
+/// The error that stopped the tree, if one did: its tick and what each side said (affect:
+/// the variable read while it held no value; BehaviorTree.CPP: the exception's text).
+type Stop = Option<(u64, String)>;
+
 #[derive(Debug)]
 enum Var {
     Num(f64),
     Text(String),
 }
 
-fn ours(case: &Case) -> Result<(Trace, Vec<(String, Var)>), String> {
+/// What our side ran to: the transitions, the final root blackboard, how the tree stopped.
+type Ours = (Trace, Vec<(String, Var)>, Stop);
+
+fn ours(case: &Case) -> Result<Ours, String> {
     let analysis = affect_compiler::check_source_with(&case.affect, &NoFiles);
     let Some(program) = analysis.program else {
         let msgs: Vec<String> = analysis
@@ -83,8 +90,12 @@ fn ours(case: &Case) -> Result<(Trace, Vec<(String, Var)>), String> {
         }
     }
     let mut trace = Vec::new();
+    let mut stop = None;
     for line in text.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if v["ev"] == "error" {
+            stop = Some((v["tick"].as_u64().unwrap(), v["var"].to_string()));
+        }
         if v["ev"] == "node" {
             trace.push((
                 v["tick"].as_u64().unwrap(),
@@ -107,13 +118,13 @@ fn ours(case: &Case) -> Result<(Trace, Vec<(String, Var)>), String> {
             )
         })
         .collect();
-    Ok((trace, vars))
+    Ok((trace, vars, stop))
 }
 
 fn oracle(
     case: &Case,
     vars: &[(String, String, &str)],
-) -> Result<(Trace, serde_json::Value), String> {
+) -> Result<(Trace, serde_json::Value, Stop), String> {
     let dir = support::workspace().join("target").join("equivalence");
     let xml = support::write_temp(&dir, &format!("{}.xml", case.name), &case.xml);
     let mut cmd = Command::new(support::oracle());
@@ -132,7 +143,8 @@ fn oracle(
     }
     let out = cmd.output().map_err(|e| e.to_string())?;
     let text = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
+    // Exit status 3: an exception stopped the tree (its `error` line says which).
+    if !out.status.success() && out.status.code() != Some(3) {
         return Err(format!(
             "oracle failed ({}): {}{}",
             out.status,
@@ -142,9 +154,16 @@ fn oracle(
     }
     let mut trace = Vec::new();
     let mut bb = serde_json::Value::Null;
+    let mut stop = None;
     for line in text.lines() {
         let v: serde_json::Value =
             serde_json::from_str(line).map_err(|e| format!("{e}: {line}"))?;
+        if let Some(e) = v.get("error") {
+            stop = Some((
+                v["tick"].as_u64().unwrap(),
+                e.as_str().unwrap_or("").to_string(),
+            ));
+        }
         if v.get("uid").is_some() {
             trace.push((
                 v["tick"].as_u64().unwrap(),
@@ -157,15 +176,32 @@ fn oracle(
             bb = v["blackboard"].clone();
         }
     }
-    Ok((trace, bb))
+    Ok((trace, bb, stop))
 }
 
 /// Runs one case on both sides; `Err` says how they differ.
 fn compare(case: &Case) -> Result<(), String> {
-    let (our_trace, our_vars) = ours(case)?;
+    let (our_trace, our_vars, our_stop) = ours(case)?;
     // The oracle's root blackboard is preloaded with every variable's initial value, typed.
     let initial = initial_values(&case.affect);
-    let (their_trace, bb) = oracle(case, &initial)?;
+    let (their_trace, bb, their_stop) = oracle(case, &initial)?;
+    // The same tick stops, for the same variable when BehaviorTree.CPP names one.
+    let same_stop = match (&our_stop, &their_stop) {
+        (None, None) => true,
+        (Some((a, var)), Some((b, text))) => {
+            let var = var.trim_matches('"');
+            a == b
+                && text
+                    .split_once("Variable not found: ")
+                    .is_none_or(|(_, name)| name.trim() == var)
+        }
+        _ => false,
+    };
+    if !same_stop {
+        return Err(format!(
+            "the tree stops differently: ours {our_stop:?}, BehaviorTree.CPP {their_stop:?}"
+        ));
+    }
     if our_trace != their_trace {
         let first = our_trace
             .iter()
@@ -183,6 +219,8 @@ fn compare(case: &Case) -> Result<(), String> {
     for (k, v) in &our_vars {
         let theirs = bb.get(k).cloned().unwrap_or(serde_json::Value::Null);
         let same = match (&theirs, v) {
+            // No value on either side: an entry never written, or removed.
+            (serde_json::Value::Null, Var::Text(o)) => o == "null",
             (serde_json::Value::String(t), Var::Text(o)) => t == o,
             (t, Var::Num(o)) => t
                 .as_f64()
@@ -207,7 +245,10 @@ fn initial_values(affect: &str) -> Vec<(String, String, &'static str)> {
             continue;
         };
         let (name, rest) = rest.split_once(':').unwrap();
-        let (ty, value) = rest.split_once('=').unwrap();
+        // A variable without an initial value is not in BehaviorTree.CPP's blackboard.
+        let Some((ty, value)) = rest.split_once('=') else {
+            continue;
+        };
         let value = value
             .trim()
             .trim_end_matches(';')
@@ -325,6 +366,23 @@ fn handwritten() -> Vec<Case> {
         case("was_updated", 4, None, "sequence { do { x = 1.0 } fallback { was_updated(c) do { c = c + 1 } } }", "<Sequence><Script code=\"x = 1.0\"/><Fallback><WasEntryUpdated entry=\"c\"/><Script code=\"c = c + 1\"/></Fallback></Sequence>"),
         case("wait_update", 4, None, "sequence { do { c = c + 1 } wait_update(x) { Ok() } do { x = c > 2 ? 3.0 : x } }", "<Sequence><Script code=\"c = c + 1\"/><WaitValueUpdate entry=\"x\"><Ok/></WaitValueUpdate><Script code=\"x = c &gt; 2 ? 3.0 : x\"/></Sequence>"),
         case("nested_controls", 6, None, "fallback { sequence { Flip() Twice() } reactive_sequence { Flop() Slow() } sequence_with_memory { Ok() SlowFail() } }", "<Fallback><Sequence><Flip/><Twice/></Sequence><ReactiveSequence><Flop/><Slow/></ReactiveSequence><SequenceWithMemory><Ok/><SlowFail/></SequenceWithMemory></Fallback>"),
+        // Entries without a value: a variable declared without one is not in the
+        // blackboard, and `unset_blackboard` removes one. A script or condition reading it
+        // throws "Variable not found" and the tree stops; a Switch takes its default.
+        case("unset_read_in_script", 3, None, "var u: num;\nsequence { Ok() do { x = u + 1.0 } Ok() }", "<Sequence><Ok/><Script code=\"x = u + 1.0\"/><Ok/></Sequence>"),
+        case("unset_read_in_condition", 3, None, "var u: num;\nfallback { No() check u > 0.0 Ok() }", "<Fallback><No/><ScriptCondition code=\"u &gt; 0.0\"/><Ok/></Fallback>"),
+        case("unset_read_later_tick", 4, None, "var u: num;\nsequence { Slow() check u > 0.0 }", "<Sequence><Slow/><ScriptCondition code=\"u &gt; 0.0\"/></Sequence>"),
+        case("unset_read_in_precondition", 3, None, "var u: num;\nsequence { Ok() Ok() skip_if u > 1.0 }", "<Sequence><Ok/><Ok _skipIf=\"u &gt; 1.0\"/></Sequence>"),
+        case("unset_written_then_read", 4, None, "var u: num;\nsequence { do { u = 2.0 } Slow() do { x = u + x } }", "<Sequence><Script code=\"u := 2.0\"/><Slow/><Script code=\"x = u + x\"/></Sequence>"),
+        case("unset_blackboard_then_read", 3, None, "var u: num;\nsequence { do { u = 1.0 } unset_blackboard(\"u\") fallback { check u > 0.0 Ok() } }", "<Sequence><Script code=\"u := 1.0\"/><UnsetBlackboard key=\"u\"/><Fallback><ScriptCondition code=\"u &gt; 0.0\"/><Ok/></Fallback></Sequence>"),
+        case("unset_blackboard_each_tick", 5, None, "var u: num;\nsequence { do { u = c } Slow() do { c = c + 1 } unset_blackboard(\"u\") }", "<Sequence><Script code=\"u := c\"/><Slow/><Script code=\"c = c + 1\"/><UnsetBlackboard key=\"u\"/></Sequence>"),
+        case("unset_blackboard_initialised", 4, None, "sequence { Slow() unset_blackboard(\"y\") do { x = y } }", "<Sequence><Slow/><UnsetBlackboard key=\"y\"/><Script code=\"x = y\"/></Sequence>"),
+        case("unset_blackboard_missing_key", 2, None, "sequence { unset_blackboard(\"nothing\") Ok() }", "<Sequence><UnsetBlackboard key=\"nothing\"/><Ok/></Sequence>"),
+        case("unset_repeat_count", 2, None, "var n: int;\nsequence { Ok() repeat(n) { Ok() } }", "<Sequence><Ok/><Repeat num_cycles=\"{n}\"><Ok/></Repeat></Sequence>"),
+        case("unset_set_blackboard_fails", 4, None, "var u: num;\nsequence { fallback { set_blackboard(value: u, output_key: x) do { u = 4.0 } } Slow() set_blackboard(value: u, output_key: y) }", "<Sequence><Fallback><SetBlackboard value=\"{u}\" output_key=\"x\"/><Script code=\"u := 4.0\"/></Fallback><Slow/><SetBlackboard value=\"{u}\" output_key=\"y\"/></Sequence>"),
+        case("unset_was_updated", 3, None, "var u: num;\nsequence { fallback { was_updated(u) do { u = 1.0 } } fallback { was_updated(u) Ok() } }", "<Sequence><Fallback><WasEntryUpdated entry=\"u\"/><Script code=\"u := 1.0\"/></Fallback><Fallback><WasEntryUpdated entry=\"u\"/><Ok/></Fallback></Sequence>"),
+        case("unset_skip_unless_updated", 3, None, "var u: num;\nsequence { skip_unless_updated(u) { Ok() } do { u = 2.0 } }", "<Sequence><SkipUnlessUpdated entry=\"u\"><Ok/></SkipUnlessUpdated><Script code=\"u := 2.0\"/></Sequence>"),
+        case("unset_switch_default", 3, None, "var u: num;\nswitch u { 1 => No()  2 => No()  _ => Slow() }", "<Switch2 variable=\"{u}\" case_1=\"1\" case_2=\"2\"><No/><No/><Slow/></Switch2>"),
     ]
 }
 

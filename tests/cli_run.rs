@@ -166,6 +166,70 @@ fn a_plain_tree_runs_with_stand_ins_overrides_and_bb() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `goal`"));
 }
 
+/// A tree `var` without an initial value is an input: `--bb` sets it; unset, its first
+/// trace line is `null`, and reading it stops the tree with E0605 and an `error` line naming
+/// it, in both engines, with the same trace; `unset_blackboard` takes a value away again.
+#[test]
+fn reading_a_variable_without_a_value_stops_the_tree() {
+    let dir = scratch("unset");
+    let f = dir.join("t.affect");
+    std::fs::write(
+        &f,
+        "main tree T {\n    var goal: num;\n    var done: int = 0;\n\n    sequence {\n        do { done = done + 1 }\n        check goal > 1\n        unset_blackboard(\"goal\")\n    }\n}\n",
+    )
+    .unwrap();
+    let run = |engine: &str, bb: &[&str]| {
+        let t = dir.join(format!("{engine}{}.jsonl", bb.len()));
+        let file = f.to_str().unwrap();
+        let trace = t.to_str().unwrap();
+        let mut args = vec![
+            "run", file, "--ticks", "4", "--engine", engine, "--trace", trace,
+        ];
+        args.extend_from_slice(bb);
+        let out = affect(&args);
+        let text = std::fs::read_to_string(&t).unwrap();
+        (out, text)
+    };
+    for engine in ["interp", "jit"] {
+        let (out, trace) = run(engine, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains("error[E0605]") && stderr.contains("`goal`"),
+            "{stderr}"
+        );
+        let first = trace.lines().next().unwrap();
+        assert!(first.contains(r#""name":"goal","value":null"#), "{first}");
+        assert!(
+            trace.contains(r#""ev":"error","var":"goal""#),
+            "the trace names the variable: {trace}"
+        );
+        // The script before the read ran; the check never completed, and tick 0 was the last.
+        assert!(trace.contains(r#""path":"Script::2","from":"IDLE","to":"SUCCESS""#));
+        assert!(!trace.contains("ScriptCondition::3"), "{trace}");
+        assert!(
+            !trace
+                .lines()
+                .any(|l| l.contains(r#""tick":1,"#) && l.contains(r#""ev":"node""#)),
+            "no tick after the error: {trace}"
+        );
+        // Set with --bb, the check passes; `unset_blackboard` then removes the value, and
+        // the next tick's read stops the tree.
+        let (out, trace) = run(engine, &["--bb", "goal=3"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("tick 1"), "{stderr}");
+        assert!(trace.contains(r#""tick":0,"t_ms":0.0,"agent":"T","ev":"node","uid":4,"path":"UnsetBlackboard::4","from":"IDLE","to":"SUCCESS""#), "{trace}");
+        assert!(
+            trace.contains(r#""tick":1,"t_ms":100.0,"agent":"T","ev":"error","var":"goal""#),
+            "{trace}"
+        );
+    }
+    let (_, a) = run("interp", &["--bb", "goal=3"]);
+    let (_, b) = run("jit", &["--bb", "goal=3"]);
+    assert_eq!(a, b, "both engines write the same trace");
+}
+
 /// A tendency arm that names a `tendency` (whose behaviours are listed per role) has no
 /// run-time semantics yet.
 const PENDING: &str = r#"

@@ -260,6 +260,12 @@ fn check_block(page: &str, dir: &Path, block: &Block, kind: Kind) -> Vec<String>
             )),
             _ => {}
         }
+    } else if matches!(kind, Kind::NoRun) {
+        // A marker that claims nothing: `affect run` has nothing to refuse here.
+        problems.push(format!(
+            "{page}:{}: the ```affect,no-run block has nothing to run (no agent, no main tree): make it ```affect",
+            block.first_line
+        ));
     }
 
     for f in &files {

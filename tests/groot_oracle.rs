@@ -306,8 +306,10 @@ fn zero_of(
 fn host_entries(file: &affect_compiler::syntax::ast::File, agent: &str, xml: &str) -> Vec<String> {
     use affect_compiler::syntax::ast::MemberKind;
     let mut out = Vec::new();
+    // Only those scripts read: a port's `{_affect_…}` is typed by its port, as a host sets it.
     let mut hosted: Vec<&str> = xml
         .match_indices("_affect_")
+        .filter(|(i, _)| !xml[..*i].ends_with('{'))
         .map(|(i, _)| {
             let rest = &xml[i..];
             let end = rest

@@ -52,7 +52,7 @@ const PRESETS: &[Preset] = &[Preset {
     without: "Missing parameter [num_attempts] in RetryNode",
     why: "`SetLocations` writes `num_locs`, which `RetryUntilSuccessful` reads as \
           `num_attempts`; the stand-in writes nothing, so BehaviorTree.CPP throws at tick 0, \
-          while affect reads the `int`'s 0 (a documented difference, docs/semantics.md)",
+          and affect stops there too (E0605); the preset lets the comparison go past tick 0",
 }];
 
 /// Statuses given to custom node IDs in the scripted run, in turn.

@@ -117,6 +117,7 @@ codes! {
     "E0602" => "bad run option",
     "E0603" => "long-term memory file cannot be used",
     "E0604" => "world message no robot can receive",
+    "E0605" => "variable read while it holds no value",
     "E0610" => "hardware device cannot be used",
     "E0611" => "device has no hardware driver",
     // Record and replay (runtime/src/record).

@@ -85,6 +85,10 @@ pub enum Event<'a> {
         kind: &'a str,
         why: &'a str,
     },
+    /// A read of a variable that holds no value (declared without one and never written,
+    /// or removed by `unset_blackboard`): BehaviorTree.CPP throws "Variable not found", and
+    /// the agent's tree stops; this is its last tick.
+    Error { var: &'a str, text: String },
     /// A component call over the network (networked runs): written by the host that served
     /// it (`served`) and by the caller, with the round trip (`answered`) or why it failed.
     Call {
@@ -430,6 +434,7 @@ pub fn write_event(out: &mut Vec<u8>, tick: u64, t_ms: f64, agent: &str, ev: &Ev
             .str("from", from)
             .str("kind", kind)
             .str("why", why),
+        Event::Error { var, text } => f.str("ev", "error").str("var", var).str("text", text),
         Event::Call {
             caller,
             component,

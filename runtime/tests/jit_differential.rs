@@ -36,6 +36,10 @@ struct Gen {
     depth_budget: u32,
     /// Generating the body of the `Helper` subtree: no memory, no subtree calls.
     in_helper: bool,
+    /// The agent has `var u: num;` (no initial value), which the program reads, writes and
+    /// removes with `unset_blackboard`: a read while it is unset stops the tree. Off, the
+    /// generator draws exactly what it drew before (old seeds keep their programs).
+    unset: bool,
 }
 
 impl Gen {
@@ -55,8 +59,16 @@ impl Gen {
         xs[self.pick(xs.len())]
     }
 
+    /// Whether to use `u` here: only in the agent, and a draw only when `unset` is on.
+    fn use_u(&mut self, one_in: usize) -> bool {
+        self.unset && !self.in_helper && self.pick(one_in) == 0
+    }
+
     /// A numeric expression.
     fn num(&mut self, depth: u32) -> String {
+        if self.use_u(10) {
+            return "u".into();
+        }
         if depth == 0 || self.pick(3) == 0 {
             return match self.pick(6) {
                 0 => format!("{}.5", self.pick(5)),
@@ -109,6 +121,10 @@ impl Gen {
     fn statements(&mut self, n: usize) -> String {
         let mut out = Vec::new();
         for _ in 0..n {
+            if self.use_u(4) {
+                out.push(format!("u = {}", self.num(1)));
+                continue;
+            }
             let s = match self.pick(10) {
                 0 => format!("x = {}", self.num(2)),
                 1 => format!("y = {}", self.num(2)),
@@ -146,6 +162,9 @@ impl Gen {
     }
 
     fn leaf(&mut self) -> String {
+        if self.use_u(8) {
+            return "unset_blackboard(\"u\")".into();
+        }
         match self.pick(11) {
             0 => {
                 let n = 1 + self.pick(2);
@@ -341,6 +360,7 @@ impl Gen {
             ";"
         };
         let main = self.node(4);
+        let uvar = if self.unset { "\n    var u: num;" } else { "" };
         let _ = write!(
             p,
             r#"agent T {{
@@ -356,7 +376,7 @@ impl Gen {
     var r: [int] = [];
     var p: Point = (0m, 0m);
     var item: int = 0;
-    var place: Label = "P";
+    var place: Label = "P";{uvar}
     hormone h = y{half_life}
     let m = fold(h, 50) + y / 2;
     event bang;
@@ -479,7 +499,7 @@ proptest! {
 
     #[test]
     fn jit_matches_interpreter(seed in any::<u64>(), ticks in 10u64..40, sleep in prop::option::of(1u32..160)) {
-        let mut g = Gen { state: seed, depth_budget: 14, in_helper: false };
+        let mut g = Gen { state: seed, depth_budget: 14, in_helper: false, unset: false };
         let source = g.program();
         let cfg = config(ticks, sleep.map(f64::from));
         match compare(&source, &cfg) {
@@ -496,6 +516,41 @@ proptest! {
     }
 }
 
+/// Programs with a variable that has no initial value and is removed now and then: a read
+/// while it is unset stops the tree at the same transition, with the same `error` line and
+/// the same blackboard, in both engines. Some programs must stop that way and some not.
+#[test]
+fn reads_of_unset_variables_agree() {
+    let (mut stopped, mut ran) = (0, 0);
+    for seed in 0..(cases() as u64 / 4).max(20) {
+        let mut g = Gen {
+            state: seed,
+            depth_budget: 14,
+            in_helper: false,
+            unset: true,
+        };
+        let source = g.program();
+        let cfg = config(10 + seed % 30, (seed % 3 == 0).then_some(40.0));
+        match compare(&source, &cfg) {
+            Ok(()) => {}
+            Err(e) if e.starts_with("does not compile") => continue,
+            Err(e) => panic!("seed {seed}: {e}\n--- program:\n{source}"),
+        }
+        let program = affect_compiler::check_source_with(&source, &NoFiles).program;
+        let (trace, _) =
+            run_with(&program.expect("compiles"), &cfg, EngineKind::Interp).expect("runs");
+        if trace.contains("\"ev\":\"error\",\"var\":\"u\"") {
+            stopped += 1;
+        } else {
+            ran += 1;
+        }
+    }
+    assert!(
+        stopped >= 3 && ran >= 3,
+        "{stopped} stopped, {ran} ran to the end"
+    );
+}
+
 /// Most generated programs must compile, or the property above tests little.
 #[test]
 fn generated_programs_compile() {
@@ -505,6 +560,7 @@ fn generated_programs_compile() {
             state: seed,
             depth_budget: 14,
             in_helper: false,
+            unset: false,
         };
         let source = g.program();
         let analysis = affect_compiler::check_source_with(&source, &NoFiles);
@@ -671,6 +727,7 @@ fn seeds_that_once_differed() {
                 state: seed,
                 depth_budget: 14,
                 in_helper: false,
+                unset: false,
             };
             let source = g.program();
             if let Err(e) = compare(&source, &config(ticks, None)) {

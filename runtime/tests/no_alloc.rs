@@ -13,9 +13,20 @@ struct Counting;
 static ON: AtomicBool = AtomicBool::new(false);
 static ALLOCS: AtomicUsize = AtomicUsize::new(0);
 
+thread_local! {
+    /// Set on the thread that ticks: the test harness's own threads allocate now and then
+    /// (its bookkeeping), and those allocations are not the tick's.
+    static TICKING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether an allocation now belongs to the ticks being watched.
+fn watched() -> bool {
+    ON.load(Ordering::Relaxed) && TICKING.with(|t| t.get())
+}
+
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if ON.load(Ordering::Relaxed) {
+        if watched() {
             ALLOCS.fetch_add(1, Ordering::Relaxed);
         }
         unsafe { System.alloc(layout) }
@@ -26,7 +37,7 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if ON.load(Ordering::Relaxed) {
+        if watched() {
             ALLOCS.fetch_add(1, Ordering::Relaxed);
         }
         unsafe { System.realloc(ptr, layout, new_size) }
@@ -110,6 +121,7 @@ fn steady_state(jit: bool) {
         m.transitions.clear();
     }
     ALLOCS.store(0, Ordering::Relaxed);
+    TICKING.with(|t| t.set(true));
     ON.store(true, Ordering::Relaxed);
     for t in 20..2000 {
         m.advance(t as f64 * 100.0, false);

@@ -258,7 +258,22 @@ pub fn run(args: &RunArgs) -> u8 {
     };
     reporter.finish(1);
     tell(args, program, &summaries);
-    OK
+    // A read of an unset variable stopped a tree: the run failed, as BehaviorTree.CPP's
+    // exception fails its program.
+    let errors: Vec<&AgentSummary> = summaries.iter().filter(|s| s.error.is_some()).collect();
+    for s in &errors {
+        let text = s.error.as_deref().unwrap_or_default();
+        eprintln!(
+            "error[E0605]: agent `{}`, tick {}: {text}",
+            s.agent,
+            s.ticks.saturating_sub(1)
+        );
+    }
+    if errors.is_empty() {
+        OK
+    } else {
+        FAILED
+    }
 }
 
 /// Whether the run goes at wall-clock speed, on `--realtime`'s clock (or the robot's): on

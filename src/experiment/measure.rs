@@ -20,6 +20,7 @@ fn ev_name(ev: &Event) -> &'static str {
         Event::Lost { .. } => "lost",
         Event::Recruit { .. } => "recruit",
         Event::Component { .. } => "component",
+        Event::Error { .. } => "error",
         Event::Log { .. } => "log",
         Event::Device { .. } => "device",
         Event::Timing(_) => "timing",

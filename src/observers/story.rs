@@ -247,6 +247,7 @@ impl<'v> Narrator<'v> {
                     None => self.items.push((MEMORY, format!("memory: {s}"))),
                 }
             }
+            Event::Error { text, .. } => self.items.push((LOG, format!("error: {text}"))),
             Event::Log { level, text }
                 if a.logs.len() < LOG_MEMORY && a.logs.insert(text.clone()) =>
             {

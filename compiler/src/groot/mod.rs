@@ -159,6 +159,40 @@ impl Scope {
         }
     }
 
+    /// An agent's `let`s, written out where its nodes use them (they are expressions of its
+    /// state, which BehaviorTree.CPP has no other way to compute): known like constants while
+    /// the agent's tree is written or read. Returns what to give [`Scope::pop_lets`].
+    pub fn push_lets(
+        &mut self,
+        members: &[crate::syntax::ast::Member],
+    ) -> Vec<(String, Option<crate::syntax::ast::Expr>)> {
+        use crate::syntax::ast::{Expr, ExprKind, MemberKind};
+        members
+            .iter()
+            .filter_map(|m| match &m.kind {
+                MemberKind::Let { name, value, .. } => Some((name, value)),
+                _ => None,
+            })
+            .map(|(n, v)| {
+                let paren = Expr {
+                    kind: ExprKind::Paren(Box::new(v.clone())),
+                    span: v.span,
+                };
+                (n.name.clone(), self.consts.insert(n.name.clone(), paren))
+            })
+            .collect()
+    }
+
+    /// Forgets the `let`s [`Scope::push_lets`] added.
+    pub fn pop_lets(&mut self, saved: Vec<(String, Option<crate::syntax::ast::Expr>)>) {
+        for (n, old) in saved.into_iter().rev() {
+            match old {
+                Some(v) => self.consts.insert(n, v),
+                None => self.consts.remove(&n),
+            };
+        }
+    }
+
     /// The literal value of a constant the file declares, for a name that is one.
     pub fn constant(&self, name: &str) -> Option<crate::syntax::ast::Expr> {
         self.consts.get(name).cloned()

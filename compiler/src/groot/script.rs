@@ -884,7 +884,7 @@ impl Writer<'_> {
                 };
                 let inner = match &x.kind {
                     ExprKind::Paren(y) => format!("({})", self.top(y)),
-                    _ if is_compound(x) => format!("({})", self.top(x)),
+                    _ if is_compound(x) || as_ternary(x).is_some() => format!("({})", self.top(x)),
                     ExprKind::Unary(..) => format!(" {}", self.top(x)),
                     _ => self.top(x),
                 };
@@ -906,6 +906,10 @@ impl Writer<'_> {
                 let b = self.operand(b, Pos::Free);
                 format!("{c} ? {a} : {b}")
             }
+            ExprKind::Call(..) if as_ternary(e).is_some() => {
+                let t = as_ternary(e).expect("checked");
+                self.top(&t)
+            }
             ExprKind::Call(..) if concat_args(e).is_some() => {
                 let (a, b) = concat_args(e).expect("checked");
                 let a = self.operand(a, Pos::Free);
@@ -917,7 +921,7 @@ impl Writer<'_> {
     }
 
     fn operand(&mut self, e: &Expr, pos: Pos) -> String {
-        if is_compound(e) {
+        if is_compound(e) || as_ternary(e).is_some() {
             return format!("({})", self.top(e));
         }
         if let ExprKind::Paren(x) = &e.kind {
@@ -926,6 +930,55 @@ impl Writer<'_> {
             }
         }
         self.top(e)
+    }
+}
+
+/// `min`, `max`, `abs` and `clamp` of plain arguments as the conditional expression scripts can
+/// hold (`max(a, b)` is `(a > b) ? a : b`), so BehaviorTree.CPP computes them itself.
+fn as_ternary(e: &Expr) -> Option<Expr> {
+    let ExprKind::Call(f, args) = &e.kind else {
+        return None;
+    };
+    let ExprKind::Name(p) = &f.kind else {
+        return None;
+    };
+    if p.segments.len() != 1 || args.rest.is_some() || args.args.iter().any(|a| a.name.is_some()) {
+        return None;
+    }
+    let x: Vec<&Expr> = args.args.iter().map(|a| &a.value).collect();
+    let mk = |kind| Expr { kind, span: e.span };
+    let cmp = |op, a: &Expr, b: &Expr| {
+        mk(ExprKind::Binary(
+            op,
+            Box::new(a.clone()),
+            Box::new(b.clone()),
+        ))
+    };
+    let pick = |c: Expr, a: &Expr, b: &Expr| {
+        mk(ExprKind::Ternary(
+            Box::new(c),
+            Box::new(a.clone()),
+            Box::new(b.clone()),
+        ))
+    };
+    match (p.segments[0].name.as_str(), x.as_slice()) {
+        ("max", [a, b]) => Some(pick(cmp(BinOp::Gt, a, b), a, b)),
+        ("min", [a, b]) => Some(pick(cmp(BinOp::Lt, a, b), a, b)),
+        ("abs", [a]) => {
+            let zero = mk(ExprKind::Num(NumLit {
+                value: 0.0,
+                integer: true,
+                unit: None,
+                text: "0".into(),
+            }));
+            let neg = mk(ExprKind::Unary(UnOp::Neg, Box::new((*a).clone())));
+            Some(pick(cmp(BinOp::Lt, a, &zero), &neg, a))
+        }
+        ("clamp", [v, lo, hi]) => {
+            let upper = pick(cmp(BinOp::Gt, v, hi), hi, v);
+            Some(pick(cmp(BinOp::Lt, v, lo), lo, &upper))
+        }
+        _ => None,
     }
 }
 
@@ -1094,6 +1147,14 @@ mod tests {
             ("e = Mode::Fast", "e := Fast"),
             ("f = g(1)", "f := _affect_host"),
             ("k = c ? a + 1 : b", "k := c ? (a + 1) : b"),
+            ("m = max(v - 40, 0)", "m := ((v - 40) > 0) ? (v - 40) : 0"),
+            ("m = min(a, b) + 1", "m := ((a < b) ? a : b) + 1"),
+            ("m = abs(a)", "m := (a < 0) ? -a : a"),
+            (
+                "m = clamp(x, 0, 10) == x",
+                "m := ((x < 0) ? 0 : ((x > 10) ? 10 : x)) == x",
+            ),
+            ("m = max(a, b: 1)", "m := _affect_host"),
         ] {
             assert_eq!(written(src), script, "{src}");
         }

@@ -12,6 +12,7 @@ pub fn eval_const(code: &[Op]) -> Option<f64> {
         match op {
             Op::Const(v) => stack.push(v),
             Op::Load(_)
+            | Op::LoadChecked(_)
             | Op::Store(_)
             | Op::StoreClamped(..)
             | Op::Index

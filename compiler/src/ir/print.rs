@@ -124,6 +124,7 @@ fn op_line(a: &AgentProgram, op: &Op) -> String {
     match op {
         Op::Const(v) => format!("const {v}"),
         Op::Load(s) => format!("load {}", slot_name(a, *s)),
+        Op::LoadChecked(s) => format!("load? {}", slot_name(a, *s)),
         Op::Store(s) => format!("store {}", slot_name(a, *s)),
         Op::StoreClamped(s, lo, hi) => format!("store {} clamped {lo}..{hi}", slot_name(a, *s)),
         Op::JumpIfFalse(o) => format!("jump_if_false +{o}"),

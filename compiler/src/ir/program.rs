@@ -87,6 +87,20 @@ pub struct Slot {
     pub elems: Vec<ValueKind>,
 }
 
+/// The value of a slot that holds no value: a `var` declared without an initial value
+/// before anything wrote it, or an entry `unset_blackboard` removed. A quiet NaN with a
+/// payload no arithmetic produces (operations yield the default NaN, or propagate an
+/// operand's, and a checked read never lets this one into arithmetic); traces show it as
+/// `null` like every NaN.
+pub const UNSET_BITS: u64 = 0x7ff8_00af_fec7_0001;
+pub const UNSET: f64 = f64::from_bits(UNSET_BITS);
+
+/// Whether a slot's value is [`UNSET`].
+#[inline(always)]
+pub fn is_unset(v: f64) -> bool {
+    v.to_bits() == UNSET_BITS
+}
+
 /// A node status, numbered as BehaviorTree.CPP numbers them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
@@ -298,6 +312,10 @@ pub struct LeafPort {
 pub enum Op {
     Const(f64),
     Load(SlotId),
+    /// `Load` of a slot that may hold no value (`UNSET`): a `var` declared without an
+    /// initial value, or one `unset_blackboard` removes. Reading it while unset is a
+    /// run-time error that stops the tree, as BehaviorTree.CPP's "Variable not found".
+    LoadChecked(SlotId),
     /// Pops a value and stores it.
     Store(SlotId),
     /// Pops a value, clamps it into the slot's range, stores it.

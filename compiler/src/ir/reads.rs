@@ -14,7 +14,7 @@ pub fn slots_read(agent: &AgentProgram) -> Vec<bool> {
         }
     };
     for op in &agent.code {
-        if let Op::Load(s) = op {
+        if let Op::Load(s) | Op::LoadChecked(s) = op {
             mark(*s);
         }
     }

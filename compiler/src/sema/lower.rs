@@ -549,6 +549,126 @@ impl Checker {
             }
         }
         b.p.pending = pending;
+        check_unset_reads(&mut b.p);
         b.p
+    }
+}
+
+/// Reads of the slots that can be unset (a `var` without an initial value, a variable
+/// `unset_blackboard` removes, a subtree port given one of those) become checked reads;
+/// every other read stays a plain load, so a program whose variables all have values pays
+/// nothing for the check.
+fn check_unset_reads(p: &mut AgentProgram) {
+    let mut maybe: Vec<bool> = (p.slots.iter())
+        .map(|s| crate::ir::program::is_unset(s.init) && s.kind != ValueKind::List)
+        .collect();
+    for w in p.code.windows(2) {
+        if let [Op::Const(v), Op::Store(s)] = w {
+            if crate::ir::program::is_unset(*v) {
+                if let Some(m) = maybe.get_mut(*s as usize) {
+                    *m = true;
+                }
+            }
+        }
+    }
+    // Where BehaviorTree.CPP's `getInput` fails without throwing, or passes the entry on
+    // without reading it, the read is plain: a Switch takes its default branch (`UNSET`
+    // matches no case), a custom node's input port gives the node no value (NaN) to deal
+    // with, and a subtree's input port receives "no value" (its slot can then be unset).
+    let mut plain = vec![false; p.code.len()];
+    let mut mark = |c: &Code| {
+        let (a, b) = (c.start as usize, (c.start + c.len) as usize);
+        if let Some(r) = plain.get_mut(a..b) {
+            r.fill(true);
+        }
+    };
+    for n in &p.nodes {
+        match &n.kind {
+            NodeKind::Switch { subject, .. } => mark(subject),
+            NodeKind::Foreign { ports, .. } => {
+                for port in ports {
+                    if let PortBinding::In(Arg::Expr(c)) = port {
+                        mark(c);
+                    }
+                }
+            }
+            NodeKind::SubTree { inputs } => inputs.iter().for_each(|(_, c)| mark(c)),
+            _ => {}
+        }
+    }
+    // A subtree port given a variable that can be unset can be unset (to a fixpoint: ports
+    // pass on to the ports of the subtrees they call).
+    let reads_maybe = |c: &Code, maybe: &[bool]| {
+        let ops = p.code.get(c.start as usize..(c.start + c.len) as usize);
+        ops.unwrap_or_default()
+            .iter()
+            .any(|op| matches!(op, Op::Load(s) if maybe.get(*s as usize) == Some(&true)))
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for n in &p.nodes {
+            let NodeKind::SubTree { inputs } = &n.kind else {
+                continue;
+            };
+            for (slot, c) in inputs {
+                let s = *slot as usize;
+                if maybe.get(s) == Some(&false)
+                    && p.slots[s].kind != ValueKind::List
+                    && reads_maybe(c, &maybe)
+                {
+                    maybe[s] = true;
+                    changed = true;
+                }
+            }
+        }
+    }
+    for (op, plain) in p.code.iter_mut().zip(plain) {
+        if let Op::Load(s) = *op {
+            if !plain && maybe.get(s as usize) == Some(&true) {
+                *op = Op::LoadChecked(s);
+            }
+        }
+    }
+    set_blackboard_fails_when_unset(p, &maybe);
+}
+
+/// `SetBlackboard value="{src}"` whose `src` holds no value FAILS in BehaviorTree.CPP (it
+/// does not throw): such a copy becomes a condition that copies and succeeds when the source
+/// holds a value (it equals itself: a NaN counts as none), else fails without writing.
+fn set_blackboard_fails_when_unset(p: &mut AgentProgram, maybe: &[bool]) {
+    for i in 0..p.nodes.len() {
+        let NodeKind::Script { code } = p.nodes[i].kind else {
+            continue;
+        };
+        if p.nodes[i].id != "SetBlackboard" || code.len != 2 {
+            continue;
+        }
+        let at = code.start as usize;
+        let (Op::LoadChecked(src), store @ (Op::Store(_) | Op::StoreClamped(..))) =
+            (p.code[at], p.code[at + 1])
+        else {
+            continue;
+        };
+        if maybe.get(src as usize) != Some(&true) {
+            continue;
+        }
+        let start = p.code.len() as u32;
+        p.code.extend([
+            Op::Load(src),
+            Op::Load(src),
+            Op::Eq,
+            Op::JumpIfFalseKeep(4),
+            Op::Pop,
+            Op::Load(src),
+            store,
+            Op::Const(1.0),
+        ]);
+        p.nodes[i].kind = NodeKind::ScriptCondition {
+            cond: Code {
+                start,
+                len: p.code.len() as u32 - start,
+            },
+        };
     }
 }

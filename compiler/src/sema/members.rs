@@ -106,10 +106,10 @@ impl Checker {
         match &m.kind {
             MemberKind::Var { name, ty, init } => {
                 let (t, v, r) = self.var_type_and_init(name, ty.as_ref(), init.as_ref());
-                // No initial value: the slot's init is NaN, so traces show `null` until the
-                // program writes it (the machine reads it as 0 meanwhile).
+                // No initial value: the slot starts unset (traces show `null`), and reading
+                // it before something writes it stops the tree with an error.
                 let v = if init.is_none() && t.value_kind() != ValueKind::List {
-                    f64::NAN
+                    crate::ir::program::UNSET
                 } else {
                     v
                 };

@@ -7,7 +7,7 @@ use super::tree::{TKind, TNode, TreeCx};
 use super::ty::Ty;
 use crate::builtins::{ArgType, Builtin, NodeClass};
 use crate::diagnostic::Diagnostic;
-use crate::ir::program::{Arg, Code, NodeKind, Op, Status};
+use crate::ir::program::{Arg, Code, NodeKind, Op, Status, ValueKind, UNSET};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, ExprKind};
 
@@ -232,6 +232,7 @@ impl TreeCx<'_> {
                 };
                 NodeKind::Script { code }
             }
+            "unset_blackboard" => self.unset_blackboard(given.first().copied().flatten()),
             // v3's BlackboardCheck*: the child runs when the values are equal, else the node
             // returns `return_on_mismatch` (BehaviorTree.CPP 4 removed it; it runs as a
             // precondition, see docs/groot.md).
@@ -268,6 +269,35 @@ impl TreeCx<'_> {
                     .push((format!("the node `{other}`"), name.span));
                 NodeKind::AlwaysSuccess
             }
+        }
+    }
+
+    /// UnsetBlackboard is a one-store script: the variable the key names gets [`UNSET`], so
+    /// reading it before the next write is BehaviorTree.CPP's "Variable not found". A key
+    /// naming no variable removes nothing (BehaviorTree.CPP returns SUCCESS all the same).
+    fn unset_blackboard(&mut self, key: Option<&Expr>) -> NodeKind {
+        let name = match key.map(|e| (&e.kind, e.span)) {
+            Some((ExprKind::Str(k), span)) => Some((k.clone(), span)),
+            _ => None,
+        };
+        let Some((slot, span)) = name.and_then(|(k, span)| Some((self.t.frame.get(&k)?, span)))
+        else {
+            return NodeKind::Script {
+                code: Code::default(),
+            };
+        };
+        self.t.frame.vars[slot as usize].used = true;
+        self.check_writable(slot, "`key` of `unset_blackboard`", span);
+        if self.t.frame.vars[slot as usize].ty.value_kind() == ValueKind::List {
+            self.t
+                .pending
+                .push(("`unset_blackboard` of a list".to_string(), span));
+            return NodeKind::AlwaysSuccess;
+        }
+        let start = self.t.code.len() as u32;
+        self.t.code.extend([Op::Const(UNSET), Op::Store(slot)]);
+        NodeKind::Script {
+            code: Code { start, len: 2 },
         }
     }
 

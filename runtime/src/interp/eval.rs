@@ -4,7 +4,7 @@
 use super::Machine;
 use affect_compiler::ir::eval::{binary, unary};
 use affect_compiler::ir::functions::{Function, HostFn};
-use affect_compiler::ir::program::{Code, Op};
+use affect_compiler::ir::program::{is_unset, Code, Op};
 
 /// Deeper expressions than this do not occur in practice (the parser's own recursion
 /// limits nesting long before); an overflowing push is dropped rather than a panic.
@@ -92,6 +92,10 @@ impl Machine<'_> {
             match op {
                 Op::Const(v) => st.push(v),
                 Op::Load(s) => st.push(self.slots.get(s as usize).copied().unwrap_or(f64::NAN)),
+                Op::LoadChecked(s) => {
+                    let v = self.slots.get(s as usize).copied().unwrap_or(f64::NAN);
+                    st.push(if is_unset(v) { self.unset_read(s) } else { v });
+                }
                 Op::Store(s) => {
                     let v = st.pop();
                     self.write(s, v);

@@ -149,7 +149,9 @@ fn effect(op: Op) -> Option<(usize, usize)> {
         | Op::Host(..)
         | Op::ListBuild(..)
         | Op::ListSet(_)
-        | Op::ListSetAt(_) => return None,
+        | Op::ListSetAt(_)
+        // A checked read can stop the tree: the general machine runs it.
+        | Op::LoadChecked(_) => return None,
     })
 }
 

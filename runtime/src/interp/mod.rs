@@ -158,6 +158,21 @@ pub struct Machine<'p> {
     /// Native code for this program, when installed (the JIT's `install_jit`): the process
     /// phase, tree ticks and halts then run natively on this machine's state.
     pub(crate) native: Option<std::rc::Rc<dyn Native>>,
+    /// The first read of an unset variable in this tick, if any: BehaviorTree.CPP throws
+    /// there, and the tree stops. The run loop rolls the tick back to that point.
+    pub fault: Option<Fault>,
+}
+
+/// A read of a variable that holds no value (BehaviorTree.CPP's "Variable not found"), and
+/// the machine's state at that moment: what the rest of the tick did is undone, as if it
+/// had stopped there as BehaviorTree.CPP's exception stops it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fault {
+    pub slot: SlotId,
+    /// How many transitions had been recorded.
+    pub transitions: usize,
+    pub slots: Vec<f64>,
+    pub seq: Vec<u32>,
 }
 
 impl<'p> Machine<'p> {
@@ -279,13 +294,16 @@ impl<'p> Machine<'p> {
             host: None,
             node_ticks: 0,
             native: None,
+            fault: None,
         };
-        // A `var` without an initial value (NaN) reads as 0 until it is written.
-        m.slots = agent
-            .slots
-            .iter()
-            .map(|s| if s.init.is_nan() { 0.0 } else { s.init })
-            .collect();
+        // A `var` without an initial value starts unset (`UNSET`), its entry never written
+        // (sequence id 0, as BehaviorTree.CPP's entry a port declared and nothing set).
+        m.slots = agent.slots.iter().map(|s| s.init).collect();
+        for (i, s) in agent.slots.iter().enumerate() {
+            if affect_compiler::ir::program::is_unset(s.init) {
+                m.seq[i] = 0;
+            }
+        }
         // Every list slot gets its own copy of its initial list.
         for (i, s) in agent.slots.iter().enumerate() {
             if s.kind == affect_compiler::ir::program::ValueKind::List {
@@ -316,6 +334,32 @@ impl<'p> Machine<'p> {
     /// How many times a slot was written (both engines count every write).
     pub(crate) fn writes_of(&self, slot: SlotId) -> u32 {
         self.seq[slot as usize]
+    }
+
+    /// A checked read found `slot` unset: the first such read of a tick is the fault, and
+    /// the state then is kept to roll back to. The read yields 0; nothing after it counts.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn unset_read(&mut self, slot: SlotId) -> f64 {
+        if self.fault.is_none() {
+            self.fault = Some(Fault {
+                slot,
+                transitions: self.transitions.len(),
+                slots: self.slots.clone(),
+                seq: self.seq.clone(),
+            });
+        }
+        0.0
+    }
+
+    /// Undoes what the tick did after its fault (transitions, writes) and returns the
+    /// fault, leaving the machine as BehaviorTree.CPP's exception leaves its tree.
+    pub fn take_fault(&mut self) -> Option<Fault> {
+        let f = self.fault.take()?;
+        self.transitions.truncate(f.transitions);
+        self.slots.copy_from_slice(&f.slots);
+        self.seq.copy_from_slice(&f.seq);
+        Some(f)
     }
 
     /// Writes a slot and counts the write.

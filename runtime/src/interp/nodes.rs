@@ -407,8 +407,14 @@ impl<'p> Machine<'p> {
 
     /// Whether `slot` was written since node `n` last looked (BehaviorTree.CPP's entry
     /// sequence ids); notes that it looked.
+    /// An entry that holds no value is not there for BehaviorTree.CPP: not updated, and the
+    /// node's last look stays as it was.
     pub(super) fn entry_updated(&mut self, n: NodeId, slot: SlotId) -> bool {
-        let current = self.seq[slot as usize];
+        let current = if affect_compiler::ir::program::is_unset(self.slots[slot as usize]) {
+            self.seen[n as usize]
+        } else {
+            self.seq[slot as usize]
+        };
         let previous = std::mem::replace(&mut self.seen[n as usize], current);
         previous != current
     }
@@ -530,6 +536,9 @@ impl<'p> Machine<'p> {
         let now = self.now_ms;
         let default = self.default_leaf;
         let status = match self.leaves.get_mut(n) {
+            // After a read of an unset variable the tick has stopped (BehaviorTree.CPP threw):
+            // no leaf acts on the world any more.
+            _ if self.fault.is_some() => Status::Failure,
             Some(leaf) => {
                 let mut call = LeafCall {
                     now_ms: now,

@@ -126,6 +126,7 @@ fn new_module() -> Result<JITModule, JitError> {
     jb.symbol("affect_list_copy", host::list_copy as *const u8);
     jb.symbol("affect_list_set_at", host::list_set_at as *const u8);
     jb.symbol("affect_call_function", host::call_function as *const u8);
+    jb.symbol("affect_unset_read", host::unset_read as *const u8);
     Ok(JITModule::new(jb))
 }
 
@@ -145,6 +146,7 @@ struct Services {
     list_copy: FuncId,
     list_set_at: FuncId,
     call_function: FuncId,
+    unset_read: FuncId,
 }
 
 fn declare_services(module: &mut JITModule) -> Result<Services, JitError> {
@@ -167,6 +169,7 @@ fn declare_services(module: &mut JITModule) -> Result<Services, JitError> {
     let list_copy = import("affect_list_copy", &[P, F64, F64], None)?;
     let list_set_at = import("affect_list_set_at", &[P, F64, F64, F64], None)?;
     let call_function = import("affect_call_function", &[P, I32, P, I32], Some(F64))?;
+    let unset_read = import("affect_unset_read", &[P, I32], Some(F64))?;
     let record = module.declare_anonymous_function(&sig(module, &[P, I32, I32, I32], None))?;
     Ok(Services {
         record,
@@ -182,6 +185,7 @@ fn declare_services(module: &mut JITModule) -> Result<Services, JitError> {
         list_copy,
         list_set_at,
         call_function,
+        unset_read,
     })
 }
 
@@ -230,6 +234,7 @@ fn declare_functions(
         list_copy: s.list_copy,
         list_set_at: s.list_set_at,
         call_function: s.call_function,
+        unset_read: s.unset_read,
         ticks,
         halts,
     };

@@ -35,6 +35,7 @@ pub(crate) struct Callees {
     pub list_copy: FuncId,
     pub list_set_at: FuncId,
     pub call_function: FuncId,
+    pub unset_read: FuncId,
     /// Each unit's tick function, by unit index.
     pub ticks: Vec<FuncId>,
     /// Each unit's halt function, by unit index.
@@ -547,6 +548,41 @@ impl<'a, 'b> Fx<'a, 'b> {
         } else {
             self.f64c(f64::NAN)
         }
+    }
+
+    /// A checked read (`Op::LoadChecked`): the slot's value, or, when it holds `UNSET`, a
+    /// call that records the fault and yields 0 (on a cold path: only programs with
+    /// variables that can be unset have such reads).
+    pub fn read_slot_checked(&mut self, slot: u32) -> Value {
+        if slot as usize >= self.plan.agent.slots.len() {
+            return self.f64c(f64::NAN);
+        }
+        let bits = self
+            .b
+            .ins()
+            .load(types::I64, flags(), self.at.slots, slot as i32 * 8);
+        let unset = self.b.ins().icmp_imm_s(
+            IntCC::Equal,
+            bits,
+            affect_compiler::ir::program::UNSET_BITS as i64,
+        );
+        let cold = self.b.create_block();
+        let set = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.append_block_param(cont, types::F64);
+        self.b.set_cold_block(cold);
+        self.b.ins().brif(unset, cold, &[], set, &[]);
+        self.b.switch_to_block(cold);
+        let s = self.i32c(slot as i64);
+        let zero = self
+            .call(self.callees.unset_read, &[self.at.view, s])
+            .expect("returns a value");
+        self.b.ins().jump(cont, &[BlockArg::Value(zero)]);
+        self.b.switch_to_block(set);
+        let v = self.read_slot(slot);
+        self.b.ins().jump(cont, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(cont);
+        self.b.block_params(cont)[0]
     }
 
     /// Counts a node tick in the view. (A counter in memory rather than an SSA variable:

@@ -219,6 +219,10 @@ impl Fx<'_, '_> {
                 let v = self.read_slot(s);
                 push(stack, Sv::F(v));
             }
+            Op::LoadChecked(s) => {
+                let v = self.read_slot_checked(s);
+                push(stack, Sv::F(v));
+            }
             Op::Store(s) => {
                 let v = self.pop_f(stack);
                 self.write_slot(s, v);

@@ -38,6 +38,30 @@ pub(crate) extern "C" fn record_slow(view: *mut View, node: u32, from: u32, to: 
     v.trans_cap = s.transitions.capacity();
 }
 
+/// A checked read found `slot` unset (`Machine::unset_read`): keeps the first fault of the
+/// tick with the state to roll back to, and yields 0.
+pub(crate) extern "C" fn unset_read(view: *mut View, slot: u32) -> f64 {
+    // SAFETY: called only by compiled code, with the view it was given.
+    let (v, s) = unsafe { services(view) };
+    if s.fault.is_none() {
+        // SAFETY: the view's slot and sequence arrays hold `slot_count` elements each, and
+        // compiled code does not write them while it waits for this call.
+        let (slots, seq) = unsafe {
+            (
+                std::slice::from_raw_parts(v.slots, s.slot_count),
+                std::slice::from_raw_parts(v.seq, s.slot_count),
+            )
+        };
+        *s.fault = Some(crate::interp::Fault {
+            slot,
+            transitions: v.trans_len,
+            slots: slots.to_vec(),
+            seq: seq.to_vec(),
+        });
+    }
+    0.0
+}
+
 /// Ticks a foreign action or condition: `inputs` holds `n` port values; the leaf's outputs
 /// go to `outputs`, with `written[k]` = 1 for each it set. Returns the status (IDLE and
 /// SKIPPED read as FAILURE, as the interpreter reads them).
@@ -64,6 +88,8 @@ pub(crate) extern "C" fn leaf_tick(
     s.outputs.clear();
     s.outputs.resize(n, None);
     let status = match s.leaves.get_mut(node) {
+        // After a read of an unset variable the tick has stopped: no leaf acts any more.
+        _ if s.fault.is_some() => Status::Failure,
         Some(leaf) => {
             let mut call = LeafCall {
                 now_ms: v.now_ms,

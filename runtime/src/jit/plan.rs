@@ -60,9 +60,17 @@ pub(crate) struct Plan<'p> {
     /// Whether the code records status changes (`Machine::record`). Code for a machine
     /// that does not record has no recording paths at all.
     pub record: bool,
+    /// Each slot that can hold `UNSET`: declared without an initial value, or the target of
+    /// an `unset_blackboard` store.
+    pub unsettable: Vec<bool>,
 }
 
 impl<'p> Plan<'p> {
+    /// Whether a slot can hold `UNSET` (`unsettable`).
+    pub fn can_be_unset(&self, slot: u32) -> bool {
+        self.unsettable.get(slot as usize) == Some(&true)
+    }
+
     pub fn new(
         program: &'p Program,
         agent: &'p AgentProgram,
@@ -82,6 +90,7 @@ impl<'p> Plan<'p> {
             host_fns: Vec::new(),
             functions: Vec::new(),
             record,
+            unsettable: unsettable(agent),
         };
         plan.validate()?;
         let mut roots: Vec<NodeId> = agent.root.into_iter().collect();
@@ -448,4 +457,20 @@ fn sets_running(kind: &NodeKind) -> bool {
             | NodeKind::AlwaysFailure
             | NodeKind::WasEntryUpdated { .. }
     )
+}
+
+/// Which slots can hold `UNSET` (`Plan::unsettable`).
+fn unsettable(agent: &AgentProgram) -> Vec<bool> {
+    use affect_compiler::ir::program::is_unset;
+    let mut u: Vec<bool> = agent.slots.iter().map(|s| is_unset(s.init)).collect();
+    for w in agent.code.windows(2) {
+        if let [Op::Const(v), Op::Store(s)] = w {
+            if is_unset(*v) {
+                if let Some(x) = u.get_mut(*s as usize) {
+                    *x = true;
+                }
+            }
+        }
+    }
+    u
 }

@@ -333,7 +333,8 @@ impl Fx<'_, '_> {
         Ok(())
     }
 
-    /// `seen[n] = seq[slot]`; returns (current, previous).
+    /// `seen[n] = seq[slot]`; returns (current, previous). A slot that can be unset and is
+    /// counts as not updated (`Machine::entry_updated`).
     pub(super) fn swap_seen(&mut self, n: NodeId, slot: u32) -> (Value, Value) {
         let current = self.b.ins().load(
             types::I32,
@@ -345,6 +346,22 @@ impl Fx<'_, '_> {
             self.b
                 .ins()
                 .load(types::I32, super::emit::flags(), self.at.seen, n as i32 * 4);
+        let current = if self.plan.can_be_unset(slot) {
+            let bits = self.b.ins().load(
+                types::I64,
+                super::emit::flags(),
+                self.at.slots,
+                slot as i32 * 8,
+            );
+            let unset = self.b.ins().icmp_imm_s(
+                IntCC::Equal,
+                bits,
+                affect_compiler::ir::program::UNSET_BITS as i64,
+            );
+            self.b.ins().select(unset, previous, current)
+        } else {
+            current
+        };
         self.b
             .ins()
             .store(super::emit::flags(), current, self.at.seen, n as i32 * 4);

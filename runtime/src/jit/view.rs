@@ -56,6 +56,9 @@ pub(crate) struct Services<'a, 'p> {
     /// The compiled program's tables: a host call or a function call names its entry.
     pub host_fns: &'a [HostFn],
     pub functions: &'a [Function],
+    /// `Machine::fault`, and how many slots the view's arrays hold (to keep their state).
+    pub fault: &'a mut Option<crate::interp::Fault>,
+    pub slot_count: usize,
 }
 
 impl Machine<'_> {
@@ -94,6 +97,8 @@ impl Machine<'_> {
             default_leaf: self.default_leaf,
             host_fns,
             functions,
+            fault: &mut self.fault,
+            slot_count: self.slots.len(),
         };
         #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         {

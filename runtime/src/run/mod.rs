@@ -63,6 +63,9 @@ pub struct AgentSummary {
     pub engine: EngineKind,
     /// Why the JIT was asked for but the interpreter ran, if it was.
     pub fallback: Option<String>,
+    /// The run-time error that stopped the agent's tree, if one did: a read of a variable
+    /// that holds no value (the trace's `error` event).
+    pub error: Option<String>,
 }
 
 /// A stand-in's out port that the program reads and nothing wrote during the run: a check
@@ -145,6 +148,8 @@ struct Live<'p> {
     /// The write counter of each of the stand-ins' outputs nothing sets
     /// (`SimAgent::quiet_outputs`) when this instance started, to tell those never written.
     quiet_at_start: Vec<u32>,
+    /// The run-time error that stopped this agent, if one did.
+    error: Option<String>,
 }
 
 impl<'p> Live<'p> {
@@ -164,6 +169,7 @@ impl<'p> Live<'p> {
             .collect();
         let mut live = Live {
             quiet_at_start,
+            error: None,
             last,
             lists: Vec::new(),
             next_ms: 0.0,
@@ -463,6 +469,7 @@ impl<'p> Run<'p> {
             );
         }
         let l = &mut self.live[k];
+        let root_before = l.root;
         let began = std::time::Instant::now();
         let mut marks = crate::realtime::PhaseMarks::default();
         tick::tick_agent(
@@ -481,6 +488,12 @@ impl<'p> Run<'p> {
             .timer
             .as_mut()
             .map(|t| t.record(due, began, marks, std::time::Instant::now()));
+        // A read of an unset variable stopped the tick where it happened.
+        let fault = l.agent.machine.take_fault();
+        if fault.is_some() {
+            // The tree did not return.
+            l.root = root_before;
+        }
         let next = tick::schedule_next(l, now, self.config.pacing);
         report::tick_events(
             self.program,
@@ -511,10 +524,14 @@ impl<'p> Run<'p> {
                 obs,
             );
         }
+        if let Some(f) = fault {
+            let text = report::fault(l, &f, tick, now, obs);
+            l.error = Some(text);
+        }
         l.ticks += 1;
         l.next_ms = next;
         self.queue.pop();
-        if l.ticks < self.config.ticks {
+        if l.ticks < self.config.ticks && l.error.is_none() {
             self.queue.push(Reverse(Due { ms: next, k }));
         }
         self.done += 1;

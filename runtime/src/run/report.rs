@@ -348,5 +348,28 @@ pub(super) fn summary(
         unwritten: super::stand_ins::unwritten(&l.agent, &l.quiet_at_start),
         engine: l.agent.machine.engine(),
         fallback: fallback.clone(),
+        error: l.error.clone(),
     }
+}
+
+/// Reports a read of an unset variable, which stopped the agent's tree (BehaviorTree.CPP's
+/// "Variable not found"); returns the message.
+pub(super) fn fault(
+    l: &Live,
+    f: &crate::interp::Fault,
+    tick: u64,
+    now: f64,
+    sink: &mut dyn TraceSink,
+) -> String {
+    let var = (l.agent.program.slots.get(f.slot as usize)).map_or("?", |s| s.name.as_str());
+    let text = format!(
+        "`{var}` was read while it holds no value (declared without one and not written yet, \
+         or removed by `unset_blackboard`): the tree stops"
+    );
+    let ev = Event::Error {
+        var,
+        text: text.clone(),
+    };
+    let _ = sink.line(tick, now, &l.agent.name, &ev);
+    text
 }

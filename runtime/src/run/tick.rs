@@ -56,10 +56,16 @@ pub(super) fn tick_agent(
         marks.sensed = sensed;
         marks.processed = std::time::Instant::now();
     }
+    // A process phase that read an unset variable stopped the tick: the tree does not run.
+    if m.fault.is_some() {
+        return;
+    }
     l.root = m.tick_tree();
     // The act phase goes on with the behaviour modules, after `main`.
     if let Some(b) = &mut l.behavior {
-        b.tick(m);
+        if m.fault.is_none() {
+            b.tick(m);
+        }
     }
 }
 

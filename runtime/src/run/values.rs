@@ -11,6 +11,9 @@ use affect_compiler::ir::program::{Program, Slot, Status, ValueKind};
 pub fn show_value(program: &Program, m: &Machine, slot: usize) -> String {
     let s = &m.program().slots[slot];
     let v = m.slots[slot];
+    if affect_compiler::ir::program::is_unset(v) {
+        return "null".to_string();
+    }
     match s.kind {
         ValueKind::Num => round(v),
         // Durations are held in milliseconds, rates in Hz, lengths in metres, angles in degrees.

@@ -33,23 +33,7 @@ impl Heads<'_> {
             NodeKind::Switch { subject, arms } => self.switch(subject, arms, n.span),
             NodeKind::For { var, queue, .. } => {
                 self.v4_only("a loop (`for`)", n.span);
-                let ty = match &queue.kind {
-                    ExprKind::Name(p) if p.segments.len() == 1 => {
-                        self.st.var_types.get(&p.segments[0].name).cloned()
-                    }
-                    _ => None,
-                }
-                .and_then(|t| match t.kind {
-                    TypeKind::List(inner) => Some(*inner),
-                    _ => None,
-                })
-                .or_else(|| self.st.var_types.get(&var.name).cloned());
-                let id = match ty.as_ref().map(crate::fmt::format_type).as_deref() {
-                    Some("int") => "LoopInt",
-                    Some("bool") => "LoopBool",
-                    Some("str") => "LoopString",
-                    _ => "LoopDouble",
-                };
+                let id = self.loop_id(Some(queue), Some(&var.name));
                 let q = self.value(queue, false);
                 Element::new(id)
                     .with("queue", q)
@@ -266,6 +250,28 @@ impl Heads<'_> {
         el
     }
 
+    /// The Loop node for a queue and the variable it pops into, by their declared types: the
+    /// queue's element type, else the variable's (`LoopDouble` when neither says).
+    fn loop_id(&self, queue: Option<&Expr>, value: Option<&str>) -> &'static str {
+        let ty = match queue.map(|q| &q.kind) {
+            Some(ExprKind::Name(p)) if p.segments.len() == 1 => {
+                self.st.var_types.get(&p.segments[0].name).cloned()
+            }
+            _ => None,
+        }
+        .and_then(|t| match t.kind {
+            TypeKind::List(inner) => Some(*inner),
+            _ => None,
+        })
+        .or_else(|| value.and_then(|v| self.st.var_types.get(v).cloned()));
+        match ty.as_ref().map(crate::fmt::format_type).as_deref() {
+            Some("int") => "LoopInt",
+            Some("bool") => "LoopBool",
+            Some("str") => "LoopString",
+            _ => "LoopDouble",
+        }
+    }
+
     pub(crate) fn builtin(&mut self, b: &'static Builtin, args: &ArgList, span: Span) -> Element {
         // `TryCatch` came in BehaviorTree.CPP 4.9; the same behaviour out of older nodes loads
         // everywhere (the exporter puts the children in place, see `try_catch_children`).
@@ -294,6 +300,26 @@ impl Heads<'_> {
             let dialect = self.dialect.name();
             self.amend(|d| d.with_label(format!("not available in the {dialect} dialect")));
             return Element::new("AlwaysFailure");
+        };
+        // `loop(queue: q, value: v)` pops the type `for v in q` would: one entry, one queue type.
+        let id = if b.name == "loop" && self.dialect == Dialect::V4 {
+            let arg = |name: &str, i: usize| {
+                args.args
+                    .iter()
+                    .enumerate()
+                    .find(|(j, a)| match &a.name {
+                        Some(n) => n.name == name,
+                        None => *j == i,
+                    })
+                    .map(|(_, a)| &a.value)
+            };
+            let value = arg("value", 1).and_then(|e| match &e.kind {
+                ExprKind::Name(p) if p.segments.len() == 1 => Some(p.segments[0].name.as_str()),
+                _ => None,
+            });
+            self.loop_id(arg("queue", 0), value)
+        } else {
+            id
         };
         let mut el = Element::new(id);
         if args.rest.is_some() {

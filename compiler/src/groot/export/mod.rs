@@ -430,7 +430,7 @@ impl Exporter {
 
     fn document(&mut self, file: &File) -> Document {
         self.check_names(file);
-        let main_name = main_of(file);
+        let main_name = main_of(file, self.dialect);
         let mut root = self.root_element(file, main_name.as_deref());
         self.st.inferred = file
             .items
@@ -712,23 +712,23 @@ impl Parts {
 
 /// The tree `main_tree_to_execute` names: the `main tree`, else the first agent with a
 /// `main` or behaviour modules. None for a file without either (BehaviorTree.CPP then runs its only tree).
-fn main_of(file: &File) -> Option<String> {
+fn main_of(file: &File, dialect: Dialect) -> Option<String> {
     let main_tree = file.items.iter().find_map(|i| match &i.kind {
         ItemKind::Tree(t) if has_body(t) && t.is_main => Some(t.name.name.clone()),
         _ => None,
     });
     main_tree.or_else(|| {
         file.items.iter().find_map(|i| match &i.kind {
-            ItemKind::Agent(a) if runs_in_xml(a) => Some(a.name.name.clone()),
+            ItemKind::Agent(a) if runs_in_xml(a, dialect) => Some(a.name.name.clone()),
             _ => None,
         })
     })
 }
 
-/// An agent written as a `<BehaviorTree>`: one with a `main`, or whose behaviour modules run
-/// (its tree is then their arbiter).
-fn runs_in_xml(a: &AgentDecl) -> bool {
-    agent_main(a).is_some() || modules::has_modules(a)
+/// An agent written as a `<BehaviorTree>`: one with a `main`, or in v4 one whose behaviour
+/// modules run (its tree is then their arbiter; v3 has no scripts for their values).
+fn runs_in_xml(a: &AgentDecl, dialect: Dialect) -> bool {
+    agent_main(a).is_some() || (dialect == Dialect::V4 && modules::has_modules(a))
 }
 
 /// The index of an agent's `main` member.

@@ -147,24 +147,7 @@ impl Exporter {
     /// (`parallel`, no inhibition).
     pub(super) fn arbiter(&mut self, file: &File, members: &[Member]) -> Element {
         let by_name = modules_by_name(file, members);
-        let lets: Vec<(String, Expr)> = members
-            .iter()
-            .filter_map(|m| match &m.kind {
-                MemberKind::Let { name, value, .. } => Some((name.name.clone(), value.clone())),
-                _ => None,
-            })
-            .collect();
-        // An agent's `let`s are expressions of its state: written out where they are used.
-        let saved: Vec<(String, Option<Expr>)> = lets
-            .iter()
-            .map(|(n, v)| {
-                let paren = Expr {
-                    kind: ExprKind::Paren(Box::new(v.clone())),
-                    span: v.span,
-                };
-                (n.clone(), self.scope.consts.insert(n.clone(), paren))
-            })
-            .collect();
+        let saved = self.scope.push_lets(members);
         let mut el = Element::new(ARBITER).with(carry::NODE, "true");
         let block = members.iter().find_map(|m| match &m.kind {
             MemberKind::Behaviors(b) => Some(b),
@@ -203,12 +186,7 @@ impl Exporter {
             let m = self.module(d, &by_name);
             el.children.push(XmlNode::Element(m));
         }
-        for (n, old) in saved {
-            match old {
-                Some(v) => self.scope.consts.insert(n, v),
-                None => self.scope.consts.remove(&n),
-            };
-        }
+        self.scope.pop_lets(saved);
         el
     }
 
@@ -267,5 +245,30 @@ impl Exporter {
             el.children.push(XmlNode::Element(child));
         }
         el
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::groot::{export, Dialect};
+
+    const SRC: &str = "tree T { succeed }\nagent A {\n    let keen = 2 > 1;\n    behavior M {\n        expected keen ? 3 : 0;\n        keys legs;\n        run T;\n    }\n}\n";
+
+    #[test]
+    fn an_agent_of_modules_is_a_main_tree_of_the_arbiter_in_v4_only() {
+        let file = crate::syntax::parse(SRC).file;
+        let v4 = export(&file, Dialect::V4).xml;
+        assert!(v4.contains(r#"main_tree_to_execute="A""#), "{v4}");
+        assert!(
+            v4.contains(r#"<AffectModule name="M" expected="(2 &gt; 1) ? 3 : 0" keys="legs">"#),
+            "{v4}"
+        );
+        assert!(
+            v4.contains(r#"<Control ID="AffectBehaviors" _affect_node="true">"#),
+            "{v4}"
+        );
+        let v3 = export(&file, Dialect::V3).xml;
+        assert!(!v3.contains("main_tree_to_execute"), "{v3}");
+        assert!(!v3.contains("Affect"), "{v3}");
     }
 }

@@ -138,7 +138,10 @@ impl Exporter {
         };
         let mut bt = Element::new("BehaviorTree").with("ID", &a.name.name);
         let init = self.agent_init(members, &block.nodes);
-        if let Some(body) = self.body(&block.nodes, init, block.span) {
+        let saved = self.scope.push_lets(members);
+        let body = self.body(&block.nodes, init, block.span);
+        self.scope.pop_lets(saved);
+        if let Some(body) = body {
             bt.children.push(XmlNode::Element(body));
         }
         // The agent itself, with its `main` emptied: the nodes are in the XML.
@@ -208,6 +211,7 @@ impl Exporter {
             queues(n, &mut popped);
         }
         let mut lists: Vec<Element> = Vec::new();
+        let mut texts: Vec<Element> = Vec::new();
         for m in members {
             let MemberKind::Var {
                 name,
@@ -217,12 +221,26 @@ impl Exporter {
             else {
                 continue;
             };
-            let TypeKind::List(inner) = &t.kind else {
+            let popped_list = match &t.kind {
+                TypeKind::List(inner) if popped.contains(&name.name.as_str()) => Some(inner),
+                _ => None,
+            };
+            let Some(inner) = popped_list else {
+                // Any other list or point literal of plain elements: its `;`-separated text,
+                // which a port of a vector (or a host's point) type reads.
+                if let Some(ExprKind::List(xs) | ExprKind::Tuple(xs)) =
+                    init.as_ref().map(|e| &e.kind)
+                {
+                    if let Some(items) = super::super::element::literal_elements(xs) {
+                        texts.push(
+                            Element::new("SetBlackboard")
+                                .with("value", items.join(";"))
+                                .with("output_key", &name.name),
+                        );
+                    }
+                }
                 continue;
             };
-            if !popped.contains(&name.name.as_str()) {
-                continue;
-            }
             let items = match init.as_ref().map(|e| &e.kind) {
                 None => Some(Vec::new()),
                 Some(ExprKind::List(xs)) if xs.is_empty() => Some(Vec::new()),
@@ -243,10 +261,11 @@ impl Exporter {
                     .with(carry::NODE, "true"),
             );
         }
-        if lists.is_empty() {
+        if lists.is_empty() && texts.is_empty() {
             return script;
         }
-        self.affect_nodes = true;
+        self.affect_nodes |= !lists.is_empty();
+        lists.splice(0..0, texts);
         let mut once = script.unwrap_or_else(|| {
             Element::new("RunOnce")
                 .with("then_skip", "true")

@@ -79,6 +79,17 @@ impl Reader {
         }
         let form = vocab::tree_form(bt, self.dialect);
         self.form = form;
+        // An agent's `let`s are written out in its nodes: regenerating a node's carried text
+        // needs them (`Scope::push_lets`).
+        let agent_members = bt
+            .attr(carry::AFFECT)
+            .and_then(carry::parse_item)
+            .and_then(|i| match i.kind {
+                ItemKind::Agent(a) => a.members,
+                _ => None,
+            })
+            .unwrap_or_default();
+        let saved = self.scope.push_lets(&agent_members);
         let mut nodes = match body_el.first() {
             None => vec![],
             // An agent's behaviour modules, generated from its carried text.
@@ -87,6 +98,7 @@ impl Reader {
             Some(el) => vec![self.node(el, pre_docs)],
         };
         self.form = None;
+        self.scope.pop_lets(saved);
         // The exporter's initialisation of `var`s is part of the declarations, not the tree.
         if nodes.first().is_some_and(is_init_placeholder) {
             nodes.remove(0);
