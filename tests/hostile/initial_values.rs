@@ -28,7 +28,7 @@ agent A {
     var never: num;
     var y = 3.5;
     main {
-        do { x = 5; on = true; mode = Busy; y = never }
+        do { x = 5; on = true; mode = Busy }
     }
 }
 ";
@@ -57,7 +57,8 @@ fn a_var_without_an_initial_value_is_null_before_tick_0() {
             (0, "y".to_string(), serde_json::json!(3.5)),
         ]
     );
-    // Tick 0 gives each its first value: what the program wrote, or the 0 it reads.
+    // Tick 0 gives each its first value: what the program wrote. A `var` nothing writes
+    // stays without one (reading it would be E0605), so it is not reported again.
     let after: Vec<_> = v.iter().skip(5).cloned().collect();
     assert!(
         after.contains(&(0, "x".to_string(), serde_json::json!(5.0))),
@@ -71,10 +72,7 @@ fn a_var_without_an_initial_value_is_null_before_tick_0() {
         after.contains(&(0, "mode".to_string(), serde_json::json!("Busy"))),
         "{after:?}"
     );
-    assert!(
-        after.contains(&(0, "never".to_string(), serde_json::json!(0.0))),
-        "{after:?}"
-    );
+    assert!(!after.iter().any(|(_, n, _)| n == "never"), "{after:?}");
 }
 
 #[test]
