@@ -1,8 +1,9 @@
-//! Seed 001's story, proved from the trace: `examples/failover.affect` runs for 500 ticks (50 s
+//! Seed 001's story, proved from the trace: `examples/failover.affect` runs for 700 ticks (70 s
 //! at 10 Hz) through the `affect` binary. At 40 s the network link of Laptop-2 goes down and
 //! both speech servers fall silent. Each is found failed within its timeout (plus one tick);
 //! the robot's handlers announce it; speech recognition's users are re-bound to the redundant
-//! instance on Laptop-1, speech production (which has none) is restarted there; both are
+//! instance on Laptop-1, speech production (which has none) is restarted there, the first
+//! host with a speaker that is up, and comes up after its declared start-up time; both are
 //! reported back, and the robot goes on listening and speaking.
 
 mod support;
@@ -14,6 +15,8 @@ use std::path::{Path, PathBuf};
 const FAIL_MS: f64 = 40_000.0;
 const HEARTBEAT_MS: f64 = 500.0;
 const TIMEOUT_MS: f64 = 1500.0;
+/// The speech servers' declared start-up time (`startup 25s;`).
+const STARTUP_MS: f64 = 25_000.0;
 /// The Peoplebot ticks at 10 Hz.
 const TICK_MS: f64 = 100.0;
 
@@ -26,7 +29,7 @@ fn scratch(name: &str, edit: impl Fn(String) -> String) -> PathBuf {
 }
 
 fn run(dir: &Path) -> (String, Vec<Value>) {
-    run_for(dir, "500")
+    run_for(dir, "700")
 }
 
 fn run_for(dir: &Path, ticks: &str) -> (String, Vec<Value>) {
@@ -85,7 +88,7 @@ fn listens(trace: &[Value]) -> Vec<(f64, &str)> {
 fn failed_speech_is_detected_announced_and_recovered() {
     let (stderr, trace) = run(&scratch("example", |s| s));
     assert!(
-        stderr.contains("Peoplebot: 500 ticks"),
+        stderr.contains("Peoplebot: 700 ticks"),
         "a summary: {stderr}"
     );
     assert!(!stderr.contains("E0601"), "components run: {stderr}");
@@ -113,14 +116,15 @@ fn failed_speech_is_detected_announced_and_recovered() {
     assert_eq!(line["to"], "speech_recognition_backup");
     assert!(rebound_at > failed_at && rebound_at <= failed_at + HEARTBEAT_MS);
 
-    // Speech production has no backup: restarted on Laptop-1, heard a heartbeat later.
+    // Speech production has no backup: restarted on Laptop-1 (first in the world's list, with
+    // a speaker, up), heard its start-up time and a heartbeat later.
     let sp = changes(&trace, "speech_production");
     let states: Vec<&str> = sp.iter().map(|c| c.1).collect();
     assert_eq!(states, ["failed", "restarted", "recovered"]);
     assert_eq!(sp[0].2["host"], "laptop2");
     assert_eq!(sp[1].2["host"], "laptop1");
     assert_eq!(sp[1].0, sp[0].0, "restarted as soon as it is found failed");
-    assert_eq!(sp[2].0, sp[1].0 + HEARTBEAT_MS);
+    assert_eq!(sp[2].0, sp[1].0 + STARTUP_MS + HEARTBEAT_MS);
 
     // The handlers ran: the robot says it cannot hear, then that it can again, once speech
     // production is back.
@@ -133,6 +137,15 @@ fn failed_speech_is_detected_announced_and_recovered() {
             .any(|l| l["ev"] == "var" && l["name"] == "announcements" && t(l) == failed_at),
         "`on failed(speech_recognition)` queued its sentence in the tick of the failure"
     );
+    // It could not hear "stop" either: it stops driving (it was going forward).
+    let command_at = |at: f64| {
+        trace
+            .iter()
+            .rfind(|l| l["ev"] == "var" && l["name"] == "command" && t(l) <= at)
+            .map(|l| l["value"].as_str().unwrap())
+    };
+    assert_eq!(command_at(failed_at - TICK_MS), Some("Forward"));
+    assert_eq!(command_at(failed_at), Some("None"));
 
     // Listening fails every tick while recognition is failed (`failure_if`), and hears the
     // astronaut again after; before, it heard the astronaut's first directions.
@@ -147,7 +160,7 @@ fn failed_speech_is_detected_announced_and_recovered() {
     assert!(!during.is_empty() && during.iter().all(|(_, s)| *s == "FAILURE"));
     // (What it hears after the recovery: the_task_completes_through_the_failure_and_its_recovery.)
     // The run goes on to the end.
-    assert!(trace.iter().any(|l| l["ev"] == "node" && t(l) >= 49_900.0));
+    assert!(trace.iter().any(|l| l["ev"] == "node" && t(l) >= 69_900.0));
 }
 
 #[test]

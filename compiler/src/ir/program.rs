@@ -489,6 +489,9 @@ pub struct ComponentSpec {
     /// Restarts allowed within `restart_window_ms` (0: never restarted).
     pub restarts: u32,
     pub restart_window_ms: f64,
+    /// How long a restarted instance takes to come up on its new host before its first
+    /// heartbeat (`startup 20s;`; seed 001: loading the speech models): 0 when not declared.
+    pub startup_ms: f64,
     /// Components that can take over, in preference order.
     pub redundant: Vec<String>,
     /// The hardware it uses.
@@ -508,6 +511,7 @@ impl ComponentSpec {
             timeout_ms: 3000.0,
             restarts: 0,
             restart_window_ms: 0.0,
+            startup_ms: 0.0,
             redundant: Vec::new(),
             device: None,
             serves: Vec::new(),

@@ -426,9 +426,12 @@ pub enum Delivery {
     Unicast,
 }
 
-/// `host laptop2 runs [speech_recognition, speech_production];`
+/// `host laptop2 runs [speech_recognition, speech_production] has [microphone, speaker];`
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct HostSpec {
     pub name: String,
     pub components: Vec<NameRef>,
+    /// The hardware it offers (`has [microphone, speaker]`): a component declaring a `device`
+    /// is only restarted on a host that has it. Empty: no hardware at all.
+    pub hardware: Vec<String>,
 }

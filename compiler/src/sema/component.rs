@@ -82,6 +82,21 @@ impl Checker {
                         timeout = Some((v, a));
                     }
                 }
+                "startup" => match self.setting_const(a, &Ty::Duration, scope.as_mut()) {
+                    Some(v) if v >= 0.0 => spec.startup_ms = v,
+                    Some(_) => self.diags.push(
+                        Diagnostic::error(
+                            "E0302",
+                            "a component's `startup` cannot be negative",
+                            a.span,
+                        )
+                        .with_label("below zero")
+                        .with_help(
+                            "for example `startup 20s;`, or `startup 0s;` for an instant start",
+                        ),
+                    ),
+                    None => {}
+                },
                 "restart" => {
                     if let Some(n) = self.setting_const(a, &Ty::Int, scope.as_mut()) {
                         if n < 0.0 {
@@ -283,7 +298,7 @@ agent Rover {
 
     #[test]
     fn components_become_specs_with_their_defaults() {
-        let (p, d) = rover("heartbeat 100ms; timeout 300ms; restart 3 within 10s; redundant lidar_backup; device lidar;");
+        let (p, d) = rover("heartbeat 100ms; timeout 300ms; restart 3 within 10s; redundant lidar_backup; device lidar; startup 2s;");
         assert!(d.is_empty(), "{d:?}");
         let p = p.unwrap();
         let a = &p.agents[0];
@@ -293,6 +308,11 @@ agent Rover {
         assert_eq!((lidar.restarts, lidar.restart_window_ms), (3, 10_000.0));
         assert_eq!(lidar.redundant, ["lidar_backup"]);
         assert_eq!(lidar.device.as_deref(), Some("lidar"));
+        assert_eq!(lidar.startup_ms, 2000.0);
+        assert_eq!(
+            a.components[1].startup_ms, 0.0,
+            "no start-up time unless declared"
+        );
         // Without a timeout: three missed heartbeats; without anything: 1 s and 3 s.
         assert_eq!(a.components[1].timeout_ms, 300.0);
         assert_eq!(p.components[0].name, "registry");
@@ -357,9 +377,15 @@ agent Rover {
         assert!(d.iter().any(|m| m.starts_with("E0302")), "{d:?}");
         let (_, d) = rover("restart 2 within 0s;");
         assert!(d.iter().any(|m| m.starts_with("E0302")), "{d:?}");
+        let (_, d) = rover("startup -1s;");
+        assert!(d.iter().any(|m| m.starts_with("E0302")), "{d:?}");
+        let (_, d) = rover("startup 0s;");
+        assert!(d.is_empty(), "an instant start is allowed: {d:?}");
         // A wrong type is reported once, by the settings check.
         let (_, d) = rover("heartbeat 100;");
         assert_eq!(d.len(), 1, "{d:?}");
+        let (_, d) = rover("startup 20;");
+        assert_eq!(d.len(), 1, "a start-up time needs a unit: {d:?}");
     }
 
     #[test]

@@ -113,6 +113,7 @@ pub fn schema(owner: &str) -> Option<&'static [SettingShape]> {
         with_pairs("restart", &["within"], "restart 3 within 10s;"),
         list("redundant", "redundant lidar_backup;"),
         one("device", "device lidar;"),
+        one("startup", "startup 20s;"),
         list("serves", "serves Listen, ChatBot;"),
     ];
     Some(match owner {

@@ -4,9 +4,15 @@
 //! component that is alive, or restarts the component (on another host when the world
 //! places components on hosts), within its restart allowance, and reports the recovery.
 //!
+//! Relocation is the seed's host search: the world's hosts in its order (preferred first),
+//! the component's own host last, skipping hosts that lack the hardware its `device` needs
+//! (when the world says what hosts have) and hosts that are down (every component on them
+//! found failed). With no host to go to, it waits and the search is tried again.
+//!
 //! Heartbeats are simulated, not sent: a running instance beats at `started + k·heartbeat`
 //! until the world's script stops it (`fail C`), and the supervisor knows the last beat it
-//! heard from that. A restarted instance is heard first one heartbeat after the restart; a
+//! heard from that. A restarted instance starts up for its declared `startup` time and is
+//! heard first one heartbeat after that; a
 //! re-binding takes effect at the redundant component's next heartbeat (when the supervisor
 //! hears it is alive), so a failure is always visible for a moment before it is repaired.
 //!
@@ -94,6 +100,9 @@ pub struct Supervisor {
     hosts: Vec<String>,
     /// What each host runs at the start.
     placement: Vec<(String, Vec<String>)>,
+    /// The hardware of each host, in the world's order; empty when the world gives none (then
+    /// any host can run any component).
+    hardware: Vec<Vec<String>>,
     notes: Vec<Note>,
     /// Heartbeats of components placed on hosts are heard over a network
     /// ([`Supervisor::heard`], [`Supervisor::lost`]) instead of simulated.
@@ -110,9 +119,22 @@ impl Supervisor {
             units: Vec::new(),
             hosts: hosts.iter().map(|(h, _)| h.clone()).collect(),
             placement: hosts,
+            hardware: Vec::new(),
             notes: Vec::new(),
             observed: false,
         }
+    }
+
+    /// The hardware of each host, in the order of [`Supervisor::new`]'s hosts
+    /// (`host laptop1 runs [..] has [microphone, speaker];`). When no host has any, hardware
+    /// is not checked.
+    pub fn with_hardware(mut self, hardware: Vec<Vec<String>>) -> Supervisor {
+        self.hardware = if hardware.iter().all(Vec::is_empty) {
+            Vec::new()
+        } else {
+            hardware
+        };
+        self
     }
 
     pub fn units(&self) -> &[Unit] {
@@ -391,25 +413,30 @@ impl Supervisor {
             self.units[i].rebind = Some((r, at));
             return;
         }
-        let u = &mut self.units[i];
-        if !matches!(u.health, Health::Failed) {
+        if !matches!(self.units[i].health, Health::Failed) {
             return;
         }
-        let window = u.spec.restart_window_ms;
-        u.restarts.retain(|t| now_ms - t < window);
+        let window = self.units[i].spec.restart_window_ms;
+        self.units[i].restarts.retain(|t| now_ms - t < window);
+        let u = &self.units[i];
         if (u.restarts.len() as u64) < u64::from(u.spec.restarts) {
+            let Some(host) = self.relocate(i) else {
+                // No host can take it now: it stays failed and the search runs again.
+                return;
+            };
+            let u = &mut self.units[i];
             u.restarts.push(now_ms);
             u.exhausted = false;
             u.health = Health::Restarting {
                 ready_at: now_ms
                     + if u.remote {
+                        // Networked restarts are heard, not timed (net/ owns that wait).
                         RESTART_WAIT_MS.max(u.spec.timeout_ms)
                     } else {
-                        u.spec.heartbeat_ms
+                        u.spec.startup_ms + u.spec.heartbeat_ms
                     },
             };
             u.stopped_ms = None;
-            let host = relocate(u.host, self.hosts.len());
             u.host = host;
             out.push(Note {
                 unit: i,
@@ -417,6 +444,7 @@ impl Supervisor {
                 host,
             });
         } else if u.spec.restarts > 0 && !u.exhausted {
+            let u = &mut self.units[i];
             u.exhausted = true;
             out.push(Note {
                 unit: i,
@@ -424,6 +452,41 @@ impl Supervisor {
                 host: u.host,
             });
         }
+    }
+
+    /// The host a failed unit is restarted on (see the module's note): `Some(None)` when it
+    /// runs on no host (it restarts in place), `None` when no host can take it now.
+    fn relocate(&self, i: usize) -> Option<Option<usize>> {
+        let u = &self.units[i];
+        let Some(own) = u.host else {
+            return Some(None);
+        };
+        let others = (0..self.hosts.len()).filter(|&h| h != own);
+        others
+            .chain(std::iter::once(own))
+            .find(|&h| self.can_run(h, &u.spec) && self.host_up(h, i))
+            .map(Some)
+    }
+
+    /// Whether host `h` has the hardware a component needs.
+    fn can_run(&self, h: usize, spec: &ComponentSpec) -> bool {
+        match (&spec.device, self.hardware.get(h)) {
+            (Some(device), Some(has)) => has.contains(device),
+            (Some(_), None) => self.hardware.is_empty(),
+            (None, _) => true,
+        }
+    }
+
+    /// Whether host `h` answers: some component on it other than `except` is alive, or it
+    /// runs none (nothing says it is down).
+    fn host_up(&self, h: usize, except: usize) -> bool {
+        let mut on = self
+            .units
+            .iter()
+            .enumerate()
+            .filter(|(j, u)| *j != except && u.host == Some(h))
+            .peekable();
+        on.peek().is_none() || on.any(|(_, u)| u.health == Health::Alive)
     }
 
     fn set_served(&mut self, i: usize, served: bool) {
@@ -482,16 +545,6 @@ fn next_beat(u: &Unit, now_ms: f64) -> f64 {
     let hb = u.spec.heartbeat_ms.max(1.0);
     let k = ((now_ms - u.started_ms) / hb).floor() + 1.0;
     u.started_ms + k.max(0.0) * hb
-}
-
-/// The host a restarted component moves to: ADE moves a failed component off its host, to
-/// the preferred one that can run it; here the first host in the world's order other than
-/// its own (so a world lists its preferred hosts first). In place when there is no other.
-fn relocate(host: Option<usize>, hosts: usize) -> Option<usize> {
-    match host {
-        Some(h) if hosts > 1 => Some(if h == 0 { 1 } else { 0 }),
-        other => other,
-    }
 }
 
 #[cfg(test)]
@@ -653,6 +706,95 @@ mod tests {
         assert!(!s.failed(lidar), "restarted and heard again");
         assert_eq!(s.counts(lidar), (2, 2));
         assert!(s.failed(backup));
+    }
+
+    /// Seed 001's hosts: Laptop-1 first (preferred), the on-board PC without a microphone.
+    fn three_hosts() -> Supervisor {
+        Supervisor::new(vec![
+            ("laptop1".into(), vec!["interpreter".into()]),
+            ("onboard".into(), vec!["laser".into()]),
+            ("laptop2".into(), vec!["speech".into(), "tts".into()]),
+        ])
+        .with_hardware(vec![
+            vec!["microphone".into()],
+            vec!["sick_laser".into()],
+            vec!["microphone".into()],
+        ])
+    }
+
+    fn speech(name: &str, startup_ms: f64) -> ComponentSpec {
+        ComponentSpec {
+            restarts: 3,
+            restart_window_ms: 60_000.0,
+            startup_ms,
+            device: Some("microphone".into()),
+            ..spec(name, 500.0, 1500.0)
+        }
+    }
+
+    #[test]
+    fn a_restart_takes_its_startup_time_on_a_host_with_the_hardware_that_is_up() {
+        let mut s = three_hosts();
+        let interpreter = s.add(spec("interpreter", 1000.0, 3000.0), Some(0));
+        s.add(spec("laser", 100.0, 300.0), Some(0));
+        let sr = s.add(speech("speech", 20_000.0), Some(0));
+        s.add(speech("tts", 20_000.0), Some(0));
+        s.link();
+        s.stop(sr, 40_000.0);
+        let changes = run(&mut s, 39_900.0, 70_000.0, 100.0);
+        let kinds: Vec<(f64, &Change)> = changes.iter().map(|(t, n)| (*t, &n.change)).collect();
+        // Laptop-1 has a microphone and is up: there, 20 s of start-up, then a heartbeat.
+        assert_eq!(
+            kinds,
+            [
+                (41_100.0, &Change::Failed { silence_ms: 1600.0 }),
+                (41_100.0, &Change::Restarted { host: Some(0) }),
+                (61_600.0, &Change::Recovered),
+            ]
+        );
+        // Laptop-1 goes down (the interpreter is found silent first); the on-board PC has no
+        // microphone, so it goes back to Laptop-2, up all along (speech production beats).
+        s.stop(interpreter, 77_000.0);
+        s.stop(sr, 80_000.0);
+        let changes = run(&mut s, 70_100.0, 90_000.0, 100.0);
+        assert!(
+            changes
+                .iter()
+                .any(|(_, n)| n.change == Change::Restarted { host: Some(2) }),
+            "{changes:?}"
+        );
+    }
+
+    #[test]
+    fn with_no_host_up_a_restart_waits_for_one() {
+        let mut s = three_hosts();
+        let sr = s.add(speech("speech", 0.0), Some(0));
+        let tts = s.add(speech("tts", 0.0), Some(0));
+        let interpreter = s.add(spec("interpreter", 1000.0, 3000.0), Some(0));
+        s.link();
+        // Both laptops fall silent (Laptop-1's interpreter is found silent first): the only
+        // hosts with a microphone are down.
+        s.stop(interpreter, 7_000.0);
+        s.stop(sr, 10_000.0);
+        s.stop(tts, 10_000.0);
+        let changes = run(&mut s, 6_000.0, 20_000.0, 100.0);
+        assert!(
+            changes
+                .iter()
+                .all(|(_, n)| !matches!(n.change, Change::Restarted { .. })),
+            "{changes:?}"
+        );
+        assert!(s.failed(sr) && s.failed(tts));
+        // Laptop-1 comes back: the search finds it, and both restart there.
+        s.resume(interpreter, 20_050.0);
+        let changes = run(&mut s, 20_100.0, 21_000.0, 100.0);
+        let restarted: Vec<usize> = changes
+            .iter()
+            .filter(|(_, n)| n.change == Change::Restarted { host: Some(0) })
+            .map(|(_, n)| n.unit)
+            .collect();
+        assert_eq!(restarted, [sr, tts]);
+        assert!(!s.failed(sr) && !s.failed(tts));
     }
 
     #[test]

@@ -269,7 +269,8 @@ pub fn join(
                     (h.name.clone(), runs)
                 })
                 .collect();
-            t.supervisor = Supervisor::new(hosts);
+            let hardware = w.spec().hosts.iter().map(|h| h.hardware.clone()).collect();
+            t.supervisor = Supervisor::new(hosts).with_hardware(hardware);
         }
     }
     if !t.globals_added {

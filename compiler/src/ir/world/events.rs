@@ -221,8 +221,27 @@ impl Lowering<'_> {
                 .name(e, "a list of components like `[robot, laser]`")
                 .map(|n| vec![n]),
         });
-        if let (Some(name), Some(components)) = (name, components) {
-            self.spec.hosts.push(HostSpec { name, components });
+        // The hardware names are the components' `device` names, free words like them.
+        let hardware = Self::pair(s, "has").map(|e| match &e.kind {
+            ExprKind::List(items) => items
+                .iter()
+                .map(|i| self.reader().name(i, "a device name").map(|n| n.name))
+                .collect::<Option<Vec<_>>>(),
+            _ => self
+                .reader()
+                .name(e, "a list of devices like `[microphone, speaker]`")
+                .map(|n| vec![n.name]),
+        });
+        let hardware = match hardware {
+            None => Some(Vec::new()),
+            Some(h) => h,
+        };
+        if let (Some(name), Some(components), Some(hardware)) = (name, components, hardware) {
+            self.spec.hosts.push(HostSpec {
+                name,
+                components,
+                hardware,
+            });
         }
     }
 }

@@ -135,7 +135,7 @@ pub static SETTINGS: &[WorldSetting] = &[
         Fits::Any,
         form(1, 1, &["loss", "range", "latency"]),
         "messages broadcast loss 0.1;", "delivery (`broadcast` or `unicast`) and random message loss"),
-    setting("host", Fits::Any, form(1, 1, &["runs"]), "host laptop2 runs [speech_recognition, speech_production];", "where components run"),
+    setting("host", Fits::Any, form(1, 1, &["runs", "has"]), "host laptop2 runs [speech_recognition, speech_production] has [microphone, speaker];", "where components run"),
     setting("log", Fits::Any, form(1, 1, &[]), "log \"cars.log\";", "a log of every state change"),
     setting("ticks", Fits::Any, form(1, 1, &[]), "ticks 600;", "the run length"),
     setting("seed", Fits::Any, form(1, 1, &[]), "seed 7;", "the random seed"),

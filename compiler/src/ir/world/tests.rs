@@ -235,6 +235,32 @@ fn scripted_events_of_every_kind() {
 }
 
 #[test]
+fn hosts_run_components_and_have_hardware() {
+    let (spec, diags) = lower_one(&world(
+        "area 30m x 30m;
+        host laptop2 runs [speech_recognition, speech_production] has [microphone, speaker];
+        host onboard runs robot has sick_laser;
+        host spare runs [];",
+    ));
+    assert!(diags.is_empty(), "{diags:?}");
+    let names = |h: &HostSpec| {
+        h.components
+            .iter()
+            .map(|c| c.name.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        names(&spec.hosts[0]),
+        ["speech_recognition", "speech_production"]
+    );
+    assert_eq!(spec.hosts[0].hardware, ["microphone", "speaker"]);
+    assert_eq!(spec.hosts[1].hardware, ["sick_laser"]);
+    assert!(spec.hosts[2].hardware.is_empty(), "no `has`: no hardware");
+    // A device name is a name, not a number.
+    assert!(!codes(&world("host laptop1 runs [a] has [3];")).is_empty());
+}
+
+#[test]
 fn an_area_field_with_drift_and_people() {
     let (spec, diags) = lower_one(&world(
         "area 5m x 4m;
