@@ -158,6 +158,7 @@ pub fn run(
         scratch: &scratch.0,
         world: &world.name,
         epoch: None,
+        spawned: 0,
     };
     for (r, _) in crate::host::instances(world, program)? {
         procs.push(spawner.spawn(Role::Robot, &r, &[], None)?);
@@ -467,6 +468,8 @@ struct Spawner<'a> {
     scratch: &'a Path,
     world: &'a str,
     epoch: Option<f64>,
+    /// Processes started so far (names their trace files apart).
+    spawned: u32,
 }
 
 impl Spawner<'_> {
@@ -477,12 +480,12 @@ impl Spawner<'_> {
         only: &[String],
         epoch: Option<f64>,
     ) -> Result<Proc, String> {
-        let port = free_port()?;
+        self.spawned += 1;
         let c = self.config;
         let trace = self.scratch.join(format!(
             "{}-{}-{}.jsonl",
             wire::chunk(name),
-            port,
+            self.spawned,
             unix_ms() as u64
         ));
         let mut cmd = Command::new(&c.exe);
@@ -507,7 +510,10 @@ impl Spawner<'_> {
         cmd.args(["--world", self.world, "--team", self.team]);
         cmd.arg("--keys").arg(self.key_dir);
         cmd.args(["--connect", &endpoint(self.hub)]);
-        cmd.args(["--listen", &endpoint(port)]);
+        // Port 0: the child binds a free port itself and gossip tells the others where it is.
+        // A port picked here and bound later by the child could be taken in between (by an
+        // outgoing connection of a test running beside it: "Address already in use").
+        cmd.args(["--listen", &endpoint(0)]);
         cmd.args(["--speed", &c.speed.to_string()]);
         if let Some(s) = c.seed {
             cmd.args(["--seed", &s.to_string()]);
