@@ -321,6 +321,47 @@ fn exporting_tendencies_writes_the_table_as_a_switch() {
     assert!(!xml.contains(r#"ID="tendencies""#), "{xml}");
 }
 
+/// A tendency table of more than six states (BehaviorTree.CPP's largest Switch has six cases)
+/// is written as a chain of switches on the same entry, each the previous one's default, and
+/// imports back as the `tendencies(..)` node.
+#[test]
+fn a_tendency_table_of_eight_states_exports_as_a_chain_of_switches() {
+    let src = scratch("eight.affect");
+    std::fs::write(
+        &src,
+        "enum Mood { A, B, C, D, E, F, G, H }\n\naction Do(in x: int);\n\nagent R {\n    var level: number = 0;\n    emotions mood: Mood = A {\n        from level;\n        rise 0.1;\n        fall 0.1;\n        A -> B when intensity > 0.5;\n    }\n    tendencies mood {\n        A => Do(x: 1);\n        B => Do(x: 2);\n        C => Do(x: 3);\n        D => Do(x: 4);\n        E => Do(x: 5);\n        F => Do(x: 6);\n        G => Do(x: 7);\n        H => Do(x: 8);\n    }\n    main {\n        act: tendencies(mood)\n    }\n}\n",
+    )
+    .unwrap();
+    let xml_path = scratch("eight.xml");
+    let out = affect(&[
+        "build",
+        src.to_str().unwrap(),
+        "--emit",
+        "groot",
+        "-o",
+        xml_path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let xml = std::fs::read_to_string(&xml_path).unwrap();
+    let outer = xml.find(r#"<Switch6 name="act" variable="{mood}" case_1="A""#);
+    let inner = xml.find(r#"<Switch2 variable="{mood}" case_1="G" case_2="H""#);
+    assert!(
+        matches!((outer, inner), (Some(o), Some(i)) if o < i),
+        "{xml}"
+    );
+    assert_eq!(xml.matches("</Switch2>\n").count(), 1, "{xml}");
+    let back = scratch("eight_back.affect");
+    let out = affect(&[
+        "import",
+        xml_path.to_str().unwrap(),
+        "-o",
+        back.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let back = std::fs::read_to_string(&back).unwrap();
+    assert!(back.contains("act: tendencies(mood)"), "{back}");
+}
+
 /// A program that `use`s files (an import of a file with `<include>`s) builds into a directory
 /// with every used file's XML beside it; trees of used files are called as SubTrees.
 #[test]

@@ -52,7 +52,7 @@ impl Exporter {
         };
         let (ty, arms) = self.tendencies.get(&machine.last().name)?;
         let enum_name = crate::fmt::format_type(ty);
-        let arms = arms
+        let arms: Vec<SwitchArm> = arms
             .iter()
             .map(|a| SwitchArm {
                 doc: a.doc.clone(),
@@ -76,13 +76,57 @@ impl Exporter {
                 span: a.span,
             })
             .collect();
-        Some(Node {
-            kind: NodeKind::Switch {
-                subject: value.clone(),
-                arms,
+        Some(chained(n, value, arms))
+    }
+}
+
+/// BehaviorTree.CPP's largest Switch has six cases.
+const MAX_CASES: usize = 6;
+
+/// The switch on `subject` over `arms`; a table of more than six states is a chain of switches
+/// on the same entry, each with the next one as its default (the last with the table's `_`).
+fn chained(n: &Node, subject: &Expr, mut arms: Vec<SwitchArm>) -> Node {
+    let default = match arms.last() {
+        Some(SwitchArm {
+            pattern: Pattern::Wildcard(_),
+            ..
+        }) => arms.pop(),
+        _ => None,
+    };
+    let kind = |mut arms: Vec<SwitchArm>, default: Option<SwitchArm>| {
+        arms.extend(default);
+        NodeKind::Switch {
+            subject: subject.clone(),
+            arms,
+        }
+    };
+    // Built from the last chunk of cases back to the first, each the next one's default; only
+    // the first is the node written (its label, modifiers and attributes).
+    let mut chunks: Vec<Vec<SwitchArm>> = Vec::new();
+    while arms.len() > MAX_CASES {
+        let rest = arms.split_off(MAX_CASES);
+        chunks.push(std::mem::replace(&mut arms, rest));
+    }
+    let mut kind_ = kind(arms, default);
+    for cases in chunks.into_iter().rev() {
+        let rest = SwitchArm {
+            doc: None,
+            pattern: Pattern::Wildcard(n.span),
+            node: Node {
+                doc: None,
+                attrs: Vec::new(),
+                label: None,
+                kind: kind_,
+                modifiers: Vec::new(),
+                span: n.span,
             },
-            ..n.clone()
-        })
+            span: n.span,
+        };
+        kind_ = kind(cases, Some(rest));
+    }
+    Node {
+        kind: kind_,
+        ..n.clone()
     }
 }
 
