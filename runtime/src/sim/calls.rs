@@ -64,6 +64,13 @@ struct CallLeaf {
 impl CallLeaf {
     /// Whether the call is answered (every tick of the leaf is a call).
     fn answered(&self, now_ms: f64) -> bool {
+        match self.link.serving(&self.component) {
+            // Not a component of this team (never for a checked program): nothing to ask.
+            None => return true,
+            Some(None) => return false,
+            Some(Some(false)) => return true,
+            Some(Some(true)) => {}
+        }
         let Some(route) = self.link.route(&self.component) else {
             // Not a component of this team (never for a checked program): nothing to ask.
             return true;

@@ -338,6 +338,20 @@ pub fn join(
 }
 
 impl Link {
+    /// Whether component `name`'s users are served now (`None`: not a component of this
+    /// team), and if so whether by an instance in another process. Allocates nothing: it is
+    /// asked on every tick of a served leaf, where [`Link::route`] is needed only for a call
+    /// that leaves the process.
+    pub fn serving(&self, name: &str) -> Option<Option<bool>> {
+        let t = self.team.try_borrow().ok()?;
+        let unit = t.supervisor.find(Some(self.member), name)?;
+        Some(
+            t.supervisor
+                .serving(unit)
+                .map(|s| t.calls.is_some() && t.supervisor.is_remote(s)),
+        )
+    }
+
     /// Where a call of a leaf that component `name` serves goes now (see `calls.rs`).
     pub fn route(&self, name: &str) -> Option<super::call_route::Route> {
         let t = self.team.try_borrow().ok()?;
