@@ -1,4 +1,5 @@
-//! The allocator's settings for a long-lived server.
+//! The allocator's settings for a long-lived server (and every other command: `affect`'s
+//! `main` sets them too).
 //!
 //! glibc's `malloc` serves a block above its mmap threshold (128 KB) with a mapping of its
 //! own, returned to the system when freed, and raises the threshold to the size of every

@@ -68,7 +68,7 @@ fn tree_around(nodes: Vec<Node>) -> Item {
         kind: ItemKind::Tree(TreeDecl {
             is_main: false,
             name: Ident::new("T", Span::DUMMY),
-            ports: vec![],
+            ports: Default::default(),
             locals: vec![],
             body: NodeBlock {
                 nodes,

@@ -103,7 +103,7 @@ pub fn declaration(u: &Unknown) -> Item {
             kind: ItemKind::Tree(TreeDecl {
                 is_main: false,
                 name: Ident::new(&u.name, Span::DUMMY),
-                ports: vec![],
+                ports: Default::default(),
                 locals: vec![],
                 body: NodeBlock {
                     nodes: vec![],
@@ -319,8 +319,8 @@ impl Vars<'_> {
         let ports = scope.and_then(|s| {
             s.leaves
                 .get(&callee)
-                .map(|l| l.ports.as_slice())
-                .or_else(|| s.trees.get(&callee).map(|p| p.as_slice()))
+                .map(|l| &l.ports[..])
+                .or_else(|| s.trees.get(&callee).map(|p| &p[..]))
         });
         let by_name = ports.map(PortsByName::new);
         for (i, a) in args.args.iter().enumerate() {

@@ -97,7 +97,7 @@ impl IncludeLoader for NoIncludes {
 pub struct Scope {
     pub leaves: HashMap<String, LeafSig>,
     /// Tree name → its ports.
-    pub trees: HashMap<String, Vec<PortDecl>>,
+    pub trees: HashMap<String, crate::syntax::ast::Ports>,
     /// Enum name → its variants (for `Enum::Variant` in scripts and switch cases).
     pub enums: HashMap<String, Vec<String>>,
     /// Constant name → its literal value (exported in its place: BehaviorTree.CPP has no
@@ -108,7 +108,7 @@ pub struct Scope {
 #[derive(Clone, Debug)]
 pub struct LeafSig {
     pub kind: LeafKind,
-    pub ports: Vec<PortDecl>,
+    pub ports: crate::syntax::ast::Ports,
 }
 
 /// A node's ports by name, built once per call: a call's arguments are matched to ports one

@@ -142,7 +142,7 @@ impl Checker {
                     }
                     let owner = self.index.declared_at(l.name.span);
                     let ports = self.port_sigs(&l.ports, owner, Visibility::Qualified);
-                    self.g.leaves[i as usize].ports = ports;
+                    self.g.leaves[i as usize].ports = ports.into();
                 }
                 ItemKind::Tree(t) => {
                     let Some(Global::Tree(i)) = self.g.names.get(&t.name.name).map(|(g, _)| *g)
@@ -155,7 +155,7 @@ impl Checker {
                     let owner = self.index.declared_at(t.name.span);
                     let inside = Visibility::Within(item.span);
                     let ports = self.port_sigs(&t.ports, owner, inside);
-                    self.g.trees[i as usize].ports = ports;
+                    self.g.trees[i as usize].ports = ports.into();
                 }
                 _ => {}
             }
@@ -177,7 +177,7 @@ impl Checker {
                 self.g.leaves.push(LeafDef {
                     name: l.name.name.clone(),
                     kind: l.kind,
-                    ports: Vec::new(),
+                    ports: Default::default(),
                     span: l.name.span,
                     doc: doc.clone(),
                 });
@@ -371,7 +371,7 @@ impl Checker {
         let signature = is_signature(item, t);
         let sig = TreeSig {
             name: t.name.name.clone(),
-            ports: Vec::new(),
+            ports: Default::default(),
             span: t.name.span,
             is_main: t.is_main,
             doc: doc.clone(),

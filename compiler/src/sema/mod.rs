@@ -120,11 +120,16 @@ pub struct PortSig {
     pub def: Option<index::DefId>,
 }
 
+/// A declaration's checked ports, shared: every call of a node or tree reads its callee's
+/// ports while it checks itself, and copying them per call made a call of a node with 200,000
+/// ports cost the ports twice over.
+pub type SharedPorts = std::rc::Rc<[PortSig]>;
+
 #[derive(Clone, Debug)]
 pub struct LeafDef {
     pub name: String,
     pub kind: LeafKind,
-    pub ports: Vec<PortSig>,
+    pub ports: SharedPorts,
     pub span: Span,
     pub doc: Option<String>,
 }
@@ -132,7 +137,7 @@ pub struct LeafDef {
 #[derive(Clone, Debug)]
 pub struct TreeSig {
     pub name: String,
-    pub ports: Vec<PortSig>,
+    pub ports: SharedPorts,
     pub span: Span,
     pub is_main: bool,
     pub doc: Option<String>,

@@ -400,10 +400,12 @@ impl<'p> ParamIndex<'p> {
         if params.len() <= Self::FEW {
             return ParamIndex::Few;
         }
-        let mut map = HashMap::with_capacity(params.len() * 2);
+        let mut map = HashMap::with_capacity(params.len());
         for (j, (name, port)) in params.iter().enumerate() {
             map.entry(*name).or_insert(j);
-            map.entry(*port).or_insert(j);
+            if port != name {
+                map.entry(*port).or_insert(j);
+            }
         }
         ParamIndex::Many(map)
     }

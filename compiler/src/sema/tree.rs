@@ -443,7 +443,7 @@ impl TreeCx<'_> {
                 self.c.g.leaves.push(super::LeafDef {
                     name: id.to_string(),
                     kind,
-                    ports: vec![],
+                    ports: Default::default(),
                     span: Span::DUMMY,
                     doc: None,
                 });

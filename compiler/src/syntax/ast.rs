@@ -165,8 +165,13 @@ impl LeafKind {
 pub struct LeafDecl {
     pub kind: LeafKind,
     pub name: Ident,
-    pub ports: Vec<PortDecl>,
+    pub ports: Ports,
 }
+
+/// The ports of a declared node or tree, shared rather than copied: the exporter's scope, its
+/// read-back and the importer's look-ups hold the declaration's own list (a node with 200,000
+/// ports was copied four times to export it).
+pub type Ports = std::sync::Arc<[PortDecl]>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PortDir {
@@ -220,7 +225,7 @@ pub enum TypeKind {
 pub struct TreeDecl {
     pub is_main: bool,
     pub name: Ident,
-    pub ports: Vec<PortDecl>,
+    pub ports: Ports,
     /// `var` declarations at the top of the body: entries of the tree's own blackboard.
     pub locals: Vec<LocalVar>,
     /// The nodes; its span covers the braces of the whole body.

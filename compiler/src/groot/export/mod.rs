@@ -243,7 +243,7 @@ impl Exporter {
                 self.st.var_types.insert(v.name.name.clone(), ty.clone());
             }
         }
-        for p in &t.ports {
+        for p in t.ports.iter() {
             if let Some(ty) = &p.ty {
                 self.st.var_types.insert(p.name.name.clone(), ty.clone());
             }

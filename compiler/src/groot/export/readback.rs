@@ -31,12 +31,12 @@ impl ReadBack {
     pub(super) fn tree_locals(
         &mut self,
         name: &str,
-        back_ports: &[PortDecl],
+        back_ports: &Ports,
         nodes: &[Node],
         ports: &[PortDecl],
     ) -> Vec<LocalVar> {
         let trees = &mut self.reader.scope.trees;
-        let before = trees.insert(name.to_string(), back_ports.to_vec());
+        let before = trees.insert(name.to_string(), back_ports.clone());
         let locals = super::super::infer::locals(nodes, ports, &self.reader.scope);
         let trees = &mut self.reader.scope.trees;
         match before {

@@ -47,9 +47,9 @@ impl Exporter {
             let ports = match &model {
                 Some(m) => match self.readback.model(m, None, &t.name.name).kind {
                     ItemKind::Tree(back) => back.ports,
-                    _ => vec![],
+                    _ => Default::default(),
                 },
-                None => vec![],
+                None => Default::default(),
             };
             let locals = self
                 .readback

@@ -178,7 +178,7 @@ impl Reader {
             Some(k) => ItemKind::Leaf(LeafDecl {
                 kind: k,
                 name,
-                ports,
+                ports: ports.into(),
             }),
             None => {
                 if ports.is_empty() {
@@ -191,7 +191,7 @@ impl Reader {
                 ItemKind::Tree(TreeDecl {
                     is_main: false,
                     name,
-                    ports,
+                    ports: ports.into(),
                     locals: vec![],
                     body: NodeBlock {
                         nodes: vec![],

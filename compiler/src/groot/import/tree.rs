@@ -176,7 +176,7 @@ impl Reader {
             kind: ItemKind::Tree(TreeDecl {
                 is_main,
                 name: ident(id),
-                ports,
+                ports: ports.into(),
                 locals,
                 body: NodeBlock {
                     nodes,
