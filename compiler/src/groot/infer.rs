@@ -126,14 +126,14 @@ pub fn declaration(u: &Unknown) -> Item {
             default: None,
             span: Span::DUMMY,
         })
-        .collect();
+        .collect::<Vec<_>>();
     Item {
         doc: None,
         attrs,
         kind: ItemKind::Leaf(LeafDecl {
             kind: u.kind,
             name: Ident::new(&u.name, Span::DUMMY),
-            ports,
+            ports: ports.into(),
         }),
         span: Span::DUMMY,
     }

@@ -123,7 +123,7 @@ pub struct PortSig {
 /// A declaration's checked ports, shared: every call of a node or tree reads its callee's
 /// ports while it checks itself, and copying them per call made a call of a node with 200,000
 /// ports cost the ports twice over.
-pub type SharedPorts = std::rc::Rc<[PortSig]>;
+pub type SharedPorts = std::rc::Rc<Vec<PortSig>>;
 
 #[derive(Clone, Debug)]
 pub struct LeafDef {

@@ -170,8 +170,9 @@ pub struct LeafDecl {
 
 /// The ports of a declared node or tree, shared rather than copied: the exporter's scope, its
 /// read-back and the importer's look-ups hold the declaration's own list (a node with 200,000
-/// ports was copied four times to export it).
-pub type Ports = std::sync::Arc<[PortDecl]>;
+/// ports was copied four times to export it). A shared `Vec` rather than a slice, so that
+/// sharing the list the parser built does not copy it once more.
+pub type Ports = std::sync::Arc<Vec<PortDecl>>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PortDir {

@@ -93,9 +93,9 @@ impl Attacher<'_> {
                     self.claim(v.span, &mut v.doc);
                 }
             }
-            ItemKind::Leaf(l) => self.ports(std::sync::Arc::make_mut(&mut l.ports)),
+            ItemKind::Leaf(l) => self.ports(std::sync::Arc::make_mut(&mut l.ports).as_mut_slice()),
             ItemKind::Tree(t) => {
-                self.ports(std::sync::Arc::make_mut(&mut t.ports));
+                self.ports(std::sync::Arc::make_mut(&mut t.ports).as_mut_slice());
                 for v in &mut t.locals {
                     self.claim(v.span, &mut v.doc);
                 }

@@ -539,6 +539,9 @@ pub fn lex(src: &str) -> Lexed<'_> {
     }
     diagnostics.append(&mut lexer.extras.errors);
     diagnostics.sort_by_key(|d| d.primary.span.start);
+    // The tokens live until the syntax tree is built: the doubling's slack (up to half the
+    // list) would be held beside the whole tree.
+    tokens.shrink_to_fit();
     Lexed {
         tokens,
         comments,

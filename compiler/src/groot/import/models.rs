@@ -118,7 +118,7 @@ impl Reader {
         id: &str,
         comment_docs: Vec<String>,
     ) -> Item {
-        let mut ports = Vec::new();
+        let mut ports = Vec::with_capacity(e.children.len());
         // Groot 2's `<MetadataFields><Metadata k="v"/>..`: `#[metadata:k = "v"]`, in order.
         let mut metadata: Vec<Attr> = Vec::new();
         // XML comments before a port ride on its doc, spelled as comments.
