@@ -526,6 +526,9 @@ impl Checker {
         visible: Visibility,
     ) -> Vec<PortSig> {
         let mut out: Vec<PortSig> = Vec::with_capacity(ports.len());
+        // One definition each: reserved, so a wide node does not leave the index up to half
+        // empty after its last doubling.
+        self.index.defs.reserve(ports.len());
         // Each name's first port (a search of `out` per port was n² for a wide node).
         let mut first: HashMap<&str, Span> = HashMap::new();
         for p in ports {

@@ -34,6 +34,8 @@ impl TreeCx<'_> {
             );
         }
         let mut named = false;
+        // A use of a port per argument (reserved for the same reason as the ports' definitions).
+        self.c.index.refs.reserve(args.args.len());
         let by_name = ParamIndex::new(params);
         for (i, a) in args.args.iter().enumerate() {
             let slot = match &a.name {

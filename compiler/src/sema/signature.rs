@@ -22,7 +22,7 @@ pub fn port(p: &PortDecl) -> String {
         p.dir.keyword(),
         arg_name(&p.name.name),
         type_suffix(p.ty.as_ref()),
-        init_suffix(p.default.as_ref())
+        init_suffix(p.default.as_deref())
     )
 }
 

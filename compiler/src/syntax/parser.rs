@@ -78,8 +78,7 @@ pub fn parse(src: &str) -> Parsed {
     );
     diagnostics.extend(parse_diags);
 
-    let starts: Vec<usize> = tokens.iter().map(|(s, _, _)| *s).collect();
-    diagnostics.extend(docs::attach(&mut file, &lexed.comments, &starts));
+    diagnostics.extend(docs::attach(&mut file, &lexed.comments, &tokens));
     diagnostics.extend(shape::check(&file));
     diagnostics.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
 

@@ -271,7 +271,7 @@ impl Reader {
             dir,
             name: ident(name),
             ty,
-            default,
+            default: default.map(Box::new),
             span: Span::DUMMY,
         })
     }
