@@ -902,7 +902,7 @@ mod tests {
                 kind: ItemKind::Tree(TreeDecl {
                     is_main: false,
                     name: Ident::new("T", Span::DUMMY),
-                    ports: vec![],
+                    ports: Default::default(),
                     locals: vec![],
                     body: NodeBlock {
                         nodes: vec![Node {
