@@ -38,7 +38,10 @@ fn main() {
     }
     println!("cargo:rerun-if-changed=../Cargo.lock");
     if let Ok(lock) = std::fs::read_to_string("../Cargo.lock") {
-        for block in lock.split("\n\n").filter(|b| b.contains("name = \"cranelift-")) {
+        for block in lock
+            .split("\n\n")
+            .filter(|b| b.contains("name = \"cranelift-"))
+        {
             h.write(block.as_bytes());
         }
     }

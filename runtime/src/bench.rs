@@ -3,10 +3,10 @@
 //! time anything.
 
 use crate::interp::Machine;
-use crate::leaf::{LeafTable, StandIn};
-use affect_compiler::ir::program::{AgentProgram, NodeKind, Program, Status};
 use crate::jit::tier::Pending;
 use crate::jit::CompileStats;
+use crate::leaf::{LeafTable, StandIn};
+use affect_compiler::ir::program::{AgentProgram, NodeKind, Program, Status};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;

@@ -146,8 +146,8 @@ pub fn run(args: &BenchArgs) -> u8 {
     }
     let r = bench::measure(&mut *engine, agent, args.ticks, args.repeats);
     let first_tick_ms = (r.first_tick_done - t0).as_secs_f64() * 1000.0;
-    let mut jit_ready_ms = (args.engine == EngineKind::Jit && fallback.is_none())
-        .then_some(first_tick_ms);
+    let mut jit_ready_ms =
+        (args.engine == EngineKind::Jit && fallback.is_none()).then_some(first_tick_ms);
     let mut engine_name = if jit_stats.is_some() { "jit" } else { "interp" };
     if let Some(t) = engine.tier_report() {
         jit_ready_ms = t.ready_at.map(|at| (at - t0).as_secs_f64() * 1000.0);

@@ -93,7 +93,7 @@ impl CodeCache {
             agent.nodes.len()
         );
         for l in &program.leaves {
-            let _ = write!(h, "{l:?}\n");
+            let _ = writeln!(h, "{l:?}");
         }
         Ok(hex(&h.0.finalize()))
     }
@@ -336,7 +336,19 @@ mod tests {
         assert!(back.record);
         assert_eq!(back.funcs.len(), 1);
         assert_eq!(back.funcs[0].bytes, sample().funcs[0].bytes);
-        assert_eq!(back.funcs[0].relocs, sample().funcs[0].relocs);
+        let (r, want) = (&back.funcs[0].relocs[0], &sample().funcs[0].relocs[0]);
+        assert_eq!(back.funcs[0].relocs.len(), 1);
+        assert_eq!(
+            (r.offset, r.kind, r.addend),
+            (want.offset, want.kind, want.addend)
+        );
+        assert!(matches!(
+            r.name,
+            ModuleRelocTarget::User {
+                namespace: 0,
+                index: 2
+            }
+        ));
         assert_eq!(back.funcs[0].id, FuncId::from_u32(3));
     }
 
@@ -347,8 +359,14 @@ mod tests {
             let mut b = bytes.clone();
             b[i] ^= 0x40;
             assert!(decode("k", &b).is_none(), "byte {i} flipped was accepted");
-            assert!(decode("k", &bytes[..i]).is_none(), "{i} bytes were accepted");
+            assert!(
+                decode("k", &bytes[..i]).is_none(),
+                "{i} bytes were accepted"
+            );
         }
-        assert!(decode("other", &bytes).is_none(), "another key's entry was accepted");
+        assert!(
+            decode("other", &bytes).is_none(),
+            "another key's entry was accepted"
+        );
     }
 }

@@ -19,8 +19,8 @@ use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleRelocTarget};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::mem::offset_of;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 impl From<cranelift_module::ModuleError> for JitError {
@@ -163,9 +163,17 @@ fn check_artifact(module: &JITModule, built: &Artifact) -> Result<(), JitError> 
     let d = module.declarations();
     let count = d.get_functions().count();
     // Defined in this module (the anonymous functions), not imported from Rust.
-    let local = |i: usize| d.get_function_decl(FuncId::from_u32(i as u32)).linkage.is_final();
+    let local = |i: usize| {
+        d.get_function_decl(FuncId::from_u32(i as u32))
+            .linkage
+            .is_final()
+    };
     let mut defined = vec![false; count];
-    let bad = |what: &str| Err(JitError::Codegen(format!("cached code does not fit: {what}")));
+    let bad = |what: &str| {
+        Err(JitError::Codegen(format!(
+            "cached code does not fit: {what}"
+        )))
+    };
     for f in &built.funcs {
         let i = f.id.as_u32() as usize;
         if i >= count || !local(i) || defined[i] {

@@ -5,9 +5,9 @@
 //! results bit for bit (tests/jit_differential.rs), so the tick at which the switch happens
 //! changes nothing a run observes; `tests/tiered.rs` forces it at several ticks.
 
-use super::{Artifact, Compiled, JitError};
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use super::cache::{CodeCache, Lookup};
+use super::{Artifact, Compiled, JitError};
 use affect_compiler::ir::program::{AgentProgram, Program};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,12 +35,7 @@ impl Drop for Pending {
 
 /// Starts compiling agent `agent` of `program` on a background thread, through the code
 /// cache in `cache` when there is one. `record`: as `compile_with`.
-pub fn spawn(
-    program: Arc<Program>,
-    agent: usize,
-    record: bool,
-    cache: Option<PathBuf>,
-) -> Pending {
+pub fn spawn(program: Arc<Program>, agent: usize, record: bool, cache: Option<PathBuf>) -> Pending {
     let cancel = Arc::new(AtomicBool::new(false));
     let (tx, rx) = std::sync::mpsc::channel();
     let stop = cancel.clone();
@@ -155,11 +150,7 @@ pub(crate) fn generate(
 
 /// Links generated code for `agent` (which must be the agent it was generated from, or one
 /// equal to it): executable, ready to install.
-pub fn link(
-    program: &Program,
-    agent: &AgentProgram,
-    code: Artifact,
-) -> Result<Compiled, JitError> {
+pub fn link(program: &Program, agent: &AgentProgram, code: Artifact) -> Result<Compiled, JitError> {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {
         super::compile::link_artifact(program, agent, code)

@@ -563,7 +563,11 @@ impl<'p> Run<'p> {
         let mut k = 0;
         while k < self.tiers.len() {
             let pending = &mut self.tiers[k].pending;
-            let Some(ready) = (if wait { Some(pending.wait()) } else { pending.poll() }) else {
+            let Some(ready) = (if wait {
+                Some(pending.wait())
+            } else {
+                pending.poll()
+            }) else {
                 k += 1;
                 continue;
             };
@@ -572,7 +576,9 @@ impl<'p> Run<'p> {
             let Some(agent) = self.live.iter().map(|l| l.agent.program).find(|p| mine(p)) else {
                 continue;
             };
-            let Ok(code) = ready.code.and_then(|c| crate::jit::tier::link(self.program, agent, c))
+            let Ok(code) = ready
+                .code
+                .and_then(|c| crate::jit::tier::link(self.program, agent, c))
             else {
                 continue;
             };
