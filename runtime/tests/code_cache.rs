@@ -46,6 +46,9 @@ fn config(engine: EngineKind, cache: Option<&Path>) -> RunConfig {
         ticks: 30,
         engine,
         code_cache: cache.map(Path::to_path_buf),
+        // The tiered engine takes the code at the second tick (a short run could otherwise
+        // end before it arrives).
+        tier_at: Some(1),
         leaves: vec![run::LeafScript {
             key: "Work".into(),
             statuses: run::parse_statuses("running,success,running,failure").expect("valid"),
