@@ -40,6 +40,9 @@ struct Gen {
     /// removes with `unset_blackboard`: a read while it is unset stops the tree. Off, the
     /// generator draws exactly what it drew before (old seeds keep their programs).
     unset: bool,
+    /// Point fields (`p.x += ..`, `p.y / 1m`) and nested lists (`g = [q, r]`, `g[0][1]`).
+    /// Off, the generator draws exactly what it drew before.
+    records: bool,
 }
 
 impl Gen {
@@ -68,6 +71,9 @@ impl Gen {
     fn num(&mut self, depth: u32) -> String {
         if self.use_u(10) {
             return "u".into();
+        }
+        if self.records && self.pick(12) == 0 {
+            return self.record_read();
         }
         if depth == 0 || self.pick(3) == 0 {
             return match self.pick(6) {
@@ -147,8 +153,30 @@ impl Gen {
         out.join("; ")
     }
 
+    /// A number read from a point's field.
+    fn record_read(&mut self) -> String {
+        match self.pick(2) {
+            0 => "(p.x / 1m)".into(),
+            _ => "(p.y / 2m)".into(),
+        }
+    }
+
+    /// Writes to a point's fields, with their unit.
+    fn record_statement(&mut self) -> String {
+        match self.pick(5) {
+            0 => format!("p.x = {} * 1m", self.num(1)),
+            1 => format!("p.y += p.x * {}", self.num(1)),
+            2 => "p.x -= 1m; p.y /= 2".into(),
+            3 => format!("p = (p.y, {} * 1m)", self.num(1)),
+            _ => format!("if p.x > {}m {{ p.y *= 2; }}", self.pick(4)),
+        }
+    }
+
     /// Lists and points: literals (constant and computed), copies, element assignment.
     fn list_statement(&mut self) -> String {
+        if self.records && self.pick(2) == 0 {
+            return self.record_statement();
+        }
         match self.pick(8) {
             0 => "r = q; r.push(7)".to_string(),
             1 => "q = [4, 5, 6]".to_string(),
@@ -499,7 +527,7 @@ proptest! {
 
     #[test]
     fn jit_matches_interpreter(seed in any::<u64>(), ticks in 10u64..40, sleep in prop::option::of(1u32..160)) {
-        let mut g = Gen { state: seed, depth_budget: 14, in_helper: false, unset: false };
+        let mut g = Gen { state: seed, depth_budget: 14, in_helper: false, unset: false, records: true };
         let source = g.program();
         let cfg = config(ticks, sleep.map(f64::from));
         match compare(&source, &cfg) {
@@ -528,6 +556,7 @@ fn reads_of_unset_variables_agree() {
             depth_budget: 14,
             in_helper: false,
             unset: true,
+            records: false,
         };
         let source = g.program();
         let cfg = config(10 + seed % 30, (seed % 3 == 0).then_some(40.0));
@@ -551,18 +580,27 @@ fn reads_of_unset_variables_agree() {
     );
 }
 
-/// Most generated programs must compile, or the property above tests little.
+/// Most generated programs must compile, or the property above tests little; and they do
+/// read and write point fields.
 #[test]
 fn generated_programs_compile() {
     let mut refused = Vec::new();
+    let (mut field_reads, mut field_writes) = (0, 0);
     for seed in 0..60u64 {
         let mut g = Gen {
             state: seed,
             depth_budget: 14,
             in_helper: false,
             unset: false,
+            records: true,
         };
         let source = g.program();
+        field_reads += usize::from(source.contains("(p.x / 1m)") || source.contains("(p.y / 2m)"));
+        field_writes += usize::from(
+            ["p.x = ", "p.y += ", "p.x -= ", "p.y *= "]
+                .iter()
+                .any(|w| source.contains(w)),
+        );
         let analysis = affect_compiler::check_source_with(&source, &NoFiles);
         if analysis.program.is_none() {
             refused.push(format!(
@@ -581,6 +619,10 @@ fn generated_programs_compile() {
         "{} of 60 generated programs do not compile:\n{}",
         refused.len(),
         refused.join("\n")
+    );
+    assert!(
+        field_reads >= 10 && field_writes >= 10,
+        "point fields in {field_reads} (read) and {field_writes} (written) of 60 programs"
     );
 }
 
@@ -728,6 +770,7 @@ fn seeds_that_once_differed() {
                 depth_budget: 14,
                 in_helper: false,
                 unset: false,
+                records: false,
             };
             let source = g.program();
             if let Err(e) = compare(&source, &config(ticks, None)) {
