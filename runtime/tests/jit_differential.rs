@@ -40,7 +40,8 @@ struct Gen {
     /// removes with `unset_blackboard`: a read while it is unset stops the tree. Off, the
     /// generator draws exactly what it drew before (old seeds keep their programs).
     unset: bool,
-    /// Point fields (`p.x += ..`, `p.y / 1m`) and nested lists (`g = [q, r]`, `g[0][1]`).
+    /// Point fields (`p.x += ..`, `p.y / 1m`) and a list of lists (`g = [q, r]`,
+    /// `g[1] = r`, `for row in g`).
     /// Off, the generator draws exactly what it drew before.
     records: bool,
 }
@@ -153,6 +154,15 @@ impl Gen {
         out.join("; ")
     }
 
+    /// The list of lists `g` and the row `for` pops from it, when `records` is on.
+    fn nested_vars(&self) -> &'static str {
+        if self.records {
+            "\n    var g: [[int]] = [[1], [2, 3]];\n    var row: [int] = [];"
+        } else {
+            ""
+        }
+    }
+
     /// A number read from a point's field.
     fn record_read(&mut self) -> String {
         match self.pick(2) {
@@ -161,8 +171,19 @@ impl Gen {
         }
     }
 
-    /// Writes to a point's fields, with their unit.
+    /// Writes to a point's fields, with their unit; copies into and out of a list of lists.
     fn record_statement(&mut self) -> String {
+        if self.pick(2) == 0 {
+            return match self.pick(7) {
+                0 => "g = [q, r]".into(),
+                1 => format!("g[{}] = q; q.push(c)", self.pick(3)),
+                2 => "g.push(r); r.push(k)".into(),
+                3 => format!("q = g[{}]", self.pick(2)),
+                4 => "g = [g[1], g[0], q]".into(),
+                5 => format!("x = len(g) + len(g[{}])", self.pick(2)),
+                _ => "r = g[0]; r[0] += 1; g[1] = r".into(),
+            };
+        }
         match self.pick(5) {
             0 => format!("p.x = {} * 1m", self.num(1)),
             1 => format!("p.y += p.x * {}", self.num(1)),
@@ -353,6 +374,9 @@ impl Gen {
                 self.one(&["x", "c"]),
                 self.node(d)
             ),
+            24 if self.records && self.pick(2) == 0 => {
+                format!("for row in g {{ {} }}", self.node(d))
+            }
             24 => format!("for item in q {{ {} }}", self.node(d)),
             25 if !self.in_helper => format!("Count(n: c, step: {})", self.num(1)),
             26 if !self.in_helper => format!("Helper(level: {})", self.num(1)),
@@ -362,6 +386,7 @@ impl Gen {
     }
 
     fn program(&mut self) -> String {
+        let nested = self.nested_vars();
         let mut p =
             String::from("enum Mode { A, B, C }\naction Aim(in goal: Point, in at: [int]);\n");
         for (id, class, _) in LEAVES {
@@ -375,7 +400,7 @@ impl Gen {
         self.in_helper = false;
         let _ = writeln!(
             p,
-            "tree Helper(in level: num) {{\n    var x: num = 0;\n    var y: num = 1;\n    var c: int = 0;\n    var k: int = 2;\n    var h: num = 0;\n    var m: num = 0;\n    var flag: bool = false;\n    var s: str = \"a\";\n    var mode: Mode = Mode::A;\n    var q: [int] = [1];\n    var r: [int] = [];\n    var p: Point = (0m, 0m);\n    var item: int = 0;\n    var place: Label = \"P\";\n    sequence {{ do {{ x = level }} {helper} }}\n}}"
+            "tree Helper(in level: num) {{\n    var x: num = 0;\n    var y: num = 1;\n    var c: int = 0;\n    var k: int = 2;\n    var h: num = 0;\n    var m: num = 0;\n    var flag: bool = false;\n    var s: str = \"a\";\n    var mode: Mode = Mode::A;\n    var q: [int] = [1];\n    var r: [int] = [];\n    var p: Point = (0m, 0m);\n    var item: int = 0;\n    var place: Label = \"P\";{nested}\n    sequence {{ do {{ x = level }} {helper} }}\n}}"
         );
         let n = 1 + self.pick(3);
         let update = self.statements(n);
@@ -404,7 +429,7 @@ impl Gen {
     var r: [int] = [];
     var p: Point = (0m, 0m);
     var item: int = 0;
-    var place: Label = "P";{uvar}
+    var place: Label = "P";{uvar}{nested}
     hormone h = y{half_life}
     let m = fold(h, 50) + y / 2;
     event bang;
@@ -585,7 +610,7 @@ fn reads_of_unset_variables_agree() {
 #[test]
 fn generated_programs_compile() {
     let mut refused = Vec::new();
-    let (mut field_reads, mut field_writes) = (0, 0);
+    let (mut field_reads, mut field_writes, mut nested) = (0, 0, 0);
     for seed in 0..60u64 {
         let mut g = Gen {
             state: seed,
@@ -596,6 +621,7 @@ fn generated_programs_compile() {
         };
         let source = g.program();
         field_reads += usize::from(source.contains("(p.x / 1m)") || source.contains("(p.y / 2m)"));
+        nested += usize::from(source.contains("g = [") || source.contains("g.push("));
         field_writes += usize::from(
             ["p.x = ", "p.y += ", "p.x -= ", "p.y *= "]
                 .iter()
@@ -621,8 +647,9 @@ fn generated_programs_compile() {
         refused.join("\n")
     );
     assert!(
-        field_reads >= 10 && field_writes >= 10,
-        "point fields in {field_reads} (read) and {field_writes} (written) of 60 programs"
+        field_reads >= 10 && field_writes >= 10 && nested >= 10,
+        "point fields in {field_reads} (read) and {field_writes} (written) of 60 programs, \
+         lists of lists copied in {nested}"
     );
 }
 
