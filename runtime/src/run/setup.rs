@@ -197,6 +197,17 @@ pub(super) fn compile(program: &Program, config: &RunConfig, instances: &[Instan
     match config.engine {
         EngineKind::Interp => {}
         EngineKind::Tiered => {
+            // Without a backend (armv7) the interpreter is the engine, as it always was.
+            if jit::supported().is_err() {
+                return engines;
+            }
+            // What the JIT refuses before generating code (nodes too wide) is known now: the
+            // run says so, as the JIT engine does (issue 11: a fallback to the interpreter is
+            // told, never silent), and copies nothing for a compiler thread.
+            if let Some(e) = agents.iter().find_map(|a| jit::preflight(a).err()) {
+                engines.fallback = Some(e.to_string());
+                return engines;
+            }
             // The compiler thread needs a program of its own; the code it makes is linked
             // for this one (the two are equal).
             let shared = std::sync::Arc::new(program.clone());
