@@ -16,7 +16,11 @@ struct Run {
 
 /// `tokens` are the file's tokens in order (their starts are what matters: a copy of the
 /// starts alone was 8 bytes per token more at the parser's peak).
-pub fn attach(file: &mut File, comments: &[Comment], tokens: &[(usize, Tok, usize)]) -> Vec<Diagnostic> {
+pub fn attach(
+    file: &mut File,
+    comments: &[Comment],
+    tokens: &[(usize, Tok, usize)],
+) -> Vec<Diagnostic> {
     let mut runs: Vec<Run> = Vec::new();
     let mut last_doc_end: Option<usize> = None;
     for c in comments {

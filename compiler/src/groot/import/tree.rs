@@ -176,7 +176,7 @@ impl Reader {
             kind: ItemKind::Tree(TreeDecl {
                 is_main,
                 name: ident(id),
-                ports: ports.into(),
+                ports,
                 locals,
                 body: NodeBlock {
                     nodes,
