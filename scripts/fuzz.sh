@@ -17,13 +17,14 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 secs="${1:-60}"
 shift || true
-all=(parse check fmt import_xml memory_file)
+all=(parse check fmt import_xml memory_file lsp_messages)
 targets=("$@")
 ((${#targets[@]})) || targets=("${all[@]}")
 
 corpus_of() {
   case "$1" in
     parse | check | fmt) echo affect ;;
+    lsp_messages) echo lsp ;;
     *) echo "$1" ;;
   esac
 }

@@ -21,6 +21,7 @@ pub const TARGETS: &[Target] = &[
     ("fmt", "affect", format),
     ("import_xml", "import_xml", import_xml),
     ("memory_file", "memory_file", memory_file),
+    ("lsp_messages", "lsp", lsp_messages),
 ];
 
 fn in_bounds(diags: &[Diagnostic], len: usize) {
@@ -109,5 +110,30 @@ pub fn memory_file(data: &[u8]) {
         let again = persist::read(persist::format(&memories).as_bytes())
             .unwrap_or_else(|e| panic!("a written memory file does not read back: {e}"));
         assert_eq!(again, memories);
+    }
+}
+
+/// Any bytes as what an editor sends the language server: a whole session in memory
+/// (`affect_lsp::serve_bytes`) never panics, and everything it answers is framed JSON-RPC
+/// (a `Content-Length` header, then a JSON object with `"jsonrpc": "2.0"`), whatever the
+/// framing, JSON or fields it was sent.
+pub fn lsp_messages(data: &[u8]) {
+    let out = affect_lsp::serve_bytes(data);
+    let mut rest = &out[..];
+    while !rest.is_empty() {
+        let end = rest
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .unwrap_or_else(|| panic!("an answer without a header end: {rest:?}"));
+        let header = std::str::from_utf8(&rest[..end]).expect("an ASCII header");
+        let length: usize = header
+            .strip_prefix("Content-Length: ")
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or_else(|| panic!("an answer's header is {header:?}"));
+        let body = &rest[end + 4..end + 4 + length];
+        let msg: serde_json::Value = serde_json::from_slice(body)
+            .unwrap_or_else(|e| panic!("an answer is not JSON ({e}): {body:?}"));
+        assert_eq!(msg["jsonrpc"], "2.0", "an answer is not JSON-RPC: {msg}");
+        rest = &rest[end + 4 + length..];
     }
 }
