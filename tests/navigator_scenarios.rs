@@ -59,7 +59,7 @@ fn variant(itinerary: &[&str], start: &str, door: bool) -> String {
     };
     let places: Vec<String> = itinerary.iter().map(|p| format!("\"{p}\"")).collect();
     edit(
-        "var itinerary: [Label] = [];",
+        "var itinerary: [Label] = [\"K\"];",
         &format!("var itinerary: [Label] = [{}];", places.join(", ")),
     );
     edit(
