@@ -9,7 +9,7 @@
 use super::emit::{flags, Callees, Decl, Fx, P};
 use super::host;
 use super::plan::Plan;
-use super::view::View;
+use super::view::{UnitEntry, View};
 use super::{Compiled, HaltFn, JitError, ProcessFn, TickFn};
 use affect_compiler::ir::program::{AgentProgram, NodeId, Program};
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -93,6 +93,7 @@ pub(crate) fn compile(
     let compiled = env.compile_all(&jobs);
     let (functions, code_bytes) = link(&mut module, compiled)?;
     let (roots, halts, process) = entries(&module, &plan, &callees, &roots, process);
+    let units = unit_table(&module, &plan, &callees);
     Ok(Compiled {
         module: Some(module),
         agent_id: super::identity(agent),
@@ -100,6 +101,7 @@ pub(crate) fn compile(
         roots,
         halts,
         process,
+        units,
         host_fns: plan.host_fns.clone(),
         functions: plan.functions.clone(),
         stats: super::CompileStats {
@@ -336,6 +338,19 @@ fn entries(
         std::mem::transmute::<*const u8, ProcessFn>(module.get_finalized_function(id))
     });
     (root_entries, halts, process)
+}
+
+/// Each unit's tick and halt functions and root, for wide nodes' calls (`View::units`).
+fn unit_table(module: &JITModule, plan: &Plan, callees: &Callees) -> Vec<UnitEntry> {
+    plan.units
+        .iter()
+        .zip(callees.ticks.iter().zip(&callees.halts))
+        .map(|(&node, (&tick, &halt))| UnitEntry {
+            tick: module.get_finalized_function(tick),
+            halt: module.get_finalized_function(halt),
+            node,
+        })
+        .collect()
 }
 
 /// One function to generate.

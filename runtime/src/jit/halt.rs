@@ -78,10 +78,7 @@ impl Fx<'_, '_> {
                 self.control_halt(n)
             }
             NodeKind::Parallel { .. } | NodeKind::ParallelAll { .. } => {
-                let first = node.children.0 as usize;
-                for k in 0..self.plan.children(n).len() {
-                    self.set_done(first + k, false);
-                }
+                self.clear_done(n)?;
                 self.store_a_c(n, 0);
                 self.store_b_c(n, 0);
                 self.control_halt(n)
