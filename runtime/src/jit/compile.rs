@@ -204,9 +204,19 @@ fn declare_functions(
     let proc_sig = sig(module, &[P], None);
     let mut ticks = Vec::with_capacity(plan.units.len());
     let mut halts = Vec::with_capacity(plan.units.len());
-    for _ in &plan.units {
+    // Units with nothing to halt but a status to reset (a wide node's leaves) share one
+    // halt function.
+    let mut reset_only = None;
+    for u in 0..plan.units.len() {
         ticks.push(module.declare_anonymous_function(&tick_sig)?);
-        halts.push(module.declare_anonymous_function(&halt_sig)?);
+        halts.push(if plan.halt_members(u).is_empty() {
+            match reset_only {
+                Some(id) => id,
+                None => *reset_only.insert(module.declare_anonymous_function(&halt_sig)?),
+            }
+        } else {
+            module.declare_anonymous_function(&halt_sig)?
+        });
     }
     let roots: Vec<FuncId> = plan
         .roots
@@ -266,9 +276,13 @@ fn jobs(
     process: Option<FuncId>,
 ) -> Vec<(FuncId, Job)> {
     let mut jobs: Vec<(FuncId, Job)> = vec![(callees.record, Job::Record)];
+    let mut shared_halt = false;
     for u in 0..plan.units.len() {
         jobs.push((callees.ticks[u], Job::Tick(u)));
-        jobs.push((callees.halts[u], Job::Halt(u)));
+        // The shared reset-only halt function once, as the first unit that uses it.
+        if !plan.halt_members(u).is_empty() || !std::mem::replace(&mut shared_halt, true) {
+            jobs.push((callees.halts[u], Job::Halt(u)));
+        }
     }
     for (k, id) in roots.iter().enumerate() {
         jobs.push((*id, Job::Root(k)));

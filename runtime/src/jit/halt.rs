@@ -12,11 +12,7 @@ use cranelift_codegen::ir::{Block, InstBuilder, Value};
 impl Fx<'_, '_> {
     /// The body of a unit's halt function: `n` is the node to halt (an i32 parameter).
     pub fn halt_function(&mut self, unit: u32, n: Value) -> Result<(), JitError> {
-        let members: Vec<NodeId> = self.plan.members[unit as usize]
-            .iter()
-            .copied()
-            .filter(|&m| self.plan.may_run[m as usize] || self.on_halted(m).is_some())
-            .collect();
+        let members = self.plan.halt_members(unit as usize);
         let generic = self.b.create_block();
         if members.is_empty() {
             self.b.ins().jump(generic, &[]);
@@ -35,7 +31,7 @@ impl Fx<'_, '_> {
             for (m, blk) in cases {
                 self.b.switch_to_block(blk);
                 self.halt(m)?;
-                if let Some(code) = self.on_halted(m) {
+                if let Some(code) = self.plan.on_halted(m) {
                     self.run(code)?;
                 }
                 self.b.ins().return_(&[]);
@@ -47,13 +43,6 @@ impl Fx<'_, '_> {
         self.reset_status_dyn(n);
         self.b.ins().return_(&[]);
         Ok(())
-    }
-
-    fn on_halted(&self, n: NodeId) -> Option<affect_compiler::ir::program::Code> {
-        let node = &self.plan.agent.nodes[n as usize];
-        node.conditions
-            .and_then(|c| self.plan.agent.conditions.get(c as usize))
-            .and_then(|c| c.on_halted)
     }
 
     /// The node's own `halt()`.

@@ -34,9 +34,9 @@ mod host;
 mod plan;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod tick;
+mod view;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod wide;
-mod view;
 
 use crate::interp::{Machine, Native};
 use affect_compiler::ir::functions::{Function, HostFn};

@@ -462,6 +462,23 @@ impl<'p> Plan<'p> {
         }
     }
 
+    /// The nodes of a unit its halt function has code for: those that can be running when
+    /// halted or have an `on_halted` block. (Any other node's halt is a status reset.)
+    pub fn halt_members(&self, unit: usize) -> Vec<NodeId> {
+        self.members[unit]
+            .iter()
+            .copied()
+            .filter(|&m| self.may_run[m as usize] || self.on_halted(m).is_some())
+            .collect()
+    }
+
+    pub fn on_halted(&self, n: NodeId) -> Option<Code> {
+        let node = &self.agent.nodes[n as usize];
+        node.conditions
+            .and_then(|c| self.agent.conditions.get(c as usize))
+            .and_then(|c| c.on_halted)
+    }
+
     /// Whether `n` is compiled as a loop over its children (see [`WIDE`]).
     pub fn is_wide_node(&self, n: NodeId) -> bool {
         let node = &self.agent.nodes[n as usize];

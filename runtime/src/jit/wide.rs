@@ -20,8 +20,12 @@ impl Fx<'_, '_> {
         if let Some(s) = self.unit_sigs {
             return s;
         }
-        let tick = self.decls[self.callees.ticks[0].as_u32() as usize].sig.clone();
-        let halt = self.decls[self.callees.halts[0].as_u32() as usize].sig.clone();
+        let tick = self.decls[self.callees.ticks[0].as_u32() as usize]
+            .sig
+            .clone();
+        let halt = self.decls[self.callees.halts[0].as_u32() as usize]
+            .sig
+            .clone();
         let s = (self.b.import_signature(tick), self.b.import_signature(halt));
         self.unit_sigs = Some(s);
         s
@@ -375,13 +379,9 @@ impl Fx<'_, '_> {
         let tick_blk = self.b.create_block();
         let check = self.b.create_block();
         self.b.append_block_param(check, types::I64);
-        self.b.ins().brif(
-            pending,
-            tick_blk,
-            &[],
-            check,
-            &[BlockArg::Value(skipped)],
-        );
+        self.b
+            .ins()
+            .brif(pending, tick_blk, &[], check, &[BlockArg::Value(skipped)]);
         self.b.switch_to_block(tick_blk);
         let s = self.tick_child_at(n, k);
         let (skip_blk, succ, fail) = self.blocks3();
@@ -414,10 +414,10 @@ impl Fx<'_, '_> {
             .ins()
             .icmp(IntCC::UnsignedGreaterThanOrEqual, successes, need_s);
         let with_skipped = self.b.ins().iadd(successes, skipped);
-        let reached2 =
-            self.b
-                .ins()
-                .icmp(IntCC::UnsignedGreaterThanOrEqual, with_skipped, need_s);
+        let reached2 = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, with_skipped, need_s);
         let reached2 = self.b.ins().band(s_neg, reached2);
         let win = self.b.ins().bor(reached, reached2);
         let (_, next) = self.if_then(win);
