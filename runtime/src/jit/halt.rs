@@ -7,7 +7,7 @@ use super::JitError;
 use crate::interp::nodes::{CHILD_RUNNING, STARTED, TIMER_DONE, WAITING};
 use affect_compiler::builtins::NodeClass;
 use affect_compiler::ir::program::{NodeId, NodeKind, Status};
-use cranelift_codegen::ir::{Block, InstBuilder, Value};
+use cranelift_codegen::ir::{InstBuilder, Value};
 
 impl Fx<'_, '_> {
     /// The body of a unit's halt function: `n` is the node to halt (an i32 parameter).
@@ -17,17 +17,16 @@ impl Fx<'_, '_> {
         if members.is_empty() {
             self.b.ins().jump(generic, &[]);
         } else {
-            let lo = members[0];
-            let hi = *members.last().unwrap_or(&lo);
-            let mut table: Vec<Block> = vec![generic; (hi - lo + 1) as usize];
+            // A switch on the members' ids (not one table over their range: a unit's
+            // members can lie on both sides of a large subtree in another unit).
+            let mut switch = cranelift_frontend::Switch::new();
             let mut cases = Vec::new();
             for &m in &members {
                 let blk = self.b.create_block();
-                table[(m - lo) as usize] = blk;
+                switch.set_entry(m as u128, blk);
                 cases.push((m, blk));
             }
-            let idx = self.b.ins().iadd_imm_s(n, -(lo as i64));
-            self.br_table(idx, &table, generic);
+            switch.emit(&mut self.b, n, generic);
             for (m, blk) in cases {
                 self.b.switch_to_block(blk);
                 self.halt(m)?;
