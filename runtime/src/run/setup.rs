@@ -92,6 +92,8 @@ pub(super) fn shared<'a>(
         team: crate::sim::team::Team::shared(config.seed),
         wrap: config.wrap_leaves.clone(),
         sources,
+        strings: std::rc::Rc::new(program.strings.clone()),
+        enums: std::rc::Rc::new(program.enums.clone()),
     })
 }
 

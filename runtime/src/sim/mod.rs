@@ -26,7 +26,7 @@ use crate::leaf::{Leaf, LeafSource, LeafTable, StandIn};
 use crate::rng::Rng;
 use crate::world::AgentId;
 use affect_compiler::ir::program::{
-    AgentProgram, LeafInfo, NodeKind, PortBinding, Program, SlotId, Status, ValueKind,
+    AgentProgram, EnumInfo, LeafInfo, NodeKind, PortBinding, Program, SlotId, Status, ValueKind,
 };
 use affect_compiler::ir::world::InitValue;
 use affect_compiler::syntax::ast::PortDir;
@@ -88,6 +88,10 @@ pub struct Setup<'a> {
     /// Leaves implemented outside the simulator (the user's own nodes, the robot's
     /// devices), tried in order before the simulator's; `--leaf` still overrides them.
     pub sources: &'a [&'a dyn LeafSource],
+    /// The program's strings and enums, one copy for every instance (a copy each made 10,000
+    /// robots take gigabytes: the strings name every instance).
+    pub strings: Rc<Vec<String>>,
+    pub enums: Rc<Vec<EnumInfo>>,
 }
 
 /// The stand-in of a foreign node: the statuses of the most specific `--leaf` or
@@ -166,7 +170,7 @@ pub fn build_agent<'p>(
         Some((w, _)) => Labels::new(program, Some(&w.borrow())),
         None => Labels::new(program, None),
     });
-    let enums = Rc::new(program.enums.clone());
+    let enums = setup.enums.clone();
     let affect = Rc::new(RefCell::new(AgentAffect {
         memories: memories::load(program, agent, setup.memory_files),
         visited: Vec::new(),
@@ -179,7 +183,7 @@ pub fn build_agent<'p>(
         area: Rc::new(AreaAgent::new(
             &name,
             period_ms,
-            Rc::new(program.strings.clone()),
+            setup.strings.clone(),
             setup.mail.clone(),
             setup.seed,
         )),

@@ -169,13 +169,14 @@ impl World {
         if mover_airborne {
             return None;
         }
-        for a in &self.agents {
-            if mover == Mover::Agent(a.id) || a.airborne {
-                continue;
-            }
-            if gets_worse(a.position) {
-                return Some(Blocked::Agent(a.id));
-            }
+        // The first in id order, as a scan of the whole team would find.
+        let agent = self
+            .agents_near(to, side)
+            .filter(|a| mover != Mover::Agent(a.id) && !a.airborne && gets_worse(a.position))
+            .map(|a| a.id)
+            .min();
+        if let Some(id) = agent {
+            return Some(Blocked::Agent(id));
         }
         for (i, g) in self.guests.guests.iter().enumerate() {
             if mover != Mover::Guest(i) && gets_worse(g.position) {
@@ -203,6 +204,9 @@ impl World {
             agent.heading = (dx / len, dy / len);
         }
         agent.position = to;
+        if let Some(near) = &mut self.near {
+            near.moved(id, to);
+        }
         Ok(())
     }
 
@@ -361,7 +365,7 @@ impl World {
         };
         let half = area.body_m / 2.0;
         // The goal point itself lies in another robot's square or in an obstacle.
-        let taken = self.agents.iter().any(|a| {
+        let taken = self.agents_near(goal, half).any(|a| {
             a.id != id
                 && !a.airborne
                 && (a.position.x - goal.x).abs() < half
@@ -371,6 +375,15 @@ impl World {
             .iter()
             .any(|o| square_hits_shape(goal, 0.0, &o.shape));
         Some(d <= area.body_m + within_m && taken)
+    }
+
+    /// The agents whose centres may be within `reach` of `p` along both axes (a superset, in
+    /// no particular order; every agent where the world keeps no index).
+    fn agents_near(&self, p: Point, reach: f64) -> Box<dyn Iterator<Item = &super::Agent> + '_> {
+        match &self.near {
+            Some(near) => Box::new(near.around(p, reach).filter_map(|id| self.agent(id))),
+            None => Box::new(self.agents.iter()),
+        }
     }
 
     /// The guests, by index.
@@ -431,9 +444,9 @@ impl World {
             let across = (vx * uy - vy * ux).abs();
             along > 0.0 && along <= reach + other_half && across < half + other_half
         };
+        // Any body ahead lies within reach, its half size and the corridor's of `p`.
         let agents = self
-            .agents
-            .iter()
+            .agents_near(p, reach + 3.0 * half)
             .filter(|a| a.id != id && !a.airborne)
             .map(|a| a.position);
         if agents

@@ -13,6 +13,7 @@ mod events;
 mod fields;
 pub mod geometry;
 mod grid;
+mod index;
 pub mod messages;
 
 #[cfg(test)]
@@ -95,6 +96,8 @@ pub struct World {
     now_ms: u64,
     steps: u64,
     agents: Vec<Agent>,
+    /// Where an area's agents stand, for neighbour queries; `None` on a grid.
+    near: Option<index::Buckets>,
     /// The spec's landmarks, which leaves may move (a kicked ball).
     landmarks: Vec<Landmark>,
     guests: area::Guests,
@@ -113,6 +116,14 @@ impl World {
             now_ms: 0,
             steps: 0,
             agents: Vec::new(),
+            near: match &spec.kind {
+                WorldKind::Area(a)
+                    if [a.width_m, a.height_m, a.body_m].into_iter().all(positive) =>
+                {
+                    Some(index::Buckets::new(a.width_m, a.height_m, a.body_m))
+                }
+                _ => None,
+            },
             landmarks: spec.landmarks.clone(),
             guests: area::Guests::default(),
             fields: fields::FieldState::new(spec),
@@ -155,6 +166,9 @@ impl World {
     fn spawn_agents(&mut self) -> Result<(), WorldError> {
         let mut rng = Rng::named(self.spec.seed, "spawn");
         let spawns = self.spec.spawns.clone();
+        // Instances so far of each program, for their names (counted as they are made: a
+        // search of the agents for each one cost robots²).
+        let mut made: std::collections::HashMap<String, usize> = Default::default();
         for spawn in &spawns {
             let program = spawn.agent.name.clone();
             let total: u32 = spawns
@@ -171,13 +185,18 @@ impl World {
             };
             for _ in 0..spawn.count {
                 let id = AgentId(self.agents.len() as u32);
-                let nth = self.agents.iter().filter(|a| a.program == program).count() + 1;
+                let nth = made.entry(program.clone()).or_default();
+                *nth += 1;
+                let nth = *nth;
                 let name = if total > 1 {
                     format!("{program}#{nth}")
                 } else {
                     program.clone()
                 };
                 let (cell, position) = self.spawn_place(spawn.at, &mut rng, &name)?;
+                if let Some(near) = &mut self.near {
+                    near.insert(id, position);
+                }
                 self.agents.push(Agent {
                     id,
                     program: program.clone(),
@@ -344,6 +363,9 @@ impl World {
             Some(a) if a.cell.is_none() && to.x.is_finite() && to.y.is_finite() => {
                 a.position = to;
                 a.airborne = airborne;
+                if let Some(near) = &mut self.near {
+                    near.moved(id, to);
+                }
                 true
             }
             _ => false,
