@@ -139,8 +139,12 @@ fn what_cannot_be_assigned_is_reported() {
             "action Show(in v: num);\nmain tree Main {{\n    var p: Point = (1m, 2m);\n    var xs: [num] = [1];\n    sequence {{ do {{ {body} }} Show(v: len(xs)) }}\n}}\n"
         )
     };
-    // Points are assigned whole; fields are not places.
-    assert_eq!(codes(&tree("p.x = 3m")), vec!["E0110"]);
+    // A point variable's fields are places, and carry its unit.
+    assert!(codes(&tree("p.x = 3m; p.y += p.x * 2; p.x /= 2")).is_empty());
+    assert_eq!(codes(&tree("p.x = 3")), vec!["E0303"]);
+    assert_eq!(codes(&tree("p.z = 3m")), vec!["E0201"]);
+    // A field of something that is not a variable is not a place.
+    assert_eq!(codes(&tree("(1m, 2m).x = 3m")), vec!["E0110"]);
     // Only a named list variable's elements.
     assert_eq!(codes(&tree("[1, 2][0] = 3")), vec!["E0110"]);
     // A point is not indexed.
@@ -148,4 +152,94 @@ fn what_cannot_be_assigned_is_reported() {
     // The element's type.
     assert_eq!(codes(&tree("xs[0] = \"a\"")), vec!["E0301"]);
     assert!(codes(&tree("xs[0] = 3; xs[0] *= 2; p = (3m, 4m)")).is_empty());
+}
+
+const FIELDS: &str = r#"action GoTo(in goal: Point, in speed: num);
+
+agent A {
+    rate 10Hz;
+    var goal: Point = (0m, 0m);
+    var east: num = 0;
+    var set: bool = false;
+    sensor position: Point = odometry();
+
+    main {
+        sequence {
+            do { goal = position; goal.x += 3m; goal.y -= 1m; east = goal.x / 1m; set = true } skip_if set
+            GoTo(goal: goal, speed: 1)
+        }
+    }
+}
+
+world W {
+    area 10m x 10m;
+    spawn A at (5m, 5m);
+    ticks 150;
+}
+"#;
+
+/// `goal.x += 3m` and `goal.y -= 1m` on a copy of the robot's position: the robot drives to
+/// the point 3 m east and 1 m south of where it started, in both engines alike, and the
+/// position it copied is not changed by the writes to the copy's fields.
+#[test]
+fn point_fields_are_read_and_written_in_both_engines() {
+    let mut traces = Vec::new();
+    for engine in ["interp", "jit"] {
+        let dir = scratch(&format!("fields_{engine}"));
+        let file = support::write_temp(&dir, "fields.affect", FIELDS);
+        let out_file = dir.join("trace.jsonl");
+        let out = support::affect(&[
+            "run",
+            file.to_str().unwrap(),
+            "--engine",
+            engine,
+            "--trace",
+            out_file.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", support::stderr(&out));
+        let lines: Vec<Value> = std::fs::read_to_string(out_file)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a JSON line"))
+            .collect();
+        let goal = point(&values(&lines, "goal").last().unwrap().1);
+        assert_eq!(goal, (8.0, 4.0), "{engine}: the goal's fields");
+        let east = values(&lines, "east").last().unwrap().1.as_f64().unwrap();
+        assert_eq!(east, 8.0, "{engine}: `goal.x / 1m` reads the field");
+        let at = point(&values(&lines, "position").last().unwrap().1);
+        assert!(
+            (at.0 - 8.0).abs() <= 0.5 && (at.1 - 4.0).abs() <= 0.5,
+            "{engine}: the robot ends at {at:?}, not at (8, 4)"
+        );
+        traces.push(lines);
+    }
+    assert_eq!(traces[0], traces[1], "the engines' traces differ");
+}
+
+/// BehaviorTree.CPP scripts have no fields (a point is one entry of a C++ type): the export
+/// carries a field read or write as an entry the affect runtime provides, with W0451 naming it.
+#[test]
+fn point_fields_are_carried_into_xml_with_a_warning() {
+    let dir = scratch("fields_export");
+    let file = support::write_temp(&dir, "fields.affect", FIELDS);
+    let xml = dir.join("fields.xml");
+    let out = support::affect(&[
+        "build",
+        "--emit",
+        "groot",
+        file.to_str().unwrap(),
+        "-o",
+        xml.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let err = support::stderr(&out);
+    assert!(
+        err.contains("W0451") && err.contains("cannot evaluate `goal.x += 3m`"),
+        "{err}"
+    );
+    let text = std::fs::read_to_string(xml).unwrap();
+    assert!(
+        text.contains("goal.x += 3m"),
+        "the source is carried: {text}"
+    );
 }

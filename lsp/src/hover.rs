@@ -5,7 +5,7 @@
 use crate::documents::Document;
 use crate::request::{self, Reply};
 use affect_compiler::builtins::{ArgType, Builtin};
-use affect_compiler::ir::program::DeviceRole;
+use affect_compiler::ir::program::{DeviceRole, ValueKind};
 use affect_compiler::sema::devices::{DriverSpec, ParamKind};
 use affect_compiler::sema::index::{DefKind, Definition, SemanticIndex, Target, MAIN_FILE};
 use affect_compiler::sema::ty::Ty;
@@ -93,6 +93,16 @@ pub fn describe(index: &SemanticIndex, target: Target) -> Option<String> {
             "{}\n\nthe emotion machine's intensity, in 0..1: it rises by `rise` per unit of bad \
              progress and falls by `fall` per unit of good progress.",
             code("intensity: num in 0..1")
+        ),
+        Target::Field(name, kind) => format!(
+            "{}\n\nfield of a point (or other tuple): {}. Read it (`p.{name}`) or assign it \
+             (`p.{name} = ..`); the rest of the value stays as it was.",
+            code(&format!("{name}: {}", kind_name(kind))),
+            match name {
+                "x" => "the first coordinate",
+                "y" => "the second coordinate",
+                _ => "the third element",
+            }
         ),
         Target::File(i) => {
             let f = index.files.get(i as usize)?;
@@ -365,4 +375,21 @@ fn setting(owner: &str, shape: &SettingShape) -> String {
         out.push_str(&format!(", then {}", pairs.join(", ")));
     }
     out
+}
+
+/// The type name of a field's value kind, as declarations spell it.
+fn kind_name(kind: ValueKind) -> &'static str {
+    match kind {
+        ValueKind::Num => "num",
+        ValueKind::Int => "int",
+        ValueKind::Bool => "bool",
+        ValueKind::Str => "str",
+        ValueKind::Enum(_) => "enum",
+        ValueKind::Duration => "duration",
+        ValueKind::Rate => "rate",
+        ValueKind::Length => "length",
+        ValueKind::Angle => "angle",
+        ValueKind::Status => "status",
+        ValueKind::List => "list",
+    }
 }

@@ -261,3 +261,30 @@ fn no_panics_on_broken_text() {
         }
     }
 }
+
+/// A point's fields: hover names the field and its unit's type, and completion after `p.`
+/// offers `x` and `y` with their types.
+#[test]
+fn point_fields_hover_and_complete() {
+    let src = "action Go(in to: Point);\ntree T {\n    var p: Point = (1m, 2m);\n    sequence {\n        do { p.x += 1m; p.y = p.x }\n        Go(to: p)\n    }\n}\n";
+    let h = hover_text(&at(src, "x += 1m", 0));
+    assert!(
+        h.contains("x: length") && h.contains("first coordinate"),
+        "{h}"
+    );
+    let h = hover_text(&at(src, "y = p.x", 0));
+    assert!(h.contains("y: length"), "{h}");
+    let h = hover_text(&at(src, "x }", 0));
+    assert!(h.contains("x: length"), "read: {h}");
+    let (d, o) = doc_at(&at(src, "x += 1m", 0));
+    let items = completion::completion(&d, o);
+    let fields: Vec<(String, Option<String>)> =
+        items.into_iter().map(|c| (c.label, c.detail)).collect();
+    assert_eq!(
+        fields,
+        [
+            ("x".to_string(), Some("p.x: length".to_string())),
+            ("y".to_string(), Some("p.y: length".to_string()))
+        ]
+    );
+}

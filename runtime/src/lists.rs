@@ -3,10 +3,41 @@
 //! `Program::lists`, so compiled code names them by number) and are never changed; every
 //! list slot gets a list of its own when the program starts. Growing a list is the only
 //! allocation a running program may do.
+//!
+//! A list of lists (`[[int]]`) is a list of ids. Copies are deep: a variable's list of lists
+//! owns its inner lists (and theirs, at every depth), never names another's, and a copy
+//! into it copies elements into inner lists it owns. The inner lists it stops naming (a
+//! shorter copy, a popped front) are kept as spares and reused, so a steady tick allocates
+//! nothing.
+
+/// What a list owned by a variable knows beyond its elements.
+#[derive(Clone, Debug, Default)]
+struct Meta {
+    /// How many levels of lists its elements are: 0 for numbers (and points), 1 for the
+    /// inner lists of a `[[int]]`.
+    depth: u8,
+    /// For a nested list: the inner lists it owns, those its elements name first (in
+    /// order), then spares.
+    pool: Vec<usize>,
+    /// The nested list that owns it, if any.
+    parent: Option<usize>,
+    /// For a nested list: the list a copy goes through when its source names one of this
+    /// list's own inner lists (`g = [g[1], g[0]]`), made on first need.
+    scratch: Option<usize>,
+}
+
+/// Where a nested copy's elements come from: values on hand, or a list's.
+#[derive(Clone, Copy)]
+enum Elems<'a> {
+    Slice(&'a [f64]),
+    List(usize),
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct Lists {
     live: Vec<Vec<f64>>,
+    /// Parallel to `live`.
+    meta: Vec<Meta>,
     /// Ids below this are the program's constants: read-only.
     consts: usize,
 }
@@ -15,6 +46,7 @@ impl Lists {
     pub fn new(inits: &[Vec<f64>]) -> Lists {
         Lists {
             live: inits.to_vec(),
+            meta: vec![Meta::default(); inits.len()],
             consts: inits.len(),
         }
     }
@@ -29,12 +61,27 @@ impl Lists {
 
     /// A fresh list holding a copy of initial list `init`; returns its id.
     pub fn instantiate(&mut self, init: f64) -> f64 {
-        let values = match init as usize {
-            i if i < self.consts => self.live[i].clone(),
-            _ => Vec::new(),
-        };
-        self.live.push(values);
-        (self.live.len() - 1) as f64
+        self.instantiate_nested(init, 0)
+    }
+
+    /// A fresh list of `depth` levels of lists (0: of numbers) holding a deep copy of
+    /// initial list `init`; returns its id.
+    pub fn instantiate_nested(&mut self, init: f64, depth: u8) -> f64 {
+        let id = self.new_list(depth, None);
+        if (init as usize) < self.consts {
+            self.copy_owned(init, id);
+        }
+        id as f64
+    }
+
+    fn new_list(&mut self, depth: u8, parent: Option<usize>) -> usize {
+        self.live.push(Vec::new());
+        self.meta.push(Meta {
+            depth,
+            parent,
+            ..Meta::default()
+        });
+        self.live.len() - 1
     }
 
     pub fn values(&self, id: f64) -> &[f64] {
@@ -47,6 +94,7 @@ impl Lists {
     /// A new list (leaves that produce lists allocate once and then reuse theirs).
     pub fn alloc(&mut self, values: &[f64]) -> f64 {
         self.live.push(values.to_vec());
+        self.meta.push(Meta::default());
         (self.live.len() - 1) as f64
     }
 
@@ -63,34 +111,155 @@ impl Lists {
     }
 
     pub fn push(&mut self, id: f64, v: f64) {
-        if let Some(l) = self.owned(id) {
-            l.push(v);
+        let Some(l) = self.owned(id) else {
+            return;
+        };
+        let len = l.len();
+        let id = id as usize;
+        let depth = self.meta[id].depth;
+        if depth == 0 {
+            self.live[id].push(v);
+            return;
         }
+        // A copy of `v` in the next inner list this one owns (a spare, or a new one).
+        let inner = match self.meta[id].pool.get(len) {
+            Some(&spare) => spare,
+            None => {
+                let fresh = self.new_list(depth - 1, Some(id));
+                self.meta[id].pool.push(fresh);
+                fresh
+            }
+        };
+        self.copy(v, inner as f64);
+        self.live[id].push(inner as f64);
     }
 
     pub fn pop_front(&mut self, id: f64) -> Option<f64> {
         let l = self.owned(id)?;
         if l.is_empty() {
-            None
-        } else {
-            Some(l.remove(0))
+            return None;
         }
+        let v = l.remove(0);
+        // The popped inner list becomes a spare: its elements stay readable until the next
+        // copy into this list reuses it.
+        let pool = &mut self.meta[id as usize].pool;
+        if !pool.is_empty() {
+            pool.rotate_left(1);
+        }
+        Some(v)
     }
 
     pub fn set(&mut self, id: f64, values: &[f64]) {
-        if let Some(l) = self.owned(id) {
+        if self.owned(id).is_none() {
+            return;
+        }
+        let to = id as usize;
+        if self.meta[to].depth == 0 {
+            let l = &mut self.live[to];
             l.clear();
             l.extend_from_slice(values);
+            return;
+        }
+        let depth = self.meta[to].depth;
+        if values.iter().any(|&e| self.names_own(e, to, depth)) {
+            let s = self.scratch(to);
+            self.nest(s, Elems::Slice(values));
+            self.copy_owned(s as f64, to);
+        } else {
+            self.nest(to, Elems::Slice(values));
         }
     }
 
-    /// Copies list `from`'s elements into list `to` (assignment: `xs = ys`). Allocates only
-    /// when `to` must grow past its capacity.
+    /// Copies list `from`'s elements into list `to` (assignment: `xs = ys`), at every depth
+    /// of a list of lists. Allocates only when `to` must grow past what it ever held.
     pub fn copy(&mut self, from: f64, to: f64) {
         if from.to_bits() == to.to_bits() || self.owned(to).is_none() {
             return;
         }
         let to = to as usize;
+        let depth = self.meta[to].depth;
+        if depth > 0 && self.names_own(from, to, depth + 1) {
+            // The source names one of `to`'s own lists (or `to`): copy it aside first.
+            let s = self.scratch(to);
+            self.copy_owned(from, s);
+            self.copy_owned(s as f64, to);
+        } else {
+            self.copy_owned(from, to);
+        }
+    }
+
+    /// `to`'s scratch list, made on first need.
+    fn scratch(&mut self, to: usize) -> usize {
+        match self.meta[to].scratch {
+            Some(s) => s,
+            None => {
+                let s = self.new_list(self.meta[to].depth, None);
+                self.meta[to].scratch = Some(s);
+                s
+            }
+        }
+    }
+
+    /// Whether list `id`, or a list it names within `levels` levels, is `to` or is owned by
+    /// it (at any depth).
+    fn names_own(&self, id: f64, to: usize, levels: u8) -> bool {
+        if levels == 0 || id.is_nan() || id < 0.0 || id as usize >= self.live.len() {
+            return false;
+        }
+        let mut at = Some(id as usize);
+        while let Some(i) = at {
+            if i == to {
+                return true;
+            }
+            at = self.meta[i].parent;
+        }
+        self.values(id)
+            .iter()
+            .any(|&e| self.names_own(e, to, levels - 1))
+    }
+
+    /// Nested list `to` gets copies of the lists `elems` names, in inner lists it owns.
+    /// None of them may be `to` or owned by it.
+    fn nest(&mut self, to: usize, elems: Elems) {
+        let depth = self.meta[to].depth;
+        let n = match elems {
+            Elems::Slice(xs) => xs.len(),
+            Elems::List(f) => self.live[f].len(),
+        };
+        let mut pool = std::mem::take(&mut self.meta[to].pool);
+        while pool.len() < n {
+            pool.push(self.new_list(depth - 1, Some(to)));
+        }
+        for (k, &inner) in pool.iter().enumerate().take(n) {
+            // Read one at a time: the source is not changed by copies into `to`'s lists
+            // (constants may even name themselves: `[3]` and `[[3]]` can be one constant).
+            let e = match elems {
+                Elems::Slice(xs) => xs[k],
+                Elems::List(f) => self.live[f].get(k).copied().unwrap_or(f64::NAN),
+            };
+            self.copy_owned(e, inner);
+        }
+        let out = &mut self.live[to];
+        out.clear();
+        out.extend(pool[..n].iter().map(|&i| i as f64));
+        self.meta[to].pool = pool;
+    }
+
+    /// Copies list `from` into list `to`, which owns its own inner lists; `from` names none
+    /// of them, nor `to`.
+    fn copy_owned(&mut self, from: f64, to: usize) {
+        if self.meta[to].depth > 0 {
+            let f = from as usize;
+            if from.is_nan() || from < 0.0 || f >= self.live.len() || f == to {
+                self.nest(to, Elems::Slice(&[]));
+            } else {
+                self.nest(to, Elems::List(f));
+            }
+            return;
+        }
+        if from.to_bits() == (to as f64).to_bits() {
+            return;
+        }
         let src = match self.values(from) {
             [] => None,
             _ => Some(from as usize),
@@ -112,13 +281,20 @@ impl Lists {
         }
     }
 
-    /// `xs[i] = v`: only inside the list.
+    /// `xs[i] = v`: only inside the list. In a list of lists, `v` is copied into the inner
+    /// list at `i`.
     pub fn set_at(&mut self, id: f64, i: f64, v: f64) {
         if i.is_nan() || i < 0.0 {
             return;
         }
-        if let Some(x) = self.owned(id).and_then(|l| l.get_mut(i as usize)) {
-            *x = v;
+        let Some(x) = self.owned(id).and_then(|l| l.get_mut(i as usize)) else {
+            return;
+        };
+        let inner = *x;
+        if self.meta[id as usize].depth == 0 {
+            self.live[id as usize][i as usize] = v;
+        } else {
+            self.copy(v, inner);
         }
     }
 }

@@ -40,6 +40,10 @@ struct Gen {
     /// removes with `unset_blackboard`: a read while it is unset stops the tree. Off, the
     /// generator draws exactly what it drew before (old seeds keep their programs).
     unset: bool,
+    /// Point fields (`p.x += ..`, `p.y / 1m`) and a list of lists (`g = [q, r]`,
+    /// `g[1] = r`, `for row in g`).
+    /// Off, the generator draws exactly what it drew before.
+    records: bool,
 }
 
 impl Gen {
@@ -68,6 +72,9 @@ impl Gen {
     fn num(&mut self, depth: u32) -> String {
         if self.use_u(10) {
             return "u".into();
+        }
+        if self.records && self.pick(12) == 0 {
+            return self.record_read();
         }
         if depth == 0 || self.pick(3) == 0 {
             return match self.pick(6) {
@@ -147,8 +154,50 @@ impl Gen {
         out.join("; ")
     }
 
+    /// The list of lists `g` and the row `for` pops from it, when `records` is on.
+    fn nested_vars(&self) -> &'static str {
+        if self.records {
+            "\n    var g: [[int]] = [[1], [2, 3]];\n    var row: [int] = [];"
+        } else {
+            ""
+        }
+    }
+
+    /// A number read from a point's field.
+    fn record_read(&mut self) -> String {
+        match self.pick(2) {
+            0 => "(p.x / 1m)".into(),
+            _ => "(p.y / 2m)".into(),
+        }
+    }
+
+    /// Writes to a point's fields, with their unit; copies into and out of a list of lists.
+    fn record_statement(&mut self) -> String {
+        if self.pick(2) == 0 {
+            return match self.pick(7) {
+                0 => "g = [q, r]".into(),
+                1 => format!("g[{}] = q; q.push(c)", self.pick(3)),
+                2 => "g.push(r); r.push(k)".into(),
+                3 => format!("q = g[{}]", self.pick(2)),
+                4 => "g = [g[1], g[0], q]".into(),
+                5 => format!("x = len(g) + len(g[{}])", self.pick(2)),
+                _ => "r = g[0]; r[0] += 1; g[1] = r".into(),
+            };
+        }
+        match self.pick(5) {
+            0 => format!("p.x = {} * 1m", self.num(1)),
+            1 => format!("p.y += p.x * {}", self.num(1)),
+            2 => "p.x -= 1m; p.y /= 2".into(),
+            3 => format!("p = (p.y, {} * 1m)", self.num(1)),
+            _ => format!("if p.x > {}m {{ p.y *= 2; }}", self.pick(4)),
+        }
+    }
+
     /// Lists and points: literals (constant and computed), copies, element assignment.
     fn list_statement(&mut self) -> String {
+        if self.records && self.pick(2) == 0 {
+            return self.record_statement();
+        }
         match self.pick(8) {
             0 => "r = q; r.push(7)".to_string(),
             1 => "q = [4, 5, 6]".to_string(),
@@ -325,6 +374,9 @@ impl Gen {
                 self.one(&["x", "c"]),
                 self.node(d)
             ),
+            24 if self.records && self.pick(2) == 0 => {
+                format!("for row in g {{ {} }}", self.node(d))
+            }
             24 => format!("for item in q {{ {} }}", self.node(d)),
             25 if !self.in_helper => format!("Count(n: c, step: {})", self.num(1)),
             26 if !self.in_helper => format!("Helper(level: {})", self.num(1)),
@@ -334,6 +386,7 @@ impl Gen {
     }
 
     fn program(&mut self) -> String {
+        let nested = self.nested_vars();
         let mut p =
             String::from("enum Mode { A, B, C }\naction Aim(in goal: Point, in at: [int]);\n");
         for (id, class, _) in LEAVES {
@@ -347,7 +400,7 @@ impl Gen {
         self.in_helper = false;
         let _ = writeln!(
             p,
-            "tree Helper(in level: num) {{\n    var x: num = 0;\n    var y: num = 1;\n    var c: int = 0;\n    var k: int = 2;\n    var h: num = 0;\n    var m: num = 0;\n    var flag: bool = false;\n    var s: str = \"a\";\n    var mode: Mode = Mode::A;\n    var q: [int] = [1];\n    var r: [int] = [];\n    var p: Point = (0m, 0m);\n    var item: int = 0;\n    var place: Label = \"P\";\n    sequence {{ do {{ x = level }} {helper} }}\n}}"
+            "tree Helper(in level: num) {{\n    var x: num = 0;\n    var y: num = 1;\n    var c: int = 0;\n    var k: int = 2;\n    var h: num = 0;\n    var m: num = 0;\n    var flag: bool = false;\n    var s: str = \"a\";\n    var mode: Mode = Mode::A;\n    var q: [int] = [1];\n    var r: [int] = [];\n    var p: Point = (0m, 0m);\n    var item: int = 0;\n    var place: Label = \"P\";{nested}\n    sequence {{ do {{ x = level }} {helper} }}\n}}"
         );
         let n = 1 + self.pick(3);
         let update = self.statements(n);
@@ -376,7 +429,7 @@ impl Gen {
     var r: [int] = [];
     var p: Point = (0m, 0m);
     var item: int = 0;
-    var place: Label = "P";{uvar}
+    var place: Label = "P";{uvar}{nested}
     hormone h = y{half_life}
     let m = fold(h, 50) + y / 2;
     event bang;
@@ -499,7 +552,7 @@ proptest! {
 
     #[test]
     fn jit_matches_interpreter(seed in any::<u64>(), ticks in 10u64..40, sleep in prop::option::of(1u32..160)) {
-        let mut g = Gen { state: seed, depth_budget: 14, in_helper: false, unset: false };
+        let mut g = Gen { state: seed, depth_budget: 14, in_helper: false, unset: false, records: true };
         let source = g.program();
         let cfg = config(ticks, sleep.map(f64::from));
         match compare(&source, &cfg) {
@@ -528,6 +581,7 @@ fn reads_of_unset_variables_agree() {
             depth_budget: 14,
             in_helper: false,
             unset: true,
+            records: false,
         };
         let source = g.program();
         let cfg = config(10 + seed % 30, (seed % 3 == 0).then_some(40.0));
@@ -551,18 +605,28 @@ fn reads_of_unset_variables_agree() {
     );
 }
 
-/// Most generated programs must compile, or the property above tests little.
+/// Most generated programs must compile, or the property above tests little; and they do
+/// read and write point fields.
 #[test]
 fn generated_programs_compile() {
     let mut refused = Vec::new();
+    let (mut field_reads, mut field_writes, mut nested) = (0, 0, 0);
     for seed in 0..60u64 {
         let mut g = Gen {
             state: seed,
             depth_budget: 14,
             in_helper: false,
             unset: false,
+            records: true,
         };
         let source = g.program();
+        field_reads += usize::from(source.contains("(p.x / 1m)") || source.contains("(p.y / 2m)"));
+        nested += usize::from(source.contains("g = [") || source.contains("g.push("));
+        field_writes += usize::from(
+            ["p.x = ", "p.y += ", "p.x -= ", "p.y *= "]
+                .iter()
+                .any(|w| source.contains(w)),
+        );
         let analysis = affect_compiler::check_source_with(&source, &NoFiles);
         if analysis.program.is_none() {
             refused.push(format!(
@@ -581,6 +645,11 @@ fn generated_programs_compile() {
         "{} of 60 generated programs do not compile:\n{}",
         refused.len(),
         refused.join("\n")
+    );
+    assert!(
+        field_reads >= 10 && field_writes >= 10 && nested >= 10,
+        "point fields in {field_reads} (read) and {field_writes} (written) of 60 programs, \
+         lists of lists copied in {nested}"
     );
 }
 
@@ -728,6 +797,7 @@ fn seeds_that_once_differed() {
                 depth_budget: 14,
                 in_helper: false,
                 unset: false,
+                records: false,
             };
             let source = g.program();
             if let Err(e) = compare(&source, &config(ticks, None)) {

@@ -179,3 +179,60 @@ agent A {
         ],
     );
 }
+
+/// A list of lists copies at every depth: after `g = [q, q]`, `h = g`, `h[0] = q`,
+/// `h.push(q)` and `k[1] = [n, n]`, changing `q` (or one copy) changes no other list; a
+/// copy whose source names the destination's own inner lists (`h = [h[1], h[0]]`) swaps
+/// them; `for` pops inner lists whole.
+#[test]
+fn lists_of_lists_copy_at_every_depth() {
+    expect(
+        r#"
+main tree Main {
+    var q: [int] = [1, 2];
+    var g: [[int]] = [];
+    var h: [[int]] = [[7], [8, 9]];
+    var k: [[int]] = [];
+    var item: [int] = [];
+    var n: int = 0;
+    sequence {
+        do { g = [q, q]; q.push(3); h = [h[1], h[0]]; k = h; h[0] = q; q[0] = 10 }
+        do { h.push(q); k[1] = [n, 5]; q.push(4) }
+        for item in k { do { n += len(item) } }
+    }
+}
+"#,
+        1,
+        &[
+            ("q", "[10, 2, 3, 4]"),
+            ("g", "[[1, 2], [1, 2]]"),
+            ("h", "[[1, 2, 3], [7], [10, 2, 3]]"),
+            ("k", "[[0, 5]]"),
+            ("item", "[8, 9]"),
+            ("n", "2"),
+        ],
+    );
+}
+
+/// Three levels deep: the copy's innermost lists are its own too.
+#[test]
+fn three_levels_copy_deeply() {
+    expect(
+        r#"
+main tree Main {
+    var a: [[[int]]] = [[[1], [2]], [[3]]];
+    var b: [[[int]]] = [];
+    var inner: [[int]] = [];
+    sequence {
+        do { b = a; inner = a[0]; inner[1] = [20]; a[0] = inner; inner.push([5]) }
+    }
+}
+"#,
+        1,
+        &[
+            ("a", "[[[1], [20]], [[3]]]"),
+            ("b", "[[[1], [2]], [[3]]]"),
+            ("inner", "[[1], [20], [5]]"),
+        ],
+    );
+}

@@ -1,5 +1,6 @@
 //! A steady-state interpreter tick allocates nothing: a counting allocator watches ticks of a
-//! tree of built-ins, scripts, conditions, decorators and a subtree.
+//! tree of built-ins, scripts, conditions, decorators and a subtree, and of deep copies of
+//! lists of lists (their inner lists are reused).
 
 use affect_compiler::ir::program::{NodeKind, Status};
 use affect_compiler::sema::NoFiles;
@@ -61,6 +62,8 @@ main tree Main {
     var flag: bool = false;
     var xs: [num] = [1, 2];
     var here: Point = (0m, 0m);
+    var g: [[num]] = [[1], [2, 3]];
+    var item: [num] = [];
 
     parallel(success: -1, failure: 1) {
         reactive_sequence {
@@ -73,6 +76,8 @@ main tree Main {
         sequence {
             Count(n: n)
             do { xs = [x, 2.0, 3.0]; xs[1] = n; here = (x * 1m, 1m); xs = [4, 5] }
+            do { g = [xs, [x, 1.0]]; g[1] = xs; g.push(xs); g = [g[2], g[0]]; here.x = 2m }
+            for item in g { do { xs[0] = len(item) } }
             retry(3) { invert { fail } }
             repeat(2) { force_success { Work() } }
             switch n > 10 ? 1 : 0 {

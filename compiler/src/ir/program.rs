@@ -87,6 +87,15 @@ pub struct Slot {
     pub elems: Vec<ValueKind>,
 }
 
+impl Slot {
+    /// How many levels of lists a list slot's elements are: 0 for `[int]` and points, 1 for
+    /// `[[int]]`.
+    pub fn list_depth(&self) -> u8 {
+        let lists = self.elems.iter().take_while(|k| **k == ValueKind::List);
+        lists.count().min(u8::MAX as usize) as u8
+    }
+}
+
 /// The value of a slot that holds no value: a `var` declared without an initial value
 /// before anything wrote it, or an entry `unset_blackboard` removed. A quiet NaN with a
 /// payload no arithmetic produces (operations yield the default NaN, or propagate an

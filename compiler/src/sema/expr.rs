@@ -694,18 +694,36 @@ impl Cx<'_> {
             }
         }
         let t = self.expr(target, None);
-        if !t.is_error() {
-            let shown = self.show(&t);
-            self.error(
-                "E0201",
-                format!("{} has no field `{}`", article(&shown), field.name),
+        if let Some((i, ft)) = t.field(&field.name) {
+            // A point is a two-element list at run time: its field is an element.
+            self.index.refer(
                 field.span,
-            )
-            .primary
-            .message = "unknown field".into();
+                index::Target::Field(super::ty::TUPLE_FIELDS[i as usize], ft.value_kind()),
+            );
+            self.emit(Op::Const(f64::from(i)));
+            self.emit(Op::Index);
+            return ft;
+        }
+        if !t.is_error() {
+            self.no_field(&t, field);
         }
         let _ = span;
         Ty::Error
+    }
+
+    /// E0201 for `value.name` when the value has no field of that name.
+    pub(super) fn no_field(&mut self, t: &Ty, field: &Ident) {
+        let shown = self.show(t);
+        let fields: Vec<String> = t.fields().iter().map(|(f, _)| format!("`{f}`")).collect();
+        let d = self.error(
+            "E0201",
+            format!("{} has no field `{}`", article(&shown), field.name),
+            field.span,
+        );
+        d.primary.message = "unknown field".into();
+        if !fields.is_empty() {
+            d.help = Some(format!("its fields are {}", fields.join(", ")));
+        }
     }
 
     // ------------------------------------------------------------------ statements

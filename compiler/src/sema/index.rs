@@ -197,6 +197,8 @@ pub enum Target {
     Intensity,
     /// A `use`d file or module.
     File(FileId),
+    /// A field of a point or other tuple (`p.x`): its name and what it holds.
+    Field(&'static str, crate::ir::program::ValueKind),
 }
 
 /// A use of a name.

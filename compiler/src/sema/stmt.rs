@@ -118,12 +118,6 @@ impl Cx<'_> {
             _ => {
                 let d = self.error("E0110", "cannot assign to this expression", target.span);
                 d.primary.message = "not a variable".into();
-                if let ExprKind::Field(whole, _) = &target.kind {
-                    d.help = Some(format!(
-                        "fields cannot be assigned: assign the whole value, `{} = ..`",
-                        crate::fmt::format_expr(whole)
-                    ));
-                }
                 None
             }
         }
@@ -173,21 +167,63 @@ impl Cx<'_> {
         }
     }
 
+    /// `p.x = ..`: the point variable written (its frame operand), the field's position and
+    /// its type. Only a field of a named variable holding a point (or another tuple) can be
+    /// assigned.
+    pub(super) fn field_target(
+        &mut self,
+        whole: &Expr,
+        field: &Ident,
+        span: Span,
+    ) -> Option<(u32, u32, Ty)> {
+        if !matches!(&whole.kind, ExprKind::Name(p) if p.segments.len() == 1) {
+            let d = self.error("E0110", "cannot assign to this expression", span);
+            d.primary.message = "only a field of a point variable can be assigned".into();
+            d.help = Some("copy the value into a variable and assign its field: `p.x = ..`".into());
+            return None;
+        }
+        // The same rules as assigning the whole variable (E0311 for lets, `in` ports, ..).
+        let (slot, ty, _) = self.target(whole)?;
+        if let Some((i, ft)) = ty.field(&field.name) {
+            self.index.refer(
+                field.span,
+                super::index::Target::Field(super::ty::TUPLE_FIELDS[i as usize], ft.value_kind()),
+            );
+            return Some((slot, i, ft));
+        }
+        if !ty.is_error() {
+            self.no_field(&ty, field);
+        }
+        None
+    }
+
+    /// Pushes the position an element assignment writes: a list index or a field's.
+    fn position(&mut self, at: &At) {
+        match at {
+            At::Index(index) => {
+                self.expect(index, &Ty::Int, "a list index");
+            }
+            At::Field(i) => {
+                self.emit(Op::Const(f64::from(*i)));
+            }
+        }
+    }
+
     pub(super) fn assign_element(
         &mut self,
         slot: u32,
         elem: &Ty,
-        index: &Expr,
+        at: At,
         op: AssignOp,
         value: &Expr,
     ) {
-        self.expect(index, &Ty::Int, "a list index");
+        self.position(&at);
         if op == AssignOp::Set {
             self.expect(value, elem, "the value");
         } else {
             // `xs[i] += v` reads the element first (the index is computed again).
             self.emit(Op::Load(slot));
-            self.expect(index, &Ty::Int, "a list index");
+            self.position(&at);
             self.emit(Op::Index);
             let vt = self.expr(value, None);
             let (bin, op_code) = match op {
@@ -218,11 +254,18 @@ impl Cx<'_> {
     pub(super) fn assign(&mut self, target: &Expr, op: AssignOp, value: &Expr) {
         if let ExprKind::Index(list, index) = &target.kind {
             if let Some((slot, elem)) = self.element_target(list, target.span) {
-                self.assign_element(slot, &elem, index, op, value);
+                self.assign_element(slot, &elem, At::Index(index), op, value);
                 return;
             }
             self.discard(index);
             self.discard(value);
+            return;
+        }
+        if let ExprKind::Field(whole, field) = &target.kind {
+            match self.field_target(whole, field, target.span) {
+                Some((slot, i, ty)) => self.assign_element(slot, &ty, At::Field(i), op, value),
+                None => self.discard(value),
+            }
             return;
         }
         let Some((slot, ty, range)) = self.target(target) else {
@@ -271,6 +314,12 @@ impl Cx<'_> {
             None => self.emit(Op::Store(slot)),
         };
     }
+}
+
+/// Where an element assignment writes: `xs[i]` or `p.x`.
+pub(super) enum At<'e> {
+    Index(&'e Expr),
+    Field(u32),
 }
 
 /// What a statement that computes and drops a value probably meant.

@@ -201,6 +201,33 @@ impl fmt::Display for TyDisplay<'_> {
 /// The type of a place in the plane, `(x, y)` in lengths.
 pub const POINT: &str = "Point";
 
+/// The field names of a tuple, by position: a point's `x` and `y`, a triple's `z`.
+pub const TUPLE_FIELDS: &[&str] = &["x", "y", "z"];
+
+impl Ty {
+    /// Field `name` of a record-like value (a point, or another tuple): its position and
+    /// type. A point's fields are lengths, so they carry its unit.
+    pub fn field(&self, name: &str) -> Option<(u32, Ty)> {
+        let Ty::Tuple(elems) = self else {
+            return None;
+        };
+        let i = TUPLE_FIELDS.iter().position(|f| *f == name)?;
+        elems.get(i).map(|t| (i as u32, t.clone()))
+    }
+
+    /// The fields a record-like value has, in order (none for other types).
+    pub fn fields(&self) -> Vec<(&'static str, Ty)> {
+        match self {
+            Ty::Tuple(elems) => TUPLE_FIELDS
+                .iter()
+                .copied()
+                .zip(elems.iter().cloned())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// The built-in type names, with what they mean.
 pub const BUILTIN_TYPES: &[(&str, Ty)] = &[
     ("num", Ty::Num),

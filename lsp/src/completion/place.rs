@@ -142,7 +142,20 @@ fn operations(items: &mut Items, name: &str) {
             .map(|m| (m.name, m.params_text, m.doc))
             .collect()
     } else {
-        Vec::new()
+        // A point's (or other tuple's) fields.
+        let fields: Vec<(&str, String)> = def
+            .ty
+            .as_ref()
+            .map(ty::Ty::fields)
+            .unwrap_or_default()
+            .iter()
+            .map(|(f, t)| (*f, idx.show(t)))
+            .collect();
+        for (field, shown) in fields {
+            let detail = Some(format!("{name}.{field}: {shown}"));
+            items.push(0, field, CompletionItemKind::FIELD, detail, None, None);
+        }
+        return;
     };
     for (op, params, doc) in ops {
         let detail = Some(format!("{name}.{op}{params}"));

@@ -307,7 +307,7 @@ impl<'p> Machine<'p> {
         // Every list slot gets its own copy of its initial list.
         for (i, s) in agent.slots.iter().enumerate() {
             if s.kind == affect_compiler::ir::program::ValueKind::List {
-                m.slots[i] = m.lists.instantiate(s.init);
+                m.slots[i] = m.lists.instantiate_nested(s.init, s.list_depth());
             }
         }
         for (i, node) in agent.nodes.iter().enumerate() {
