@@ -82,15 +82,19 @@ mkdir -p "$work"
 # --- the reference: x86_64 (this machine), both engines
 cargo build -q --locked --bin affect
 host="$target_dir/debug/affect"
-run_examples() { # OUTDIR RUNNER... : navigator and waiter traces, both engines
+run_examples() { # OUTDIR RUNNER... : navigator and waiter traces, every engine
   local out="$1"
   shift
   mkdir -p "$out"
+  rm -rf "$out/cache"
   for ex in navigator waiter; do
-    for engine in jit interp; do
-      "$@" run "examples/$ex.affect" --seed 3 --no-persist --quiet --engine "$engine" \
-        --trace "$out/$ex.$engine.jsonl" 2>"$out/$ex.$engine.stderr" ||
-        { cat "$out/$ex.$engine.stderr" >&2; return 1; }
+    # The second `jit` run loads its code from the code cache the first one filled.
+    for run in jit:jit jit:jit-cached tiered:tiered interp:interp; do
+      local engine=${run%%:*} name=${run#*:}
+      AFFECT_CODE_CACHE="$out/cache" "$@" run "examples/$ex.affect" --seed 3 --no-persist \
+        --quiet --engine "$engine" \
+        --trace "$out/$ex.$name.jsonl" 2>"$out/$ex.$name.stderr" ||
+        { cat "$out/$ex.$name.stderr" >&2; return 1; }
     done
   done
 }
@@ -133,7 +137,12 @@ for t in "${targets[@]}"; do
       else
         check "$t: $ex (jit) trace identical to x86_64's" \
           cmp "$work/x86_64/$ex.jit.jsonl" "$work/$t/$ex.jit.jsonl"
+        check "$t: $ex (jit, code from the code cache) trace identical to x86_64's" \
+          cmp "$work/x86_64/$ex.jit.jsonl" "$work/$t/$ex.jit-cached.jsonl"
+        check "$t: the code cache holds compiled code" compgen -G "$work/$t/cache/*.code"
       fi
+      check "$t: $ex (tiered) trace identical to x86_64's" \
+        cmp "$work/x86_64/$ex.interp.jsonl" "$work/$t/$ex.tiered.jsonl"
     done
   else
     failed+=("$t: examples under qemu")

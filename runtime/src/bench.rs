@@ -3,8 +3,12 @@
 //! time anything.
 
 use crate::interp::Machine;
+use crate::jit::tier::Pending;
+use crate::jit::CompileStats;
 use crate::leaf::{LeafTable, StandIn};
 use affect_compiler::ir::program::{AgentProgram, NodeKind, Program, Status};
+use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -52,6 +56,8 @@ pub struct BenchResult {
     pub ns_per_node: Stats,
     /// The root blackboard at the end: (name, value).
     pub blackboard: Vec<(String, f64)>,
+    /// When the first tick ended.
+    pub first_tick_done: Instant,
 }
 
 /// Something that ticks the main tree: the interpreter, or JIT-compiled code.
@@ -61,6 +67,24 @@ pub trait Engine {
     fn node_ticks(&self) -> u64;
     fn slots(&self) -> Vec<f64>;
     fn set_slot(&mut self, slot: usize, v: f64);
+    /// Called after the warm-up, before the timed ticks: an engine that is still changing
+    /// (the tiered engine, before its code is ready) settles.
+    fn settle(&mut self) {}
+    /// What the tiered engine did: `None` for the others.
+    fn tier_report(&self) -> Option<TierReport> {
+        None
+    }
+}
+
+/// When the tiered engine's compiled code took over, and what it was.
+#[derive(Clone, Debug)]
+pub struct TierReport {
+    pub ready_at: Option<Instant>,
+    pub stats: Option<CompileStats>,
+    /// What the code cache said, if there is one.
+    pub cache: Option<&'static str>,
+    /// Why the JIT never took over, if it did not.
+    pub fallback: Option<String>,
 }
 
 /// The interpreter as an engine; foreign nodes succeed.
@@ -111,9 +135,12 @@ pub fn measure(
     // Warm-up, and node ticks per tick measured on it.
     let warm = (ticks / 10).max(10);
     let before = engine.node_ticks();
-    for _ in 0..warm {
+    engine.tick();
+    let first_tick_done = Instant::now();
+    for _ in 1..warm {
         engine.tick();
     }
+    engine.settle();
     let per_tick = (engine.node_ticks() - before) as f64 / warm as f64;
     let mut per_tick_ns = Vec::new();
     for _ in 0..repeats.max(1) {
@@ -140,6 +167,97 @@ pub fn measure(
         ns_per_tick: Stats::of(per_tick_ns),
         ns_per_node: Stats::of(per_node),
         blackboard,
+        first_tick_done,
+    }
+}
+
+/// The tiered engine: the interpreter ticks while the JIT compiles on a background thread
+/// (`jit::tier`), and the compiled code takes over at the first tick boundary after it is
+/// ready.
+pub struct Tiered<'p> {
+    pub machine: Machine<'p>,
+    program: &'p Program,
+    agent: &'p AgentProgram,
+    pending: Option<Pending>,
+    report: TierReport,
+}
+
+impl<'p> Tiered<'p> {
+    /// `program` is shared with the compiler thread; `agent` is its agent number `k`.
+    pub fn new(
+        program: &'p Arc<Program>,
+        k: usize,
+        cache: Option<std::path::PathBuf>,
+    ) -> Tiered<'p> {
+        let agent = &program.agents[k];
+        let machine = interpreter(program, agent);
+        let pending = crate::jit::tier::spawn(program.clone(), k, machine.record, cache);
+        Tiered {
+            machine,
+            program,
+            agent,
+            pending: Some(pending),
+            report: TierReport {
+                ready_at: None,
+                stats: None,
+                cache: None,
+                fallback: None,
+            },
+        }
+    }
+
+    /// Installs the code if it is ready (or, `wait`ing, once it is).
+    fn adopt(&mut self, wait: bool) {
+        let Some(p) = &mut self.pending else { return };
+        let Some(ready) = (if wait { Some(p.wait()) } else { p.poll() }) else {
+            return;
+        };
+        self.pending = None;
+        self.report.cache = ready.cache;
+        let linked = (ready.code)
+            .and_then(|c| crate::jit::tier::link(self.program, self.agent, c))
+            .and_then(|c| {
+                let c = Rc::new(c);
+                self.machine.install_jit(c.clone()).map(|_| c)
+            });
+        match linked {
+            Ok(c) => {
+                self.report.ready_at = Some(Instant::now());
+                self.report.stats = Some(c.stats);
+            }
+            Err(e) => self.report.fallback = Some(e.to_string()),
+        }
+    }
+}
+
+impl Engine for Tiered<'_> {
+    fn tick(&mut self) {
+        self.adopt(false);
+        Engine::tick(&mut self.machine);
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.machine.state_bytes()
+    }
+
+    fn node_ticks(&self) -> u64 {
+        self.machine.node_ticks
+    }
+
+    fn slots(&self) -> Vec<f64> {
+        self.machine.slots.clone()
+    }
+
+    fn set_slot(&mut self, slot: usize, v: f64) {
+        self.machine.write(slot as u32, v);
+    }
+
+    fn settle(&mut self) {
+        self.adopt(true);
+    }
+
+    fn tier_report(&self) -> Option<TierReport> {
+        Some(self.report.clone())
     }
 }
 

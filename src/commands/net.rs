@@ -224,7 +224,7 @@ pub struct LaunchArgs {
     /// A fault script: one `kill`, `pause` or `partition` a line (docs/network.md).
     #[arg(long, value_name = "FILE")]
     pub faults: Option<PathBuf>,
-    /// The robots' engine (`jit` or `interp`).
+    /// The robots' engine (`tiered`, `jit` or `interp`).
     #[arg(long, value_enum)]
     pub engine: Option<super::bench::EngineKind>,
     /// Print only the outcome.
@@ -276,6 +276,7 @@ pub fn launch(args: &LaunchArgs) -> u8 {
                 faults: faults_of(args)?,
                 engine: args.engine.map(|e| {
                     match e {
+                        super::bench::EngineKind::Tiered => "tiered",
                         super::bench::EngineKind::Jit => "jit",
                         super::bench::EngineKind::Interp => "interp",
                     }

@@ -74,8 +74,9 @@ pub struct ReplayArgs {
     /// List the runs the record holds, and replay nothing.
     #[arg(long)]
     pub list: bool,
-    /// The engine that runs the program: `jit` or `interp` (either gives the recorded trace).
-    #[arg(long, value_enum, default_value_t = super::bench::EngineKind::Jit)]
+    /// The engine that runs the program: `tiered`, `jit` or `interp` (each gives the
+    /// recorded trace).
+    #[arg(long, value_enum, default_value_t = super::bench::EngineKind::Tiered)]
     pub engine: super::bench::EngineKind,
     /// Write the replay's trace as JSON Lines (docs/trace.md).
     #[arg(long, value_name = "FILE.jsonl")]

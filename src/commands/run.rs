@@ -78,11 +78,17 @@ pub struct RunArgs {
     /// line at every tenth elsewhere), the one-line result, nor the summary.
     #[arg(long)]
     pub quiet: bool,
-    /// The engine that runs the program: `jit` (native code through Cranelift, on x86_64
-    /// and aarch64) or `interp` (the reference interpreter). Where the JIT cannot run, the
-    /// interpreter does, and a warning says so.
-    #[arg(long, value_enum, default_value_t = super::bench::EngineKind::Jit)]
+    /// The engine that runs the program: `tiered` (the interpreter from the first tick
+    /// while the JIT compiles in the background, then native code from the tick after it is
+    /// ready; the trace is the same), `jit` (native code through Cranelift, on x86_64 and
+    /// aarch64, compiled before the first tick) or `interp` (the reference interpreter).
+    /// Where the JIT cannot run, the interpreter does (with `jit`, a warning says so).
+    #[arg(long, value_enum, default_value_t = super::bench::EngineKind::Tiered)]
     pub engine: super::bench::EngineKind,
+    /// Compile every time: neither read nor write the code cache, where compiled code is
+    /// kept between runs (docs/run.md).
+    #[arg(long)]
+    pub no_code_cache: bool,
     /// Run the agent on its robot: every device its declarations name opens through rppal
     /// (I2C, GPIO, PWM) before the first tick, and it ticks at its rate on the monotonic
     /// clock; Ctrl-C or SIGTERM stops it cleanly. See docs/raspberry-pi.md.
@@ -307,6 +313,11 @@ fn config(args: &RunArgs, program: &Program) -> Result<RunConfig, String> {
             )
         },
         engine: args.engine.runtime(),
+        code_cache: if args.no_code_cache {
+            None
+        } else {
+            affect_runtime::jit::cache_dir()
+        },
         ..RunConfig::default()
     };
     config.leaf_default = run::parse_status(&args.leaf_default).ok_or_else(|| {

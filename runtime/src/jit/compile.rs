@@ -18,8 +18,9 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleRelocTarget};
 use std::mem::offset_of;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 impl From<cranelift_module::ModuleError> for JitError {
@@ -77,27 +78,71 @@ pub(crate) fn compile(
 ) -> Result<Compiled, JitError> {
     let t0 = Instant::now();
     let plan = Plan::new(program, agent, record)?;
+    let built = build_plan(&plan, None)?;
+    link_plan(&plan, built, t0)
+}
+
+/// Code generation without linking: what the background compiler of the tiered engine and
+/// the code cache hand over. `cancel` stops it between two functions.
+pub(crate) fn build(
+    program: &Program,
+    agent: &AgentProgram,
+    record: bool,
+    cancel: Option<&AtomicBool>,
+) -> Result<Artifact, JitError> {
+    build_plan(&Plan::new(program, agent, record)?, cancel)
+}
+
+/// Links generated (or cached) code into executable memory for `agent`: the plan is made
+/// again (it is cheap and deterministic, so it declares exactly the functions the code was
+/// generated for, and the artifact need not carry it).
+pub(crate) fn link_artifact(
+    program: &Program,
+    agent: &AgentProgram,
+    built: Artifact,
+) -> Result<Compiled, JitError> {
+    let t0 = Instant::now();
+    let plan = Plan::new(program, agent, built.record)?;
+    link_plan(&plan, built, t0)
+}
+
+fn build_plan(plan: &Plan, cancel: Option<&AtomicBool>) -> Result<Artifact, JitError> {
     let mut module = new_module()?;
     let services = declare_services(&mut module)?;
-    let (callees, roots, process) = declare_functions(&mut module, &plan, agent, services)?;
+    let (callees, roots, process) = declare_functions(&mut module, plan, plan.agent, services)?;
     let decls = declarations(&module);
-    let jobs = jobs(&plan, &callees, &roots, process);
+    let jobs = jobs(plan, &callees, &roots, process);
     let env = Env {
-        plan: &plan,
+        plan,
         callees: &callees,
         decls: &decls,
         cfg: module.target_config(),
-        agent,
+        agent: plan.agent,
         isa: module.isa(),
+        cancel,
     };
-    let compiled = env.compile_all(&jobs);
-    let (functions, code_bytes) = link(&mut module, compiled)?;
-    let (roots, halts, process) = entries(&module, &plan, &callees, &roots, process);
-    let units = unit_table(&module, &plan, &callees);
+    let mut funcs = Vec::with_capacity(jobs.len());
+    for outs in env.compile_all(&jobs) {
+        funcs.extend(outs?);
+    }
+    Ok(Artifact {
+        record: plan.record,
+        funcs,
+    })
+}
+
+fn link_plan(plan: &Plan, built: Artifact, t0: Instant) -> Result<Compiled, JitError> {
+    let mut module = new_module()?;
+    let services = declare_services(&mut module)?;
+    let (callees, roots, process) = declare_functions(&mut module, plan, plan.agent, services)?;
+    check_artifact(&module, &built)?;
+    let (functions, code_bytes) = link(&mut module, built.funcs)?;
+    let (roots, halts, process) = entries(&module, plan, &callees, &roots, process);
+    let units = unit_table(&module, plan, &callees);
     Ok(Compiled {
         module: Some(module),
-        agent_id: super::identity(agent),
-        record,
+        agent_id: super::identity(plan.agent),
+        record: plan.record,
         roots,
         halts,
         process,
@@ -111,6 +156,52 @@ pub(crate) fn compile(
             compile_ms: t0.elapsed().as_secs_f64() * 1000.0,
         },
     })
+}
+
+/// Code read from the cache was generated for exactly these declarations: every function
+/// this module defines appears once, and every relocation names a declared function or a
+/// library call. Anything else is refused before a byte of it is linked.
+fn check_artifact(module: &JITModule, built: &Artifact) -> Result<(), JitError> {
+    let d = module.declarations();
+    let count = d.get_functions().count();
+    // Defined in this module (the anonymous functions), not imported from Rust.
+    let local = |i: usize| {
+        d.get_function_decl(FuncId::from_u32(i as u32))
+            .linkage
+            .is_final()
+    };
+    let mut defined = vec![false; count];
+    let bad = |what: &str| {
+        Err(JitError::Codegen(format!(
+            "cached code does not fit: {what}"
+        )))
+    };
+    for f in &built.funcs {
+        let i = f.id.as_u32() as usize;
+        if i >= count || !local(i) || defined[i] {
+            return bad("a function is unknown or defined twice");
+        }
+        defined[i] = true;
+        if !f.align.is_power_of_two() || f.align > 4096 {
+            return bad("an alignment");
+        }
+        for r in &f.relocs {
+            let ok = match &r.name {
+                ModuleRelocTarget::User { namespace, index } => {
+                    *namespace == 0 && (*index as usize) < count
+                }
+                ModuleRelocTarget::LibCall(_) => true,
+                _ => false,
+            };
+            if !ok || r.offset as usize > f.bytes.len() {
+                return bad("a relocation");
+            }
+        }
+    }
+    if (0..count).any(|i| local(i) && !defined[i]) {
+        return bad("a function is missing");
+    }
+    Ok(())
 }
 
 /// A module that knows where the Rust services compiled code calls live.
@@ -295,18 +386,12 @@ fn jobs(
 
 /// Defines the compiled functions in the module and makes them executable; returns how many
 /// there are and their bytes of machine code.
-fn link(
-    module: &mut JITModule,
-    compiled: Vec<Result<Vec<Out>, JitError>>,
-) -> Result<(usize, usize), JitError> {
+fn link(module: &mut JITModule, funcs: Vec<Out>) -> Result<(usize, usize), JitError> {
     let mut code_bytes = 0usize;
-    let mut functions = 0usize;
-    for outs in compiled {
-        for o in outs? {
-            code_bytes += o.bytes.len();
-            functions += 1;
-            module.define_function_bytes(o.id, o.align, &o.bytes, &o.relocs)?;
-        }
+    let functions = funcs.len();
+    for o in funcs {
+        code_bytes += o.bytes.len();
+        module.define_function_bytes(o.id, o.align, &o.bytes, &o.relocs)?;
     }
     module.finalize_definitions()?;
     Ok((functions, code_bytes))
@@ -383,11 +468,18 @@ enum Job {
 }
 
 /// A compiled function, ready to link.
-struct Out {
-    id: FuncId,
-    align: u64,
-    bytes: Vec<u8>,
-    relocs: Vec<cranelift_module::ModuleReloc>,
+pub(crate) struct Out {
+    pub id: FuncId,
+    pub align: u64,
+    pub bytes: Vec<u8>,
+    pub relocs: Vec<cranelift_module::ModuleReloc>,
+}
+
+/// Generated code before linking: every function's machine code and relocations, for
+/// machines that record status changes or not.
+pub struct Artifact {
+    pub(crate) record: bool,
+    pub(crate) funcs: Vec<Out>,
 }
 
 /// What every worker reads.
@@ -398,6 +490,8 @@ struct Env<'a> {
     cfg: cranelift_codegen::isa::TargetFrontendConfig,
     agent: &'a AgentProgram,
     isa: &'a dyn cranelift_codegen::isa::TargetIsa,
+    /// Set when nobody waits for the code any more (the tiered engine's run ended).
+    cancel: Option<&'a AtomicBool>,
 }
 
 impl Env<'_> {
@@ -440,6 +534,9 @@ impl Env<'_> {
         let disasm = std::env::var_os("AFFECT_JIT_DISASM");
         let dump = std::env::var_os("AFFECT_JIT_DUMP");
         for &(id, job) in jobs.iter().skip(first).step_by(step) {
+            if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return Err(JitError::Unsupported("compiling was cancelled".into()));
+            }
             ctx.clear();
             let d = &self.decls[id.as_u32() as usize];
             ctx.func.signature = d.sig.clone();
@@ -547,4 +644,22 @@ impl Env<'_> {
         }
         Ok(())
     }
+}
+
+/// What besides the program decides the generated code, for the code cache's key: this
+/// engine's sources (hashed when it was built, `build.rs`), the target, Cranelift's
+/// settings and the CPU features it detected, and the size of a function.
+pub(crate) fn fingerprint() -> Result<String, JitError> {
+    let isa = isa()?;
+    let mut s = format!(
+        "{}\n{}\n{}\nunit {}\n",
+        env!("AFFECT_ENGINE_HASH"),
+        isa.triple(),
+        isa.flags(),
+        super::plan::unit_budget()
+    );
+    for v in isa.isa_flags() {
+        s.push_str(&format!("{v}\n"));
+    }
+    Ok(s)
 }

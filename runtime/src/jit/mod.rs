@@ -17,6 +17,8 @@
 //! driver).
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub mod cache;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod compile;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod controls;
@@ -34,6 +36,7 @@ mod host;
 mod plan;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod tick;
+pub mod tier;
 mod view;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod wide;
@@ -43,6 +46,12 @@ use affect_compiler::ir::functions::{Function, HostFn};
 use affect_compiler::ir::program::{AgentProgram, NodeId, NodeKind, Program, Status};
 use std::rc::Rc;
 pub(crate) use view::{UnitEntry, View};
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub use compile::Artifact;
+/// Generated code before linking; there is none where Cranelift has no backend.
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+pub enum Artifact {}
 
 /// Why a program could not be compiled; the runtime then runs the interpreter.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,11 +73,14 @@ impl std::fmt::Display for JitError {
 
 impl std::error::Error for JitError {}
 
-/// Which engine runs a machine's program.
+/// Which engine runs a machine's program. A machine runs `Interp` or `Jit`; `Tiered` is a
+/// choice for a run: the interpreter from the first tick while the JIT compiles in the
+/// background, then the JIT from the tick boundary after its code is ready.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EngineKind {
     Interp,
     Jit,
+    Tiered,
 }
 
 impl EngineKind {
@@ -76,6 +88,7 @@ impl EngineKind {
         match self {
             EngineKind::Interp => "interp",
             EngineKind::Jit => "jit",
+            EngineKind::Tiered => "tiered",
         }
     }
 }
@@ -169,11 +182,7 @@ pub fn compile_with(
     agent: &AgentProgram,
     record: bool,
 ) -> Result<Compiled, JitError> {
-    if std::env::var_os("AFFECT_JIT_FAIL").is_some() {
-        // Lets tests see the fallback to the interpreter on a machine that has a JIT.
-        return Err(JitError::Unsupported("AFFECT_JIT_FAIL is set".into()));
-    }
-    too_wide(program, agent)?;
+    preflight(program, agent)?;
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {
         compile::compile(program, agent, record)
@@ -183,6 +192,57 @@ pub fn compile_with(
         let _ = (program, agent, record);
         supported().map(|_| unreachable!("no backend"))
     }
+}
+
+/// Compiles an agent's tick program through the code cache in `cache` (loads it when an
+/// entry checks; otherwise generates it and stores it); also says what the cache found
+/// (`None` without a cache).
+pub fn compile_cached(
+    program: &Program,
+    agent: &AgentProgram,
+    record: bool,
+    cache: Option<std::path::PathBuf>,
+) -> (Result<Compiled, JitError>, Option<&'static str>) {
+    if cache.is_none() {
+        return (compile_with(program, agent, record), None);
+    }
+    let t0 = std::time::Instant::now();
+    let ready = tier::generate(
+        program,
+        agent,
+        record,
+        cache,
+        &std::sync::atomic::AtomicBool::new(false),
+    );
+    let code = ready.code.and_then(|c| tier::link(program, agent, c));
+    let code = code.map(|mut c| {
+        c.stats.compile_ms = t0.elapsed().as_secs_f64() * 1000.0;
+        c
+    });
+    (code, ready.cache)
+}
+
+/// The code cache's default directory (`cache::default_dir`); none where there is no JIT.
+pub fn cache_dir() -> Option<std::path::PathBuf> {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    {
+        cache::default_dir()
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        None
+    }
+}
+
+/// What is refused before any code is generated: a JIT made to fail (`AFFECT_JIT_FAIL`, for
+/// tests of the fallback), no backend, nodes too wide.
+pub(crate) fn preflight(program: &Program, agent: &AgentProgram) -> Result<(), JitError> {
+    if std::env::var_os("AFFECT_JIT_FAIL").is_some() {
+        // Lets tests see the fallback to the interpreter on a machine that has a JIT.
+        return Err(JitError::Unsupported("AFFECT_JIT_FAIL is set".into()));
+    }
+    supported()?;
+    too_wide(program, agent)
 }
 
 /// The most children of one node the JIT compiles for the nodes it unrolls (if/while, try,

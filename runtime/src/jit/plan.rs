@@ -31,7 +31,7 @@ pub(crate) const COMPLETED: StatusSet = S | F;
 /// large functions save calls, small ones keep register allocation fast.
 const UNIT_BUDGET: u32 = 320;
 
-fn unit_budget() -> u32 {
+pub(crate) fn unit_budget() -> u32 {
     std::env::var("AFFECT_JIT_UNIT")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -78,7 +78,7 @@ pub(crate) const WIDE: usize = 32;
 
 /// `AFFECT_JIT_WIDE=N` overrides [`WIDE`] (the differential tests set 0: every control
 /// with children loops).
-fn wide_threshold() -> usize {
+pub(crate) fn wide_threshold() -> usize {
     std::env::var("AFFECT_JIT_WIDE")
         .ok()
         .and_then(|v| v.parse().ok())

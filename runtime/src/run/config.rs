@@ -43,6 +43,14 @@ pub struct RunConfig {
     /// there is no JIT (32-bit ARM) or compiling fails, and says so in the trace (a `log`
     /// event) and in each summary's `fallback`. The interpreter is the reference.
     pub engine: EngineKind,
+    /// The code cache's directory (`jit::cache`), for `Jit` and `Tiered`; `None` compiles
+    /// every time (`--no-code-cache`, and the default of a run built in code).
+    pub code_cache: Option<std::path::PathBuf>,
+    /// `Tiered` only, for tests: wait for the compiled code before the run's agent tick of
+    /// this number (counted from 0 over all instances), so the switch from the interpreter
+    /// happens exactly there. `None` switches at the first tick boundary after the code is
+    /// ready, whenever that is; a run's results are the same either way.
+    pub tier_at: Option<u64>,
     /// Wraps each foreign node's implementation as agents are built (Groot 2 hooks).
     pub wrap_leaves: Option<crate::leaf::LeafWrap>,
     /// Leaves implemented in Rust by the user's own crate (docs/custom-nodes.md).
@@ -70,6 +78,8 @@ impl Default for RunConfig {
             world: None,
             persist_dir: None,
             engine: EngineKind::Interp,
+            code_cache: None,
+            tier_at: None,
             wrap_leaves: None,
             nodes: crate::nodes::NodeRegistry::default(),
             hardware: None,

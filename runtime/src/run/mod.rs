@@ -40,7 +40,7 @@ use crate::sim::team::{SharedTeam, Team};
 use crate::sim::{SenseErrors, SimAgent};
 use crate::trace::{Event, TraceSink};
 use affect_compiler::diagnostic::Diagnostic;
-use affect_compiler::ir::program::{Program, Status};
+use affect_compiler::ir::program::{AgentProgram, Program, Status};
 use affect_compiler::span::Span;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -201,6 +201,8 @@ pub struct Run<'p> {
     live: Vec<Live<'p>>,
     /// Why the JIT was asked for but the interpreter runs, if it does.
     fallback: Option<String>,
+    /// The tiered engine: the agent programs whose code is still being compiled.
+    tiers: Vec<setup::Tier>,
     /// Agent ticks made, and how many the run makes in all.
     done: u64,
     total: u64,
@@ -360,6 +362,7 @@ impl<'p> Run<'p> {
             queue,
             total: config.ticks * live.len() as u64,
             fallback: engines.fallback,
+            tiers: engines.tiers,
             done: 0,
             sense_errors: SenseErrors::new(),
             timer: config.timing.then(|| {
@@ -442,6 +445,7 @@ impl<'p> Run<'p> {
     /// go on. `None` when the run has made all its ticks.
     pub fn step(&mut self, clock: &mut dyn Clock, obs: &mut dyn Observer) -> Option<Flow> {
         let (k, due) = self.next_due()?;
+        self.adopt_code();
         let now = clock.wait_until(due);
         if let Some(n) = &mut self.net {
             let mut w = self.world.as_ref().map(|w| w.borrow_mut());
@@ -546,6 +550,44 @@ impl<'p> Run<'p> {
             done: self.done,
             total: self.total,
         }))
+    }
+
+    /// The tiered engine, at a tick boundary: installs each agent program's code in every
+    /// instance of it once the background compiler has it (waiting for it at
+    /// `RunConfig::tier_at`). Code that failed leaves the interpreter running, as it was.
+    fn adopt_code(&mut self) {
+        if self.tiers.is_empty() {
+            return;
+        }
+        let wait = self.config.tier_at == Some(self.done);
+        let mut k = 0;
+        while k < self.tiers.len() {
+            let pending = &mut self.tiers[k].pending;
+            let Some(ready) = (if wait {
+                Some(pending.wait())
+            } else {
+                pending.poll()
+            }) else {
+                k += 1;
+                continue;
+            };
+            let tier = self.tiers.remove(k);
+            let mine = |p: &AgentProgram| std::ptr::eq(p, tier.agent);
+            let Some(agent) = self.live.iter().map(|l| l.agent.program).find(|p| mine(p)) else {
+                continue;
+            };
+            let Ok(code) = ready
+                .code
+                .and_then(|c| crate::jit::tier::link(self.program, agent, c))
+            else {
+                continue;
+            };
+            let code = std::rc::Rc::new(code);
+            for l in self.live.iter_mut().filter(|l| mine(l.agent.program)) {
+                // The code was linked for this very program: installing cannot fail.
+                let _ = l.agent.machine.install_jit(code.clone());
+            }
+        }
     }
 
     /// Saves the memories that persist, writes each instance's summary line and returns

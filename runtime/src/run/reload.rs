@@ -189,6 +189,7 @@ impl<'p> Run<'p> {
         self.mail = shared.mail;
         self.team = shared.team;
         self.fallback = engines.fallback;
+        self.tiers = engines.tiers;
         // Said at the instance's next tick: the program it starts with.
         for (l, r) in self.live.iter().zip(&done) {
             let ev = Event::Log {

@@ -167,34 +167,59 @@ pub(super) fn instances<'p>(
     out
 }
 
-/// The JIT's code for each agent program that runs, or why the interpreter runs instead.
+/// The JIT's code for each agent program that runs, or why the interpreter runs instead;
+/// with the tiered engine, the compilations under way.
 #[derive(Default)]
 pub(super) struct Engines {
     compiled: Vec<(*const AgentProgram, Rc<jit::Compiled>)>,
     pub fallback: Option<String>,
+    pub tiers: Vec<Tier>,
+}
+
+/// An agent program's code being compiled in the background (the tiered engine).
+pub(super) struct Tier {
+    pub agent: *const AgentProgram,
+    pub pending: jit::tier::Pending,
 }
 
 /// The JIT compiles each agent program once; its instances share the code. If any program
-/// cannot be compiled, every agent runs in the interpreter.
+/// cannot be compiled, every agent runs in the interpreter. The tiered engine starts each
+/// program's compilation on a thread of its own instead; the run installs the code when it
+/// is ready (`Run::adopt_code`).
 pub(super) fn compile(program: &Program, config: &RunConfig, instances: &[Instance]) -> Engines {
     let mut engines = Engines::default();
-    if config.engine != EngineKind::Jit {
-        return engines;
-    }
+    let mut agents: Vec<&AgentProgram> = Vec::new();
     for i in instances {
-        if engines
-            .compiled
-            .iter()
-            .any(|(p, _)| std::ptr::eq(*p, i.program))
-        {
-            continue;
+        if !agents.iter().any(|p| std::ptr::eq(*p, i.program)) {
+            agents.push(i.program);
         }
-        match jit::compile(program, i.program) {
-            Ok(code) => engines.compiled.push((i.program, Rc::new(code))),
-            Err(e) => {
-                engines.fallback = Some(e.to_string());
-                engines.compiled.clear();
-                break;
+    }
+    match config.engine {
+        EngineKind::Interp => {}
+        EngineKind::Tiered => {
+            // The compiler thread needs a program of its own; the code it makes is linked
+            // for this one (the two are equal).
+            let shared = std::sync::Arc::new(program.clone());
+            for a in agents {
+                let Some(k) = program.agents.iter().position(|p| std::ptr::eq(p, a)) else {
+                    continue;
+                };
+                engines.tiers.push(Tier {
+                    agent: a,
+                    pending: jit::tier::spawn(shared.clone(), k, true, config.code_cache.clone()),
+                });
+            }
+        }
+        EngineKind::Jit => {
+            for a in agents {
+                match jit::compile_cached(program, a, true, config.code_cache.clone()).0 {
+                    Ok(code) => engines.compiled.push((a, Rc::new(code))),
+                    Err(e) => {
+                        engines.fallback = Some(e.to_string());
+                        engines.compiled.clear();
+                        break;
+                    }
+                }
             }
         }
     }

@@ -1,0 +1,192 @@
+//! The on-disk code cache (runtime/src/jit/cache.rs): a miss generates and stores, a hit
+//! loads, a damaged entry is ignored and rebuilt, an unwritable directory only turns the
+//! cache off; in every case the run's trace is the interpreter's, bit for bit.
+
+#![cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+
+use affect_compiler::ir::program::Program;
+use affect_compiler::sema::NoFiles;
+use affect_runtime::jit::{self, EngineKind};
+use affect_runtime::run::{self, RunConfig};
+use affect_runtime::trace::JsonLines;
+use std::path::{Path, PathBuf};
+
+const TREE: &str = r#"action Work();
+
+main tree Main {
+    var x: num = 0.5;
+    var n: int = 0;
+
+    reactive_sequence {
+        check x < 1000
+        sequence {
+            do { x = x * 1.5 + 1; n += 1 }
+            Work()
+            timeout(300ms) { Work() } on_halted { n = n + 100 }
+        }
+    }
+}
+"#;
+
+fn program(source: &str) -> Program {
+    affect_compiler::check_source_with(source, &NoFiles)
+        .program
+        .expect("compiles")
+}
+
+/// A fresh directory for one test (removed first if an earlier run left it).
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("affect-code-cache-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn config(engine: EngineKind, cache: Option<&Path>) -> RunConfig {
+    RunConfig {
+        ticks: 30,
+        engine,
+        code_cache: cache.map(Path::to_path_buf),
+        // The tiered engine takes the code at the second tick (a short run could otherwise
+        // end before it arrives).
+        tier_at: Some(1),
+        leaves: vec![run::LeafScript {
+            key: "Work".into(),
+            statuses: run::parse_statuses("running,success,running,failure").expect("valid"),
+            cycle: true,
+        }],
+        ..RunConfig::default()
+    }
+}
+
+fn trace(program: &Program, config: &RunConfig) -> (String, EngineKind) {
+    let mut sink = JsonLines::new(Vec::new());
+    let s = run::run(program, config, &mut sink, |_| {}).expect("runs");
+    (String::from_utf8(sink.into_inner()).unwrap(), s[0].engine)
+}
+
+/// What a compile through the cache in `dir` found.
+fn lookup(program: &Program, dir: &Path) -> Option<&'static str> {
+    let (code, said) = jit::compile_cached(program, &program.agents[0], true, Some(dir.into()));
+    code.expect("compiles");
+    said
+}
+
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.extension().is_some_and(|e| e == "code"));
+    v
+}
+
+#[test]
+fn a_miss_stores_and_a_hit_loads_and_both_run_as_the_interpreter() {
+    let dir = scratch("hit");
+    let p = program(TREE);
+    let (reference, _) = trace(&p, &config(EngineKind::Interp, None));
+    assert_eq!(lookup(&p, &dir), Some("miss"));
+    assert_eq!(entries(&dir).len(), 1);
+    assert_eq!(lookup(&p, &dir), Some("hit"));
+    for engine in [EngineKind::Jit, EngineKind::Tiered] {
+        let (t, e) = trace(&p, &config(engine, Some(&dir)));
+        assert!(
+            t == reference,
+            "{engine:?} with a cached entry: the trace differs"
+        );
+        assert_eq!(e, EngineKind::Jit);
+    }
+    // Another program is another entry.
+    let other = program(&TREE.replace("1.5", "1.25"));
+    assert_eq!(lookup(&other, &dir), Some("miss"));
+    assert_eq!(entries(&dir).len(), 2);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&dir).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700, "the cache directory is private");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_damaged_entry_is_ignored_and_rebuilt() {
+    let dir = scratch("damaged");
+    let p = program(TREE);
+    let (reference, _) = trace(&p, &config(EngineKind::Interp, None));
+    assert_eq!(lookup(&p, &dir), Some("miss"));
+    let entry = entries(&dir).pop().expect("an entry");
+    let good = std::fs::read(&entry).unwrap();
+    let damages: Vec<(&str, Vec<u8>)> = vec![
+        ("a byte of code flipped", {
+            let mut b = good.clone();
+            let i = b.len() - 40;
+            b[i] ^= 0x01;
+            b
+        }),
+        ("truncated", good[..good.len() / 2].to_vec()),
+        ("empty", Vec::new()),
+        ("not an entry", b"hello".to_vec()),
+    ];
+    for (what, bytes) in damages {
+        std::fs::write(&entry, &bytes).unwrap();
+        assert_eq!(lookup(&p, &dir), Some("damaged"), "{what}");
+        // Rebuilt and stored again: the next start loads it.
+        assert_eq!(std::fs::read(&entry).unwrap(), good, "{what}: not rebuilt");
+        std::fs::write(&entry, &bytes).unwrap();
+        let (t, e) = trace(&p, &config(EngineKind::Jit, Some(&dir)));
+        assert!(t == reference, "{what}: the trace differs");
+        assert_eq!(e, EngineKind::Jit);
+        assert_eq!(lookup(&p, &dir), Some("hit"), "{what}");
+    }
+    // Another program's entry (a valid one) under this program's name.
+    let other = program(&TREE.replace("1.5", "1.25"));
+    assert_eq!(lookup(&other, &dir), Some("miss"));
+    let theirs = entries(&dir)
+        .into_iter()
+        .find(|e| *e != entry)
+        .expect("two entries");
+    std::fs::copy(&theirs, &entry).unwrap();
+    assert_eq!(
+        lookup(&p, &dir),
+        Some("damaged"),
+        "another program's code was taken"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_unwritable_cache_directory_only_turns_the_cache_off() {
+    let base = scratch("unwritable");
+    std::fs::create_dir_all(&base).unwrap();
+    // A regular file where the directory should be, and a directory under it.
+    let file = base.join("file");
+    std::fs::write(&file, "x").unwrap();
+    let p = program(TREE);
+    let (reference, _) = trace(&p, &config(EngineKind::Interp, None));
+    for dir in [file.clone(), file.join("affect")] {
+        assert_eq!(lookup(&p, &dir), Some("miss"));
+        assert_eq!(lookup(&p, &dir), Some("miss"), "nothing could be stored");
+        for engine in [EngineKind::Jit, EngineKind::Tiered] {
+            let (t, e) = trace(&p, &config(engine, Some(&dir)));
+            assert!(t == reference, "{engine:?}: the trace differs");
+            if engine == EngineKind::Jit {
+                assert_eq!(e, EngineKind::Jit);
+            }
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[cfg(unix)]
+#[test]
+fn an_existing_cache_directory_is_made_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("private");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(lookup(&program(TREE), &dir), Some("miss"));
+    let mode = std::fs::metadata(&dir).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o700);
+    let _ = std::fs::remove_dir_all(&dir);
+}
