@@ -20,6 +20,7 @@ mod handlers;
 pub mod index;
 mod links;
 mod lower;
+mod lower_any;
 mod machine;
 mod members;
 mod memory;
