@@ -372,41 +372,61 @@ impl Fx<'_, '_> {
                 .jump(check, &[cranelift_codegen::ir::BlockArg::Value(skipped)]);
             self.b.switch_to_block(check);
             skipped = self.b.block_params(check)[0];
-            let a = self.load_a(n);
-            let successes = self.b.ins().sextend(types::I64, a);
-            let bb = self.load_b(n);
-            let failures = self.b.ins().sextend(types::I64, bb);
-            let reached = self
-                .b
-                .ins()
-                .icmp(IntCC::UnsignedGreaterThanOrEqual, successes, need_s);
-            let with_skipped = self.b.ins().iadd(successes, skipped);
-            let reached2 =
-                self.b
-                    .ins()
-                    .icmp(IntCC::UnsignedGreaterThanOrEqual, with_skipped, need_s);
-            let reached2 = self.b.ins().band(s_neg, reached2);
-            let win = self.b.ins().bor(reached, reached2);
-            let (_, next) = self.if_then(win);
-            self.clear_parallel(n)?;
-            self.reset_children(n)?;
-            self.exit(out, Status::Success);
-            self.b.switch_to_block(next);
-            let left = self.b.ins().isub(cnt, failures);
-            let lost = self.b.ins().icmp(IntCC::UnsignedLessThan, left, need_s);
-            let lost2 = self.b.ins().icmp(IntCC::Equal, failures, need_f);
-            let lose = self.b.ins().bor(lost, lost2);
-            let (_, next2) = self.if_then(lose);
-            self.clear_parallel(n)?;
-            self.reset_children(n)?;
-            self.exit(out, Status::Failure);
-            self.b.switch_to_block(next2);
+            self.parallel_decide(n, skipped, (need_s, need_f), s_neg, out)?;
         }
         let all = self.b.ins().icmp_imm_s(IntCC::Equal, skipped, count as i64);
         let sk = self.status_c(Status::Skipped);
         let run = self.status_c(Status::Running);
         let r = self.b.ins().select(all, sk, run);
         self.jump_status(out, r);
+        Ok(())
+    }
+
+    /// After each child of a `Parallel`: SUCCESS once the successes (with the skipped
+    /// children, when all must succeed) reach the threshold, FAILURE once success is out of
+    /// reach or the failures reach theirs; otherwise on to the next child.
+    pub(super) fn parallel_decide(
+        &mut self,
+        n: NodeId,
+        skipped: Value,
+        need: (Value, Value),
+        s_neg: Value,
+        out: Block,
+    ) -> Result<(), JitError> {
+        let (need_s, need_f) = need;
+        let cnt = self
+            .b
+            .ins()
+            .iconst(types::I64, self.plan.children(n).len() as i64);
+        let a = self.load_a(n);
+        let successes = self.b.ins().sextend(types::I64, a);
+        let bb = self.load_b(n);
+        let failures = self.b.ins().sextend(types::I64, bb);
+        let reached = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, successes, need_s);
+        let with_skipped = self.b.ins().iadd(successes, skipped);
+        let reached2 = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, with_skipped, need_s);
+        let reached2 = self.b.ins().band(s_neg, reached2);
+        let win = self.b.ins().bor(reached, reached2);
+        let (_, next) = self.if_then(win);
+        self.clear_parallel(n)?;
+        self.reset_children(n)?;
+        self.exit(out, Status::Success);
+        self.b.switch_to_block(next);
+        let left = self.b.ins().isub(cnt, failures);
+        let lost = self.b.ins().icmp(IntCC::UnsignedLessThan, left, need_s);
+        let lost2 = self.b.ins().icmp(IntCC::Equal, failures, need_f);
+        let lose = self.b.ins().bor(lost, lost2);
+        let (_, next2) = self.if_then(lose);
+        self.clear_parallel(n)?;
+        self.reset_children(n)?;
+        self.exit(out, Status::Failure);
+        self.b.switch_to_block(next2);
         Ok(())
     }
 

@@ -146,6 +146,23 @@ impl Fx<'_, '_> {
         (self.b.ins().uload8(types::I32, flags(), at, 0), at)
     }
 
+    /// A parallel node's child `k`, ticked unless its edge is done: returns its status, the
+    /// address of its done flag, and the block where both paths meet, which takes the count
+    /// of skipped children (`skipped` from the path that did not tick).
+    fn tick_if_pending(&mut self, n: NodeId, k: Value, skipped: Value) -> (Value, Value, Block) {
+        let (d, at) = self.done_at(n, k);
+        let pending = self.eq_imm(d, 0);
+        let tick_blk = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.append_block_param(join, types::I64);
+        self.b
+            .ins()
+            .brif(pending, tick_blk, &[], join, &[BlockArg::Value(skipped)]);
+        self.b.switch_to_block(tick_blk);
+        let s = self.tick_child_at(n, k);
+        (s, at, join)
+    }
+
     /// Every status any child can return.
     fn children_possible(&self, n: NodeId) -> StatusSet {
         self.plan
@@ -361,7 +378,6 @@ impl Fx<'_, '_> {
         let (need_s, need_f) = need;
         let count = self.plan.children(n).len() as i64;
         let possible = self.children_possible(n);
-        let cnt = self.b.ins().iconst(types::I64, count);
         let (head, body, end) = self.loop_head(&[types::I64]);
         let zero = self.i32c(0);
         let none = self.b.ins().iconst(types::I64, 0);
@@ -374,16 +390,7 @@ impl Fx<'_, '_> {
         let more = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, k, count);
         self.b.ins().brif(more, body, &[], end, &[]);
         self.b.switch_to_block(body);
-        let (d, at) = self.done_at(n, k);
-        let pending = self.eq_imm(d, 0);
-        let tick_blk = self.b.create_block();
-        let check = self.b.create_block();
-        self.b.append_block_param(check, types::I64);
-        self.b
-            .ins()
-            .brif(pending, tick_blk, &[], check, &[BlockArg::Value(skipped)]);
-        self.b.switch_to_block(tick_blk);
-        let s = self.tick_child_at(n, k);
+        let (s, at, check) = self.tick_if_pending(n, k, skipped);
         let (skip_blk, succ, fail) = self.blocks3();
         let other = self.b.create_block();
         self.route(
@@ -405,35 +412,7 @@ impl Fx<'_, '_> {
         self.b.ins().jump(check, &[BlockArg::Value(skipped)]);
         self.b.switch_to_block(check);
         let skipped = self.b.block_params(check)[0];
-        let a = self.load_a(n);
-        let successes = self.b.ins().sextend(types::I64, a);
-        let bb = self.load_b(n);
-        let failures = self.b.ins().sextend(types::I64, bb);
-        let reached = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, successes, need_s);
-        let with_skipped = self.b.ins().iadd(successes, skipped);
-        let reached2 = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, with_skipped, need_s);
-        let reached2 = self.b.ins().band(s_neg, reached2);
-        let win = self.b.ins().bor(reached, reached2);
-        let (_, next) = self.if_then(win);
-        self.clear_parallel(n)?;
-        self.reset_children(n)?;
-        self.exit(out, Status::Success);
-        self.b.switch_to_block(next);
-        let left = self.b.ins().isub(cnt, failures);
-        let lost = self.b.ins().icmp(IntCC::UnsignedLessThan, left, need_s);
-        let lost2 = self.b.ins().icmp(IntCC::Equal, failures, need_f);
-        let lose = self.b.ins().bor(lost, lost2);
-        let (_, next2) = self.if_then(lose);
-        self.clear_parallel(n)?;
-        self.reset_children(n)?;
-        self.exit(out, Status::Failure);
-        self.b.switch_to_block(next2);
+        self.parallel_decide(n, skipped, (need_s, need_f), s_neg, out)?;
         let k1 = self.b.ins().iadd_imm_s(k, 1);
         self.b
             .ins()
@@ -466,16 +445,7 @@ impl Fx<'_, '_> {
         self.b.ins().brif(more, body, &[], end, &[]);
         self.b.switch_to_block(body);
         let k1 = self.b.ins().iadd_imm_s(k, 1);
-        let (d, at) = self.done_at(n, k);
-        let pending = self.eq_imm(d, 0);
-        let tick_blk = self.b.create_block();
-        let next = self.b.create_block();
-        self.b.append_block_param(next, types::I64);
-        self.b
-            .ins()
-            .brif(pending, tick_blk, &[], next, &[BlockArg::Value(skipped)]);
-        self.b.switch_to_block(tick_blk);
-        let s = self.tick_child_at(n, k);
+        let (s, at, next) = self.tick_if_pending(n, k, skipped);
         let (succ, fail, skip_blk) = self.blocks3();
         let other = self.b.create_block();
         self.route(
