@@ -28,6 +28,8 @@ struct Builder<'a> {
     capped: bool,
     /// The variables declared `any` (slot, declaration), which become lists when given one.
     declared_any: Vec<(SlotId, Span)>,
+    /// Subtree instances' variables without an initial value (slot, declaration), for E0323.
+    unset_locals: Vec<(SlotId, Span)>,
 }
 
 /// The most nodes one agent's program may have once every tree call is inlined: trees that
@@ -465,6 +467,10 @@ impl Builder<'_> {
             self.declared_any
                 .push((self.p.slots.len() as SlotId, v.span));
         }
+        if v.kind == super::frame::VarKind::Local && crate::ir::program::is_unset(init) {
+            self.unset_locals
+                .push((self.p.slots.len() as SlotId, v.span));
+        }
         self.p.slots.push(Slot {
             name: Self::path(path, &v.name),
             role: role_of(v),
@@ -563,6 +569,7 @@ impl Checker {
             depth: 0,
             capped: false,
             declared_any,
+            unset_locals: Vec::new(),
         };
         let base = b.copy_code(t, &map);
         b.p.process = Builder::shift(process, base);
@@ -605,6 +612,9 @@ impl Checker {
         b.p.pending = pending;
         super::lower_any::lists_in_any(&mut b.p, &b.declared_any, &mut b.c.diags);
         check_unset_reads(&mut b.p);
+        if !b.c.behavior_tree_xml {
+            super::never_written::report(&b.p, &b.unset_locals, &mut b.c.diags);
+        }
         b.p
     }
 }

@@ -73,8 +73,10 @@ pub(crate) struct Plan<'p> {
 
 /// Above this many children a control node's code is a loop over its children's units (code
 /// and compile-time memory linear in the width; unrolled code halts or resets all siblings
-/// on each child's exit path, which is quadratic). Below it, unrolled code is faster.
-pub(crate) const WIDE: usize = 32;
+/// on each child's exit path, which is quadratic). Below it, unrolled code is faster: a
+/// sequence of 128 scripts ticks in about 4 ns per node unrolled and 7 looped, and compiles
+/// in 15 ms and 9 (docs/performance.md, *Wide nodes*).
+pub(crate) const WIDE: usize = 128;
 
 /// `AFFECT_JIT_WIDE=N` overrides [`WIDE`] (the differential tests set 0: every control
 /// with children loops).
