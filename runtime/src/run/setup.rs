@@ -204,7 +204,7 @@ pub(super) fn compile(program: &Program, config: &RunConfig, instances: &[Instan
             // What the JIT refuses before generating code (nodes too wide) is known now: the
             // run says so, as the JIT engine does (issue 11: a fallback to the interpreter is
             // told, never silent), and copies nothing for a compiler thread.
-            if let Some(e) = agents.iter().find_map(|a| jit::preflight(a).err()) {
+            if let Some(e) = agents.iter().find_map(|a| jit::preflight(program, a).err()) {
                 engines.fallback = Some(e.to_string());
                 return engines;
             }
