@@ -1,6 +1,6 @@
 //! Time and memory of every hostile-input class of issue 11 at 1,000, 10,000 and 100,000:
 //! nesting depth, stray closers, long programs, declarations, dependency chains, long tokens,
-//! wide nodes in the interpreter, trees checked and exported, calls with many ports checked
+//! wide nodes in the interpreter and in the JIT (compiled, then ticked), trees checked and exported, calls with many ports checked
 //! and exported, XML elements with many attributes imported, and memory files. Each case does what the command does
 //! (check, then render the diagnostics it would print), so the numbers are the command's.
 //!
@@ -135,6 +135,26 @@ fn run_wide(src: &str) -> usize {
     program.agents[0].nodes.len()
 }
 
+/// Checks the wide program, compiles it with the JIT and ticks it 10 times. (The peak heap
+/// leaves out the executable pages Cranelift maps for the code: about 100 bytes a node.)
+fn run_wide_jit(src: &str) -> usize {
+    let program = affect_compiler::check_source_with(src, &NoFiles)
+        .program
+        .expect("the wide program checks");
+    jit_ticks(&program)
+}
+
+/// Compiles a checked program with the JIT and ticks it 10 times.
+fn jit_ticks(program: &affect_compiler::ir::program::Program) -> usize {
+    let mut m = affect_runtime::bench::interpreter(program, &program.agents[0]);
+    m.compile_jit(program)
+        .expect("the JIT compiles a wide node");
+    for _ in 0..10 {
+        m.tick();
+    }
+    program.agents[0].nodes.len()
+}
+
 fn memory_file(n: usize) -> Vec<u8> {
     use affect_runtime::affect::persist::{format, Stored};
     let m = Stored {
@@ -201,6 +221,7 @@ const CASES: &[Case] = &[
     ("chain/tree_calls", tree_chain, check),
     ("token_bytes", long_token, check),
     ("wide_node_interp", wide, run_wide),
+    ("wide_node_jit", wide, run_wide_jit),
     ("trees_check", trees, check),
     ("trees_export", trees, export),
     ("ports_check", ports, check),
@@ -238,6 +259,13 @@ fn table() {
     for n in SIZES {
         let bytes = memory_file(n);
         row("memory_file_traces", n, &mut || read_memory(&bytes));
+    }
+    // The JIT's own share of `wide_node_jit`: compiling and ticking a checked program.
+    for n in SIZES {
+        let program = affect_compiler::check_source_with(&wide(n), &NoFiles)
+            .program
+            .expect("the wide program checks");
+        row("wide_node_jit_only", n, &mut || jit_ticks(&program));
     }
 }
 

@@ -472,3 +472,36 @@ fn a_world_without_ticks_runs_100_ticks() {
         .join(" ");
     assert!(help.contains("a world without `ticks` runs 100"), "{help}");
 }
+
+/// A subtree's `var` without an initial value that nothing ever writes, read by a condition:
+/// in `.affect` the checker proves the read can only fail (E0323, `affect check` and `run`
+/// refuse it); the same tree imported from BehaviorTree.CPP XML keeps the library's
+/// semantics and stops at run time (E0605), as BehaviorTree.CPP throws there.
+#[test]
+fn a_subtree_variable_nothing_writes_is_refused_in_affect_and_stops_in_xml() {
+    let dir = scratch("never_written");
+    let src = support::write_temp(
+        &dir,
+        "t.affect",
+        "tree Sub() {\n    var level: num;\n    sequence { check level > 0.5 }\n}\n\nmain tree Main {\n    sequence { Sub() }\n}\n",
+    );
+    let out = affect(&["check", src.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("E0323") && stderr.contains("`level`"),
+        "{stderr}"
+    );
+    let xml = support::write_temp(
+        &dir,
+        "t.xml",
+        "<root BTCPP_format=\"4\" main_tree_to_execute=\"Main\">\n<BehaviorTree ID=\"Main\"><Sequence><SubTree ID=\"Sub\"/></Sequence></BehaviorTree>\n<BehaviorTree ID=\"Sub\"><Sequence><ScriptCondition code=\"level &gt; 0.5\"/></Sequence></BehaviorTree>\n</root>\n",
+    );
+    let out = affect(&["run", xml.to_str().unwrap(), "--ticks", "2"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("error[E0605]") && stderr.contains("level") && !stderr.contains("E0323"),
+        "{stderr}"
+    );
+}

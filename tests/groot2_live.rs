@@ -144,8 +144,8 @@ fn a_pyzmq_client_watches_the_navigator_run() {
         .collect();
     assert_eq!(tree_uids, status_uids);
     assert_eq!(tree_uids, (1..=tree_uids.len() as u16).collect::<Vec<_>>());
-    assert!(served.contains(&(21, "Move".to_string())), "{served:?}");
-    assert!(served.contains(&(14, "SubTree".to_string())), "{served:?}");
+    assert!(served.contains(&(23, "Move".to_string())), "{served:?}");
+    assert!(served.contains(&(16, "SubTree".to_string())), "{served:?}");
     // One node's status changed between two snapshots.
     let changed = out["changed"].as_u64().unwrap();
     assert!(tree_uids.contains(&(changed as u16)));
@@ -205,7 +205,7 @@ fn btview_shows_the_tree_statuses_and_blackboard() {
         String::from_utf8(out.stdout).unwrap()
     };
     let shot = btview(&["snapshot", "--uid", "--no-color", "--ascii"]);
-    for want in ["ReactiveSequence #1", "remember", "Move #21", "RUNNING"] {
+    for want in ["ReactiveSequence #1", "remember", "Move #23", "RUNNING"] {
         assert!(shot.contains(want), "no `{want}` in:\n{shot}");
     }
     let board: serde_json::Value =
@@ -275,12 +275,12 @@ fn a_breakpoint_stops_the_robot_and_its_unlock_decides_the_result() {
             port.to_string(),
             "Navigator".into(),
             "--hooks".into(),
-            "21".into(),
+            "23".into(),
         ],
     );
-    assert_eq!(out["reached"], 21);
+    assert_eq!(out["reached"], 23);
     let dumped: serde_json::Value = serde_json::from_str(out["hooks"].as_str().unwrap()).unwrap();
-    assert_eq!(dumped[0]["uid"], 21);
+    assert_eq!(dumped[0]["uid"], 23);
     assert_eq!(dumped[0]["mode"], 0);
     assert_eq!(
         out["hooks_after"], "[]",
@@ -305,7 +305,7 @@ fn a_breakpoint_stops_the_robot_and_its_unlock_decides_the_result() {
         std::fs::read_to_string(p)
             .unwrap()
             .lines()
-            .filter(|l| l.contains("\"uid\":21,") && l.contains("\"to\":\"FAILURE\""))
+            .filter(|l| l.contains("\"uid\":23,") && l.contains("\"to\":\"FAILURE\""))
             .count()
     };
     assert_eq!(move_failures(&plain), 0, "Move never fails on its own here");

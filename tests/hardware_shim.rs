@@ -257,11 +257,12 @@ fn the_navigator_on_emulated_hardware_reaches_its_places() {
             "the run says `{name}` is simulated: {err}"
         );
     }
-    // From P the first target is Q, then W by the map's route M X D I T W: the moves went
-    // to the Romi and its encoder counts brought the robot from cell to cell. (How far it
-    // gets in 80 ticks depends on the wall clock; where it goes does not.)
+    // From P the itinerary's K by the map's shortest route C H X K, then F on the way to H
+    // (LiftMood) and back over K: the moves went to the Romi and its encoder counts brought
+    // the robot from cell to cell. (How far it gets in 80 ticks depends on the wall clock;
+    // where it goes does not.)
     let visited = places(&bus.trace());
-    let route = ["P", "Q", "M", "X", "D", "I", "T", "W"];
+    let route = ["P", "C", "H", "X", "K", "F", "K", "A", "D"];
     assert!(
         visited.len() >= 3
             && route.starts_with(&visited.iter().map(String::as_str).collect::<Vec<_>>()),

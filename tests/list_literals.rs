@@ -38,11 +38,16 @@ fn scratch(name: &str) -> PathBuf {
     support::scratch("list_literals", name)
 }
 
-/// The trace of a run with `engine`, as JSON lines.
+/// The trace of a run of `PROGRAM` with `engine`, as JSON lines.
 fn trace(engine: &str) -> Vec<Value> {
-    let dir = scratch(engine);
+    trace_of(PROGRAM, engine, engine)
+}
+
+/// The trace of a run of `program` with `engine` (in scratch directory `name`).
+fn trace_of(program: &str, name: &str, engine: &str) -> Vec<Value> {
+    let dir = scratch(name);
     let file = dir.join("robot.affect");
-    std::fs::write(&file, PROGRAM).unwrap();
+    std::fs::write(&file, program).unwrap();
     let out_file = dir.join("trace.jsonl");
     let out = support::affect(&[
         "run",
@@ -185,23 +190,7 @@ world W {
 fn point_fields_are_read_and_written_in_both_engines() {
     let mut traces = Vec::new();
     for engine in ["interp", "jit"] {
-        let dir = scratch(&format!("fields_{engine}"));
-        let file = support::write_temp(&dir, "fields.affect", FIELDS);
-        let out_file = dir.join("trace.jsonl");
-        let out = support::affect(&[
-            "run",
-            file.to_str().unwrap(),
-            "--engine",
-            engine,
-            "--trace",
-            out_file.to_str().unwrap(),
-        ]);
-        assert!(out.status.success(), "{}", support::stderr(&out));
-        let lines: Vec<Value> = std::fs::read_to_string(out_file)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("a JSON line"))
-            .collect();
+        let lines = trace_of(FIELDS, &format!("fields_{engine}"), engine);
         let goal = point(&values(&lines, "goal").last().unwrap().1);
         assert_eq!(goal, (8.0, 4.0), "{engine}: the goal's fields");
         let east = values(&lines, "east").last().unwrap().1.as_f64().unwrap();

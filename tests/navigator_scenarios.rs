@@ -59,7 +59,7 @@ fn variant(itinerary: &[&str], start: &str, door: bool) -> String {
     };
     let places: Vec<String> = itinerary.iter().map(|p| format!("\"{p}\"")).collect();
     edit(
-        "var itinerary: [Label] = [];",
+        "var itinerary: [Label] = [\"K\"];",
         &format!("var itinerary: [Label] = [{}];", places.join(", ")),
     );
     edit(
@@ -478,6 +478,14 @@ fn scenario_iii_a_loud_noise_means_avoid_danger_and_costs_25() {
         (startled - (update - 25.0)).abs() < 1e-9,
         "{startled} is not {update} - 25"
     );
+    // The place of that moment enters short-term memory with the startled score, whether
+    // the robot just reached it or stood on it (Fig. 58 stores M at 26).
+    let stored = t
+        .events("memory")
+        .find(|e| tick_of(e) == noise && (e["op"] == "encoding" || e["op"] == "rehearsal"))
+        .expect("the place of the noise is remembered");
+    assert_eq!(stored["key"], *t.var("place", noise));
+    assert_eq!(stored["score"].as_f64().unwrap(), startled);
     // The tick before, the same formula without the startle.
     assert!((score_seen_by_tree(&t, noise - 1) - process_score(&t, &[], noise - 1)).abs() < 1e-9);
 }

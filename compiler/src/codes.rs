@@ -78,6 +78,8 @@ codes! {
     "E0319" => "keys needed twice at once",
     "E0320" => "literal computes too many elements",
     "E0321" => "too many nodes once tree calls are inlined",
+    "E0322" => "a list given to a variable that does not hold lists",
+    "E0323" => "a variable read that nothing ever writes",
     // Groot / BehaviorTree.CPP XML (compiler/src/groot): import, export, convert.
     "E0401" => "malformed XML",
     "E0402" => "unclosed element",

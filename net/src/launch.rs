@@ -181,6 +181,9 @@ pub fn run(
     let mut fault_log: Vec<(Fault, f64)> = Vec::new();
     let mut live_components: BTreeSet<(Option<String>, String)> = BTreeSet::new();
     let mut asked: BTreeMap<(Option<String>, String), Instant> = BTreeMap::new();
+    // Restarts asked for, started once their component's `startup` has passed (world time):
+    // (due, who, host).
+    let mut starting: Vec<(f64, (Option<String>, String), String)> = Vec::new();
     while !outcome.interrupted {
         if clock.stopped() {
             outcome.interrupted = true;
@@ -223,6 +226,7 @@ pub fn run(
             };
             let id = (owner.clone(), component.clone());
             if live_components.contains(&id)
+                || starting.iter().any(|(_, w, _)| *w == id)
                 || asked
                     .get(&id)
                     .is_some_and(|t| t.elapsed() < RESTART_DEBOUNCE)
@@ -232,7 +236,13 @@ pub fn run(
             let Some(host) = restart_host(world, host, &component) else {
                 continue;
             };
-            asked.insert(id, Instant::now());
+            asked.insert(id.clone(), Instant::now());
+            let due = now + startup_ms(program, owner.as_deref(), &component);
+            starting.push((due, id, host));
+        }
+        // The new process comes up after the component's start-up time, as in simulation.
+        while let Some(i) = starting.iter().position(|(due, ..)| *due <= now) {
+            let (_, (_, component), host) = starting.remove(i);
             procs.push(spawner.spawn(
                 Role::Host,
                 &host,
@@ -321,6 +331,21 @@ fn check_faults(faults: &[Fault], members: &[String]) -> Result<(), String> {
 
 /// Where a component starts again: the host its supervisor chose, if the world has it, else
 /// the host the world first placed it on.
+/// A component's declared start-up time (`startup 25s;`, world ms): its owner's own
+/// component of that name (the instance `UGV#2` runs `UGV`), else the file's shared one.
+fn startup_ms(program: &Program, owner: Option<&str>, component: &str) -> f64 {
+    let program_of = |o: &str| o.split_once('#').map_or(o, |(p, _)| p).to_string();
+    let owner = owner.map(program_of);
+    program
+        .agents
+        .iter()
+        .filter(|a| owner.as_deref() == Some(a.name.as_str()))
+        .flat_map(|a| &a.components)
+        .chain(&program.components)
+        .find(|c| c.name == component)
+        .map_or(0.0, |c| c.startup_ms)
+}
+
 fn restart_host(world: &WorldSpec, chosen: Option<String>, component: &str) -> Option<String> {
     chosen
         .filter(|h| world.hosts.iter().any(|x| x.name == *h))

@@ -68,7 +68,8 @@ impl Lists {
     /// initial list `init`; returns its id.
     pub fn instantiate_nested(&mut self, init: f64, depth: u8) -> f64 {
         let id = self.new_list(depth, None);
-        if (init as usize) < self.consts {
+        // An `any` variable that the program gives lists starts with none (its init NaN).
+        if init >= 0.0 && (init as usize) < self.consts {
             self.copy_owned(init, id);
         }
         id as f64

@@ -806,3 +806,27 @@ fn seeds_that_once_differed() {
         }
     }
 }
+
+/// The same random programs with every sequence, fallback and parallel compiled as a loop
+/// over its children's functions (the code of nodes wider than `plan::WIDE`, here forced
+/// for every width by `AFFECT_JIT_WIDE=0`): this test binary runs `jit_matches_interpreter`
+/// again in a child process with that setting, which must pass.
+#[test]
+fn wide_node_loops_match_interpreter() {
+    if std::env::var_os("AFFECT_JIT_WIDE").is_some() {
+        return; // already the child run (or set by hand): `jit_matches_interpreter` covers it
+    }
+    let cases = (cases() / 2).max(1).to_string();
+    let out = std::process::Command::new(std::env::current_exe().expect("the test binary"))
+        .args(["jit_matches_interpreter", "--exact", "--test-threads", "1"])
+        .env("AFFECT_JIT_WIDE", "0")
+        .env("PROPTEST_CASES", cases)
+        .output()
+        .expect("the test binary runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("1 passed"),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

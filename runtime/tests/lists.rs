@@ -236,3 +236,36 @@ main tree Main {
         ],
     );
 }
+
+/// A variable of type `any` (an entry of an imported tree nothing types) given a list,
+/// directly or as a root key from a subtree (`@a = @b`), gets a copy in a list of its own:
+/// later changes of the source do not reach it, and copies of it are copies too.
+#[test]
+fn any_variables_given_lists_hold_copies() {
+    expect(
+        r#"
+tree Sub() {
+    do { @a = @b; @c = @a }
+}
+
+main tree Main {
+    var a: any;
+    var b: [int] = [1, 2];
+    var c: any;
+    var d: any;
+    sequence {
+        Sub()
+        do { b.push(9); d = b; b[0] = 5; c = [7] }
+    }
+}
+"#,
+        1,
+        &[
+            ("a", "[1, 2]"),
+            ("b", "[5, 2, 9]"),
+            // A constant list's element kinds are not known here: numbers.
+            ("c", "[7.0]"),
+            ("d", "[1, 2, 9]"),
+        ],
+    );
+}

@@ -92,6 +92,10 @@ impl ImportingLoader {
 }
 
 impl affect_compiler::sema::Loader for ImportingLoader {
+    fn behavior_tree_xml(&self) -> bool {
+        true
+    }
+
     fn load(&self, path: &str) -> Result<String, affect_compiler::source::SourceError> {
         let (xml, looks_xml) = self.file_of(path);
         if !looks_xml {

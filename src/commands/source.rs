@@ -83,6 +83,10 @@ fn text_bytes(text: &str) -> Vec<u8> {
 }
 
 impl<L: affect_compiler::sema::Loader> affect_compiler::sema::Loader for Noting<L> {
+    fn behavior_tree_xml(&self) -> bool {
+        self.inner.behavior_tree_xml()
+    }
+
     fn load(&self, path: &str) -> Result<String, affect_compiler::source::SourceError> {
         self.read.borrow_mut().push((self.file_of)(path));
         let text = self.inner.load(path)?;

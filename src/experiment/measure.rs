@@ -57,11 +57,12 @@ fn matches(filter: &Filter, line: &serde_json::Map<String, serde_json::Value>) -
 enum State {
     Count(u64),
     First(Option<f64>),
-    /// The open interval's start, the closed intervals' total and count.
+    /// The open interval's start, the closed intervals' total, count and longest.
     Between {
         open: Option<f64>,
         total: f64,
         n: u64,
+        longest: f64,
     },
     Final,
 }
@@ -73,6 +74,8 @@ pub struct Measures<'k> {
     /// Every `ev` some filter names (`None`: some filter takes any event).
     wanted: Option<Vec<String>>,
     buf: Vec<u8>,
+    /// The time of the run's last event, where an interval still open at the end stops.
+    last_ms: f64,
 }
 
 impl<'k> Measures<'k> {
@@ -86,7 +89,7 @@ impl<'k> Measures<'k> {
         for k in kinds {
             match k {
                 Kind::Count(f) | Kind::First(f) => want(f),
-                Kind::Between(a, b) => {
+                Kind::Between(a, b, _) => {
                     want(a);
                     want(b);
                 }
@@ -102,6 +105,7 @@ impl<'k> Measures<'k> {
                     open: None,
                     total: 0.0,
                     n: 0,
+                    longest: 0.0,
                 },
                 Kind::Final { .. } => State::Final,
             })
@@ -111,6 +115,7 @@ impl<'k> Measures<'k> {
             states,
             wanted,
             buf: Vec::new(),
+            last_ms: 0.0,
         }
     }
 
@@ -123,6 +128,15 @@ impl<'k> Measures<'k> {
             .map(|(k, s)| match (k, s) {
                 (_, State::Count(n)) => Some(*n as f64),
                 (_, State::First(t)) => t.map(|ms| ms / 1000.0),
+                (
+                    Kind::Between(.., true),
+                    State::Between {
+                        open, n, longest, ..
+                    },
+                ) => {
+                    let still = open.map(|start| self.last_ms - start);
+                    (*n > 0 || still.is_some()).then(|| longest.max(still.unwrap_or(0.0)) / 1000.0)
+                }
                 (_, State::Between { total, n, .. }) => {
                     (*n > 0).then(|| total / *n as f64 / 1000.0)
                 }
@@ -151,6 +165,7 @@ fn final_value(summaries: &[AgentSummary], var: &str, agent: &Option<String>) ->
 
 impl TraceSink for Measures<'_> {
     fn line(&mut self, tick: u64, t_ms: f64, agent: &str, ev: &Event) -> std::io::Result<()> {
+        self.last_ms = self.last_ms.max(t_ms);
         let name = ev_name(ev);
         if let Some(w) = &self.wanted {
             if !w.iter().any(|x| x == name) {
@@ -166,11 +181,20 @@ impl TraceSink for Measures<'_> {
             match (k, s) {
                 (Kind::Count(f), State::Count(n)) if matches(f, &line) => *n += 1,
                 (Kind::First(f), State::First(t @ None)) if matches(f, &line) => *t = Some(t_ms),
-                (Kind::Between(from, to), State::Between { open, total, n }) => {
+                (
+                    Kind::Between(from, to, _),
+                    State::Between {
+                        open,
+                        total,
+                        n,
+                        longest,
+                    },
+                ) => {
                     // `to` closes the open interval before `from` may open the next.
                     if let Some(start) = *open {
                         if matches(to, &line) {
                             *total += t_ms - start;
+                            *longest = longest.max(t_ms - start);
                             *n += 1;
                             *open = None;
                             continue;

@@ -80,8 +80,10 @@ pub type Filter = BTreeMap<String, String>;
 /// One number taken from each run. Exactly one of the forms is given:
 /// `count` (events matching), `first` (seconds to the first match), `from` + `to` (the mean
 /// time in seconds from a `from` event to the next `to` event, each interval starting at the
-/// first `from` after the previous one ended), `var` (a variable's value at the end, of the
-/// first instance of `agent` that has it, or the first that has it at all).
+/// first `from` after the previous one ended; with `longest = true`, the longest such time,
+/// an interval still open at the end counting to the run's last event), `var` (a variable's
+/// value at the end, of the first instance of `agent` that has it, or the first that has it
+/// at all).
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct Measure {
@@ -97,6 +99,9 @@ pub struct Measure {
     pub from: Option<Filter>,
     #[serde(default)]
     pub to: Option<Filter>,
+    /// With `from` and `to`: the longest interval instead of the mean.
+    #[serde(default)]
+    pub longest: bool,
     #[serde(default)]
     pub var: Option<String>,
     #[serde(default)]
@@ -135,8 +140,12 @@ pub struct Table {
 pub enum Kind {
     Count(Filter),
     First(Filter),
-    Between(Filter, Filter),
-    Final { var: String, agent: Option<String> },
+    /// From, to, and whether the longest interval is wanted rather than the mean.
+    Between(Filter, Filter, bool),
+    Final {
+        var: String,
+        agent: Option<String>,
+    },
 }
 
 impl Measure {
@@ -145,7 +154,7 @@ impl Measure {
         let kind = match (&m.count, &m.first, &m.from, &m.to, &m.var) {
             (Some(f), None, None, None, None) => Kind::Count(f.clone()),
             (None, Some(f), None, None, None) => Kind::First(f.clone()),
-            (None, None, Some(a), Some(b), None) => Kind::Between(a.clone(), b.clone()),
+            (None, None, Some(a), Some(b), None) => Kind::Between(a.clone(), b.clone(), m.longest),
             (None, None, None, None, Some(v)) => Kind::Final {
                 var: v.clone(),
                 agent: m.agent.clone(),
@@ -157,6 +166,12 @@ impl Measure {
                 ))
             }
         };
+        if m.longest && m.from.is_none() {
+            return Err(format!(
+                "measure `{}`: `longest` goes with `from` and `to`",
+                m.name
+            ));
+        }
         if m.agent.is_some() && m.var.is_none() {
             return Err(format!(
                 "measure `{}`: `agent` goes with `var` (filters take an `agent` key)",

@@ -26,6 +26,10 @@ struct Builder<'a> {
     depth: usize,
     /// E0118 or E0321 was reported: the program is not built further.
     capped: bool,
+    /// The variables declared `any` (slot, declaration), which become lists when given one.
+    declared_any: Vec<(SlotId, Span)>,
+    /// Subtree instances' variables without an initial value (slot, declaration), for E0323.
+    unset_locals: Vec<(SlotId, Span)>,
 }
 
 /// The most nodes one agent's program may have once every tree call is inlined: trees that
@@ -51,7 +55,11 @@ impl Builder<'_> {
                 }
                 Op::StoreClamped(s, lo, hi) => Op::StoreClamped(self.slot(t, map, s), lo, hi),
                 Op::ListBuild(s, n) => Op::ListBuild(self.slot(t, map, s), n),
-                Op::ListSet(s) => Op::ListSet(self.slot(t, map, s)),
+                Op::ListSet(s) => {
+                    let m = self.slot(t, map, s);
+                    self.list_target(t, s, m);
+                    Op::ListSet(m)
+                }
                 Op::ListSetAt(s) => Op::ListSetAt(self.slot(t, map, s)),
                 // `xs.push(v)` names its list's slot, which is a frame operand too.
                 Op::Host(crate::ir::functions::HostFn::ListPush, s, n) => Op::Host(
@@ -64,6 +72,35 @@ impl Builder<'_> {
             self.p.code.push(mapped);
         }
         base
+    }
+
+    /// E0322 for a list given to a variable that holds something else: a root key
+    /// (`@goal = [1, 2]`, its type unknown when the tree was checked) or a port of type
+    /// `any` bound to one. An `any` variable becomes a list later (`lower_any.rs`).
+    fn list_target(&mut self, t: &Template, operand: u32, slot: SlotId) {
+        let s = &self.p.slots[slot as usize];
+        if s.kind == ValueKind::List || self.declared_any.iter().any(|(d, _)| *d == slot) {
+            return;
+        }
+        let span = if operand & ROOT_FLAG != 0 {
+            t.frame.root_refs[(operand & !ROOT_FLAG) as usize].1
+        } else {
+            t.frame
+                .vars
+                .get(operand as usize)
+                .map_or(Span::DUMMY, |v| v.span)
+        };
+        if self.reported.contains(&span) {
+            return;
+        }
+        self.reported.push(span);
+        let d = Diagnostic::error(
+            "E0322",
+            format!("a list is given to `{}`, which does not hold lists", s.name),
+            span,
+        )
+        .with_label("not a list variable");
+        self.c.diags.push(d);
     }
 
     fn slot(&mut self, t: &Template, map: &[SlotId], operand: u32) -> SlotId {
@@ -421,6 +458,19 @@ impl Builder<'_> {
         scope: u32,
         path: &str,
     ) -> SlotId {
+        if v.ty == super::ty::Ty::Any
+            && matches!(
+                v.kind,
+                super::frame::VarKind::Var | super::frame::VarKind::Local
+            )
+        {
+            self.declared_any
+                .push((self.p.slots.len() as SlotId, v.span));
+        }
+        if v.kind == super::frame::VarKind::Local && crate::ir::program::is_unset(init) {
+            self.unset_locals
+                .push((self.p.slots.len() as SlotId, v.span));
+        }
         self.p.slots.push(Slot {
             name: Self::path(path, &v.name),
             role: role_of(v),
@@ -479,7 +529,16 @@ impl Checker {
         };
         let mut map = Vec::new();
         let mut root_names = Vec::new();
+        let mut declared_any = Vec::new();
         for v in &t.frame.vars {
+            if v.ty == super::ty::Ty::Any
+                && matches!(
+                    v.kind,
+                    super::frame::VarKind::Var | super::frame::VarKind::Local
+                )
+            {
+                declared_any.push((p.slots.len() as SlotId, v.span));
+            }
             p.slots.push(Slot {
                 name: v.name.clone(),
                 role: role_of(v),
@@ -509,6 +568,8 @@ impl Checker {
             is_used: vec![false; templates.len()],
             depth: 0,
             capped: false,
+            declared_any,
+            unset_locals: Vec::new(),
         };
         let base = b.copy_code(t, &map);
         b.p.process = Builder::shift(process, base);
@@ -549,7 +610,11 @@ impl Checker {
             }
         }
         b.p.pending = pending;
+        super::lower_any::lists_in_any(&mut b.p, &b.declared_any, &mut b.c.diags);
         check_unset_reads(&mut b.p);
+        if !b.c.behavior_tree_xml {
+            super::never_written::report(&b.p, &b.unset_locals, &mut b.c.diags);
+        }
         b.p
     }
 }

@@ -20,10 +20,12 @@ mod handlers;
 pub mod index;
 mod links;
 mod lower;
+mod lower_any;
 mod machine;
 mod members;
 mod memory;
 pub(crate) mod modules;
+mod never_written;
 mod node_builtin;
 mod node_call;
 mod node_switch;
@@ -235,6 +237,7 @@ pub fn analyze(file: &File, loader: &dyn Loader) -> Analysis {
     let mut imported_diagnostics = Vec::new();
     let modules = modules::load_all(file, loader, &mut diags, &mut imported_diagnostics);
     let mut c = Checker::new();
+    c.behavior_tree_xml = loader.behavior_tree_xml();
     c.index.files = modules
         .iter()
         .map(|m| index::SourceFile {
@@ -309,6 +312,8 @@ pub(crate) struct Checker {
     pub shared_behaviors: Vec<ast::BehaviorDecl>,
     /// Trees that stayed signatures (tree index → the leaf standing in for their calls).
     pub signature_leaves: HashMap<u32, u32>,
+    /// The program is imported BehaviorTree.CPP XML (`Loader::behavior_tree_xml`).
+    pub behavior_tree_xml: bool,
 }
 
 impl Checker {
@@ -326,6 +331,7 @@ impl Checker {
             module_diags: Vec::new(),
             shared_behaviors: Vec::new(),
             signature_leaves: HashMap::new(),
+            behavior_tree_xml: false,
         }
     }
 

@@ -15,6 +15,13 @@ use std::borrow::Cow;
 /// every way in refuses the same things (devices, huge files, binary text) the same way.
 pub trait Loader {
     fn load(&self, path: &str) -> Result<String, SourceError>;
+
+    /// The main file is BehaviorTree.CPP XML imported in memory (`affect run tree.xml`): its
+    /// trees keep the library's semantics, where reading an entry nothing writes is an
+    /// error only when it happens (no E0323).
+    fn behavior_tree_xml(&self) -> bool {
+        false
+    }
 }
 
 /// A loader for programs that may not import files (the language server's unsaved

@@ -273,7 +273,13 @@ impl Cx<'_> {
             return;
         };
         if op == AssignOp::Set {
-            self.expect(value, &ty, "the value");
+            let vt = self.expect(value, &ty, "the value");
+            if ty == Ty::Any && matches!(vt, Ty::List(_) | Ty::Tuple(_)) {
+                // A list given to a variable of unknown type is copied into a list of its
+                // own (the lowering makes the variable a list: `lower_any.rs`).
+                self.emit(Op::ListSet(slot));
+                return;
+            }
         } else {
             self.emit(Op::Load(slot));
             let vt = self.expr(value, None);

@@ -430,8 +430,9 @@ impl Supervisor {
             u.health = Health::Restarting {
                 ready_at: now_ms
                     + if u.remote {
-                        // Networked restarts are heard, not timed (net/ owns that wait).
-                        RESTART_WAIT_MS.max(u.spec.timeout_ms)
+                        // Networked restarts are heard, not timed: the launcher starts the
+                        // process after `startup`, then it has the usual wait to be heard.
+                        u.spec.startup_ms + RESTART_WAIT_MS.max(u.spec.timeout_ms)
                     } else {
                         u.spec.startup_ms + u.spec.heartbeat_ms
                     },

@@ -9,7 +9,7 @@
 use super::emit::{flags, Callees, Decl, Fx, P};
 use super::host;
 use super::plan::Plan;
-use super::view::View;
+use super::view::{UnitEntry, View};
 use super::{Compiled, HaltFn, JitError, ProcessFn, TickFn};
 use affect_compiler::ir::program::{AgentProgram, NodeId, Program};
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -138,6 +138,7 @@ fn link_plan(plan: &Plan, built: Artifact, t0: Instant) -> Result<Compiled, JitE
     check_artifact(&module, &built)?;
     let (functions, code_bytes) = link(&mut module, built.funcs)?;
     let (roots, halts, process) = entries(&module, plan, &callees, &roots, process);
+    let units = unit_table(&module, plan, &callees);
     Ok(Compiled {
         module: Some(module),
         agent_id: super::identity(plan.agent),
@@ -145,6 +146,7 @@ fn link_plan(plan: &Plan, built: Artifact, t0: Instant) -> Result<Compiled, JitE
         roots,
         halts,
         process,
+        units,
         host_fns: plan.host_fns.clone(),
         functions: plan.functions.clone(),
         stats: super::CompileStats {
@@ -293,9 +295,19 @@ fn declare_functions(
     let proc_sig = sig(module, &[P], None);
     let mut ticks = Vec::with_capacity(plan.units.len());
     let mut halts = Vec::with_capacity(plan.units.len());
-    for _ in &plan.units {
+    // Units with nothing to halt but a status to reset (a wide node's leaves) share one
+    // halt function.
+    let mut reset_only = None;
+    for u in 0..plan.units.len() {
         ticks.push(module.declare_anonymous_function(&tick_sig)?);
-        halts.push(module.declare_anonymous_function(&halt_sig)?);
+        halts.push(if plan.halt_members(u).is_empty() {
+            match reset_only {
+                Some(id) => id,
+                None => *reset_only.insert(module.declare_anonymous_function(&halt_sig)?),
+            }
+        } else {
+            module.declare_anonymous_function(&halt_sig)?
+        });
     }
     let roots: Vec<FuncId> = plan
         .roots
@@ -355,9 +367,13 @@ fn jobs(
     process: Option<FuncId>,
 ) -> Vec<(FuncId, Job)> {
     let mut jobs: Vec<(FuncId, Job)> = vec![(callees.record, Job::Record)];
+    let mut shared_halt = false;
     for u in 0..plan.units.len() {
         jobs.push((callees.ticks[u], Job::Tick(u)));
-        jobs.push((callees.halts[u], Job::Halt(u)));
+        // The shared reset-only halt function once, as the first unit that uses it.
+        if !plan.halt_members(u).is_empty() || !std::mem::replace(&mut shared_halt, true) {
+            jobs.push((callees.halts[u], Job::Halt(u)));
+        }
     }
     for (k, id) in roots.iter().enumerate() {
         jobs.push((*id, Job::Root(k)));
@@ -421,6 +437,19 @@ fn entries(
         std::mem::transmute::<*const u8, ProcessFn>(module.get_finalized_function(id))
     });
     (root_entries, halts, process)
+}
+
+/// Each unit's tick and halt functions and root, for wide nodes' calls (`View::units`).
+fn unit_table(module: &JITModule, plan: &Plan, callees: &Callees) -> Vec<UnitEntry> {
+    plan.units
+        .iter()
+        .zip(callees.ticks.iter().zip(&callees.halts))
+        .map(|(&node, (&tick, &halt))| UnitEntry {
+            tick: module.get_finalized_function(tick),
+            halt: module.get_finalized_function(halt),
+            node,
+        })
+        .collect()
 }
 
 /// One function to generate.

@@ -37,6 +37,9 @@ impl Fx<'_, '_> {
         yields: bool,
         out: Block,
     ) -> Result<(), JitError> {
+        if self.plan.wide[n as usize].is_some() {
+            return self.tick_ordered_wide(n, sequence, reset_on_failure, yields, out);
+        }
         let kids = self.plan.children(n);
         let count = kids.len();
         // "Straight": no child can return RUNNING or IDLE, so every tick runs the children
@@ -176,6 +179,9 @@ impl Fx<'_, '_> {
         sequence: bool,
         out: Block,
     ) -> Result<(), JitError> {
+        if self.plan.wide[n as usize].is_some() {
+            return self.tick_reactive_wide(n, sequence, out);
+        }
         let kids = self.plan.children(n);
         let count = kids.len();
         let st = self.status_of(n);
@@ -262,13 +268,23 @@ impl Fx<'_, '_> {
         self.b.ins().select(neg, from_end, t)
     }
 
-    pub(super) fn clear_parallel(&mut self, n: NodeId) {
+    pub(super) fn clear_parallel(&mut self, n: NodeId) -> Result<(), JitError> {
+        self.clear_done(n)?;
+        self.store_a_c(n, 0);
+        self.store_b_c(n, 0);
+        Ok(())
+    }
+
+    /// Clears the done flag of each of a parallel node's edges.
+    pub(super) fn clear_done(&mut self, n: NodeId) -> Result<(), JitError> {
+        if self.plan.wide[n as usize].is_some() {
+            return self.clear_done_wide(n);
+        }
         let first = self.plan.agent.nodes[n as usize].children.0 as usize;
         for k in 0..self.plan.children(n).len() {
             self.set_done(first + k, false);
         }
-        self.store_a_c(n, 0);
-        self.store_b_c(n, 0);
+        Ok(())
     }
 
     pub(super) fn tick_parallel(
@@ -306,6 +322,9 @@ impl Fx<'_, '_> {
             Some(t) => self.b.ins().iconst(types::I8, i64::from((t as i32) < 0)),
             None => self.b.ins().icmp_imm_s(IntCC::SignedLessThan, success_t, 0),
         };
+        if self.plan.wide[n as usize].is_some() {
+            return self.tick_parallel_wide(n, (need_s, need_f), s_neg, out);
+        }
         let mut skipped = self.b.ins().iconst(types::I64, 0);
         for (k, &c) in kids.iter().enumerate() {
             let e = first + k;
@@ -353,35 +372,7 @@ impl Fx<'_, '_> {
                 .jump(check, &[cranelift_codegen::ir::BlockArg::Value(skipped)]);
             self.b.switch_to_block(check);
             skipped = self.b.block_params(check)[0];
-            let a = self.load_a(n);
-            let successes = self.b.ins().sextend(types::I64, a);
-            let bb = self.load_b(n);
-            let failures = self.b.ins().sextend(types::I64, bb);
-            let reached = self
-                .b
-                .ins()
-                .icmp(IntCC::UnsignedGreaterThanOrEqual, successes, need_s);
-            let with_skipped = self.b.ins().iadd(successes, skipped);
-            let reached2 =
-                self.b
-                    .ins()
-                    .icmp(IntCC::UnsignedGreaterThanOrEqual, with_skipped, need_s);
-            let reached2 = self.b.ins().band(s_neg, reached2);
-            let win = self.b.ins().bor(reached, reached2);
-            let (_, next) = self.if_then(win);
-            self.clear_parallel(n);
-            self.reset_children(n)?;
-            self.exit(out, Status::Success);
-            self.b.switch_to_block(next);
-            let left = self.b.ins().isub(cnt, failures);
-            let lost = self.b.ins().icmp(IntCC::UnsignedLessThan, left, need_s);
-            let lost2 = self.b.ins().icmp(IntCC::Equal, failures, need_f);
-            let lose = self.b.ins().bor(lost, lost2);
-            let (_, next2) = self.if_then(lose);
-            self.clear_parallel(n);
-            self.reset_children(n)?;
-            self.exit(out, Status::Failure);
-            self.b.switch_to_block(next2);
+            self.parallel_decide(n, skipped, (need_s, need_f), s_neg, out)?;
         }
         let all = self.b.ins().icmp_imm_s(IntCC::Equal, skipped, count as i64);
         let sk = self.status_c(Status::Skipped);
@@ -391,15 +382,61 @@ impl Fx<'_, '_> {
         Ok(())
     }
 
+    /// After each child of a `Parallel`: SUCCESS once the successes (with the skipped
+    /// children, when all must succeed) reach the threshold, FAILURE once success is out of
+    /// reach or the failures reach theirs; otherwise on to the next child.
+    pub(super) fn parallel_decide(
+        &mut self,
+        n: NodeId,
+        skipped: Value,
+        need: (Value, Value),
+        s_neg: Value,
+        out: Block,
+    ) -> Result<(), JitError> {
+        let (need_s, need_f) = need;
+        let cnt = self
+            .b
+            .ins()
+            .iconst(types::I64, self.plan.children(n).len() as i64);
+        let a = self.load_a(n);
+        let successes = self.b.ins().sextend(types::I64, a);
+        let bb = self.load_b(n);
+        let failures = self.b.ins().sextend(types::I64, bb);
+        let reached = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, successes, need_s);
+        let with_skipped = self.b.ins().iadd(successes, skipped);
+        let reached2 = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, with_skipped, need_s);
+        let reached2 = self.b.ins().band(s_neg, reached2);
+        let win = self.b.ins().bor(reached, reached2);
+        let (_, next) = self.if_then(win);
+        self.clear_parallel(n)?;
+        self.reset_children(n)?;
+        self.exit(out, Status::Success);
+        self.b.switch_to_block(next);
+        let left = self.b.ins().isub(cnt, failures);
+        let lost = self.b.ins().icmp(IntCC::UnsignedLessThan, left, need_s);
+        let lost2 = self.b.ins().icmp(IntCC::Equal, failures, need_f);
+        let lose = self.b.ins().bor(lost, lost2);
+        let (_, next2) = self.if_then(lose);
+        self.clear_parallel(n)?;
+        self.reset_children(n)?;
+        self.exit(out, Status::Failure);
+        self.b.switch_to_block(next2);
+        Ok(())
+    }
+
     pub(super) fn tick_parallel_all(
         &mut self,
         n: NodeId,
         max_failures: Value,
         out: Block,
     ) -> Result<(), JitError> {
-        let kids = self.plan.children(n);
-        let count = kids.len();
-        let first = self.plan.agent.nodes[n as usize].children.0 as usize;
+        let count = self.plan.children(n).len();
         let threshold = self.threshold(count, max_failures);
         let cnt = self.b.ins().iconst(types::I64, count as i64);
         let bad = self.b.ins().icmp(IntCC::UnsignedLessThan, cnt, threshold);
@@ -407,6 +444,46 @@ impl Fx<'_, '_> {
         self.exit(out, Status::Failure);
         self.b.switch_to_block(good);
         self.set_status_c(n, Status::Running);
+        let skipped = if self.plan.wide[n as usize].is_some() {
+            self.parallel_all_loop_wide(n)?
+        } else {
+            self.parallel_all_loop(n)?
+        };
+        let all = self.b.ins().icmp_imm_s(IntCC::Equal, skipped, count as i64);
+        let (_, cont) = self.if_then(all);
+        self.exit(out, Status::Skipped);
+        self.b.switch_to_block(cont);
+        let a = self.load_a(n);
+        let a = self.b.ins().sextend(types::I64, a);
+        let finished = self.b.ins().iadd(skipped, a);
+        let finished = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, finished, cnt);
+        let (_, running) = self.if_then(finished);
+        self.reset_children(n)?;
+        self.clear_done(n)?;
+        self.store_a_c(n, 0);
+        let bb = self.load_b(n);
+        let bb = self.b.ins().sextend(types::I64, bb);
+        let failed = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, bb, threshold);
+        self.store_b_c(n, 0);
+        let f = self.status_c(Status::Failure);
+        let s = self.status_c(Status::Success);
+        let r = self.b.ins().select(failed, f, s);
+        self.jump_status(out, r);
+        self.b.switch_to_block(running);
+        self.exit(out, Status::Running);
+        Ok(())
+    }
+
+    /// `ParallelAll`'s children, unrolled: returns how many were skipped (an i64).
+    fn parallel_all_loop(&mut self, n: NodeId) -> Result<Value, JitError> {
+        let kids = self.plan.children(n);
+        let first = self.plan.agent.nodes[n as usize].children.0 as usize;
         let mut skipped = self.b.ins().iconst(types::I64, 0);
         use cranelift_codegen::ir::BlockArg::Value as Arg_;
         for (k, &c) in kids.iter().enumerate() {
@@ -445,37 +522,7 @@ impl Fx<'_, '_> {
             self.b.switch_to_block(next);
             skipped = self.b.block_params(next)[0];
         }
-        let all = self.b.ins().icmp_imm_s(IntCC::Equal, skipped, count as i64);
-        let (_, cont) = self.if_then(all);
-        self.exit(out, Status::Skipped);
-        self.b.switch_to_block(cont);
-        let a = self.load_a(n);
-        let a = self.b.ins().sextend(types::I64, a);
-        let finished = self.b.ins().iadd(skipped, a);
-        let finished = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, finished, cnt);
-        let (_, running) = self.if_then(finished);
-        self.reset_children(n)?;
-        for k in 0..count {
-            self.set_done(first + k, false);
-        }
-        self.store_a_c(n, 0);
-        let bb = self.load_b(n);
-        let bb = self.b.ins().sextend(types::I64, bb);
-        let failed = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, bb, threshold);
-        self.store_b_c(n, 0);
-        let f = self.status_c(Status::Failure);
-        let s = self.status_c(Status::Success);
-        let r = self.b.ins().select(failed, f, s);
-        self.jump_status(out, r);
-        self.b.switch_to_block(running);
-        self.exit(out, Status::Running);
-        Ok(())
+        Ok(skipped)
     }
 
     pub(super) fn tick_if_then_else(&mut self, n: NodeId, out: Block) -> Result<(), JitError> {

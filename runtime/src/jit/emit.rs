@@ -7,7 +7,9 @@ use super::view::View;
 use super::JitError;
 use affect_compiler::ir::program::{NodeId, Status};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{
+    types, Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, SigRef, Value,
+};
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::FuncId;
 use std::collections::HashMap;
@@ -71,6 +73,8 @@ pub(crate) struct Fx<'a, 'b> {
     pub at: Bases,
     /// The unit whose tick function is being emitted: its own nodes are inlined.
     pub unit: Option<u32>,
+    /// The tick and halt signatures, imported once for a wide node's indirect calls.
+    pub unit_sigs: Option<(SigRef, SigRef)>,
 }
 
 pub(crate) fn flags() -> MemFlagsData {
@@ -113,6 +117,7 @@ impl<'a, 'b> Fx<'a, 'b> {
                 seen,
             },
             unit: None,
+            unit_sigs: None,
         }
     }
 
@@ -639,6 +644,10 @@ impl<'a, 'b> Fx<'a, 'b> {
 
     /// `ControlNode::resetChildren`.
     pub fn reset_children(&mut self, n: NodeId) -> Result<(), JitError> {
+        if self.plan.wide[n as usize].is_some() {
+            let zero = self.i32c(0);
+            return self.halt_children_from(n, zero);
+        }
         for k in 0..self.plan.children(n).len() {
             self.halt_child(n, k)?;
         }

@@ -7,35 +7,30 @@ use super::JitError;
 use crate::interp::nodes::{CHILD_RUNNING, STARTED, TIMER_DONE, WAITING};
 use affect_compiler::builtins::NodeClass;
 use affect_compiler::ir::program::{NodeId, NodeKind, Status};
-use cranelift_codegen::ir::{Block, InstBuilder, Value};
+use cranelift_codegen::ir::{InstBuilder, Value};
 
 impl Fx<'_, '_> {
     /// The body of a unit's halt function: `n` is the node to halt (an i32 parameter).
     pub fn halt_function(&mut self, unit: u32, n: Value) -> Result<(), JitError> {
-        let members: Vec<NodeId> = self.plan.members[unit as usize]
-            .iter()
-            .copied()
-            .filter(|&m| self.plan.may_run[m as usize] || self.on_halted(m).is_some())
-            .collect();
+        let members = self.plan.halt_members(unit as usize);
         let generic = self.b.create_block();
         if members.is_empty() {
             self.b.ins().jump(generic, &[]);
         } else {
-            let lo = members[0];
-            let hi = *members.last().unwrap_or(&lo);
-            let mut table: Vec<Block> = vec![generic; (hi - lo + 1) as usize];
+            // A switch on the members' ids (not one table over their range: a unit's
+            // members can lie on both sides of a large subtree in another unit).
+            let mut switch = cranelift_frontend::Switch::new();
             let mut cases = Vec::new();
             for &m in &members {
                 let blk = self.b.create_block();
-                table[(m - lo) as usize] = blk;
+                switch.set_entry(m as u128, blk);
                 cases.push((m, blk));
             }
-            let idx = self.b.ins().iadd_imm_s(n, -(lo as i64));
-            self.br_table(idx, &table, generic);
+            switch.emit(&mut self.b, n, generic);
             for (m, blk) in cases {
                 self.b.switch_to_block(blk);
                 self.halt(m)?;
-                if let Some(code) = self.on_halted(m) {
+                if let Some(code) = self.plan.on_halted(m) {
                     self.run(code)?;
                 }
                 self.b.ins().return_(&[]);
@@ -47,13 +42,6 @@ impl Fx<'_, '_> {
         self.reset_status_dyn(n);
         self.b.ins().return_(&[]);
         Ok(())
-    }
-
-    fn on_halted(&self, n: NodeId) -> Option<affect_compiler::ir::program::Code> {
-        let node = &self.plan.agent.nodes[n as usize];
-        node.conditions
-            .and_then(|c| self.plan.agent.conditions.get(c as usize))
-            .and_then(|c| c.on_halted)
     }
 
     /// The node's own `halt()`.
@@ -78,10 +66,7 @@ impl Fx<'_, '_> {
                 self.control_halt(n)
             }
             NodeKind::Parallel { .. } | NodeKind::ParallelAll { .. } => {
-                let first = node.children.0 as usize;
-                for k in 0..self.plan.children(n).len() {
-                    self.set_done(first + k, false);
-                }
+                self.clear_done(n)?;
                 self.store_a_c(n, 0);
                 self.store_b_c(n, 0);
                 self.control_halt(n)

@@ -12,8 +12,9 @@
 //!
 //! Files: `plan` (analysis and the cut into functions), `emit` (shared builder helpers),
 //! `tick` (execute_tick, conditions, leaves), `controls` and `decorators` (the other nodes),
-//! `halt` (halts), `expr` (expressions), `view` (the state view), `host` (the Rust functions
-//! compiled code calls), `compile` (the driver).
+//! `wide` (controls with many children, as loops), `halt` (halts), `expr` (expressions),
+//! `view` (the state view), `host` (the Rust functions compiled code calls), `compile` (the
+//! driver).
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub mod cache;
@@ -37,12 +38,14 @@ mod plan;
 mod tick;
 pub mod tier;
 mod view;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod wide;
 
 use crate::interp::{Machine, Native};
 use affect_compiler::ir::functions::{Function, HostFn};
 use affect_compiler::ir::program::{AgentProgram, NodeId, NodeKind, Program, Status};
 use std::rc::Rc;
-pub(crate) use view::View;
+pub(crate) use view::{UnitEntry, View};
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub use compile::Artifact;
@@ -122,6 +125,8 @@ pub struct Compiled {
     /// The halt function of each node's unit.
     halts: Vec<Option<HaltFn>>,
     process: Option<ProcessFn>,
+    /// Every unit's functions and root, which wide nodes read through the view.
+    units: Vec<UnitEntry>,
     host_fns: Vec<HostFn>,
     functions: Vec<Function>,
     pub stats: CompileStats,
@@ -177,7 +182,7 @@ pub fn compile_with(
     agent: &AgentProgram,
     record: bool,
 ) -> Result<Compiled, JitError> {
-    preflight(agent)?;
+    preflight(program, agent)?;
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {
         compile::compile(program, agent, record)
@@ -231,34 +236,41 @@ pub fn cache_dir() -> Option<std::path::PathBuf> {
 
 /// What is refused before any code is generated: a JIT made to fail (`AFFECT_JIT_FAIL`, for
 /// tests of the fallback), no backend, nodes too wide.
-pub(crate) fn preflight(agent: &AgentProgram) -> Result<(), JitError> {
+pub(crate) fn preflight(program: &Program, agent: &AgentProgram) -> Result<(), JitError> {
     if std::env::var_os("AFFECT_JIT_FAIL").is_some() {
         // Lets tests see the fallback to the interpreter on a machine that has a JIT.
         return Err(JitError::Unsupported("AFFECT_JIT_FAIL is set".into()));
     }
     supported()?;
-    too_wide(agent)
+    too_wide(program, agent)
 }
 
-/// The most children of one node the JIT compiles, and the most ports one call binds. Its
-/// code and compile-time memory grow with the square of a node's width (about 1.1 GB at
-/// 1,000 children, 4.5 GB at 2,000) and with every bound port (a call binding 200,000 ports
-/// took 500 MB to compile), so a wider program runs in the interpreter, whose memory is
-/// linear, rather than exhausting the machine. (Compiling wide nodes in linear memory is the
-/// JIT's to do; see docs/performance.md.)
+/// The most children of one node the JIT compiles for the nodes it unrolls (if/while, try,
+/// switch, decorators: their code grows with the square of their width), and the most ports
+/// one call binds (a call binding 200,000 ports took 500 MB to compile); a wider program
+/// runs in the interpreter. Sequences, fallbacks and parallels of any width compile, as
+/// loops over their children (`plan::WIDE`).
 pub const MAX_CHILDREN: usize = 256;
 
-fn too_wide(agent: &AgentProgram) -> Result<(), JitError> {
+fn too_wide(program: &Program, agent: &AgentProgram) -> Result<(), JitError> {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    let loops = |k: &NodeKind| plan::loops_over_children(program, k);
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    let loops = |_: &NodeKind| {
+        let _ = program;
+        true
+    };
     let widest = agent
         .nodes
         .iter()
+        .filter(|n| !loops(&n.kind))
         .map(|n| n.children.1 as usize)
         .max()
         .unwrap_or(0);
     if widest > MAX_CHILDREN {
         return Err(JitError::Unsupported(format!(
-            "a node has {widest} children, and the JIT compiles nodes of at most {MAX_CHILDREN} \
-             (its memory grows with the square of a node's width)"
+            "a node has {widest} children, and the JIT compiles nodes of this kind with at \
+             most {MAX_CHILDREN} (its memory grows with the square of their width)"
         )));
     }
     let ports = agent
@@ -289,8 +301,12 @@ impl Native for Compiled {
         let Some(f) = self.process else { return true };
         m.with_view(&self.host_fns, &self.functions, |v| {
             // SAFETY: `f` is this module's process function (see `compile`), the module is
-            // alive while `self` is, and `v` is a view of `m` valid for the call.
-            unsafe { f(v) }
+            // alive while `self` is, and `v` is a view of `m` valid for the call; the unit
+            // table lives as long as `self`.
+            unsafe {
+                (*v).units = self.units.as_ptr();
+                f(v)
+            }
         });
         true
     }
@@ -303,7 +319,10 @@ impl Native for Compiled {
         let f = self.roots.iter().find(|(r, _)| *r == root)?.1;
         let s = m.with_view(&self.host_fns, &self.functions, |v| {
             // SAFETY: as in `process`.
-            unsafe { f(v) }
+            unsafe {
+                (*v).units = self.units.as_ptr();
+                f(v)
+            }
         });
         Some(Status::from_index(s as u8))
     }
@@ -318,7 +337,10 @@ impl Native for Compiled {
         };
         m.with_view(&self.host_fns, &self.functions, |v| {
             // SAFETY: as in `process`; `n` is a node of the compiled program.
-            unsafe { f(v, n as i32) }
+            unsafe {
+                (*v).units = self.units.as_ptr();
+                f(v, n as i32)
+            }
         });
         true
     }

@@ -63,6 +63,28 @@ pub(crate) struct Plan<'p> {
     /// Each slot that can hold `UNSET`: declared without an initial value, or the target of
     /// an `unset_blackboard` store.
     pub unsettable: Vec<bool>,
+    /// For each wide node (`is_wide_kind`, more than [`WIDE`] children), the unit of its first
+    /// child: every child roots its own unit, numbered in order, and the node's code loops
+    /// over them through the view's unit table instead of being unrolled per child.
+    pub wide: Vec<Option<u32>>,
+    /// [`WIDE`], or its override.
+    wide_above: usize,
+}
+
+/// Above this many children a control node's code is a loop over its children's units (code
+/// and compile-time memory linear in the width; unrolled code halts or resets all siblings
+/// on each child's exit path, which is quadratic). Below it, unrolled code is faster: a
+/// sequence of 128 scripts ticks in about 4 ns per node unrolled and 7 looped, and compiles
+/// in 15 ms and 9 (docs/performance.md, *Wide nodes*).
+pub(crate) const WIDE: usize = 128;
+
+/// `AFFECT_JIT_WIDE=N` overrides [`WIDE`] (the differential tests set 0: every control
+/// with children loops).
+pub(crate) fn wide_threshold() -> usize {
+    std::env::var("AFFECT_JIT_WIDE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(WIDE)
 }
 
 impl<'p> Plan<'p> {
@@ -91,6 +113,8 @@ impl<'p> Plan<'p> {
             functions: Vec::new(),
             record,
             unsettable: unsettable(agent),
+            wide: vec![None; n],
+            wide_above: wide_threshold(),
         };
         plan.validate()?;
         let mut roots: Vec<NodeId> = agent.root.into_iter().collect();
@@ -114,6 +138,7 @@ impl<'p> Plan<'p> {
         for &r in &roots {
             plan.assign_units(r);
         }
+        plan.number_wide()?;
         plan.members = vec![Vec::new(); plan.units.len()];
         for (i, u) in plan.unit_of.iter().enumerate() {
             if let Some(u) = u {
@@ -384,6 +409,14 @@ impl<'p> Plan<'p> {
     /// whose inlined code would make its parent's too big becomes the root of a function.
     fn partition(&mut self, n: NodeId) -> u32 {
         let kids: Vec<NodeId> = self.children(n).to_vec();
+        if self.is_wide_node(n) {
+            // Every child its own function; the node itself is a small loop.
+            for &c in &kids {
+                self.partition(c);
+                self.unit_root[c as usize] = true;
+            }
+            return 40;
+        }
         let mut sizes: Vec<(u32, NodeId)> = Vec::with_capacity(kids.len());
         for &c in &kids {
             let w = self.partition(c);
@@ -415,7 +448,10 @@ impl<'p> Plan<'p> {
                 continue;
             }
             self.unit_of[n as usize] = Some(unit);
-            for &c in self.children(n).iter().rev() {
+            // Child units are numbered in child order (a wide node finds child k's unit at
+            // its first child's plus k), then visited first child first.
+            let at = stack.len();
+            for &c in self.children(n) {
                 if self.unit_root[c as usize] && self.unit_of[c as usize].is_none() {
                     let cu = self.units.len() as u32;
                     self.units.push(c);
@@ -424,7 +460,61 @@ impl<'p> Plan<'p> {
                     stack.push((c, unit));
                 }
             }
+            stack[at..].reverse();
         }
+    }
+
+    /// The nodes of a unit its halt function has code for: those that can be running when
+    /// halted or have an `on_halted` block. (Any other node's halt is a status reset.)
+    pub fn halt_members(&self, unit: usize) -> Vec<NodeId> {
+        self.members[unit]
+            .iter()
+            .copied()
+            .filter(|&m| self.may_run[m as usize] || self.on_halted(m).is_some())
+            .collect()
+    }
+
+    pub fn on_halted(&self, n: NodeId) -> Option<Code> {
+        let node = &self.agent.nodes[n as usize];
+        node.conditions
+            .and_then(|c| self.agent.conditions.get(c as usize))
+            .and_then(|c| c.on_halted)
+    }
+
+    /// Whether `n` is compiled as a loop over its children (see [`WIDE`]).
+    pub fn is_wide_node(&self, n: NodeId) -> bool {
+        let node = &self.agent.nodes[n as usize];
+        node.children.1 as usize > self.wide_above && self.is_wide_kind(&node.kind)
+    }
+
+    pub fn is_wide_kind(&self, kind: &NodeKind) -> bool {
+        loops_over_children(self.program, kind)
+    }
+
+    /// Records each reachable wide node's first child unit, checking that its children's
+    /// units are consecutive (a child shared by two parents would break that; the program
+    /// then runs in the interpreter).
+    fn number_wide(&mut self) -> Result<(), JitError> {
+        for n in 0..self.agent.nodes.len() as NodeId {
+            if self.unit_of[n as usize].is_none() || !self.is_wide_node(n) {
+                continue;
+            }
+            let kids = self.children(n);
+            let base = self.unit_of[kids[0] as usize];
+            let consecutive = base.is_some_and(|b| {
+                kids.iter().enumerate().all(|(k, &c)| {
+                    let u = b as usize + k;
+                    self.unit_of[c as usize] == Some(u as u32) && self.units.get(u) == Some(&c)
+                })
+            });
+            if !consecutive {
+                return Err(JitError::Unsupported(format!(
+                    "node {n}: its children's functions are not consecutive"
+                )));
+            }
+            self.wide[n as usize] = base;
+        }
+        Ok(())
     }
 
     /// The host services and functions the code calls, numbered for the shims.
@@ -444,6 +534,26 @@ impl<'p> Plan<'p> {
 
     pub fn function_index(&self, f: Function) -> u32 {
         self.functions.iter().position(|x| *x == f).unwrap_or(0) as u32
+    }
+}
+
+/// The controls whose code can loop over their children: the sequences, fallbacks and
+/// parallels (and a foreign control, ticked as a sequence).
+pub(crate) fn loops_over_children(program: &Program, kind: &NodeKind) -> bool {
+    match kind {
+        NodeKind::Sequence
+        | NodeKind::SequenceWithMemory
+        | NodeKind::AsyncSequence
+        | NodeKind::Fallback
+        | NodeKind::AsyncFallback
+        | NodeKind::ReactiveSequence
+        | NodeKind::ReactiveFallback
+        | NodeKind::Parallel { .. }
+        | NodeKind::ParallelAll { .. } => true,
+        NodeKind::Foreign { leaf, .. } => {
+            program.leaves.get(*leaf as usize).map(|l| l.class) == Some(NodeClass::Control)
+        }
+        _ => false,
     }
 }
 

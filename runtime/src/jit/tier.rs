@@ -112,7 +112,7 @@ pub(crate) fn generate(
     cache: Option<PathBuf>,
     cancel: &AtomicBool,
 ) -> Ready {
-    if let Err(e) = super::preflight(agent) {
+    if let Err(e) = super::preflight(program, agent) {
         return Ready {
             code: Err(e),
             cache: None,

@@ -41,6 +41,19 @@ pub(crate) struct View {
     pub services: *mut c_void,
     /// Set to 1 when a node signals a wake-up.
     pub woken: u8,
+    /// The compiled program's [`UnitEntry`] table, by unit (set by the code's entries;
+    /// wide nodes call their children through it).
+    pub units: *const UnitEntry,
+}
+
+/// One unit of compiled code as a wide node calls it: its tick and halt functions and the
+/// node it roots. Code finds it at run time, so it holds no address of another function.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct UnitEntry {
+    pub tick: *const u8,
+    pub halt: *const u8,
+    pub node: u32,
 }
 
 /// What the calls into Rust need besides the view: the parts of the machine compiled code
@@ -86,6 +99,7 @@ impl Machine<'_> {
             node_ticks: self.node_ticks,
             services: std::ptr::null_mut(),
             woken: u8::from(self.woken),
+            units: std::ptr::null(),
         };
         #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         let mut services = Services {

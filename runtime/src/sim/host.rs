@@ -115,7 +115,28 @@ impl Host for AgentHost {
             HostFn::MemRemember => m.remember(a(0) as u32, a(1)),
             HostFn::MemScore => m.score(a(0) as u32),
             HostFn::MemFamiliarity => m.familiarity(a(0) as u32),
-            HostFn::MemBest => m.best().map(f64::from).unwrap_or(0.0),
+            HostFn::MemBest => {
+                if let Some(best) = m.best() {
+                    return f64::from(best);
+                }
+                // Nothing in long-term memory yet (a first run): the best place felt so far,
+                // from short-term memory, and the trace says where the intention came from.
+                let felt = m
+                    .short_term()
+                    .fold(None, |b: Option<(u32, f64)>, &(k, s)| match b {
+                        Some((_, bs)) if bs >= s => b,
+                        _ => Some((k, s)),
+                    });
+                let text = match felt {
+                    Some((k, s)) => format!(
+                        "best: long-term memory is empty; the best felt so far is {} (score {s:.2}, short-term memory)",
+                        self.names(&[f64::from(k)])
+                    ),
+                    None => "best: nothing is remembered yet".to_string(),
+                };
+                affect.logs.push(text);
+                felt.map_or(0.0, |(k, _)| f64::from(k))
+            }
             HostFn::MemPathScore => m.path_score(lists.values(a(0))),
             HostFn::MemSuitable => f64::from(u8::from(m.suitable(lists.values(a(0))))),
             HostFn::MemBestPath => {

@@ -1,0 +1,102 @@
+//! Variables of type `any` given a list. An entry of an imported tree that nothing types
+//! (`var x: any;`) may still be given a list: by a script (`@x = @path`, where `path` is a
+//! list) or by a `var x: any` assignment of a list. Holding the list's id would make the two
+//! share one list, so such a variable becomes a list variable: it owns a list, assignment
+//! copies into it (at every depth) and traces show it as a list, as BehaviorTree.CPP copies a
+//! `std::vector` entry. A variable given a list and also something else is E0322.
+
+use crate::diagnostic::Diagnostic;
+use crate::ir::program::{is_unset, AgentProgram, Op, SlotId, ValueKind};
+use crate::span::Span;
+
+/// Turns the `any` variables `declared` (slot, declaration) that the program gives lists
+/// into list variables; reports E0322 for a variable given a list and something else.
+pub(super) fn lists_in_any(
+    p: &mut AgentProgram,
+    declared: &[(SlotId, Span)],
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut decl: Vec<Option<Span>> = vec![None; p.slots.len()];
+    for &(s, span) in declared {
+        decl[s as usize] = Some(span);
+    }
+    let mut listed = vec![false; p.slots.len()];
+    // To a fixpoint: an `any` variable that became a list makes a copy of it a list too.
+    // Each round but the last lists at least one more variable.
+    loop {
+        let mut changed = false;
+        for i in 0..p.code.len() {
+            let s = match p.code[i] {
+                // The checker knew the value was a list (`x = [1, 2]`, `x = q`).
+                Op::ListSet(s) if p.slots[s as usize].kind != ValueKind::List => {
+                    // Its elements' kinds, for traces, when the value is a variable's.
+                    let from = match i.checked_sub(1).map(|j| p.code[j]) {
+                        Some(Op::Load(t) | Op::LoadChecked(t) | Op::ListBuild(t, _)) => Some(t),
+                        _ => None,
+                    };
+                    if let Some(t) = from {
+                        if p.slots[s as usize].elems.is_empty() {
+                            p.slots[s as usize].elems = p.slots[t as usize].elems.clone();
+                        }
+                    }
+                    s
+                }
+                // `@x = @y`: only the lowering knows that `y` is a list.
+                Op::Store(s) if i > 0 && decl[s as usize].is_some() => match p.code[i - 1] {
+                    Op::Load(t) | Op::LoadChecked(t)
+                        if p.slots[t as usize].kind == ValueKind::List =>
+                    {
+                        p.code[i] = Op::ListSet(s);
+                        if p.slots[s as usize].elems.is_empty() {
+                            p.slots[s as usize].elems = p.slots[t as usize].elems.clone();
+                        }
+                        s
+                    }
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            if decl[s as usize].is_none() {
+                // Reported when the code was copied (`Builder::list_target`).
+                continue;
+            }
+            let slot = &mut p.slots[s as usize];
+            if slot.kind != ValueKind::List {
+                slot.kind = ValueKind::List;
+                if slot.elems.is_empty() {
+                    slot.elems = vec![ValueKind::Num];
+                }
+                listed[s as usize] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for (s, span) in decl.iter().enumerate() {
+        let Some(span) = span else { continue };
+        if !listed[s] {
+            continue;
+        }
+        let stored = p
+            .code
+            .iter()
+            .any(|op| matches!(op, Op::Store(x) | Op::StoreClamped(x, ..) if *x as usize == s));
+        if stored || !is_unset(p.slots[s].init) {
+            let name = &p.slots[s].name;
+            diags.push(
+                Diagnostic::error(
+                    "E0322",
+                    format!("`{name}` is given a list and a value that is not a list"),
+                    *span,
+                )
+                .with_label("declared `any` here")
+                .with_help(format!(
+                    "a variable holds lists or other values, not both: declare its type \
+                     (`var {name}: [num]`) and keep the other value in a variable of its own"
+                )),
+            );
+        }
+    }
+}
