@@ -28,32 +28,44 @@ pub(super) fn lists_in_any(
         for i in 0..p.code.len() {
             let s = match p.code[i] {
                 // The checker knew the value was a list (`x = [1, 2]`, `x = q`).
-                Op::ListSet(s) if p.slots[s as usize].kind != ValueKind::List => {
+                Op::ListSet(s)
+                    if p.slots
+                        .get(s as usize)
+                        .is_some_and(|x| x.kind != ValueKind::List) =>
+                {
                     // Its elements' kinds, for traces, when the value is a variable's.
                     let from = match i.checked_sub(1).map(|j| p.code[j]) {
                         Some(Op::Load(t) | Op::LoadChecked(t) | Op::ListBuild(t, _)) => Some(t),
                         _ => None,
                     };
-                    if let Some(t) = from {
+                    // (A program with errors may name slots it never made.)
+                    let elems = from
+                        .and_then(|t| p.slots.get(t as usize))
+                        .map(|t| t.elems.clone());
+                    if let Some(elems) = elems {
                         if p.slots[s as usize].elems.is_empty() {
-                            p.slots[s as usize].elems = p.slots[t as usize].elems.clone();
+                            p.slots[s as usize].elems = elems;
                         }
                     }
                     s
                 }
                 // `@x = @y`: only the lowering knows that `y` is a list.
-                Op::Store(s) if i > 0 && decl[s as usize].is_some() => match p.code[i - 1] {
-                    Op::Load(t) | Op::LoadChecked(t)
-                        if p.slots[t as usize].kind == ValueKind::List =>
-                    {
-                        p.code[i] = Op::ListSet(s);
-                        if p.slots[s as usize].elems.is_empty() {
-                            p.slots[s as usize].elems = p.slots[t as usize].elems.clone();
+                Op::Store(s) if i > 0 && decl.get(s as usize).is_some_and(Option::is_some) => {
+                    match p.code[i - 1] {
+                        Op::Load(t) | Op::LoadChecked(t)
+                            if p.slots
+                                .get(t as usize)
+                                .is_some_and(|x| x.kind == ValueKind::List) =>
+                        {
+                            p.code[i] = Op::ListSet(s);
+                            if p.slots[s as usize].elems.is_empty() {
+                                p.slots[s as usize].elems = p.slots[t as usize].elems.clone();
+                            }
+                            s
                         }
-                        s
+                        _ => continue,
                     }
-                    _ => continue,
-                },
+                }
                 _ => continue,
             };
             if decl[s as usize].is_none() {
