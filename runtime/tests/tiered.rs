@@ -78,22 +78,8 @@ fn switch_anywhere(name: &str, program: &Program, config: &RunConfig, at: &[u64]
     }
 }
 
-const TREE: &str = r#"action Work();
-
-main tree Main {
-    var x: num = 0.5;
-    var n: int = 0;
-
-    reactive_sequence {
-        check x < 1000
-        sequence {
-            do { x = x * 1.5 + 1; n += 1 }
-            Work()
-            timeout(300ms) { Work() } on_halted { n = n + 100 }
-        }
-    }
-}
-"#;
+/// A reactive sequence over a script, a stand-in and a timeout whose halt writes.
+const TREE: &str = include_str!("fixtures/work_and_timeout.affect");
 
 #[test]
 fn a_switch_at_any_tick_gives_the_interpreters_trace() {
