@@ -12,9 +12,14 @@ the benchmark tree of `affect gen-tree --size N --seed 1` is
   - ticked by `btcpp_oracle bench` (BehaviorTree.CPP 4.8.2, single-threaded),
   - ticked by py_trees (scripts/bench_pytrees.py, the same tree built from the XML),
 each for 7 repeats; every run's blackboard is checked against the generator's reference
-(`affect gen-tree --check-bench`), and all four are also run for exactly the same number of
-ticks and must end with bit-identical blackboards. The result is a markdown table on stdout
-(min / median / max ns per node tick, and ratios of medians).
+(`affect gen-tree --check-bench`), and all four (and affect's tiered engine) are also run for
+exactly the same number of ticks and must end with bit-identical blackboards. Start-up is
+measured too: `first_tick_ms` of the default, tiered engine (reading the file to the end of
+the first tick, with a cold code cache) next to BehaviorTree.CPP's XML load, when the JIT's
+code was ready (cold and warm cache), and the start of `--engine jit` with a warm cache (its
+first tick runs compiled code loaded from the cache); 5 starts each, medians. The code cache
+is a temporary directory (AFFECT_CODE_CACHE). The result is two markdown tables on stdout
+(min / median / max ns per node tick, and ratios of medians; then start-up).
 
 Environment: PYTHON and CXX for the oracle's setup.
 """
@@ -58,7 +63,9 @@ def setup():
         log(f"compare.py will install py_trees from PyPI into the venv {TOOLS} (pip) ...")
         run([VENV_PY, "-m", "pip", "install", "--quiet", "py_trees"])
     log(f"compare.py builds affect in release mode into {AFFECT} (cargo) ...")
-    run(["cargo", "build", "--release", "--quiet", "--bin", "affect"], cwd=ROOT)
+    # Benchmarks need no networking: without the `net` feature the build skips Zenoh.
+    run(["cargo", "build", "--release", "--quiet", "--no-default-features", "--bin", "affect"],
+        cwd=ROOT)
 
 
 def treegen(size, *args):
@@ -79,12 +86,55 @@ def save(tmp, name, text):
     return path
 
 
-def ours(xml, bb, engine, ticks, repeats):
+def ours(xml, bb, engine, ticks, repeats, cache=None):
     args = [AFFECT, "bench", xml, "--engine", engine, "--ticks", str(ticks),
             "--repeats", str(repeats)]
+    if cache is None:
+        args.append("--no-code-cache")
     for kv in bb:
         args += ["--bb", kv]
-    return json.loads(run(args))
+    env = dict(os.environ)
+    if cache is not None:
+        env["AFFECT_CODE_CACHE"] = cache
+    r = subprocess.run(args, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        sys.exit(f"compare.py: {' '.join(args)} failed ({r.returncode}):\n{r.stderr}{r.stdout}")
+    return json.loads(r.stdout)
+
+
+STARTS = 5
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def starts(tmp, size, xml, bb):
+    """Start-up, STARTS times each: the tiered engine with a cold cache (a fresh directory
+    each time), then with a warm one, and `--engine jit` with a warm one."""
+    cold_first, cold_ready, warm_ready, warm_jit = [], [], [], []
+    for k in range(STARTS):
+        cache = os.path.join(tmp, f"cache-cold-{size}-{k}")
+        r = ours(xml, bb, "tiered", 20, 1, cache=cache)
+        if r["code_cache"] != "miss":
+            sys.exit(f"compare.py: a cold cache said {r['code_cache']}")
+        cold_first.append(r["first_tick_ms"])
+        cold_ready.append(r["jit_ready_ms"])
+    warm = os.path.join(tmp, f"cache-warm-{size}")
+    ours(xml, bb, "jit", 20, 1, cache=warm)
+    for _ in range(STARTS):
+        r = ours(xml, bb, "tiered", 20, 1, cache=warm)
+        j = ours(xml, bb, "jit", 20, 1, cache=warm)
+        for x in (r, j):
+            if x["code_cache"] != "hit" or x["engine"] != "jit":
+                sys.exit(f"compare.py: a warm cache did not serve the JIT: {x}")
+        warm_ready.append(r["jit_ready_ms"])
+        warm_jit.append(j["first_tick_ms"])
+    return {"first": median(cold_first), "ready": median(cold_ready),
+            "warm_ready": median(warm_ready), "warm_jit": median(warm_jit),
+            "first_all": cold_first}
 
 
 def btcpp(xml, bb, seconds):
@@ -139,6 +189,7 @@ def main():
             exact = {
                 "jit": ours(xml, bb, "jit", 100, 1),
                 "interp": ours(xml, bb, "interp", 100, 1),
+                "tiered": ours(xml, bb, "tiered", 100, 1),
             }
             for k, v in exact.items():
                 if v["total_ticks"] != EXACT_TICKS:
@@ -146,7 +197,8 @@ def main():
             reference = btcpp_exact(xml, bb, EXACT_TICKS)
             py_exact = pytrees(xml, bb, a.seconds, exact=EXACT_TICKS)["blackboard"]
             for name, got in [("jit", exact["jit"]["blackboard"]),
-                              ("interp", exact["interp"]["blackboard"]), ("py_trees", py_exact)]:
+                              ("interp", exact["interp"]["blackboard"]),
+                              ("tiered", exact["tiered"]["blackboard"]), ("py_trees", py_exact)]:
                 if got != reference:
                     sys.exit(f"compare.py: {size} nodes, {EXACT_TICKS} ticks: {name}'s blackboard "
                              f"{got} differs from BehaviorTree.CPP's {reference}")
@@ -162,8 +214,9 @@ def main():
                 sys.exit(f"compare.py: the JIT did not run ({j.get('fallback')})")
             js, is_, bs, ps = (stats(j["ns_per_node"]), stats(i["ns_per_node"]),
                                stats(b["ns_per_node_tick"]), stats(p["ns_per_node_tick"]))
+            st = starts(tmp, size, xml, bb)
             rows.append((size, js, is_, bs, ps))
-            compile_rows.append((size, j, i, b, p))
+            compile_rows.append((size, j, i, b, p, st))
     lines = []
     lines.append(f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} "
                  f"{platform.release()}; load average {os.getloadavg()[0]:.2f} at the end. "
@@ -180,15 +233,22 @@ def main():
                      f"{bs[1] / js[1]:,.0f}× | {ps[1] / js[1]:,.0f}× | {bs[1] / is_[1]:,.1f}× | "
                      f"{is_[1] / js[1]:,.1f}× |")
     lines.append("")
-    lines.append("| nodes | affect check + lower ms | JIT ms | check + lower + JIT ms | "
-                 "BT.CPP XML load (create_ms, median) | py_trees build ms | "
-                 "affect state bytes / node | JIT code bytes / node |")
-    lines.append("|---|---|---|---|---|---|---|---|")
-    for size, j, i, b, p in compile_rows:
+    lines.append("| nodes | affect first tick ms (tiered, cold cache) | BT.CPP XML load ms "
+                 "(create_ms) | BT.CPP / affect | JIT ready ms (cold) | JIT ready ms (warm cache) "
+                 "| start with a warm cache ms (`--engine jit`) | check + lower ms | JIT compile "
+                 "ms | py_trees build ms | state bytes / node | JIT code bytes / node |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for size, j, i, b, p, st in compile_rows:
+        load = b["create_ms"]["median"]
         lines.append(
-            f"| {size:,} | {j['check_ms']:.1f} | {j['jit_ms']:.1f} | {j['compile_ms']:.1f} | "
-            f"{b['create_ms']['median']:.1f} | {p['create_ms']:.1f} | "
+            f"| {size:,} | {st['first']:.1f} | {load:.1f} | {load / st['first']:.1f}× | "
+            f"{st['ready']:.1f} | {st['warm_ready']:.1f} | {st['warm_jit']:.1f} | "
+            f"{j['check_ms']:.1f} | {j['jit_ms']:.1f} | {p['create_ms']:.1f} | "
             f"{j['state_bytes'] / size:.1f} | {(j['code_bytes'] or 0) / size:.0f} |")
+    lines.append("")
+    lines.append(f"Start-up columns: medians of {STARTS} starts; the first tick of the tiered "
+                 "engine runs in the interpreter, from reading the XML file (import, check, "
+                 "lower, machine) to the end of that tick.")
     text = "\n".join(lines) + "\n"
     print(text)
     if a.out:

@@ -158,8 +158,8 @@ for t in "${targets[@]}"; do
       "$bin" run examples/navigator.affect --hardware --sim-device place \
       --sim-device loud_noise --watchdog-ms 0 --no-persist --quiet --ticks 40 \
       --trace "$hw/trace.jsonl" 2>"$hw/stderr" || cat "$hw/stderr" >&2
-    check "$t: --hardware through rppal and the shim reaches Q" \
-      grep -q '"name":"place","value":"Q"' "$hw/trace.jsonl"
+    check "$t: --hardware through rppal and the shim reaches C (the itinerary K by C H X)" \
+      grep -q '"name":"place","value":"C"' "$hw/trace.jsonl"
     check "$t: the ADS1115 was read (light: A0 config 01c383, code 1f40)" \
       grep -q ' W 48 01c383$' "$hw/bus.log"
     # The Romi's motor speeds (state offset 64 + 6, two i16) are 0 after the run.

@@ -404,9 +404,11 @@ impl Tree {
     pub fn xml(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#);
+        // No `--` inside the comment: XML forbids it there (Python's parser, which the
+        // py_trees benchmark reads the tree with, refuses the file).
         let _ = writeln!(
             out,
-            "<!-- affect gen-tree --size {} --seed {}: blackboard doubles before the first tick: {} -->",
+            "<!-- affect gen-tree, size {}, seed {}: blackboard doubles before the first tick: {} -->",
             self.spec.size,
             self.spec.seed,
             self.presets().join(" ")
@@ -683,6 +685,17 @@ mod tests {
                 assert_eq!(e.node_ticks_per_tick, vec![size as u64]);
             }
         }
+    }
+
+    /// XML forbids `--` inside a comment; Python's parser (the py_trees benchmark) refuses it.
+    #[test]
+    fn comments_hold_no_double_hyphen() {
+        let xml = Tree::generate(spec(100, 1)).xml();
+        for c in xml.split("<!--").skip(1) {
+            let body = c.split("-->").next().unwrap_or_default();
+            assert!(!body.contains("--"), "{body}");
+        }
+        assert!(xml.contains("<!--"), "the tree records its initial values");
     }
 
     #[test]

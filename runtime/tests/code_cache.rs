@@ -11,22 +11,8 @@ use affect_runtime::run::{self, RunConfig};
 use affect_runtime::trace::JsonLines;
 use std::path::{Path, PathBuf};
 
-const TREE: &str = r#"action Work();
-
-main tree Main {
-    var x: num = 0.5;
-    var n: int = 0;
-
-    reactive_sequence {
-        check x < 1000
-        sequence {
-            do { x = x * 1.5 + 1; n += 1 }
-            Work()
-            timeout(300ms) { Work() } on_halted { n = n + 100 }
-        }
-    }
-}
-"#;
+/// A reactive sequence over a script, a stand-in and a timeout whose halt writes.
+const TREE: &str = include_str!("fixtures/work_and_timeout.affect");
 
 fn program(source: &str) -> Program {
     affect_compiler::check_source_with(source, &NoFiles)

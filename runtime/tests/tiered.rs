@@ -78,22 +78,8 @@ fn switch_anywhere(name: &str, program: &Program, config: &RunConfig, at: &[u64]
     }
 }
 
-const TREE: &str = r#"action Work();
-
-main tree Main {
-    var x: num = 0.5;
-    var n: int = 0;
-
-    reactive_sequence {
-        check x < 1000
-        sequence {
-            do { x = x * 1.5 + 1; n += 1 }
-            Work()
-            timeout(300ms) { Work() } on_halted { n = n + 100 }
-        }
-    }
-}
-"#;
+/// A reactive sequence over a script, a stand-in and a timeout whose halt writes.
+const TREE: &str = include_str!("fixtures/work_and_timeout.affect");
 
 #[test]
 fn a_switch_at_any_tick_gives_the_interpreters_trace() {
@@ -229,4 +215,47 @@ fn an_unforced_switch_gives_the_interpreters_trace() {
     );
     assert!(trace == reference, "the traces differ");
     assert_eq!(v, vars);
+}
+
+/// A node wider than the JIT unrolls (its compiled code loops over a table of its children's
+/// functions), switched while its sleeping child keeps it running, and loaded from the code
+/// cache: the interpreter's trace each time.
+#[test]
+fn a_wide_node_switched_and_loaded_from_the_cache_gives_the_interpreters_trace() {
+    let mut source =
+        String::from("agent A {\n    var x = 0;\n    main {\n        reactive_fallback {\n");
+    for i in 0..300 {
+        source.push_str(match i % 4 {
+            0 => "            check x < 0\n",
+            1 => "            invert { do { x = x + 1 } }\n",
+            2 if i == 298 => "            sleep(250ms)\n",
+            _ => "            check x > 1000000\n",
+        });
+    }
+    source.push_str("        }\n    }\n}\n");
+    let program = compile(&source);
+    let config = RunConfig {
+        ticks: 12,
+        ..RunConfig::default()
+    };
+    switch_anywhere("wide", &program, &config, &[0, 1, 2, 3, 5, 11]);
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    {
+        let dir = std::env::temp_dir().join(format!("affect-tiered-wide-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cached = RunConfig {
+            code_cache: Some(dir.clone()),
+            ..config.clone()
+        };
+        // The first run stores the code, the others load it.
+        switch_anywhere("wide, cached", &program, &cached, &[0, 4, 7]);
+        let (_, said) = affect_runtime::jit::compile_cached(
+            &program,
+            &program.agents[0],
+            true,
+            Some(dir.clone()),
+        );
+        assert_eq!(said, Some("hit"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

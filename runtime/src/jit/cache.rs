@@ -34,6 +34,10 @@ pub const DIR_VAR: &str = "AFFECT_CODE_CACHE";
 const MAGIC: &[u8; 8] = b"AFFCODE1";
 /// No entry is larger (the JIT makes about 130 bytes per node).
 const MAX_ENTRY: u64 = 1 << 30;
+/// The entries together stay under this many bytes: storing past it removes the least
+/// recently used ones (a hit renews an entry), so a machine that runs many programs, or a
+/// test suite, does not fill its disk.
+pub const MAX_TOTAL: u64 = 256 << 20;
 
 /// What a look-up found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +65,7 @@ impl Lookup {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CodeCache {
     dir: PathBuf,
+    limit: u64,
 }
 
 /// The default directory: `$AFFECT_CODE_CACHE`, else `affect` in the user's cache directory
@@ -74,7 +79,18 @@ pub fn default_dir() -> Option<PathBuf> {
 
 impl CodeCache {
     pub fn new(dir: impl Into<PathBuf>) -> CodeCache {
-        CodeCache { dir: dir.into() }
+        CodeCache {
+            dir: dir.into(),
+            limit: MAX_TOTAL,
+        }
+    }
+
+    /// A cache whose entries together stay under `limit` bytes.
+    pub fn with_limit(dir: impl Into<PathBuf>, limit: u64) -> CodeCache {
+        CodeCache {
+            dir: dir.into(),
+            limit,
+        }
     }
 
     pub fn dir(&self) -> &Path {
@@ -110,14 +126,56 @@ impl CodeCache {
             return Err(Lookup::Miss);
         }
         let bytes = affect_files::read_bytes(&path, MAX_ENTRY).map_err(|_| Lookup::Damaged)?;
-        decode(key, &bytes).ok_or(Lookup::Damaged)
+        let code = decode(key, &bytes).ok_or(Lookup::Damaged)?;
+        // Used now: the last to go when the cache is full. (A file we may not touch just
+        // keeps its time.)
+        let _ = std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+        Ok(code)
     }
 
     /// Stores code under `key`, creating the directory (0700) first.
     pub(crate) fn store(&self, key: &str, code: &Artifact) -> Result<(), String> {
         self.make_dir()?;
         let bytes = encode(key, code).ok_or("the code has a relocation the cache cannot keep")?;
-        affect_files::write_atomic(&self.path(key), &bytes)
+        let path = self.path(key);
+        affect_files::write_atomic(&path, &bytes)?;
+        self.evict(&path);
+        Ok(())
+    }
+
+    /// Removes the least recently used entries (never `kept`, the one just stored) until
+    /// the entries fit the limit. Only `*.code` regular files are counted or removed.
+    fn evict(&self, kept: &Path) {
+        let Ok(dir) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        let mut total = 0u64;
+        let mut others = Vec::new();
+        for e in dir.flatten() {
+            let path = e.path();
+            let Ok(meta) = e.metadata() else { continue };
+            if !meta.is_file() || path.extension().is_none_or(|x| x != "code") {
+                continue;
+            }
+            total += meta.len();
+            if path != kept {
+                let used = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
+                others.push((used, path, meta.len()));
+            }
+        }
+        // Oldest first; the name breaks ties, so the order does not depend on the directory's.
+        others.sort();
+        for (_, path, len) in others {
+            if total <= self.limit {
+                break;
+            }
+            if std::fs::remove_file(&path).is_ok() {
+                total -= len;
+            }
+        }
     }
 
     /// The directory, created readable and writable by its owner only (0700); one that exists
@@ -327,6 +385,39 @@ mod tests {
                 }],
             }],
         }
+    }
+
+    #[test]
+    fn a_full_cache_removes_its_least_recently_used_entries() {
+        let dir = std::env::temp_dir().join(format!("affect-cache-lru-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let size = encode("a", &sample()).unwrap().len() as u64;
+        // Room for two entries, not three.
+        let cache = CodeCache::with_limit(&dir, 2 * size + size / 2);
+        let at = |secs: u64| std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs);
+        let age = |key: &str, secs: u64| {
+            let f = std::fs::File::options()
+                .write(true)
+                .open(cache.path(key))
+                .unwrap();
+            f.set_modified(at(secs)).unwrap();
+        };
+        cache.store("a", &sample()).unwrap();
+        age("a", 1_000);
+        cache.store("b", &sample()).unwrap();
+        age("b", 2_000);
+        // A hit renews `a`: `b` is now the least recently used.
+        assert!(cache.load("a").is_ok());
+        std::fs::write(dir.join("notes.txt"), vec![0u8; 4 * size as usize]).unwrap();
+        cache.store("c", &sample()).unwrap();
+        assert!(cache.path("a").exists(), "the entry just used stays");
+        assert!(
+            !cache.path("b").exists(),
+            "the least recently used entry goes"
+        );
+        assert!(cache.path("c").exists(), "the entry just stored stays");
+        assert!(dir.join("notes.txt").exists(), "only entries are removed");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

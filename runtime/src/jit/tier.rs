@@ -42,6 +42,7 @@ pub fn spawn(program: Arc<Program>, agent: usize, record: bool, cache: Option<Pa
     let spawned = std::thread::Builder::new()
         .name("affect-jit".into())
         .spawn(move || {
+            lower_priority();
             let Some(a) = program.agents.get(agent) else {
                 return;
             };
@@ -50,6 +51,21 @@ pub fn spawn(program: Arc<Program>, agent: usize, record: bool, cache: Option<Pa
     Pending {
         rx: spawned.ok().map(|_| rx),
         cancel,
+    }
+}
+
+/// The compiler thread yields to the ticking thread: on a machine with few cores the
+/// interpreter's first ticks would otherwise wait for Cranelift's time slices.
+fn lower_priority() {
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    // SAFETY: `gettid` has no preconditions; `setpriority` on this thread's id only changes
+    // its own nice value (Linux keeps one per thread), and a failure changes nothing.
+    unsafe {
+        let tid = libc::gettid();
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
     }
 }
 
