@@ -293,23 +293,25 @@ fn a_call_with_200_000_ports_exports_and_runs() {
         .expect("the call is an element");
     assert_eq!(call.matches("=\"").count(), n, "one attribute per port");
     assert!(call.contains(" p0=\"0\"") && call.contains(" p199999=\"199999\""));
-    // `--engine jit`: the tiered default simply goes on interpreting, without a warning.
-    let out = affect_in(
-        &dir,
-        &[
-            "run",
-            "ports.affect",
-            "--ticks",
-            "2",
-            "--quiet",
-            "--engine",
-            "jit",
-        ],
-    );
-    assert_eq!(status(&out), 0, "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("the JIT is not available (a call binds 200000 ports"),
-        "{}",
-        stderr(&out)
-    );
+    // The JIT engine and the tiered default both fall back to the interpreter and say so.
+    for engine in ["jit", "tiered"] {
+        let out = affect_in(
+            &dir,
+            &[
+                "run",
+                "ports.affect",
+                "--ticks",
+                "2",
+                "--quiet",
+                "--engine",
+                engine,
+            ],
+        );
+        assert_eq!(status(&out), 0, "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("the JIT is not available (a call binds 200000 ports"),
+            "{engine}: {}",
+            stderr(&out)
+        );
+    }
 }
