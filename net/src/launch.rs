@@ -179,11 +179,7 @@ pub fn run(
     let mut faults = config.faults.clone();
     faults.sort_by(|a, b| a.at_ms.total_cmp(&b.at_ms));
     let mut fault_log: Vec<(Fault, f64)> = Vec::new();
-    let mut live_components: BTreeSet<(Option<String>, String)> = BTreeSet::new();
-    let mut asked: BTreeMap<(Option<String>, String), Instant> = BTreeMap::new();
-    // Restarts asked for, started once their component's `startup` has passed (world time):
-    // (due, who, host).
-    let mut starting: Vec<(f64, (Option<String>, String), String)> = Vec::new();
+    let mut restarts = Restarts::default();
     while !outcome.interrupted {
         if clock.stopped() {
             outcome.interrupted = true;
@@ -203,46 +199,14 @@ pub fn run(
             }
         }
         for (key, up) in alive_in.drain() {
-            if let Some(Alive::Component {
-                owner, component, ..
-            }) = wire::parse_alive(&team, &key)
-            {
-                if up {
-                    live_components.insert((owner, component));
-                } else {
-                    live_components.remove(&(owner, component));
-                }
-            }
+            restarts.heard(&team, &key, up);
         }
         for raw in restart_in.drain() {
-            let Some(m) = me.accept(&raw) else { continue };
-            let Body::Restart {
-                owner,
-                component,
-                host,
-            } = m.body
-            else {
-                continue;
-            };
-            let id = (owner.clone(), component.clone());
-            if live_components.contains(&id)
-                || starting.iter().any(|(_, w, _)| *w == id)
-                || asked
-                    .get(&id)
-                    .is_some_and(|t| t.elapsed() < RESTART_DEBOUNCE)
-            {
-                continue;
+            if let Some(m) = me.accept(&raw) {
+                restarts.ask(m.body, now, program, world);
             }
-            let Some(host) = restart_host(world, host, &component) else {
-                continue;
-            };
-            asked.insert(id.clone(), Instant::now());
-            let due = now + startup_ms(program, owner.as_deref(), &component);
-            starting.push((due, id, host));
         }
-        // The new process comes up after the component's start-up time, as in simulation.
-        while let Some(i) = starting.iter().position(|(due, ..)| *due <= now) {
-            let (_, (_, component), host) = starting.remove(i);
+        while let Some((host, component)) = restarts.due(now) {
             procs.push(spawner.spawn(
                 Role::Host,
                 &host,
@@ -269,6 +233,72 @@ pub fn run(
     }
     shut_down(&mut procs);
     conclude(&procs, outcome, &fault_log, program, world, config)
+}
+
+/// A component: its owner (none for a host's own) and its name.
+type ComponentId = (Option<String>, String);
+
+/// The restarts hosts ask the launcher for: which components are alive, which restarts were
+/// asked for lately (a restart is asked by every host that missed the heartbeats), and those
+/// waiting for their component's `startup` time (world time) to pass: (due, who, host).
+#[derive(Default)]
+struct Restarts {
+    live: BTreeSet<ComponentId>,
+    asked: BTreeMap<ComponentId, Instant>,
+    starting: Vec<(f64, ComponentId, String)>,
+}
+
+impl Restarts {
+    /// A liveliness token appeared (`up`) or went.
+    fn heard(&mut self, team: &str, key: &str, up: bool) {
+        if let Some(Alive::Component {
+            owner, component, ..
+        }) = wire::parse_alive(team, key)
+        {
+            if up {
+                self.live.insert((owner, component));
+            } else {
+                self.live.remove(&(owner, component));
+            }
+        }
+    }
+
+    /// A host asks for a restart: granted unless the component is alive, already starting
+    /// or was asked for within the debounce time, and only on a host that can take it.
+    fn ask(&mut self, body: Body, now: f64, program: &Program, world: &WorldSpec) {
+        let Body::Restart {
+            owner,
+            component,
+            host,
+        } = body
+        else {
+            return;
+        };
+        let id = (owner.clone(), component.clone());
+        if self.live.contains(&id)
+            || self.starting.iter().any(|(_, w, _)| *w == id)
+            || self
+                .asked
+                .get(&id)
+                .is_some_and(|t| t.elapsed() < RESTART_DEBOUNCE)
+        {
+            return;
+        }
+        let Some(host) = restart_host(world, host, &component) else {
+            return;
+        };
+        self.asked.insert(id.clone(), Instant::now());
+        let due = now + startup_ms(program, owner.as_deref(), &component);
+        self.starting.push((due, id, host));
+    }
+
+    /// A restart whose start-up time has passed, as (host, component): its new process comes
+    /// up now, as in simulation.
+    fn due(&mut self, now: f64) -> Option<(String, String)> {
+        let i = self.starting.iter().position(|(due, ..)| *due <= now)?;
+        let (_, (_, component), host) = self.starting.remove(i);
+        Some((host, component))
+    }
 }
 
 /// After the launch: who ran, the merged trace and what it says about the faults.
