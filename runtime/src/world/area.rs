@@ -379,11 +379,17 @@ impl World {
 
     /// The agents whose centres may be within `reach` of `p` along both axes (a superset, in
     /// no particular order; every agent where the world keeps no index).
-    fn agents_near(&self, p: Point, reach: f64) -> Box<dyn Iterator<Item = &super::Agent> + '_> {
-        match &self.near {
-            Some(near) => Box::new(near.around(p, reach).filter_map(|id| self.agent(id))),
-            None => Box::new(self.agents.iter()),
-        }
+    /// Called by every move's collision check, so it allocates nothing (no boxed iterator).
+    fn agents_near(&self, p: Point, reach: f64) -> impl Iterator<Item = &super::Agent> + '_ {
+        let (indexed, all) = match &self.near {
+            Some(near) => (Some(near.around(p, reach)), None),
+            None => (None, Some(self.agents.iter())),
+        };
+        let indexed = indexed
+            .into_iter()
+            .flatten()
+            .filter_map(|id| self.agent(id));
+        indexed.chain(all.into_iter().flatten())
     }
 
     /// The guests, by index.

@@ -147,16 +147,10 @@ impl<P: Clone> MessageBus<P> {
         if queue.is_empty() {
             return Vec::new();
         }
-        let mut out = Vec::new();
-        let mut kept = Vec::new();
-        for m in queue.drain(..) {
-            if m.deliver_at <= now {
-                out.push(m.envelope);
-            } else {
-                kept.push(m);
-            }
-        }
-        *queue = kept;
+        let out: Vec<_> = queue
+            .extract_if(.., |m| m.deliver_at <= now)
+            .map(|m| m.envelope)
+            .collect();
         self.pending -= out.len();
         self.stats.delivered += out.len() as u64;
         out
