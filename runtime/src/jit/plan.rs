@@ -210,15 +210,7 @@ impl<'p> Plan<'p> {
                 }
             }
             let need = match &node.kind {
-                NodeKind::Sequence
-                | NodeKind::SequenceWithMemory
-                | NodeKind::AsyncSequence
-                | NodeKind::Fallback
-                | NodeKind::AsyncFallback
-                | NodeKind::ReactiveSequence
-                | NodeKind::ReactiveFallback
-                | NodeKind::Parallel { .. }
-                | NodeKind::ParallelAll { .. } => 0,
+                kind if loops_over_children(self.program, kind) => 0,
                 NodeKind::IfThenElse | NodeKind::WhileDoElse => 2,
                 NodeKind::TryCatch { .. } => 1,
                 NodeKind::Switch { cases, .. } => cases.len() as u32 + 1,
