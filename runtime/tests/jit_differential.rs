@@ -10,6 +10,8 @@
 //! `PROPTEST_CASES` sets the number of programs (default 300); every example under
 //! `examples/` runs in both engines too.
 
+mod support;
+
 use affect_compiler::sema::NoFiles;
 use affect_runtime::jit::EngineKind;
 use affect_runtime::run::{self, Pacing, RunConfig};
@@ -656,14 +658,7 @@ fn generated_programs_compile() {
 /// Every example runs identically in both engines (in its world, with its seed).
 #[test]
 fn examples_run_identically_in_both_engines() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("examples/")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "affect"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty());
+    let files = support::example_files();
     let mut ran = 0;
     for path in files {
         let source = std::fs::read_to_string(&path).expect("readable");

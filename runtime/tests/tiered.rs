@@ -5,6 +5,8 @@
 //! there), and each program here switches at several: before the first tick, in the middle
 //! of running timers and actions, and late.
 
+mod support;
+
 use affect_compiler::ir::program::Program;
 use affect_compiler::sema::NoFiles;
 use affect_runtime::jit::EngineKind;
@@ -160,13 +162,7 @@ main tree T {
 /// the first tick, after it, and a third of the way.
 #[test]
 fn every_example_switched_at_three_ticks_gives_the_interpreters_trace() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("examples/")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "affect"))
-        .collect();
-    files.sort();
+    let files = support::example_files();
     let mut ran = 0;
     for path in files {
         let source = std::fs::read_to_string(&path).expect("readable");
