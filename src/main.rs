@@ -138,6 +138,14 @@ enum Command {
     },
 }
 
+/// mimalloc serves every allocation of the command. The front end (the XML import, the
+/// checker, the lowering) makes many small allocations, and the command runs on a thread of
+/// its own (the stack below), whose glibc arena grew one `mprotect` call at a time: about a
+/// third of a 10,000-node start was in glibc's malloc, free and heap growth
+/// (docs/performance.md, *Start-up*).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The stack of the thread that runs a command. The phases walk syntax trees recursively;
 /// the parser refuses files nested deeper than `MAX_DEPTH`, and this leaves every phase
 /// (even an unoptimised build) a wide margin at that depth. Untouched stack costs nothing.

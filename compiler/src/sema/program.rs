@@ -223,11 +223,12 @@ impl Checker {
         let i = self.main_tree(main)?;
         let sig = self.g.trees[i].clone();
         self.used_globals.insert(sig.name.clone());
-        let t = templates[i].clone()?;
+        // Borrowed, not cloned: a template is the whole checked tree.
+        let t = templates[i].as_ref()?;
         let agent = self.build_agent(
             &sig.name,
             10.0,
-            &t,
+            t,
             Code::default(),
             templates,
             vec![],

@@ -34,6 +34,9 @@ pub struct Imported {
     pub diagnostics: Vec<Diagnostic>,
     /// Diagnostics about included files, each with the file's name and text to render them.
     pub included: Vec<IncludedFile>,
+    /// The XML document the syntax tree was read from: kept, so that the caller chooses when
+    /// to free it (`affect bench` does after the first tick, which needs none of it).
+    pub document: xml::Document,
 }
 
 #[derive(Debug, Clone)]
@@ -70,6 +73,7 @@ pub fn import(text: &str, name: &str, loader: &mut dyn IncludeLoader) -> Importe
         dialect: Dialect::V4,
         diagnostics: parsed.diagnostics,
         included: vec![],
+        document: xml::Document::default(),
     };
     if has_errors(&out.diagnostics) {
         return out;
@@ -100,6 +104,7 @@ pub fn import(text: &str, name: &str, loader: &mut dyn IncludeLoader) -> Importe
     out.diagnostics
         .sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
     out.file = file;
+    out.document = parsed.document;
     out
 }
 

@@ -54,6 +54,20 @@ struct Layer<'a> {
 /// so an element with many attributes is read in linear time.
 type Seen = HashMap<String, Span>;
 
+/// Up to this many attributes, a tag's are searched in its list (most tags have one to
+/// three, and a hash set per tag cost more than the search); beyond, they are hashed.
+const FEW: usize = 8;
+
+/// Whether a tag already has attribute `name`: `seen` holds its attributes once it has
+/// [`FEW`] of them.
+fn seen_before(attrs: &[Attribute], seen: &Seen, name: &str) -> bool {
+    if attrs.len() < FEW {
+        attrs.iter().any(|a| a.name == name)
+    } else {
+        seen.contains_key(name)
+    }
+}
+
 impl<'a> Layer<'a> {
     fn push(&mut self, d: Diagnostic) -> Fatal {
         self.diags.push(d);
@@ -265,7 +279,8 @@ impl<'a> Layer<'a> {
     /// dropped; anything else outside the root element is an error.
     fn text_run(&mut self, start: usize, end: usize) -> Result<(), Fatal> {
         let raw = &self.text[start..end];
-        if raw.trim().is_empty() {
+        // Indentation between tags is most runs: the byte test first, then Unicode's.
+        if raw.bytes().all(|b| b.is_ascii_whitespace()) || raw.trim().is_empty() {
             return Ok(());
         }
         if !self.stack.is_empty() {
@@ -356,13 +371,18 @@ impl<'a> Layer<'a> {
                 && is_name_start(key[0])
                 && self.name_end(key_start) == key_end
                 && matches!(attr.value, std::borrow::Cow::Borrowed(_))
-                && !seen.contains_key(&self.text[key_start..key_end])
+                && !seen_before(&el.attrs, &seen, &self.text[key_start..key_end])
                 && attr.value.len() <= MAX_ATTRIBUTE;
             if !well_formed {
                 return Err(self.tag_error(&el, &mut seen, cursor));
             }
             let attr = self.attribute(key_start, key_end, value_start, value_end);
-            seen.insert(attr.name.clone(), attr.name_span);
+            if el.attrs.len() >= FEW {
+                if seen.is_empty() {
+                    seen.extend(el.attrs.iter().map(|a| (a.name.clone(), a.name_span)));
+                }
+                seen.insert(attr.name.clone(), attr.name_span);
+            }
             el.attrs.push(attr);
             cursor = value_end + 1;
         }
@@ -406,6 +426,10 @@ impl<'a> Layer<'a> {
     /// and reports the first thing wrong.
     fn tag_error(&mut self, el: &Element, seen: &mut Seen, mut pos: usize) -> Fatal {
         let name = el.name.clone();
+        // A tag of few attributes has them in `el` only (`seen_before`).
+        if seen.is_empty() {
+            seen.extend(el.attrs.iter().map(|a| (a.name.clone(), a.name_span)));
+        }
         loop {
             let before_ws = pos;
             pos = self.skip_ws(pos);
@@ -536,7 +560,8 @@ impl<'a> Layer<'a> {
         if gt + 1 != end {
             return self.close_tag_end(gt);
         }
-        let name = self.text[name_start..name_end].to_string();
+        let text = self.text;
+        let name = &text[name_start..name_end];
         let name_span = Span::new(name_start, name_end);
         let Some(mut el) = self.stack.pop() else {
             return Err(self.push(
