@@ -173,11 +173,15 @@ pub fn measure(
 
 /// The tiered engine: the interpreter ticks while the JIT compiles on a background thread
 /// (`jit::tier`), and the compiled code takes over at the first tick boundary after it is
-/// ready.
+/// ready. The compiler thread starts right after the first tick: the first tick needs no
+/// compiled code, and starting a thread, and sharing the two cores of a small machine with
+/// Cranelift, would only delay it.
 pub struct Tiered<'p> {
     pub machine: Machine<'p>,
     program: &'p Program,
     agent: &'p AgentProgram,
+    /// What the compiler thread needs, until it starts.
+    start: Option<(Arc<Program>, usize, Option<std::path::PathBuf>)>,
     pending: Option<Pending>,
     report: TierReport,
 }
@@ -191,18 +195,26 @@ impl<'p> Tiered<'p> {
     ) -> Tiered<'p> {
         let agent = &program.agents[k];
         let machine = interpreter(program, agent);
-        let pending = crate::jit::tier::spawn(program.clone(), k, machine.record, cache);
         Tiered {
             machine,
             program,
             agent,
-            pending: Some(pending),
+            start: Some((program.clone(), k, cache)),
+            pending: None,
             report: TierReport {
                 ready_at: None,
                 stats: None,
                 cache: None,
                 fallback: None,
             },
+        }
+    }
+
+    /// Starts the compiler thread, once.
+    fn start(&mut self) {
+        if let Some((program, k, cache)) = self.start.take() {
+            let record = self.machine.record;
+            self.pending = Some(crate::jit::tier::spawn(program, k, record, cache));
         }
     }
 
@@ -234,6 +246,7 @@ impl Engine for Tiered<'_> {
     fn tick(&mut self) {
         self.adopt(false);
         Engine::tick(&mut self.machine);
+        self.start();
     }
 
     fn state_bytes(&self) -> usize {
@@ -253,6 +266,7 @@ impl Engine for Tiered<'_> {
     }
 
     fn settle(&mut self) {
+        self.start();
         self.adopt(true);
     }
 

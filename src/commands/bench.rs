@@ -4,8 +4,8 @@
 use super::report::Reporter;
 use super::{FAILED, OK, USAGE};
 use crate::{files, Format};
-use affect_runtime::bench::{self, Engine};
 use affect_compiler::sema::Analysis;
+use affect_runtime::bench::{self, Engine};
 use affect_runtime::jit;
 use clap::ValueEnum;
 use std::path::PathBuf;
