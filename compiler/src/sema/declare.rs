@@ -552,19 +552,16 @@ impl Checker {
             };
             let mut decl = Decl::new(p.span, signature::port(p), visible)
                 .doc(Self::doc_text(&p.doc))
-                .ty(ty.clone());
+                .ty(ty);
             decl.parent = owner;
             let def = self.index.define(&p.name, DefKind::Port(p.dir), decl);
             first.insert(&p.name.name, p.name.span);
             out.push(PortSig {
-                name: p.name.name.clone(),
+                name: p.name.name.as_str().into(),
                 dir: p.dir,
-                ty,
                 default,
-                default_key,
-                span: p.name.span,
-                doc: Self::doc_text(&p.doc),
-                def: Some(def),
+                default_key: default_key.map(String::into_boxed_str),
+                def,
             });
         }
         out
