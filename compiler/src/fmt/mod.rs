@@ -417,7 +417,7 @@ impl<'a> Printer<'a> {
             ports,
             |p| p.span,
             |p, port| {
-                p.doc(&port.doc);
+                p.doc(&port.doc.as_deref().cloned());
                 p.cur.push_str(&format!("{},", expr::port(port)));
             },
         );

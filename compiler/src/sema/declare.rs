@@ -551,7 +551,7 @@ impl Checker {
                 _ => None,
             };
             let mut decl = Decl::new(p.span, signature::port(p), visible)
-                .doc(Self::doc_text(&p.doc))
+                .doc(p.doc.as_ref().map(|d| d.text()))
                 .ty(ty);
             decl.parent = owner;
             let def = self.index.define(&p.name, DefKind::Port(p.dir), decl);

@@ -132,7 +132,7 @@ impl TreeCx<'_> {
         let params: Vec<(&str, &str)> = def.ports.iter().map(|p| (&*p.name, &*p.name)).collect();
         let targets = port_targets(&def.ports);
         let (given, unknown_arg) = self.match_args(&def.name, &params, &targets, args, false);
-        let mut ports = Vec::new();
+        let mut ports = Vec::with_capacity(def.ports.len());
         for (p, e) in def.ports.iter().zip(&given) {
             let pty = p.ty(&self.c.index);
             let binding = match (e, p.dir) {
@@ -263,7 +263,7 @@ impl TreeCx<'_> {
         let rest = args.and_then(|a| a.rest).is_some();
         let targets = port_targets(&sig.ports);
         let (given, unknown_arg) = self.match_args(&sig.name, &params, &targets, args, true);
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(sig.ports.len());
         for (p, e) in sig.ports.iter().zip(given) {
             let pty = p.ty(&self.c.index);
             let b = match e {

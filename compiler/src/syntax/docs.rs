@@ -92,6 +92,15 @@ impl Attacher<'_> {
         }
     }
 
+    /// [`Attacher::claim`] for a slot that boxes its doc (a port's).
+    fn claim_boxed(&mut self, span: Span, slot: &mut Option<Box<Doc>>) {
+        let mut doc = None;
+        self.claim(span, &mut doc);
+        if let Some(d) = doc {
+            *slot = Some(Box::new(d));
+        }
+    }
+
     fn item(&mut self, item: &mut Item) {
         self.claim(item.span, &mut item.doc);
         match &mut item.kind {
@@ -123,7 +132,7 @@ impl Attacher<'_> {
 
     fn ports(&mut self, ports: &mut [PortDecl]) {
         for p in ports {
-            self.claim(p.span, &mut p.doc);
+            self.claim_boxed(p.span, &mut p.doc);
         }
     }
 
