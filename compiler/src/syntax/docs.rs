@@ -19,10 +19,10 @@ struct Run {
 pub fn attach(
     file: &mut File,
     comments: &[Comment],
-    tokens: &[(usize, Tok, usize)],
+    tokens: &[(u32, Tok, u32)],
 ) -> Vec<Diagnostic> {
     let mut runs: Vec<Run> = Vec::new();
-    let mut last_doc_end: Option<usize> = None;
+    let mut last_doc_end: Option<u32> = None;
     for c in comments {
         if c.kind != CommentKind::Doc {
             last_doc_end = None;
@@ -33,7 +33,7 @@ pub fn attach(
             let next_tok = tokens.partition_point(|t| t.0 < end);
             tokens
                 .get(next_tok)
-                .is_none_or(|t| t.0 > c.span.start as usize)
+                .is_none_or(|t| t.0 > c.span.start)
         });
         if continues {
             let run = runs.last_mut().expect("a run is open");
@@ -48,14 +48,14 @@ pub fn attach(
                 claimed: false,
             });
         }
-        last_doc_end = Some(c.span.end as usize);
+        last_doc_end = Some(c.span.end);
     }
     if runs.is_empty() {
         return Vec::new();
     }
     let mut by_target: HashMap<u32, usize> = HashMap::new();
     for (i, r) in runs.iter().enumerate() {
-        let next = tokens.partition_point(|t| t.0 < r.doc.span.end as usize);
+        let next = tokens.partition_point(|t| t.0 < r.doc.span.end);
         if let Some(&(start, _, _)) = tokens.get(next) {
             by_target.entry(start as u32).or_insert(i);
         }

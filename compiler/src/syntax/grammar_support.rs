@@ -3,8 +3,11 @@
 use super::ast::*;
 use crate::span::Span;
 
-pub fn sp(l: usize, r: usize) -> Span {
-    Span::new(l, r.max(l))
+pub fn sp(l: u32, r: u32) -> Span {
+    Span {
+        start: l,
+        end: r.max(l),
+    }
 }
 
 /// A list as long as it is: a list grown one item at a time ends with up to half its room
