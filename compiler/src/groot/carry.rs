@@ -555,6 +555,37 @@ mod tests {
     }
 
     #[test]
+    fn head_differs_as_differs_of_the_head_does() {
+        // Written with other spaces than its read-back, so the spans differ throughout.
+        let n = parse_node("Move( a: 1,  b: x  +  1 )").unwrap();
+        // Spans differ, arguments the same: nothing to carry.
+        let same = parse_node("Move(a: 1, b: x+1)").unwrap();
+        assert_eq!(head_differs(&n, same.clone()), differs(head(&n), same));
+        assert_eq!(
+            head_differs(&n, parse_node("Move(a: 1, b: x + 1)").unwrap()),
+            None
+        );
+        // An argument that reads back otherwise, or one more: the source text is carried.
+        for other in [
+            "Move(a: 2, b: x + 1)",
+            "Move(a: 1)",
+            "Move(b: x + 1, a: 1)",
+            "Go(a: 1, b: x + 1)",
+        ] {
+            let back = parse_node(other).unwrap();
+            assert_eq!(
+                head_differs(&n, back.clone()),
+                differs(head(&n), back),
+                "{other}"
+            );
+            assert!(
+                head_differs(&n, parse_node(other).unwrap()).is_some(),
+                "{other}"
+            );
+        }
+    }
+
+    #[test]
     fn root_text_keeps_order() {
         let entries = vec![
             Entry::Item(parse_item("const A = 1;").unwrap()),

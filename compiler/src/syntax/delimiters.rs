@@ -521,7 +521,8 @@ fn close_at_end<'a>(
         }
         b.diagnostics.push(d);
         b.synthetic.push(src_len);
-        b.pairs.push(pair_of(tokens, o, desc, Span::raw(src_len, src_len)));
+        b.pairs
+            .push(pair_of(tokens, o, desc, Span::raw(src_len, src_len)));
         closers.push((src_len, want, src_len));
     }
     closers

@@ -31,9 +31,7 @@ pub fn attach(
         let continues = last_doc_end.is_some_and(|end| {
             // Only whitespace (no token) between the two doc lines.
             let next_tok = tokens.partition_point(|t| t.0 < end);
-            tokens
-                .get(next_tok)
-                .is_none_or(|t| t.0 > c.span.start)
+            tokens.get(next_tok).is_none_or(|t| t.0 > c.span.start)
         });
         if continues {
             let run = runs.last_mut().expect("a run is open");

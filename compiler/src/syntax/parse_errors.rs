@@ -269,8 +269,8 @@ pub fn diagnose(src: &str, site: ErrorSite, pairs: &[Pair]) -> Option<Diagnostic
     // A token at the start of a line, indented no deeper than the line that opened the
     // block around it, looks like it was meant to come after that block: show the block.
     if let (Some(close), Some(b), Some((s, _, _))) = (&expects_close, block, site.token) {
-        let dedented =
-            starts_line(src, *s as usize) && indent(src, *s as usize) <= indent(src, b.open.start as usize);
+        let dedented = starts_line(src, *s as usize)
+            && indent(src, *s as usize) <= indent(src, b.open.start as usize);
         if b.kind == opener_of(close) && dedented {
             d = d.with_secondary(
                 b.open,

@@ -297,6 +297,20 @@ mod tests {
     }
 
     #[test]
+    fn set_all_sets_as_set_would_one_after_the_other() {
+        let mut a = Element::new("A").with("x", "1").with("y", "2");
+        let mut b = a.clone();
+        let pairs = [("z", "3"), ("x", "4"), ("z", "5"), ("w", "6")];
+        for (n, v) in pairs {
+            a.set(n, v);
+        }
+        b.set_all(pairs.iter().map(|&(n, v)| (n, v.to_string())));
+        assert_eq!(a, b);
+        let got: Vec<(&str, &str)> = b.attrs.iter().map(|t| (&*t.name, &*t.value)).collect();
+        assert_eq!(got, [("x", "4"), ("y", "2"), ("z", "5"), ("w", "6")]);
+    }
+
+    #[test]
     fn lenient_attribute_values_like_tinyxml2() {
         let d = ok(
             r#"<root><Precondition if="A>B && color!=BLUE" x='a<b' y="&amp;&foo;&#65;"/></root>"#,
