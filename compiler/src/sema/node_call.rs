@@ -139,7 +139,7 @@ impl TreeCx<'_> {
                 // `default="{key}"`: the port reads or writes that entry, when the caller has it.
                 (None, dir) if p.default_key.is_some() => {
                     let key = p.default_key.as_deref().unwrap_or_default();
-                    match self.t.frame.get(&key) {
+                    match self.t.frame.get(key) {
                         Some(slot) => {
                             self.t.frame.vars[slot as usize].used = true;
                             match dir {

@@ -55,7 +55,7 @@ pub fn attach(
     for (i, r) in runs.iter().enumerate() {
         let next = tokens.partition_point(|t| t.0 < r.doc.span.end);
         if let Some(&(start, _, _)) = tokens.get(next) {
-            by_target.entry(start as u32).or_insert(i);
+            by_target.entry(start).or_insert(i);
         }
     }
     let mut a = Attacher {

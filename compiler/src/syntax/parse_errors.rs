@@ -527,7 +527,7 @@ pub fn filter_cascades(
             let next = tokens
                 .iter()
                 .find(|t| t.0 >= s.end)
-                .map_or(u32::MAX, |t| t.0 as u32);
+                .map_or(u32::MAX, |t| t.0);
             out_of_step.push((s.end, until, next));
         }
     }
