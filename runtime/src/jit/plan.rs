@@ -69,6 +69,8 @@ pub(crate) struct Plan<'p> {
     pub wide: Vec<Option<u32>>,
     /// [`WIDE`], or its override.
     wide_above: usize,
+    /// Which units share a function (`share.rs`).
+    pub share: super::share::Sharing,
 }
 
 /// Above this many children a control node's code is a loop over its children's units (code
@@ -115,6 +117,7 @@ impl<'p> Plan<'p> {
             unsettable: unsettable(agent),
             wide: vec![None; n],
             wide_above: wide_threshold(),
+            share: Default::default(),
         };
         plan.validate()?;
         let mut roots: Vec<NodeId> = agent.root.into_iter().collect();
@@ -146,6 +149,7 @@ impl<'p> Plan<'p> {
             }
         }
         plan.collect_calls();
+        plan.share = super::share::classify(&plan);
         Ok(plan)
     }
 
