@@ -12,7 +12,8 @@
 //!
 //! Files: `plan` (analysis and the cut into functions), `emit` (shared builder helpers),
 //! `tick` (execute_tick, conditions, leaves), `controls` and `decorators` (the other nodes),
-//! `wide` (controls with many children, as loops), `halt` (halts), `expr` (expressions),
+//! `wide` (controls with many children, as loops), `share` (units of one shape sharing a
+//! function), `halt` (halts), `expr` (expressions),
 //! `view` (the state view), `host` (the Rust functions compiled code calls), `compile` (the
 //! driver).
 
