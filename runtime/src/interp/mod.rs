@@ -175,6 +175,31 @@ pub struct Fault {
     pub seq: Vec<u32>,
 }
 
+impl Fault {
+    /// Keeps the first fault of a tick (`fault` still empty) with the state at that
+    /// moment; returns what the read yields, 0. Cold: only a read of an unset variable
+    /// gets here.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn note(
+        fault: &mut Option<Fault>,
+        slot: SlotId,
+        transitions: usize,
+        slots: &[f64],
+        seq: &[u32],
+    ) -> f64 {
+        if fault.is_none() {
+            *fault = Some(Fault {
+                slot,
+                transitions,
+                slots: slots.to_vec(),
+                seq: seq.to_vec(),
+            });
+        }
+        0.0
+    }
+}
+
 impl<'p> Machine<'p> {
     pub fn new(program: &'p Program, agent: &'p AgentProgram, leaves: LeafTable) -> Machine<'p> {
         let n = agent.nodes.len();
@@ -341,15 +366,13 @@ impl<'p> Machine<'p> {
     #[cold]
     #[inline(never)]
     pub(crate) fn unset_read(&mut self, slot: SlotId) -> f64 {
-        if self.fault.is_none() {
-            self.fault = Some(Fault {
-                slot,
-                transitions: self.transitions.len(),
-                slots: self.slots.clone(),
-                seq: self.seq.clone(),
-            });
-        }
-        0.0
+        Fault::note(
+            &mut self.fault,
+            slot,
+            self.transitions.len(),
+            &self.slots,
+            &self.seq,
+        )
     }
 
     /// Undoes what the tick did after its fault (transitions, writes) and returns the

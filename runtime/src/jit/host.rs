@@ -43,23 +43,15 @@ pub(crate) extern "C" fn record_slow(view: *mut View, node: u32, from: u32, to: 
 pub(crate) extern "C" fn unset_read(view: *mut View, slot: u32) -> f64 {
     // SAFETY: called only by compiled code, with the view it was given.
     let (v, s) = unsafe { services(view) };
-    if s.fault.is_none() {
-        // SAFETY: the view's slot and sequence arrays hold `slot_count` elements each, and
-        // compiled code does not write them while it waits for this call.
-        let (slots, seq) = unsafe {
-            (
-                std::slice::from_raw_parts(v.slots, s.slot_count),
-                std::slice::from_raw_parts(v.seq, s.slot_count),
-            )
-        };
-        *s.fault = Some(crate::interp::Fault {
-            slot,
-            transitions: v.trans_len,
-            slots: slots.to_vec(),
-            seq: seq.to_vec(),
-        });
-    }
-    0.0
+    // SAFETY: the view's slot and sequence arrays hold `slot_count` elements each, and
+    // compiled code does not write them while it waits for this call.
+    let (slots, seq) = unsafe {
+        (
+            std::slice::from_raw_parts(v.slots, s.slot_count),
+            std::slice::from_raw_parts(v.seq, s.slot_count),
+        )
+    };
+    crate::interp::Fault::note(s.fault, slot, v.trans_len, slots, seq)
 }
 
 /// Ticks a foreign action or condition: `inputs` holds `n` port values; the leaf's outputs
