@@ -191,9 +191,9 @@ fn fits(
         if s.rep[rc as usize] != s.rep[uc as usize] {
             return None;
         }
-        for k in 0..3 {
+        for (k, dk) in d.iter_mut().enumerate() {
             let want = i64::from(s.delta[uc as usize][k]) - i64::from(s.delta[rc as usize][k]);
-            if *d[k].get_or_insert(want) != want {
+            if *dk.get_or_insert(want) != want {
                 return None;
             }
         }
