@@ -77,7 +77,7 @@ pub(crate) fn compile(
     record: bool,
 ) -> Result<Compiled, JitError> {
     let t0 = Instant::now();
-    let plan = Plan::new(program, agent, record)?;
+    let plan = super::share::plan(program, agent, record)?;
     let built = build_plan(&plan, None)?;
     link_plan(&plan, built, t0)
 }
@@ -90,7 +90,7 @@ pub(crate) fn build(
     record: bool,
     cancel: Option<&AtomicBool>,
 ) -> Result<Artifact, JitError> {
-    build_plan(&Plan::new(program, agent, record)?, cancel)
+    build_plan(&super::share::plan(program, agent, record)?, cancel)
 }
 
 /// Links generated (or cached) code into executable memory for `agent`: the plan is made
@@ -102,7 +102,7 @@ pub(crate) fn link_artifact(
     built: Artifact,
 ) -> Result<Compiled, JitError> {
     let t0 = Instant::now();
-    let plan = Plan::new(program, agent, built.record)?;
+    let plan = super::share::plan(program, agent, built.record)?;
     link_plan(&plan, built, t0)
 }
 
@@ -417,7 +417,7 @@ fn entries(
     process: Option<FuncId>,
 ) -> (
     Vec<(NodeId, TickFn)>,
-    Vec<Option<(HaltFn, super::share::Delta)>>,
+    Vec<Option<(HaltFn, super::plan::Delta)>>,
     Option<ProcessFn>,
 ) {
     // SAFETY (all transmutes below): each pointer comes from `finalize_definitions` for a

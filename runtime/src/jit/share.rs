@@ -9,41 +9,28 @@
 //! foreign leaf or a host call names a node or slot to Rust, a wide node numbers units)
 //! keeps a function of its own.
 
-use super::plan::Plan;
-use affect_compiler::ir::program::{Arg, Code, NodeId, NodeKind, Op, SlotId, ValueKind};
+use super::plan::{Delta, Plan, Sharing};
+use super::JitError;
+use affect_compiler::ir::program::{
+    AgentProgram, Arg, Code, NodeId, NodeKind, Op, Program, SlotId, ValueKind,
+};
 use std::collections::HashMap;
 use std::fmt::Write;
-
-/// How far a unit's state lies from its shape's representative: nodes, edges, slots.
-pub(crate) type Delta = [i32; 3];
-
-/// The shapes of a plan's units.
-#[derive(Default)]
-pub(crate) struct Sharing {
-    /// The unit whose function each unit runs (itself when it has its own).
-    pub rep: Vec<u32>,
-    /// Each unit's offsets from its representative (zero for a representative).
-    pub delta: Vec<Delta>,
-    /// For a representative whose function serves several units: the slots its code reaches
-    /// through the moved slot base (the others are the same for every unit of the shape),
-    /// sorted. `None` for a function that serves one unit.
-    pub rel_slots: Vec<Option<Vec<SlotId>>>,
-}
-
-impl Sharing {
-    /// How many distinct tick functions the units need.
-    pub fn shapes(&self) -> usize {
-        self.rep
-            .iter()
-            .enumerate()
-            .filter(|(u, r)| **r as usize == *u)
-            .count()
-    }
-}
 
 /// `AFFECT_JIT_SHARE=0` gives every unit its own function (for measurements).
 pub(crate) fn enabled() -> bool {
     std::env::var("AFFECT_JIT_SHARE").map_or(true, |v| v != "0")
+}
+
+/// The plan of an agent's code, with its units grouped by shape.
+pub(crate) fn plan<'p>(
+    program: &'p Program,
+    agent: &'p AgentProgram,
+    record: bool,
+) -> Result<Plan<'p>, JitError> {
+    let mut plan = Plan::new(program, agent, record)?;
+    plan.share = classify(&plan);
+    Ok(plan)
 }
 
 /// What a unit's code depends on, with its bases taken out.
@@ -68,7 +55,7 @@ struct Class {
 
 /// Groups a plan's units by shape (children before parents, so a unit's key can name its
 /// children's shapes).
-pub(crate) fn classify(plan: &Plan) -> Sharing {
+fn classify(plan: &Plan) -> Sharing {
     let n = plan.units.len();
     let mut s = Sharing {
         rep: (0..n as u32).collect(),
