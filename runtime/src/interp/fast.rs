@@ -126,6 +126,9 @@ impl Other {
 /// rest.
 fn effect(op: Op) -> Option<(usize, usize)> {
     Some(match op {
+        // Taking a value away (`unset_blackboard`) also forgets the entry's write count:
+        // the general machine's `write` does that.
+        Op::Const(v) if affect_compiler::ir::program::is_unset(v) => return None,
         Op::Const(_) | Op::Load(_) => (0, 1),
         Op::Store(_) | Op::StoreClamped(..) | Op::Pop | Op::JumpIfFalse(_) => (1, 0),
         Op::Jump(_) => (0, 0),
