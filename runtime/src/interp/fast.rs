@@ -8,13 +8,35 @@
 //! unchecked machine computes exactly what the checked one (`eval.rs`) does; everything else
 //! (lists, host calls, function calls, malformed code) stays on the checked machine.
 
-use super::{op, Machine};
+use super::{op, Fault, Machine};
 use affect_compiler::ir::eval::{binary, bool_f, same, unary};
-use affect_compiler::ir::program::{Code, Op, SlotId};
+use affect_compiler::ir::program::{is_unset, Code, Op, SlotId};
 
 /// Stack size of the fast machine (a power of two: indices are masked, not checked).
 const DEPTH: usize = 32;
 const MASK: usize = DEPTH - 1;
+
+/// Marks the slot of a `Load` (and of every form with a slot operand read) translated from
+/// `Op::LoadChecked`: a read that stops the tree when the slot holds no value (`UNSET`).
+/// `translate` refuses code with slot numbers this large, so the bit means only that.
+const CHECKED: SlotId = 1 << 31;
+
+/// Reads slot `s` (a missing slot reads NaN, as in the checked machine). A checked read of
+/// `UNSET` notes the fault (`Fault::note`) and yields 0, as `Op::LoadChecked` does in
+/// `eval.rs`. `UNSET` is a NaN, so the hot path tests only for a NaN (one predictable
+/// branch); the mark and the exact bits are looked at after that.
+#[inline(always)]
+fn load(slots: &[f64], s: SlotId, unset: impl FnOnce(SlotId) -> f64) -> f64 {
+    let v = slots
+        .get((s & !CHECKED) as usize)
+        .copied()
+        .unwrap_or(f64::NAN);
+    if v.is_nan() && s & CHECKED != 0 && is_unset(v) {
+        unset(s & !CHECKED)
+    } else {
+        v
+    }
+}
 
 /// One translated instruction (16 bytes); `K` forms take a constant right operand, `S`
 /// forms a slot, and the `S..K` and `S..S` forms push `slot op constant` and `slot op slot`.
@@ -129,7 +151,7 @@ fn effect(op: Op) -> Option<(usize, usize)> {
         // Taking a value away (`unset_blackboard`) also forgets the entry's write count:
         // the general machine's `write` does that.
         Op::Const(v) if affect_compiler::ir::program::is_unset(v) => return None,
-        Op::Const(_) | Op::Load(_) => (0, 1),
+        Op::Const(_) | Op::Load(_) | Op::LoadChecked(_) => (0, 1),
         Op::Store(_) | Op::StoreClamped(..) | Op::Pop | Op::JumpIfFalse(_) => (1, 0),
         Op::Jump(_) => (0, 0),
         Op::JumpIfFalseKeep(_) | Op::JumpIfTrueKeep(_) => (1, 1),
@@ -152,9 +174,7 @@ fn effect(op: Op) -> Option<(usize, usize)> {
         | Op::Host(..)
         | Op::ListBuild(..)
         | Op::ListSet(_)
-        | Op::ListSetAt(_)
-        // A checked read can stop the tree: the general machine runs it.
-        | Op::LoadChecked(_) => return None,
+        | Op::ListSetAt(_) => return None,
     })
 }
 
@@ -223,6 +243,17 @@ pub(crate) fn translate(
     clamps: &mut Vec<(f64, f64)>,
 ) -> Option<Code> {
     let target = verify(ops)?;
+    // A checked read is a `Load` whose slot carries the `CHECKED` mark, so it folds into
+    // the operators as a plain one does.
+    let marked: Vec<Op> = ops
+        .iter()
+        .map(|&op| match op {
+            Op::Load(s) | Op::LoadChecked(s) if s & CHECKED != 0 => None,
+            Op::LoadChecked(s) => Some(Op::Load(s | CHECKED)),
+            op => Some(op),
+        })
+        .collect::<Option<_>>()?;
+    let ops = &marked[..];
     let base = out.len();
     let mut code: Vec<Fop> = Vec::with_capacity(ops.len());
     // New index of each old instruction (and of the end), for jump targets.
@@ -376,13 +407,20 @@ impl Machine<'_> {
     pub(crate) fn tick_short(&mut self, o: u8, code: Code) -> super::Status {
         use super::Status;
         let i = code.start as usize;
-        let load = |slots: &[f64], s: SlotId| slots.get(s as usize).copied().unwrap_or(f64::NAN);
+        macro_rules! ld {
+            ($s:expr) => {
+                load(&self.slots, $s, |s| {
+                    let t = self.transitions.len();
+                    Fault::note(&mut self.fault, s, t, &self.slots, &self.seq, &self.lists)
+                })
+            };
+        }
         match o {
             op::SET_ADDK | op::SET_SUBK => {
                 if let (Some(&a), Some(&Fop::Store(t))) = (self.fops.get(i), self.fops.get(i + 1)) {
                     let v = match a {
-                        Fop::SAddK(s, k) if o == op::SET_ADDK => load(&self.slots, s) + k,
-                        Fop::SSubK(s, k) if o == op::SET_SUBK => load(&self.slots, s) - k,
+                        Fop::SAddK(s, k) if o == op::SET_ADDK => ld!(s) + k,
+                        Fop::SSubK(s, k) if o == op::SET_SUBK => ld!(s) - k,
                         _ => {
                             self.exec_fast(code);
                             return Status::Success;
@@ -400,8 +438,8 @@ impl Machine<'_> {
                 let r = if let (Some(&Fop::Load(a)), Some(&Fop::SAddK(b, k))) =
                     (self.fops.get(i), self.fops.get(i + 1))
                 {
-                    let x = load(&self.slots, a);
-                    let y = load(&self.slots, b) + k;
+                    let x = ld!(a);
+                    let y = ld!(b) + k;
                     match o {
                         op::COND_GE_ADDK => x >= y,
                         op::COND_GT_ADDK => x > y,
@@ -432,12 +470,22 @@ impl Machine<'_> {
             slots,
             seq,
             clamps,
+            fault,
+            transitions,
+            lists,
             ..
         } = self;
         let Some(ops) = fops.get(..end) else {
             return f64::NAN;
         };
-        let load = |slots: &[f64], s: SlotId| slots.get(s as usize).copied().unwrap_or(f64::NAN);
+        let trans = transitions.len();
+        macro_rules! load {
+            ($slots:expr, $s:expr) => {
+                load($slots, $s, |s| {
+                    Fault::note(fault, s, trans, slots, seq, lists)
+                })
+            };
+        }
         // The stack holds the values below the top; `top` is the top when `sp > 0`. A push
         // onto an empty stack parks the stale `top` in cell 0, so `sp` is always the depth.
         let mut top = 0.0f64;
@@ -455,7 +503,7 @@ impl Machine<'_> {
             pc += 1;
             match op {
                 Fop::Const(k) => push!(k),
-                Fop::Load(s) => push!(load(slots, s)),
+                Fop::Load(s) => push!(load!(slots, s)),
                 Fop::Store(s) => {
                     let i = s as usize;
                     slots[i] = top;
@@ -514,30 +562,30 @@ impl Machine<'_> {
                 Fop::GeK(k) => top = bool_f(top >= k),
                 Fop::EqK(k) => top = bool_f(same(top, k)),
                 Fop::NeK(k) => top = bool_f(!same(top, k)),
-                Fop::AddS(s) => top += load(slots, s),
-                Fop::SubS(s) => top -= load(slots, s),
-                Fop::MulS(s) => top *= load(slots, s),
-                Fop::DivS(s) => top /= load(slots, s),
-                Fop::LtS(s) => top = bool_f(top < load(slots, s)),
-                Fop::LeS(s) => top = bool_f(top <= load(slots, s)),
-                Fop::GtS(s) => top = bool_f(top > load(slots, s)),
-                Fop::GeS(s) => top = bool_f(top >= load(slots, s)),
-                Fop::SAddK(s, k) => push!(load(slots, s) + k),
-                Fop::SSubK(s, k) => push!(load(slots, s) - k),
-                Fop::SMulK(s, k) => push!(load(slots, s) * k),
-                Fop::SDivK(s, k) => push!(load(slots, s) / k),
-                Fop::SLtK(s, k) => push!(bool_f(load(slots, s) < k)),
-                Fop::SLeK(s, k) => push!(bool_f(load(slots, s) <= k)),
-                Fop::SGtK(s, k) => push!(bool_f(load(slots, s) > k)),
-                Fop::SGeK(s, k) => push!(bool_f(load(slots, s) >= k)),
-                Fop::SAddS(s, t) => push!(load(slots, s) + load(slots, t)),
-                Fop::SSubS(s, t) => push!(load(slots, s) - load(slots, t)),
-                Fop::SMulS(s, t) => push!(load(slots, s) * load(slots, t)),
-                Fop::SDivS(s, t) => push!(load(slots, s) / load(slots, t)),
-                Fop::SLtS(s, t) => push!(bool_f(load(slots, s) < load(slots, t))),
-                Fop::SLeS(s, t) => push!(bool_f(load(slots, s) <= load(slots, t))),
-                Fop::SGtS(s, t) => push!(bool_f(load(slots, s) > load(slots, t))),
-                Fop::SGeS(s, t) => push!(bool_f(load(slots, s) >= load(slots, t))),
+                Fop::AddS(s) => top += load!(slots, s),
+                Fop::SubS(s) => top -= load!(slots, s),
+                Fop::MulS(s) => top *= load!(slots, s),
+                Fop::DivS(s) => top /= load!(slots, s),
+                Fop::LtS(s) => top = bool_f(top < load!(slots, s)),
+                Fop::LeS(s) => top = bool_f(top <= load!(slots, s)),
+                Fop::GtS(s) => top = bool_f(top > load!(slots, s)),
+                Fop::GeS(s) => top = bool_f(top >= load!(slots, s)),
+                Fop::SAddK(s, k) => push!(load!(slots, s) + k),
+                Fop::SSubK(s, k) => push!(load!(slots, s) - k),
+                Fop::SMulK(s, k) => push!(load!(slots, s) * k),
+                Fop::SDivK(s, k) => push!(load!(slots, s) / k),
+                Fop::SLtK(s, k) => push!(bool_f(load!(slots, s) < k)),
+                Fop::SLeK(s, k) => push!(bool_f(load!(slots, s) <= k)),
+                Fop::SGtK(s, k) => push!(bool_f(load!(slots, s) > k)),
+                Fop::SGeK(s, k) => push!(bool_f(load!(slots, s) >= k)),
+                Fop::SAddS(s, t) => push!(load!(slots, s) + load!(slots, t)),
+                Fop::SSubS(s, t) => push!(load!(slots, s) - load!(slots, t)),
+                Fop::SMulS(s, t) => push!(load!(slots, s) * load!(slots, t)),
+                Fop::SDivS(s, t) => push!(load!(slots, s) / load!(slots, t)),
+                Fop::SLtS(s, t) => push!(bool_f(load!(slots, s) < load!(slots, t))),
+                Fop::SLeS(s, t) => push!(bool_f(load!(slots, s) <= load!(slots, t))),
+                Fop::SGtS(s, t) => push!(bool_f(load!(slots, s) > load!(slots, t))),
+                Fop::SGeS(s, t) => push!(bool_f(load!(slots, s) >= load!(slots, t))),
                 Fop::Bin(o) => {
                     sp -= 1;
                     top = binary(o.op(), st[sp & MASK], top);
@@ -703,8 +751,9 @@ mod tests {
     fn expr(r: &mut Rng, depth: u32, out: &mut Vec<Op>) {
         let leaf = depth == 0 || r.below(3) == 0;
         if leaf {
-            match r.below(2) {
+            match r.below(3) {
                 0 => out.push(Op::Load(r.below(4) as u32)),
+                1 => out.push(Op::LoadChecked(r.below(4) as u32)),
                 _ => out.push(Op::Const(CONSTS[r.below(6) as usize])),
             }
             return;
@@ -786,6 +835,7 @@ mod tests {
         let pick = [
             Op::Const(1.5),
             Op::Load(1),
+            Op::LoadChecked(3),
             Op::Store(2),
             Op::Add,
             Op::Lt,
@@ -809,22 +859,40 @@ mod tests {
         let program = Program::default();
         let mut r = Rng(0x9e37_79b9_7f4a_7c15);
         let mut accepted = 0;
+        let mut faults = 0;
         for case in 0..4000 {
             let code = if case % 4 == 3 {
                 noise(&mut r)
             } else {
                 block(&mut r)
             };
-            let slots = (0..4)
+            let slots: Vec<Slot> = (0..4)
                 .map(|i| Slot {
                     name: format!("s{i}"),
                     role: Role::Var,
                     kind: ValueKind::Num,
-                    init: CONSTS[r.below(6) as usize] + i as f64,
+                    // Some variables hold no value: a checked read of one stops the tree.
+                    init: match r.below(8) {
+                        0 => affect_compiler::ir::program::UNSET,
+                        k => CONSTS[k as usize % 6] + i as f64,
+                    },
                     range: None,
                     visible: true,
                     scope: 0,
                     elems: Vec::new(),
+                })
+                .collect();
+            // As the compiler lowers them: every read of a variable that holds no value is
+            // a checked read (a plain read of one is never translated code's).
+            let code: Vec<Op> = code
+                .into_iter()
+                .map(|op| match op {
+                    Op::Load(s)
+                        if affect_compiler::ir::program::is_unset(slots[s as usize].init) =>
+                    {
+                        Op::LoadChecked(s)
+                    }
+                    op => op,
                 })
                 .collect();
             let agent = AgentProgram {
@@ -848,11 +916,31 @@ mod tests {
             fast.clamps = clamps;
             let a = checked.exec(whole);
             let b = fast.exec_fast(f);
-            assert_eq!(a.to_bits(), b.to_bits(), "{code:?}");
-            let bits = |m: &Machine| m.slots.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            // Bit for bit, except the sign and payload of a NaN that is not `UNSET`: which
+            // operand's NaN an addition keeps is the code generator's choice (Rust does
+            // not fix it), in either machine.
+            let canon = |v: f64| {
+                if v.is_nan() && !affect_compiler::ir::program::is_unset(v) {
+                    f64::NAN.to_bits()
+                } else {
+                    v.to_bits()
+                }
+            };
+            assert_eq!(canon(a), canon(b), "{code:?}");
+            let bits = |m: &Machine| m.slots.iter().map(|&v| canon(v)).collect::<Vec<_>>();
             assert_eq!(bits(&checked), bits(&fast), "{code:?}");
             assert_eq!(checked.seq, fast.seq, "{code:?}");
+            // The state a fault keeps, bit for bit (NaN is not equal to itself).
+            let fault = |m: &Machine| {
+                m.fault.as_ref().map(|f| {
+                    let bits: Vec<u64> = f.slots.iter().map(|&v| canon(v)).collect();
+                    (f.slot, f.transitions, bits, f.seq.clone())
+                })
+            };
+            assert_eq!(fault(&checked), fault(&fast), "{code:?}");
+            faults += usize::from(fast.fault.is_some());
         }
+        assert!(faults > 100, "only {faults} reads of unset variables");
         assert!(accepted > 2500, "only {accepted} accepted");
     }
 }

@@ -188,6 +188,33 @@ fn next_seq(seq: u32, v: f64) -> u32 {
     }
 }
 
+impl Fault {
+    /// Keeps the first fault of a tick (`fault` still empty) with the state at that
+    /// moment; returns what the read yields, 0. Cold: only a read of an unset variable
+    /// gets here.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn note(
+        fault: &mut Option<Fault>,
+        slot: SlotId,
+        transitions: usize,
+        slots: &[f64],
+        seq: &[u32],
+        lists: &Lists,
+    ) -> f64 {
+        if fault.is_none() {
+            *fault = Some(Fault {
+                slot,
+                transitions,
+                slots: slots.to_vec(),
+                seq: seq.to_vec(),
+                lists: lists.clone(),
+            });
+        }
+        0.0
+    }
+}
+
 impl<'p> Machine<'p> {
     pub fn new(program: &'p Program, agent: &'p AgentProgram, leaves: LeafTable) -> Machine<'p> {
         let n = agent.nodes.len();
@@ -198,6 +225,15 @@ impl<'p> Machine<'p> {
             let ops = agent
                 .code
                 .get(c.start as usize..c.start as usize + c.len as usize)?;
+            // A checked read of a list looks at its list, not at the slot: the general
+            // machine runs it (`Machine::list_checked`).
+            let list_read = ops.iter().any(|op| {
+                matches!(op, affect_compiler::ir::program::Op::LoadChecked(s) if agent.slots.get(*s as usize)
+                    .is_some_and(|x| x.kind == affect_compiler::ir::program::ValueKind::List))
+            });
+            if list_read {
+                return None;
+            }
             fast::translate(ops, &mut fops, &mut clamps)
         };
         let process_fast = translate(agent.process);
@@ -354,16 +390,14 @@ impl<'p> Machine<'p> {
     #[cold]
     #[inline(never)]
     pub(crate) fn unset_read(&mut self, slot: SlotId) -> f64 {
-        if self.fault.is_none() {
-            self.fault = Some(Fault {
-                slot,
-                transitions: self.transitions.len(),
-                slots: self.slots.clone(),
-                seq: self.seq.clone(),
-                lists: self.lists.clone(),
-            });
-        }
-        0.0
+        Fault::note(
+            &mut self.fault,
+            slot,
+            self.transitions.len(),
+            &self.slots,
+            &self.seq,
+            &self.lists,
+        )
     }
 
     /// A checked read of list slot `slot` (a list variable that `unset_blackboard` can

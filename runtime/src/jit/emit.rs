@@ -6,7 +6,7 @@ use super::plan::{bit, Plan, StatusSet};
 use super::view::View;
 use super::JitError;
 use affect_compiler::ir::program::{NodeId, Status};
-use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
     types, Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, SigRef, Value,
 };
@@ -76,6 +76,13 @@ pub(crate) struct Fx<'a, 'b> {
     pub unit: Option<u32>,
     /// The tick and halt signatures, imported once for a wide node's indirect calls.
     pub unit_sigs: Option<(SigRef, SigRef)>,
+    /// Checked reads already made in the current straight-line stretch of an expression:
+    /// (slot, value). A second checked read of the slot there yields the same value as the
+    /// first, fault or not, so it reuses it (`read_slot_checked`; `expr.rs` forgets them at
+    /// jump targets, stores of the slot and calls).
+    pub checked: Vec<(u32, Value)>,
+    /// The block that last counted node ticks and the constant it adds (`count_tick`).
+    count: Option<(Block, cranelift_codegen::ir::Inst)>,
 }
 
 pub(crate) fn flags() -> MemFlagsData {
@@ -95,6 +102,8 @@ impl<'a, 'b> Fx<'a, 'b> {
     ) -> Fx<'a, 'b> {
         b.switch_to_block(entry);
         let view = b.block_params(entry)[0];
+        // Loaded at the entry, where they dominate every use and stay in registers; `finish`
+        // drops the loads of the bases a function does not use.
         let ld = |b: &mut FunctionBuilder, off: usize| b.ins().load(P, flags(), view, off as i32);
         let slots = ld(&mut b, offset_of!(View, slots));
         let seq = ld(&mut b, offset_of!(View, seq));
@@ -119,13 +128,36 @@ impl<'a, 'b> Fx<'a, 'b> {
             },
             unit: None,
             unit_sigs: None,
+            checked: Vec::new(),
+            count: None,
         }
     }
 
     /// Seals and finishes the function.
     pub fn finish(mut self, cfg: cranelift_codegen::isa::TargetFrontendConfig) {
         self.b.seal_all_blocks();
+        self.drop_unused_bases();
         self.b.finalize(cfg);
+    }
+
+    /// Removes the entry's loads of bases nothing uses (a unit of scripts never touches
+    /// `done` or `seen`): Cranelift keeps a load whose result is unused.
+    fn drop_unused_bases(&mut self) {
+        let a = self.at;
+        let mut unused = vec![a.slots, a.seq, a.status, a.state, a.done, a.seen];
+        let f = &self.b.func;
+        for block in f.layout.blocks() {
+            for inst in f.layout.block_insts(block) {
+                for v in f.dfg.inst_values(inst) {
+                    unused.retain(|&u| f.dfg.resolve_aliases(v) != u);
+                }
+            }
+        }
+        for v in unused {
+            if let cranelift_codegen::ir::ValueDef::Result(inst, _) = self.b.func.dfg.value_def(v) {
+                self.b.func.layout.remove_inst(inst);
+            }
+        }
     }
 
     pub fn func(&mut self, id: FuncId) -> FuncRef {
@@ -584,32 +616,42 @@ impl<'a, 'b> Fx<'a, 'b> {
         if self.is_list(slot) {
             return self.read_list_checked(slot);
         }
-        let bits = self
-            .b
+        if let Some(&(_, v)) = self.checked.iter().find(|(s, _)| *s == slot) {
+            return v;
+        }
+        // `UNSET` is a NaN: the hot path tests the value for NaN (one compare of a register
+        // with itself), and only a NaN has its bits compared, on a cold path.
+        let v = self.read_slot(slot);
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, v, v);
+        let is_nan = self.b.create_block();
+        let unset = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.append_block_param(cont, types::F64);
+        self.b.set_cold_block(is_nan);
+        self.b.set_cold_block(unset);
+        self.b
             .ins()
-            .load(types::I64, flags(), self.at.slots, slot as i32 * 8);
-        let unset = self.b.ins().icmp_imm_s(
+            .brif(nan, is_nan, &[], cont, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(is_nan);
+        let bits = self.b.ins().bitcast(types::I64, MemFlagsData::new(), v);
+        let is_unset = self.b.ins().icmp_imm_s(
             IntCC::Equal,
             bits,
             affect_compiler::ir::program::UNSET_BITS as i64,
         );
-        let cold = self.b.create_block();
-        let set = self.b.create_block();
-        let cont = self.b.create_block();
-        self.b.append_block_param(cont, types::F64);
-        self.b.set_cold_block(cold);
-        self.b.ins().brif(unset, cold, &[], set, &[]);
-        self.b.switch_to_block(cold);
+        self.b
+            .ins()
+            .brif(is_unset, unset, &[], cont, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(unset);
         let s = self.i32c(slot as i64);
         let zero = self
             .call(self.callees.unset_read, &[self.at.view, s])
             .expect("returns a value");
         self.b.ins().jump(cont, &[BlockArg::Value(zero)]);
-        self.b.switch_to_block(set);
-        let v = self.read_slot(slot);
-        self.b.ins().jump(cont, &[BlockArg::Value(v)]);
         self.b.switch_to_block(cont);
-        self.b.block_params(cont)[0]
+        let r = self.b.block_params(cont)[0];
+        self.checked.push((slot, r));
+        r
     }
 
     /// Whether `slot` is a list variable's.
@@ -647,11 +689,38 @@ impl<'a, 'b> Fx<'a, 'b> {
     /// Counts a node tick in the view. (A counter in memory rather than an SSA variable:
     /// a variable would become a parameter of nearly every block, which makes compiling
     /// large trees slow; the increment costs about a cycle of throughput.)
+    ///
+    /// The nodes ticked in one block share one increment: a block runs whole or not at all,
+    /// and nothing reads the counter before the tick ends (a unit called in between adds its
+    /// own), so the total is the same with one memory update instead of a chain of them.
     pub fn count_tick(&mut self) {
+        use cranelift_codegen::ir::{immediates::Imm64, InstructionData, Opcode};
+        let here = self.b.current_block();
+        if let Some((blk, k)) = self.count {
+            if Some(blk) == here {
+                if let InstructionData::UnaryImm {
+                    opcode: Opcode::Iconst,
+                    imm,
+                } = self.b.func.dfg.insts[k]
+                {
+                    self.b.func.dfg.insts[k] = InstructionData::UnaryImm {
+                        opcode: Opcode::Iconst,
+                        imm: Imm64::new(imm.bits() + 1),
+                    };
+                    return;
+                }
+            }
+        }
         let off = offset_of!(View, node_ticks) as i32;
         let old = self.b.ins().load(types::I64, flags(), self.at.view, off);
-        let new = self.b.ins().iadd_imm_s(old, 1);
+        let one = self.b.ins().iconst(types::I64, 1);
+        let new = self.b.ins().iadd(old, one);
         self.b.ins().store(flags(), new, self.at.view, off);
+        if let (Some(blk), cranelift_codegen::ir::ValueDef::Result(k, _)) =
+            (here, self.b.func.dfg.value_def(one))
+        {
+            self.count = Some((blk, k));
+        }
     }
 
     // ------------------------------------------------------------------ halting

@@ -138,12 +138,15 @@ impl Fx<'_, '_> {
         }
         let len = ops.len();
         let mut targets = jump_targets(ops);
+        self.checked.clear();
         let mut stack: Vec<Sv> = Vec::with_capacity(8);
         let mut open = true;
         // `pc` runs one past the end: a jump may target the end of the code.
         #[allow(clippy::needless_range_loop)]
         for pc in 0..=len {
             if targets.contains_key(&pc) {
+                // Paths meet here: what one of them read dominates nothing.
+                self.checked.clear();
                 if open {
                     self.jump_to(&mut targets, pc, &mut stack)?;
                 }
@@ -165,6 +168,7 @@ impl Fx<'_, '_> {
                 open = self.op(ops[pc], target, &mut targets, &mut stack)?;
             }
         }
+        self.checked.clear();
         Ok(stack.last().copied())
     }
 
@@ -226,8 +230,10 @@ impl Fx<'_, '_> {
             Op::Store(s) => {
                 let v = self.pop_f(stack);
                 self.write_slot(s, v);
+                self.checked.retain(|(t, _)| *t != s);
             }
             Op::StoreClamped(s, lo, hi) => {
+                self.checked.retain(|(t, _)| *t != s);
                 // `f64::clamp`: below `lo` gives `lo`, above `hi` gives `hi`, NaN stays.
                 let v = self.pop_f(stack);
                 let lo_v = self.f64c(lo);
@@ -326,6 +332,8 @@ impl Fx<'_, '_> {
 
     /// Emits a call: a built-in function, a runtime service, a list operation.
     fn call_op(&mut self, op: Op, stack: &mut Vec<Sv>) -> Result<(), JitError> {
+        // Rust code may write any slot.
+        self.checked.clear();
         match op {
             Op::Call(f, argc) => {
                 let n = (argc as usize).min(stack.len());

@@ -43,8 +43,7 @@ pub(crate) extern "C" fn record_slow(view: *mut View, node: u32, from: u32, to: 
 pub(crate) extern "C" fn unset_read(view: *mut View, slot: u32) -> f64 {
     // SAFETY: called only by compiled code, with the view it was given.
     let (v, s) = unsafe { services(view) };
-    fault_at(v, s, slot);
-    0.0
+    fault_at(v, s, slot)
 }
 
 /// Whether list `id` holds no value (its variable was unset): 1 or 0.
@@ -55,25 +54,17 @@ pub(crate) extern "C" fn list_unset(view: *mut View, id: f64) -> u32 {
 }
 
 /// Keeps the first fault of the tick (a read of `slot` while it held no value) with the
-/// state to roll back to: slots, write counts, lists and transitions.
-fn fault_at(v: &View, s: &mut Services, slot: u32) {
-    if s.fault.is_none() {
-        // SAFETY: the view's slot and sequence arrays hold `slot_count` elements each, and
-        // compiled code does not write them while it waits for this call.
-        let (slots, seq) = unsafe {
-            (
-                std::slice::from_raw_parts(v.slots, s.slot_count),
-                std::slice::from_raw_parts(v.seq, s.slot_count),
-            )
-        };
-        *s.fault = Some(crate::interp::Fault {
-            slot,
-            transitions: v.trans_len,
-            slots: slots.to_vec(),
-            seq: seq.to_vec(),
-            lists: s.lists.clone(),
-        });
-    }
+/// state to roll back to (`Fault::note`): slots, write counts, lists and transitions.
+fn fault_at(v: &View, s: &mut Services, slot: u32) -> f64 {
+    // SAFETY: the view's slot and sequence arrays hold `slot_count` elements each, and
+    // compiled code does not write them while it waits for this call.
+    let (slots, seq) = unsafe {
+        (
+            std::slice::from_raw_parts(v.slots, s.slot_count),
+            std::slice::from_raw_parts(v.seq, s.slot_count),
+        )
+    };
+    crate::interp::Fault::note(s.fault, slot, v.trans_len, slots, seq, s.lists)
 }
 
 /// Ticks a foreign action or condition: `inputs` holds `n` port values; the leaf's outputs

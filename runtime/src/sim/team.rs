@@ -12,7 +12,7 @@
 //! |---|---|---|
 //! | `RequestHelp(in at: Point, out responder: int)` | starts a request of the agent's (first) recruitment block: HELP with `at` and the block's percept, again every `resend` until an ACCEPT; picks the offer with the least arrival time (random: any); RESPONDER; AGREE on ARRIVAL | RUNNING until ACKACK, then SUCCESS with the responder's id; a responder that never arrives or never acknowledges starts the request over (HELP again), so it never fails on lost messages |
 //! | `Recruited(out requester: int, out site: Point)` | is a RESPONDER naming this robot in hand (and not yet answered by arriving)? | SUCCESS with the requester's id and where it needs help, else FAILURE |
-//! | `Respond(in requester: int, in lease: duration)` | on arrival: ARRIVAL with the lease (the block's when not given), again every `resend` until AGREE, then ACKACK: the robot owns the task until the lease ends | RUNNING until ACKACK is sent, then SUCCESS; FAILURE when this robot is not recruited by `requester` or the requester stops answering |
+//! | `Respond(in requester: int, in lease: duration)` | on arrival: ARRIVAL with the lease (the block's when not given), sent once (`HANDSHAKE_TRIES`), then ACKACK on AGREE: the robot owns the task until the lease ends | RUNNING until ACKACK is sent, then SUCCESS; FAILURE when this robot is not recruited by `requester` or the requester stops answering |
 //!
 //! Each binds when the agent has a recruitment block and runs in a world. Trace lines go out
 //! after the tick of the agent they concern ([`Link::flush`]): `msg` for every message sent,

@@ -6,13 +6,18 @@ use crate::world::{AgentId, Point};
 /// How long, beyond twice its own estimate, a chosen responder may take to arrive before
 /// both sides give the recruitment up.
 pub const ARRIVAL_SLACK_MS: f64 = 30_000.0;
-/// How many times ACCEPT and ARRIVAL (responder) and AGREE (requester) are sent before giving
-/// up. A round of the handshake (a message and its answer) gets through with probability
-/// (1 - loss)²: at 25 % loss eight rounds all fail once in 745 handshakes, where three failed
-/// once in 12 and stalled the recruitment until the requester's arrival deadline (minutes:
-/// `affect launch` then missed a mine in one run of five). Repeats cost messages only when
-/// messages are lost.
-pub const HANDSHAKE_TRIES: u32 = 8;
+/// How many times ACCEPT and ARRIVAL (responder) and AGREE (requester) are sent before that
+/// side gives the attempt up. Once: seed 002's protocol repeats only HELP ("the UAV waited 3
+/// seconds between requests for help before calling again"); any other message lost ends the
+/// attempt (its lease "compensate[s] for ... a loss of communications (as the recruitment ends
+/// when the lease expires)"), and the requester, still without help, asks again from HELP. So
+/// at 25 % loss "there is only an 18% likelihood that the six consecutive recruitment messages
+/// required by the protocol will all be sent properly" (0.75⁶), and message counts and waits
+/// grow with loss as its Tables 3 and 4 show, for every strategy: an affective requester whose
+/// handshake breaks must wait for some robot's SHAME to pass the threshold again. Repeating
+/// each message until answered (8 times, before 2026-11-27) hid most losses from affective
+/// recruitment, whose counts then stayed flat.
+pub const HANDSHAKE_TRIES: u32 = 1;
 /// How long a robot's travel takes per world unit: the seed's UGVs move one unit per
 /// iteration (a second), so an estimated arrival time is the distance in seconds.
 pub const MS_PER_UNIT: f64 = 1000.0;

@@ -139,8 +139,8 @@ impl Responder {
             eta_ms: Some(eta_ms),
             ..Report::new("help_accepted", Some(from))
         });
-        // The requester chooses at its next tick; the ACCEPT is repeated at the requester's
-        // HELP period until RESPONDER arrives (see `step`).
+        // The requester chooses at its next tick; without a RESPONDER within its HELP period
+        // the offer lapses (see `step`).
         let resend_ms = if resend_ms.is_finite() && resend_ms > 0.0 {
             resend_ms
         } else {
@@ -230,7 +230,8 @@ impl Responder {
     pub fn step(&mut self, now_ms: f64, out: &mut Outbox) {
         match &mut self.state {
             // RESPONDER acknowledges ACCEPT, as in a three-way handshake: without it the
-            // offer is repeated every `resend`, `HANDSHAKE_TRIES` times at most, then dropped.
+            // offer is sent `HANDSHAKE_TRIES` times (once, as in the seed), `resend` apart,
+            // then dropped.
             Resp::Offered {
                 requester,
                 session,
