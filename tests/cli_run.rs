@@ -546,3 +546,44 @@ fn a_subtree_variable_nothing_writes_is_refused_in_affect_and_stops_in_xml() {
         "{stderr}"
     );
 }
+
+/// The network flags mean something only to a robot on the network: a simulated run refuses
+/// them instead of ignoring them (`--loss` used to be accepted and had no effect).
+#[cfg(feature = "net")]
+#[test]
+fn network_flags_without_net_are_refused_not_ignored() {
+    let dir = scratch("link_flags");
+    let nav = copy_example(&dir, "navigator.affect");
+    for flags in [
+        &["--loss", "0.25"][..],
+        &["--speed", "60"],
+        &["--team", "t"],
+        &["--unsigned"],
+    ] {
+        let mut argv = vec!["run", nav.to_str().unwrap(), "--ticks", "3", "--quiet"];
+        argv.extend_from_slice(flags);
+        let out = affect(&argv);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "error: {} applies to a robot on the network",
+                flags[0]
+            )),
+            "{flags:?}: {stderr}"
+        );
+    }
+    let out = affect(&[
+        "run",
+        nav.to_str().unwrap(),
+        "--ticks",
+        "3",
+        "--quiet",
+        "--no-persist",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

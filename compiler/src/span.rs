@@ -19,6 +19,11 @@ impl Span {
         }
     }
 
+    /// A span from token locations (byte offsets as the lexer keeps them).
+    pub const fn raw(start: u32, end: u32) -> Span {
+        Span { start, end }
+    }
+
     pub fn at(offset: usize) -> Span {
         Span::new(offset, offset)
     }

@@ -98,6 +98,6 @@ fn renamable(doc: &Document, def: u32) -> Result<(), String> {
 /// One identifier the lexer reads as a name, not a keyword.
 fn is_identifier(s: &str) -> bool {
     let lexed = lexer::lex(s);
-    matches!(lexed.tokens.as_slice(), [(0, Tok::Ident(t), end)] if *end == s.len() && *t == s)
+    matches!(lexed.tokens.as_slice(), [(0, Tok::Ident(t), end)] if *end as usize == s.len() && *t == s)
         && lexed.diagnostics.is_empty()
 }

@@ -29,6 +29,14 @@ pub fn document_symbols(doc: &Document) -> Vec<DocumentSymbol> {
     doc.file.items.iter().filter_map(|i| o.item(i)).collect()
 }
 
+/// Children listed under one symbol; the rest are one symbol, `(N more ports)`. An outline
+/// is for reading, and a node with 200,000 ports made an answer of 50 MB (the language
+/// server's largest memory by far).
+pub const MAX_CHILDREN: usize = 1000;
+
+/// Arguments shown in a call's detail; the rest are counted, `N more`.
+pub const MAX_ARGS: usize = 100;
+
 struct Outline<'a> {
     doc: &'a Document,
 }
@@ -213,8 +221,28 @@ impl Outline<'_> {
         )
     }
 
+    /// A symbol standing for the children past [`MAX_CHILDREN`], over their text.
+    fn more<T>(
+        &self,
+        rest: &[T],
+        what: &str,
+        kind: SymbolKind,
+        span: impl Fn(&T) -> Span,
+    ) -> Option<DocumentSymbol> {
+        let (first, last) = (span(rest.first()?), span(rest.last()?));
+        Some(self.sym(
+            format!("({} more {what})", rest.len()),
+            None,
+            kind,
+            first.to(last),
+            first,
+            vec![],
+        ))
+    }
+
     fn ports(&self, ports: &[PortDecl]) -> Vec<DocumentSymbol> {
-        ports
+        let (shown, rest) = ports.split_at(ports.len().min(MAX_CHILDREN));
+        shown
             .iter()
             .map(|p| {
                 let detail = match &p.ty {
@@ -230,6 +258,7 @@ impl Outline<'_> {
                     vec![],
                 )
             })
+            .chain(self.more(rest, "ports", SymbolKind::PROPERTY, |p| p.span))
             .collect()
     }
 
@@ -493,7 +522,12 @@ impl Outline<'_> {
     }
 
     fn nodes(&self, block: &NodeBlock) -> Vec<DocumentSymbol> {
-        block.nodes.iter().filter_map(|n| self.node(n)).collect()
+        let (shown, rest) = block.nodes.split_at(block.nodes.len().min(MAX_CHILDREN));
+        shown
+            .iter()
+            .filter_map(|n| self.node(n))
+            .chain(self.more(rest, "nodes", SymbolKind::OPERATOR, |n| n.span))
+            .collect()
     }
 
     fn node(&self, n: &Node) -> Option<DocumentSymbol> {
@@ -506,13 +540,14 @@ impl Outline<'_> {
                 let text = name.to_string_path();
                 let builtin = builtins::by_name(&text);
                 let detail = args.as_ref().map(|a| {
-                    let parts: Vec<String> = a
-                        .args
+                    let (shown, rest) = a.args.split_at(a.args.len().min(MAX_ARGS));
+                    let parts: Vec<String> = shown
                         .iter()
                         .map(|x| match &x.name {
                             Some(n) => format!("{}: {}", n.name, format_expr(&x.value)),
                             None => format_expr(&x.value),
                         })
+                        .chain((!rest.is_empty()).then(|| format!("{} more", rest.len())))
                         .chain(a.rest.map(|_| "..".to_string()))
                         .collect();
                     format!("({})", parts.join(", "))

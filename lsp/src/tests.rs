@@ -157,6 +157,47 @@ fn symbols_are_hierarchical() {
 }
 
 #[test]
+fn a_wide_node_lists_its_first_ports_and_counts_the_rest() {
+    let n = symbols::MAX_CHILDREN + 500;
+    let ports: Vec<String> = (0..n).map(|i| format!("in p{i}: num")).collect();
+    let args: Vec<String> = (0..n).map(|i| format!("p{i}: {i}")).collect();
+    let text = format!(
+        "action Wide({});\nmain tree Main {{\n    Wide({})\n}}\n",
+        ports.join(", "),
+        args.join(", ")
+    );
+    let d = doc(&text);
+    let syms = symbols::document_symbols(&d);
+    let kids = syms[0].children.as_ref().expect("the ports");
+    assert_eq!(kids.len(), symbols::MAX_CHILDREN + 1);
+    assert_eq!(
+        kids[symbols::MAX_CHILDREN - 1].name,
+        format!("p{}", symbols::MAX_CHILDREN - 1)
+    );
+    let more = kids.last().unwrap();
+    assert_eq!(more.name, "(500 more ports)");
+    // It spans the ports it stands for: from the first left out to the last.
+    let first_left = text
+        .find(&format!("in p{}:", symbols::MAX_CHILDREN))
+        .unwrap();
+    assert_eq!(more.range.start, d.lines.position(&d.text, first_left));
+    // The call's detail names its first arguments and counts the others.
+    let call = &syms[1].children.as_ref().expect("the call")[0];
+    let detail = call.detail.as_deref().unwrap();
+    assert!(detail.starts_with("(p0: 0, p1: 1,"), "{detail}");
+    assert!(
+        detail.ends_with(&format!("p99: 99, {} more)", n - 100)),
+        "{detail}"
+    );
+    // So does the node's signature in a hover.
+    let hover = hover_text(&format!("{}|{}", &text[..7], &text[7..]));
+    assert!(
+        hover.contains(&format!("in p99: num, ... {} more)", n - 100)),
+        "{hover}"
+    );
+}
+
+#[test]
 fn formatting_edits_only_when_it_parses() {
     let d = doc("tree  T {succeed}\n");
     let edits = formatting::format(&d).expect("formats");

@@ -52,6 +52,25 @@ pub struct LinkArgs {
 }
 
 impl LinkArgs {
+    /// The first of these flags given on the command line, by its name: they mean something
+    /// only to a process on the network, so `affect run` without `--net` refuses them rather
+    /// than ignoring them.
+    pub fn given(&self) -> Option<&'static str> {
+        [
+            ("--team", self.team.is_some()),
+            ("--keys", self.keys.is_some()),
+            ("--unsigned", self.unsigned),
+            ("--listen", !self.listen.is_empty()),
+            ("--connect", !self.connect.is_empty()),
+            ("--zenoh-config", self.zenoh_config.is_some()),
+            ("--speed", self.speed != 1.0),
+            ("--epoch", self.epoch.is_some()),
+            ("--loss", self.loss.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(flag, set)| set.then_some(flag))
+    }
+
     fn options(&self) -> Result<NetOptions, String> {
         if !(self.speed.is_finite() && self.speed > 0.0) {
             return Err("--speed takes a positive number".into());

@@ -183,6 +183,14 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     };
     #[cfg(feature = "net")]
+    if let Some(flag) = args.link.given().filter(|_| !args.net) {
+        eprintln!(
+            "error: {flag} applies to a robot on the network (--net); a simulated run takes \
+             its world's settings (message loss: the world's `messages .. loss`)"
+        );
+        return USAGE;
+    }
+    #[cfg(feature = "net")]
     if args.net && args.record.is_some() {
         eprintln!("error: --record records a run on its own, not a robot of a team (--net)");
         return USAGE;

@@ -154,6 +154,24 @@ pub fn arg_list(args: &ArgList) -> String {
     format!("({})", parts.join(", "))
 }
 
+/// [`arg_list`] when it is at most `max` characters, else `None`, found without writing
+/// out a long list (a call with 200,000 arguments is never printed on one line).
+pub fn arg_list_within(args: &ArgList, max: usize) -> Option<String> {
+    let mut out = String::from("(");
+    let rest = args.rest.map(|_| "..".to_string());
+    for (i, part) in args.args.iter().map(arg).chain(rest).enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&part);
+        if out.chars().count() > max {
+            return None;
+        }
+    }
+    out.push(')');
+    (out.chars().count() <= max).then_some(out)
+}
+
 pub fn ty(t: &Type) -> String {
     match &t.kind {
         TypeKind::Named(p) => path(p),

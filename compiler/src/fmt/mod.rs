@@ -239,6 +239,10 @@ impl<'a> Printer<'a> {
     }
 
     fn doc(&mut self, doc: &Option<Doc>) {
+        self.doc_ref(doc.as_ref());
+    }
+
+    fn doc_ref(&mut self, doc: Option<&Doc>) {
         // Docs from the source print as comments by position; docs of a tree printed
         // without its comments (built in code, or by the importer) print here.
         if let Some(d) = doc {
@@ -394,12 +398,24 @@ impl<'a> Printer<'a> {
     }
 
     fn inline_ports(&self, ports: &[PortDecl], span: Span) -> Option<String> {
-        let flat = format!(
-            "({})",
-            ports.iter().map(expr::port).collect::<Vec<_>>().join(", ")
-        );
         let docs = ports.iter().any(|p| p.doc.is_some());
-        (!docs && !self.has_comments_in(span) && self.fits(&format!("{flat} {{"))).then_some(flat)
+        if docs || self.has_comments_in(span) {
+            return None;
+        }
+        // Built until it cannot fit: the whole list of a node with 200,000 ports, one string
+        // per port, was the largest thing exporting it held.
+        let mut flat = String::from("(");
+        for (i, p) in ports.iter().enumerate() {
+            if i > 0 {
+                flat.push_str(", ");
+            }
+            flat.push_str(&expr::port(p));
+            if flat.chars().count() > WIDTH {
+                return None;
+            }
+        }
+        flat.push(')');
+        self.fits(&format!("{flat} {{")).then_some(flat)
     }
 
     /// `(in a: num, out b: bool)`, broken one port per line when it does not fit. `span`
@@ -417,7 +433,7 @@ impl<'a> Printer<'a> {
             ports,
             |p| p.span,
             |p, port| {
-                p.doc(&port.doc);
+                p.doc_ref(port.doc.as_deref());
                 p.cur.push_str(&format!("{},", expr::port(port)));
             },
         );

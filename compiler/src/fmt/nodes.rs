@@ -153,8 +153,8 @@ impl Printer<'_> {
 
     /// Node arguments on the line, or one per line when they do not fit.
     pub(super) fn args(&mut self, a: &ArgList) {
-        let flat = expr::arg_list(a);
-        if self.fits(&flat) && !self.has_comments_in(a.span) {
+        let flat = expr::arg_list_within(a, super::WIDTH);
+        if let Some(flat) = flat.filter(|f| self.fits(f) && !self.has_comments_in(a.span)) {
             self.cur.push_str(&flat);
             return;
         }

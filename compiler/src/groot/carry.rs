@@ -134,6 +134,11 @@ pub fn placeholder() -> Node {
 
 /// The node with every child replaced by a placeholder: what one XML element says.
 pub fn head(n: &Node) -> Node {
+    head_with(n, true)
+}
+
+/// [`head`], with the arguments of a call left out (`keep_args` false) or copied.
+fn head_with(n: &Node, keep_args: bool) -> Node {
     let mut h = Node {
         doc: n.doc.clone(),
         attrs: n.attrs.clone(),
@@ -153,7 +158,14 @@ pub fn head(n: &Node) -> Node {
             children,
         } => NodeKind::Call {
             name: name.clone(),
-            args: args.clone(),
+            args: match keep_args {
+                true => args.clone(),
+                false => args.as_ref().map(|l| ArgList {
+                    args: Vec::new(),
+                    rest: l.rest,
+                    span: l.span,
+                }),
+            },
             children: children.as_ref().map(block),
         },
         NodeKind::Switch { subject, arms } => NodeKind::Switch {
@@ -216,6 +228,43 @@ pub fn fill(mut n: Node, children: Vec<Node>) -> Option<Node> {
     Some(n)
 }
 
+/// [`differs`] of `n`'s head and `b`, without copying the head's arguments when they read
+/// back the same: each argument is compared on its own (a copy of a call with 200,000
+/// arguments cost as much memory as the call). Only a head that differs is copied whole.
+pub fn head_differs(n: &Node, mut b: Node) -> Option<String> {
+    let (ours, mut theirs) = match (&n.kind, &mut b.kind) {
+        (
+            NodeKind::Call {
+                args: Some(ours), ..
+            },
+            NodeKind::Call {
+                args: Some(theirs), ..
+            },
+        ) if ours.args.len() == theirs.args.len() => (&ours.args, std::mem::take(&mut theirs.args)),
+        _ => return differs(head(n), b),
+    };
+    let mut a = head_with(n, false);
+    unspan::node(&mut a);
+    unspan::node(&mut b);
+    let same = a == b
+        && ours.iter().zip(theirs.iter_mut()).all(|(x, y)| {
+            let mut x = x.clone();
+            unspan::arg(&mut x);
+            unspan::arg(y);
+            x == *y
+        });
+    if same {
+        return None;
+    }
+    if let NodeKind::Call {
+        args: Some(back), ..
+    } = &mut b.kind
+    {
+        back.args = theirs;
+    }
+    differs(head(n), b)
+}
+
 /// Whether two nodes (or heads) print the same, so read back they give the same tree:
 /// `None` when `b` reads back as `a`, else the text of `a` (what `_affect` must carry).
 /// Comparing without spans first spares printing in the common case.
@@ -254,13 +303,15 @@ mod unspan {
         if a.rest.is_some() {
             a.rest = Some(Span::DUMMY);
         }
-        for x in &mut a.args {
-            x.span = Span::DUMMY;
-            if let Some(n) = &mut x.name {
-                ident(n);
-            }
-            expr(&mut x.value);
+        a.args.iter_mut().for_each(arg);
+    }
+
+    pub fn arg(x: &mut Arg) {
+        x.span = Span::DUMMY;
+        if let Some(n) = &mut x.name {
+            ident(n);
         }
+        expr(&mut x.value);
     }
 
     pub fn expr(e: &mut Expr) {
@@ -501,6 +552,37 @@ mod tests {
         assert_eq!(format_node(&n), "/// Doc.\nlabel: retry(3) { succeed }");
         assert!(fill(n.clone(), vec![]).is_none());
         assert!(fill(n, vec![placeholder()]).is_some());
+    }
+
+    #[test]
+    fn head_differs_as_differs_of_the_head_does() {
+        // Written with other spaces than its read-back, so the spans differ throughout.
+        let n = parse_node("Move( a: 1,  b: x  +  1 )").unwrap();
+        // Spans differ, arguments the same: nothing to carry.
+        let same = parse_node("Move(a: 1, b: x+1)").unwrap();
+        assert_eq!(head_differs(&n, same.clone()), differs(head(&n), same));
+        assert_eq!(
+            head_differs(&n, parse_node("Move(a: 1, b: x + 1)").unwrap()),
+            None
+        );
+        // An argument that reads back otherwise, or one more: the source text is carried.
+        for other in [
+            "Move(a: 2, b: x + 1)",
+            "Move(a: 1)",
+            "Move(b: x + 1, a: 1)",
+            "Go(a: 1, b: x + 1)",
+        ] {
+            let back = parse_node(other).unwrap();
+            assert_eq!(
+                head_differs(&n, back.clone()),
+                differs(head(&n), back),
+                "{other}"
+            );
+            assert!(
+                head_differs(&n, parse_node(other).unwrap()).is_some(),
+                "{other}"
+            );
+        }
     }
 
     #[test]

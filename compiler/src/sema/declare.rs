@@ -551,20 +551,17 @@ impl Checker {
                 _ => None,
             };
             let mut decl = Decl::new(p.span, signature::port(p), visible)
-                .doc(Self::doc_text(&p.doc))
-                .ty(ty.clone());
+                .doc(p.doc.as_ref().map(|d| d.text()))
+                .ty(ty);
             decl.parent = owner;
             let def = self.index.define(&p.name, DefKind::Port(p.dir), decl);
             first.insert(&p.name.name, p.name.span);
             out.push(PortSig {
-                name: p.name.name.clone(),
+                name: p.name.name.as_str().into(),
                 dir: p.dir,
-                ty,
                 default,
-                default_key,
-                span: p.name.span,
-                doc: Self::doc_text(&p.doc),
-                def: Some(def),
+                default_key: default_key.map(String::into_boxed_str),
+                def,
             });
         }
         out

@@ -41,6 +41,9 @@ impl Builder<'_> {
     /// that the template's code ranges move by.
     fn copy_code(&mut self, t: &Template, map: &[SlotId]) -> u32 {
         let base = self.p.code.len() as u32;
+        // One tree's code at a time: reserved, so a long one (a call of 200,000 arguments)
+        // does not leave the program's code up to half empty after a doubling.
+        self.p.code.reserve(t.code.len());
         for op in &t.code {
             let mapped = match *op {
                 Op::Load(s) => Op::Load(self.slot(t, map, s)),

@@ -106,20 +106,33 @@ pub struct ConstDef {
     pub span: Span,
 }
 
+/// A port as calls of its node or tree need it. The rest of what the checker knows of the
+/// port (its type, where it is declared, its doc) is its definition in the index, `def`:
+/// a node may have a great many ports (200,000 in the hostile tests), and each port kept
+/// its name, type, span and doc twice.
 #[derive(Clone, Debug)]
 pub struct PortSig {
-    pub name: String,
+    pub name: Box<str>,
     pub dir: PortDir,
-    pub ty: Ty,
     /// The default as a compiled constant, when given.
     pub default: Option<f64>,
     /// A default naming a blackboard entry (BehaviorTree.CPP's `default="{key}"`): the
     /// variable a call that leaves the port out binds it to.
-    pub default_key: Option<String>,
-    pub span: Span,
-    pub doc: Option<String>,
+    pub default_key: Option<Box<str>>,
     /// Its definition in the semantic index.
-    pub def: Option<index::DefId>,
+    pub def: index::DefId,
+}
+
+impl PortSig {
+    /// Its type, as the checker gave it.
+    pub fn ty(&self, index: &index::SemanticIndex) -> Ty {
+        index.def(self.def).ty.clone().unwrap_or(Ty::Any)
+    }
+
+    /// Where its name is declared.
+    pub fn span(&self, index: &index::SemanticIndex) -> Span {
+        index.def(self.def).name_span
+    }
 }
 
 /// A declaration's checked ports, shared: every call of a node or tree reads its callee's

@@ -129,20 +129,17 @@ impl TreeCx<'_> {
         children: Option<&ast::NodeBlock>,
     ) -> (TKind, String, Vec<TNode>) {
         let def = self.c.g.leaves[i as usize].clone();
-        let params: Vec<(&str, &str)> = def
-            .ports
-            .iter()
-            .map(|p| (p.name.as_str(), p.name.as_str()))
-            .collect();
+        let params: Vec<(&str, &str)> = def.ports.iter().map(|p| (&*p.name, &*p.name)).collect();
         let targets = port_targets(&def.ports);
         let (given, unknown_arg) = self.match_args(&def.name, &params, &targets, args, false);
-        let mut ports = Vec::new();
+        let mut ports = Vec::with_capacity(def.ports.len());
         for (p, e) in def.ports.iter().zip(&given) {
+            let pty = p.ty(&self.c.index);
             let binding = match (e, p.dir) {
                 // `default="{key}"`: the port reads or writes that entry, when the caller has it.
                 (None, dir) if p.default_key.is_some() => {
-                    let key = p.default_key.clone().unwrap_or_default();
-                    match self.t.frame.get(&key) {
+                    let key = p.default_key.as_deref().unwrap_or_default();
+                    match self.t.frame.get(key) {
                         Some(slot) => {
                             self.t.frame.vars[slot as usize].used = true;
                             match dir {
@@ -166,7 +163,7 @@ impl TreeCx<'_> {
                                 name.span,
                             )
                             .with_label(format!("`{}` is not given and has no default", p.name))
-                            .with_secondary(p.span, "declared here"),
+                            .with_secondary(p.span(&self.c.index), "declared here"),
                         );
                     }
                     match p.default {
@@ -175,20 +172,20 @@ impl TreeCx<'_> {
                     }
                 }
                 (Some(e), PortDir::In) => {
-                    PortBinding::In(self.arg(e, &p.ty, &format!("port `{}`", p.name)))
+                    PortBinding::In(self.arg(e, &pty, &format!("port `{}`", p.name)))
                 }
                 (Some(e), dir) => {
                     match self.variable(e, &format!("`{}` port `{}`", dir.keyword(), p.name)) {
                         Some((slot, vt)) => {
                             let ok = match dir {
-                                PortDir::Out => p.ty.fits(&vt),
-                                _ => p.ty.fits(&vt) && vt.fits(&p.ty),
+                                PortDir::Out => pty.fits(&vt),
+                                _ => pty.fits(&vt) && vt.fits(&pty),
                             };
                             if !ok {
-                                let (sp, sv) = (self.c.g.show(&p.ty), self.c.g.show(&vt));
+                                let (sp, sv) = (self.c.g.show(&pty), self.c.g.show(&vt));
                                 self.err(
                                     Diagnostic::error(
-                                        super::wording::mismatch_code(&p.ty, &vt),
+                                        super::wording::mismatch_code(&pty, &vt),
                                         format!(
                                             "port `{}` writes {} into {}",
                                             p.name,
@@ -198,7 +195,10 @@ impl TreeCx<'_> {
                                         e.span,
                                     )
                                     .with_label(format!("this variable is {}", article(&sv)))
-                                    .with_secondary(p.span, format!("declared {}", article(&sp))),
+                                    .with_secondary(
+                                        p.span(&self.c.index),
+                                        format!("declared {}", article(&sp)),
+                                    ),
                                 );
                             }
                             let port = format!("`{}` port `{}`", dir.keyword(), p.name);
@@ -259,16 +259,13 @@ impl TreeCx<'_> {
         args: Option<&ast::ArgList>,
     ) -> Vec<TBinding> {
         let sig = self.c.g.trees[tree as usize].clone();
-        let params: Vec<(&str, &str)> = sig
-            .ports
-            .iter()
-            .map(|p| (p.name.as_str(), p.name.as_str()))
-            .collect();
+        let params: Vec<(&str, &str)> = sig.ports.iter().map(|p| (&*p.name, &*p.name)).collect();
         let rest = args.and_then(|a| a.rest).is_some();
         let targets = port_targets(&sig.ports);
         let (given, unknown_arg) = self.match_args(&sig.name, &params, &targets, args, true);
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(sig.ports.len());
         for (p, e) in sig.ports.iter().zip(given) {
+            let pty = p.ty(&self.c.index);
             let b = match e {
                 Some(e) => {
                     let is_var = matches!(&e.kind, ExprKind::Root(_))
@@ -277,15 +274,15 @@ impl TreeCx<'_> {
                         match self.variable(e, &format!("port `{}`", p.name)) {
                             Some((slot, vt)) => {
                                 let ok = match p.dir {
-                                    PortDir::In => vt.fits(&p.ty),
-                                    PortDir::Out => p.ty.fits(&vt),
-                                    PortDir::InOut => vt.fits(&p.ty) && p.ty.fits(&vt),
+                                    PortDir::In => vt.fits(&pty),
+                                    PortDir::Out => pty.fits(&vt),
+                                    PortDir::InOut => vt.fits(&pty) && pty.fits(&vt),
                                 };
                                 if !ok {
-                                    let (sp, sv) = (self.c.g.show(&p.ty), self.c.g.show(&vt));
+                                    let (sp, sv) = (self.c.g.show(&pty), self.c.g.show(&vt));
                                     self.err(
                                         Diagnostic::error(
-                                            super::wording::mismatch_code(&vt, &p.ty),
+                                            super::wording::mismatch_code(&vt, &pty),
                                             format!(
                                                 "port `{}` of `{}` is {}, but this variable is {}",
                                                 p.name,
@@ -296,7 +293,10 @@ impl TreeCx<'_> {
                                             e.span,
                                         )
                                         .with_label("wrong type")
-                                        .with_secondary(p.span, "the port is declared here"),
+                                        .with_secondary(
+                                            p.span(&self.c.index),
+                                            "the port is declared here",
+                                        ),
                                     );
                                 }
                                 if p.dir != PortDir::In {
@@ -324,7 +324,7 @@ impl TreeCx<'_> {
                         );
                         TBinding::Default
                     } else {
-                        let (code, ty) = self.code_expr(e, &p.ty, &format!("port `{}`", p.name));
+                        let (code, ty) = self.code_expr(e, &pty, &format!("port `{}`", p.name));
                         let ops =
                             &self.t.code[code.start as usize..(code.start + code.len) as usize];
                         let b = match crate::ir::eval::eval_const(ops) {
@@ -332,7 +332,7 @@ impl TreeCx<'_> {
                             None => TBinding::Expr(code),
                         };
                         let list = ty.value_kind() == crate::ir::program::ValueKind::List;
-                        if p.ty == super::ty::Ty::Any && list {
+                        if pty == super::ty::Ty::Any && list {
                             TBinding::List(Box::new(b), ty)
                         } else {
                             b
@@ -372,7 +372,10 @@ impl TreeCx<'_> {
                                 args.map(|a| a.span).unwrap_or(name.span),
                             )
                             .with_label("not given")
-                            .with_secondary(p.span, "declared here, without a default")
+                            .with_secondary(
+                                p.span(&self.c.index),
+                                "declared here, without a default",
+                            )
                             .with_help(help),
                         );
                     }
@@ -390,7 +393,7 @@ impl TreeCx<'_> {
 
 /// What naming each port in a call refers to.
 fn port_targets(ports: &[super::PortSig]) -> Vec<Option<Target>> {
-    ports.iter().map(|p| p.def.map(Target::Def)).collect()
+    ports.iter().map(|p| Some(Target::Def(p.def))).collect()
 }
 
 /// Finds a parameter by either of its names. A node or tree with a few ports is searched in

@@ -281,9 +281,9 @@ impl Checker {
                     .ports
                     .iter()
                     .map(|p| LeafPort {
-                        name: p.name.clone(),
+                        name: p.name.to_string(),
                         dir: p.dir,
-                        kind: Some(p.ty.value_kind()),
+                        kind: Some(p.ty(&self.index).value_kind()),
                         default: p.default,
                     })
                     .collect(),

@@ -26,8 +26,17 @@ pub fn port(p: &PortDecl) -> String {
     )
 }
 
+/// Ports listed in a node's or tree's one-line signature; the rest are counted (`, ... N
+/// more`): a signature is read in a hover, and one of 200,000 ports was 3 MB.
+const MAX_PORTS_SHOWN: usize = 100;
+
 pub(crate) fn ports(ports: &[PortDecl]) -> String {
-    ports.iter().map(port).collect::<Vec<_>>().join(", ")
+    let (shown, rest) = ports.split_at(ports.len().min(MAX_PORTS_SHOWN));
+    let mut out = shown.iter().map(port).collect::<Vec<_>>().join(", ");
+    if !rest.is_empty() {
+        out.push_str(&format!(", ... {} more", rest.len()));
+    }
+    out
 }
 
 /// `action Move(in d: Dir, in speed: num = 1)`

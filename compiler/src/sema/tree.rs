@@ -712,21 +712,22 @@ pub fn tree_frame(c: &mut Checker, tree: &ast::TreeDecl, sig_ports: &[super::Por
         ..Frame::default()
     };
     for p in sig_ports {
+        let def = c.index.def(p.def);
         frame.add(FrameVar {
-            name: p.name.clone(),
-            ty: p.ty.clone(),
+            name: p.name.to_string(),
+            ty: p.ty(&c.index),
             kind: VarKind::Port(p.dir),
             init: p.default.unwrap_or(0.0),
             range: None,
-            span: p.span,
+            span: def.name_span,
             used: true,
-            doc: p.doc.clone(),
-            def: p.def,
+            doc: def.doc.clone(),
+            def: Some(p.def),
         });
     }
     c.runtime_names = sig_ports
         .iter()
-        .map(|p| p.name.clone())
+        .map(|p| p.name.to_string())
         .chain(tree.locals.iter().map(|v| v.name.name.clone()))
         .collect();
     let owner = c.index.declared_at(tree.name.span);

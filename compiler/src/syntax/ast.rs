@@ -193,7 +193,8 @@ impl PortDir {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PortDecl {
-    pub doc: Option<Doc>,
+    /// Boxed, as `default` is: most ports have none.
+    pub doc: Option<Box<Doc>>,
     pub dir: PortDir,
     pub name: Ident,
     pub ty: Option<Type>,

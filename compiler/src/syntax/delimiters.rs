@@ -18,11 +18,11 @@ pub struct Pair {
 }
 
 pub struct Balanced<'a> {
-    pub tokens: Vec<(usize, Tok<'a>, usize)>,
+    pub tokens: Vec<(u32, Tok<'a>, u32)>,
     pub pairs: Vec<Pair>,
     pub diagnostics: Vec<Diagnostic>,
     /// Byte offsets of synthetic tokens: parse errors there are already explained.
-    pub synthetic: Vec<usize>,
+    pub synthetic: Vec<u32>,
 }
 
 fn closer_of(open: &Tok) -> Option<Tok<'static>> {
@@ -121,7 +121,7 @@ fn head_with_name(k: Kw) -> bool {
 /// Describes the block opened by `tokens[i]` from the tokens before it.
 fn describe(
     text: &Text,
-    tokens: &[(usize, Tok, usize)],
+    tokens: &[(u32, Tok, u32)],
     i: usize,
     matching_open: &[Option<u32>],
 ) -> String {
@@ -168,10 +168,10 @@ fn describe(
     // the `{` starts its line), after the last `;`, `{` or `}`. Argument lists, lists and
     // attributes are skipped as a whole.
     let anchor = match prev {
-        Some(p) if text.first_on_line(tokens[i].0) => p.0,
+        Some(p) if text.first_on_line(tokens[i].0 as usize) => p.0,
         _ => tokens[i].0,
     };
-    let from = text.line_start(anchor);
+    let from = text.line_start(anchor as usize) as u32;
     let mut range: Vec<usize> = Vec::new(); // token indices, right to left
     let mut j = i;
     while j > 0 {
@@ -254,7 +254,7 @@ fn is_head_keyword(k: Kw) -> bool {
 }
 
 /// A first pass on the raw tokens: which opener each closer matches (for descriptions).
-fn matching_opens(tokens: &[(usize, Tok, usize)]) -> Vec<Option<u32>> {
+fn matching_opens(tokens: &[(u32, Tok, u32)]) -> Vec<Option<u32>> {
     // u32: a file has less than 64 MiB, so fewer tokens (half the memory of usize).
     let mut matching_open: Vec<Option<u32>> = vec![None; tokens.len()];
     let mut stack: Vec<usize> = Vec::new();
@@ -275,17 +275,17 @@ fn matching_opens(tokens: &[(usize, Tok, usize)]) -> Vec<Option<u32>> {
 }
 
 /// The pair an opener makes with its closer (real, or synthetic where it went missing).
-fn pair_of(tokens: &[(usize, Tok, usize)], open_idx: usize, desc: String, close: Span) -> Pair {
+fn pair_of(tokens: &[(u32, Tok, u32)], open_idx: usize, desc: String, close: Span) -> Pair {
     let (s, t, e) = &tokens[open_idx];
     Pair {
-        open: Span::new(*s, *e),
+        open: Span::raw(*s, *e),
         close,
         kind: char_of(t),
         describe: desc,
     }
 }
 
-pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<'a> {
+pub fn balance<'a>(src: &str, tokens: Vec<(u32, Tok<'a>, u32)>) -> Balanced<'a> {
     let text = Text::new(src);
     let matching_open = matching_opens(&tokens);
 
@@ -313,7 +313,7 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
                 .rposition(|(o, _)| closer_of(&tokens[*o].1).as_ref() == Some(t));
             if matches_top {
                 let (o, desc) = stack.pop().expect("top exists");
-                close_pair(&mut pairs, o, desc, Span::new(*s, *e));
+                close_pair(&mut pairs, o, desc, Span::raw(*s, *e));
                 out.keep(&tokens, i);
             } else if let Some(pos) = deeper {
                 // Every opener above the match is unclosed: close them here.
@@ -330,7 +330,7 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
                                 want.punct_str(),
                                 char_of(t)
                             ),
-                            Span::new(*s, *e),
+                            Span::raw(*s, *e),
                         )
                         .with_label(format!(
                             "expected `{}` to close {} first",
@@ -338,23 +338,23 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
                             desc
                         ))
                         .with_secondary(
-                            Span::new(open_tok.0, open_tok.2),
+                            Span::raw(open_tok.0, open_tok.2),
                             format!("{desc} opened here"),
                         ),
                     );
                     synthetic.push(*s);
-                    close_pair(&mut pairs, o, desc, Span::at(*s));
+                    close_pair(&mut pairs, o, desc, Span::raw(*s, *s));
                     out.new_token(&tokens, i, (*s, want, *s));
                 }
                 let (o, desc) = stack.pop().expect("match exists");
-                close_pair(&mut pairs, o, desc, Span::new(*s, *e));
+                close_pair(&mut pairs, o, desc, Span::raw(*s, *e));
                 out.keep(&tokens, i);
             } else if let Some((o, desc)) = stack
                 .last()
                 .filter(|(o, _)| {
                     matches!(tokens[*o].1, Tok::LParen | Tok::LBracket)
                         && matches!(t, Tok::RParen | Tok::RBracket)
-                        && text.line(tokens[*o].0) == text.line(*s)
+                        && text.line(tokens[*o].0 as usize) == text.line(*s as usize)
                 })
                 .cloned()
             {
@@ -369,16 +369,16 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
                             want.punct_str(),
                             char_of(t)
                         ),
-                        Span::new(*s, *e),
+                        Span::raw(*s, *e),
                     )
                     .with_label(format!("expected `{}` to close {desc}", want.punct_str()))
                     .with_secondary(
-                        Span::new(tokens[o].0, tokens[o].2),
+                        Span::raw(tokens[o].0, tokens[o].2),
                         format!("{desc} opened here"),
                     ),
                 );
                 stack.pop();
-                close_pair(&mut pairs, o, desc, Span::new(*s, *e));
+                close_pair(&mut pairs, o, desc, Span::raw(*s, *e));
                 out.new_token(&tokens, i, (*s, want, *e));
             } else {
                 let opener = match t {
@@ -389,7 +389,7 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
                 let d = Diagnostic::error(
                     "E0108",
                     format!("unexpected closing `{}`", char_of(t)),
-                    Span::new(*s, *e),
+                    Span::raw(*s, *e),
                 )
                 .with_label(format!("no `{opener}` is open here for this to close"))
                 .with_help("remove it, or add the missing opening delimiter where it belongs");
@@ -412,7 +412,7 @@ pub fn balance<'a>(src: &str, tokens: Vec<(usize, Tok<'a>, usize)>) -> Balanced<
     balanced
 }
 
-type Token<'a> = (usize, Tok<'a>, usize);
+type Token<'a> = (u32, Tok<'a>, u32);
 
 /// The balanced tokens: the lexer's own, copied only from the first one balancing changes
 /// (most files need no change, and a second list of a file's tokens was a third of the
@@ -458,11 +458,11 @@ impl<'a> OutTokens<'a> {
 fn close_at_end<'a>(
     src: &str,
     text: &Text,
-    tokens: &[(usize, Tok<'a>, usize)],
+    tokens: &[(u32, Tok<'a>, u32)],
     mut stack: Vec<(usize, String)>,
     b: &mut Balanced<'a>,
 ) -> Vec<Token<'a>> {
-    let src_len = src.len();
+    let src_len = src.len() as u32;
     let mut closers = Vec::new();
     let mut hinted: Vec<usize> = Vec::new();
     while let Some((o, desc)) = stack.pop() {
@@ -480,7 +480,7 @@ fn close_at_end<'a>(
         )
         .with_label("the file ends here")
         .with_secondary(
-            Span::new(open_tok.0, open_tok.2),
+            Span::raw(open_tok.0, open_tok.2),
             format!("{desc} opened here"),
         );
         // The `}` that went missing is usually just before a `}` indented like an outer
@@ -499,7 +499,7 @@ fn close_at_end<'a>(
             .filter(|(k, p)| {
                 p.kind == '{'
                     && !hinted.contains(k)
-                    && p.open.start as usize > open_tok.0
+                    && p.open.start > open_tok.0
                     && !p.close.is_empty()
                     && text.first_on_line(p.close.start as usize)
                     && text.indent_of(p.close.start as usize)
@@ -521,7 +521,8 @@ fn close_at_end<'a>(
         }
         b.diagnostics.push(d);
         b.synthetic.push(src_len);
-        b.pairs.push(pair_of(tokens, o, desc, Span::at(src_len)));
+        b.pairs
+            .push(pair_of(tokens, o, desc, Span::raw(src_len, src_len)));
         closers.push((src_len, want, src_len));
     }
     closers

@@ -74,7 +74,7 @@ fn starts_operand(t: &Tok) -> bool {
 }
 
 /// E0118 at the first token nested deeper than `max`, or `None`.
-pub fn check(tokens: &[(usize, Tok, usize)], max: usize) -> Option<Diagnostic> {
+pub fn check(tokens: &[(u32, Tok, u32)], max: usize) -> Option<Diagnostic> {
     // Per open bracket: the depth where its level starts, and the chain of its level when it
     // opened (restored at its closer).
     let mut open: Vec<(usize, usize, Span)> = Vec::new();
@@ -91,7 +91,7 @@ pub fn check(tokens: &[(usize, Tok, usize)], max: usize) -> Option<Diagnostic> {
                 if postfix {
                     chain += 1;
                 }
-                open.push((base, chain, Span::new(*s, *e)));
+                open.push((base, chain, Span::raw(*s, *e)));
                 base += chain + 1;
                 chain = 0;
             }
@@ -113,7 +113,7 @@ pub fn check(tokens: &[(usize, Tok, usize)], max: usize) -> Option<Diagnostic> {
             let mut d = Diagnostic::error(
                 "E0118",
                 format!("nested deeper than {max} levels"),
-                Span::new(*s, *e),
+                Span::raw(*s, *e),
             )
             .with_label(format!("this is {depth} levels deep"))
             .with_note(

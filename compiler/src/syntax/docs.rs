@@ -19,10 +19,10 @@ struct Run {
 pub fn attach(
     file: &mut File,
     comments: &[Comment],
-    tokens: &[(usize, Tok, usize)],
+    tokens: &[(u32, Tok, u32)],
 ) -> Vec<Diagnostic> {
     let mut runs: Vec<Run> = Vec::new();
-    let mut last_doc_end: Option<usize> = None;
+    let mut last_doc_end: Option<u32> = None;
     for c in comments {
         if c.kind != CommentKind::Doc {
             last_doc_end = None;
@@ -31,9 +31,7 @@ pub fn attach(
         let continues = last_doc_end.is_some_and(|end| {
             // Only whitespace (no token) between the two doc lines.
             let next_tok = tokens.partition_point(|t| t.0 < end);
-            tokens
-                .get(next_tok)
-                .is_none_or(|t| t.0 > c.span.start as usize)
+            tokens.get(next_tok).is_none_or(|t| t.0 > c.span.start)
         });
         if continues {
             let run = runs.last_mut().expect("a run is open");
@@ -48,16 +46,16 @@ pub fn attach(
                 claimed: false,
             });
         }
-        last_doc_end = Some(c.span.end as usize);
+        last_doc_end = Some(c.span.end);
     }
     if runs.is_empty() {
         return Vec::new();
     }
     let mut by_target: HashMap<u32, usize> = HashMap::new();
     for (i, r) in runs.iter().enumerate() {
-        let next = tokens.partition_point(|t| t.0 < r.doc.span.end as usize);
+        let next = tokens.partition_point(|t| t.0 < r.doc.span.end);
         if let Some(&(start, _, _)) = tokens.get(next) {
-            by_target.entry(start as u32).or_insert(i);
+            by_target.entry(start).or_insert(i);
         }
     }
     let mut a = Attacher {
@@ -92,6 +90,15 @@ impl Attacher<'_> {
         }
     }
 
+    /// [`Attacher::claim`] for a slot that boxes its doc (a port's).
+    fn claim_boxed(&mut self, span: Span, slot: &mut Option<Box<Doc>>) {
+        let mut doc = None;
+        self.claim(span, &mut doc);
+        if let Some(d) = doc {
+            *slot = Some(Box::new(d));
+        }
+    }
+
     fn item(&mut self, item: &mut Item) {
         self.claim(item.span, &mut item.doc);
         match &mut item.kind {
@@ -123,7 +130,7 @@ impl Attacher<'_> {
 
     fn ports(&mut self, ports: &mut [PortDecl]) {
         for p in ports {
-            self.claim(p.span, &mut p.doc);
+            self.claim_boxed(p.span, &mut p.doc);
         }
     }
 

@@ -3,8 +3,21 @@
 use super::ast::*;
 use crate::span::Span;
 
-pub fn sp(l: usize, r: usize) -> Span {
-    Span::new(l, r.max(l))
+pub fn sp(l: u32, r: u32) -> Span {
+    Span {
+        start: l,
+        end: r.max(l),
+    }
+}
+
+/// A list as long as it is: a list grown one item at a time ends with up to half its room
+/// empty, and a node with 200,000 ports keeps its ports and its call's arguments for as long
+/// as the syntax tree lives (a quarter of their memory was that room).
+pub fn fit<T>(mut v: Vec<T>) -> Vec<T> {
+    if v.capacity() - v.len() > 16 {
+        v.shrink_to_fit();
+    }
+    v
 }
 
 /// A call's arguments: positional, then named.

@@ -34,7 +34,7 @@ impl Comment {
 }
 
 pub struct Lexed<'a> {
-    pub tokens: Vec<(usize, Tok<'a>, usize)>,
+    pub tokens: Vec<(u32, Tok<'a>, u32)>,
     pub comments: Vec<Comment>,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -534,7 +534,7 @@ pub fn lex(src: &str) -> Lexed<'_> {
             Err(()) => bad_character(src, &mut lexer, &mut tokens, &mut diagnostics),
         };
         if let Step::Tok(tok) = step {
-            tokens.push((span.start, tok, span.end));
+            tokens.push((span.start as u32, tok, span.end as u32));
         }
     }
     diagnostics.append(&mut lexer.extras.errors);
@@ -549,7 +549,7 @@ pub fn lex(src: &str) -> Lexed<'_> {
     }
 }
 
-type Tokens<'a> = Vec<(usize, Tok<'a>, usize)>;
+type Tokens<'a> = Vec<(u32, Tok<'a>, u32)>;
 
 /// Punctuation and operators: one raw token, one token.
 fn punct(raw: &Raw) -> Tok<'static> {
@@ -661,9 +661,9 @@ fn quoted_name<'a>(
                 );
                 lexer.bump(end - span.end);
                 tokens.push((
-                    span.start,
+                    span.start as u32,
                     Tok::RawIdent(&src[span.start + 1..end - 1]),
-                    end,
+                    end as u32,
                 ));
                 return Step::Pushed;
             }
@@ -720,7 +720,7 @@ fn bad_character<'a>(
                 .with_help(format!("write \"{}\"", text.escape_debug())),
             );
             lexer.bump(close + 1);
-            tokens.push((span.start, Tok::Str(text.to_string()), end));
+            tokens.push((span.start as u32, Tok::Str(text.to_string()), end as u32));
             return Step::Pushed;
         }
         d = d.with_help("strings use double quotes: \"text\"");

@@ -165,7 +165,7 @@ fn enclosing(pairs: &[Pair], offset: usize) -> Option<&Pair> {
 
 pub struct ErrorSite<'t, 'a> {
     /// The unexpected token, or `None` at the end of the file.
-    pub token: Option<&'t (usize, Tok<'a>, usize)>,
+    pub token: Option<&'t (u32, Tok<'a>, u32)>,
     /// End of the token before the error (for "missing `;`" placement).
     pub prev_end: Option<usize>,
     pub offset: usize,
@@ -234,7 +234,7 @@ pub fn diagnose(src: &str, site: ErrorSite, pairs: &[Pair]) -> Option<Diagnostic
     }
 
     let (found, span) = match site.token {
-        Some((s, t, e)) => (t.describe(), Span::new(*s, *e)),
+        Some((s, t, e)) => (t.describe(), Span::raw(*s, *e)),
         None => ("end of file".to_string(), Span::at(site.offset)),
     };
     let same_line = site.prev_end.is_some_and(|p| {
@@ -269,8 +269,8 @@ pub fn diagnose(src: &str, site: ErrorSite, pairs: &[Pair]) -> Option<Diagnostic
     // A token at the start of a line, indented no deeper than the line that opened the
     // block around it, looks like it was meant to come after that block: show the block.
     if let (Some(close), Some(b), Some((s, _, _))) = (&expects_close, block, site.token) {
-        let dedented =
-            starts_line(src, *s) && indent(src, *s) <= indent(src, b.open.start as usize);
+        let dedented = starts_line(src, *s as usize)
+            && indent(src, *s as usize) <= indent(src, b.open.start as usize);
         if b.kind == opener_of(close) && dedented {
             d = d.with_secondary(
                 b.open,
@@ -493,7 +493,7 @@ impl Visitor for ErrorSpans {
 pub fn filter_cascades(
     src: &str,
     file: &File,
-    tokens: &[(usize, Tok, usize)],
+    tokens: &[(u32, Tok, u32)],
     pairs: &[Pair],
     earlier: &[Diagnostic],
     parse: Vec<Diagnostic>,
@@ -526,8 +526,8 @@ pub fn filter_cascades(
                 .unwrap_or(p.close.end);
             let next = tokens
                 .iter()
-                .find(|t| t.0 >= s.end as usize)
-                .map_or(u32::MAX, |t| t.0 as u32);
+                .find(|t| t.0 >= s.end)
+                .map_or(u32::MAX, |t| t.0);
             out_of_step.push((s.end, until, next));
         }
     }

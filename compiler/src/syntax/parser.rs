@@ -46,11 +46,11 @@ pub fn parse(src: &str) -> Parsed {
         };
     }
 
-    let mut recovered: Vec<ErrorRecovery<usize, Tok, ()>> = Vec::new();
+    let mut recovered: Vec<ErrorRecovery<u32, Tok, ()>> = Vec::new();
     let result = FileParser::new().parse(&mut recovered, tokens.iter().cloned());
 
     let mut parse_diags = Vec::new();
-    let mut report = |err: &ParseError<usize, Tok, ()>| {
+    let mut report = |err: &ParseError<u32, Tok, ()>| {
         if let Some(d) = diagnose(src, &tokens, &balanced.pairs, &balanced.synthetic, err) {
             parse_diags.push(d);
         }
@@ -104,17 +104,17 @@ fn error_file(src: &str) -> File {
 
 fn diagnose(
     src: &str,
-    tokens: &[(usize, Tok, usize)],
+    tokens: &[(u32, Tok, u32)],
     pairs: &[delimiters::Pair],
-    synthetic: &[usize],
-    err: &ParseError<usize, Tok, ()>,
+    synthetic: &[u32],
+    err: &ParseError<u32, Tok, ()>,
 ) -> Option<Diagnostic> {
     let (offset, expected, token) = match err {
         ParseError::UnrecognizedToken { token, expected } => (token.0, expected, Some(token)),
         ParseError::UnrecognizedEof { location, expected } => (*location, expected, None),
         ParseError::InvalidToken { location } => {
             return Some(
-                Diagnostic::error("E0105", "invalid token", Span::at(*location))
+                Diagnostic::error("E0105", "invalid token", Span::raw(*location, *location))
                     .with_label("not part of the language"),
             )
         }
@@ -123,7 +123,7 @@ fn diagnose(
                 Diagnostic::error(
                     "E0101",
                     format!("unexpected {}", token.1.describe()),
-                    Span::new(token.0, token.2),
+                    Span::raw(token.0, token.2),
                 )
                 .with_label("expected the end of the file"),
             )
@@ -140,14 +140,14 @@ fn diagnose(
         }
     }
     let idx = tokens.partition_point(|(s, _, _)| *s < offset);
-    let prev_end = idx.checked_sub(1).map(|i| tokens[i].2);
+    let prev_end = idx.checked_sub(1).map(|i| tokens[i].2 as usize);
     let tok_ref = token.and_then(|t| tokens.iter().find(|x| x.0 == t.0 && x.2 == t.2));
     parse_errors::diagnose(
         src,
         ErrorSite {
             token: tok_ref,
             prev_end,
-            offset,
+            offset: offset as usize,
             expected,
         },
         pairs,

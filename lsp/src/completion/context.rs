@@ -4,7 +4,7 @@
 
 use affect_compiler::syntax::token::{Kw, Tok};
 
-pub(super) type Token<'a> = (usize, Tok<'a>, usize);
+pub(super) type Token<'a> = (u32, Tok<'a>, u32);
 
 /// What the innermost open bracket belongs to.
 #[derive(Clone, Debug, PartialEq)]

@@ -61,17 +61,19 @@ fn completion_in(doc: &Document, text: &str, offset: usize) -> Vec<CompletionIte
         }
     }
     let all = &lexed.tokens;
+    // Token locations are `u32`, as spans are.
+    let at = offset as u32;
     if all
         .iter()
-        .any(|(s, t, e)| matches!(t, Tok::Str(_)) && *s < offset && offset < *e)
+        .any(|(s, t, e)| matches!(t, Tok::Str(_)) && *s < at && at < *e)
     {
         return Vec::new();
     }
-    let mut before = all.iter().take_while(|(_, _, e)| *e <= offset).count();
+    let mut before = all.iter().take_while(|(_, _, e)| *e <= at).count();
     // The word being typed is not context.
     if before > 0 {
         let (_, t, e) = &all[before - 1];
-        if *e == offset && (word(t).is_some() || matches!(t, Tok::Kw(_) | Tok::RootIdent(_))) {
+        if *e == at && (word(t).is_some() || matches!(t, Tok::Kw(_) | Tok::RootIdent(_))) {
             before -= 1;
         }
     }

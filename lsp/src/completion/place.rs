@@ -67,7 +67,7 @@ pub(super) fn complete(items: &mut Items, toks: &[Token], rest: &[Token], text: 
         toks.len(),
     );
     let clause = &toks[start.min(toks.len())..];
-    let prev_line_end = toks.last().map(|t| t.2).unwrap_or(0);
+    let prev_line_end = toks.last().map(|t| t.2 as usize).unwrap_or(0);
     let p = Place {
         toks,
         rest,

@@ -60,9 +60,11 @@ fn port_nodes(p: &PortDecl) -> Vec<XmlNode> {
         .map(|c| XmlNode::Comment(c, Span::DUMMY))
         .collect();
     let mut described = p.clone();
-    described.doc = (!rest.is_empty()).then_some(Doc {
-        lines: rest,
-        span: doc.span,
+    described.doc = (!rest.is_empty()).then(|| {
+        Box::new(Doc {
+            lines: rest,
+            span: doc.span,
+        })
     });
     nodes.push(XmlNode::Element(port_element(&described)));
     nodes

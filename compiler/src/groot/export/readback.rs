@@ -59,7 +59,7 @@ impl ReadBack {
         let back = self.reader.node(el, vec![]);
         self.reader.diags.clear();
         self.reader.unknown.clear();
-        carry::differs(carry::head(n), back)
+        carry::head_differs(n, back)
     }
 
     /// What an import makes of a model entry.

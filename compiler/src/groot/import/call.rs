@@ -233,7 +233,10 @@ impl Reader {
         let sig = self.scope.leaves.get(id).cloned();
         let ports = sig.as_ref().map(|s| PortsByName::new(&s.ports));
         let raw_builtin = vocab::is_bt_builtin(id, self.dialect);
-        let mut args = Vec::new();
+        let mut args = Vec::with_capacity(rest.len());
+        // Only a node nothing declares is noted with its ports (the exporter's read-back of a
+        // declared call with 200,000 ports copied every name for nothing).
+        let note_ports = sig.is_none() && !raw_builtin;
         let mut unknown_ports = Vec::new();
         for a in rest {
             // In v4 attributes that cannot be ports are metadata; in v3 every attribute but
@@ -267,7 +270,10 @@ impl Reader {
             };
             match value {
                 Some(v) => {
-                    unknown_ports.push((a.name.clone(), model::blackboard_key(&a.value).is_some()));
+                    if note_ports {
+                        let key = model::blackboard_key(&a.value).is_some();
+                        unknown_ports.push((a.name.clone(), key));
+                    }
                     args.push(named_arg(&a.name, v));
                 }
                 None => attrs.push(attr(&a.name, &a.value)),
@@ -291,7 +297,7 @@ impl Reader {
         };
         // A compact element named like a tree is not a SubTree: BehaviorTree.CPP looks it up
         // as a registered node ("Node not recognized" without one).
-        if sig.is_none() && !raw_builtin {
+        if note_ports {
             self.unknown
                 .note(id, kind, false, &unknown_ports, el.name_span);
         }

@@ -267,7 +267,7 @@ impl Reader {
         let mut doc = std::mem::take(comments);
         doc.extend(doc_lines_keep(&desc));
         Some(PortDecl {
-            doc: node_doc(doc),
+            doc: node_doc(doc).map(Box::new),
             dir,
             name: ident(name),
             ty,

@@ -208,6 +208,15 @@ impl Net {
         self.log.iter().filter(|(_, _, k)| *k == kind).count()
     }
 
+    /// Why each side gave up, in order.
+    fn gave_up(&self) -> Vec<Option<&'static str>> {
+        self.reports
+            .iter()
+            .filter(|(_, r)| r.step == "gave_up")
+            .map(|(_, r)| r.why)
+            .collect()
+    }
+
     fn steps(&self, step: &str) -> Vec<AgentId> {
         self.reports
             .iter()
@@ -333,13 +342,7 @@ fn a_responder_that_never_hears_responder_gives_up_and_the_requester_asks_again(
     for _ in offered_s..42 {
         net.second(&mut never);
     }
-    let gave_up: Vec<Option<&str>> = net
-        .reports
-        .iter()
-        .filter(|(_, r)| r.step == "gave_up")
-        .map(|(_, r)| r.why)
-        .collect();
-    assert_eq!(gave_up, [Some("no RESPONDER"), Some("no ARRIVAL")]);
+    assert_eq!(net.gave_up(), [Some("no RESPONDER"), Some("no ARRIVAL")]);
     assert_eq!(net.resp[0].recruited().map(|r| r.0), Some(UAV));
     assert!(net.arrive(0, &mut never));
     assert_eq!(net.req.progress(), Progress::Done(AgentId(1)));
@@ -364,13 +367,7 @@ fn a_lost_ackack_leaves_the_task_with_the_responder_until_its_lease_ends() {
     for _ in 0..36 {
         net.second(&mut lose_first_ackack);
     }
-    let gave_up: Vec<Option<&str>> = net
-        .reports
-        .iter()
-        .filter(|(_, r)| r.step == "gave_up")
-        .map(|(_, r)| r.why)
-        .collect();
-    assert_eq!(gave_up, [Some("no ACKACK")]);
+    assert_eq!(net.gave_up(), [Some("no ACKACK")]);
     assert_eq!(net.steps("released"), vec![AgentId(1)]);
     assert_eq!(net.count("AGREE"), 1, "AGREE is not repeated");
     assert_eq!(net.resp[0].recruited().map(|r| r.0), Some(UAV));
@@ -418,12 +415,7 @@ fn a_requester_whose_handshake_fails_asks_again_until_help_arrives() {
     for _ in 0..3 * HANDSHAKE_TRIES + 3 {
         net.second(&mut no_agree);
     }
-    let gave_up: Vec<Option<&str>> = net
-        .reports
-        .iter()
-        .filter(|(_, r)| r.step == "gave_up")
-        .map(|(_, r)| r.why)
-        .collect();
+    let gave_up = net.gave_up();
     assert!(gave_up.contains(&Some("no ACKACK")), "{gave_up:?}");
     assert!(gave_up.contains(&Some("no AGREE")), "{gave_up:?}");
     assert!(net.req.busy(), "still asking: {:?}", net.req);
