@@ -721,7 +721,7 @@ pub fn tree_frame(c: &mut Checker, tree: &ast::TreeDecl, sig_ports: &[super::Por
             range: None,
             span: def.name_span,
             used: true,
-            doc: def.doc.clone(),
+            doc: def.doc.as_deref().map(str::to_string),
             def: Some(p.def),
         });
     }

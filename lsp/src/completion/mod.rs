@@ -151,7 +151,7 @@ impl Items<'_> {
             return;
         };
         let docs = hover::describe(index, Target::Def(id));
-        let (label, sig, kind) = (d.name.clone(), d.signature.clone(), def_kind(d));
+        let (label, sig, kind) = (d.name.clone(), d.signature.to_string(), def_kind(d));
         self.push(group, &label, kind, Some(sig), docs, insert);
     }
 
@@ -234,7 +234,7 @@ impl Items<'_> {
         let found: Vec<(DefId, String, String)> = index
             .variants_named(en)
             .into_iter()
-            .map(|(i, d)| (i, d.name.clone(), d.signature.clone()))
+            .map(|(i, d)| (i, d.name.clone(), d.signature.to_string()))
             .collect();
         for (i, name, sig) in found {
             let label = match qualified {

@@ -508,7 +508,7 @@ fn arguments(items: &mut Items, callee: &str, written: &[String]) {
             .index
             .ports(id)
             .into_iter()
-            .map(|(i, d)| (i, d.name.clone(), d.signature.clone()))
+            .map(|(i, d)| (i, d.name.clone(), d.signature.to_string()))
             .collect();
         for (i, name, sig) in ports {
             if written.contains(&name) {

@@ -24,7 +24,7 @@ pub trait Host {
 
 use crate::leaf::{Leaf, LeafTable};
 pub use crate::lists::Lists;
-use affect_compiler::ir::program::{AgentProgram, Code, NodeId, Program, SlotId, Status};
+use affect_compiler::ir::program::{AgentProgram, Arg, Code, NodeId, Program, SlotId, Status};
 
 /// Native code that runs a machine's program in the interpreter's place, on the machine's
 /// own state (the JIT implements it). Each call may decline, and the interpreter then runs
@@ -92,6 +92,8 @@ pub(crate) mod op {
     pub const FORCE_FAILURE: u8 = 9;
     pub const REACTIVE_SEQUENCE: u8 = 10;
     pub const REACTIVE_FALLBACK: u8 = 11;
+    /// A parallel node with constant thresholds, in `Hot::code` (`start` success, `len`
+    /// failure, each an `i32`); one with computed thresholds is `OTHER`.
     pub const PARALLEL: u8 = 12;
     // Scripts and conditions of one shape, run without the expression machine's loop
     // (`fast.rs`, `Machine::tick_short`); `Hot::code` is still their translated range.
@@ -261,7 +263,18 @@ impl<'p> Machine<'p> {
                     K::ForceFailure => (op::FORCE_FAILURE, Code::default()),
                     K::ReactiveSequence => (op::REACTIVE_SEQUENCE, Code::default()),
                     K::ReactiveFallback => (op::REACTIVE_FALLBACK, Code::default()),
-                    K::Parallel { .. } => (op::PARALLEL, Code::default()),
+                    // Constant thresholds (as `tick_parallel_node` converts them) are kept in
+                    // `Hot::code`: the tick loop then never looks at the node's kind.
+                    K::Parallel {
+                        success: Arg::Const(s),
+                        failure: Arg::Const(f),
+                    } => (
+                        op::PARALLEL,
+                        Code {
+                            start: *s as i32 as u32,
+                            len: *f as i32 as u32,
+                        },
+                    ),
                     _ => (op::OTHER, Code::default()),
                 };
                 let decorator = match &n.kind {

@@ -112,7 +112,7 @@ impl<'p> Machine<'p> {
             op::FALLBACK => return self.node_fallback(n),
             op::REACTIVE_SEQUENCE => return self.node_reactive(n, true),
             op::REACTIVE_FALLBACK => return self.node_reactive(n, false),
-            op::PARALLEL => return self.node_parallel(n),
+            op::PARALLEL => return self.node_parallel(n, h),
             op::INVERTER => return self.node_inverter(n),
             op::FORCE_SUCCESS => return self.node_force(n, Status::Success),
             op::FORCE_FAILURE => return self.node_force(n, Status::Failure),
@@ -151,8 +151,8 @@ impl<'p> Machine<'p> {
     }
 
     #[inline(never)]
-    pub(super) fn node_parallel(&mut self, n: NodeId) -> Status {
-        let s = self.tick_parallel_node(n);
+    pub(super) fn node_parallel(&mut self, n: NodeId, h: Hot) -> Status {
+        let s = self.tick_parallel(n, h.code.start as i32, h.code.len as i32);
         self.finish(n, s)
     }
 
@@ -199,7 +199,7 @@ impl<'p> Machine<'p> {
             op::FALLBACK => self.tick_fallback(n, false),
             op::REACTIVE_SEQUENCE => self.tick_reactive(n, true),
             op::REACTIVE_FALLBACK => self.tick_reactive(n, false),
-            op::PARALLEL => self.tick_parallel_node(n),
+            op::PARALLEL => self.tick_parallel(n, h.code.start as i32, h.code.len as i32),
             op::INVERTER => self.tick_inverter(n),
             op::FORCE_SUCCESS => self.tick_force(n, Status::Success),
             op::FORCE_FAILURE => self.tick_force(n, Status::Failure),
