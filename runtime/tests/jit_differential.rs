@@ -51,6 +51,10 @@ struct Gen {
     /// subtree whose `in` port of type `any` is given a list. Off, the generator draws
     /// exactly what it drew before.
     unset_lists: bool,
+    /// Main also calls `Twin`, a subtree of built-in nodes and scripts only, several times
+    /// with other ports: units of one shape that share compiled functions
+    /// (`runtime/src/jit/share.rs`). Off, the generator draws exactly what it drew before.
+    twins: bool,
 }
 
 impl Gen {
@@ -254,7 +258,9 @@ impl Gen {
                 _ => "do { r = w }".into(),
             };
         }
-        match self.pick(11) {
+        // A shareable body names no foreign leaf (its node id goes to Rust as it is).
+        let kinds = if self.twins && self.in_helper { 6 } else { 11 };
+        match self.pick(kinds) {
             0 => {
                 let n = 1 + self.pick(2);
                 format!("do {{ {} }}", self.statements(n))
@@ -426,6 +432,41 @@ impl Gen {
         format!("{body}{}", self.modifiers())
     }
 
+    /// Declares `Twin` in `p` and returns `main` followed by calls of it.
+    fn twins(&mut self, p: &mut String, main: String) -> String {
+        self.in_helper = true;
+        let body = self.node(3);
+        self.in_helper = false;
+        let nested = self.nested_vars();
+        let _ = writeln!(
+            p,
+            "tree Twin(in level: num, inout acc: num) {{\n    var x: num = 0;\n    var y: num = 1;\n    var c: int = 0;\n    var k: int = 2;\n    var h: num = 0;\n    var m: num = 0;\n    var flag: bool = false;\n    var s: str = \"a\";\n    var mode: Mode = Mode::A;\n    var q: [int] = [1];\n    var r: [int] = [];\n    var p: Point = (0m, 0m);\n    var item: int = 0;\n    var place: Label = \"P\";{nested}\n    sequence {{ do {{ x = level; acc = acc + x }} {body} }}\n}}"
+        );
+        let mut calls = String::new();
+        for _ in 0..2 + self.pick(5) {
+            let level = match self.pick(3) {
+                0 => self.pick(9).to_string(),
+                1 => format!("{}.5", self.pick(9)),
+                _ => self.num(1),
+            };
+            let acc = self.one(&["x", "y"]);
+            let _ = write!(
+                calls,
+                "\nTwin(level: {level}, acc: {acc}){}",
+                self.modifiers()
+            );
+        }
+        format!(
+            "{} {{ {main}{calls} }}",
+            self.one(&[
+                "sequence",
+                "reactive_sequence",
+                "parallel_all(max_failures: 9)",
+                "fallback"
+            ])
+        )
+    }
+
     fn program(&mut self) -> String {
         let nested = self.nested_vars();
         let mut p =
@@ -459,7 +500,10 @@ impl Gen {
         } else {
             ";"
         };
-        let main = self.node(4);
+        let mut main = self.node(4);
+        if self.twins {
+            main = self.twins(&mut p, main);
+        }
         let uvar = match (self.unset, self.unset_lists) {
             (true, true) => "\n    var u: num;\n    var w: [int] = [1, 2];",
             (true, false) => "\n    var u: num;",
@@ -604,7 +648,7 @@ proptest! {
 
     #[test]
     fn jit_matches_interpreter(seed in any::<u64>(), ticks in 10u64..40, sleep in prop::option::of(1u32..160)) {
-        let mut g = Gen { state: seed, depth_budget: 14, in_helper: false, unset: false, records: true, unset_lists: false };
+        let mut g = Gen { state: seed, depth_budget: 14, in_helper: false, unset: false, records: true, unset_lists: false, twins: false };
         let source = g.program();
         let cfg = config(ticks, sleep.map(f64::from));
         match compare(&source, &cfg) {
@@ -618,6 +662,80 @@ proptest! {
                 )))
             }
         }
+    }
+}
+
+/// Programs whose main also calls one subtree of built-in nodes and scripts several times,
+/// with other constants, variables and expressions on its ports: units of one shape,
+/// which share compiled functions (`runtime/src/jit/share.rs`), each on its own state.
+/// `shared_shapes_match_interpreter` runs this with every node a unit of its own.
+#[test]
+fn repeated_subtrees_match_interpreter() {
+    let seeds = (cases() as usize / 3).max(20);
+    let (mut ran, mut shared) = (0, 0);
+    for seed in 0..seeds as u64 {
+        let mut g = Gen {
+            state: seed ^ 0x7715,
+            depth_budget: 14,
+            in_helper: false,
+            unset: false,
+            records: seed % 2 == 0,
+            twins: true,
+            unset_lists: false,
+        };
+        let source = g.program();
+        let cfg = config(
+            10 + seed % 30,
+            (seed % 3 != 0).then_some(15.0 + (seed % 5) as f64 * 20.0),
+        );
+        match compare(&source, &cfg) {
+            Ok(()) => {}
+            Err(e) if e.starts_with("does not compile") => continue,
+            Err(e) => panic!("seed {seed}: {e}\n--- program:\n{source}"),
+        }
+        ran += 1;
+        let program = affect_compiler::check_source_with(&source, &NoFiles).program;
+        let program = program.expect("compiles");
+        let stats = affect_runtime::jit::compile(&program, &program.agents[0])
+            .expect("compiles")
+            .stats;
+        shared += usize::from(stats.shapes < stats.units);
+    }
+    assert!(ran >= seeds * 2 / 3, "{ran} of {seeds} programs ran");
+    // With every node a unit (the child run below), the calls' units share functions.
+    if std::env::var("AFFECT_JIT_UNIT").as_deref() == Ok("0") {
+        assert!(
+            shared >= ran * 2 / 3,
+            "{shared} of {ran} programs shared a function"
+        );
+    }
+}
+
+/// The random programs, and those with repeated subtrees, with every node a unit of its own
+/// (`AFFECT_JIT_UNIT=0`): the most units of one shape, every call between them shared code
+/// calling shared code. This test binary runs both again in a child process.
+#[test]
+fn shared_shapes_match_interpreter() {
+    if std::env::var_os("AFFECT_JIT_UNIT").is_some() {
+        return; // already the child run (or set by hand)
+    }
+    let cases = (cases() / 3).max(1).to_string();
+    for test in [
+        "jit_matches_interpreter",
+        "repeated_subtrees_match_interpreter",
+    ] {
+        let out = std::process::Command::new(std::env::current_exe().expect("the test binary"))
+            .args([test, "--exact", "--test-threads", "1"])
+            .env("AFFECT_JIT_UNIT", "0")
+            .env("PROPTEST_CASES", &cases)
+            .output()
+            .expect("the test binary runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("1 passed"),
+            "{test}: {text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 
@@ -635,6 +753,7 @@ fn reads_of_unset_variables_agree() {
             unset: true,
             records: false,
             unset_lists: false,
+            twins: false,
         };
         let source = g.program();
         let cfg = config(10 + seed % 30, (seed % 3 == 0).then_some(40.0));
@@ -674,6 +793,7 @@ fn unset_lists_agree() {
             unset: seed % 4 == 0,
             records: seed % 3 != 0,
             unset_lists: true,
+            twins: seed % 2 == 1,
         };
         let source = g.program();
         let cfg = config(10 + seed % 30, (seed % 3 == 0).then_some(40.0));
@@ -714,6 +834,7 @@ fn generated_programs_compile() {
             unset: false,
             records: true,
             unset_lists: false,
+            twins: false,
         };
         let source = g.program();
         field_reads += usize::from(source.contains("(p.x / 1m)") || source.contains("(p.y / 2m)"));
@@ -888,6 +1009,7 @@ fn seeds_that_once_differed() {
                 unset: false,
                 records: false,
                 unset_lists: false,
+                twins: false,
             };
             let source = g.program();
             if let Err(e) = compare(&source, &config(ticks, None)) {

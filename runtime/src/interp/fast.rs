@@ -499,6 +499,13 @@ impl Machine<'_> {
                 top = v;
             }};
         }
+        // Pops the value below the top (the top itself stays in `top`).
+        macro_rules! below {
+            () => {{
+                sp -= 1;
+                st[sp & MASK]
+            }};
+        }
         while let Some(&op) = ops.get(pc) {
             pc += 1;
             match op {
@@ -516,42 +523,15 @@ impl Machine<'_> {
                     let (lo, hi) = clamps[c as usize];
                     top = top.clamp(lo, hi);
                 }
-                Fop::Pop => {
-                    sp -= 1;
-                    top = st[sp & MASK];
-                }
-                Fop::Add => {
-                    sp -= 1;
-                    top = st[sp & MASK] + top;
-                }
-                Fop::Sub => {
-                    sp -= 1;
-                    top = st[sp & MASK] - top;
-                }
-                Fop::Mul => {
-                    sp -= 1;
-                    top = st[sp & MASK] * top;
-                }
-                Fop::Div => {
-                    sp -= 1;
-                    top = st[sp & MASK] / top;
-                }
-                Fop::Lt => {
-                    sp -= 1;
-                    top = bool_f(st[sp & MASK] < top);
-                }
-                Fop::Le => {
-                    sp -= 1;
-                    top = bool_f(st[sp & MASK] <= top);
-                }
-                Fop::Gt => {
-                    sp -= 1;
-                    top = bool_f(st[sp & MASK] > top);
-                }
-                Fop::Ge => {
-                    sp -= 1;
-                    top = bool_f(st[sp & MASK] >= top);
-                }
+                Fop::Pop => top = below!(),
+                Fop::Add => top = below!() + top,
+                Fop::Sub => top = below!() - top,
+                Fop::Mul => top = below!() * top,
+                Fop::Div => top = below!() / top,
+                Fop::Lt => top = bool_f(below!() < top),
+                Fop::Le => top = bool_f(below!() <= top),
+                Fop::Gt => top = bool_f(below!() > top),
+                Fop::Ge => top = bool_f(below!() >= top),
                 Fop::AddK(k) => top += k,
                 Fop::SubK(k) => top -= k,
                 Fop::MulK(k) => top *= k,
@@ -586,10 +566,7 @@ impl Machine<'_> {
                 Fop::SLeS(s, t) => push!(bool_f(load!(slots, s) <= load!(slots, t))),
                 Fop::SGtS(s, t) => push!(bool_f(load!(slots, s) > load!(slots, t))),
                 Fop::SGeS(s, t) => push!(bool_f(load!(slots, s) >= load!(slots, t))),
-                Fop::Bin(o) => {
-                    sp -= 1;
-                    top = binary(o.op(), st[sp & MASK], top);
-                }
+                Fop::Bin(o) => top = binary(o.op(), below!(), top),
                 Fop::Un(o) => top = unary(o.op(), top),
                 Fop::Jump(t) => pc = t as usize,
                 Fop::JumpIfFalse(t) => {

@@ -217,6 +217,85 @@ impl Fault {
     }
 }
 
+/// A node's entry in the hot table: its opcode, flags, children and translated code.
+fn hot_node(
+    program: &Program,
+    n: &affect_compiler::ir::program::Node,
+    translate: &mut impl FnMut(Code) -> Option<Code>,
+) -> Hot {
+    use affect_compiler::ir::program::NodeKind as K;
+    // Scripts whose code cannot be translated go the general way.
+    let (o, code) = match &n.kind {
+        K::Sequence => (op::SEQUENCE, Code::default()),
+        K::Fallback => (op::FALLBACK, Code::default()),
+        K::Script { code } => match translate(*code) {
+            Some(f) => (op::SCRIPT, f),
+            None => (op::OTHER, Code::default()),
+        },
+        K::ScriptCondition { cond } => match translate(*cond) {
+            Some(f) => (op::SCRIPT_CONDITION, f),
+            None => (op::OTHER, Code::default()),
+        },
+        K::AlwaysSuccess => (op::ALWAYS_SUCCESS, Code::default()),
+        K::AlwaysFailure => (op::ALWAYS_FAILURE, Code::default()),
+        K::Inverter => (op::INVERTER, Code::default()),
+        K::ForceSuccess => (op::FORCE_SUCCESS, Code::default()),
+        K::ForceFailure => (op::FORCE_FAILURE, Code::default()),
+        K::ReactiveSequence => (op::REACTIVE_SEQUENCE, Code::default()),
+        K::ReactiveFallback => (op::REACTIVE_FALLBACK, Code::default()),
+        // Constant thresholds (as `tick_parallel_node` converts them) are kept in
+        // `Hot::code`: the tick loop then never looks at the node's kind.
+        K::Parallel {
+            success: Arg::Const(s),
+            failure: Arg::Const(f),
+        } => (
+            op::PARALLEL,
+            Code {
+                start: *s as i32 as u32,
+                len: *f as i32 as u32,
+            },
+        ),
+        _ => (op::OTHER, Code::default()),
+    };
+    let decorator = match &n.kind {
+        K::Inverter
+        | K::ForceSuccess
+        | K::ForceFailure
+        | K::Repeat { .. }
+        | K::Retry { .. }
+        | K::KeepRunningUntilFailure
+        | K::Timeout { .. }
+        | K::Delay { .. }
+        | K::RunOnce { .. }
+        | K::Precondition { .. }
+        | K::EntryUpdated { .. }
+        | K::Loop { .. }
+        | K::SubTree { .. } => true,
+        K::Foreign { leaf, .. } => program
+            .leaves
+            .get(*leaf as usize)
+            .is_some_and(|l| l.class == affect_compiler::builtins::NodeClass::Decorator),
+        _ => false,
+    };
+    let mut flags = 0;
+    if n.conditions.is_some() {
+        flags |= HAS_CONDITIONS;
+    }
+    // Inverter and the forcing decorators reset a completed child themselves, so
+    // the generic reset after their status would find it idle: skip it.
+    let resets_itself = matches!(o, op::INVERTER | op::FORCE_SUCCESS | op::FORCE_FAILURE);
+    if decorator && n.children.1 > 0 && !resets_itself {
+        flags |= DECORATOR;
+    }
+    Hot {
+        op: o,
+        flags,
+        first_child: n.children.0,
+        children: n.children.1,
+        code,
+    }
+}
+
 impl<'p> Machine<'p> {
     pub fn new(program: &'p Program, agent: &'p AgentProgram, leaves: LeafTable) -> Machine<'p> {
         let n = agent.nodes.len();
@@ -239,84 +318,8 @@ impl<'p> Machine<'p> {
             fast::translate(ops, &mut fops, &mut clamps)
         };
         let process_fast = translate(agent.process);
-        let mut hot: Vec<Hot> = agent
-            .nodes
-            .iter()
-            .map(|n| {
-                use affect_compiler::ir::program::NodeKind as K;
-                // Scripts whose code cannot be translated go the general way.
-                let (o, code) = match &n.kind {
-                    K::Sequence => (op::SEQUENCE, Code::default()),
-                    K::Fallback => (op::FALLBACK, Code::default()),
-                    K::Script { code } => match translate(*code) {
-                        Some(f) => (op::SCRIPT, f),
-                        None => (op::OTHER, Code::default()),
-                    },
-                    K::ScriptCondition { cond } => match translate(*cond) {
-                        Some(f) => (op::SCRIPT_CONDITION, f),
-                        None => (op::OTHER, Code::default()),
-                    },
-                    K::AlwaysSuccess => (op::ALWAYS_SUCCESS, Code::default()),
-                    K::AlwaysFailure => (op::ALWAYS_FAILURE, Code::default()),
-                    K::Inverter => (op::INVERTER, Code::default()),
-                    K::ForceSuccess => (op::FORCE_SUCCESS, Code::default()),
-                    K::ForceFailure => (op::FORCE_FAILURE, Code::default()),
-                    K::ReactiveSequence => (op::REACTIVE_SEQUENCE, Code::default()),
-                    K::ReactiveFallback => (op::REACTIVE_FALLBACK, Code::default()),
-                    // Constant thresholds (as `tick_parallel_node` converts them) are kept in
-                    // `Hot::code`: the tick loop then never looks at the node's kind.
-                    K::Parallel {
-                        success: Arg::Const(s),
-                        failure: Arg::Const(f),
-                    } => (
-                        op::PARALLEL,
-                        Code {
-                            start: *s as i32 as u32,
-                            len: *f as i32 as u32,
-                        },
-                    ),
-                    _ => (op::OTHER, Code::default()),
-                };
-                let decorator = match &n.kind {
-                    K::Inverter
-                    | K::ForceSuccess
-                    | K::ForceFailure
-                    | K::Repeat { .. }
-                    | K::Retry { .. }
-                    | K::KeepRunningUntilFailure
-                    | K::Timeout { .. }
-                    | K::Delay { .. }
-                    | K::RunOnce { .. }
-                    | K::Precondition { .. }
-                    | K::EntryUpdated { .. }
-                    | K::Loop { .. }
-                    | K::SubTree { .. } => true,
-                    K::Foreign { leaf, .. } => {
-                        program.leaves.get(*leaf as usize).is_some_and(|l| {
-                            l.class == affect_compiler::builtins::NodeClass::Decorator
-                        })
-                    }
-                    _ => false,
-                };
-                let mut flags = 0;
-                if n.conditions.is_some() {
-                    flags |= HAS_CONDITIONS;
-                }
-                // Inverter and the forcing decorators reset a completed child themselves, so
-                // the generic reset after their status would find it idle: skip it.
-                let resets_itself =
-                    matches!(o, op::INVERTER | op::FORCE_SUCCESS | op::FORCE_FAILURE);
-                if decorator && n.children.1 > 0 && !resets_itself {
-                    flags |= DECORATOR;
-                }
-                Hot {
-                    op: o,
-                    flags,
-                    first_child: n.children.0,
-                    children: n.children.1,
-                    code,
-                }
-            })
+        let mut hot: Vec<Hot> = (agent.nodes.iter())
+            .map(|n| hot_node(program, n, &mut translate))
             .collect();
         for h in &mut hot {
             h.op = fast::short_op(&fops, h.op, h.code);

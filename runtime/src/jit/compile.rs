@@ -77,7 +77,7 @@ pub(crate) fn compile(
     record: bool,
 ) -> Result<Compiled, JitError> {
     let t0 = Instant::now();
-    let plan = Plan::new(program, agent, record)?;
+    let plan = super::share::plan(program, agent, record)?;
     let built = build_plan(&plan, None)?;
     link_plan(&plan, built, t0)
 }
@@ -90,7 +90,7 @@ pub(crate) fn build(
     record: bool,
     cancel: Option<&AtomicBool>,
 ) -> Result<Artifact, JitError> {
-    build_plan(&Plan::new(program, agent, record)?, cancel)
+    build_plan(&super::share::plan(program, agent, record)?, cancel)
 }
 
 /// Links generated (or cached) code into executable memory for `agent`: the plan is made
@@ -102,7 +102,7 @@ pub(crate) fn link_artifact(
     built: Artifact,
 ) -> Result<Compiled, JitError> {
     let t0 = Instant::now();
-    let plan = Plan::new(program, agent, built.record)?;
+    let plan = super::share::plan(program, agent, built.record)?;
     link_plan(&plan, built, t0)
 }
 
@@ -152,6 +152,7 @@ fn link_plan(plan: &Plan, built: Artifact, t0: Instant) -> Result<Compiled, JitE
         stats: super::CompileStats {
             functions,
             units: plan.units.len(),
+            shapes: plan.share.shapes(),
             code_bytes,
             compile_ms: t0.elapsed().as_secs_f64() * 1000.0,
         },
@@ -294,17 +295,22 @@ fn declare_functions(
     agent: &AgentProgram,
     s: Services,
 ) -> Result<(Callees, Vec<FuncId>, Option<FuncId>), JitError> {
-    let tick_sig = sig(module, &[P], Some(types::I32));
-    let halt_sig = sig(module, &[P, types::I32], None);
+    use types::I32;
+    // A unit's functions take its node, edge and slot offsets from the representative of
+    // its shape (`share.rs`; zero when it has functions of its own).
+    let tick_sig = sig(module, &[P, I32, I32, I32], Some(I32));
+    let halt_sig = sig(module, &[P, I32, I32, I32, I32], None);
+    let root_sig = sig(module, &[P], Some(I32));
     let proc_sig = sig(module, &[P], None);
-    let mut ticks = Vec::with_capacity(plan.units.len());
-    let mut halts = Vec::with_capacity(plan.units.len());
+    let n = plan.units.len();
+    let mut ticks: Vec<Option<FuncId>> = vec![None; n];
+    let mut halts: Vec<Option<FuncId>> = vec![None; n];
     // Units with nothing to halt but a status to reset (a wide node's leaves) share one
     // halt function.
     let mut reset_only = None;
-    for u in 0..plan.units.len() {
-        ticks.push(module.declare_anonymous_function(&tick_sig)?);
-        halts.push(if plan.halt_members(u).is_empty() {
+    for u in (0..n).filter(|&u| plan.share.rep[u] as usize == u) {
+        ticks[u] = Some(module.declare_anonymous_function(&tick_sig)?);
+        halts[u] = Some(if plan.halt_members(u).is_empty() {
             match reset_only {
                 Some(id) => id,
                 None => *reset_only.insert(module.declare_anonymous_function(&halt_sig)?),
@@ -313,12 +319,15 @@ fn declare_functions(
             module.declare_anonymous_function(&halt_sig)?
         });
     }
+    let of_rep = |f: &[Option<FuncId>], u: usize| f[plan.share.rep[u] as usize].expect("declared");
+    let ticks: Vec<FuncId> = (0..n).map(|u| of_rep(&ticks, u)).collect();
+    let halts: Vec<FuncId> = (0..n).map(|u| of_rep(&halts, u)).collect();
     let roots: Vec<FuncId> = plan
         .roots
         .iter()
         .map(|_| {
             module
-                .declare_anonymous_function(&tick_sig)
+                .declare_anonymous_function(&root_sig)
                 .map_err(JitError::from)
         })
         .collect::<Result<_, _>>()?;
@@ -373,7 +382,7 @@ fn jobs(
 ) -> Vec<(FuncId, Job)> {
     let mut jobs: Vec<(FuncId, Job)> = vec![(callees.record, Job::Record)];
     let mut shared_halt = false;
-    for u in 0..plan.units.len() {
+    for u in (0..plan.units.len()).filter(|&u| plan.share.rep[u] as usize == u) {
         jobs.push((callees.ticks[u], Job::Tick(u)));
         // The shared reset-only halt function once, as the first unit that uses it.
         if !plan.halt_members(u).is_empty() || !std::mem::replace(&mut shared_halt, true) {
@@ -413,7 +422,7 @@ fn entries(
     process: Option<FuncId>,
 ) -> (
     Vec<(NodeId, TickFn)>,
-    Vec<Option<HaltFn>>,
+    Vec<Option<(HaltFn, super::plan::Delta)>>,
     Option<ProcessFn>,
 ) {
     // SAFETY (all transmutes below): each pointer comes from `finalize_definitions` for a
@@ -436,7 +445,7 @@ fn entries(
     let halts = plan
         .unit_of
         .iter()
-        .map(|u| u.map(|u| unit_halts[u as usize]))
+        .map(|u| u.map(|u| (unit_halts[u as usize], plan.share.delta[u as usize])))
         .collect();
     let process = process.map(|id| unsafe {
         std::mem::transmute::<*const u8, ProcessFn>(module.get_finalized_function(id))
@@ -449,10 +458,12 @@ fn unit_table(module: &JITModule, plan: &Plan, callees: &Callees) -> Vec<UnitEnt
     plan.units
         .iter()
         .zip(callees.ticks.iter().zip(&callees.halts))
-        .map(|(&node, (&tick, &halt))| UnitEntry {
+        .zip(&plan.share.delta)
+        .map(|((&node, (&tick, &halt)), &delta)| UnitEntry {
             tick: module.get_finalized_function(tick),
             halt: module.get_finalized_function(halt),
             node,
+            delta,
         })
         .collect()
 }
@@ -590,7 +601,7 @@ impl Env<'_> {
         Ok(out)
     }
 
-    fn body(&self, fx: &mut Fx, job: Job) -> Result<(), JitError> {
+    fn body<'e>(&'e self, fx: &mut Fx<'e, '_>, job: Job) -> Result<(), JitError> {
         match job {
             Job::Record => {
                 let entry = fx.b.current_block().expect("entry");
@@ -625,12 +636,27 @@ impl Env<'_> {
             }
             Job::Tick(u) => {
                 fx.unit = Some(u as u32);
+                let plan = self.plan;
+                if let Some(rel) = &plan.share.rel_slots[u] {
+                    let entry = fx.b.current_block().expect("entry");
+                    let p = fx.b.block_params(entry).to_vec();
+                    fx.shift_bases([p[1], p[2], p[3]], rel);
+                }
                 let s = fx.execute_tick(self.plan.units[u])?;
                 fx.b.ins().return_(&[s]);
             }
             Job::Halt(u) => {
                 let entry = fx.b.current_block().expect("entry");
-                let n = fx.b.block_params(entry)[1];
+                let p = fx.b.block_params(entry).to_vec();
+                let mut n = p[1];
+                // The shared reset-only function resets the node it is given, as it is.
+                let plan = self.plan;
+                if let (Some(rel), false) =
+                    (&plan.share.rel_slots[u], plan.halt_members(u).is_empty())
+                {
+                    fx.shift_bases([p[2], p[3], p[4]], rel);
+                    n = fx.b.ins().isub(n, p[2]);
+                }
                 fx.halt_function(u as u32, n)?;
             }
             Job::Root(k) => {
@@ -657,11 +683,12 @@ impl Env<'_> {
 pub(crate) fn fingerprint() -> Result<String, JitError> {
     let isa = isa()?;
     let mut s = format!(
-        "{}\n{}\n{}\nunit {}\n",
+        "{}\n{}\n{}\nunit {}\nshare {}\n",
         env!("AFFECT_ENGINE_HASH"),
         isa.triple(),
         isa.flags(),
-        super::plan::unit_budget()
+        super::plan::unit_budget(),
+        super::share::enabled()
     );
     for v in isa.isa_flags() {
         s.push_str(&format!("{v}\n"));

@@ -5,7 +5,7 @@
 use super::plan::{bit, Plan, StatusSet};
 use super::view::View;
 use super::JitError;
-use affect_compiler::ir::program::{NodeId, Status};
+use affect_compiler::ir::program::{NodeId, SlotId, Status};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
     types, Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, SigRef, Value,
@@ -62,6 +62,10 @@ pub(crate) struct Bases {
     pub state: Value,
     pub done: Value,
     pub seen: Value,
+    /// `slots` and `seq` moved by a shared function's slot offset (`share.rs`); the same as
+    /// those elsewhere.
+    pub slots_rel: Value,
+    pub seq_rel: Value,
 }
 
 pub(crate) struct Fx<'a, 'b> {
@@ -76,6 +80,10 @@ pub(crate) struct Fx<'a, 'b> {
     pub unit: Option<u32>,
     /// The tick and halt signatures, imported once for a wide node's indirect calls.
     pub unit_sigs: Option<(SigRef, SigRef)>,
+    /// In a function several units share: its node, edge and slot offsets (i32 arguments).
+    pub shift: Option<[Value; 3]>,
+    /// The slots such a function reaches through the moved slot base, sorted.
+    rel: &'a [SlotId],
     /// Checked reads already made in the current straight-line stretch of an expression:
     /// (slot, value). A second checked read of the slot there yields the same value as the
     /// first, fault or not, so it reuses it (`read_slot_checked`; `expr.rs` forgets them at
@@ -125,11 +133,69 @@ impl<'a, 'b> Fx<'a, 'b> {
                 state,
                 done,
                 seen,
+                slots_rel: slots,
+                seq_rel: seq,
             },
             unit: None,
             unit_sigs: None,
+            shift: None,
+            rel: &[],
             checked: Vec::new(),
             count: None,
+        }
+    }
+
+    /// Makes this the function of units of one shape: `d` are its node, edge and slot
+    /// offsets from the representative whose code it is (i32 parameters), which move the
+    /// state bases; `rel` are the slots that move with the unit.
+    pub fn shift_bases(&mut self, d: [Value; 3], rel: &'a [SlotId]) {
+        let wide = |fx: &mut Self, v: Value, scale: i64| {
+            let v = fx.b.ins().sextend(P, v);
+            fx.b.ins().imul_imm_s(v, scale)
+        };
+        let dn = wide(self, d[0], 1);
+        self.at.status = self.b.ins().iadd(self.at.status, dn);
+        let dn = wide(self, d[0], STATE_SIZE as i64);
+        self.at.state = self.b.ins().iadd(self.at.state, dn);
+        let de = wide(self, d[1], 1);
+        self.at.done = self.b.ins().iadd(self.at.done, de);
+        let ds = wide(self, d[2], 8);
+        self.at.slots_rel = self.b.ins().iadd(self.at.slots, ds);
+        let ds = wide(self, d[2], 4);
+        self.at.seq_rel = self.b.ins().iadd(self.at.seq, ds);
+        self.shift = Some(d);
+        self.rel = rel;
+    }
+
+    /// A node's id as a value: the representative's plus the node offset in a shared
+    /// function.
+    pub fn node_val(&mut self, n: NodeId) -> Value {
+        match self.shift {
+            Some(d) => self.b.ins().iadd_imm_s(d[0], i64::from(n)),
+            None => self.i32c(i64::from(n)),
+        }
+    }
+
+    /// The offsets to call unit `u`'s function with: its own from its representative, plus
+    /// this function's.
+    pub fn unit_args(&mut self, u: u32) -> [Value; 3] {
+        let own = self.plan.share.delta[u as usize];
+        let mut out = [self.at.view; 3];
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = match self.shift {
+                Some(d) => self.b.ins().iadd_imm_s(d[k], i64::from(own[k])),
+                None => self.i32c(i64::from(own[k])),
+            };
+        }
+        out
+    }
+
+    /// The bases of a slot's value and write counter.
+    fn slot_bases(&self, slot: u32) -> (Value, Value) {
+        if self.rel.binary_search(&slot).is_ok() {
+            (self.at.slots_rel, self.at.seq_rel)
+        } else {
+            (self.at.slots, self.at.seq)
         }
     }
 
@@ -375,13 +441,14 @@ impl<'a, 'b> Fx<'a, 'b> {
         self.b.set_cold_block(blk);
         self.b.ins().brif(go, blk, &[], cont, &[]);
         self.b.switch_to_block(blk);
-        let node = self.i32c(n as i64);
+        let node = self.node_val(n);
         self.call(self.callees.record, &[self.at.view, node, from, to]);
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
     }
 
-    /// Resets a node whose id is only known at run time (a halt function's default case).
+    /// Resets a node whose id is only known at run time (a halt function's default case;
+    /// in a shared function, the representative's id).
     pub fn reset_status_dyn(&mut self, n: Value) {
         let off = self.b.ins().uextend(P, n);
         let addr = self.b.ins().iadd(self.at.status, off);
@@ -393,6 +460,10 @@ impl<'a, 'b> Fx<'a, 'b> {
         }
         let changed = self.ne_imm(prev, 0);
         let (_, cont) = self.if_then(changed);
+        let n = match self.shift {
+            Some(d) => self.b.ins().iadd(n, d[0]),
+            None => n,
+        };
         self.call(self.callees.record, &[self.at.view, n, prev, idle]);
         self.end_if(cont);
     }
@@ -536,9 +607,8 @@ impl<'a, 'b> Fx<'a, 'b> {
 
     /// Writes a slot and counts the write (`Machine::write`).
     pub fn write_slot(&mut self, slot: u32, v: Value) {
-        self.b
-            .ins()
-            .store(flags(), v, self.at.slots, slot as i32 * 8);
+        let (slots, _) = self.slot_bases(slot);
+        self.b.ins().store(flags(), v, slots, slot as i32 * 8);
         self.count_write_of(slot, v);
     }
 
@@ -549,8 +619,9 @@ impl<'a, 'b> Fx<'a, 'b> {
             self.count_write(slot);
             return;
         }
+        let (_, seq) = self.slot_bases(slot);
         let off = slot as i32 * 4;
-        let s = self.b.ins().load(types::I32, flags(), self.at.seq, off);
+        let s = self.b.ins().load(types::I32, flags(), seq, off);
         let s = self.b.ins().iadd_imm_s(s, 1);
         let bits = self.b.ins().bitcast(types::I64, MemFlagsData::new(), v);
         let unset = self.b.ins().icmp_imm_s(
@@ -560,16 +631,17 @@ impl<'a, 'b> Fx<'a, 'b> {
         );
         let zero = self.b.ins().iconst(types::I32, 0);
         let s = self.b.ins().select(unset, zero, s);
-        self.b.ins().store(flags(), s, self.at.seq, off);
+        self.b.ins().store(flags(), s, seq, off);
     }
 
     /// Counts a write of a slot without changing its number (a list slot's elements
     /// changed).
     pub fn count_write(&mut self, slot: u32) {
+        let (_, seq) = self.slot_bases(slot);
         let off = slot as i32 * 4;
-        let s = self.b.ins().load(types::I32, flags(), self.at.seq, off);
+        let s = self.b.ins().load(types::I32, flags(), seq, off);
         let s = self.b.ins().iadd_imm_s(s, 1);
-        self.b.ins().store(flags(), s, self.at.seq, off);
+        self.b.ins().store(flags(), s, seq, off);
     }
 
     /// Assigns list `from` to a list slot (`Machine::copy_list`).
@@ -598,9 +670,10 @@ impl<'a, 'b> Fx<'a, 'b> {
 
     pub fn read_slot(&mut self, slot: u32) -> Value {
         if (slot as usize) < self.plan.agent.slots.len() {
+            let (slots, _) = self.slot_bases(slot);
             self.b
                 .ins()
-                .load(types::F64, flags(), self.at.slots, slot as i32 * 8)
+                .load(types::F64, flags(), slots, slot as i32 * 8)
         } else {
             self.f64c(f64::NAN)
         }
@@ -643,7 +716,7 @@ impl<'a, 'b> Fx<'a, 'b> {
             .ins()
             .brif(is_unset, unset, &[], cont, &[BlockArg::Value(v)]);
         self.b.switch_to_block(unset);
-        let s = self.i32c(slot as i64);
+        let s = self.slot_number(slot);
         let zero = self
             .call(self.callees.unset_read, &[self.at.view, s])
             .expect("returns a value");
@@ -652,6 +725,17 @@ impl<'a, 'b> Fx<'a, 'b> {
         let r = self.b.block_params(cont)[0];
         self.checked.push((slot, r));
         r
+    }
+
+    /// The number of `slot` in this instance, for Rust (a shared function's slots that move
+    /// with its unit are the representative's plus the unit's slot offset).
+    pub fn slot_number(&mut self, slot: u32) -> Value {
+        match self.shift {
+            Some(d) if self.rel.binary_search(&slot).is_ok() => {
+                self.b.ins().iadd_imm_s(d[2], i64::from(slot))
+            }
+            _ => self.i32c(slot as i64),
+        }
     }
 
     /// Whether `slot` is a list variable's.
@@ -679,7 +763,7 @@ impl<'a, 'b> Fx<'a, 'b> {
         self.b.set_cold_block(cold);
         self.b.ins().brif(unset, cold, &[], cont, &[]);
         self.b.switch_to_block(cold);
-        let s = self.i32c(slot as i64);
+        let s = self.slot_number(slot);
         self.call(self.callees.unset_read, &[self.at.view, s]);
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
@@ -731,8 +815,9 @@ impl<'a, 'b> Fx<'a, 'b> {
             return Err(JitError::Unsupported(format!("node {c} has no code")));
         };
         let f = self.callees.halts[u as usize];
-        let id = self.i32c(c as i64);
-        self.call(f, &[self.at.view, id]);
+        let id = self.node_val(c);
+        let [dn, de, ds] = self.unit_args(u);
+        self.call(f, &[self.at.view, id, dn, de, ds]);
         Ok(())
     }
 

@@ -379,7 +379,7 @@ impl Fx<'_, '_> {
                 if (s as usize) < self.plan.agent.slots.len() {
                     let id = self.read_slot(s);
                     let f = self.callees.list_set_at;
-                    let slot = self.i32c(s as i64);
+                    let slot = self.slot_number(s);
                     self.call(f, &[self.at.view, id, i, v, slot]);
                     self.count_write(s);
                 }
@@ -513,7 +513,7 @@ impl Fx<'_, '_> {
                     None => self.f64c(0.0),
                 };
                 let fid = self.callees.list_push;
-                let slot = self.i32c(arg as i64);
+                let slot = self.slot_number(arg);
                 self.call(fid, &[self.at.view, id, x, slot]);
                 self.f64c(0.0)
             }

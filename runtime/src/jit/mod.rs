@@ -12,7 +12,8 @@
 //!
 //! Files: `plan` (analysis and the cut into functions), `emit` (shared builder helpers),
 //! `tick` (execute_tick, conditions, leaves), `controls` and `decorators` (the other nodes),
-//! `wide` (controls with many children, as loops), `halt` (halts), `expr` (expressions),
+//! `wide` (controls with many children, as loops), `share` (units of one shape sharing a
+//! function), `halt` (halts), `expr` (expressions),
 //! `view` (the state view), `host` (the Rust functions compiled code calls), `compile` (the
 //! driver).
 
@@ -34,6 +35,8 @@ mod halt;
 mod host;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod plan;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod share;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod tick;
 pub mod tier;
@@ -94,7 +97,9 @@ impl EngineKind {
 }
 
 pub(crate) type TickFn = unsafe extern "C" fn(*mut View) -> i32;
-pub(crate) type HaltFn = unsafe extern "C" fn(*mut View, i32);
+/// A unit's halt function: the node, then the unit's node, edge and slot offsets from the
+/// representative of its shape (`share.rs`).
+pub(crate) type HaltFn = unsafe extern "C" fn(*mut View, i32, i32, i32, i32);
 pub(crate) type ProcessFn = unsafe extern "C" fn(*mut View);
 
 /// What compiling took and produced.
@@ -102,8 +107,10 @@ pub(crate) type ProcessFn = unsafe extern "C" fn(*mut View);
 pub struct CompileStats {
     /// Native functions generated.
     pub functions: usize,
-    /// Tick functions (the tree's cut into units).
+    /// Units (the tree's cut into pieces of native code).
     pub units: usize,
+    /// Distinct unit tick functions: units of the same shape share one (`share.rs`).
+    pub shapes: usize,
     /// Bytes of machine code.
     pub code_bytes: usize,
     /// Plan, code generation and linking, in milliseconds.
@@ -122,8 +129,8 @@ pub struct Compiled {
     record: bool,
     /// The entry of each tree root: ticks it once and resets it when it completes.
     roots: Vec<(NodeId, TickFn)>,
-    /// The halt function of each node's unit.
-    halts: Vec<Option<HaltFn>>,
+    /// The halt function of each node's unit, with the unit's offsets.
+    halts: Vec<Option<(HaltFn, [i32; 3])>>,
     process: Option<ProcessFn>,
     /// Every unit's functions and root, which wide nodes read through the view.
     units: Vec<UnitEntry>,
@@ -332,14 +339,14 @@ impl Native for Compiled {
         if m.record != self.record {
             return false;
         }
-        let Some(Some(f)) = self.halts.get(n as usize).copied() else {
+        let Some(Some((f, [dn, de, ds]))) = self.halts.get(n as usize).copied() else {
             return false;
         };
         m.with_view(&self.host_fns, &self.functions, |v| {
             // SAFETY: as in `process`; `n` is a node of the compiled program.
             unsafe {
                 (*v).units = self.units.as_ptr();
-                f(v, n as i32)
+                f(v, n as i32, dn, de, ds)
             }
         });
         true

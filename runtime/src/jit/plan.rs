@@ -8,7 +8,7 @@ use super::JitError;
 use affect_compiler::builtins::NodeClass;
 use affect_compiler::ir::functions::{Function, HostFn};
 use affect_compiler::ir::program::{
-    AgentProgram, Arg, Code, NodeId, NodeKind, Op, PortBinding, Program, Status,
+    AgentProgram, Arg, Code, NodeId, NodeKind, Op, PortBinding, Program, SlotId, Status,
 };
 
 /// A set of statuses, one bit per `Status` value.
@@ -69,6 +69,8 @@ pub(crate) struct Plan<'p> {
     pub wide: Vec<Option<u32>>,
     /// [`WIDE`], or its override.
     wide_above: usize,
+    /// Which units share a function (`share.rs`).
+    pub share: Sharing,
 }
 
 /// Above this many children a control node's code is a loop over its children's units (code
@@ -115,6 +117,7 @@ impl<'p> Plan<'p> {
             unsettable: unsettable(agent),
             wide: vec![None; n],
             wide_above: wide_threshold(),
+            share: Default::default(),
         };
         plan.validate()?;
         let mut roots: Vec<NodeId> = agent.root.into_iter().collect();
@@ -526,6 +529,33 @@ impl<'p> Plan<'p> {
 
     pub fn function_index(&self, f: Function) -> u32 {
         self.functions.iter().position(|x| *x == f).unwrap_or(0) as u32
+    }
+}
+
+/// How far a unit's state lies from its shape's representative: nodes, edges, slots.
+pub(crate) type Delta = [i32; 3];
+
+/// The shapes of a plan's units (`share.rs` groups them; empty until it has).
+#[derive(Default)]
+pub(crate) struct Sharing {
+    /// The unit whose function each unit runs (itself when it has its own).
+    pub rep: Vec<u32>,
+    /// Each unit's offsets from its representative (zero for a representative).
+    pub delta: Vec<Delta>,
+    /// For a representative whose function serves several units: the slots its code reaches
+    /// through the moved slot base (the others are the same for every unit of the shape),
+    /// sorted. `None` for a function that serves one unit.
+    pub rel_slots: Vec<Option<Vec<SlotId>>>,
+}
+
+impl Sharing {
+    /// How many distinct tick functions the units need.
+    pub fn shapes(&self) -> usize {
+        self.rep
+            .iter()
+            .enumerate()
+            .filter(|(u, r)| **r as usize == *u)
+            .count()
     }
 }
 

@@ -22,7 +22,10 @@ impl Fx<'_, '_> {
                 return Err(JitError::Unsupported(format!("node {n} has no code")));
             };
             let f = self.callees.ticks[u as usize];
-            return Ok(self.call(f, &[self.at.view]).expect("returns a status"));
+            let [dn, de, ds] = self.unit_args(u);
+            return Ok(self
+                .call(f, &[self.at.view, dn, de, ds])
+                .expect("returns a status"));
         }
         self.count_tick();
         let node = &self.plan.agent.nodes[n as usize];

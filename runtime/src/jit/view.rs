@@ -54,6 +54,8 @@ pub(crate) struct UnitEntry {
     pub tick: *const u8,
     pub halt: *const u8,
     pub node: u32,
+    /// The unit's node, edge and slot offsets, its functions' arguments.
+    pub delta: [i32; 3],
 }
 
 /// What the calls into Rust need besides the view: the parts of the machine compiled code

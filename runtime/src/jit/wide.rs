@@ -52,8 +52,18 @@ impl Fx<'_, '_> {
             .b
             .ins()
             .load(P, flags(), e, offset_of!(UnitEntry, tick) as i32);
-        let call = self.b.ins().call_indirect(sig, f, &[self.at.view]);
+        let [dn, de, ds] = self.entry_delta(e);
+        let call = self
+            .b
+            .ins()
+            .call_indirect(sig, f, &[self.at.view, dn, de, ds]);
         self.b.inst_results(call)[0]
+    }
+
+    /// The offsets a unit's functions take, from its `UnitEntry` (`share.rs`).
+    fn entry_delta(&mut self, e: Value) -> [Value; 3] {
+        let at = offset_of!(UnitEntry, delta) as i32;
+        [0, 4, 8].map(|k| self.b.ins().load(types::I32, flags(), e, at + k))
     }
 
     /// The status byte of child `k`, read before it ticks.
@@ -86,7 +96,10 @@ impl Fx<'_, '_> {
             .b
             .ins()
             .load(P, flags(), e, offset_of!(UnitEntry, halt) as i32);
-        self.b.ins().call_indirect(sig, h, &[self.at.view, c]);
+        let [dn, de, ds] = self.entry_delta(e);
+        self.b
+            .ins()
+            .call_indirect(sig, h, &[self.at.view, c, dn, de, ds]);
         self.end_if(cont);
         self.reset_status_dyn(c);
     }

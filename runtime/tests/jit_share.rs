@@ -1,0 +1,236 @@
+//! Units of the same shape share one compiled function (runtime/src/jit/share.rs): many
+//! calls of one subtree, with other constants, variables and expressions on their ports,
+//! compile to as many functions as one call does, and run exactly as the interpreter runs
+//! them — timers, halts, parallel nodes' edges and the subtrees' own variables included —
+//! in the JIT, the tiered engine, from the code cache, and under a wide node.
+
+#![cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+
+use affect_compiler::ir::program::Program;
+use affect_compiler::sema::NoFiles;
+use affect_runtime::jit::{self, EngineKind};
+use affect_runtime::run::{self, RunConfig};
+use affect_runtime::trace::JsonLines;
+use std::fmt::Write as _;
+
+/// A subtree of about 30 nodes that keeps state of its own (variables, timers, a retry's
+/// count, a parallel node's edges) and writes a variable of its caller.
+const LEG: &str = r#"tree Leg(in speed: num, inout total: num) {
+    var pos: num = 0;
+    var laps: int = 0;
+    var wait: num = 1;
+    sequence {
+        do { pos = pos + speed; laps += 1 }
+        reactive_fallback {
+            check pos > 40
+            parallel(success: 2, failure: 1) {
+                sequence { do { total = total + pos } sleep(20ms) }
+                delay(10ms) { do { wait = wait * 1.5 } }
+                retry(2) { check laps > 2 } on_failure { laps += 1 }
+            }
+        }
+        if_then_else {
+            check total > 10
+            timeout(30ms) { sleep(50ms) } on_halted { total = total - 1 }
+            repeat(2) { do { pos = pos / 2 } }
+        }
+        fallback {
+            check laps > 3 skip_if wait > 100
+            do { laps = 0 }
+        }
+        parallel_all(max_failures: 1) {
+            sequence { do { wait = wait + total / 100 } check wait < 50 }
+            retry(3) { sequence { do { laps += 1 } check laps > 5 } }
+            force_success { timeout(15ms) { sleep(10ms) } }
+        }
+        reactive_sequence {
+            check speed >= 0
+            repeat(3) { sequence { do { pos = pos + 1; total = total + 0.25 } sleep(5ms) } }
+        } on_halted { wait = wait + 1 }
+    }
+}
+"#;
+
+/// `calls` calls of `Leg`, with constants, both variables and (with `exprs`) expressions
+/// for ports, under a reactive sequence whose condition turns false now and then (halting
+/// the running call).
+fn program_text(calls: usize, exprs: bool) -> String {
+    let mut body = String::new();
+    for k in 0..calls {
+        let speed = match k % 3 {
+            0 => format!("{}", 1 + k % 7),
+            // An expression's constant is code of the call: another shape for each.
+            1 if exprs => format!("a / 10 + {k}"),
+            1 => "a".to_string(),
+            _ => format!("{}.5", k % 5),
+        };
+        let total = if k % 2 == 0 { "a" } else { "b" };
+        let _ = writeln!(body, "            Leg(speed: {speed}, total: {total})");
+    }
+    format!(
+        "{LEG}
+main tree Main {{
+    var a: num = 0;
+    var b: num = 5;
+    var n: int = 0;
+    reactive_sequence {{
+        check n - (n / 7) * 7 != 6
+        sequence {{
+            do {{ n += 1 }}
+{body}        }}
+    }} on_halted {{ n += 1 }}
+}}
+"
+    )
+}
+
+fn program(calls: usize, exprs: bool) -> Program {
+    let source = program_text(calls, exprs);
+    let analysis = affect_compiler::check_source_with(&source, &NoFiles);
+    match analysis.program {
+        Some(p) => p,
+        None => panic!(
+            "does not compile: {:?}\n{source}",
+            analysis
+                .diagnostics
+                .iter()
+                .map(|d| format!("{} {}", d.code, d.message))
+                .collect::<Vec<_>>()
+        ),
+    }
+}
+
+fn config(engine: EngineKind) -> RunConfig {
+    RunConfig {
+        ticks: 120,
+        engine,
+        pacing: run::Pacing::SleepBetweenTicks { ms: 7.0 },
+        // The tiered engine switches in the middle of the run.
+        tier_at: Some(37),
+        ..RunConfig::default()
+    }
+}
+
+fn trace(program: &Program, config: &RunConfig) -> (String, EngineKind) {
+    let mut sink = JsonLines::new(Vec::new());
+    let s = run::run(program, config, &mut sink, |_| {}).expect("runs");
+    assert!(
+        s[0].fallback.is_none(),
+        "the JIT fell back: {:?}",
+        s[0].fallback
+    );
+    (String::from_utf8(sink.into_inner()).unwrap(), s[0].engine)
+}
+
+fn stats(program: &Program) -> jit::CompileStats {
+    assert!(
+        std::env::var_os("AFFECT_JIT_SHARE").is_none(),
+        "AFFECT_JIT_SHARE turns sharing off"
+    );
+    jit::compile_with(program, &program.agents[0], true)
+        .expect("compiles")
+        .stats
+}
+
+/// Many calls compile to the functions of one: the units grow with the calls, the
+/// distinct functions do not.
+#[test]
+fn calls_of_one_subtree_share_their_functions() {
+    // From 6 calls on every kind of binding is there: constants, `a` for `speed`, and
+    // `a` and `b` for `total`, which is a variable of the caller's, so calls that write `a`
+    // and calls that write `b` are two shapes.
+    let few = stats(&program(8, false));
+    let many = stats(&program(40, false));
+    assert!(
+        many.units >= 4 * few.units,
+        "40 calls make more units than 8: {few:?} {many:?}"
+    );
+    assert_eq!(
+        many.shapes, few.shapes,
+        "40 calls need no more distinct functions than 8: {few:?} {many:?}"
+    );
+    assert_eq!(
+        many.functions, few.functions,
+        "40 calls compile as many functions as 8: {few:?} {many:?}"
+    );
+    assert!(
+        many.shapes * 5 < many.units,
+        "most units share a function: {many:?}"
+    );
+}
+
+/// The shared code runs every call on its own state: the JIT's trace and blackboard are
+/// the interpreter's, and so are the tiered engine's, which switches in the middle.
+#[test]
+fn shared_functions_run_as_the_interpreter() {
+    for (calls, exprs) in [(2, false), (5, true), (17, false), (17, true)] {
+        let p = program(calls, exprs);
+        let (reference, _) = trace(&p, &config(EngineKind::Interp));
+        for engine in [EngineKind::Jit, EngineKind::Tiered] {
+            let (t, e) = trace(&p, &config(engine));
+            assert_eq!(e, EngineKind::Jit, "{engine:?} ends in compiled code");
+            if t != reference {
+                let i = t
+                    .lines()
+                    .zip(reference.lines())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(0);
+                panic!(
+                    "{calls} calls, {engine:?}: the trace differs at line {}:\n  interp: {}\n  jit:    {}",
+                    i + 1,
+                    reference.lines().nth(i).unwrap_or("(end)"),
+                    t.lines().nth(i).unwrap_or("(end)")
+                );
+            }
+        }
+    }
+}
+
+/// Code with shared functions stored in the cache loads and runs as the interpreter.
+#[test]
+fn shared_functions_load_from_the_code_cache() {
+    let dir = std::env::temp_dir().join(format!("affect-share-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let p = program(9, true);
+    let (reference, _) = trace(&p, &config(EngineKind::Interp));
+    let lookup = || {
+        let (code, said) = jit::compile_cached(&p, &p.agents[0], true, Some(dir.clone()));
+        let code = code.expect("compiles");
+        assert!(code.stats.shapes < code.stats.units, "{:?}", code.stats);
+        said
+    };
+    assert_eq!(lookup(), Some("miss"));
+    assert_eq!(lookup(), Some("hit"));
+    let cfg = RunConfig {
+        code_cache: Some(dir.clone()),
+        ..config(EngineKind::Jit)
+    };
+    let (t, _) = trace(&p, &cfg);
+    assert!(t == reference, "from the cache: the trace differs");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Under a sequence too wide to unroll, each call is a unit the loop calls through the
+/// unit table, which carries the unit's offsets.
+#[test]
+fn shared_functions_under_a_wide_node() {
+    let p = program(140, false);
+    let s = stats(&p);
+    assert!(s.shapes * 20 < s.units, "{s:?}");
+    let cfg = RunConfig {
+        ticks: 40,
+        ..config(EngineKind::Interp)
+    };
+    let (reference, _) = trace(&p, &cfg);
+    let (t, _) = trace(
+        &p,
+        &RunConfig {
+            engine: EngineKind::Jit,
+            ..cfg
+        },
+    );
+    assert!(
+        t == reference,
+        "a wide node's shared children: the trace differs"
+    );
+}
