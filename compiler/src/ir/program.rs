@@ -239,6 +239,29 @@ pub enum NodeKind {
     },
 }
 
+impl NodeKind {
+    /// A built-in decorator: it has one child, whose completion is reset after the
+    /// decorator's own status is set. (A foreign node is one when its leaf's class says so.)
+    pub fn is_builtin_decorator(&self) -> bool {
+        matches!(
+            self,
+            NodeKind::Inverter
+                | NodeKind::ForceSuccess
+                | NodeKind::ForceFailure
+                | NodeKind::Repeat { .. }
+                | NodeKind::Retry { .. }
+                | NodeKind::KeepRunningUntilFailure
+                | NodeKind::Timeout { .. }
+                | NodeKind::Delay { .. }
+                | NodeKind::RunOnce { .. }
+                | NodeKind::Precondition { .. }
+                | NodeKind::EntryUpdated { .. }
+                | NodeKind::Loop { .. }
+                | NodeKind::SubTree { .. }
+        )
+    }
+}
+
 /// A Switch case literal, kept as the text BehaviorTree.CPP would compare.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CaseValue {
@@ -280,6 +303,25 @@ impl Conditions {
 
     pub fn is_empty(&self) -> bool {
         *self == Conditions::default()
+    }
+
+    /// The code blocks that run while the node ticks, in declaration order.
+    pub fn tick_blocks(&self) -> [Option<Code>; 7] {
+        [
+            self.failure_if,
+            self.success_if,
+            self.skip_if,
+            self.while_,
+            self.on_success,
+            self.on_failure,
+            self.post,
+        ]
+    }
+
+    /// Every code block: the tick's, then `on_halted`.
+    pub fn blocks(&self) -> [Option<Code>; 8] {
+        let [a, b, c, d, e, f, g] = self.tick_blocks();
+        [a, b, c, d, e, f, g, self.on_halted]
     }
 }
 

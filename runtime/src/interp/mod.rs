@@ -258,24 +258,11 @@ fn hot_node(
         _ => (op::OTHER, Code::default()),
     };
     let decorator = match &n.kind {
-        K::Inverter
-        | K::ForceSuccess
-        | K::ForceFailure
-        | K::Repeat { .. }
-        | K::Retry { .. }
-        | K::KeepRunningUntilFailure
-        | K::Timeout { .. }
-        | K::Delay { .. }
-        | K::RunOnce { .. }
-        | K::Precondition { .. }
-        | K::EntryUpdated { .. }
-        | K::Loop { .. }
-        | K::SubTree { .. } => true,
         K::Foreign { leaf, .. } => program
             .leaves
             .get(*leaf as usize)
             .is_some_and(|l| l.class == affect_compiler::builtins::NodeClass::Decorator),
-        _ => false,
+        kind => kind.is_builtin_decorator(),
     };
     let mut flags = 0;
     if n.conditions.is_some() {

@@ -170,21 +170,8 @@ impl<'p> Plan<'p> {
     pub fn is_decorator(&self, n: NodeId) -> bool {
         let node = &self.agent.nodes[n as usize];
         let decorator = match &node.kind {
-            NodeKind::Inverter
-            | NodeKind::ForceSuccess
-            | NodeKind::ForceFailure
-            | NodeKind::Repeat { .. }
-            | NodeKind::Retry { .. }
-            | NodeKind::KeepRunningUntilFailure
-            | NodeKind::Timeout { .. }
-            | NodeKind::Delay { .. }
-            | NodeKind::RunOnce { .. }
-            | NodeKind::Precondition { .. }
-            | NodeKind::EntryUpdated { .. }
-            | NodeKind::Loop { .. }
-            | NodeKind::SubTree { .. } => true,
             NodeKind::Foreign { leaf, .. } => self.leaf_class(*leaf) == NodeClass::Decorator,
-            _ => false,
+            kind => kind.is_builtin_decorator(),
         };
         decorator && node.children.1 > 0
     }
@@ -382,18 +369,7 @@ impl<'p> Plan<'p> {
             .conditions
             .and_then(|c| self.agent.conditions.get(c as usize))
         {
-            for x in [
-                c.failure_if,
-                c.success_if,
-                c.skip_if,
-                c.while_,
-                c.on_success,
-                c.on_failure,
-                c.post,
-            ]
-            .into_iter()
-            .flatten()
-            {
+            for x in c.tick_blocks().into_iter().flatten() {
                 w += 2 + x.len;
             }
         }

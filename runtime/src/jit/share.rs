@@ -231,16 +231,7 @@ fn shape(plan: &Plan, s: &Sharing, u: usize) -> Option<Shape> {
             .conditions
             .and_then(|c| agent.conditions.get(c as usize))
         {
-            for x in [
-                c.failure_if,
-                c.success_if,
-                c.skip_if,
-                c.while_,
-                c.on_success,
-                c.on_failure,
-                c.post,
-                c.on_halted,
-            ] {
+            for x in c.blocks() {
                 match x {
                     Some(x) => code(plan, x, &mut sh)?,
                     None => sh.key.push('-'),
