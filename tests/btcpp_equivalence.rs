@@ -221,6 +221,15 @@ fn compare(case: &Case) -> Result<(), String> {
         let same = match (&theirs, v) {
             // No value on either side: an entry never written, or removed.
             (serde_json::Value::Null, Var::Text(o)) => o == "null",
+            // A list: the same numbers as BehaviorTree.CPP's `1;2`.
+            (serde_json::Value::String(t), Var::Text(o)) if o.starts_with('[') => {
+                let theirs: Vec<&str> = t.split(';').filter(|e| !e.is_empty()).collect();
+                let ours = list_text(o);
+                ours.len() == theirs.len()
+                    && ours.iter().zip(&theirs).all(|(a, b)| {
+                        matches!((a.parse::<f64>(), b.parse::<f64>()), (Ok(a), Ok(b)) if a == b)
+                    })
+            }
             (serde_json::Value::String(t), Var::Text(o)) => t == o,
             (t, Var::Num(o)) => t
                 .as_f64()
@@ -234,6 +243,16 @@ fn compare(case: &Case) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The elements of a list as affect writes it (`[1.0, 2.0]`), as text.
+fn list_text(list: &str) -> Vec<String> {
+    let inner = list.trim().trim_start_matches('[').trim_end_matches(']');
+    inner
+        .split(',')
+        .map(|e| e.trim().to_string())
+        .filter(|e| !e.is_empty())
+        .collect()
 }
 
 /// `var x: num = 1.5;` lines of the case, typed for the oracle's `--bb`.
@@ -255,6 +274,11 @@ fn initial_values(affect: &str) -> Vec<(String, String, &'static str)> {
             .trim_matches('"')
             .to_string();
         let name = name.trim().to_string();
+        // A list is text to BehaviorTree.CPP (`1;2`), as a port converts it.
+        if ty.trim().starts_with('[') {
+            out.push((name, list_text(&value).join(";"), "string"));
+            continue;
+        }
         let ty = match (ty.trim(), name.as_str()) {
             ("int", "k") => "int",
             ("int", _) => "long",
@@ -382,7 +406,18 @@ fn handwritten() -> Vec<Case> {
         case("unset_set_blackboard_fails", 4, None, "var u: num;\nsequence { fallback { set_blackboard(value: u, output_key: x) do { u = 4.0 } } Slow() set_blackboard(value: u, output_key: y) }", "<Sequence><Fallback><SetBlackboard value=\"{u}\" output_key=\"x\"/><Script code=\"u := 4.0\"/></Fallback><Slow/><SetBlackboard value=\"{u}\" output_key=\"y\"/></Sequence>"),
         case("unset_was_updated", 3, None, "var u: num;\nsequence { fallback { was_updated(u) do { u = 1.0 } } fallback { was_updated(u) Ok() } }", "<Sequence><Fallback><WasEntryUpdated entry=\"u\"/><Script code=\"u := 1.0\"/></Fallback><Fallback><WasEntryUpdated entry=\"u\"/><Ok/></Fallback></Sequence>"),
         case("unset_skip_unless_updated", 3, None, "var u: num;\nsequence { skip_unless_updated(u) { Ok() } do { u = 2.0 } }", "<Sequence><SkipUnlessUpdated entry=\"u\"><Ok/></SkipUnlessUpdated><Script code=\"u := 2.0\"/></Sequence>"),
+        // Unset and written again, an entry is a new one: its first write is not an update
+        // to a node that saw the old entry's first.
+        case("unset_rewritten_was_updated", 3, None, "var u: num = 1.0;\nsequence { fallback { was_updated(u) Ok() } unset_blackboard(\"u\") do { u = y } fallback { was_updated(u) Ok() } }", "<Sequence><Fallback><WasEntryUpdated entry=\"u\"/><Ok/></Fallback><UnsetBlackboard key=\"u\"/><Script code=\"u := y\"/><Fallback><WasEntryUpdated entry=\"u\"/><Ok/></Fallback></Sequence>"),
         case("unset_switch_default", 3, None, "var u: num;\nswitch u { 1 => No()  2 => No()  _ => Slow() }", "<Switch2 variable=\"{u}\" case_1=\"1\" case_2=\"2\"><No/><No/><Slow/></Switch2>"),
+        // List entries (BehaviorTree.CPP holds them as text, `1;2`, which a copy carries
+        // along): UnsetBlackboard removes one, a read of it then throws, a write gives it a
+        // new value; the writes a script made after a read that threw are not there.
+        case("unset_list_then_read", 2, None, "var xs: [num] = [1.0, 2.0];\nvar ys: [num] = [];\nsequence { do { ys = xs } unset_blackboard(\"xs\") fallback { do { ys = xs } Ok() } }", "<Sequence><Script code=\"ys := xs\"/><UnsetBlackboard key=\"xs\"/><Fallback><Script code=\"ys := xs\"/><Ok/></Fallback></Sequence>"),
+        case("unset_list_written_again", 4, None, "var xs: [num] = [1.0, 2.0];\nvar ys: [num] = [3.0];\nvar zs: [num] = [];\nsequence { unset_blackboard(\"xs\") do { xs = ys } Slow() do { zs = xs } }", "<Sequence><UnsetBlackboard key=\"xs\"/><Script code=\"xs := ys\"/><Slow/><Script code=\"zs := xs\"/></Sequence>"),
+        case("unset_list_read_later_tick", 4, None, "var xs: [num] = [1.0, 2.0];\nvar ys: [num] = [];\nsequence { do { ys = xs } Slow() unset_blackboard(\"xs\") }", "<Sequence><Script code=\"ys := xs\"/><Slow/><UnsetBlackboard key=\"xs\"/></Sequence>"),
+        case("unset_list_was_updated", 3, None, "var xs: [num] = [1.0];\nvar ys: [num] = [2.0];\nsequence { fallback { was_updated(xs) Ok() } unset_blackboard(\"xs\") fallback { was_updated(xs) Ok() } do { xs = ys } fallback { was_updated(xs) Ok() } }", "<Sequence><Fallback><WasEntryUpdated entry=\"xs\"/><Ok/></Fallback><UnsetBlackboard key=\"xs\"/><Fallback><WasEntryUpdated entry=\"xs\"/><Ok/></Fallback><Script code=\"xs := ys\"/><Fallback><WasEntryUpdated entry=\"xs\"/><Ok/></Fallback></Sequence>"),
+        case("list_write_after_a_throw", 2, None, "var u: num;\nvar ys: [num] = [1.0];\nvar zs: [num] = [2.0, 3.0];\nsequence { do { zs = ys; x = u + 1.0; ys = zs } }", "<Sequence><Script code=\"zs := ys; x = u + 1.0; ys := zs\"/></Sequence>"),
     ]
 }
 

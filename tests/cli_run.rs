@@ -230,6 +230,47 @@ fn reading_a_variable_without_a_value_stops_the_tree() {
     assert_eq!(a, b, "both engines write the same trace");
 }
 
+/// `unset_blackboard` of a list variable: the trace shows it as `null`, a later read stops
+/// the tree with E0605 naming it, and the writes after that read in the same script are
+/// undone (list writes too), through the binary in both engines alike.
+#[test]
+fn an_unset_list_is_null_and_reading_it_stops_the_tree() {
+    let dir = scratch("unset_list");
+    let f = dir.join("t.affect");
+    std::fs::write(
+        &f,
+        "main tree T {\n    var route: [num] = [1, 2];\n    var kept: [num] = [];\n\n    sequence {\n        do { kept = route }\n        unset_blackboard(\"route\")\n        do { kept.push(3); kept = route }\n    }\n}\n",
+    )
+    .unwrap();
+    let mut traces = Vec::new();
+    for engine in ["interp", "jit"] {
+        let t = dir.join(format!("{engine}.jsonl"));
+        let out = affect(&[
+            "run",
+            f.to_str().unwrap(),
+            "--ticks",
+            "3",
+            "--engine",
+            engine,
+            "--trace",
+            t.to_str().unwrap(),
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains("error[E0605]") && stderr.contains("`route`"),
+            "{stderr}"
+        );
+        // The push before the read stays; the copy that read the unset list never happened.
+        assert!(stderr.contains("kept = [1.0, 2.0, 3.0]"), "{stderr}");
+        let trace = std::fs::read_to_string(&t).unwrap();
+        assert!(trace.contains(r#""name":"route","value":null"#), "{trace}");
+        assert!(trace.contains(r#""ev":"error","var":"route""#), "{trace}");
+        traces.push(trace);
+    }
+    assert_eq!(traces[0], traces[1], "both engines write the same trace");
+}
+
 /// A tendency arm that names a `tendency` (whose behaviours are listed per role) has no
 /// run-time semantics yet.
 const PENDING: &str = r#"

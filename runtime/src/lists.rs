@@ -9,10 +9,20 @@
 //! into it copies elements into inner lists it owns. The inner lists it stops naming (a
 //! shorter copy, a popped front) are kept as spares and reused, so a steady tick allocates
 //! nothing.
+//!
+//! A list variable can hold no value, as a BehaviorTree.CPP entry `UnsetBlackboard` removed:
+//! its list is then marked unset (and emptied) rather than taken away, so the variable keeps
+//! its storage and a later write reuses it without allocating. Copying an unset list (a
+//! subtree's input given one) passes "no value" on; changing one in place does nothing (the
+//! engines report the read first).
+
+use affect_compiler::ir::program::is_unset;
 
 /// What a list owned by a variable knows beyond its elements.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 struct Meta {
+    /// The variable holds no value (`unset_blackboard`, or an `any` entry nothing wrote).
+    unset: bool,
     /// How many levels of lists its elements are: 0 for numbers (and points), 1 for the
     /// inner lists of a `[[int]]`.
     depth: u8,
@@ -33,7 +43,7 @@ enum Elems<'a> {
     List(usize),
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Lists {
     live: Vec<Vec<f64>>,
     /// Parallel to `live`.
@@ -68,11 +78,27 @@ impl Lists {
     /// initial list `init`; returns its id.
     pub fn instantiate_nested(&mut self, init: f64, depth: u8) -> f64 {
         let id = self.new_list(depth, None);
-        // An `any` variable that the program gives lists starts with none (its init NaN).
+        // An `any` variable that the program gives lists starts with none (its init NaN):
+        // unset, as an entry nothing wrote.
         if init >= 0.0 && (init as usize) < self.consts {
             self.copy_owned(init, id);
+        } else {
+            self.meta[id].unset = is_unset(init);
         }
         id as f64
+    }
+
+    /// Whether list `id` holds no value (its variable was unset).
+    #[inline]
+    pub fn is_unset(&self, id: f64) -> bool {
+        id >= 0.0 && self.meta.get(id as usize).is_some_and(|m| m.unset)
+    }
+
+    /// Takes the value of the variable owning list `id` away: the list is emptied (its
+    /// storage and inner lists kept as spares) and marked unset until the next write.
+    fn unset(&mut self, id: usize) {
+        self.live[id].clear();
+        self.meta[id].unset = true;
     }
 
     fn new_list(&mut self, depth: u8, parent: Option<usize>) -> usize {
@@ -83,6 +109,17 @@ impl Lists {
             ..Meta::default()
         });
         self.live.len() - 1
+    }
+
+    /// What traces compare to see a list variable change: its elements, or a single
+    /// `UNSET` while it holds no value (compare with [`same_shown`]).
+    pub fn shown(&self, id: f64) -> &[f64] {
+        const NONE: &[f64] = &[affect_compiler::ir::program::UNSET];
+        if self.is_unset(id) {
+            NONE
+        } else {
+            self.values(id)
+        }
     }
 
     pub fn values(&self, id: f64) -> &[f64] {
@@ -112,6 +149,9 @@ impl Lists {
     }
 
     pub fn push(&mut self, id: f64, v: f64) {
+        if self.is_unset(id) {
+            return;
+        }
         let Some(l) = self.owned(id) else {
             return;
         };
@@ -136,6 +176,9 @@ impl Lists {
     }
 
     pub fn pop_front(&mut self, id: f64) -> Option<f64> {
+        if self.is_unset(id) {
+            return None;
+        }
         let l = self.owned(id)?;
         if l.is_empty() {
             return None;
@@ -155,6 +198,7 @@ impl Lists {
             return;
         }
         let to = id as usize;
+        self.meta[to].unset = false;
         if self.meta[to].depth == 0 {
             let l = &mut self.live[to];
             l.clear();
@@ -173,11 +217,18 @@ impl Lists {
 
     /// Copies list `from`'s elements into list `to` (assignment: `xs = ys`), at every depth
     /// of a list of lists. Allocates only when `to` must grow past what it ever held.
+    /// Copying `UNSET` (`unset_blackboard` of a list variable) or an unset list makes `to`
+    /// unset.
     pub fn copy(&mut self, from: f64, to: f64) {
         if from.to_bits() == to.to_bits() || self.owned(to).is_none() {
             return;
         }
         let to = to as usize;
+        if is_unset(from) {
+            self.unset(to);
+            return;
+        }
+        self.meta[to].unset = self.is_unset(from);
         let depth = self.meta[to].depth;
         if depth > 0 && self.names_own(from, to, depth + 1) {
             // The source names one of `to`'s own lists (or `to`): copy it aside first.
@@ -285,7 +336,7 @@ impl Lists {
     /// `xs[i] = v`: only inside the list. In a list of lists, `v` is copied into the inner
     /// list at `i`.
     pub fn set_at(&mut self, id: f64, i: f64, v: f64) {
-        if i.is_nan() || i < 0.0 {
+        if i.is_nan() || i < 0.0 || self.is_unset(id) {
             return;
         }
         let Some(x) = self.owned(id).and_then(|l| l.get_mut(i as usize)) else {
@@ -297,5 +348,59 @@ impl Lists {
         } else {
             self.copy(v, inner);
         }
+    }
+}
+
+/// Whether two lists as [`Lists::shown`] gives them are the same: equal elements, the
+/// `UNSET` marker equal to itself.
+pub fn same_shown(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x == y || (is_unset(*x) && is_unset(*y)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use affect_compiler::ir::program::UNSET;
+
+    /// Unsetting keeps the list's storage: it reads as no value, refuses changes in place,
+    /// passes "no value" on to a copy, and the next write reuses its storage.
+    #[test]
+    fn an_unset_list_keeps_its_storage_until_written_again() {
+        let mut l = Lists::new(&[vec![1.0, 2.0, 3.0]]);
+        let a = l.instantiate(0.0);
+        let b = l.instantiate(0.0);
+        let room = l.live[a as usize].capacity();
+        l.copy(UNSET, a);
+        assert!(l.is_unset(a) && l.values(a).is_empty());
+        l.push(a, 4.0);
+        l.set_at(a, 0.0, 4.0);
+        assert_eq!(l.pop_front(a), None);
+        assert!(l.is_unset(a) && l.values(a).is_empty());
+        // A copy of it holds no value either.
+        l.copy(a, b);
+        assert!(l.is_unset(b));
+        l.copy(0.0, a);
+        assert!(!l.is_unset(a));
+        assert_eq!(l.values(a), [1.0, 2.0, 3.0]);
+        assert_eq!(l.live[a as usize].capacity(), room);
+        l.set(b, &[5.0]);
+        assert!(!l.is_unset(b));
+        // A list of lists keeps its inner lists as spares.
+        let mut n = Lists::new(&[vec![7.0], vec![0.0, 0.0]]);
+        let g = n.instantiate_nested(1.0, 1);
+        let lists = n.live.len();
+        n.copy(UNSET, g);
+        n.copy(1.0, g);
+        assert_eq!(n.live.len(), lists, "the inner lists are reused");
+        assert!(!n.is_unset(g));
+        // An `any` variable nothing wrote starts unset.
+        let (fresh, nan) = (
+            n.instantiate_nested(UNSET, 0),
+            n.instantiate_nested(f64::NAN, 0),
+        );
+        assert!(n.is_unset(fresh) && !n.is_unset(nan));
     }
 }

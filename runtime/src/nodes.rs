@@ -230,9 +230,13 @@ impl Ports<'_, '_> {
             .ok_or_else(|| PortError(format!("`{port}` holds no variant")))
     }
 
-    /// A list's numbers.
+    /// A list's numbers; an error when the list variable bound to the port holds no value
+    /// (`unset_blackboard`), as BehaviorTree.CPP's `getInput` fails on a missing entry.
     pub fn list(&self, port: &str) -> Result<&[f64], PortError> {
         let (v, _) = self.value(port)?;
+        if self.call.lists.is_unset(v) {
+            return Err(PortError(format!("`{port}` holds no value")));
+        }
         Ok(self.call.lists.values(v))
     }
 
@@ -462,17 +466,57 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_list_output_reuses_the_nodes_own_list_every_tick() {
-        let mut leaf = NodeLeaf {
-            node: Box::new(Counter(0.0)),
+    /// `node` as a leaf with one list port, `xs`.
+    fn with_list_port(node: Box<dyn Node>) -> NodeLeaf {
+        NodeLeaf {
+            node,
             declared: vec![("xs".to_string(), Some(ValueKind::List))],
             names: Names {
                 strings: Rc::from(Vec::new()),
                 enums: Rc::from(Vec::new()),
             },
             lists: vec![None],
+        }
+    }
+
+    /// Succeeds when its `xs` input gives a list.
+    struct Reader;
+
+    impl Node for Reader {
+        fn tick(&mut self, ports: &mut Ports) -> Status {
+            match ports.list("xs") {
+                Ok(_) => Status::Success,
+                Err(_) => Status::Failure,
+            }
+        }
+    }
+
+    /// A list input bound to a variable that holds no value (`unset_blackboard`) is an
+    /// error for the node, as `getInput` fails in BehaviorTree.CPP; written again, it reads.
+    #[test]
+    fn an_unset_list_input_is_not_given() {
+        let mut leaf = with_list_port(Box::new(Reader));
+        let mut lists = Lists::new(&[]);
+        let id = lists.instantiate(affect_compiler::ir::program::UNSET);
+        let mut tick = |lists: &mut Lists| {
+            let mut outputs = [None];
+            let mut call = LeafCall {
+                now_ms: 0.0,
+                starting: true,
+                inputs: &[id],
+                outputs: &mut outputs,
+                lists,
+            };
+            leaf.tick(&mut call)
         };
+        assert_eq!(tick(&mut lists), Status::Failure);
+        lists.set(id, &[1.0]);
+        assert_eq!(tick(&mut lists), Status::Success);
+    }
+
+    #[test]
+    fn a_list_output_reuses_the_nodes_own_list_every_tick() {
+        let mut leaf = with_list_port(Box::new(Counter(0.0)));
         let mut lists = Lists::new(&[]);
         let mut ids = Vec::new();
         for tick in 1..=3 {

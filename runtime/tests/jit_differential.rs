@@ -46,6 +46,11 @@ struct Gen {
     /// `g[1] = r`, `for row in g`).
     /// Off, the generator draws exactly what it drew before.
     records: bool,
+    /// The agent has a list `w` that the program removes with `unset_blackboard`, reads
+    /// (`r = w`, `w[0]`, `len(w)`, `for item in w`), grows and writes again, and calls a
+    /// subtree whose `in` port of type `any` is given a list. Off, the generator draws
+    /// exactly what it drew before.
+    unset_lists: bool,
     /// Main also calls `Twin`, a subtree of built-in nodes and scripts only, several times
     /// with other ports: units of one shape that share compiled functions
     /// (`runtime/src/jit/share.rs`). Off, the generator draws exactly what it drew before.
@@ -72,6 +77,26 @@ impl Gen {
     /// Whether to use `u` here: only in the agent, and a draw only when `unset` is on.
     fn use_u(&mut self, one_in: usize) -> bool {
         self.unset && !self.in_helper && self.pick(one_in) == 0
+    }
+
+    /// Whether to use the list `w` here: only in the agent, a draw only when `unset_lists`
+    /// is on.
+    fn use_w(&mut self, one_in: usize) -> bool {
+        self.unset_lists && !self.in_helper && self.pick(one_in) == 0
+    }
+
+    /// A statement on the list `w` that may be unset: a read, a write or a change in place.
+    fn w_statement(&mut self) -> String {
+        match self.pick(9) {
+            0 => "w = q".into(),
+            1 => format!("w = [c, {}]", self.pick(5)),
+            2 | 7 => "r = w".into(),
+            3 => "x = w[0] + len(w)".into(),
+            4 => "w.push(k)".into(),
+            5 => format!("w[{}] = c", self.pick(2)),
+            6 => "q = w; q.push(1)".into(),
+            _ => "c = len(w)".into(),
+        }
     }
 
     /// A numeric expression.
@@ -136,6 +161,10 @@ impl Gen {
         for _ in 0..n {
             if self.use_u(4) {
                 out.push(format!("u = {}", self.num(1)));
+                continue;
+            }
+            if self.use_w(3) {
+                out.push(self.w_statement());
                 continue;
             }
             let s = match self.pick(10) {
@@ -219,6 +248,15 @@ impl Gen {
     fn leaf(&mut self) -> String {
         if self.use_u(8) {
             return "unset_blackboard(\"u\")".into();
+        }
+        if self.use_w(3) {
+            return match self.pick(6) {
+                0 | 1 => "unset_blackboard(\"w\")".into(),
+                2 => "was_updated(w)".into(),
+                3 => format!("Keep(v: [c, {}], o: r)", self.pick(4)),
+                4 => "check len(w) > 1".into(),
+                _ => "do { r = w }".into(),
+            };
         }
         // A shareable body names no foreign leaf (its node id goes to Rust as it is).
         let kinds = if self.twins && self.in_helper { 6 } else { 11 };
@@ -382,6 +420,7 @@ impl Gen {
                 self.one(&["x", "c"]),
                 self.node(d)
             ),
+            24 if self.use_w(3) => format!("for item in w {{ {} }}", self.node(d)),
             24 if self.records && self.pick(2) == 0 => {
                 format!("for row in g {{ {} }}", self.node(d))
             }
@@ -438,6 +477,12 @@ impl Gen {
         p.push_str(
             "tree Count(inout n: int, in step: num) {\n    sequence { do { n = n + 1 } Slow() } after { n = n + 1 }\n}\n",
         );
+        if self.unset_lists {
+            // An `any` port given a list holds a copy: the caller's later changes stay out.
+            p.push_str(
+                "tree Keep(in v: any, out o: [int]) {\n    sequence { Slow() do { o = v } }\n}\n",
+            );
+        }
         self.in_helper = true;
         let helper = self.node(2);
         self.in_helper = false;
@@ -459,7 +504,12 @@ impl Gen {
         if self.twins {
             main = self.twins(&mut p, main);
         }
-        let uvar = if self.unset { "\n    var u: num;" } else { "" };
+        let uvar = match (self.unset, self.unset_lists) {
+            (true, true) => "\n    var u: num;\n    var w: [int] = [1, 2];",
+            (true, false) => "\n    var u: num;",
+            (false, true) => "\n    var w: [int] = [1, 2];",
+            (false, false) => "",
+        };
         let _ = write!(
             p,
             r#"agent T {{
@@ -598,7 +648,7 @@ proptest! {
 
     #[test]
     fn jit_matches_interpreter(seed in any::<u64>(), ticks in 10u64..40, sleep in prop::option::of(1u32..160)) {
-        let mut g = Gen { state: seed, depth_budget: 14, in_helper: false, unset: false, records: true, twins: false };
+        let mut g = Gen { state: seed, depth_budget: 14, in_helper: false, unset: false, records: true, unset_lists: false, twins: false };
         let source = g.program();
         let cfg = config(ticks, sleep.map(f64::from));
         match compare(&source, &cfg) {
@@ -631,6 +681,7 @@ fn repeated_subtrees_match_interpreter() {
             unset: false,
             records: seed % 2 == 0,
             twins: true,
+            unset_lists: false,
         };
         let source = g.program();
         let cfg = config(
@@ -701,6 +752,7 @@ fn reads_of_unset_variables_agree() {
             in_helper: false,
             unset: true,
             records: false,
+            unset_lists: false,
             twins: false,
         };
         let source = g.program();
@@ -725,6 +777,49 @@ fn reads_of_unset_variables_agree() {
     );
 }
 
+/// Programs with a list that is removed with `unset_blackboard`, read, changed in place and
+/// written again, and a subtree whose `any` port is given a list: both engines agree
+/// transition for transition, stop at the same read of the unset list with the same `error`
+/// line, and undo the same list writes after it. Some programs must stop that way and some
+/// not.
+#[test]
+fn unset_lists_agree() {
+    let (mut stopped, mut ran, mut refused) = (0, 0, 0);
+    for seed in 0..(cases() as u64 / 4).max(100) {
+        let mut g = Gen {
+            state: seed,
+            depth_budget: 14,
+            in_helper: false,
+            unset: seed % 4 == 0,
+            records: seed % 3 != 0,
+            unset_lists: true,
+            twins: seed % 2 == 1,
+        };
+        let source = g.program();
+        let cfg = config(10 + seed % 30, (seed % 3 == 0).then_some(40.0));
+        match compare(&source, &cfg) {
+            Ok(()) => {}
+            Err(e) if e.starts_with("does not compile") => {
+                refused += 1;
+                continue;
+            }
+            Err(e) => panic!("seed {seed}: {e}\n--- program:\n{source}"),
+        }
+        let program = affect_compiler::check_source_with(&source, &NoFiles).program;
+        let (trace, _) =
+            run_with(&program.expect("compiles"), &cfg, EngineKind::Interp).expect("runs");
+        if trace.contains("\"ev\":\"error\",\"var\":\"w\"") {
+            stopped += 1;
+        } else {
+            ran += 1;
+        }
+    }
+    assert!(
+        stopped >= 4 && ran >= 5 && refused <= 3,
+        "{stopped} stopped at `w`, {ran} did not, {refused} did not compile"
+    );
+}
+
 /// Most generated programs must compile, or the property above tests little; and they do
 /// read and write point fields.
 #[test]
@@ -738,6 +833,7 @@ fn generated_programs_compile() {
             in_helper: false,
             unset: false,
             records: true,
+            unset_lists: false,
             twins: false,
         };
         let source = g.program();
@@ -912,6 +1008,7 @@ fn seeds_that_once_differed() {
                 in_helper: false,
                 unset: false,
                 records: false,
+                unset_lists: false,
                 twins: false,
             };
             let source = g.program();

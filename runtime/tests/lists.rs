@@ -6,10 +6,11 @@
 use affect_compiler::sema::NoFiles;
 use affect_runtime::jit::EngineKind;
 use affect_runtime::run::{self, RunConfig};
-use affect_runtime::trace::NoTrace;
+use affect_runtime::trace::{JsonLines, NoTrace};
 
-/// The final root blackboard of the first agent, in one engine.
-fn finish(source: &str, ticks: u64, engine: EngineKind) -> Vec<(String, String)> {
+/// The final root blackboard of the first agent and the trace's `error` line (the variable
+/// whose read stopped the tree, "" when none did), in one engine.
+fn finish(source: &str, ticks: u64, engine: EngineKind) -> (Vec<(String, String)>, String) {
     let analysis = affect_compiler::check_source_with(source, &NoFiles);
     let program = analysis
         .program
@@ -19,17 +20,34 @@ fn finish(source: &str, ticks: u64, engine: EngineKind) -> Vec<(String, String)>
         engine,
         ..RunConfig::default()
     };
-    let out = run::run(&program, &config, &mut NoTrace, |_| {}).expect("runs");
+    let mut sink = JsonLines::new(Vec::new());
+    let out = run::run(&program, &config, &mut sink, |_| {}).expect("runs");
     if engine == EngineKind::Jit {
         assert_eq!(out[0].fallback, None, "the JIT ran the program");
     }
-    out.into_iter().next().expect("one agent").variables
+    let text = String::from_utf8(sink.into_inner()).unwrap();
+    let error = text
+        .lines()
+        .find(|l| l.contains("\"ev\":\"error\""))
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["var"].as_str().unwrap_or_default().to_string()
+        })
+        .unwrap_or_default();
+    (out.into_iter().next().expect("one agent").variables, error)
 }
 
-/// Runs in both engines and checks each named variable's final text.
+/// Runs in both engines and checks each named variable's final text; no read stops the tree.
 fn expect(source: &str, ticks: u64, want: &[(&str, &str)]) {
+    expect_stop(source, ticks, "", want);
+}
+
+/// Runs in both engines: each named variable's final text, and the variable whose read
+/// stopped the tree ("" when none did).
+fn expect_stop(source: &str, ticks: u64, stopped_at: &str, want: &[(&str, &str)]) {
     for engine in [EngineKind::Interp, EngineKind::Jit] {
-        let vars = finish(source, ticks, engine);
+        let (vars, error) = finish(source, ticks, engine);
+        assert_eq!(error, stopped_at, "{engine:?}: {vars:?}");
         for (name, value) in want {
             let got = vars
                 .iter()
@@ -268,4 +286,200 @@ main tree Main {
             ("d", "[1, 2, 9]"),
         ],
     );
+}
+
+/// `unset_blackboard` of a list takes its value away (BehaviorTree.CPP's UnsetBlackboard): it
+/// shows as `null`, a later write gives it a fresh value, and copying it elsewhere before
+/// that is a read that stops the tree, after the writes that came before it in the script.
+#[test]
+fn an_unset_list_holds_no_value_until_written() {
+    expect_stop(
+        r#"
+main tree Main {
+    var xs: [num] = [1, 2];
+    var ys: [num] = [5];
+    var zs: [num] = [];
+    var n: num = 0;
+    sequence {
+        do { ys = xs }
+        unset_blackboard("xs")
+        do { xs = [7, 8, 9]; zs = xs }
+        unset_blackboard("xs")
+        do { n = 1; zs = [4]; ys = xs; n = 2 }
+    }
+}
+"#,
+        1,
+        "xs",
+        &[
+            ("xs", "null"),
+            ("ys", "[1.0, 2.0]"),
+            ("zs", "[4.0]"),
+            ("n", "1"),
+        ],
+    );
+    // Written again, it holds the new value; a list of lists too.
+    expect_stop(
+        r#"
+main tree Main {
+    var g: [[int]] = [[1], [2, 3]];
+    var q: [int] = [4];
+    var n: int = 0;
+    sequence {
+        unset_blackboard("g")
+        do { g = [q, q]; g[1] = [4, 5] }
+        do { n = len(g) + len(g[1]) }
+    }
+}
+"#,
+        1,
+        "",
+        &[("g", "[[4], [4, 5]]"), ("n", "4")],
+    );
+}
+
+/// Growing, changing or looping over an unset list reads it: each stops the tree there.
+#[test]
+fn changing_an_unset_list_in_place_is_a_read() {
+    for (stmt, changed) in [
+        ("xs.push(3)", "n = 1"),
+        ("xs[0] = 3", "n = 1"),
+        ("n = len(xs)", "n = 1"),
+        ("n = xs[0]", "n = 1"),
+    ] {
+        let source = format!(
+            "main tree Main {{\n    var xs: [num] = [1, 2];\n    var n: num = 0;\n    sequence {{ unset_blackboard(\"xs\") do {{ {changed}; {stmt}; n = 5 }} }}\n}}\n"
+        );
+        expect_stop(&source, 2, "xs", &[("xs", "null"), ("n", "1")]);
+    }
+    expect_stop(
+        r#"
+main tree Main {
+    var xs: [num] = [1, 2];
+    var item: num = 0;
+    var n: num = 0;
+    sequence { unset_blackboard("xs") for item in xs { do { n += 1 } } }
+}
+"#,
+        2,
+        "xs",
+        &[("xs", "null"), ("n", "0")],
+    );
+}
+
+/// A subtree's `in` port given an unset list receives no value (as a BehaviorTree.CPP
+/// remapped entry that is missing): reading the port in the subtree stops the tree.
+#[test]
+fn an_unset_list_passed_to_a_subtree_has_no_value_there() {
+    expect_stop(
+        r#"
+tree Sum(in xs: [num], out total: num) {
+    do { total = len(xs) }
+}
+
+main tree Main {
+    var xs: [num] = [1, 2];
+    var ys: [num] = [];
+    var t: num = 0;
+    sequence {
+        Sum(xs: ys, total: t)
+        do { ys = xs }
+        unset_blackboard("ys")
+        Sum(xs: ys, total: t)
+    }
+}
+"#,
+        1,
+        "ys",
+        &[("t", "0"), ("ys", "null")],
+    );
+}
+
+/// Writes after a read that stopped the tree are undone, list writes too (BehaviorTree.CPP
+/// throws at the read, so nothing after it happens): the copies, pushes and element
+/// assignments after it in the same script, at every depth; those before it stay.
+#[test]
+fn list_writes_after_a_stop_are_undone() {
+    expect_stop(
+        r#"
+main tree Main {
+    var u: num;
+    var x: num = 0;
+    var ys: [num] = [1];
+    var zs: [num] = [2, 3];
+    var g: [[num]] = [[1]];
+    sequence {
+        do { ys.push(4) }
+        do { x = 1; ys = zs; ys.push(5); ys[0] = 9; x = u + 1; g = [zs, zs]; g[0] = [8]; zs.push(1) }
+    }
+}
+"#,
+        2,
+        "u",
+        &[
+            ("x", "1"),
+            ("ys", "[9.0, 3.0, 5.0]"),
+            ("zs", "[2.0, 3.0]"),
+            ("g", "[[1.0]]"),
+        ],
+    );
+}
+
+/// A subtree's `in` port of type `any` given a list (a literal, or an element of a list of
+/// lists) holds a copy: the caller changing its list while the subtree runs reaches neither
+/// the port nor the copies the subtree made of it.
+#[test]
+fn an_any_port_given_a_list_holds_a_copy() {
+    let source = r#"
+action Slow();
+
+tree Sub(in p: any, out q: [num], out r: [num]) {
+    var mine: any;
+    sequence {
+        do { mine = p }
+        Slow()
+        do { q = mine; r = p }
+    }
+}
+
+main tree Main {
+    var g: [[num]] = [[1, 2], [3]];
+    var q: [num] = [];
+    var r: [num] = [];
+    var q2: [num] = [];
+    var r2: [num] = [];
+    var a: num = 4;
+    parallel {
+        Sub(p: g[0], q: q, r: r)
+        Sub(p: [a, 5], q: q2, r: r2)
+        do { g[0] = [9]; a = 7 }
+    }
+}
+"#;
+    for engine in [EngineKind::Interp, EngineKind::Jit] {
+        let analysis = affect_compiler::check_source_with(source, &NoFiles);
+        let program = analysis.program.expect("compiles");
+        let config = RunConfig {
+            ticks: 2,
+            engine,
+            leaves: vec![run::LeafScript {
+                key: "Slow".into(),
+                statuses: run::parse_statuses("RUNNING,SUCCESS").unwrap(),
+                cycle: false,
+            }],
+            ..RunConfig::default()
+        };
+        let out = run::run(&program, &config, &mut NoTrace, |_| {}).expect("runs");
+        let vars = &out[0].variables;
+        let get = |n: &str| vars.iter().find(|(k, _)| k == n).unwrap().1.clone();
+        assert_eq!(get("g"), "[[9.0], [3.0]]", "{engine:?}");
+        for (k, want) in [
+            ("q", "[1.0, 2.0]"),
+            ("r", "[1.0, 2.0]"),
+            ("q2", "[4.0, 5.0]"),
+            ("r2", "[4.0, 5.0]"),
+        ] {
+            assert_eq!(get(k), want, "`{k}` with {engine:?}: {vars:?}");
+        }
+    }
 }

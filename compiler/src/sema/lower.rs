@@ -390,7 +390,23 @@ impl Builder<'_> {
         let nports = self.c.g.trees[tree as usize].ports.len();
         for (i, v) in callee.frame.vars.iter().enumerate() {
             let bound = if i < nports {
-                match bindings.get(i) {
+                // An `any` port given a list is a list variable of the list's type.
+                let (binding, listed) = match bindings.get(i) {
+                    Some(TBinding::List(b, ty)) => (Some(b.as_ref()), Some(ty)),
+                    b => (b, None),
+                };
+                let typed;
+                let v = match listed {
+                    Some(ty) => {
+                        typed = super::frame::FrameVar {
+                            ty: ty.clone(),
+                            ..v.clone()
+                        };
+                        &typed
+                    }
+                    None => v,
+                };
+                match binding {
                     Some(TBinding::Var(op)) => Some(self.slot(caller, caller_map, *op)),
                     Some(TBinding::Const(c)) => {
                         map.push(self.new_slot(v, *c, scope, path));
@@ -627,11 +643,13 @@ impl Checker {
 /// every other read stays a plain load, so a program whose variables all have values pays
 /// nothing for the check.
 fn check_unset_reads(p: &mut AgentProgram) {
+    // (A list variable's `init` names its initial list; `UNSET` only for an `any` variable
+    // that became a list, which holds no value until written.)
     let mut maybe: Vec<bool> = (p.slots.iter())
-        .map(|s| crate::ir::program::is_unset(s.init) && s.kind != ValueKind::List)
+        .map(|s| crate::ir::program::is_unset(s.init))
         .collect();
     for w in p.code.windows(2) {
-        if let [Op::Const(v), Op::Store(s)] = w {
+        if let [Op::Const(v), Op::Store(s) | Op::ListSet(s)] = w {
             if crate::ir::program::is_unset(*v) {
                 if let Some(m) = maybe.get_mut(*s as usize) {
                     *m = true;
@@ -681,10 +699,7 @@ fn check_unset_reads(p: &mut AgentProgram) {
             };
             for (slot, c) in inputs {
                 let s = *slot as usize;
-                if maybe.get(s) == Some(&false)
-                    && p.slots[s].kind != ValueKind::List
-                    && reads_maybe(c, &maybe)
-                {
+                if maybe.get(s) == Some(&false) && reads_maybe(c, &maybe) {
                     maybe[s] = true;
                     changed = true;
                 }

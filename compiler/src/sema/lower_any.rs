@@ -86,6 +86,14 @@ pub(super) fn lists_in_any(
             break;
         }
     }
+    // `unset_blackboard` of a variable that became a list takes the list's value away.
+    for i in 1..p.code.len() {
+        if let (Op::Const(v), Op::Store(s)) = (p.code[i - 1], p.code[i]) {
+            if is_unset(v) && listed.get(s as usize) == Some(&true) {
+                p.code[i] = Op::ListSet(s);
+            }
+        }
+    }
     for (s, span) in decl.iter().enumerate() {
         let Some(span) = span else { continue };
         if !listed[s] {
@@ -110,5 +118,75 @@ pub(super) fn lists_in_any(
                 )),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::program::{is_unset, AgentProgram, Op, ValueKind};
+
+    fn lowered(src: &str) -> AgentProgram {
+        let a = crate::check_source_with(src, &crate::sema::NoFiles);
+        let errors: Vec<&str> = (a.diagnostics.iter())
+            .filter(|d| d.code.starts_with('E'))
+            .map(|d| d.code)
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        a.program.expect("compiles").agents.remove(0)
+    }
+
+    fn slot(p: &AgentProgram, name: &str) -> u32 {
+        p.slots.iter().position(|s| s.name == name).expect("a slot") as u32
+    }
+
+    /// An `any` variable given a list and unset is a list variable whose list is marked
+    /// unset (not E0322: taking the value away is not another value), and reading it checks.
+    #[test]
+    fn unsetting_an_any_list_is_not_another_value() {
+        let p = lowered(
+            "main tree T {\n    var a: any;\n    var b: [int] = [1];\n    sequence { do { a = b } unset_blackboard(\"a\") do { b = a } }\n}\n",
+        );
+        let a = slot(&p, "a");
+        assert_eq!(p.slots[a as usize].kind, ValueKind::List);
+        assert!(p
+            .code
+            .windows(2)
+            .any(|w| matches!(w, [Op::Const(v), Op::ListSet(s)] if is_unset(*v) && *s == a)));
+        assert!(p.code.contains(&Op::LoadChecked(a)));
+    }
+
+    /// `unset_blackboard` of a typed list runs (no E0601): the list is marked unset and its
+    /// reads are checked; a subtree's port given it can be unset too.
+    #[test]
+    fn an_unset_list_and_the_ports_given_it_have_checked_reads() {
+        let p = lowered(
+            "tree Sum(in xs: [num], out n: num) {\n    do { n = len(xs) }\n}\n\nmain tree T {\n    var xs: [num] = [1];\n    var ys: [num] = [];\n    var n: num = 0;\n    sequence { unset_blackboard(\"xs\") do { ys = xs } Sum(xs: [n, 1], n: n) }\n}\n",
+        );
+        assert!(p.pending.is_empty(), "{:?}", p.pending);
+        let xs = slot(&p, "xs");
+        assert!(p.code.contains(&Op::LoadChecked(xs)));
+        assert!(!p.code.contains(&Op::Load(xs)));
+    }
+
+    /// An `in` port of type `any` given a list is a list port of the list's type (it gets a
+    /// copy when the subtree starts); given a number it stays a number.
+    #[test]
+    fn an_any_port_given_a_list_is_a_list_port() {
+        let p = lowered(
+            "tree Keep(in v: any, out o: [num]) {\n    do { o = v }\n}\n\nmain tree T {\n    var g: [[num]] = [[1]];\n    var o: [num] = [];\n    var n: num = 1;\n    sequence { Keep(v: g[0], o: o) Keep(v: [n, 2], o: o) Keep(v: [3, 4], o: o) Keep(v: n + 1, o: o) }\n}\n",
+        );
+        let kinds: Vec<ValueKind> = (p.slots.iter())
+            .filter(|s| s.name.ends_with("/v"))
+            .map(|s| s.kind)
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ValueKind::List,
+                ValueKind::List,
+                ValueKind::List,
+                ValueKind::Num
+            ]
+        );
     }
 }

@@ -58,7 +58,7 @@ fn writes(p: &AgentProgram) -> Vec<bool> {
     };
     for (i, op) in p.code.iter().enumerate() {
         match *op {
-            Op::Store(s) => {
+            Op::Store(s) | Op::ListSet(s) => {
                 let unset = matches!(
                     i.checked_sub(1).map(|j| p.code[j]),
                     Some(Op::Const(v)) if is_unset(v)
@@ -67,10 +67,9 @@ fn writes(p: &AgentProgram) -> Vec<bool> {
                     mark(s);
                 }
             }
-            Op::StoreClamped(s, ..)
-            | Op::ListSet(s)
-            | Op::ListSetAt(s)
-            | Op::Host(HostFn::ListPush, s, _) => mark(s),
+            Op::StoreClamped(s, ..) | Op::ListSetAt(s) | Op::Host(HostFn::ListPush, s, _) => {
+                mark(s)
+            }
             _ => {}
         }
     }

@@ -7,7 +7,7 @@ use super::tree::{TKind, TNode, TreeCx};
 use super::ty::Ty;
 use crate::builtins::{ArgType, Builtin, NodeClass};
 use crate::diagnostic::Diagnostic;
-use crate::ir::program::{Arg, Code, NodeKind, Op, Status, ValueKind, UNSET};
+use crate::ir::program::{Arg, Code, NodeKind, Op, Status, UNSET};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, ExprKind};
 
@@ -275,6 +275,8 @@ impl TreeCx<'_> {
     /// UnsetBlackboard is a one-store script: the variable the key names gets [`UNSET`], so
     /// reading it before the next write is BehaviorTree.CPP's "Variable not found". A key
     /// naming no variable removes nothing (BehaviorTree.CPP returns SUCCESS all the same).
+    /// For a list variable the store becomes `ListSet` (`Builder::copy_code`), which marks
+    /// the variable's list unset and keeps its storage for the next write.
     fn unset_blackboard(&mut self, key: Option<&Expr>) -> NodeKind {
         let name = match key.map(|e| (&e.kind, e.span)) {
             Some((ExprKind::Str(k), span)) => Some((k.clone(), span)),
@@ -288,12 +290,6 @@ impl TreeCx<'_> {
         };
         self.t.frame.vars[slot as usize].used = true;
         self.check_writable(slot, "`key` of `unset_blackboard`", span);
-        if self.t.frame.vars[slot as usize].ty.value_kind() == ValueKind::List {
-            self.t
-                .pending
-                .push(("`unset_blackboard` of a list".to_string(), span));
-            return NodeKind::AlwaysSuccess;
-        }
         let start = self.t.code.len() as u32;
         self.t.code.extend([Op::Const(UNSET), Op::Store(slot)]);
         NodeKind::Script {

@@ -324,12 +324,18 @@ impl TreeCx<'_> {
                         );
                         TBinding::Default
                     } else {
-                        let (code, _) = self.code_expr(e, &pty, &format!("port `{}`", p.name));
+                        let (code, ty) = self.code_expr(e, &pty, &format!("port `{}`", p.name));
                         let ops =
                             &self.t.code[code.start as usize..(code.start + code.len) as usize];
-                        match crate::ir::eval::eval_const(ops) {
+                        let b = match crate::ir::eval::eval_const(ops) {
                             Some(v) => TBinding::Const(v),
                             None => TBinding::Expr(code),
+                        };
+                        let list = ty.value_kind() == crate::ir::program::ValueKind::List;
+                        if pty == super::ty::Ty::Any && list {
+                            TBinding::List(Box::new(b), ty)
+                        } else {
+                            b
                         }
                     }
                 }

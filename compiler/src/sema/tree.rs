@@ -59,7 +59,7 @@ pub enum TKind {
 }
 
 /// How a subtree call binds one of the tree's ports.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum TBinding {
     /// The caller's variable (a frame operand, possibly `ROOT_FLAG`ged).
     Var(u32),
@@ -70,6 +70,10 @@ pub enum TBinding {
     /// An `in` port given as an expression of the caller: computed into the instance's own
     /// slot when the subtree starts.
     Expr(Code),
+    /// An `in` port of type `any` given a list (a literal or an expression, `Const` or
+    /// `Expr` inside): the instance's slot is a list variable of the argument's type, so it
+    /// gets a copy of the list as every list-typed `in` port does.
+    List(Box<TBinding>, super::ty::Ty),
 }
 
 pub struct TreeCx<'a> {

@@ -266,7 +266,9 @@ impl<'p> Machine<'p> {
             self.state[i].flags &= !CHILD_RUNNING;
         }
         if self.state[i].flags & CHILD_RUNNING == 0 {
-            let list = self.slots[queue as usize];
+            // A queue that holds no value stops the tick (BehaviorTree.CPP's LoopNode throws
+            // casting the empty entry).
+            let list = self.list_checked(queue);
             if let Some(v) = self.lists.pop_front(list) {
                 self.write(value, v);
                 self.seq[queue as usize] = self.seq[queue as usize].wrapping_add(1);

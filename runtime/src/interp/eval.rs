@@ -94,7 +94,15 @@ impl Machine<'_> {
                 Op::Load(s) => st.push(self.slots.get(s as usize).copied().unwrap_or(f64::NAN)),
                 Op::LoadChecked(s) => {
                     let v = self.slots.get(s as usize).copied().unwrap_or(f64::NAN);
-                    st.push(if is_unset(v) { self.unset_read(s) } else { v });
+                    let list = (self.prog.slots.get(s as usize))
+                        .is_some_and(|x| x.kind == affect_compiler::ir::program::ValueKind::List);
+                    st.push(if list {
+                        self.list_checked(s)
+                    } else if is_unset(v) {
+                        self.unset_read(s)
+                    } else {
+                        v
+                    });
                 }
                 Op::Store(s) => {
                     let v = st.pop();
@@ -162,7 +170,8 @@ impl Machine<'_> {
                     let at = st.sp - n;
                     let v = match f {
                         HostFn::ListPush => {
-                            let id = self.slots.get(arg as usize).copied().unwrap_or(f64::NAN);
+                            // Growing a list reads it: an unset one is the tick's fault.
+                            let id = self.list_checked(arg);
                             let x = if n > 0 { st.v[at] } else { 0.0 };
                             self.lists.push(id, x);
                             0.0
@@ -195,7 +204,8 @@ impl Machine<'_> {
                 Op::ListSetAt(s) => {
                     let v = st.pop();
                     let i = st.pop();
-                    if let Some(&id) = self.slots.get(s as usize) {
+                    if (s as usize) < self.slots.len() {
+                        let id = self.list_checked(s);
                         self.lists.set_at(id, i, v);
                         self.seq[s as usize] = self.seq[s as usize].wrapping_add(1);
                     }

@@ -148,6 +148,9 @@ impl Other {
 /// rest.
 fn effect(op: Op) -> Option<(usize, usize)> {
     Some(match op {
+        // Taking a value away (`unset_blackboard`) also forgets the entry's write count:
+        // the general machine's `write` does that.
+        Op::Const(v) if affect_compiler::ir::program::is_unset(v) => return None,
         Op::Const(_) | Op::Load(_) | Op::LoadChecked(_) => (0, 1),
         Op::Store(_) | Op::StoreClamped(..) | Op::Pop | Op::JumpIfFalse(_) => (1, 0),
         Op::Jump(_) => (0, 0),
@@ -408,7 +411,7 @@ impl Machine<'_> {
             ($s:expr) => {
                 load(&self.slots, $s, |s| {
                     let t = self.transitions.len();
-                    Fault::note(&mut self.fault, s, t, &self.slots, &self.seq)
+                    Fault::note(&mut self.fault, s, t, &self.slots, &self.seq, &self.lists)
                 })
             };
         }
@@ -469,6 +472,7 @@ impl Machine<'_> {
             clamps,
             fault,
             transitions,
+            lists,
             ..
         } = self;
         let Some(ops) = fops.get(..end) else {
@@ -477,7 +481,9 @@ impl Machine<'_> {
         let trans = transitions.len();
         macro_rules! load {
             ($slots:expr, $s:expr) => {
-                load($slots, $s, |s| Fault::note(fault, s, trans, slots, seq))
+                load($slots, $s, |s| {
+                    Fault::note(fault, s, trans, slots, seq, lists)
+                })
             };
         }
         // The stack holds the values below the top; `top` is the top when `sp > 0`. A push

@@ -175,6 +175,19 @@ pub struct Fault {
     pub transitions: usize,
     pub slots: Vec<f64>,
     pub seq: Vec<u32>,
+    /// The lists then: list writes after the read are undone too.
+    pub lists: Lists,
+}
+
+/// A slot's write count after writing `v` into it (`Machine::write`): one more, or 0 when
+/// `v` is `UNSET`, which removes the entry.
+#[inline(always)]
+fn next_seq(seq: u32, v: f64) -> u32 {
+    if affect_compiler::ir::program::is_unset(v) {
+        0
+    } else {
+        seq.wrapping_add(1)
+    }
 }
 
 impl Fault {
@@ -189,6 +202,7 @@ impl Fault {
         transitions: usize,
         slots: &[f64],
         seq: &[u32],
+        lists: &Lists,
     ) -> f64 {
         if fault.is_none() {
             *fault = Some(Fault {
@@ -196,6 +210,7 @@ impl Fault {
                 transitions,
                 slots: slots.to_vec(),
                 seq: seq.to_vec(),
+                lists: lists.clone(),
             });
         }
         0.0
@@ -278,6 +293,15 @@ impl<'p> Machine<'p> {
             let ops = agent
                 .code
                 .get(c.start as usize..c.start as usize + c.len as usize)?;
+            // A checked read of a list looks at its list, not at the slot: the general
+            // machine runs it (`Machine::list_checked`).
+            let list_read = ops.iter().any(|op| {
+                matches!(op, affect_compiler::ir::program::Op::LoadChecked(s) if agent.slots.get(*s as usize)
+                    .is_some_and(|x| x.kind == affect_compiler::ir::program::ValueKind::List))
+            });
+            if list_read {
+                return None;
+            }
             fast::translate(ops, &mut fops, &mut clamps)
         };
         let process_fast = translate(agent.process);
@@ -375,7 +399,28 @@ impl<'p> Machine<'p> {
             self.transitions.len(),
             &self.slots,
             &self.seq,
+            &self.lists,
         )
+    }
+
+    /// A checked read of list slot `slot` (a list variable that `unset_blackboard` can
+    /// empty): its list's id, after reporting the read as `unset_read` does when the list
+    /// holds no value (the id stays, so what runs after the fault cannot touch another list).
+    pub(crate) fn list_checked(&mut self, slot: SlotId) -> f64 {
+        let id = self.slots.get(slot as usize).copied().unwrap_or(f64::NAN);
+        if self.lists.is_unset(id) {
+            self.unset_read(slot);
+        }
+        id
+    }
+
+    /// Whether `slot` holds no value: `UNSET`, or a list variable's list marked unset.
+    pub(crate) fn holds_no_value(&self, slot: SlotId) -> bool {
+        let v = self.slots[slot as usize];
+        affect_compiler::ir::program::is_unset(v)
+            || (self.prog.slots[slot as usize].kind
+                == affect_compiler::ir::program::ValueKind::List
+                && self.lists.is_unset(v))
     }
 
     /// Undoes what the tick did after its fault (transitions, writes) and returns the
@@ -385,14 +430,18 @@ impl<'p> Machine<'p> {
         self.transitions.truncate(f.transitions);
         self.slots.copy_from_slice(&f.slots);
         self.seq.copy_from_slice(&f.seq);
+        self.lists.clone_from(&f.lists);
         Some(f)
     }
 
-    /// Writes a slot and counts the write.
+    /// Writes a slot and counts the write. Writing `UNSET` (`unset_blackboard`) removes the
+    /// entry, as BehaviorTree.CPP's `unset` erases it: its count starts again from 0, so
+    /// the next write is the new entry's first (a `was_updated` that saw the old entry's
+    /// first write sees no update).
     pub fn write(&mut self, slot: SlotId, v: f64) {
         let s = slot as usize;
         self.slots[s] = v;
-        self.seq[s] = self.seq[s].wrapping_add(1);
+        self.seq[s] = next_seq(self.seq[s], v);
     }
 
     /// Assigns list `from` to a list slot: copies its elements into the slot's own list and
@@ -401,7 +450,7 @@ impl<'p> Machine<'p> {
         let s = slot as usize;
         if let Some(&to) = self.slots.get(s) {
             self.lists.copy(from, to);
-            self.seq[s] = self.seq[s].wrapping_add(1);
+            self.seq[s] = next_seq(self.seq[s], from);
         }
     }
 

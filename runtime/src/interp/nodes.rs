@@ -410,7 +410,7 @@ impl<'p> Machine<'p> {
     /// An entry that holds no value is not there for BehaviorTree.CPP: not updated, and the
     /// node's last look stays as it was.
     pub(super) fn entry_updated(&mut self, n: NodeId, slot: SlotId) -> bool {
-        let current = if affect_compiler::ir::program::is_unset(self.slots[slot as usize]) {
+        let current = if self.holds_no_value(slot) {
             self.seen[n as usize]
         } else {
             self.seq[slot as usize]

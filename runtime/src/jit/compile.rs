@@ -221,6 +221,7 @@ fn new_module() -> Result<JITModule, JitError> {
     jb.symbol("affect_list_set_at", host::list_set_at as *const u8);
     jb.symbol("affect_call_function", host::call_function as *const u8);
     jb.symbol("affect_unset_read", host::unset_read as *const u8);
+    jb.symbol("affect_list_unset", host::list_unset as *const u8);
     Ok(JITModule::new(jb))
 }
 
@@ -241,6 +242,7 @@ struct Services {
     list_set_at: FuncId,
     call_function: FuncId,
     unset_read: FuncId,
+    list_unset: FuncId,
 }
 
 fn declare_services(module: &mut JITModule) -> Result<Services, JitError> {
@@ -255,15 +257,16 @@ fn declare_services(module: &mut JITModule) -> Result<Services, JitError> {
     let leaf_tick = import("affect_leaf_tick", &[P, I32, I32, P, P, P, I32], Some(I32))?;
     let leaf_halt = import("affect_leaf_halt", &[P, I32], None)?;
     let host_call = import("affect_host_call", &[P, I32, I32, P, I32], Some(F64))?;
-    let list_push = import("affect_list_push", &[P, F64, F64], None)?;
+    let list_push = import("affect_list_push", &[P, F64, F64, I32], None)?;
     let list_get = import("affect_list_get", &[P, F64, F64], Some(F64))?;
     let list_len = import("affect_list_len", &[P, F64], Some(F64))?;
-    let list_pop_front = import("affect_list_pop_front", &[P, F64, P], Some(I32))?;
+    let list_pop_front = import("affect_list_pop_front", &[P, F64, P, I32], Some(I32))?;
     let list_build = import("affect_list_build", &[P, F64, P, I32], None)?;
     let list_copy = import("affect_list_copy", &[P, F64, F64], None)?;
-    let list_set_at = import("affect_list_set_at", &[P, F64, F64, F64], None)?;
+    let list_set_at = import("affect_list_set_at", &[P, F64, F64, F64, I32], None)?;
     let call_function = import("affect_call_function", &[P, I32, P, I32], Some(F64))?;
     let unset_read = import("affect_unset_read", &[P, I32], Some(F64))?;
+    let list_unset = import("affect_list_unset", &[P, F64], Some(I32))?;
     let record = module.declare_anonymous_function(&sig(module, &[P, I32, I32, I32], None))?;
     Ok(Services {
         record,
@@ -280,6 +283,7 @@ fn declare_services(module: &mut JITModule) -> Result<Services, JitError> {
         list_set_at,
         call_function,
         unset_read,
+        list_unset,
     })
 }
 
@@ -347,6 +351,7 @@ fn declare_functions(
         list_set_at: s.list_set_at,
         call_function: s.call_function,
         unset_read: s.unset_read,
+        list_unset: s.list_unset,
         ticks,
         halts,
     };

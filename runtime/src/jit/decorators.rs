@@ -367,7 +367,10 @@ impl Fx<'_, '_> {
             ));
         let ptr = self.b.ins().stack_addr(super::emit::P, ss, 0);
         let f = self.callees.list_pop_front;
-        let got = self.call(f, &[self.at.view, list, ptr]).expect("returns");
+        let slot = self.i32c(queue as i64);
+        let got = self
+            .call(f, &[self.at.view, list, ptr, slot])
+            .expect("returns");
         let popped = self.ne_imm(got, 0);
         let (_, cont) = self.if_then(popped);
         let v = self.b.ins().stack_load(super::emit::P, types::F64, ss, 0);

@@ -38,6 +38,7 @@ pub(crate) struct Callees {
     pub list_set_at: FuncId,
     pub call_function: FuncId,
     pub unset_read: FuncId,
+    pub list_unset: FuncId,
     /// Each unit's tick function, by unit index.
     pub ticks: Vec<FuncId>,
     /// Each unit's halt function, by unit index.
@@ -608,7 +609,29 @@ impl<'a, 'b> Fx<'a, 'b> {
     pub fn write_slot(&mut self, slot: u32, v: Value) {
         let (slots, _) = self.slot_bases(slot);
         self.b.ins().store(flags(), v, slots, slot as i32 * 8);
-        self.count_write(slot);
+        self.count_write_of(slot, v);
+    }
+
+    /// Counts a write of `v` into `slot`: one more, or 0 for `UNSET`, which removes the
+    /// entry (`Machine::write`); only a slot that can be unset needs the test.
+    fn count_write_of(&mut self, slot: u32, v: Value) {
+        if !self.plan.can_be_unset(slot) {
+            self.count_write(slot);
+            return;
+        }
+        let (_, seq) = self.slot_bases(slot);
+        let off = slot as i32 * 4;
+        let s = self.b.ins().load(types::I32, flags(), seq, off);
+        let s = self.b.ins().iadd_imm_s(s, 1);
+        let bits = self.b.ins().bitcast(types::I64, MemFlagsData::new(), v);
+        let unset = self.b.ins().icmp_imm_s(
+            IntCC::Equal,
+            bits,
+            affect_compiler::ir::program::UNSET_BITS as i64,
+        );
+        let zero = self.b.ins().iconst(types::I32, 0);
+        let s = self.b.ins().select(unset, zero, s);
+        self.b.ins().store(flags(), s, seq, off);
     }
 
     /// Counts a write of a slot without changing its number (a list slot's elements
@@ -626,7 +649,7 @@ impl<'a, 'b> Fx<'a, 'b> {
         let to = self.read_slot(slot);
         let f = self.callees.list_copy;
         self.call(f, &[self.at.view, from, to]);
-        self.count_write(slot);
+        self.count_write_of(slot, from);
     }
 
     /// A value the runtime produced, written as `Machine::store` writes it: a list slot
@@ -663,6 +686,9 @@ impl<'a, 'b> Fx<'a, 'b> {
         if slot as usize >= self.plan.agent.slots.len() {
             return self.f64c(f64::NAN);
         }
+        if self.is_list(slot) {
+            return self.read_list_checked(slot);
+        }
         if let Some(&(_, v)) = self.checked.iter().find(|(s, _)| *s == slot) {
             return v;
         }
@@ -690,12 +716,7 @@ impl<'a, 'b> Fx<'a, 'b> {
             .ins()
             .brif(is_unset, unset, &[], cont, &[BlockArg::Value(v)]);
         self.b.switch_to_block(unset);
-        let s = match self.shift {
-            Some(d) if self.rel.binary_search(&slot).is_ok() => {
-                self.b.ins().iadd_imm_s(d[2], i64::from(slot))
-            }
-            _ => self.i32c(slot as i64),
-        };
+        let s = self.slot_number(slot);
         let zero = self
             .call(self.callees.unset_read, &[self.at.view, s])
             .expect("returns a value");
@@ -704,6 +725,49 @@ impl<'a, 'b> Fx<'a, 'b> {
         let r = self.b.block_params(cont)[0];
         self.checked.push((slot, r));
         r
+    }
+
+    /// The number of `slot` in this instance, for Rust (a shared function's slots that move
+    /// with its unit are the representative's plus the unit's slot offset).
+    pub fn slot_number(&mut self, slot: u32) -> Value {
+        match self.shift {
+            Some(d) if self.rel.binary_search(&slot).is_ok() => {
+                self.b.ins().iadd_imm_s(d[2], i64::from(slot))
+            }
+            _ => self.i32c(slot as i64),
+        }
+    }
+
+    /// Whether `slot` is a list variable's.
+    pub fn is_list(&self, slot: u32) -> bool {
+        self.plan
+            .agent
+            .slots
+            .get(slot as usize)
+            .is_some_and(|s| s.kind == affect_compiler::ir::program::ValueKind::List)
+    }
+
+    /// Whether the list list slot `slot` holds is unset (`Lists::is_unset`), as an `i32`.
+    pub fn list_is_unset(&mut self, slot: u32) -> Value {
+        let id = self.read_slot(slot);
+        self.call(self.callees.list_unset, &[self.at.view, id])
+            .expect("returns a value")
+    }
+
+    /// A checked read of a list slot (`Machine::list_checked`): the list's id, after
+    /// recording the fault on a cold path when the list holds no value.
+    fn read_list_checked(&mut self, slot: u32) -> Value {
+        let unset = self.list_is_unset(slot);
+        let cold = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.set_cold_block(cold);
+        self.b.ins().brif(unset, cold, &[], cont, &[]);
+        self.b.switch_to_block(cold);
+        let s = self.slot_number(slot);
+        self.call(self.callees.unset_read, &[self.at.view, s]);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(cont);
+        self.read_slot(slot)
     }
 
     /// Counts a node tick in the view. (A counter in memory rather than an SSA variable:

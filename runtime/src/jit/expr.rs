@@ -379,7 +379,8 @@ impl Fx<'_, '_> {
                 if (s as usize) < self.plan.agent.slots.len() {
                     let id = self.read_slot(s);
                     let f = self.callees.list_set_at;
-                    self.call(f, &[self.at.view, id, i, v]);
+                    let slot = self.slot_number(s);
+                    self.call(f, &[self.at.view, id, i, v, slot]);
                     self.count_write(s);
                 }
             }
@@ -512,7 +513,8 @@ impl Fx<'_, '_> {
                     None => self.f64c(0.0),
                 };
                 let fid = self.callees.list_push;
-                self.call(fid, &[self.at.view, id, x]);
+                let slot = self.slot_number(arg);
+                self.call(fid, &[self.at.view, id, x, slot]);
                 self.f64c(0.0)
             }
             _ => {

@@ -43,6 +43,19 @@ pub(crate) extern "C" fn record_slow(view: *mut View, node: u32, from: u32, to: 
 pub(crate) extern "C" fn unset_read(view: *mut View, slot: u32) -> f64 {
     // SAFETY: called only by compiled code, with the view it was given.
     let (v, s) = unsafe { services(view) };
+    fault_at(v, s, slot)
+}
+
+/// Whether list `id` holds no value (its variable was unset): 1 or 0.
+pub(crate) extern "C" fn list_unset(view: *mut View, id: f64) -> u32 {
+    // SAFETY: called only by compiled code, with the view it was given.
+    let (_, s) = unsafe { services(view) };
+    s.lists.is_unset(id) as u32
+}
+
+/// Keeps the first fault of the tick (a read of `slot` while it held no value) with the
+/// state to roll back to (`Fault::note`): slots, write counts, lists and transitions.
+fn fault_at(v: &View, s: &mut Services, slot: u32) -> f64 {
     // SAFETY: the view's slot and sequence arrays hold `slot_count` elements each, and
     // compiled code does not write them while it waits for this call.
     let (slots, seq) = unsafe {
@@ -51,7 +64,7 @@ pub(crate) extern "C" fn unset_read(view: *mut View, slot: u32) -> f64 {
             std::slice::from_raw_parts(v.seq, s.slot_count),
         )
     };
-    crate::interp::Fault::note(s.fault, slot, v.trans_len, slots, seq)
+    crate::interp::Fault::note(s.fault, slot, v.trans_len, slots, seq, s.lists)
 }
 
 /// Ticks a foreign action or condition: `inputs` holds `n` port values; the leaf's outputs
@@ -139,10 +152,14 @@ pub(crate) extern "C" fn host_call(
     }
 }
 
-/// `list.push(x)` (`Op::Host(ListPush)`), on the list whose id the slot holds.
-pub(crate) extern "C" fn list_push(view: *mut View, id: f64, x: f64) {
+/// `list.push(x)` (`Op::Host(ListPush)`), on the list whose id list slot `slot` holds.
+/// Growing a list reads it: an unset one is the tick's fault (`Machine::list_checked`).
+pub(crate) extern "C" fn list_push(view: *mut View, id: f64, x: f64, slot: u32) {
     // SAFETY: called only by compiled code, with the view it was given.
-    let (_, s) = unsafe { services(view) };
+    let (v, s) = unsafe { services(view) };
+    if s.lists.is_unset(id) {
+        fault_at(v, s, slot);
+    }
     s.lists.push(id, x);
 }
 
@@ -162,11 +179,14 @@ pub(crate) extern "C" fn list_copy(view: *mut View, from: f64, to: f64) {
     s.lists.copy(from, to);
 }
 
-/// `Op::ListSetAt`.
-pub(crate) extern "C" fn list_set_at(view: *mut View, id: f64, i: f64, v: f64) {
+/// `Op::ListSetAt` on list slot `slot`; an unset list is the tick's fault.
+pub(crate) extern "C" fn list_set_at(view: *mut View, id: f64, i: f64, x: f64, slot: u32) {
     // SAFETY: called only by compiled code, with the view it was given.
-    let (_, s) = unsafe { services(view) };
-    s.lists.set_at(id, i, v);
+    let (v, s) = unsafe { services(view) };
+    if s.lists.is_unset(id) {
+        fault_at(v, s, slot);
+    }
+    s.lists.set_at(id, i, x);
 }
 
 /// `Op::Index`.
@@ -184,10 +204,13 @@ pub(crate) extern "C" fn list_len(view: *mut View, id: f64) -> f64 {
 }
 
 /// A `loop` node takes the queue's first element: returns 1 and writes it to `out`, or 0
-/// when the queue is empty.
-pub(crate) extern "C" fn list_pop_front(view: *mut View, id: f64, out: *mut f64) -> u32 {
+/// when the queue is empty. A queue that holds no value (slot `slot`) is the tick's fault.
+pub(crate) extern "C" fn list_pop_front(view: *mut View, id: f64, out: *mut f64, slot: u32) -> u32 {
     // SAFETY: called only by compiled code, with the view it was given.
-    let (_, s) = unsafe { services(view) };
+    let (v, s) = unsafe { services(view) };
+    if s.lists.is_unset(id) {
+        fault_at(v, s, slot);
+    }
     match s.lists.pop_front(id) {
         Some(x) => {
             // SAFETY: `out` is an f64 on compiled code's stack.

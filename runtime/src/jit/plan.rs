@@ -572,8 +572,18 @@ fn unsettable(agent: &AgentProgram) -> Vec<bool> {
     use affect_compiler::ir::program::is_unset;
     let mut u: Vec<bool> = agent.slots.iter().map(|s| is_unset(s.init)).collect();
     for w in agent.code.windows(2) {
-        if let [Op::Const(v), Op::Store(s)] = w {
+        if let [Op::Const(v), Op::Store(s) | Op::ListSet(s)] = w {
             if is_unset(*v) {
+                if let Some(x) = u.get_mut(*s as usize) {
+                    *x = true;
+                }
+            }
+        }
+    }
+    // A subtree's input may pass "no value" on (a plain read of an unset variable).
+    for n in &agent.nodes {
+        if let NodeKind::SubTree { inputs } = &n.kind {
+            for (s, _) in inputs {
                 if let Some(x) = u.get_mut(*s as usize) {
                     *x = true;
                 }

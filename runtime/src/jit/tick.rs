@@ -349,7 +349,11 @@ impl Fx<'_, '_> {
             self.b
                 .ins()
                 .load(types::I32, super::emit::flags(), self.at.seen, n as i32 * 4);
-        let current = if self.plan.can_be_unset(slot) {
+        let current = if self.is_list(slot) {
+            // A list that holds no value is marked in its list, not in the slot.
+            let unset = self.list_is_unset(slot);
+            self.b.ins().select(unset, previous, current)
+        } else if self.plan.can_be_unset(slot) {
             let bits = self.b.ins().load(
                 types::I64,
                 super::emit::flags(),

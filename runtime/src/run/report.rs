@@ -85,9 +85,9 @@ fn note_lists_changed_in_place(l: &mut Live) {
         if s.kind != ValueKind::List || !s.visible {
             continue;
         }
-        let now = m.lists.values(m.slots[i]);
+        let now = m.lists.shown(m.slots[i]);
         let seen = &mut l.lists[i];
-        if seen.as_slice() != now {
+        if !crate::lists::same_shown(seen, now) {
             seen.clear();
             seen.extend_from_slice(now);
             if l.last[i].to_bits() == m.slots[i].to_bits() {

@@ -101,7 +101,7 @@ pub(super) fn list_contents(l: &Live) -> Vec<Vec<f64>> {
         .iter()
         .enumerate()
         .map(|(i, s)| match s.kind {
-            ValueKind::List if s.visible => m.lists.values(m.slots[i]).to_vec(),
+            ValueKind::List if s.visible => m.lists.shown(m.slots[i]).to_vec(),
             _ => Vec::new(),
         })
         .collect()

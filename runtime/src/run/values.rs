@@ -11,7 +11,7 @@ use affect_compiler::ir::program::{Program, Slot, Status, ValueKind};
 pub fn show_value(program: &Program, m: &Machine, slot: usize) -> String {
     let s = &m.program().slots[slot];
     let v = m.slots[slot];
-    if affect_compiler::ir::program::is_unset(v) {
+    if m.holds_no_value(slot as u32) {
         return "null".to_string();
     }
     match s.kind {
@@ -59,6 +59,10 @@ fn show(v: &Value) -> String {
 }
 
 pub(super) fn trace_value<'a>(program: &'a Program, m: &Machine, s: &Slot, v: f64) -> Value<'a> {
+    if s.kind == ValueKind::List && m.lists.is_unset(v) {
+        // A list variable without a value: written as `null`, as an unset entry is.
+        return Value::Num(f64::NAN);
+    }
     value_of(program, m, s.kind, &s.elems, v)
 }
 
