@@ -338,6 +338,41 @@ main tree Main {
     );
 }
 
+/// A list `var` declared without an initial value is an input like any other: it holds no
+/// value until written, so growing it first is a read that stops the tree, and assigning
+/// it first gives it one.
+#[test]
+fn a_list_declared_without_a_value_holds_none_until_written() {
+    expect_stop(
+        r#"
+main tree Main {
+    var xs: [num];
+    var n: num = 0;
+    sequence { do { n = 1; xs.push(3); n = 2 } }
+}
+"#,
+        1,
+        "xs",
+        &[("xs", "null"), ("n", "1")],
+    );
+    expect_stop(
+        r#"
+main tree Main {
+    var xs: [num];
+    var n: num = 0;
+    sequence {
+        do { xs = [1]; xs.push(3); n = len(xs) }
+        unset_blackboard("xs")
+        do { n = len(xs) }
+    }
+}
+"#,
+        1,
+        "xs",
+        &[("xs", "null"), ("n", "2")],
+    );
+}
+
 /// Growing, changing or looping over an unset list reads it: each stops the tree there.
 #[test]
 fn changing_an_unset_list_in_place_is_a_read() {

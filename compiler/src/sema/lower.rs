@@ -643,8 +643,8 @@ impl Checker {
 /// every other read stays a plain load, so a program whose variables all have values pays
 /// nothing for the check.
 fn check_unset_reads(p: &mut AgentProgram) {
-    // (A list variable's `init` names its initial list; `UNSET` only for an `any` variable
-    // that became a list, which holds no value until written.)
+    // (A list variable's `init` names its initial list, or is `UNSET` when it was declared
+    // without one, or is an `any` variable that became a list: no value until written.)
     let mut maybe: Vec<bool> = (p.slots.iter())
         .map(|s| crate::ir::program::is_unset(s.init))
         .collect();

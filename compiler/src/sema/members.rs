@@ -9,7 +9,7 @@ use super::ty::Ty;
 use super::wording::article;
 use super::{signature, Checker};
 use crate::diagnostic::Diagnostic;
-use crate::ir::program::{Device, DeviceRole, ValueKind};
+use crate::ir::program::{Device, DeviceRole};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, MemberKind};
 
@@ -108,7 +108,7 @@ impl Checker {
                 let (t, v, r) = self.var_type_and_init(name, ty.as_ref(), init.as_ref());
                 // No initial value: the slot starts unset (traces show `null`), and reading
                 // it before something writes it stops the tree with an error.
-                let v = if init.is_none() && t.value_kind() != ValueKind::List {
+                let v = if init.is_none() {
                     crate::ir::program::UNSET
                 } else {
                     v

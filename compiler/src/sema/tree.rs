@@ -12,7 +12,7 @@ use super::wording::article;
 use super::{Checker, Global};
 use crate::builtins::{self};
 use crate::diagnostic::Diagnostic;
-use crate::ir::program::{Arg, Code, Conditions, NodeKind, Op, Status, ValueKind, UNSET};
+use crate::ir::program::{Arg, Code, Conditions, NodeKind, Op, Status, UNSET};
 use crate::span::Span;
 use crate::suggest::closest;
 use crate::syntax::ast::{
@@ -744,11 +744,7 @@ pub fn tree_frame(c: &mut Checker, tree: &ast::TreeDecl, sig_ports: &[super::Por
         }
         let (ty, init, range) = c.var_type_and_init(&v.name, v.ty.as_ref(), v.init.as_ref());
         // No initial value: an input (`--bb`, a caller's port), unset until written.
-        let init = if v.init.is_none() && ty.value_kind() != ValueKind::List {
-            UNSET
-        } else {
-            init
-        };
+        let init = if v.init.is_none() { UNSET } else { init };
         let doc = v.doc.as_ref().map(|d| d.text());
         let sig = signature::var(&v.name, v.ty.as_ref(), v.init.as_ref());
         let mut decl = Decl::new(v.span, sig, inside)
