@@ -152,10 +152,6 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const STACK_BYTES: usize = 256 * 1024 * 1024;
 
 fn main() -> ExitCode {
-    // One-shot commands free large blocks between phases too (the tokens after parsing, a
-    // checked program before the next file): without it, glibc serves later phases from a
-    // fragmented heap (a run of a 200,000-attribute XML file peaked 50 MB higher).
-    affect_lsp::memory::fixed_mmap_threshold();
     let cli = Cli::parse();
     let status = std::thread::Builder::new()
         .name("affect".into())

@@ -14,7 +14,6 @@ pub mod documents;
 pub mod formatting;
 pub mod hover;
 mod log;
-pub mod memory;
 pub mod message;
 pub mod references;
 pub mod rename;

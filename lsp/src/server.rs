@@ -421,7 +421,6 @@ enum Event {
 
 /// Serves one client on standard input and output until it exits.
 pub fn run_stdio() -> Result<Ending, String> {
-    crate::memory::fixed_mmap_threshold();
     let (tx, rx) = mpsc::channel::<Event>();
     let reader = tx.clone();
     std::thread::Builder::new()
