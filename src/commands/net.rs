@@ -14,6 +14,9 @@ use affect_runtime::run::{AgentSummary, RunConfig};
 use affect_runtime::trace::{JsonLines, NoTrace, TraceSink};
 use std::path::{Path, PathBuf};
 
+/// `--speed` when not given: world time runs as fast as the wall clock.
+const REAL_TIME: f64 = 1.0;
+
 /// How a process joins its team on the network.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct LinkArgs {
@@ -38,7 +41,7 @@ pub struct LinkArgs {
     #[arg(long, value_name = "FILE")]
     pub zenoh_config: Option<PathBuf>,
     /// World time runs K times faster than the wall clock.
-    #[arg(long, value_name = "K", default_value_t = 1.0)]
+    #[arg(long, value_name = "K", default_value_t = REAL_TIME)]
     pub speed: f64,
     /// World time 0, in milliseconds since the Unix epoch (default: now).
     #[arg(long, value_name = "UNIX_MS")]
@@ -63,7 +66,7 @@ impl LinkArgs {
             ("--listen", !self.listen.is_empty()),
             ("--connect", !self.connect.is_empty()),
             ("--zenoh-config", self.zenoh_config.is_some()),
-            ("--speed", self.speed != 1.0),
+            ("--speed", self.speed != REAL_TIME),
             ("--epoch", self.epoch.is_some()),
             ("--loss", self.loss.is_some()),
         ]
@@ -220,7 +223,7 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
     /// World time runs K times faster than the wall clock.
-    #[arg(long, value_name = "K", default_value_t = 1.0)]
+    #[arg(long, value_name = "K", default_value_t = REAL_TIME)]
     pub speed: f64,
     /// Message loss 0..1 instead of the world's.
     #[arg(long, value_name = "P")]
