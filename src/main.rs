@@ -146,12 +146,25 @@ enum Command {
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc's `mi_option_purge_delay` (`mimalloc.h`, 15 in v2 and v3; the binding names no
+/// constant for it).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// Freed memory goes back to the system at once instead of after mimalloc's default 10 ms:
+/// each phase frees what the one before it built, and with the delay those frees overlapped
+/// the next phase's allocations (`check` of 200,000 ports peaked at 230 MB instead of 156).
+fn purge_freed_memory_at_once() {
+    // SAFETY: sets one allocator parameter, before any thread of ours starts.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
+}
+
 /// The stack of the thread that runs a command. The phases walk syntax trees recursively;
 /// the parser refuses files nested deeper than `MAX_DEPTH`, and this leaves every phase
 /// (even an unoptimised build) a wide margin at that depth. Untouched stack costs nothing.
 const STACK_BYTES: usize = 256 * 1024 * 1024;
 
 fn main() -> ExitCode {
+    purge_freed_memory_at_once();
     let cli = Cli::parse();
     let status = std::thread::Builder::new()
         .name("affect".into())
