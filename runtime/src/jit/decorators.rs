@@ -114,7 +114,7 @@ impl Fx<'_, '_> {
         } else {
             Status::Failure
         };
-        let max = self.arg(limit)?;
+        let max = self.node_arg(n, 0, limit)?;
         let mut max = self.int32_of(max);
         let again = self.repeat_again(n, max);
         self.set_status_c(n, Status::Running);
@@ -147,7 +147,7 @@ impl Fx<'_, '_> {
         self.b.switch_to_block(repeat);
         self.incr(n, super::emit::STATE_A);
         if retry {
-            let m = self.arg(limit)?;
+            let m = self.node_arg(n, 0, limit)?;
             max = self.int32_of(m);
         }
         let again = self.repeat_again(n, max);

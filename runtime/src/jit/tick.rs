@@ -22,9 +22,9 @@ impl Fx<'_, '_> {
                 return Err(JitError::Unsupported(format!("node {n} has no code")));
             };
             let f = self.callees.ticks[u as usize];
-            let [dn, de, ds] = self.unit_args(u);
+            let [dn, de, ds, dk] = self.unit_args(u);
             return Ok(self
-                .call(f, &[self.at.view, dn, de, ds])
+                .call(f, &[self.at.view, dn, de, ds, dk])
                 .expect("returns a status"));
         }
         self.count_tick();
@@ -183,12 +183,13 @@ impl Fx<'_, '_> {
             NodeKind::ReactiveSequence => self.tick_reactive(n, true, out),
             NodeKind::ReactiveFallback => self.tick_reactive(n, false, out),
             NodeKind::Parallel { success, failure } => {
-                let (s, f) = (self.arg(*success)?, self.arg(*failure)?);
+                let s = self.node_arg(n, 0, *success)?;
+                let f = self.node_arg(n, 1, *failure)?;
                 let (s, f) = (self.int32_of(s), self.int32_of(f));
                 self.tick_parallel(n, s, f, out)
             }
             NodeKind::ParallelAll { max_failures } => {
-                let m = self.arg(*max_failures)?;
+                let m = self.node_arg(n, 0, *max_failures)?;
                 let m = self.int32_of(m);
                 self.tick_parallel_all(n, m, out)
             }
@@ -209,11 +210,11 @@ impl Fx<'_, '_> {
                 self.tick_repeat_retry(n, *attempts, Status::Failure, out)
             }
             NodeKind::Timeout { ms } => {
-                let ms = self.arg(*ms)?;
+                let ms = self.node_arg(n, 0, *ms)?;
                 self.tick_timeout(n, ms, out)
             }
             NodeKind::Delay { ms } => {
-                let ms = self.arg(*ms)?;
+                let ms = self.node_arg(n, 0, *ms)?;
                 self.tick_delay(n, ms, out)
             }
             NodeKind::RunOnce { then_skip } => self.tick_run_once(n, *then_skip, out),
@@ -384,7 +385,7 @@ impl Fx<'_, '_> {
             &[(I, idle_blk), (R, run_blk), (S | F | K, other)],
         );
         self.b.switch_to_block(idle_blk);
-        let ms = self.arg(ms)?;
+        let ms = self.node_arg(n, 0, ms)?;
         let zero = self.f64c(0.0);
         let none = self.b.ins().fcmp(FloatCC::LessThanOrEqual, ms, zero);
         let (_, wait) = self.if_then(none);
