@@ -265,8 +265,13 @@ impl Gen {
                 _ => "do { r = w }".into(),
             };
         }
-        // A shareable body names no foreign leaf (its node id goes to Rust as it is).
-        let kinds = if self.twins && self.in_helper { 6 } else { 11 };
+        // `Twin`'s body had no foreign leaf while they kept a unit from sharing; the varied
+        // programs have them.
+        let kinds = if self.twins && self.in_helper && !self.varied {
+            6
+        } else {
+            11
+        };
         match self.pick(kinds) {
             0 => {
                 let n = 1 + self.pick(2);

@@ -319,3 +319,82 @@ fn shared_functions_under_a_wide_node() {
         "a wide node's shared children: the trace differs"
     );
 }
+
+/// A subtree whose nodes name its node or slots to Rust or to a table: a foreign action
+/// (its stand-in is found by the node's id), `was_updated`, `skip_unless_updated`,
+/// `wait_update` (each node's last seen write), a `for` loop and a list push (the list's
+/// slot).
+const TOOL: &str = r#"action Grab(in force: num, out got: num);
+tree Tool(in level: num, inout total: num) {
+    var q: [int] = [1];
+    var item: int = 0;
+    var got: num = 0;
+    var n: int = 0;
+    sequence {
+        do { n += 1; q.push(n) }
+        for item in q { do { total = total + item / 10 } }
+        fallback { was_updated(total) do { got = got + 1 } }
+        skip_unless_updated(got) { do { total = total + 0.5 } }
+        force_success { wait_update(n) { Grab(force: level * 2, got: got) } }
+        fallback { Grab(force: level + 1, got: got) do { n = 0 } }
+    }
+}
+"#;
+
+fn tool_text(calls: usize) -> String {
+    let mut body = String::new();
+    for k in 0..calls {
+        let total = ["a", "b", "c"][k % 3];
+        let _ = writeln!(body, "        Tool(level: a / 10 + {k}, total: {total})");
+    }
+    format!(
+        "{TOOL}
+main tree Main {{
+    var a: num = 0;
+    var b: num = 5;
+    var c: num = 2;
+    parallel_all(max_failures: 99) {{
+{body}    }}
+}}
+"
+    )
+}
+
+/// Units with foreign leaves, watchers of writes, loops and list pushes share functions
+/// too, and run as the interpreter runs them, the stand-ins' statuses included.
+#[test]
+fn calls_with_leaves_watchers_and_loops_share() {
+    let few = stats(&compile(&tool_text(10)));
+    let many = stats(&compile(&tool_text(30)));
+    assert!(few.units >= 10, "each call is a unit: {few:?}");
+    assert_eq!(many.shapes, few.shapes, "{few:?} {many:?}");
+    assert!(many.shapes * 3 < many.units, "{many:?}");
+    let p = compile(&tool_text(7));
+    let with_leaves = |engine| RunConfig {
+        ticks: 60,
+        leaves: vec![run::LeafScript {
+            key: "Grab".into(),
+            statuses: run::parse_statuses("running,success,failure,running,running,success")
+                .expect("valid"),
+            cycle: true,
+        }],
+        ..config(engine)
+    };
+    let (reference, _) = trace(&p, &with_leaves(EngineKind::Interp));
+    for engine in [EngineKind::Jit, EngineKind::Tiered] {
+        let (t, _) = trace(&p, &with_leaves(engine));
+        if t != reference {
+            let i = t
+                .lines()
+                .zip(reference.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            panic!(
+                "{engine:?}: the trace differs at line {}:\n  interp: {}\n  jit:    {}",
+                i + 1,
+                reference.lines().nth(i).unwrap_or("(end)"),
+                t.lines().nth(i).unwrap_or("(end)")
+            );
+        }
+    }
+}

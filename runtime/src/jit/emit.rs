@@ -170,6 +170,8 @@ impl<'a, 'b> Fx<'a, 'b> {
         self.at.state = self.b.ins().iadd(self.at.state, dn);
         let de = wide(self, d[1], 1);
         self.at.done = self.b.ins().iadd(self.at.done, de);
+        let dn = wide(self, d[0], 4);
+        self.at.seen = self.b.ins().iadd(self.at.seen, dn);
         let ds = wide(self, d[2], 8);
         self.at.slots_rel = self.b.ins().iadd(self.at.slots, ds);
         let ds = wide(self, d[2], 4);
@@ -252,7 +254,7 @@ impl<'a, 'b> Fx<'a, 'b> {
     }
 
     /// Where a slot's value and write counter are: (base, offset) of each.
-    fn slot_place(&mut self, slot: u32) -> ((Value, i32), (Value, i32)) {
+    pub fn slot_place(&mut self, slot: u32) -> ((Value, i32), (Value, i32)) {
         if let Some(e) = self.mapped(slot) {
             let i = self.table_entry(e, P);
             let at8 = self.b.ins().imul_imm_s(i, 8);

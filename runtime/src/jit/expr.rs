@@ -92,17 +92,9 @@ impl Fx<'_, '_> {
         Ok(())
     }
 
-    /// A node argument (`Machine::arg`).
-    pub fn arg(&mut self, a: Arg) -> Result<Value, JitError> {
-        match a {
-            Arg::Const(v) => Ok(self.f64c(v)),
-            Arg::Expr(code) => self.eval(code),
-        }
-    }
-
     /// Argument `k` of node `n` (`Machine::arg`); a constant may be a parameter of a shared
     /// function (`share.rs`).
-    pub fn node_arg(&mut self, n: NodeId, k: u8, a: Arg) -> Result<Value, JitError> {
+    pub fn node_arg(&mut self, n: NodeId, k: u16, a: Arg) -> Result<Value, JitError> {
         match a {
             Arg::Const(v) => Ok(self.konst(Site::Arg(n, k), v)),
             Arg::Expr(code) => self.eval(code),

@@ -517,7 +517,7 @@ pub(crate) type Delta = [i32; 4];
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Site {
     Op(u32),
-    Arg(NodeId, u8),
+    Arg(NodeId, u16),
 }
 
 /// What a function several units share reads from where its unit's state lives: slots moved

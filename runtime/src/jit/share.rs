@@ -14,13 +14,17 @@
 //! units' regions in order, so a called unit's block lies as far from its caller's in every
 //! unit of a shape, and the table offset is passed on like the others.
 //!
-//! A unit whose members do something neither can express (a foreign leaf or a host call
-//! names a node or slot to Rust, a wide node numbers units) keeps a function of its own.
+//! Node ids and slots that go to Rust (a foreign leaf's, a recorded transition's, a list's)
+//! are moved the same way. A unit with a wide node (which numbers units), or whose slots
+//! do not correspond one to one (list or not, can be unset or not), keeps a function of its
+//! own.
 
 use super::plan::{Delta, Params, Plan, Sharing, Site};
 use super::JitError;
+use affect_compiler::ir::functions::HostFn;
 use affect_compiler::ir::program::{
-    is_unset, AgentProgram, Arg, Code, NodeId, NodeKind, Op, Program, SlotId, ValueKind,
+    is_unset, AgentProgram, Arg, Code, NodeId, NodeKind, Op, PortBinding, Program, SlotId,
+    ValueKind,
 };
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -376,7 +380,7 @@ fn constant(sh: &mut Shape, site: Site, v: f64) {
 }
 
 fn kind(plan: &Plan, n: NodeId, k: &NodeKind, sh: &mut Shape) -> Option<()> {
-    let arg = |a: &Arg, i: u8, sh: &mut Shape| match a {
+    let arg = |a: &Arg, i: u16, sh: &mut Shape| match a {
         Arg::Const(v) => {
             constant(sh, Site::Arg(n, i), *v);
             Some(())
@@ -432,12 +436,43 @@ fn kind(plan: &Plan, n: NodeId, k: &NodeKind, sh: &mut Shape) -> Option<()> {
             sh.key.push(' ');
             code(plan, *c, sh)?;
         }
-        // These name a node, a slot or a unit to Rust or to a table, as numbers the offsets
-        // do not move.
-        NodeKind::EntryUpdated { .. }
-        | NodeKind::WasEntryUpdated { .. }
-        | NodeKind::Loop { .. }
-        | NodeKind::Foreign { .. } => return None,
+        // Their slots move like any other; a node's `seen` entry moves with the node.
+        NodeKind::EntryUpdated {
+            slot,
+            if_not_updated,
+        } => {
+            let _ = write!(sh.key, "EntryUpdated {if_not_updated:?} s_ ");
+            sh.slots.push(*slot);
+        }
+        NodeKind::WasEntryUpdated { slot } => {
+            sh.key.push_str("WasEntryUpdated s_ ");
+            sh.slots.push(*slot);
+        }
+        NodeKind::Loop {
+            queue,
+            value,
+            if_empty,
+        } => {
+            let _ = write!(sh.key, "Loop {if_empty:?} s_ s_ ");
+            sh.slots.extend([*queue, *value]);
+        }
+        // The leaf's stand-in is found in Rust by the node's id, which the offset moves.
+        NodeKind::Foreign { leaf, ports } => {
+            let _ = write!(sh.key, "Foreign {leaf} ");
+            for (i, p) in (0u16..).zip(ports) {
+                match p {
+                    PortBinding::In(a) => {
+                        sh.key.push_str("i ");
+                        arg(a, i, sh)?;
+                    }
+                    PortBinding::Slot(s) => {
+                        sh.key.push_str("o_ ");
+                        sh.slots.push(*s);
+                    }
+                    PortBinding::Absent => sh.key.push_str("a "),
+                }
+            }
+        }
         other => {
             let _ = write!(sh.key, "{other:?} ");
         }
@@ -470,7 +505,12 @@ fn code(plan: &Plan, c: Code, sh: &mut Shape) -> Option<()> {
                 let _ = write!(sh.key, "sc{:x},{:x}", lo.to_bits(), hi.to_bits());
                 Some(("", s))
             }
-            Op::Host(..) => return None,
+            // A list's slot; the other services' argument names a memory, an enum or a
+            // component, the same for every unit.
+            Op::Host(HostFn::ListPush, s, argc) => {
+                let _ = write!(sh.key, "push{argc}");
+                Some(("", s))
+            }
             other => {
                 let _ = write!(sh.key, "{other:?};");
                 None

@@ -340,12 +340,11 @@ impl Fx<'_, '_> {
     /// `seen[n] = seq[slot]`; returns (current, previous). A slot that can be unset and is
     /// counts as not updated (`Machine::entry_updated`).
     pub(super) fn swap_seen(&mut self, n: NodeId, slot: u32) -> (Value, Value) {
-        let current = self.b.ins().load(
-            types::I32,
-            super::emit::flags(),
-            self.at.seq,
-            slot as i32 * 4,
-        );
+        let ((slots, slot_off), (seq, seq_off)) = self.slot_place(slot);
+        let current = self
+            .b
+            .ins()
+            .load(types::I32, super::emit::flags(), seq, seq_off);
         let previous =
             self.b
                 .ins()
@@ -355,12 +354,10 @@ impl Fx<'_, '_> {
             let unset = self.list_is_unset(slot);
             self.b.ins().select(unset, previous, current)
         } else if self.plan.can_be_unset(slot) {
-            let bits = self.b.ins().load(
-                types::I64,
-                super::emit::flags(),
-                self.at.slots,
-                slot as i32 * 8,
-            );
+            let bits = self
+                .b
+                .ins()
+                .load(types::I64, super::emit::flags(), slots, slot_off);
             let unset = self.b.ins().icmp_imm_s(
                 IntCC::Equal,
                 bits,
@@ -417,9 +414,9 @@ impl Fx<'_, '_> {
         out: Block,
     ) -> Result<(), JitError> {
         let mut inputs = Vec::with_capacity(ports.len());
-        for p in ports {
+        for (k, p) in (0u16..).zip(ports) {
             let v = match p {
-                PortBinding::In(a) => self.arg(*a)?,
+                PortBinding::In(a) => self.node_arg(n, k, *a)?,
                 PortBinding::Slot(s) => self.read_slot(*s),
                 PortBinding::Absent => self.f64c(f64::NAN),
             };
@@ -444,7 +441,7 @@ impl Fx<'_, '_> {
             ));
         let outs_ptr = self.b.ins().stack_addr(super::emit::P, outs, 0);
         let written_ptr = self.b.ins().stack_addr(super::emit::P, written, 0);
-        let node = self.i32c(n as i64);
+        let node = self.node_val(n);
         let start = self.i32c(i64::from(starting));
         let cnt = self.i32c(count as i64);
         let f = self.callees.leaf_tick;
