@@ -163,6 +163,23 @@ fn trace(program: &Program, config: &RunConfig) -> (String, EngineKind) {
     (String::from_utf8(sink.into_inner()).unwrap(), s[0].engine)
 }
 
+/// Fails at the first line where trace `t` differs from the interpreter's.
+fn same_trace(reference: &str, t: &str, what: &str) {
+    if t != reference {
+        let i = t
+            .lines()
+            .zip(reference.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        panic!(
+            "{what}: the trace differs at line {}:\n  interp: {}\n  jit:    {}",
+            i + 1,
+            reference.lines().nth(i).unwrap_or("(end)"),
+            t.lines().nth(i).unwrap_or("(end)")
+        );
+    }
+}
+
 fn stats(program: &Program) -> jit::CompileStats {
     assert!(
         std::env::var_os("AFFECT_JIT_SHARE").is_none(),
@@ -245,19 +262,7 @@ fn shared_functions_run_as_the_interpreter() {
         for engine in [EngineKind::Jit, EngineKind::Tiered] {
             let (t, e) = trace(&p, &config(engine));
             assert_eq!(e, EngineKind::Jit, "{engine:?} ends in compiled code");
-            if t != reference {
-                let i = t
-                    .lines()
-                    .zip(reference.lines())
-                    .position(|(a, b)| a != b)
-                    .unwrap_or(0);
-                panic!(
-                    "{calls}, {engine:?}: the trace differs at line {}:\n  interp: {}\n  jit:    {}",
-                    i + 1,
-                    reference.lines().nth(i).unwrap_or("(end)"),
-                    t.lines().nth(i).unwrap_or("(end)")
-                );
-            }
+            same_trace(&reference, &t, &format!("{calls}, {engine:?}"));
         }
     }
 }
@@ -383,18 +388,6 @@ fn calls_with_leaves_watchers_and_loops_share() {
     let (reference, _) = trace(&p, &with_leaves(EngineKind::Interp));
     for engine in [EngineKind::Jit, EngineKind::Tiered] {
         let (t, _) = trace(&p, &with_leaves(engine));
-        if t != reference {
-            let i = t
-                .lines()
-                .zip(reference.lines())
-                .position(|(a, b)| a != b)
-                .unwrap_or(0);
-            panic!(
-                "{engine:?}: the trace differs at line {}:\n  interp: {}\n  jit:    {}",
-                i + 1,
-                reference.lines().nth(i).unwrap_or("(end)"),
-                t.lines().nth(i).unwrap_or("(end)")
-            );
-        }
+        same_trace(&reference, &t, &format!("{engine:?}"));
     }
 }
