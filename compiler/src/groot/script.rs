@@ -205,28 +205,30 @@ fn lex(src: &str) -> Result<Vec<(T<'_>, usize, usize)>, ScriptError> {
 
 // ------------------------------------------------------------------------------ raw tree
 
-/// A script expression as BehaviorTree.CPP reads it, parentheses kept as `Group`.
+/// A script expression as BehaviorTree.CPP reads it, parentheses kept as `Group`. Names,
+/// numbers and strings borrow the script's text: the affect syntax tree made from it copies
+/// them once.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Raw {
-    Num(String),
-    Str(String),
+pub enum Raw<'s> {
+    Num(&'s str),
+    Str(&'s str),
     Bool(bool),
-    Ident(String),
-    Unary(UnOp, Box<Raw>),
-    Binary(BinOp, Box<Raw>, Box<Raw>),
+    Ident(&'s str),
+    Unary(UnOp, Box<Raw<'s>>),
+    Binary(BinOp, Box<Raw<'s>>, Box<Raw<'s>>),
     /// `a .. b`
-    Concat(Box<Raw>, Box<Raw>),
+    Concat(Box<Raw<'s>>, Box<Raw<'s>>),
     /// `a < b <= c`: operands and the operators between them.
-    Chain(Vec<Raw>, Vec<BinOp>),
-    Ternary(Box<Raw>, Box<Raw>, Box<Raw>),
+    Chain(Vec<Raw<'s>>, Vec<BinOp>),
+    Ternary(Box<Raw<'s>>, Box<Raw<'s>>, Box<Raw<'s>>),
     /// `x := e`, `x = e`, `x += e`, ...; `create` for `:=`.
     Assign {
-        target: String,
+        target: &'s str,
         op: AssignOp,
         create: bool,
-        value: Box<Raw>,
+        value: Box<Raw<'s>>,
     },
-    Group(Box<Raw>),
+    Group(Box<Raw<'s>>),
 }
 
 struct Parser<'s> {
@@ -241,7 +243,7 @@ struct Parser<'s> {
     depth: usize,
     /// The operand and operator stacks of [`Parser::binary`], shared by every level of it
     /// (each works above the length it found): one pair of allocations per script.
-    operands: Vec<Raw>,
+    operands: Vec<Raw<'s>>,
     ops: Vec<(u8, Option<BinOp>, (usize, usize))>,
 }
 
@@ -286,7 +288,7 @@ impl<'s> Parser<'s> {
         }
     }
 
-    fn statement(&mut self) -> Result<Raw, ScriptError> {
+    fn statement(&mut self) -> Result<Raw<'s>, ScriptError> {
         let left = self.ternary()?;
         let op = match self.peek() {
             Some(T::Op(":=")) => Some((AssignOp::Set, true)),
@@ -316,7 +318,7 @@ impl<'s> Parser<'s> {
         })
     }
 
-    fn ternary(&mut self) -> Result<Raw, ScriptError> {
+    fn ternary(&mut self) -> Result<Raw<'s>, ScriptError> {
         let c = self.binary()?;
         if self.peek() != Some(&T::Op("?")) {
             return Ok(c);
@@ -337,7 +339,7 @@ impl<'s> Parser<'s> {
     /// 6 `* /`. One loop with an operator stack (precedence climbing without recursion), so a
     /// chain of any length costs no stack: `a + b + c` nests no deeper than `a`. The tree it
     /// builds is as deep as its chains are long, which [`MAX_TREE`] bounds for the passes after.
-    fn binary(&mut self) -> Result<Raw, ScriptError> {
+    fn binary(&mut self) -> Result<Raw<'s>, ScriptError> {
         let first = self.unary()?;
         if self.peek().and_then(bin_op).is_none() {
             return Ok(first);
@@ -372,7 +374,7 @@ impl<'s> Parser<'s> {
         Ok(self.operands.pop().expect("one operand"))
     }
 
-    fn unary(&mut self) -> Result<Raw, ScriptError> {
+    fn unary(&mut self) -> Result<Raw<'s>, ScriptError> {
         let op = match self.peek() {
             Some(T::Op("-")) => Some(UnOp::Neg),
             Some(T::Op("!")) => Some(UnOp::Not),
@@ -389,14 +391,14 @@ impl<'s> Parser<'s> {
         self.atom()
     }
 
-    fn atom(&mut self) -> Result<Raw, ScriptError> {
+    fn atom(&mut self) -> Result<Raw<'s>, ScriptError> {
         let tok = self.peek().copied();
         let raw = match tok {
-            Some(T::Num(n)) => Raw::Num(n.to_string()),
-            Some(T::Str(s)) => Raw::Str(s.to_string()),
+            Some(T::Num(n)) => Raw::Num(n),
+            Some(T::Str(s)) => Raw::Str(s),
             Some(T::True) => Raw::Bool(true),
             Some(T::False) => Raw::Bool(false),
-            Some(T::Ident(s)) => Raw::Ident(s.to_string()),
+            Some(T::Ident(s)) => Raw::Ident(s),
             Some(T::LParen) => {
                 self.deeper(1)?;
                 self.pos += 1;
@@ -442,7 +444,7 @@ fn bin_op(t: &T) -> Option<(u8, Option<BinOp>)> {
 
 /// Applies the last pending operator to the last two operands. Comparisons chain: `a < b < c`
 /// is one `Chain` (BehaviorTree.CPP reads it as `a < b && b < c`).
-fn reduce(operands: &mut Vec<Raw>, ops: &mut Vec<(u8, Option<BinOp>, (usize, usize))>) {
+fn reduce(operands: &mut Vec<Raw<'_>>, ops: &mut Vec<(u8, Option<BinOp>, (usize, usize))>) {
     let (level, op, _) = ops.pop().expect("an operator");
     let right = operands.pop().expect("a right operand");
     let left = operands.pop().expect("a left operand");
@@ -480,7 +482,7 @@ fn too_deep(message: String, (start, end): (usize, usize)) -> ScriptError {
 
 /// Parses a script: statements separated by `;`. An empty script is refused, as
 /// BehaviorTree.CPP does.
-pub fn parse(src: &str) -> Result<Vec<Raw>, ScriptError> {
+pub fn parse(src: &str) -> Result<Vec<Raw<'_>>, ScriptError> {
     let toks = lex(src)?;
     let mut p = Parser {
         toks,
@@ -690,7 +692,7 @@ fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
 pub fn expr(raw: &Raw) -> Result<Expr, Untranslatable> {
     Ok(match raw {
         Raw::Num(text) => dummy_expr(ExprKind::Num(number(text).ok_or(Untranslatable)?)),
-        Raw::Str(s) => dummy_expr(ExprKind::Str(s.clone())),
+        Raw::Str(s) => dummy_expr(ExprKind::Str(s.to_string())),
         Raw::Bool(b) => dummy_expr(ExprKind::Bool(*b)),
         Raw::Ident(name) => name_expr(name)?,
         Raw::Group(g) => paren(expr(g)?),

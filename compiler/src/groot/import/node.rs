@@ -218,7 +218,11 @@ impl Reader {
 
     /// Parses a script attribute. A broken script is an error (BehaviorTree.CPP refuses the
     /// file); an empty pre/post-condition is not a script at all (`None`, kept as written).
-    pub(super) fn script(&mut self, a: &Attribute, required: bool) -> Option<Vec<script::Raw>> {
+    pub(super) fn script<'a>(
+        &mut self,
+        a: &'a Attribute,
+        required: bool,
+    ) -> Option<Vec<script::Raw<'a>>> {
         if !required && a.value.trim().is_empty() {
             return None;
         }
