@@ -394,6 +394,8 @@ fn calls_with_leaves_watchers_and_loops_share() {
 
 /// Calls of a subtree with a sequence too wide to unroll: its loop finds its children's
 /// units through the unit table from a first child that is a parameter of the shared code.
+/// `level` reads `a`, which every third call also binds to `total`: the representative
+/// must be a call that does not.
 fn wide_text(calls: usize) -> String {
     let mut steps = String::new();
     for k in 0..140 {
@@ -402,7 +404,7 @@ fn wide_text(calls: usize) -> String {
     let mut body = String::new();
     for k in 0..calls {
         let total = ["a", "b", "c"][k % 3];
-        let _ = writeln!(body, "        Many(level: n / 10 + {k}, total: {total})");
+        let _ = writeln!(body, "        Many(level: a / 10 + {k}, total: {total})");
     }
     format!(
         "tree Many(in level: num, inout total: num) {{

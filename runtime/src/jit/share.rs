@@ -81,8 +81,10 @@ fn classify(plan: &Plan) -> Sharing {
     let mut shapes: Vec<Option<Shape>> = (0..n).map(|_| None).collect();
     let mut classes: Vec<Class> = Vec::new();
     let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
+    // Each unit's class, which a key names (it stays when a class changes representative).
+    let mut class_of: Vec<Option<u32>> = vec![None; n];
     for u in (0..n).rev() {
-        let Some(shape) = shape(plan, &s, u) else {
+        let Some(shape) = shape(plan, &class_of, u) else {
             continue;
         };
         let candidates = by_key.entry(shape.key.clone()).or_default();
@@ -94,11 +96,32 @@ fn classify(plan: &Plan) -> Sharing {
                 s.rep[u] = class.rep;
                 s.delta[u] = d;
                 class.members.push(u as u32);
+                class_of[u] = Some(c as u32);
                 joined = true;
                 break;
             }
         }
+        // A representative alone in its class that binds two of its slots to one slot
+        // (two ports to one variable) serves no unit binding them to two; the other way
+        // round works: swap.
+        for &c in candidates.iter() {
+            let class = &mut classes[c];
+            let old = class.rep as usize;
+            if joined || class.members.len() != 1 {
+                continue;
+            }
+            let rep = shapes[old].as_ref().expect("a shape");
+            if let Some(d) = fits(plan, &s, &shape, rep) {
+                class.rep = u as u32;
+                class.members = vec![u as u32, old as u32];
+                s.rep[old] = u as u32;
+                s.delta[old] = d;
+                class_of[u] = Some(c as u32);
+                joined = true;
+            }
+        }
         if !joined {
+            class_of[u] = Some(classes.len() as u32);
             candidates.push(classes.len());
             classes.push(Class {
                 rep: u as u32,
@@ -316,7 +339,7 @@ fn has_edges(plan: &Plan, u: u32) -> bool {
 }
 
 /// A unit's shape, or `None` when its code cannot move.
-fn shape(plan: &Plan, s: &Sharing, u: usize) -> Option<Shape> {
+fn shape(plan: &Plan, class_of: &[Option<u32>], u: usize) -> Option<Shape> {
     let agent = plan.agent;
     let root = plan.units[u];
     let members = &plan.members[u];
@@ -377,7 +400,11 @@ fn shape(plan: &Plan, s: &Sharing, u: usize) -> Option<Shape> {
             let _ = write!(sh.key, "{} ", i64::from(c) - i64::from(root));
             if plan.unit_of[c as usize] != Some(u as u32) {
                 let cu = plan.unit_of[c as usize]?;
-                let _ = write!(sh.key, "u{} ", s.rep[cu as usize]);
+                match class_of[cu as usize] {
+                    Some(k) => write!(sh.key, "u{k} "),
+                    None => write!(sh.key, "x{cu} "),
+                }
+                .ok()?;
                 sh.calls.push(cu);
             }
         }
