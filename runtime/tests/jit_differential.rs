@@ -55,6 +55,13 @@ struct Gen {
     /// with other ports: units of one shape that share compiled functions
     /// (`runtime/src/jit/share.rs`). Off, the generator draws exactly what it drew before.
     twins: bool,
+    /// With `twins`: `TwinB` and `TwinC` are `Twin` with other constants, and the calls
+    /// pick one of the three, bind `acc` to `x` or `z`, and give `level` and the call's
+    /// modifiers one form with other constants; all share `Twin`'s functions. Off, the
+    /// generator draws exactly what it drew before.
+    varied: bool,
+    /// With `varied`: the calls' text, and the same number of calls, each the first.
+    calls: Option<(String, String)>,
 }
 
 impl Gen {
@@ -258,8 +265,13 @@ impl Gen {
                 _ => "do { r = w }".into(),
             };
         }
-        // A shareable body names no foreign leaf (its node id goes to Rust as it is).
-        let kinds = if self.twins && self.in_helper { 6 } else { 11 };
+        // `Twin`'s body had no foreign leaf while they kept a unit from sharing; the varied
+        // programs have them.
+        let kinds = if self.twins && self.in_helper && !self.varied {
+            6
+        } else {
+            11
+        };
         match self.pick(kinds) {
             0 => {
                 let n = 1 + self.pick(2);
@@ -432,18 +444,92 @@ impl Gen {
         format!("{body}{}", self.modifiers())
     }
 
+    /// `text` with each number literal (but a switch case's) plus 0, 1 or 2.
+    fn vary(&mut self, text: &str) -> String {
+        let mut out = String::new();
+        let mut digits = String::new();
+        let mut prev = ' ';
+        let mut chars = text.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            if c.is_ascii_digit()
+                && (!digits.is_empty() || !(prev.is_alphanumeric() || prev == '_'))
+            {
+                digits.push(c);
+                if chars.peek().is_some_and(|(_, d)| d.is_ascii_digit()) {
+                    continue;
+                }
+                let case = text[i + 1..].trim_start().starts_with("=>");
+                match digits.parse::<u64>() {
+                    Ok(n) if !case && n < 1_000_000 => {
+                        let _ = write!(out, "{}", n + self.pick(3) as u64);
+                    }
+                    _ => out.push_str(&digits),
+                }
+                digits.clear();
+            } else {
+                out.push(c);
+            }
+            prev = c;
+        }
+        out
+    }
+
+    /// With `varied`: the calls of `Twin` and its copies with other constants (declared in
+    /// `p` by `declare`).
+    fn varied_calls(
+        &mut self,
+        p: &mut String,
+        body: &str,
+        declare: &dyn Fn(&str, &str) -> String,
+    ) -> String {
+        for name in ["TwinB", "TwinC"] {
+            let other = self.vary(body);
+            p.push_str(&declare(name, &other));
+        }
+        let level = match self.pick(3) {
+            0 => self.pick(9).to_string(),
+            1 => format!("{}.5", self.pick(9)),
+            _ => self.num(1),
+        };
+        let mods = self.modifiers();
+        let (mut calls, mut same) = (String::new(), String::new());
+        let count = 2 + self.pick(5);
+        for k in 0..count {
+            let name = if k == 0 {
+                "Twin"
+            } else {
+                ["Twin", "TwinB", "TwinC"][self.pick(3)]
+            };
+            let acc = if k == 0 { "x" } else { self.one(&["x", "z"]) };
+            let (l, m) = if k == 0 {
+                (level.clone(), mods.clone())
+            } else {
+                (self.vary(&level), self.vary(&mods))
+            };
+            let _ = write!(calls, "\n{name}(level: {l}, acc: {acc}){m}");
+            let _ = write!(same, "\nTwin(level: {level}, acc: x){mods}");
+        }
+        self.calls = Some((calls.clone(), same));
+        calls
+    }
+
     /// Declares `Twin` in `p` and returns `main` followed by calls of it.
     fn twins(&mut self, p: &mut String, main: String) -> String {
         self.in_helper = true;
         let body = self.node(3);
         self.in_helper = false;
         let nested = self.nested_vars();
-        let _ = writeln!(
-            p,
-            "tree Twin(in level: num, inout acc: num) {{\n    var x: num = 0;\n    var y: num = 1;\n    var c: int = 0;\n    var k: int = 2;\n    var h: num = 0;\n    var m: num = 0;\n    var flag: bool = false;\n    var s: str = \"a\";\n    var mode: Mode = Mode::A;\n    var q: [int] = [1];\n    var r: [int] = [];\n    var p: Point = (0m, 0m);\n    var item: int = 0;\n    var place: Label = \"P\";{nested}\n    sequence {{ do {{ x = level; acc = acc + x }} {body} }}\n}}"
-        );
+        let declare = |name: &str, body: &str| {
+            format!(
+            "tree {name}(in level: num, inout acc: num) {{\n    var x: num = 0;\n    var y: num = 1;\n    var c: int = 0;\n    var k: int = 2;\n    var h: num = 0;\n    var m: num = 0;\n    var flag: bool = false;\n    var s: str = \"a\";\n    var mode: Mode = Mode::A;\n    var q: [int] = [1];\n    var r: [int] = [];\n    var p: Point = (0m, 0m);\n    var item: int = 0;\n    var place: Label = \"P\";{nested}\n    sequence {{ do {{ x = level; acc = acc + x }} {body} }}\n}}\n"
+        )
+        };
+        p.push_str(&declare("Twin", &body));
         let mut calls = String::new();
-        for _ in 0..2 + self.pick(5) {
+        if self.varied {
+            calls = self.varied_calls(p, &body, &declare);
+        }
+        for _ in 0..if self.varied { 0 } else { 2 + self.pick(5) } {
             let level = match self.pick(3) {
                 0 => self.pick(9).to_string(),
                 1 => format!("{}.5", self.pick(9)),
@@ -510,6 +596,11 @@ impl Gen {
             (false, true) => "\n    var w: [int] = [1, 2];",
             (false, false) => "",
         };
+        let zvar = if self.varied {
+            "\n    var z: num = 0;"
+        } else {
+            ""
+        };
         let _ = write!(
             p,
             r#"agent T {{
@@ -525,7 +616,7 @@ impl Gen {
     var r: [int] = [];
     var p: Point = (0m, 0m);
     var item: int = 0;
-    var place: Label = "P";{uvar}{nested}
+    var place: Label = "P";{uvar}{zvar}{nested}
     hormone h = y{half_life}
     let m = fold(h, 50) + y / 2;
     event bang;
@@ -648,7 +739,7 @@ proptest! {
 
     #[test]
     fn jit_matches_interpreter(seed in any::<u64>(), ticks in 10u64..40, sleep in prop::option::of(1u32..160)) {
-        let mut g = Gen { state: seed, depth_budget: 14, in_helper: false, unset: false, records: true, unset_lists: false, twins: false };
+        let mut g = Gen { state: seed, depth_budget: 14, in_helper: false, unset: false, records: true, unset_lists: false, twins: false, varied: false, calls: None };
         let source = g.program();
         let cfg = config(ticks, sleep.map(f64::from));
         match compare(&source, &cfg) {
@@ -681,6 +772,8 @@ fn repeated_subtrees_match_interpreter() {
             unset: false,
             records: seed % 2 == 0,
             twins: true,
+            varied: false,
+            calls: None,
             unset_lists: false,
         };
         let source = g.program();
@@ -711,6 +804,65 @@ fn repeated_subtrees_match_interpreter() {
     }
 }
 
+/// Programs whose main calls a random subtree and two copies of it with other constants,
+/// several times, with other constants on the ports and the call's modifiers and another
+/// variable of the caller's bound to a port: both engines agree, and the calls need no more
+/// functions than as many calls all alike (`runtime/src/jit/share.rs`'s parameter table).
+/// `shared_shapes_match_interpreter` runs this with every node a unit of its own.
+#[test]
+fn varied_subtrees_match_interpreter() {
+    let seeds = (cases() as usize / 3).max(20);
+    let (mut ran, mut shared, mut alike) = (0, 0, 0);
+    for seed in 0..seeds as u64 {
+        let mut g = Gen {
+            state: seed ^ 0x5a3e,
+            depth_budget: 14,
+            in_helper: false,
+            unset: false,
+            records: seed % 2 == 1,
+            twins: true,
+            unset_lists: false,
+            varied: true,
+            calls: None,
+        };
+        let source = g.program();
+        let cfg = config(
+            10 + seed % 30,
+            (seed % 3 != 1).then_some(15.0 + (seed % 5) as f64 * 20.0),
+        );
+        match compare(&source, &cfg) {
+            Ok(()) => {}
+            Err(e) if e.starts_with("does not compile") => continue,
+            Err(e) => panic!("seed {seed}: {e}\n--- program:\n{source}"),
+        }
+        ran += 1;
+        let (calls, same) = g.calls.expect("the calls");
+        let stats = |text: &str| {
+            let program = affect_compiler::check_source_with(text, &NoFiles).program;
+            let program = program.expect("compiles");
+            affect_runtime::jit::compile(&program, &program.agents[0])
+                .expect("compiles")
+                .stats
+        };
+        let varied = stats(&source);
+        let uniform = stats(&source.replacen(&calls, &same, 1));
+        shared += usize::from(varied.shapes < varied.units);
+        alike += usize::from(varied.shapes == uniform.shapes && varied.units == uniform.units);
+    }
+    assert!(ran >= seeds * 2 / 3, "{ran} of {seeds} programs ran");
+    assert!(
+        alike >= ran * 3 / 4,
+        "{alike} of {ran} programs with varied calls compiled as many functions as with calls alike"
+    );
+    // With every node a unit (the child run below), the calls' units share functions.
+    if std::env::var("AFFECT_JIT_UNIT").as_deref() == Ok("0") {
+        assert!(
+            shared >= ran * 2 / 3,
+            "{shared} of {ran} programs shared a function"
+        );
+    }
+}
+
 /// The random programs, and those with repeated subtrees, with every node a unit of its own
 /// (`AFFECT_JIT_UNIT=0`): the most units of one shape, every call between them shared code
 /// calling shared code. This test binary runs both again in a child process.
@@ -723,6 +875,7 @@ fn shared_shapes_match_interpreter() {
     for test in [
         "jit_matches_interpreter",
         "repeated_subtrees_match_interpreter",
+        "varied_subtrees_match_interpreter",
     ] {
         let out = std::process::Command::new(std::env::current_exe().expect("the test binary"))
             .args([test, "--exact", "--test-threads", "1"])
@@ -754,6 +907,8 @@ fn reads_of_unset_variables_agree() {
             records: false,
             unset_lists: false,
             twins: false,
+            varied: false,
+            calls: None,
         };
         let source = g.program();
         let cfg = config(10 + seed % 30, (seed % 3 == 0).then_some(40.0));
@@ -794,6 +949,8 @@ fn unset_lists_agree() {
             records: seed % 3 != 0,
             unset_lists: true,
             twins: seed % 2 == 1,
+            varied: false,
+            calls: None,
         };
         let source = g.program();
         let cfg = config(10 + seed % 30, (seed % 3 == 0).then_some(40.0));
@@ -835,6 +992,8 @@ fn generated_programs_compile() {
             records: true,
             unset_lists: false,
             twins: false,
+            varied: false,
+            calls: None,
         };
         let source = g.program();
         field_reads += usize::from(source.contains("(p.x / 1m)") || source.contains("(p.y / 2m)"));
@@ -1010,6 +1169,8 @@ fn seeds_that_once_differed() {
                 records: false,
                 unset_lists: false,
                 twins: false,
+                varied: false,
+                calls: None,
             };
             let source = g.program();
             if let Err(e) = compare(&source, &config(ticks, None)) {

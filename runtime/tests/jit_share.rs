@@ -51,6 +51,20 @@ const LEG: &str = r#"tree Leg(in speed: num, inout total: num) {
 }
 "#;
 
+/// `Leg` with other constants: thresholds, durations, counts, a parallel node's thresholds.
+fn leg2() -> String {
+    LEG.replace("tree Leg(", "tree Leg2(")
+        .replace("pos > 40", "pos > 45")
+        .replace("sleep(20ms)", "sleep(25ms)")
+        .replace("retry(2)", "retry(4)")
+        .replace("timeout(30ms)", "timeout(35ms)")
+        .replace("total + 0.25", "total + 0.75")
+        .replace(
+            "parallel(success: 2, failure: 1)",
+            "parallel(success: 1, failure: 2)",
+        )
+}
+
 /// `calls` calls of `Leg`, with constants, both variables and (with `exprs`) expressions
 /// for ports, under a reactive sequence whose condition turns false now and then (halting
 /// the running call).
@@ -59,7 +73,6 @@ fn program_text(calls: usize, exprs: bool) -> String {
     for k in 0..calls {
         let speed = match k % 3 {
             0 => format!("{}", 1 + k % 7),
-            // An expression's constant is code of the call: another shape for each.
             1 if exprs => format!("a / 10 + {k}"),
             1 => "a".to_string(),
             _ => format!("{}.5", k % 5),
@@ -67,11 +80,36 @@ fn program_text(calls: usize, exprs: bool) -> String {
         let total = if k % 2 == 0 { "a" } else { "b" };
         let _ = writeln!(body, "            Leg(speed: {speed}, total: {total})");
     }
+    main_text(&body)
+}
+
+/// `calls` calls that differ only in constants and in the caller's variable bound to
+/// `total`: `Leg` and `Leg2` in turn (with `varied`), ports `a / 10 + k` and `total` bound
+/// to `a`, `b` or `c`; without `varied`, every call is the first.
+fn varied_text(calls: usize, varied: bool) -> String {
+    let mut body = String::new();
+    for k in 0..calls {
+        let k = if varied { k } else { 0 };
+        let leg = if k % 2 == 0 { "Leg" } else { "Leg2" };
+        let total = ["a", "b", "c"][k % 3];
+        let _ = writeln!(
+            body,
+            "            {leg}(speed: a / 10 + {}, total: {total})",
+            k % 5 + 1
+        );
+    }
+    main_text(&body)
+}
+
+fn main_text(body: &str) -> String {
+    let leg2 = leg2();
     format!(
         "{LEG}
+{leg2}
 main tree Main {{
     var a: num = 0;
     var b: num = 5;
+    var c: num = 2;
     var n: int = 0;
     reactive_sequence {{
         check n - (n / 7) * 7 != 6
@@ -85,8 +123,11 @@ main tree Main {{
 }
 
 fn program(calls: usize, exprs: bool) -> Program {
-    let source = program_text(calls, exprs);
-    let analysis = affect_compiler::check_source_with(&source, &NoFiles);
+    compile(&program_text(calls, exprs))
+}
+
+fn compile(source: &str) -> Program {
+    let analysis = affect_compiler::check_source_with(source, &NoFiles);
     match analysis.program {
         Some(p) => p,
         None => panic!(
@@ -122,6 +163,23 @@ fn trace(program: &Program, config: &RunConfig) -> (String, EngineKind) {
     (String::from_utf8(sink.into_inner()).unwrap(), s[0].engine)
 }
 
+/// Fails at the first line where trace `t` differs from the interpreter's.
+fn same_trace(reference: &str, t: &str, what: &str) {
+    if t != reference {
+        let i = t
+            .lines()
+            .zip(reference.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        panic!(
+            "{what}: the trace differs at line {}:\n  interp: {}\n  jit:    {}",
+            i + 1,
+            reference.lines().nth(i).unwrap_or("(end)"),
+            t.lines().nth(i).unwrap_or("(end)")
+        );
+    }
+}
+
 fn stats(program: &Program) -> jit::CompileStats {
     assert!(
         std::env::var_os("AFFECT_JIT_SHARE").is_none(),
@@ -137,8 +195,8 @@ fn stats(program: &Program) -> jit::CompileStats {
 #[test]
 fn calls_of_one_subtree_share_their_functions() {
     // From 6 calls on every kind of binding is there: constants, `a` for `speed`, and
-    // `a` and `b` for `total`, which is a variable of the caller's, so calls that write `a`
-    // and calls that write `b` are two shapes.
+    // `a` and `b` for `total`, which is a variable of the caller's (its slot number comes
+    // from the parameter table).
     let few = stats(&program(8, false));
     let many = stats(&program(40, false));
     assert!(
@@ -159,42 +217,74 @@ fn calls_of_one_subtree_share_their_functions() {
     );
 }
 
+/// Calls that differ in constants (of their ports' expressions, and of two subtrees alike
+/// but for thresholds, durations, counts and a parallel node's thresholds) and in the
+/// caller's variable bound to a port compile to as many functions as identical calls:
+/// what differs is read from the parameter table.
+#[test]
+fn calls_differing_in_constants_and_bindings_share() {
+    for calls in [6, 30] {
+        let same = stats(&compile(&varied_text(calls, false)));
+        let varied = stats(&compile(&varied_text(calls, true)));
+        assert_eq!(varied.units, same.units, "{same:?} {varied:?}");
+        assert_eq!(
+            varied.shapes, same.shapes,
+            "{calls} varied calls need as many distinct functions as identical ones: \
+             {same:?} {varied:?}"
+        );
+        assert_eq!(
+            varied.functions, same.functions,
+            "{calls} varied calls compile as many functions as identical ones: \
+             {same:?} {varied:?}"
+        );
+        assert!(
+            varied.shapes * 3 < varied.units,
+            "most units share a function: {varied:?}"
+        );
+    }
+}
+
 /// The shared code runs every call on its own state: the JIT's trace and blackboard are
 /// the interpreter's, and so are the tiered engine's, which switches in the middle.
 #[test]
 fn shared_functions_run_as_the_interpreter() {
-    for (calls, exprs) in [(2, false), (5, true), (17, false), (17, true)] {
-        let p = program(calls, exprs);
+    let programs = [
+        (program_text(2, false), "2 calls"),
+        (program_text(5, true), "5 calls with expressions"),
+        (program_text(17, false), "17 calls"),
+        (program_text(17, true), "17 calls with expressions"),
+        (varied_text(7, true), "7 varied calls"),
+        (varied_text(16, true), "16 varied calls"),
+    ];
+    for (text, calls) in programs {
+        let p = compile(&text);
         let (reference, _) = trace(&p, &config(EngineKind::Interp));
         for engine in [EngineKind::Jit, EngineKind::Tiered] {
             let (t, e) = trace(&p, &config(engine));
             assert_eq!(e, EngineKind::Jit, "{engine:?} ends in compiled code");
-            if t != reference {
-                let i = t
-                    .lines()
-                    .zip(reference.lines())
-                    .position(|(a, b)| a != b)
-                    .unwrap_or(0);
-                panic!(
-                    "{calls} calls, {engine:?}: the trace differs at line {}:\n  interp: {}\n  jit:    {}",
-                    i + 1,
-                    reference.lines().nth(i).unwrap_or("(end)"),
-                    t.lines().nth(i).unwrap_or("(end)")
-                );
-            }
+            same_trace(&reference, &t, &format!("{calls}, {engine:?}"));
         }
     }
 }
 
-/// Code with shared functions stored in the cache loads and runs as the interpreter.
+/// Code with shared functions stored in the cache loads and runs as the interpreter (the
+/// parameter table is made again from the program, not stored).
 #[test]
 fn shared_functions_load_from_the_code_cache() {
-    let dir = std::env::temp_dir().join(format!("affect-share-cache-{}", std::process::id()));
+    for (k, text) in [program_text(9, true), varied_text(11, true)]
+        .iter()
+        .enumerate()
+    {
+        from_the_cache(&compile(text), k);
+    }
+}
+
+fn from_the_cache(p: &Program, k: usize) {
+    let dir = std::env::temp_dir().join(format!("affect-share-cache-{}-{k}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let p = program(9, true);
-    let (reference, _) = trace(&p, &config(EngineKind::Interp));
+    let (reference, _) = trace(p, &config(EngineKind::Interp));
     let lookup = || {
-        let (code, said) = jit::compile_cached(&p, &p.agents[0], true, Some(dir.clone()));
+        let (code, said) = jit::compile_cached(p, &p.agents[0], true, Some(dir.clone()));
         let code = code.expect("compiles");
         assert!(code.stats.shapes < code.stats.units, "{:?}", code.stats);
         said
@@ -205,7 +295,7 @@ fn shared_functions_load_from_the_code_cache() {
         code_cache: Some(dir.clone()),
         ..config(EngineKind::Jit)
     };
-    let (t, _) = trace(&p, &cfg);
+    let (t, _) = trace(p, &cfg);
     assert!(t == reference, "from the cache: the trace differs");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -233,4 +323,71 @@ fn shared_functions_under_a_wide_node() {
         t == reference,
         "a wide node's shared children: the trace differs"
     );
+}
+
+/// A subtree whose nodes name its node or slots to Rust or to a table: a foreign action
+/// (its stand-in is found by the node's id), `was_updated`, `skip_unless_updated`,
+/// `wait_update` (each node's last seen write), a `for` loop and a list push (the list's
+/// slot).
+const TOOL: &str = r#"action Grab(in force: num, out got: num);
+tree Tool(in level: num, inout total: num) {
+    var q: [int] = [1];
+    var item: int = 0;
+    var got: num = 0;
+    var n: int = 0;
+    sequence {
+        do { n += 1; q.push(n) }
+        for item in q { do { total = total + item / 10 } }
+        fallback { was_updated(total) do { got = got + 1 } }
+        skip_unless_updated(got) { do { total = total + 0.5 } }
+        force_success { wait_update(n) { Grab(force: level * 2, got: got) } }
+        fallback { Grab(force: level + 1, got: got) do { n = 0 } }
+    }
+}
+"#;
+
+fn tool_text(calls: usize) -> String {
+    let mut body = String::new();
+    for k in 0..calls {
+        let total = ["a", "b", "c"][k % 3];
+        let _ = writeln!(body, "        Tool(level: a / 10 + {k}, total: {total})");
+    }
+    format!(
+        "{TOOL}
+main tree Main {{
+    var a: num = 0;
+    var b: num = 5;
+    var c: num = 2;
+    parallel_all(max_failures: 99) {{
+{body}    }}
+}}
+"
+    )
+}
+
+/// Units with foreign leaves, watchers of writes, loops and list pushes share functions
+/// too, and run as the interpreter runs them, the stand-ins' statuses included.
+#[test]
+fn calls_with_leaves_watchers_and_loops_share() {
+    let few = stats(&compile(&tool_text(10)));
+    let many = stats(&compile(&tool_text(30)));
+    assert!(few.units >= 10, "each call is a unit: {few:?}");
+    assert_eq!(many.shapes, few.shapes, "{few:?} {many:?}");
+    assert!(many.shapes * 3 < many.units, "{many:?}");
+    let p = compile(&tool_text(7));
+    let with_leaves = |engine| RunConfig {
+        ticks: 60,
+        leaves: vec![run::LeafScript {
+            key: "Grab".into(),
+            statuses: run::parse_statuses("running,success,failure,running,running,success")
+                .expect("valid"),
+            cycle: true,
+        }],
+        ..config(engine)
+    };
+    let (reference, _) = trace(&p, &with_leaves(EngineKind::Interp));
+    for engine in [EngineKind::Jit, EngineKind::Tiered] {
+        let (t, _) = trace(&p, &with_leaves(engine));
+        same_trace(&reference, &t, &format!("{engine:?}"));
+    }
 }

@@ -147,6 +147,7 @@ fn link_plan(plan: &Plan, built: Artifact, t0: Instant) -> Result<Compiled, JitE
         halts,
         process,
         units,
+        table: plan.share.table.clone(),
         host_fns: plan.host_fns.clone(),
         functions: plan.functions.clone(),
         stats: super::CompileStats {
@@ -296,10 +297,10 @@ fn declare_functions(
     s: Services,
 ) -> Result<(Callees, Vec<FuncId>, Option<FuncId>), JitError> {
     use types::I32;
-    // A unit's functions take its node, edge and slot offsets from the representative of
-    // its shape (`share.rs`; zero when it has functions of its own).
-    let tick_sig = sig(module, &[P, I32, I32, I32], Some(I32));
-    let halt_sig = sig(module, &[P, I32, I32, I32, I32], None);
+    // A unit's functions take its node, edge, slot and table offsets from the
+    // representative of its shape (`share.rs`; zero when it has functions of its own).
+    let tick_sig = sig(module, &[P, I32, I32, I32, I32], Some(I32));
+    let halt_sig = sig(module, &[P, I32, I32, I32, I32, I32], None);
     let root_sig = sig(module, &[P], Some(I32));
     let proc_sig = sig(module, &[P], None);
     let n = plan.units.len();
@@ -637,10 +638,10 @@ impl Env<'_> {
             Job::Tick(u) => {
                 fx.unit = Some(u as u32);
                 let plan = self.plan;
-                if let Some(rel) = &plan.share.rel_slots[u] {
+                if let Some(params) = &plan.share.params[u] {
                     let entry = fx.b.current_block().expect("entry");
                     let p = fx.b.block_params(entry).to_vec();
-                    fx.shift_bases([p[1], p[2], p[3]], rel);
+                    fx.shift_bases([p[1], p[2], p[3], p[4]], params);
                 }
                 let s = fx.execute_tick(self.plan.units[u])?;
                 fx.b.ins().return_(&[s]);
@@ -651,10 +652,10 @@ impl Env<'_> {
                 let mut n = p[1];
                 // The shared reset-only function resets the node it is given, as it is.
                 let plan = self.plan;
-                if let (Some(rel), false) =
-                    (&plan.share.rel_slots[u], plan.halt_members(u).is_empty())
+                if let (Some(params), false) =
+                    (&plan.share.params[u], plan.halt_members(u).is_empty())
                 {
-                    fx.shift_bases([p[2], p[3], p[4]], rel);
+                    fx.shift_bases([p[2], p[3], p[4], p[5]], params);
                     n = fx.b.ins().isub(n, p[2]);
                 }
                 fx.halt_function(u as u32, n)?;

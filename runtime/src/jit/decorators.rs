@@ -114,7 +114,7 @@ impl Fx<'_, '_> {
         } else {
             Status::Failure
         };
-        let max = self.arg(limit)?;
+        let max = self.node_arg(n, 0, limit)?;
         let mut max = self.int32_of(max);
         let again = self.repeat_again(n, max);
         self.set_status_c(n, Status::Running);
@@ -147,7 +147,7 @@ impl Fx<'_, '_> {
         self.b.switch_to_block(repeat);
         self.incr(n, super::emit::STATE_A);
         if retry {
-            let m = self.arg(limit)?;
+            let m = self.node_arg(n, 0, limit)?;
             max = self.int32_of(m);
         }
         let again = self.repeat_again(n, max);
@@ -367,7 +367,7 @@ impl Fx<'_, '_> {
             ));
         let ptr = self.b.ins().stack_addr(super::emit::P, ss, 0);
         let f = self.callees.list_pop_front;
-        let slot = self.i32c(queue as i64);
+        let slot = self.slot_number(queue);
         let got = self
             .call(f, &[self.at.view, list, ptr, slot])
             .expect("returns");
@@ -375,15 +375,7 @@ impl Fx<'_, '_> {
         let (_, cont) = self.if_then(popped);
         let v = self.b.ins().stack_load(super::emit::P, types::F64, ss, 0);
         self.write_slot(value, v);
-        let off = queue as i32 * 4;
-        let s = self
-            .b
-            .ins()
-            .load(types::I32, super::emit::flags(), self.at.seq, off);
-        let s = self.b.ins().iadd_imm_s(s, 1);
-        self.b
-            .ins()
-            .store(super::emit::flags(), s, self.at.seq, off);
+        self.count_write(queue);
         self.end_if(cont);
         self.b
             .ins()

@@ -2,7 +2,7 @@
 //! are, status changes recorded as the interpreter records them, node-state fields, halting
 //! children, and routing a status to the code that handles it.
 
-use super::plan::{bit, Plan, StatusSet};
+use super::plan::{bit, Params, Plan, Site, StatusSet};
 use super::view::View;
 use super::JitError;
 use affect_compiler::ir::program::{NodeId, SlotId, Status};
@@ -66,6 +66,9 @@ pub(crate) struct Bases {
     /// those elsewhere.
     pub slots_rel: Value,
     pub seq_rel: Value,
+    /// The parameter table moved by a shared function's table offset (`share.rs`), when it
+    /// reads any.
+    pub table: Option<Value>,
 }
 
 pub(crate) struct Fx<'a, 'b> {
@@ -80,10 +83,11 @@ pub(crate) struct Fx<'a, 'b> {
     pub unit: Option<u32>,
     /// The tick and halt signatures, imported once for a wide node's indirect calls.
     pub unit_sigs: Option<(SigRef, SigRef)>,
-    /// In a function several units share: its node, edge and slot offsets (i32 arguments).
-    pub shift: Option<[Value; 3]>,
-    /// The slots such a function reaches through the moved slot base, sorted.
-    rel: &'a [SlotId],
+    /// In a function several units share: its node, edge, slot and table offsets (i32
+    /// arguments).
+    pub shift: Option<[Value; 4]>,
+    /// What such a function reads through the moved bases and the table.
+    params: Option<&'a Params>,
     /// Checked reads already made in the current straight-line stretch of an expression:
     /// (slot, value). A second checked read of the slot there yields the same value as the
     /// first, fault or not, so it reuses it (`read_slot_checked`; `expr.rs` forgets them at
@@ -95,6 +99,12 @@ pub(crate) struct Fx<'a, 'b> {
 
 pub(crate) fn flags() -> MemFlagsData {
     MemFlagsData::trusted()
+}
+
+/// The parameter table and its address do not change while compiled code runs: their loads
+/// may be merged and hoisted.
+fn table_flags() -> MemFlagsData {
+    flags().with_readonly().with_can_move()
 }
 
 pub(crate) const P: types::Type = types::I64;
@@ -135,20 +145,21 @@ impl<'a, 'b> Fx<'a, 'b> {
                 seen,
                 slots_rel: slots,
                 seq_rel: seq,
+                table: None,
             },
             unit: None,
             unit_sigs: None,
             shift: None,
-            rel: &[],
+            params: None,
             checked: Vec::new(),
             count: None,
         }
     }
 
-    /// Makes this the function of units of one shape: `d` are its node, edge and slot
-    /// offsets from the representative whose code it is (i32 parameters), which move the
-    /// state bases; `rel` are the slots that move with the unit.
-    pub fn shift_bases(&mut self, d: [Value; 3], rel: &'a [SlotId]) {
+    /// Makes this the function of units of one shape: `d` are its node, edge, slot and
+    /// table offsets from the representative whose code it is (i32 parameters), which move
+    /// the state bases and the parameter table; `params` say what moves with the unit.
+    pub fn shift_bases(&mut self, d: [Value; 4], params: &'a Params) {
         let wide = |fx: &mut Self, v: Value, scale: i64| {
             let v = fx.b.ins().sextend(P, v);
             fx.b.ins().imul_imm_s(v, scale)
@@ -159,12 +170,64 @@ impl<'a, 'b> Fx<'a, 'b> {
         self.at.state = self.b.ins().iadd(self.at.state, dn);
         let de = wide(self, d[1], 1);
         self.at.done = self.b.ins().iadd(self.at.done, de);
+        let dn = wide(self, d[0], 4);
+        self.at.seen = self.b.ins().iadd(self.at.seen, dn);
         let ds = wide(self, d[2], 8);
         self.at.slots_rel = self.b.ins().iadd(self.at.slots, ds);
         let ds = wide(self, d[2], 4);
         self.at.seq_rel = self.b.ins().iadd(self.at.seq, ds);
+        if !params.mapped.is_empty() || !params.consts.is_empty() {
+            let off = offset_of!(View, table) as i32;
+            let t = self.b.ins().load(P, table_flags(), self.at.view, off);
+            let dk = wide(self, d[3], 8);
+            self.at.table = Some(self.b.ins().iadd(t, dk));
+        }
         self.shift = Some(d);
-        self.rel = rel;
+        self.params = Some(params);
+    }
+
+    /// Entry `e` of the parameter table (moved by the table offset), as a `ty`.
+    fn table_entry(&mut self, e: u32, ty: types::Type) -> Value {
+        let t = self.at.table.expect("a shared function with parameters");
+        self.b.ins().load(ty, table_flags(), t, e as i32 * 8)
+    }
+
+    /// A constant of the code at `site`: an immediate, or in a function several units share
+    /// whose constants there differ, the unit's from the parameter table.
+    pub fn konst(&mut self, site: Site, v: f64) -> Value {
+        let e = self.params.and_then(|p| {
+            p.consts
+                .binary_search_by_key(&site, |x| x.0)
+                .ok()
+                .map(|i| p.consts[i].1)
+        });
+        match e {
+            Some(e) => self.table_entry(e, types::F64),
+            None => self.f64c(v),
+        }
+    }
+
+    /// The table entry holding this unit's number of `slot`, when it is read from there.
+    fn mapped(&self, slot: SlotId) -> Option<u32> {
+        let p = self.params?;
+        let i = p.mapped.binary_search_by_key(&slot, |x| x.0).ok()?;
+        Some(p.mapped[i].1)
+    }
+
+    /// After a store of `slot`: its checked read no longer holds. In a function several
+    /// units share, two of its slots may be one slot of a unit (`share.rs`): none holds.
+    pub fn forget_checked(&mut self, slot: SlotId) {
+        if self.params.is_some() {
+            self.checked.clear();
+        } else {
+            self.checked.retain(|(t, _)| *t != slot);
+        }
+    }
+
+    /// Whether `slot` moves with the unit by its slot offset.
+    fn is_rel(&self, slot: SlotId) -> bool {
+        self.params
+            .is_some_and(|p| p.rel.binary_search(&slot).is_ok())
     }
 
     /// A node's id as a value: the representative's plus the node offset in a shared
@@ -178,9 +241,9 @@ impl<'a, 'b> Fx<'a, 'b> {
 
     /// The offsets to call unit `u`'s function with: its own from its representative, plus
     /// this function's.
-    pub fn unit_args(&mut self, u: u32) -> [Value; 3] {
+    pub fn unit_args(&mut self, u: u32) -> [Value; 4] {
         let own = self.plan.share.delta[u as usize];
-        let mut out = [self.at.view; 3];
+        let mut out = [self.at.view; 4];
         for (k, o) in out.iter_mut().enumerate() {
             *o = match self.shift {
                 Some(d) => self.b.ins().iadd_imm_s(d[k], i64::from(own[k])),
@@ -190,13 +253,22 @@ impl<'a, 'b> Fx<'a, 'b> {
         out
     }
 
-    /// The bases of a slot's value and write counter.
-    fn slot_bases(&self, slot: u32) -> (Value, Value) {
-        if self.rel.binary_search(&slot).is_ok() {
+    /// Where a slot's value and write counter are: (base, offset) of each.
+    pub fn slot_place(&mut self, slot: u32) -> ((Value, i32), (Value, i32)) {
+        if let Some(e) = self.mapped(slot) {
+            let i = self.table_entry(e, P);
+            let at8 = self.b.ins().imul_imm_s(i, 8);
+            let at4 = self.b.ins().imul_imm_s(i, 4);
+            let v = self.b.ins().iadd(self.at.slots, at8);
+            let s = self.b.ins().iadd(self.at.seq, at4);
+            return ((v, 0), (s, 0));
+        }
+        let (v, s) = if self.is_rel(slot) {
             (self.at.slots_rel, self.at.seq_rel)
         } else {
             (self.at.slots, self.at.seq)
-        }
+        };
+        ((v, slot as i32 * 8), (s, slot as i32 * 4))
     }
 
     /// Seals and finishes the function.
@@ -607,8 +679,8 @@ impl<'a, 'b> Fx<'a, 'b> {
 
     /// Writes a slot and counts the write (`Machine::write`).
     pub fn write_slot(&mut self, slot: u32, v: Value) {
-        let (slots, _) = self.slot_bases(slot);
-        self.b.ins().store(flags(), v, slots, slot as i32 * 8);
+        let ((slots, off), _) = self.slot_place(slot);
+        self.b.ins().store(flags(), v, slots, off);
         self.count_write_of(slot, v);
     }
 
@@ -619,8 +691,7 @@ impl<'a, 'b> Fx<'a, 'b> {
             self.count_write(slot);
             return;
         }
-        let (_, seq) = self.slot_bases(slot);
-        let off = slot as i32 * 4;
+        let (_, (seq, off)) = self.slot_place(slot);
         let s = self.b.ins().load(types::I32, flags(), seq, off);
         let s = self.b.ins().iadd_imm_s(s, 1);
         let bits = self.b.ins().bitcast(types::I64, MemFlagsData::new(), v);
@@ -637,8 +708,7 @@ impl<'a, 'b> Fx<'a, 'b> {
     /// Counts a write of a slot without changing its number (a list slot's elements
     /// changed).
     pub fn count_write(&mut self, slot: u32) {
-        let (_, seq) = self.slot_bases(slot);
-        let off = slot as i32 * 4;
+        let (_, (seq, off)) = self.slot_place(slot);
         let s = self.b.ins().load(types::I32, flags(), seq, off);
         let s = self.b.ins().iadd_imm_s(s, 1);
         self.b.ins().store(flags(), s, seq, off);
@@ -670,10 +740,8 @@ impl<'a, 'b> Fx<'a, 'b> {
 
     pub fn read_slot(&mut self, slot: u32) -> Value {
         if (slot as usize) < self.plan.agent.slots.len() {
-            let (slots, _) = self.slot_bases(slot);
-            self.b
-                .ins()
-                .load(types::F64, flags(), slots, slot as i32 * 8)
+            let ((slots, off), _) = self.slot_place(slot);
+            self.b.ins().load(types::F64, flags(), slots, off)
         } else {
             self.f64c(f64::NAN)
         }
@@ -730,10 +798,12 @@ impl<'a, 'b> Fx<'a, 'b> {
     /// The number of `slot` in this instance, for Rust (a shared function's slots that move
     /// with its unit are the representative's plus the unit's slot offset).
     pub fn slot_number(&mut self, slot: u32) -> Value {
+        if let Some(e) = self.mapped(slot) {
+            let i = self.table_entry(e, P);
+            return self.b.ins().ireduce(types::I32, i);
+        }
         match self.shift {
-            Some(d) if self.rel.binary_search(&slot).is_ok() => {
-                self.b.ins().iadd_imm_s(d[2], i64::from(slot))
-            }
+            Some(d) if self.is_rel(slot) => self.b.ins().iadd_imm_s(d[2], i64::from(slot)),
             _ => self.i32c(slot as i64),
         }
     }
@@ -816,8 +886,8 @@ impl<'a, 'b> Fx<'a, 'b> {
         };
         let f = self.callees.halts[u as usize];
         let id = self.node_val(c);
-        let [dn, de, ds] = self.unit_args(u);
-        self.call(f, &[self.at.view, id, dn, de, ds]);
+        let [dn, de, ds, dk] = self.unit_args(u);
+        self.call(f, &[self.at.view, id, dn, de, ds, dk]);
         Ok(())
     }
 

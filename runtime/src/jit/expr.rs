@@ -5,9 +5,10 @@
 //! operators. Functions without a machine instruction call the interpreter's own code.
 
 use super::emit::{Fx, P};
+use super::plan::Site;
 use super::JitError;
 use affect_compiler::ir::functions::{Function, HostFn};
-use affect_compiler::ir::program::{Arg, Code, Op};
+use affect_compiler::ir::program::{Arg, Code, NodeId, Op};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
     types, Block, BlockArg, InstBuilder, StackSlotData, StackSlotKind, Value,
@@ -91,10 +92,11 @@ impl Fx<'_, '_> {
         Ok(())
     }
 
-    /// A node argument (`Machine::arg`).
-    pub fn arg(&mut self, a: Arg) -> Result<Value, JitError> {
+    /// Argument `k` of node `n` (`Machine::arg`); a constant may be a parameter of a shared
+    /// function (`share.rs`).
+    pub fn node_arg(&mut self, n: NodeId, k: u16, a: Arg) -> Result<Value, JitError> {
         match a {
-            Arg::Const(v) => Ok(self.f64c(v)),
+            Arg::Const(v) => Ok(self.konst(Site::Arg(n, k), v)),
             Arg::Expr(code) => self.eval(code),
         }
     }
@@ -165,7 +167,8 @@ impl Fx<'_, '_> {
             }
             if open {
                 let target = |off: u32| (pc + 1).saturating_add(off as usize).min(len);
-                open = self.op(ops[pc], target, &mut targets, &mut stack)?;
+                let site = Site::Op((start + pc) as u32);
+                open = self.op(ops[pc], site, target, &mut targets, &mut stack)?;
             }
         }
         self.checked.clear();
@@ -176,11 +179,16 @@ impl Fx<'_, '_> {
     fn op(
         &mut self,
         op: Op,
+        site: Site,
         target: impl Fn(u32) -> usize,
         targets: &mut Targets,
         stack: &mut Vec<Sv>,
     ) -> Result<bool, JitError> {
         match op {
+            Op::Const(v) => {
+                let c = self.konst(site, v);
+                push(stack, Sv::F(c));
+            }
             Op::Jump(off) => {
                 self.jump_to(targets, target(off), stack)?;
                 return Ok(false);
@@ -230,10 +238,10 @@ impl Fx<'_, '_> {
             Op::Store(s) => {
                 let v = self.pop_f(stack);
                 self.write_slot(s, v);
-                self.checked.retain(|(t, _)| *t != s);
+                self.forget_checked(s);
             }
             Op::StoreClamped(s, lo, hi) => {
-                self.checked.retain(|(t, _)| *t != s);
+                self.forget_checked(s);
                 // `f64::clamp`: below `lo` gives `lo`, above `hi` gives `hi`, NaN stays.
                 let v = self.pop_f(stack);
                 let lo_v = self.f64c(lo);

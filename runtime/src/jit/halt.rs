@@ -114,7 +114,7 @@ impl Fx<'_, '_> {
                     let st = self.status_of(n);
                     let running = self.eq_imm(st, Status::Running as i64);
                     let (_, cont) = self.if_then(running);
-                    let id = self.i32c(n as i64);
+                    let id = self.node_val(n);
                     let f = self.callees.leaf_halt;
                     self.call(f, &[self.at.view, id]);
                     self.end_if(cont);

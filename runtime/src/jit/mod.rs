@@ -97,9 +97,9 @@ impl EngineKind {
 }
 
 pub(crate) type TickFn = unsafe extern "C" fn(*mut View) -> i32;
-/// A unit's halt function: the node, then the unit's node, edge and slot offsets from the
-/// representative of its shape (`share.rs`).
-pub(crate) type HaltFn = unsafe extern "C" fn(*mut View, i32, i32, i32, i32);
+/// A unit's halt function: the node, then the unit's node, edge, slot and table offsets
+/// from the representative of its shape (`share.rs`).
+pub(crate) type HaltFn = unsafe extern "C" fn(*mut View, i32, i32, i32, i32, i32);
 pub(crate) type ProcessFn = unsafe extern "C" fn(*mut View);
 
 /// What compiling took and produced.
@@ -130,10 +130,12 @@ pub struct Compiled {
     /// The entry of each tree root: ticks it once and resets it when it completes.
     roots: Vec<(NodeId, TickFn)>,
     /// The halt function of each node's unit, with the unit's offsets.
-    halts: Vec<Option<(HaltFn, [i32; 3])>>,
+    halts: Vec<Option<(HaltFn, [i32; 4])>>,
     process: Option<ProcessFn>,
     /// Every unit's functions and root, which wide nodes read through the view.
     units: Vec<UnitEntry>,
+    /// The parameter table of functions several units share (`share.rs`).
+    table: Vec<u64>,
     host_fns: Vec<HostFn>,
     functions: Vec<Function>,
     pub stats: CompileStats,
@@ -312,6 +314,7 @@ impl Native for Compiled {
             // table lives as long as `self`.
             unsafe {
                 (*v).units = self.units.as_ptr();
+                (*v).table = self.table.as_ptr();
                 f(v)
             }
         });
@@ -328,6 +331,7 @@ impl Native for Compiled {
             // SAFETY: as in `process`.
             unsafe {
                 (*v).units = self.units.as_ptr();
+                (*v).table = self.table.as_ptr();
                 f(v)
             }
         });
@@ -339,14 +343,15 @@ impl Native for Compiled {
         if m.record != self.record {
             return false;
         }
-        let Some(Some((f, [dn, de, ds]))) = self.halts.get(n as usize).copied() else {
+        let Some(Some((f, [dn, de, ds, dk]))) = self.halts.get(n as usize).copied() else {
             return false;
         };
         m.with_view(&self.host_fns, &self.functions, |v| {
             // SAFETY: as in `process`; `n` is a node of the compiled program.
             unsafe {
                 (*v).units = self.units.as_ptr();
-                f(v, n as i32, dn, de, ds)
+                (*v).table = self.table.as_ptr();
+                f(v, n as i32, dn, de, ds, dk)
             }
         });
         true

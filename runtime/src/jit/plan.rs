@@ -508,8 +508,31 @@ impl<'p> Plan<'p> {
     }
 }
 
-/// How far a unit's state lies from its shape's representative: nodes, edges, slots.
-pub(crate) type Delta = [i32; 3];
+/// How far a unit's state lies from its shape's representative: nodes, edges, slots, and
+/// entries of the parameter table.
+pub(crate) type Delta = [i32; 4];
+
+/// Where a constant of a unit's code sits: an instruction (by its index in the agent's
+/// code) or a node's argument (`Arg::Const`, by node and argument number).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Site {
+    Op(u32),
+    Arg(NodeId, u16),
+}
+
+/// What a function several units share reads from where its unit's state lives: slots moved
+/// by the unit's slot offset, and the parameter table entries (from the function's table
+/// base, moved by the unit's table offset) of the constants that differ between its units
+/// and of the slots that are not one offset apart (a caller's variable bound to a port).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Params {
+    /// Slots reached through the moved slot base, sorted.
+    pub rel: Vec<SlotId>,
+    /// Slots whose number is read from the table, with their entry.
+    pub mapped: Vec<(SlotId, u32)>,
+    /// Constants read from the table, with their entry.
+    pub consts: Vec<(Site, u32)>,
+}
 
 /// The shapes of a plan's units (`share.rs` groups them; empty until it has).
 #[derive(Default)]
@@ -518,10 +541,11 @@ pub(crate) struct Sharing {
     pub rep: Vec<u32>,
     /// Each unit's offsets from its representative (zero for a representative).
     pub delta: Vec<Delta>,
-    /// For a representative whose function serves several units: the slots its code reaches
-    /// through the moved slot base (the others are the same for every unit of the shape),
-    /// sorted. `None` for a function that serves one unit.
-    pub rel_slots: Vec<Option<Vec<SlotId>>>,
+    /// For a representative whose function serves several units: what moves with the unit.
+    /// `None` for a function that serves one unit.
+    pub params: Vec<Option<Params>>,
+    /// The parameter table: each entry a constant's bits or a slot's number.
+    pub table: Vec<u64>,
 }
 
 impl Sharing {

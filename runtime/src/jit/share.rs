@@ -1,18 +1,30 @@
 //! Units of the same shape share one compiled function. Lowering lays out every subtree
 //! instance the same way: its nodes in pre-order from a base id, its edges of the children
 //! table from a base edge, its own slots from a base slot. Two units whose members differ
-//! only in those bases (and in slots that are the same for both, such as the agent's
-//! variables) compute the same thing on state that sits at another offset, so one function
-//! serves both: it takes the three offsets from its shape's representative (`Delta`) as
-//! arguments and adds them to its base pointers at entry; everything else in its code is
-//! the representative's. A unit whose members do something the offsets cannot move (a
-//! foreign leaf or a host call names a node or slot to Rust, a wide node numbers units)
-//! keeps a function of its own.
+//! only in those bases compute the same thing on state that sits at another offset, so one
+//! function serves both: it takes the offsets from its shape's representative (`Delta`) as
+//! arguments and adds them to its base pointers at entry.
+//!
+//! What the offsets cannot move comes from a parameter table (`Sharing::table`): a constant
+//! that differs between the units of a shape (`a / 10 + 1` and `a / 10 + 2`, a `sleep(20ms)`
+//! and a `sleep(30ms)`), and a slot that is not one offset away in every unit (a port bound
+//! to another variable of the caller). Each unit has a block of entries, one per such
+//! constant and slot of its function; constants that are the same in every unit stay
+//! immediates. The blocks are laid out like the nodes: a unit's block, then its called
+//! units' regions in order, so a called unit's block lies as far from its caller's in every
+//! unit of a shape, and the table offset is passed on like the others.
+//!
+//! Node ids and slots that go to Rust (a foreign leaf's, a recorded transition's, a list's)
+//! are moved the same way. A unit with a wide node (which numbers units), or whose slots
+//! do not correspond one to one (list or not, can be unset or not), keeps a function of its
+//! own.
 
-use super::plan::{Delta, Plan, Sharing};
+use super::plan::{Delta, Params, Plan, Sharing, Site};
 use super::JitError;
+use affect_compiler::ir::functions::HostFn;
 use affect_compiler::ir::program::{
-    AgentProgram, Arg, Code, NodeId, NodeKind, Op, Program, SlotId, ValueKind,
+    is_unset, AgentProgram, Arg, Code, NodeId, NodeKind, Op, PortBinding, Program, SlotId,
+    ValueKind,
 };
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -33,35 +45,37 @@ pub(crate) fn plan<'p>(
     Ok(plan)
 }
 
-/// What a unit's code depends on, with its bases taken out.
+/// What a unit's code depends on, with its bases, slots and constants taken out.
 struct Shape {
-    /// Everything but slots and child units' offsets, as text.
+    /// Everything but slots, constants and child units' offsets, as text.
     key: String,
     /// Every slot its code names, in the order the key names them.
     slots: Vec<SlotId>,
+    /// Every constant that may differ between units of the shape, in key order, as bits.
+    consts: Vec<(Site, u64)>,
     /// The units its nodes call, in order.
     calls: Vec<u32>,
     root: NodeId,
     edge: u32,
 }
 
-/// One function and the units it serves.
+/// One function and the units it serves (the representative first).
 struct Class {
     rep: u32,
-    /// Which slot positions move with the unit (decided by the second unit to join).
-    moved: Option<Vec<bool>>,
-    members: usize,
+    members: Vec<u32>,
 }
 
 /// Groups a plan's units by shape (children before parents, so a unit's key can name its
-/// children's shapes).
+/// children's shapes), then gives each shared function its parameters.
 fn classify(plan: &Plan) -> Sharing {
     let n = plan.units.len();
-    let mut s = Sharing {
+    let unshared = || Sharing {
         rep: (0..n as u32).collect(),
-        delta: vec![[0; 3]; n],
-        rel_slots: vec![None; n],
+        delta: vec![[0; 4]; n],
+        params: vec![None; n],
+        table: Vec::new(),
     };
+    let mut s = unshared();
     if !enabled() {
         return s;
     }
@@ -77,10 +91,10 @@ fn classify(plan: &Plan) -> Sharing {
         for &c in candidates.iter() {
             let class = &mut classes[c];
             let rep = shapes[class.rep as usize].as_ref().expect("a shape");
-            if let Some(d) = fits(plan, &s, rep, &shape, &mut class.moved) {
+            if let Some(d) = fits(plan, &s, rep, &shape) {
                 s.rep[u] = class.rep;
                 s.delta[u] = d;
-                class.members += 1;
+                class.members.push(u as u32);
                 joined = true;
                 break;
             }
@@ -89,47 +103,166 @@ fn classify(plan: &Plan) -> Sharing {
             candidates.push(classes.len());
             classes.push(Class {
                 rep: u as u32,
-                moved: None,
-                members: 1,
+                members: vec![u as u32],
             });
         }
         shapes[u] = Some(shape);
     }
-    for c in &classes {
-        if c.members < 2 {
-            continue;
+    let mut own: Vec<Vec<u64>> = vec![Vec::new(); n];
+    for c in classes.iter().filter(|c| c.members.len() > 1) {
+        let (params, values) = parameters(&s, c, &shapes);
+        s.params[c.rep as usize] = Some(params);
+        for (m, v) in c.members.iter().zip(values) {
+            own[*m as usize] = v;
         }
-        let rep = shapes[c.rep as usize].as_ref().expect("a shape");
-        let mut rel: Vec<SlotId> = match &c.moved {
-            Some(moved) => rep
-                .slots
-                .iter()
-                .zip(moved)
-                .filter(|(_, m)| **m)
-                .map(|(s, _)| *s)
-                .collect(),
-            None => Vec::new(),
-        };
-        rel.sort_unstable();
-        rel.dedup();
-        s.rel_slots[c.rep as usize] = Some(rel);
+    }
+    // A program the layout cannot serve (never one lowering makes) runs unshared.
+    if layout(plan, &mut s, &own, &shapes).is_none() {
+        return unshared();
     }
     s
 }
 
-/// Whether unit shape `u` can run on `rep`'s function, and at which offsets. The first
-/// unit to join a representative decides which slot positions move (`moved`); later ones
-/// must move the same positions by one offset and keep the others.
-fn fits(
-    plan: &Plan,
-    s: &Sharing,
-    rep: &Shape,
-    u: &Shape,
-    moved: &mut Option<Vec<bool>>,
-) -> Option<Delta> {
+/// What the function of class `c` reads from where its unit's state lives, with the class's
+/// table entries numbered from 0, and each member's entries.
+fn parameters(s: &Sharing, c: &Class, shapes: &[Option<Shape>]) -> (Params, Vec<Vec<u64>>) {
+    let shape = |u: u32| shapes[u as usize].as_ref().expect("a shape");
+    let rep = shape(c.rep);
+    let mut p = Params::default();
+    let mut values: Vec<Vec<u64>> = vec![Vec::new(); c.members.len()];
+    let mut seen: Vec<SlotId> = Vec::new();
+    for (pos, &a) in rep.slots.iter().enumerate() {
+        if seen.contains(&a) {
+            continue;
+        }
+        seen.push(a);
+        let theirs = c.members.iter().map(|&m| (m, shape(m).slots[pos]));
+        let fixed = theirs.clone().all(|(_, b)| b == a);
+        let moved = theirs
+            .clone()
+            .all(|(m, b)| i64::from(b) - i64::from(a) == i64::from(s.delta[m as usize][2]));
+        if fixed {
+            continue;
+        }
+        if moved {
+            p.rel.push(a);
+            continue;
+        }
+        p.mapped.push((a, values[0].len() as u32));
+        for (k, (_, b)) in theirs.enumerate() {
+            values[k].push(u64::from(b));
+        }
+    }
+    for (i, &(site, bits)) in rep.consts.iter().enumerate() {
+        let theirs = c.members.iter().map(|&m| shape(m).consts[i].1);
+        if theirs.clone().all(|b| b == bits) {
+            continue;
+        }
+        p.consts.push((site, values[0].len() as u32));
+        for (k, b) in theirs.enumerate() {
+            values[k].push(b);
+        }
+    }
+    p.rel.sort_unstable();
+    p.mapped.sort_unstable();
+    p.consts.sort_unstable();
+    (p, values)
+}
+
+/// Lays out the parameter table: each unit's block of entries, then the regions of the
+/// units it calls, in order. Sets each unit's table offset from its representative, and the
+/// representatives' entries to their own blocks. `None` when a shared function's called
+/// units would not find their blocks at its offset.
+fn layout(plan: &Plan, s: &mut Sharing, own: &[Vec<u64>], shapes: &[Option<Shape>]) -> Option<()> {
+    let n = plan.units.len();
+    let calls = unit_calls(plan);
+    let mut size = vec![0usize; n];
+    for u in (0..n).rev() {
+        size[u] = own[u].len()
+            + calls[u]
+                .iter()
+                .filter(|&&c| c as usize > u)
+                .map(|&c| size[c as usize])
+                .sum::<usize>();
+    }
+    let mut block: Vec<Option<usize>> = vec![None; n];
+    let mut next = 0usize;
+    for u in 0..n {
+        let at = *block[u].get_or_insert_with(|| {
+            let b = next;
+            next += size[u];
+            b
+        });
+        let mut at = at + own[u].len();
+        for &c in &calls[u] {
+            if c as usize > u && block[c as usize].is_none() {
+                block[c as usize] = Some(at);
+                at += size[c as usize];
+            }
+        }
+    }
+    if next >= (i32::MAX as usize) / 8 {
+        return None;
+    }
+    s.table = vec![0; next];
+    let block: Vec<usize> = block.into_iter().map(|b| b.unwrap_or(0)).collect();
+    for u in 0..n {
+        s.table[block[u]..block[u] + own[u].len()].copy_from_slice(&own[u]);
+        let r = s.rep[u] as usize;
+        s.delta[u][3] = (block[u] as i64 - block[r] as i64) as i32;
+    }
+    for (r, p) in s.params.iter_mut().enumerate() {
+        if let Some(p) = p {
+            for (_, e) in p.mapped.iter_mut() {
+                *e += block[r] as u32;
+            }
+            for (_, e) in p.consts.iter_mut() {
+                *e += block[r] as u32;
+            }
+        }
+    }
+    for u in 0..n {
+        let r = s.rep[u] as usize;
+        if r == u {
+            continue;
+        }
+        let (us, rs) = (shapes[u].as_ref()?, shapes[r].as_ref()?);
+        for (&uc, &rc) in us.calls.iter().zip(&rs.calls) {
+            if s.delta[uc as usize][3] - s.delta[rc as usize][3] != s.delta[u][3] {
+                return None;
+            }
+        }
+    }
+    Some(())
+}
+
+/// The units each unit's nodes call, in the order of their children.
+fn unit_calls(plan: &Plan) -> Vec<Vec<u32>> {
+    let mut calls = vec![Vec::new(); plan.units.len()];
+    for (u, members) in plan.members.iter().enumerate() {
+        for &m in members {
+            for &c in plan.children(m) {
+                match plan.unit_of[c as usize] {
+                    Some(cu) if cu as usize != u => calls[u].push(cu),
+                    _ => {}
+                }
+            }
+        }
+    }
+    calls
+}
+
+/// Whether unit shape `u` can run on `rep`'s function, and at which offsets (the table's is
+/// set by `layout`). The same slot of the representative must always be the same of `u`;
+/// two of its slots may be one of `u`'s (a port bound to a variable the subtree also reads
+/// otherwise): a shared function's stores forget every checked read (`expr.rs`).
+fn fits(plan: &Plan, s: &Sharing, rep: &Shape, u: &Shape) -> Option<Delta> {
     let dn = i32::try_from(i64::from(u.root) - i64::from(rep.root)).ok()?;
     let de = i32::try_from(i64::from(u.edge) - i64::from(rep.edge)).ok()?;
-    if u.slots.len() != rep.slots.len() || u.calls.len() != rep.calls.len() {
+    if u.slots.len() != rep.slots.len()
+        || u.calls.len() != rep.calls.len()
+        || u.consts.len() != rep.consts.len()
+    {
         return None;
     }
     let slots = &plan.agent.slots;
@@ -137,43 +270,19 @@ fn fits(
         (slots[a as usize].kind == ValueKind::List) == (slots[b as usize].kind == ValueKind::List)
             && plan.can_be_unset(a) == plan.can_be_unset(b)
     };
-    let mv: Vec<bool> = match moved {
-        Some(m) => m.clone(),
-        None => rep
-            .slots
-            .iter()
-            .zip(&u.slots)
-            .map(|(a, b)| a != b)
-            .collect(),
-    };
-    let mut ds: Option<i64> = None;
-    for ((&a, &b), &m) in rep.slots.iter().zip(&u.slots).zip(&mv) {
-        if !same_kind(a, b) {
+    let mut to: HashMap<SlotId, SlotId> = HashMap::new();
+    let mut moves: HashMap<i64, usize> = HashMap::new();
+    for (&a, &b) in rep.slots.iter().zip(&u.slots) {
+        if !same_kind(a, b) || *to.entry(a).or_insert(b) != b {
             return None;
         }
-        if !m {
-            if a != b {
-                return None;
-            }
-            continue;
-        }
-        let d = i64::from(b) - i64::from(a);
-        if *ds.get_or_insert(d) != d {
-            return None;
-        }
-    }
-    // A slot the representative reaches both ways would need two addresses.
-    if moved.is_none() {
-        let mut way: HashMap<SlotId, bool> = HashMap::new();
-        for (&a, &m) in rep.slots.iter().zip(&mv) {
-            if *way.entry(a).or_insert(m) != m {
-                return None;
-            }
+        if a != b {
+            *moves.entry(i64::from(b) - i64::from(a)).or_default() += 1;
         }
     }
     // Called units must lie at the same offsets from this one as the representative's
     // from it, each component the caller's plus the callee's own.
-    let mut d = [Some(i64::from(dn)), Some(i64::from(de)), ds];
+    let mut d = [Some(i64::from(dn)), Some(i64::from(de)), None];
     for (&rc, &uc) in rep.calls.iter().zip(&u.calls) {
         if s.rep[rc as usize] != s.rep[uc as usize] {
             return None;
@@ -185,13 +294,14 @@ fn fits(
             }
         }
     }
-    let delta = [
-        i32::try_from(d[0].unwrap_or(0)).ok()?,
-        i32::try_from(d[1].unwrap_or(0)).ok()?,
-        i32::try_from(d[2].unwrap_or(0)).ok()?,
-    ];
-    *moved = Some(mv);
-    Some(delta)
+    // Without called units to fix it, the slot offset is the one most slots move by (the
+    // subtree's own variables); slots that do not move by it are read from the table.
+    let ds = d[2].unwrap_or_else(|| {
+        let mut m: Vec<(usize, i64)> = moves.into_iter().map(|(d, c)| (c, -d)).collect();
+        m.sort_unstable();
+        m.last().map_or(0, |&(_, d)| -d)
+    });
+    Some([dn, de, i32::try_from(ds).ok()?, 0])
 }
 
 /// A unit's shape, or `None` when its code cannot move.
@@ -209,6 +319,7 @@ fn shape(plan: &Plan, s: &Sharing, u: usize) -> Option<Shape> {
     let mut sh = Shape {
         key: String::new(),
         slots: Vec::new(),
+        consts: Vec::new(),
         calls: Vec::new(),
         root,
         edge,
@@ -226,7 +337,7 @@ fn shape(plan: &Plan, s: &Sharing, u: usize) -> Option<Shape> {
             plan.possible[i],
             u8::from(plan.may_run[i])
         );
-        kind(plan, &node.kind, &mut sh)?;
+        kind(plan, m, &node.kind, &mut sh)?;
         if let Some(c) = node
             .conditions
             .and_then(|c| agent.conditions.get(c as usize))
@@ -257,10 +368,21 @@ fn shape(plan: &Plan, s: &Sharing, u: usize) -> Option<Shape> {
     Some(sh)
 }
 
-fn kind(plan: &Plan, k: &NodeKind, sh: &mut Shape) -> Option<()> {
-    let arg = |a: &Arg, sh: &mut Shape| match a {
+/// A constant of the code: in the key when it is "no value" (which decides which slots can
+/// be unset), else a parameter.
+fn constant(sh: &mut Shape, site: Site, v: f64) {
+    if is_unset(v) {
+        let _ = write!(sh.key, "c{:x};", v.to_bits());
+    } else {
+        sh.key.push_str("k;");
+        sh.consts.push((site, v.to_bits()));
+    }
+}
+
+fn kind(plan: &Plan, n: NodeId, k: &NodeKind, sh: &mut Shape) -> Option<()> {
+    let arg = |a: &Arg, i: u16, sh: &mut Shape| match a {
         Arg::Const(v) => {
-            let _ = write!(sh.key, "c{:x} ", v.to_bits());
+            constant(sh, Site::Arg(n, i), *v);
             Some(())
         }
         Arg::Expr(c) => code(plan, *c, sh),
@@ -268,12 +390,12 @@ fn kind(plan: &Plan, k: &NodeKind, sh: &mut Shape) -> Option<()> {
     match k {
         NodeKind::Parallel { success, failure } => {
             sh.key.push_str("Parallel ");
-            arg(success, sh)?;
-            arg(failure, sh)?;
+            arg(success, 0, sh)?;
+            arg(failure, 1, sh)?;
         }
         NodeKind::ParallelAll { max_failures } => {
             sh.key.push_str("ParallelAll ");
-            arg(max_failures, sh)?;
+            arg(max_failures, 0, sh)?;
         }
         NodeKind::Repeat { cycles: a }
         | NodeKind::Retry { attempts: a }
@@ -283,7 +405,7 @@ fn kind(plan: &Plan, k: &NodeKind, sh: &mut Shape) -> Option<()> {
             let name = format!("{k:?}");
             sh.key.push_str(name.split(' ').next().unwrap_or(""));
             sh.key.push(' ');
-            arg(a, sh)?;
+            arg(a, 0, sh)?;
         }
         NodeKind::Switch {
             subject,
@@ -314,12 +436,43 @@ fn kind(plan: &Plan, k: &NodeKind, sh: &mut Shape) -> Option<()> {
             sh.key.push(' ');
             code(plan, *c, sh)?;
         }
-        // These name a node, a slot or a unit to Rust or to a table, as numbers the offsets
-        // do not move.
-        NodeKind::EntryUpdated { .. }
-        | NodeKind::WasEntryUpdated { .. }
-        | NodeKind::Loop { .. }
-        | NodeKind::Foreign { .. } => return None,
+        // Their slots move like any other; a node's `seen` entry moves with the node.
+        NodeKind::EntryUpdated {
+            slot,
+            if_not_updated,
+        } => {
+            let _ = write!(sh.key, "EntryUpdated {if_not_updated:?} s_ ");
+            sh.slots.push(*slot);
+        }
+        NodeKind::WasEntryUpdated { slot } => {
+            sh.key.push_str("WasEntryUpdated s_ ");
+            sh.slots.push(*slot);
+        }
+        NodeKind::Loop {
+            queue,
+            value,
+            if_empty,
+        } => {
+            let _ = write!(sh.key, "Loop {if_empty:?} s_ s_ ");
+            sh.slots.extend([*queue, *value]);
+        }
+        // The leaf's stand-in is found in Rust by the node's id, which the offset moves.
+        NodeKind::Foreign { leaf, ports } => {
+            let _ = write!(sh.key, "Foreign {leaf} ");
+            for (i, p) in (0u16..).zip(ports) {
+                match p {
+                    PortBinding::In(a) => {
+                        sh.key.push_str("i ");
+                        arg(a, i, sh)?;
+                    }
+                    PortBinding::Slot(s) => {
+                        sh.key.push_str("o_ ");
+                        sh.slots.push(*s);
+                    }
+                    PortBinding::Absent => sh.key.push_str("a "),
+                }
+            }
+        }
         other => {
             let _ = write!(sh.key, "{other:?} ");
         }
@@ -333,10 +486,10 @@ fn code(plan: &Plan, c: Code, sh: &mut Shape) -> Option<()> {
         .code
         .get(c.start as usize..(c.start as usize + c.len as usize))?;
     sh.key.push('{');
-    for op in ops {
+    for (pc, op) in (c.start..).zip(ops) {
         let slot = match *op {
             Op::Const(v) => {
-                let _ = write!(sh.key, "c{:x};", v.to_bits());
+                constant(sh, Site::Op(pc), v);
                 None
             }
             Op::Load(s) => Some(("ld", s)),
@@ -352,7 +505,12 @@ fn code(plan: &Plan, c: Code, sh: &mut Shape) -> Option<()> {
                 let _ = write!(sh.key, "sc{:x},{:x}", lo.to_bits(), hi.to_bits());
                 Some(("", s))
             }
-            Op::Host(..) => return None,
+            // A list's slot; the other services' argument names a memory, an enum or a
+            // component, the same for every unit.
+            Op::Host(HostFn::ListPush, s, argc) => {
+                let _ = write!(sh.key, "push{argc}");
+                Some(("", s))
+            }
             other => {
                 let _ = write!(sh.key, "{other:?};");
                 None

@@ -22,9 +22,9 @@ impl Fx<'_, '_> {
                 return Err(JitError::Unsupported(format!("node {n} has no code")));
             };
             let f = self.callees.ticks[u as usize];
-            let [dn, de, ds] = self.unit_args(u);
+            let [dn, de, ds, dk] = self.unit_args(u);
             return Ok(self
-                .call(f, &[self.at.view, dn, de, ds])
+                .call(f, &[self.at.view, dn, de, ds, dk])
                 .expect("returns a status"));
         }
         self.count_tick();
@@ -183,12 +183,13 @@ impl Fx<'_, '_> {
             NodeKind::ReactiveSequence => self.tick_reactive(n, true, out),
             NodeKind::ReactiveFallback => self.tick_reactive(n, false, out),
             NodeKind::Parallel { success, failure } => {
-                let (s, f) = (self.arg(*success)?, self.arg(*failure)?);
+                let s = self.node_arg(n, 0, *success)?;
+                let f = self.node_arg(n, 1, *failure)?;
                 let (s, f) = (self.int32_of(s), self.int32_of(f));
                 self.tick_parallel(n, s, f, out)
             }
             NodeKind::ParallelAll { max_failures } => {
-                let m = self.arg(*max_failures)?;
+                let m = self.node_arg(n, 0, *max_failures)?;
                 let m = self.int32_of(m);
                 self.tick_parallel_all(n, m, out)
             }
@@ -209,11 +210,11 @@ impl Fx<'_, '_> {
                 self.tick_repeat_retry(n, *attempts, Status::Failure, out)
             }
             NodeKind::Timeout { ms } => {
-                let ms = self.arg(*ms)?;
+                let ms = self.node_arg(n, 0, *ms)?;
                 self.tick_timeout(n, ms, out)
             }
             NodeKind::Delay { ms } => {
-                let ms = self.arg(*ms)?;
+                let ms = self.node_arg(n, 0, *ms)?;
                 self.tick_delay(n, ms, out)
             }
             NodeKind::RunOnce { then_skip } => self.tick_run_once(n, *then_skip, out),
@@ -339,12 +340,11 @@ impl Fx<'_, '_> {
     /// `seen[n] = seq[slot]`; returns (current, previous). A slot that can be unset and is
     /// counts as not updated (`Machine::entry_updated`).
     pub(super) fn swap_seen(&mut self, n: NodeId, slot: u32) -> (Value, Value) {
-        let current = self.b.ins().load(
-            types::I32,
-            super::emit::flags(),
-            self.at.seq,
-            slot as i32 * 4,
-        );
+        let ((slots, slot_off), (seq, seq_off)) = self.slot_place(slot);
+        let current = self
+            .b
+            .ins()
+            .load(types::I32, super::emit::flags(), seq, seq_off);
         let previous =
             self.b
                 .ins()
@@ -354,12 +354,10 @@ impl Fx<'_, '_> {
             let unset = self.list_is_unset(slot);
             self.b.ins().select(unset, previous, current)
         } else if self.plan.can_be_unset(slot) {
-            let bits = self.b.ins().load(
-                types::I64,
-                super::emit::flags(),
-                self.at.slots,
-                slot as i32 * 8,
-            );
+            let bits = self
+                .b
+                .ins()
+                .load(types::I64, super::emit::flags(), slots, slot_off);
             let unset = self.b.ins().icmp_imm_s(
                 IntCC::Equal,
                 bits,
@@ -384,7 +382,7 @@ impl Fx<'_, '_> {
             &[(I, idle_blk), (R, run_blk), (S | F | K, other)],
         );
         self.b.switch_to_block(idle_blk);
-        let ms = self.arg(ms)?;
+        let ms = self.node_arg(n, 0, ms)?;
         let zero = self.f64c(0.0);
         let none = self.b.ins().fcmp(FloatCC::LessThanOrEqual, ms, zero);
         let (_, wait) = self.if_then(none);
@@ -416,9 +414,9 @@ impl Fx<'_, '_> {
         out: Block,
     ) -> Result<(), JitError> {
         let mut inputs = Vec::with_capacity(ports.len());
-        for p in ports {
+        for (k, p) in (0u16..).zip(ports) {
             let v = match p {
-                PortBinding::In(a) => self.arg(*a)?,
+                PortBinding::In(a) => self.node_arg(n, k, *a)?,
                 PortBinding::Slot(s) => self.read_slot(*s),
                 PortBinding::Absent => self.f64c(f64::NAN),
             };
@@ -443,7 +441,7 @@ impl Fx<'_, '_> {
             ));
         let outs_ptr = self.b.ins().stack_addr(super::emit::P, outs, 0);
         let written_ptr = self.b.ins().stack_addr(super::emit::P, written, 0);
-        let node = self.i32c(n as i64);
+        let node = self.node_val(n);
         let start = self.i32c(i64::from(starting));
         let cnt = self.i32c(count as i64);
         let f = self.callees.leaf_tick;

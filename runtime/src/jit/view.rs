@@ -44,6 +44,8 @@ pub(crate) struct View {
     /// The compiled program's [`UnitEntry`] table, by unit (set by the code's entries;
     /// wide nodes call their children through it).
     pub units: *const UnitEntry,
+    /// The compiled program's parameter table (`share.rs`), set like `units`.
+    pub table: *const u64,
 }
 
 /// One unit of compiled code as a wide node calls it: its tick and halt functions and the
@@ -54,8 +56,8 @@ pub(crate) struct UnitEntry {
     pub tick: *const u8,
     pub halt: *const u8,
     pub node: u32,
-    /// The unit's node, edge and slot offsets, its functions' arguments.
-    pub delta: [i32; 3],
+    /// The unit's node, edge, slot and table offsets, its functions' arguments.
+    pub delta: [i32; 4],
 }
 
 /// What the calls into Rust need besides the view: the parts of the machine compiled code
@@ -102,6 +104,7 @@ impl Machine<'_> {
             services: std::ptr::null_mut(),
             woken: u8::from(self.woken),
             units: std::ptr::null(),
+            table: std::ptr::null(),
         };
         #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         let mut services = Services {

@@ -52,18 +52,18 @@ impl Fx<'_, '_> {
             .b
             .ins()
             .load(P, flags(), e, offset_of!(UnitEntry, tick) as i32);
-        let [dn, de, ds] = self.entry_delta(e);
+        let [dn, de, ds, dk] = self.entry_delta(e);
         let call = self
             .b
             .ins()
-            .call_indirect(sig, f, &[self.at.view, dn, de, ds]);
+            .call_indirect(sig, f, &[self.at.view, dn, de, ds, dk]);
         self.b.inst_results(call)[0]
     }
 
     /// The offsets a unit's functions take, from its `UnitEntry` (`share.rs`).
-    fn entry_delta(&mut self, e: Value) -> [Value; 3] {
+    fn entry_delta(&mut self, e: Value) -> [Value; 4] {
         let at = offset_of!(UnitEntry, delta) as i32;
-        [0, 4, 8].map(|k| self.b.ins().load(types::I32, flags(), e, at + k))
+        [0, 4, 8, 12].map(|k| self.b.ins().load(types::I32, flags(), e, at + k))
     }
 
     /// The status byte of child `k`, read before it ticks.
@@ -96,10 +96,10 @@ impl Fx<'_, '_> {
             .b
             .ins()
             .load(P, flags(), e, offset_of!(UnitEntry, halt) as i32);
-        let [dn, de, ds] = self.entry_delta(e);
+        let [dn, de, ds, dk] = self.entry_delta(e);
         self.b
             .ins()
-            .call_indirect(sig, h, &[self.at.view, c, dn, de, ds]);
+            .call_indirect(sig, h, &[self.at.view, c, dn, de, ds, dk]);
         self.end_if(cont);
         self.reset_status_dyn(c);
     }
