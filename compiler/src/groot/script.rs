@@ -23,11 +23,13 @@ use crate::syntax::token::{NumLit, Tok, Unit};
 
 // ------------------------------------------------------------------------------ tokens
 
-#[derive(Clone, Debug, PartialEq)]
-enum T {
-    Ident(String),
-    Num(String),
-    Str(String),
+/// A token; names, numbers and strings borrow the script's text (only what the parse keeps
+/// is copied, once).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum T<'s> {
+    Ident(&'s str),
+    Num(&'s str),
+    Str(&'s str),
     True,
     False,
     Op(&'static str),
@@ -73,10 +75,12 @@ const OPS: &[&str] = &[
     "-", "*", "/", "!", "~", "&", "|", "^", "?", ":",
 ];
 
-fn lex(src: &str) -> Result<Vec<(T, usize, usize)>, ScriptError> {
+fn lex(src: &str) -> Result<Vec<(T<'_>, usize, usize)>, ScriptError> {
     let b = src.as_bytes();
     let mut i = 0;
-    let mut out = Vec::new();
+    // Room for a token every four bytes (`x1 := x1 + 4.0` has 5 in 14): one allocation for
+    // most scripts instead of one per doubling.
+    let mut out = Vec::with_capacity(src.len() / 4 + 2);
     while i < b.len() {
         let c = b[i];
         if c.is_ascii_whitespace() {
@@ -104,7 +108,7 @@ fn lex(src: &str) -> Result<Vec<(T, usize, usize)>, ScriptError> {
             let tok = match word {
                 "true" => T::True,
                 "false" => T::False,
-                _ => T::Ident(word.to_string()),
+                _ => T::Ident(word),
             };
             out.push((tok, start, i));
             continue;
@@ -150,14 +154,14 @@ fn lex(src: &str) -> Result<Vec<(T, usize, usize)>, ScriptError> {
                     i + 1,
                 ));
             }
-            out.push((T::Num(src[start..i].to_string()), start, i));
+            out.push((T::Num(&src[start..i]), start, i));
             continue;
         }
         if c == b'\'' || c == b'"' {
             let Some(len) = src[i + 1..].find(c as char) else {
                 return Err(err("unterminated string", start, start + 1));
             };
-            let s = src[i + 1..i + 1 + len].to_string();
+            let s = &src[i + 1..i + 1 + len];
             i += len + 2;
             out.push((T::Str(s), start, i));
             continue;
@@ -201,32 +205,34 @@ fn lex(src: &str) -> Result<Vec<(T, usize, usize)>, ScriptError> {
 
 // ------------------------------------------------------------------------------ raw tree
 
-/// A script expression as BehaviorTree.CPP reads it, parentheses kept as `Group`.
+/// A script expression as BehaviorTree.CPP reads it, parentheses kept as `Group`. Names,
+/// numbers and strings borrow the script's text: the affect syntax tree made from it copies
+/// them once.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Raw {
-    Num(String),
-    Str(String),
+pub enum Raw<'s> {
+    Num(&'s str),
+    Str(&'s str),
     Bool(bool),
-    Ident(String),
-    Unary(UnOp, Box<Raw>),
-    Binary(BinOp, Box<Raw>, Box<Raw>),
+    Ident(&'s str),
+    Unary(UnOp, Box<Raw<'s>>),
+    Binary(BinOp, Box<Raw<'s>>, Box<Raw<'s>>),
     /// `a .. b`
-    Concat(Box<Raw>, Box<Raw>),
+    Concat(Box<Raw<'s>>, Box<Raw<'s>>),
     /// `a < b <= c`: operands and the operators between them.
-    Chain(Vec<Raw>, Vec<BinOp>),
-    Ternary(Box<Raw>, Box<Raw>, Box<Raw>),
+    Chain(Vec<Raw<'s>>, Vec<BinOp>),
+    Ternary(Box<Raw<'s>>, Box<Raw<'s>>, Box<Raw<'s>>),
     /// `x := e`, `x = e`, `x += e`, ...; `create` for `:=`.
     Assign {
-        target: String,
+        target: &'s str,
         op: AssignOp,
         create: bool,
-        value: Box<Raw>,
+        value: Box<Raw<'s>>,
     },
-    Group(Box<Raw>),
+    Group(Box<Raw<'s>>),
 }
 
-struct Parser {
-    toks: Vec<(T, usize, usize)>,
+struct Parser<'s> {
+    toks: Vec<(T<'s>, usize, usize)>,
     pos: usize,
     len: usize,
     /// Real nesting around the current token: parentheses, prefix operators, `? :`, chained
@@ -235,9 +241,13 @@ struct Parser {
     /// The same plus every operator of the open chains: a bound on the depth of the tree
     /// being built ([`MAX_TREE`]).
     depth: usize,
+    /// The operand and operator stacks of [`Parser::binary`], shared by every level of it
+    /// (each works above the length it found): one pair of allocations per script.
+    operands: Vec<Raw<'s>>,
+    ops: Vec<(u8, Option<BinOp>, (usize, usize))>,
 }
 
-impl Parser {
+impl<'s> Parser<'s> {
     /// One level deeper (leave with [`Parser::up`]), or the limit's error.
     fn deeper(&mut self, levels: usize) -> Result<(), ScriptError> {
         self.depth += levels;
@@ -259,7 +269,7 @@ impl Parser {
         self.depth -= 1;
     }
 
-    fn peek(&self) -> Option<&T> {
+    fn peek(&self) -> Option<&T<'s>> {
         self.toks.get(self.pos).map(|t| &t.0)
     }
 
@@ -278,7 +288,7 @@ impl Parser {
         }
     }
 
-    fn statement(&mut self) -> Result<Raw, ScriptError> {
+    fn statement(&mut self) -> Result<Raw<'s>, ScriptError> {
         let left = self.ternary()?;
         let op = match self.peek() {
             Some(T::Op(":=")) => Some((AssignOp::Set, true)),
@@ -308,7 +318,7 @@ impl Parser {
         })
     }
 
-    fn ternary(&mut self) -> Result<Raw, ScriptError> {
+    fn ternary(&mut self) -> Result<Raw<'s>, ScriptError> {
         let c = self.binary()?;
         if self.peek() != Some(&T::Op("?")) {
             return Ok(c);
@@ -329,34 +339,42 @@ impl Parser {
     /// 6 `* /`. One loop with an operator stack (precedence climbing without recursion), so a
     /// chain of any length costs no stack: `a + b + c` nests no deeper than `a`. The tree it
     /// builds is as deep as its chains are long, which [`MAX_TREE`] bounds for the passes after.
-    fn binary(&mut self) -> Result<Raw, ScriptError> {
-        let mut operands = vec![self.unary()?];
-        // Pending operators: (level, operator, where it stands); `None` is `..`.
-        let mut ops: Vec<(u8, Option<BinOp>, (usize, usize))> = Vec::new();
+    fn binary(&mut self) -> Result<Raw<'s>, ScriptError> {
+        let first = self.unary()?;
+        if self.peek().and_then(bin_op).is_none() {
+            return Ok(first);
+        }
+        // Pending operators: (level, operator, where it stands); `None` is `..`. This level's
+        // operands and operators are the ones above `base` and `ops_base` (an operand may hold
+        // a nested `binary`, which returns with the stacks as it found them).
+        let (base, ops_base) = (self.operands.len(), self.ops.len());
+        self.operands.push(first);
         let depth = self.depth;
         while let Some((level, op)) = self.peek().and_then(bin_op) {
             let at = self.span();
             self.pos += 1;
-            while ops.last().is_some_and(|&(l, ..)| l >= level) {
-                reduce(&mut operands, &mut ops);
+            while self.ops.len() > ops_base && self.ops.last().is_some_and(|&(l, ..)| l >= level) {
+                reduce(&mut self.operands, &mut self.ops);
             }
-            ops.push((level, op, at));
+            self.ops.push((level, op, at));
             // Every operator may put what is before it one level deeper.
             self.depth += 1;
             if self.depth > MAX_TREE {
                 self.depth = depth;
                 return Err(tree_too_deep(at));
             }
-            operands.push(self.unary()?);
+            let next = self.unary()?;
+            self.operands.push(next);
         }
-        while !ops.is_empty() {
-            reduce(&mut operands, &mut ops);
+        while self.ops.len() > ops_base {
+            reduce(&mut self.operands, &mut self.ops);
         }
         self.depth = depth;
-        Ok(operands.pop().expect("one operand"))
+        debug_assert_eq!(self.operands.len(), base + 1);
+        Ok(self.operands.pop().expect("one operand"))
     }
 
-    fn unary(&mut self) -> Result<Raw, ScriptError> {
+    fn unary(&mut self) -> Result<Raw<'s>, ScriptError> {
         let op = match self.peek() {
             Some(T::Op("-")) => Some(UnOp::Neg),
             Some(T::Op("!")) => Some(UnOp::Not),
@@ -373,8 +391,8 @@ impl Parser {
         self.atom()
     }
 
-    fn atom(&mut self) -> Result<Raw, ScriptError> {
-        let tok = self.peek().cloned();
+    fn atom(&mut self) -> Result<Raw<'s>, ScriptError> {
+        let tok = self.peek().copied();
         let raw = match tok {
             Some(T::Num(n)) => Raw::Num(n),
             Some(T::Str(s)) => Raw::Str(s),
@@ -426,7 +444,7 @@ fn bin_op(t: &T) -> Option<(u8, Option<BinOp>)> {
 
 /// Applies the last pending operator to the last two operands. Comparisons chain: `a < b < c`
 /// is one `Chain` (BehaviorTree.CPP reads it as `a < b && b < c`).
-fn reduce(operands: &mut Vec<Raw>, ops: &mut Vec<(u8, Option<BinOp>, (usize, usize))>) {
+fn reduce(operands: &mut Vec<Raw<'_>>, ops: &mut Vec<(u8, Option<BinOp>, (usize, usize))>) {
     let (level, op, _) = ops.pop().expect("an operator");
     let right = operands.pop().expect("a right operand");
     let left = operands.pop().expect("a left operand");
@@ -464,7 +482,7 @@ fn too_deep(message: String, (start, end): (usize, usize)) -> ScriptError {
 
 /// Parses a script: statements separated by `;`. An empty script is refused, as
 /// BehaviorTree.CPP does.
-pub fn parse(src: &str) -> Result<Vec<Raw>, ScriptError> {
+pub fn parse(src: &str) -> Result<Vec<Raw<'_>>, ScriptError> {
     let toks = lex(src)?;
     let mut p = Parser {
         toks,
@@ -472,6 +490,8 @@ pub fn parse(src: &str) -> Result<Vec<Raw>, ScriptError> {
         len: src.len(),
         nesting: 0,
         depth: 0,
+        operands: Vec::new(),
+        ops: Vec::new(),
     };
     let mut stmts = Vec::new();
     loop {
@@ -672,7 +692,7 @@ fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
 pub fn expr(raw: &Raw) -> Result<Expr, Untranslatable> {
     Ok(match raw {
         Raw::Num(text) => dummy_expr(ExprKind::Num(number(text).ok_or(Untranslatable)?)),
-        Raw::Str(s) => dummy_expr(ExprKind::Str(s.clone())),
+        Raw::Str(s) => dummy_expr(ExprKind::Str(s.to_string())),
         Raw::Bool(b) => dummy_expr(ExprKind::Bool(*b)),
         Raw::Ident(name) => name_expr(name)?,
         Raw::Group(g) => paren(expr(g)?),

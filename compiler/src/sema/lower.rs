@@ -8,6 +8,7 @@ use super::Checker;
 use crate::diagnostic::Diagnostic;
 use crate::ir::program::*;
 use crate::span::Span;
+use std::fmt::Write as _;
 
 struct Builder<'a> {
     c: &'a mut Checker,
@@ -234,9 +235,9 @@ impl Builder<'_> {
         }
     }
 
-    fn path(scope_path: &str, part: &str) -> String {
+    fn path(scope_path: &str, part: String) -> String {
         if scope_path.is_empty() {
-            part.to_string()
+            part
         } else {
             format!("{scope_path}/{part}")
         }
@@ -269,7 +270,10 @@ impl Builder<'_> {
         let uid = id + 1;
         let name = n.label.clone().unwrap_or_else(|| n.id.clone());
         let own = if name == n.id {
-            format!("{}::{uid}", n.id)
+            // `Sequence::12`: written into a string of its final size (`format!` grows one).
+            let mut own = String::with_capacity(n.id.len() + 12);
+            let _ = write!(own, "{}::{uid}", n.id);
+            own
         } else {
             name.clone()
         };
@@ -302,9 +306,9 @@ impl Builder<'_> {
                 } else {
                     nm.clone()
                 };
-                (nm, Self::path(scope_path, &part))
+                (nm, Self::path(scope_path, part))
             }
-            _ => (name, Self::path(scope_path, &own)),
+            _ => (name, Self::path(scope_path, own)),
         };
         self.p.nodes.push(Node {
             kind,
@@ -312,9 +316,9 @@ impl Builder<'_> {
             conditions,
             id: n.id.clone(),
             name: node_name,
-            path: node_path.clone(),
+            path: node_path,
         });
-        let mut kids = Vec::new();
+        let mut kids = Vec::with_capacity(n.children.len());
         match &n.kind {
             TKind::Node(_) => {
                 for c in &n.children {
@@ -327,6 +331,7 @@ impl Builder<'_> {
                 bindings,
                 name_span,
             } => {
+                let node_path = self.p.nodes[id as usize].path.clone();
                 if let Some((child, inputs)) =
                     self.subtree(*tree, bindings, *name_span, t, map, base, &node_path)
                 {
@@ -491,7 +496,7 @@ impl Builder<'_> {
                 .push((self.p.slots.len() as SlotId, v.span));
         }
         self.p.slots.push(Slot {
-            name: Self::path(path, &v.name),
+            name: Self::path(path, v.name.clone()),
             role: role_of(v),
             kind: v.ty.value_kind(),
             init,
@@ -597,6 +602,11 @@ impl Checker {
             if let Some(i) = b.c.g.trees.iter().position(|s| s.name == name) {
                 b.stack.push(i as u32);
             }
+            // Room for the tree's own nodes (called trees add theirs): the node list of a
+            // large tree grew by doubling, copying its nodes and touching twice the memory.
+            let own = tree_size(root);
+            b.p.nodes.reserve(own);
+            b.p.children.reserve(own);
             let r = b.node(root, t, &map, base, "");
             b.p.root = Some(r);
         }
@@ -754,4 +764,16 @@ fn set_blackboard_fails_when_unset(p: &mut AgentProgram, maybe: &[bool]) {
             },
         };
     }
+}
+
+/// How many nodes a template tree has, not counting the trees it calls (iterative: the tree
+/// is as deep as the input).
+fn tree_size(root: &TNode) -> usize {
+    let mut count = 0;
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        count += 1;
+        stack.extend(&n.children);
+    }
+    count
 }

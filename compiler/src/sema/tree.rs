@@ -381,13 +381,14 @@ impl TreeCx<'_> {
         let AstKind::Call { name, children, .. } = &n.kind else {
             return None;
         };
-        let text = name.to_string_path();
+        let text = name.text();
         if builtins::by_name(&text).is_some()
-            || self.c.g.names.contains_key(&text)
+            || self.c.g.names.contains_key(&*text)
             || !super::xml_ids::is_xml_id(&text)
         {
             return None;
         }
+        let text = text.into_owned();
         match super::xml_ids::desugar(n, &text)? {
             super::xml_ids::Desugared::Node(new) => {
                 let mut t = self.node(&new);
@@ -608,11 +609,12 @@ impl TreeCx<'_> {
         args: Option<&ast::ArgList>,
         children: Option<&ast::NodeBlock>,
     ) -> (TKind, String, Vec<TNode>) {
-        let text = name.to_string_path();
+        let text = name.text();
         if let Some(b) = builtins::by_name(&text) {
             self.c.index.refer(name.span, Target::Builtin(b));
             return self.builtin(b, name, args, children);
         }
+        let text = text.into_owned();
         if text == "tendencies" && !self.in_agent && !self.c.g.names.contains_key(&text) {
             self.err(
                 Diagnostic::error(

@@ -43,11 +43,21 @@ impl Path {
     }
 
     pub fn to_string_path(&self) -> String {
-        self.segments
-            .iter()
-            .map(|s| s.name.as_str())
-            .collect::<Vec<_>>()
-            .join("::")
+        self.text().into_owned()
+    }
+
+    /// The path as written (`std::akr`), borrowed when it is one name (most are).
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        if let [one] = self.segments.as_slice() {
+            return std::borrow::Cow::Borrowed(&one.name);
+        }
+        std::borrow::Cow::Owned(
+            self.segments
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join("::"),
+        )
     }
 }
 

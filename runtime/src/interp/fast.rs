@@ -187,13 +187,39 @@ fn jump_offset(op: Op) -> Option<u32> {
     }
 }
 
+/// The working tables of [`translate`], kept from one range to the next: a machine
+/// translates one range per script, and allocating these for each was most of the
+/// allocations of building a machine.
+#[derive(Default)]
+struct Scratch {
+    /// Depth on entry to each instruction (index `n`: the end).
+    depth: Vec<Option<usize>>,
+    /// Whether a jump lands on each instruction.
+    target: Vec<bool>,
+    /// New index of each old instruction (and of the end), for jump targets.
+    at: Vec<u32>,
+    /// Jumps to patch: (index in the new code, old target).
+    jumps: Vec<(usize, usize)>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
+/// Fills `v` with `n` copies of `x`, reusing its memory.
+fn refill<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+    v.clear();
+    v.resize(n, x);
+}
+
 /// Proves the range safe for the unchecked machine: every instruction supported, reached
-/// with one stack depth, no underflow, no overflow. Returns which instructions jumps land on.
-fn verify(ops: &[Op]) -> Option<Vec<bool>> {
+/// with one stack depth, no underflow, no overflow. Fills `target`: which instructions jumps
+/// land on.
+fn verify(ops: &[Op], depth: &mut Vec<Option<usize>>, target: &mut Vec<bool>) -> Option<()> {
     let n = ops.len();
-    // Depth on entry to each instruction (index `n`: the end); all jumps go forward.
-    let mut depth: Vec<Option<usize>> = vec![None; n + 1];
-    let mut target = vec![false; n + 1];
+    // All jumps go forward.
+    refill(depth, n + 1, None);
+    refill(target, n + 1, false);
     depth[0] = Some(0);
     for pc in 0..n {
         let Some(d) = depth[pc] else {
@@ -232,7 +258,7 @@ fn verify(ops: &[Op]) -> Option<Vec<bool>> {
         }
         flow(pc + 1, after)?;
     }
-    Some(target)
+    Some(())
 }
 
 /// Translates `ops` onto the end of `out` (clamp bounds into `clamps`); `None` when the
@@ -242,30 +268,57 @@ pub(crate) fn translate(
     out: &mut Vec<Fop>,
     clamps: &mut Vec<(f64, f64)>,
 ) -> Option<Code> {
-    let target = verify(ops)?;
-    // A checked read is a `Load` whose slot carries the `CHECKED` mark, so it folds into
-    // the operators as a plain one does.
-    let marked: Vec<Op> = ops
-        .iter()
-        .map(|&op| match op {
-            Op::Load(s) | Op::LoadChecked(s) if s & CHECKED != 0 => None,
-            Op::LoadChecked(s) => Some(Op::Load(s | CHECKED)),
-            op => Some(op),
-        })
-        .collect::<Option<_>>()?;
-    let ops = &marked[..];
+    SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        let base = out.len();
+        let code = translate_with(ops, out, clamps, &mut scratch);
+        if code.is_none() {
+            out.truncate(base);
+        }
+        code
+    })
+}
+
+/// A checked read is a `Load` whose slot carries the `CHECKED` mark, so it folds into the
+/// operators as a plain one does; `None` for a slot number that large.
+fn marked(op: Op) -> Option<Op> {
+    match op {
+        Op::Load(s) | Op::LoadChecked(s) if s & CHECKED != 0 => None,
+        Op::LoadChecked(s) => Some(Op::Load(s | CHECKED)),
+        op => Some(op),
+    }
+}
+
+/// [`translate`] with its tables; on `None`, `out` may hold part of the range.
+fn translate_with(
+    ops: &[Op],
+    out: &mut Vec<Fop>,
+    clamps: &mut Vec<(f64, f64)>,
+    scratch: &mut Scratch,
+) -> Option<Code> {
+    let Scratch {
+        depth,
+        target,
+        at,
+        jumps,
+    } = scratch;
+    verify(ops, depth, target)?;
+    if ops.iter().any(|&op| marked(op).is_none()) {
+        return None;
+    }
+    let op_at = |i: usize| marked(ops[i]).expect("checked above");
     let base = out.len();
-    let mut code: Vec<Fop> = Vec::with_capacity(ops.len());
-    // New index of each old instruction (and of the end), for jump targets.
-    let mut at = vec![0u32; ops.len() + 1];
-    let mut jumps: Vec<(usize, usize)> = Vec::new();
+    // The new code is written straight onto the end of `out`; `code_len` is its length.
+    let code_len = |out: &Vec<Fop>| out.len() - base;
+    refill(at, ops.len() + 1, 0u32);
+    jumps.clear();
     let mut pc = 0;
     while pc < ops.len() {
-        at[pc] = (base + code.len()) as u32;
-        let op = ops[pc];
+        at[pc] = out.len() as u32;
+        let op = op_at(pc);
         // Operands fold into the next operator unless a jump lands between them.
         if pc + 2 < ops.len() && !target[pc + 1] && !target[pc + 2] {
-            let fused = match (op, ops[pc + 1], ops[pc + 2]) {
+            let fused = match (op, op_at(pc + 1), op_at(pc + 2)) {
                 (Op::Load(s), Op::Const(k), Op::Add) => Some(Fop::SAddK(s, k)),
                 (Op::Load(s), Op::Const(k), Op::Sub) => Some(Fop::SSubK(s, k)),
                 (Op::Load(s), Op::Const(k), Op::Mul) => Some(Fop::SMulK(s, k)),
@@ -285,7 +338,7 @@ pub(crate) fn translate(
                 _ => None,
             };
             if let Some(f) = fused {
-                code.push(f);
+                out.push(f);
                 at[pc + 1] = at[pc];
                 at[pc + 2] = at[pc];
                 pc += 3;
@@ -293,7 +346,7 @@ pub(crate) fn translate(
             }
         }
         if pc + 1 < ops.len() && !target[pc + 1] {
-            let next = ops[pc + 1];
+            let next = op_at(pc + 1);
             let fused = match (op, next) {
                 (Op::Const(k), Op::Add) => Some(Fop::AddK(k)),
                 (Op::Const(k), Op::Sub) => Some(Fop::SubK(k)),
@@ -316,7 +369,7 @@ pub(crate) fn translate(
                 _ => None,
             };
             if let Some(f) = fused {
-                code.push(f);
+                out.push(f);
                 at[pc + 1] = at[pc];
                 pc += 2;
                 continue;
@@ -329,7 +382,7 @@ pub(crate) fn translate(
             Op::StoreClamped(s, lo, hi) => {
                 clamps.push((lo, hi));
                 // The slot goes in a second instruction-sized cell: see `StoreClamped`.
-                code.push(Fop::StoreClamped((clamps.len() - 1) as u32));
+                out.push(Fop::StoreClamped((clamps.len() - 1) as u32));
                 Fop::Store(s)
             }
             Op::Pop => Fop::Pop,
@@ -347,7 +400,7 @@ pub(crate) fn translate(
             | Op::JumpIfFalseKeep(off)
             | Op::JumpIfTrueKeep(off) => {
                 let to = (pc + 1).saturating_add(off as usize).min(ops.len());
-                jumps.push((code.len(), to));
+                jumps.push((code_len(out), to));
                 match op {
                     Op::Jump(_) => Fop::Jump(0),
                     Op::JumpIfFalse(_) => Fop::JumpIfFalse(0),
@@ -357,12 +410,13 @@ pub(crate) fn translate(
             }
             _ => Fop::Bin(Other::of(op)?),
         };
-        code.push(f);
+        out.push(f);
         pc += 1;
     }
-    at[ops.len()] = (base + code.len()) as u32;
-    for (i, to) in jumps {
+    at[ops.len()] = out.len() as u32;
+    for &(i, to) in jumps.iter() {
         let t = at[to];
+        let code = &mut out[base..];
         code[i] = match code[i] {
             Fop::Jump(_) => Fop::Jump(t),
             Fop::JumpIfFalse(_) => Fop::JumpIfFalse(t),
@@ -370,8 +424,7 @@ pub(crate) fn translate(
             _ => Fop::JumpIfTrueKeep(t),
         };
     }
-    let len = code.len() as u32;
-    out.extend(code);
+    let len = code_len(out) as u32;
     Some(Code {
         start: base as u32,
         len,

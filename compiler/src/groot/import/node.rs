@@ -106,7 +106,7 @@ impl Reader {
         let (id, explicit_tag) = match el.name.as_str() {
             "Action" | "Condition" | "Control" | "Decorator" => match el.attribute("ID") {
                 Some(a) if !self.spellable(&a.value, a.value_span, "node ID") => return node,
-                Some(a) => (a.value.clone(), Some(el.name.as_str())),
+                Some(a) => (a.value.as_str(), Some(el.name.as_str())),
                 None => {
                     self.error(
                         "E0414",
@@ -117,7 +117,7 @@ impl Reader {
                     return node;
                 }
             },
-            _ => (el.name.clone(), None),
+            _ => (el.name.as_str(), None),
         };
         if explicit_tag.is_none()
             && self.dialect == Dialect::V4
@@ -162,15 +162,11 @@ impl Reader {
             return node;
         }
         let builtin = match self.dialect {
-            Dialect::V4 => builtins::BUILTINS
-                .iter()
-                .find(|b| b.v4 == Some(id.as_str())),
-            Dialect::V3 => builtins::BUILTINS
-                .iter()
-                .find(|b| b.v3 == Some(id.as_str())),
+            Dialect::V4 => builtins::BUILTINS.iter().find(|b| b.v4 == Some(id)),
+            Dialect::V3 => builtins::BUILTINS.iter().find(|b| b.v3 == Some(id)),
         };
         // Nodes with a syntax of their own.
-        let special = match (self.dialect, id.as_str()) {
+        let special = match (self.dialect, id) {
             (Dialect::V4, builtins::SCRIPT_ID) => {
                 self.script_node(el, &rest, &mut node.attrs, false)
             }
@@ -185,7 +181,7 @@ impl Reader {
             }
             _ => None,
         };
-        let special = special.or_else(|| self.try_catch(el, &id, &rest));
+        let special = special.or_else(|| self.try_catch(el, id, &rest));
         if let Some(kind) = special {
             node.kind = kind;
             return node;
@@ -195,7 +191,7 @@ impl Reader {
                 node.kind = self.builtin(el, b, &rest, &mut node.attrs);
             }
             _ => {
-                node.kind = self.custom(el, &id, explicit_tag, &rest, &mut node.attrs);
+                node.kind = self.custom(el, id, explicit_tag, &rest, &mut node.attrs);
             }
         }
         node
@@ -222,7 +218,11 @@ impl Reader {
 
     /// Parses a script attribute. A broken script is an error (BehaviorTree.CPP refuses the
     /// file); an empty pre/post-condition is not a script at all (`None`, kept as written).
-    pub(super) fn script(&mut self, a: &Attribute, required: bool) -> Option<Vec<script::Raw>> {
+    pub(super) fn script<'a>(
+        &mut self,
+        a: &'a Attribute,
+        required: bool,
+    ) -> Option<Vec<script::Raw<'a>>> {
         if !required && a.value.trim().is_empty() {
             return None;
         }

@@ -208,7 +208,14 @@ impl Reader {
     /// The child nodes of an element, with comments before a child as its doc.
     pub(crate) fn children(&mut self, el: &Element) -> Vec<Node> {
         use super::super::comments::{lines_at, Place};
-        let mut out: Vec<Node> = Vec::new();
+        // Room for every child element at once: a node is large, and growing by doubling
+        // copied each list's nodes several times.
+        let mut out: Vec<Node> = Vec::with_capacity(
+            el.children
+                .iter()
+                .filter(|c| matches!(c, XmlNode::Element(_)))
+                .count(),
+        );
         let mut pending: Vec<&str> = Vec::new();
         let carried = |texts: &[&str], place| -> Vec<String> {
             texts.iter().flat_map(|t| lines_at(t, place)).collect()

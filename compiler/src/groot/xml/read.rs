@@ -383,6 +383,11 @@ impl<'a> Layer<'a> {
                 }
                 seen.insert(attr.name.clone(), attr.name_span);
             }
+            if el.attrs.capacity() == 0 {
+                // Most elements have one attribute (`code`, `ID`): room for it alone, not
+                // the four a first push makes.
+                el.attrs.reserve_exact(1);
+            }
             el.attrs.push(attr);
             cursor = value_end + 1;
         }
