@@ -15,9 +15,8 @@
 //! unit of a shape, and the table offset is passed on like the others.
 //!
 //! Node ids and slots that go to Rust (a foreign leaf's, a recorded transition's, a list's)
-//! are moved the same way. A unit with a wide node (which numbers units), or whose slots
-//! do not correspond one to one (list or not, can be unset or not), keeps a function of its
-//! own.
+//! are moved the same way; a wide node's first child unit is a parameter. A unit whose
+//! slots do not correspond (list or not, can be unset or not) keeps a function of its own.
 
 use super::plan::{Delta, Params, Plan, Sharing, Site};
 use super::JitError;
@@ -288,6 +287,11 @@ fn fits(plan: &Plan, s: &Sharing, rep: &Shape, u: &Shape) -> Option<Delta> {
             return None;
         }
         for (k, dk) in d.iter_mut().enumerate() {
+            // A unit whose nodes have no children (a wide node's leaf, say) never reads
+            // its edge offset.
+            if k == 1 && !has_edges(plan, uc) {
+                continue;
+            }
             let want = i64::from(s.delta[uc as usize][k]) - i64::from(s.delta[rc as usize][k]);
             if *dk.get_or_insert(want) != want {
                 return None;
@@ -302,6 +306,13 @@ fn fits(plan: &Plan, s: &Sharing, rep: &Shape, u: &Shape) -> Option<Delta> {
         m.last().map_or(0, |&(_, d)| -d)
     });
     Some([dn, de, i32::try_from(ds).ok()?, 0])
+}
+
+/// Whether any node of unit `u` has children (and so entries of the children table).
+fn has_edges(plan: &Plan, u: u32) -> bool {
+    plan.members[u as usize]
+        .iter()
+        .any(|&m| plan.agent.nodes[m as usize].children.1 > 0)
 }
 
 /// A unit's shape, or `None` when its code cannot move.
@@ -326,8 +337,15 @@ fn shape(plan: &Plan, s: &Sharing, u: usize) -> Option<Shape> {
     };
     for &m in members {
         let node = &agent.nodes[m as usize];
-        if plan.wide[m as usize].is_some() || plan.is_wide_node(m) {
-            return None;
+        // A wide node calls its children through the unit table from its first child's
+        // unit, a number the offsets do not move: a parameter.
+        match plan.wide[m as usize] {
+            Some(base) => {
+                sh.key.push_str("w;");
+                sh.consts.push((Site::Wide(m), u64::from(base)));
+            }
+            None if plan.is_wide_node(m) => return None,
+            None => {}
         }
         let i = m as usize;
         let _ = write!(
