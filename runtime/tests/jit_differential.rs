@@ -762,38 +762,15 @@ proptest! {
 /// `shared_shapes_match_interpreter` runs this with every node a unit of its own.
 #[test]
 fn repeated_subtrees_match_interpreter() {
-    let seeds = (cases() as usize / 3).max(20);
-    let (mut ran, mut shared) = (0, 0);
-    for seed in 0..seeds as u64 {
-        let mut g = Gen {
-            state: seed ^ 0x7715,
-            depth_budget: 14,
-            in_helper: false,
-            unset: false,
-            records: seed % 2 == 0,
-            twins: true,
-            varied: false,
-            calls: None,
-            unset_lists: false,
-        };
-        let source = g.program();
-        let cfg = config(
-            10 + seed % 30,
-            (seed % 3 != 0).then_some(15.0 + (seed % 5) as f64 * 20.0),
-        );
-        match compare(&source, &cfg) {
-            Ok(()) => {}
-            Err(e) if e.starts_with("does not compile") => continue,
-            Err(e) => panic!("seed {seed}: {e}\n--- program:\n{source}"),
-        }
-        ran += 1;
-        let program = affect_compiler::check_source_with(&source, &NoFiles).program;
-        let program = program.expect("compiles");
-        let stats = affect_runtime::jit::compile(&program, &program.agents[0])
-            .expect("compiles")
-            .stats;
-        shared += usize::from(stats.shapes < stats.units);
-    }
+    let (seeds, runs) = twin_programs(0x7715, false);
+    let ran = runs.len();
+    let shared = runs
+        .iter()
+        .filter(|(_, source)| {
+            let stats = jit_stats(source);
+            stats.shapes < stats.units
+        })
+        .count();
     assert!(ran >= seeds * 2 / 3, "{ran} of {seeds} programs ran");
     // With every node a unit (the child run below), the calls' units share functions.
     if std::env::var("AFFECT_JIT_UNIT").as_deref() == Ok("0") {
@@ -804,6 +781,47 @@ fn repeated_subtrees_match_interpreter() {
     }
 }
 
+/// Generates programs that call `Twin` (with `varied`, also its copies), each compared in
+/// both engines; returns how many were generated and each that compiled, with its
+/// generator.
+fn twin_programs(salt: u64, varied: bool) -> (usize, Vec<(Gen, String)>) {
+    let seeds = (cases() as usize / 3).max(20);
+    let mut runs = Vec::new();
+    for seed in 0..seeds as u64 {
+        let mut g = Gen {
+            state: seed ^ salt,
+            depth_budget: 14,
+            in_helper: false,
+            unset: false,
+            records: (seed % 2 == 0) != varied,
+            twins: true,
+            varied,
+            calls: None,
+            unset_lists: false,
+        };
+        let source = g.program();
+        let cfg = config(
+            10 + seed % 30,
+            (seed % 3 != u64::from(varied)).then_some(15.0 + (seed % 5) as f64 * 20.0),
+        );
+        match compare(&source, &cfg) {
+            Ok(()) => runs.push((g, source)),
+            Err(e) if e.starts_with("does not compile") => continue,
+            Err(e) => panic!("seed {seed}: {e}\n--- program:\n{source}"),
+        }
+    }
+    (seeds, runs)
+}
+
+/// What the JIT compiles a program's first agent to.
+fn jit_stats(source: &str) -> affect_runtime::jit::CompileStats {
+    let program = affect_compiler::check_source_with(source, &NoFiles).program;
+    let program = program.expect("compiles");
+    affect_runtime::jit::compile(&program, &program.agents[0])
+        .expect("compiles")
+        .stats
+}
+
 /// Programs whose main calls a random subtree and two copies of it with other constants,
 /// several times, with other constants on the ports and the call's modifiers and another
 /// variable of the caller's bound to a port: both engines agree, and the calls need no more
@@ -811,41 +829,13 @@ fn repeated_subtrees_match_interpreter() {
 /// `shared_shapes_match_interpreter` runs this with every node a unit of its own.
 #[test]
 fn varied_subtrees_match_interpreter() {
-    let seeds = (cases() as usize / 3).max(20);
-    let (mut ran, mut shared, mut alike) = (0, 0, 0);
-    for seed in 0..seeds as u64 {
-        let mut g = Gen {
-            state: seed ^ 0x5a3e,
-            depth_budget: 14,
-            in_helper: false,
-            unset: false,
-            records: seed % 2 == 1,
-            twins: true,
-            unset_lists: false,
-            varied: true,
-            calls: None,
-        };
-        let source = g.program();
-        let cfg = config(
-            10 + seed % 30,
-            (seed % 3 != 1).then_some(15.0 + (seed % 5) as f64 * 20.0),
-        );
-        match compare(&source, &cfg) {
-            Ok(()) => {}
-            Err(e) if e.starts_with("does not compile") => continue,
-            Err(e) => panic!("seed {seed}: {e}\n--- program:\n{source}"),
-        }
-        ran += 1;
+    let (seeds, runs) = twin_programs(0x5a3e, true);
+    let ran = runs.len();
+    let (mut shared, mut alike) = (0, 0);
+    for (g, source) in runs {
         let (calls, same) = g.calls.expect("the calls");
-        let stats = |text: &str| {
-            let program = affect_compiler::check_source_with(text, &NoFiles).program;
-            let program = program.expect("compiles");
-            affect_runtime::jit::compile(&program, &program.agents[0])
-                .expect("compiles")
-                .stats
-        };
-        let varied = stats(&source);
-        let uniform = stats(&source.replacen(&calls, &same, 1));
+        let varied = jit_stats(&source);
+        let uniform = jit_stats(&source.replacen(&calls, &same, 1));
         shared += usize::from(varied.shapes < varied.units);
         alike += usize::from(varied.shapes == uniform.shapes && varied.units == uniform.units);
     }
@@ -871,15 +861,25 @@ fn shared_shapes_match_interpreter() {
     if std::env::var_os("AFFECT_JIT_UNIT").is_some() {
         return; // already the child run (or set by hand)
     }
-    let cases = (cases() / 3).max(1).to_string();
-    for test in [
-        "jit_matches_interpreter",
-        "repeated_subtrees_match_interpreter",
-        "varied_subtrees_match_interpreter",
-    ] {
+    rerun_with(
+        "AFFECT_JIT_UNIT",
+        cases() / 3,
+        &[
+            "jit_matches_interpreter",
+            "repeated_subtrees_match_interpreter",
+            "varied_subtrees_match_interpreter",
+        ],
+    );
+}
+
+/// Runs `tests` of this binary again in a child process with `var=0` and `cases` cases
+/// (at least 1); each must pass.
+fn rerun_with(var: &str, cases: u32, tests: &[&str]) {
+    let cases = cases.max(1).to_string();
+    for test in tests {
         let out = std::process::Command::new(std::env::current_exe().expect("the test binary"))
             .args([test, "--exact", "--test-threads", "1"])
-            .env("AFFECT_JIT_UNIT", "0")
+            .env(var, "0")
             .env("PROPTEST_CASES", &cases)
             .output()
             .expect("the test binary runs");
@@ -1189,24 +1189,14 @@ fn wide_node_loops_match_interpreter() {
     if std::env::var_os("AFFECT_JIT_WIDE").is_some() {
         return; // already the child run (or set by hand): the tests it runs cover it
     }
-    let cases = (cases() / 2).max(1).to_string();
     // The varied calls' subtrees then hold wide nodes, whose shared code finds its
     // children's units from a parameter.
-    for test in [
-        "jit_matches_interpreter",
-        "varied_subtrees_match_interpreter",
-    ] {
-        let out = std::process::Command::new(std::env::current_exe().expect("the test binary"))
-            .args([test, "--exact", "--test-threads", "1"])
-            .env("AFFECT_JIT_WIDE", "0")
-            .env("PROPTEST_CASES", &cases)
-            .output()
-            .expect("the test binary runs");
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success() && text.contains("1 passed"),
-            "{test}: {text}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    rerun_with(
+        "AFFECT_JIT_WIDE",
+        cases() / 2,
+        &[
+            "jit_matches_interpreter",
+            "varied_subtrees_match_interpreter",
+        ],
+    );
 }
