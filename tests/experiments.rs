@@ -174,8 +174,10 @@ fn seed_001_the_task_completes_with_recovery_and_never_without() {
         assert_eq!(row[done].is_empty(), never, "{row:?}");
         assert_eq!(row[found], if fails { "3" } else { "0" }, "{row:?}");
     }
-    // The overheads come in the seed's order: a re-binding costs the time to find the
-    // failure and be directed again; a restart also the host search and start-up.
+    // A failure costs time, and a restart never less than a re-binding: both wait for the
+    // registry to take the silent instance out and for the users' renewal; a restart also for
+    // its host search and start-up. The experiment charges no start-up (no source gives
+    // one), and Laptop-1 answers at once, so here the two cost the same.
     let mean = |failures: &str, recovery: &str| {
         let xs: Vec<f64> = rows
             .iter()
@@ -190,7 +192,7 @@ fn seed_001_the_task_completes_with_recovery_and_never_without() {
         mean("scripted", "restart"),
     );
     assert!(
-        none < redundant && redundant < restart,
+        none < redundant && redundant <= restart,
         "no failure {none}, redundant {redundant}, restart {restart}"
     );
 }

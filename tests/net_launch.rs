@@ -210,7 +210,7 @@ fn a_partitioned_robot_is_cut_off_and_comes_back() {
 }
 
 /// A component host cut off from 10 s to 15 s: the robot's first call to it waits one
-/// heartbeat (500 ms) and fails, the next ones fail at once until it is heard again, so the
+/// heartbeat (1.5 s, ADE's default, as the example declares) and fails, the next ones fail at once until it is heard again, so the
 /// robot never stalls (the components it still hears on the other hosts stay alive); the
 /// silence is found at the timeout, and the calls go to the redundant instance on Laptop-1.
 #[test]
@@ -246,7 +246,7 @@ fn calls_to_a_cut_off_host_fail_after_one_wait_and_go_to_the_backup() {
         .all(|e| e["host"] == "laptop2" && t(e) >= 10_000.0));
     let waited: Vec<&&Value> = failed
         .iter()
-        .filter(|e| e["why"] == "no answer within 500 ms")
+        .filter(|e| e["why"] == "no answer within 1500 ms")
         .collect();
     assert_eq!(waited.len(), 1, "{failed:?}");
     assert!(failed.iter().all(|e| t(e) >= t(waited[0])));
@@ -257,7 +257,7 @@ fn calls_to_a_cut_off_host_fail_after_one_wait_and_go_to_the_backup() {
         })
         .map(t)
         .expect("speech recognition found failed");
-    assert!(found - 10_000.0 <= 1500.0 + 100.0, "found at {found}");
+    assert!(found - 10_000.0 <= 3000.0 + 100.0, "found at {found}");
     assert!(failed.iter().all(|e| t(e) < found), "{failed:?}");
     for name in ["robot", "laser", "localization"] {
         assert!(
@@ -309,7 +309,10 @@ fn a_killed_component_host_is_detected_and_recovered_and_the_task_completes() {
             })
             .map(|e| e["t_ms"].as_f64().unwrap())
     };
-    for (name, heartbeat) in [("speech_recognition", 500.0), ("speech_production", 500.0)] {
+    for (name, heartbeat) in [
+        ("speech_recognition", 1500.0),
+        ("speech_production", 1500.0),
+    ] {
         let failed = component(name, "failed")
             .unwrap_or_else(|| panic!("{name} was never found failed:\n{}", stderr(&out)));
         assert!(
@@ -404,8 +407,8 @@ fn calls_go_to_the_serving_host(evs: &[Value], found_failed: f64, restart_recove
         .iter()
         .filter(|e| e["ev"] == "call" && e["state"] == "failed" && t(e) >= 40_000.0)
     {
-        assert!(t(e) < 41_000.0, "{e}");
-        assert_eq!(e["why"], "no answer within 500 ms", "{e}");
+        assert!(t(e) < 42_000.0, "{e}");
+        assert_eq!(e["why"], "no answer within 1500 ms", "{e}");
     }
     let laptop1 = pid_of("laptop1");
     let backup = calls("laptop1", "served", "Listen");

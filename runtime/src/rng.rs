@@ -61,6 +61,17 @@ impl Rng {
         Rng::stream(seed, name_hash(name))
     }
 
+    /// A stream fixed by a key (a named stream's seed and the parts that identify one draw)
+    /// rather than by how much was drawn before: the same key gives the same numbers, so two
+    /// runs that differ in one setting draw alike for the same event (common random numbers).
+    pub fn keyed(seed: u64, key: &[u64]) -> Rng {
+        let mut h = seed;
+        for k in key {
+            h = SplitMix64(h ^ k).next_u64();
+        }
+        Rng::seed(h)
+    }
+
     /// The raw state, for tests against published vectors.
     pub fn from_state(s: [u64; 4]) -> Rng {
         Rng { s }

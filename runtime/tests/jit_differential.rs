@@ -1187,19 +1187,26 @@ fn seeds_that_once_differed() {
 #[test]
 fn wide_node_loops_match_interpreter() {
     if std::env::var_os("AFFECT_JIT_WIDE").is_some() {
-        return; // already the child run (or set by hand): `jit_matches_interpreter` covers it
+        return; // already the child run (or set by hand): the tests it runs cover it
     }
     let cases = (cases() / 2).max(1).to_string();
-    let out = std::process::Command::new(std::env::current_exe().expect("the test binary"))
-        .args(["jit_matches_interpreter", "--exact", "--test-threads", "1"])
-        .env("AFFECT_JIT_WIDE", "0")
-        .env("PROPTEST_CASES", cases)
-        .output()
-        .expect("the test binary runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && text.contains("1 passed"),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // The varied calls' subtrees then hold wide nodes, whose shared code finds its
+    // children's units from a parameter.
+    for test in [
+        "jit_matches_interpreter",
+        "varied_subtrees_match_interpreter",
+    ] {
+        let out = std::process::Command::new(std::env::current_exe().expect("the test binary"))
+            .args([test, "--exact", "--test-threads", "1"])
+            .env("AFFECT_JIT_WIDE", "0")
+            .env("PROPTEST_CASES", &cases)
+            .output()
+            .expect("the test binary runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("1 passed"),
+            "{test}: {text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }

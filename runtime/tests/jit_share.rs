@@ -391,3 +391,59 @@ fn calls_with_leaves_watchers_and_loops_share() {
         same_trace(&reference, &t, &format!("{engine:?}"));
     }
 }
+
+/// Calls of a subtree with a sequence too wide to unroll: its loop finds its children's
+/// units through the unit table from a first child that is a parameter of the shared code.
+/// `level` reads `a`, which every third call also binds to `total`: the representative
+/// must be a call that does not.
+fn wide_text(calls: usize) -> String {
+    let mut steps = String::new();
+    for k in 0..140 {
+        let _ = writeln!(steps, "        do {{ x = x + level / {} }}", k % 9 + 1);
+    }
+    let mut body = String::new();
+    for k in 0..calls {
+        let total = ["a", "b", "c"][k % 3];
+        let _ = writeln!(body, "        Many(level: a / 10 + {k}, total: {total})");
+    }
+    format!(
+        "tree Many(in level: num, inout total: num) {{
+    var x: num = 0;
+    sequence {{
+        reactive_sequence {{
+{steps}        check x < 10000
+        }}
+        do {{ total = total + x / 1000 }}
+        sleep(15ms)
+    }} on_halted {{ total = total - 1 }}
+}}
+main tree Main {{
+    var a: num = 0;
+    var b: num = 5;
+    var c: num = 2;
+    var n: int = 0;
+    reactive_sequence {{
+        check n - (n / 5) * 5 != 4
+        parallel_all(max_failures: 99) {{
+            do {{ n += 1 }}
+{body}        }}
+    }}
+}}
+"
+    )
+}
+
+#[test]
+fn calls_with_a_wide_node_share() {
+    // From 4 calls on, calls are units of their own (the first ones are inlined).
+    let few = stats(&compile(&wide_text(9)));
+    let many = stats(&compile(&wide_text(18)));
+    assert_eq!(many.shapes, few.shapes, "{few:?} {many:?}");
+    assert!(many.units > 2 * few.units, "{few:?} {many:?}");
+    let p = compile(&wide_text(5));
+    let (reference, _) = trace(&p, &config(EngineKind::Interp));
+    for engine in [EngineKind::Jit, EngineKind::Tiered] {
+        let (t, _) = trace(&p, &config(engine));
+        same_trace(&reference, &t, &format!("{engine:?}"));
+    }
+}

@@ -34,7 +34,7 @@ impl Settings {
 
 /// The parameters an experiment may vary, for the error that names an unknown one.
 pub const KNOWN: &str =
-    "world, ticks, strategy, threshold, loss, delivery, latency, failures, recovery, count.AGENT, bb.NAME";
+    "world, ticks, strategy, threshold, loss, delivery, latency, failures, recovery, startup, count.AGENT, bb.NAME";
 
 /// One cell of the grid: the value index of each parameter, in the spec's order.
 pub type Cell = Vec<usize>;
@@ -188,6 +188,17 @@ fn set(
                 if !keep.1 {
                     c.restarts = 0;
                 }
+            }
+        }
+        "startup" => {
+            // Every component's start-up time, in ms, as its `startup` setting would say.
+            let ms = number(v)?;
+            if ms < 0.0 {
+                return Err("startup is a time in ms, at least 0".into());
+            }
+            let agents = program.agents.iter_mut().flat_map(|a| &mut a.components);
+            for c in agents.chain(&mut program.components) {
+                c.startup_ms = ms;
             }
         }
         _ if name.starts_with("count.") => {

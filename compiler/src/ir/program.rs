@@ -543,6 +543,14 @@ pub struct ComponentSpec {
     /// How long a restarted instance takes to come up on its new host before its first
     /// heartbeat (`startup 20s;`; seed 001: loading the speech models): 0 when not declared.
     pub startup_ms: f64,
+    /// The registry's last call to an instance it has found silent before it takes it out and
+    /// starts recovery (`confirm 1s;`; ADE: `isUp` with `DEF_RECOVERYTIMEOUT`): 0 when not
+    /// declared.
+    pub confirm_ms: f64,
+    /// How long finding out that a host does not answer takes, for each such host the search
+    /// for a host to restart on passes over (`lookup 1s;`; ADE: the ping of
+    /// `ADEHostInfo.reachable`, given up after 1 s): 0 when not declared.
+    pub lookup_ms: f64,
     /// Components that can take over, in preference order.
     pub redundant: Vec<String>,
     /// The hardware it uses.
@@ -563,6 +571,8 @@ impl ComponentSpec {
             restarts: 0,
             restart_window_ms: 0.0,
             startup_ms: 0.0,
+            confirm_ms: 0.0,
+            lookup_ms: 0.0,
             redundant: Vec::new(),
             device: None,
             serves: Vec::new(),

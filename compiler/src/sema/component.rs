@@ -82,21 +82,15 @@ impl Checker {
                         timeout = Some((v, a));
                     }
                 }
-                "startup" => match self.setting_const(a, &Ty::Duration, scope.as_mut()) {
-                    Some(v) if v >= 0.0 => spec.startup_ms = v,
-                    Some(_) => self.diags.push(
-                        Diagnostic::error(
-                            "E0302",
-                            "a component's `startup` cannot be negative",
-                            a.span,
-                        )
-                        .with_label("below zero")
-                        .with_help(
-                            "for example `startup 20s;`, or `startup 0s;` for an instant start",
-                        ),
-                    ),
-                    None => {}
-                },
+                key @ ("startup" | "confirm" | "lookup") => {
+                    if let Some(v) = self.lasting(key, a, scope.as_mut()) {
+                        match key {
+                            "startup" => spec.startup_ms = v,
+                            "confirm" => spec.confirm_ms = v,
+                            _ => spec.lookup_ms = v,
+                        }
+                    }
+                }
                 "restart" => {
                     if let Some(n) = self.setting_const(a, &Ty::Int, scope.as_mut()) {
                         if n < 0.0 {
@@ -198,6 +192,31 @@ impl Checker {
     /// The value of a setting the runtime needs before the run starts. It is folded quietly:
     /// a wrong type is `settings.rs`'s to report, so diagnostics raised here are dropped and
     /// the setting keeps its default. A value read from a variable is E0304.
+    /// A duration setting that may be zero but not negative (`startup`, `confirm`, `lookup`).
+    fn lasting(
+        &mut self,
+        key: &str,
+        a: &Expr,
+        scope: Option<&mut (&mut Template, &[(String, f64)])>,
+    ) -> Option<f64> {
+        let v = self.setting_const(a, &Ty::Duration, scope)?;
+        if v < 0.0 {
+            self.diags.push(
+                Diagnostic::error(
+                    "E0302",
+                    format!("a component's `{key}` cannot be negative"),
+                    a.span,
+                )
+                .with_label("below zero")
+                .with_help(format!(
+                    "for example `{key} 1s;`, or `{key} 0s;` for no time at all"
+                )),
+            );
+            return None;
+        }
+        Some(v)
+    }
+
     pub(crate) fn setting_const(
         &mut self,
         e: &Expr,
@@ -298,7 +317,7 @@ agent Rover {
 
     #[test]
     fn components_become_specs_with_their_defaults() {
-        let (p, d) = rover("heartbeat 100ms; timeout 300ms; restart 3 within 10s; redundant lidar_backup; device lidar; startup 2s;");
+        let (p, d) = rover("heartbeat 100ms; timeout 300ms; restart 3 within 10s; redundant lidar_backup; device lidar; startup 2s; confirm 1s; lookup 500ms;");
         assert!(d.is_empty(), "{d:?}");
         let p = p.unwrap();
         let a = &p.agents[0];
@@ -309,6 +328,7 @@ agent Rover {
         assert_eq!(lidar.redundant, ["lidar_backup"]);
         assert_eq!(lidar.device.as_deref(), Some("lidar"));
         assert_eq!(lidar.startup_ms, 2000.0);
+        assert_eq!((lidar.confirm_ms, lidar.lookup_ms), (1000.0, 500.0));
         assert_eq!(
             a.components[1].startup_ms, 0.0,
             "no start-up time unless declared"
@@ -381,6 +401,12 @@ agent Rover {
         assert!(d.iter().any(|m| m.starts_with("E0302")), "{d:?}");
         let (_, d) = rover("startup 0s;");
         assert!(d.is_empty(), "an instant start is allowed: {d:?}");
+        for key in ["confirm", "lookup"] {
+            let (_, d) = rover(&format!("{key} -1s;"));
+            assert!(d.iter().any(|m| m.starts_with("E0302")), "{key}: {d:?}");
+            let (_, d) = rover(&format!("{key} 2;"));
+            assert_eq!(d.len(), 1, "{key} needs a unit: {d:?}");
+        }
         // A wrong type is reported once, by the settings check.
         let (_, d) = rover("heartbeat 100;");
         assert_eq!(d.len(), 1, "{d:?}");

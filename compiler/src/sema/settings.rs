@@ -55,7 +55,7 @@ impl Checker {
                 continue;
             };
             match s.key.name.as_str() {
-                "heartbeat" | "timeout" | "startup" => {
+                "heartbeat" | "timeout" | "startup" | "confirm" | "lookup" => {
                     if let Some(a) = s.args.first() {
                         self.setting_value(a, &Ty::Duration, &format!("`{}`", s.key.name), scope);
                     }

@@ -114,6 +114,8 @@ pub fn schema(owner: &str) -> Option<&'static [SettingShape]> {
         list("redundant", "redundant lidar_backup;"),
         one("device", "device lidar;"),
         one("startup", "startup 20s;"),
+        one("confirm", "confirm 1s;"),
+        one("lookup", "lookup 1s;"),
         list("serves", "serves Listen, ChatBot;"),
     ];
     Some(match owner {

@@ -7,20 +7,24 @@
 //! Relocation is the seed's host search: the world's hosts in its order (preferred first),
 //! the component's own host last, skipping hosts that lack the hardware its `device` needs
 //! (when the world says what hosts have) and hosts that are down (every component on them
-//! found failed). With no host to go to, it waits and the search is tried again.
+//! found failed); each host with the hardware passed over for being down costs the
+//! component's `lookup` time. With no host to go to, it waits and the search is tried again.
 //!
 //! Heartbeats are simulated, not sent: a running instance beats at `started + k·heartbeat`
 //! until the world's script stops it (`fail C`), and the supervisor knows the last beat it
-//! heard from that. A restarted instance starts up for its declared `startup` time and is
-//! heard first one heartbeat after that; a
-//! re-binding takes effect at the redundant component's next heartbeat (when the supervisor
-//! hears it is alive), so a failure is always visible for a moment before it is repaired.
+//! heard from that. What follows a failure in simulation is ADE's chain (`renewal.rs`): the
+//! registry's reaper takes the silent instance out (and only then restarts it, for its
+//! `lookup`s and `startup` time), and the users, who found it silent, get an instance again
+//! through their renewal rounds (a redundant one, or the restarted one once it has
+//! started). Over a network (`observe`), heartbeats are heard instead, a redundant instance
+//! takes over as soon as it is heard, and a restart is done when the new process is heard.
 //!
 //! What the program sees of a component is whether it is *served*: the component itself, or
 //! the one its users were re-bound to, is alive. `failed(c)` is "not served"; every change of
 //! that counts, so an agent that ticks rarely still sees a failure repaired between two of
 //! its ticks. Nothing here panics: unknown indices answer "not failed".
 
+use super::renewal::{drop_time, Drop, Renewal};
 use affect_compiler::ir::program::ComponentSpec;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,8 +63,12 @@ pub struct Unit {
     redundant: Vec<usize>,
     /// The unit serving this one's users: itself, or a redundant one.
     serving: usize,
-    /// A re-binding that takes effect at `at` if `to` is still alive then.
+    /// Networked: a re-binding that takes effect at `at` if `to` is still alive then.
     rebind: Option<(usize, f64)>,
+    /// Simulated: when the registry takes this instance out after it fell silent.
+    drop: Option<Drop>,
+    /// Simulated: the users' renewal of their connection, while they are without service.
+    renewal: Option<Renewal>,
     served: bool,
     /// How often the service was lost and regained.
     failures: u32,
@@ -166,6 +174,8 @@ impl Supervisor {
             redundant: Vec::new(),
             serving: i,
             rebind: None,
+            drop: None,
+            renewal: None,
             served: true,
             failures: 0,
             recoveries: 0,
@@ -304,6 +314,7 @@ impl Supervisor {
     /// up, re-bindings, restarts. Changes go to `out`.
     pub fn update(&mut self, now_ms: f64, mine: &dyn Fn(&Unit) -> bool, out: &mut Vec<Note>) {
         out.append(&mut self.notes);
+        let reaper = self.reaper_period();
         for i in 0..self.units.len() {
             if !mine(&self.units[i]) {
                 continue;
@@ -319,6 +330,9 @@ impl Supervisor {
                     if now_ms - heard > u.spec.timeout_ms {
                         u.health = Health::Failed;
                         u.down_ms = now_ms;
+                        if !u.remote {
+                            u.drop = Some(drop_time(heard, reaper, u.spec.confirm_ms));
+                        }
                         out.push(Note {
                             unit: i,
                             change: Change::Failed {
@@ -359,21 +373,98 @@ impl Supervisor {
         }
     }
 
+    /// How often the registry's reaper checks the instances: twice the longest heartbeat
+    /// (ADE: `RegistryReaper.setPeriod`).
+    fn reaper_period(&self) -> f64 {
+        2.0 * self
+            .units
+            .iter()
+            .map(|u| u.spec.heartbeat_ms)
+            .fold(1.0, f64::max)
+    }
+
     fn alive(&self, unit: usize) -> bool {
         self.units
             .get(unit)
             .is_some_and(|u| u.health == Health::Alive)
     }
 
+    /// Whether `unit` is alive and registered with the registry by `at_ms` (a restarted
+    /// instance registers when it has started).
+    fn registered(&self, unit: usize, at_ms: f64) -> bool {
+        self.units
+            .get(unit)
+            .is_some_and(|u| u.health == Health::Alive && u.started_ms <= at_ms)
+    }
+
     /// Keeps unit `i`'s users served: by itself when alive, else by a redundant unit, else
-    /// by a restart.
+    /// by a restart. Simulated users get a new instance only through their renewal (see
+    /// `renewal.rs`); networked ones as soon as one is heard.
     fn serve(&mut self, i: usize, now_ms: f64, out: &mut Vec<Note>) {
         let serving = self.units[i].serving;
-        if self.alive(serving) {
+        if self.units[i].renewal.is_none() && self.alive(serving) {
             self.set_served(i, true);
             return;
         }
         self.set_served(i, false);
+        if self.units[i].remote || self.units[serving].remote {
+            self.serve_heard(i, now_ms, out);
+            return;
+        }
+        let dropped = self.units[i].drop.is_some_and(|d| now_ms >= d.at);
+        let backup = self.units[i].redundant.iter().any(|&r| self.alive(r));
+        if dropped && !backup && self.units[i].health == Health::Failed {
+            // The registry takes the silent instance out and starts a new one.
+            self.restart(i, now_ms, out);
+        }
+        self.renew(i, now_ms, out);
+    }
+
+    /// Simulated users without service: their renewal's rounds due by `now_ms`.
+    fn renew(&mut self, i: usize, now_ms: f64, out: &mut Vec<Note>) {
+        let lost = self.units[i].serving;
+        let mut renewal = match self.units[i].renewal.take() {
+            Some(r) if r.lost == lost => r,
+            _ => {
+                let u = &self.units[lost];
+                Renewal::start(lost, u.down_ms, u.spec.heartbeat_ms)
+            }
+        };
+        let got = renewal.advance(
+            now_ms,
+            self.units[lost].spec.heartbeat_ms,
+            self.units[lost].drop,
+            &|t| self.registered(lost, t),
+            &|t| {
+                if self.registered(i, t) {
+                    return Some(i);
+                }
+                self.units[i]
+                    .redundant
+                    .iter()
+                    .copied()
+                    .find(|&r| r != lost && self.registered(r, t))
+            },
+        );
+        let Some((to, _)) = got else {
+            self.units[i].renewal = Some(renewal);
+            return;
+        };
+        self.units[i].serving = to;
+        self.set_served(i, true);
+        if to != i && to != lost {
+            out.push(Note {
+                unit: i,
+                change: Change::Rebound { to },
+                host: self.units[i].host,
+            });
+        }
+    }
+
+    /// Networked users: re-bound to a redundant unit as soon as it is heard, else the
+    /// component is restarted.
+    fn serve_heard(&mut self, i: usize, now_ms: f64, out: &mut Vec<Note>) {
+        let serving = self.units[i].serving;
         if self.alive(i) {
             // Its own instance is back (restarted, or recovered by the world).
             self.units[i].serving = i;
@@ -403,24 +494,23 @@ impl Supervisor {
             .copied()
             .find(|&r| r != serving && self.alive(r));
         if let Some(r) = backup {
-            // Users are re-bound once the backup's next heartbeat confirms it is alive (over a
-            // network it is heard within its timeout, so at once).
-            let at = if self.units[r].remote {
-                now_ms
-            } else {
-                next_beat(&self.units[r], now_ms)
-            };
-            self.units[i].rebind = Some((r, at));
+            // Heard within its timeout: re-bound at once.
+            self.units[i].rebind = Some((r, now_ms));
             return;
         }
-        if !matches!(self.units[i].health, Health::Failed) {
-            return;
+        if matches!(self.units[i].health, Health::Failed) {
+            self.restart(i, now_ms, out);
         }
+    }
+
+    /// Starts a new instance of failed unit `i` on a host that can take it, within its
+    /// restart allowance; reports an exhausted allowance once.
+    fn restart(&mut self, i: usize, now_ms: f64, out: &mut Vec<Note>) {
         let window = self.units[i].spec.restart_window_ms;
         self.units[i].restarts.retain(|t| now_ms - t < window);
         let u = &self.units[i];
         if (u.restarts.len() as u64) < u64::from(u.spec.restarts) {
-            let Some(host) = self.relocate(i) else {
+            let Some((host, passed)) = self.relocate(i) else {
                 // No host can take it now: it stays failed and the search runs again.
                 return;
             };
@@ -434,7 +524,9 @@ impl Supervisor {
                         // process after `startup`, then it has the usual wait to be heard.
                         u.spec.startup_ms + RESTART_WAIT_MS.max(u.spec.timeout_ms)
                     } else {
-                        u.spec.startup_ms + u.spec.heartbeat_ms
+                        // Each host passed over for not answering costs a `lookup`; the new
+                        // instance registers once it has started.
+                        passed as f64 * u.spec.lookup_ms + u.spec.startup_ms
                     },
             };
             u.stopped_ms = None;
@@ -455,18 +547,27 @@ impl Supervisor {
         }
     }
 
-    /// The host a failed unit is restarted on (see the module's note): `Some(None)` when it
-    /// runs on no host (it restarts in place), `None` when no host can take it now.
-    fn relocate(&self, i: usize) -> Option<Option<usize>> {
+    /// The host a failed unit is restarted on (see the module's note), and how many hosts
+    /// with its hardware the search passed over because they did not answer: `Some((None,
+    /// 0))` when it runs on no host (it restarts in place), `None` when no host can take it
+    /// now.
+    fn relocate(&self, i: usize) -> Option<(Option<usize>, usize)> {
         let u = &self.units[i];
         let Some(own) = u.host else {
-            return Some(None);
+            return Some((None, 0));
         };
+        let mut passed = 0;
         let others = (0..self.hosts.len()).filter(|&h| h != own);
-        others
-            .chain(std::iter::once(own))
-            .find(|&h| self.can_run(h, &u.spec) && self.host_up(h, i))
-            .map(Some)
+        for h in others.chain(std::iter::once(own)) {
+            if !self.can_run(h, &u.spec) {
+                continue;
+            }
+            if self.host_up(h, i) {
+                return Some((Some(h), passed));
+            }
+            passed += 1;
+        }
+        None
     }
 
     /// Whether host `h` has the hardware a component needs.
@@ -541,13 +642,6 @@ fn last_heard(u: &Unit, now_ms: f64) -> f64 {
     u.started_ms + k * hb
 }
 
-/// A unit's first heartbeat after `now_ms`.
-fn next_beat(u: &Unit, now_ms: f64) -> f64 {
-    let hb = u.spec.heartbeat_ms.max(1.0);
-    let k = ((now_ms - u.started_ms) / hb).floor() + 1.0;
-    u.started_ms + k.max(0.0) * hb
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -604,6 +698,9 @@ mod tests {
         s.resume(lidar, 5050.0);
         let changes = run(&mut s, 5100.0, 5100.0, 1.0);
         assert_eq!(changes[0].1.change, Change::Recovered);
+        // Its users' renewal asks every heartbeat (from 1301): at 5101 they have it again.
+        assert!(s.failed(lidar));
+        assert!(run(&mut s, 5101.0, 5101.0, 1.0).is_empty());
         assert!(!s.failed(lidar));
         assert_eq!(s.counts(lidar), (1, 1));
         // Beating again from 5050: fine for as long as it goes on.
@@ -611,7 +708,7 @@ mod tests {
     }
 
     #[test]
-    fn restarts_come_up_after_a_heartbeat_within_the_allowance() {
+    fn restarts_go_to_another_host_within_the_allowance() {
         let mut s = Supervisor::new(vec![
             ("laptop1".into(), vec![]),
             ("laptop2".into(), vec!["speech".into()]),
@@ -629,14 +726,16 @@ mod tests {
         s.stop(speech, 40_000.0);
         let changes = run(&mut s, 39_900.0, 42_000.0, 100.0);
         let kinds: Vec<(f64, &Change)> = changes.iter().map(|(t, n)| (*t, &n.change)).collect();
-        // Last beat at 39 500; silent for more than 1500 ms at 41 100; restarted on the other
-        // laptop at once; heard one heartbeat later.
+        // Last beat at 39 500; the registry's reaper (every 1 s, twice the heartbeat) took
+        // it out at 41 000, so once its users find it silent (41 100) it is restarted on the
+        // other laptop; no start-up time: up at the next update; the users' renewal, a
+        // heartbeat after they found it silent, gets it (41 600).
         assert_eq!(
             kinds,
             [
                 (41_100.0, &Change::Failed { silence_ms: 1600.0 }),
                 (41_100.0, &Change::Restarted { host: Some(0) }),
-                (41_600.0, &Change::Recovered),
+                (41_200.0, &Change::Recovered),
             ]
         );
         assert_eq!(s.host_name(s.units()[speech].host), Some("laptop1"));
@@ -669,7 +768,7 @@ mod tests {
     }
 
     #[test]
-    fn users_are_rebound_to_a_live_redundant_component_at_its_next_heartbeat() {
+    fn users_renew_to_a_live_redundant_component_once_the_registry_has_dropped_the_silent_one() {
         let mut s = Supervisor::default();
         let lidar = s.add(
             ComponentSpec {
@@ -683,15 +782,18 @@ mod tests {
         let backup = s.add(spec("lidar_backup", 250.0, 750.0), Some(0));
         s.link();
         s.stop(lidar, 1000.0);
-        let changes = run(&mut s, 0.0, 2000.0, 10.0);
+        let changes = run(&mut s, 0.0, 2200.0, 10.0);
         let kinds: Vec<(f64, &Change)> = changes.iter().map(|(t, n)| (*t, &n.change)).collect();
-        // Found failed at 1210 (the first update after 1200); the backup beats at 1250: the
-        // users are re-bound then, and no restart is needed.
+        // Found failed at 1210 (the first update after 1200). The reaper (every 500 ms, twice
+        // the backup's heartbeat) takes it out at 1500 and tells the users at 2000. Their
+        // renewal: 1310 still listed; 1410 and 1710 ask for it by name, each round waiting out
+        // the calls to it; 1910's calls end at 2010, after the registry told them; 2110 gets
+        // the backup. No restart is needed.
         assert_eq!(
             kinds,
             [
                 (1210.0, &Change::Failed { silence_ms: 310.0 }),
-                (1250.0, &Change::Rebound { to: backup }),
+                (2110.0, &Change::Rebound { to: backup }),
             ]
         );
         assert!(!s.failed(lidar));
@@ -744,15 +846,19 @@ mod tests {
         s.stop(sr, 40_000.0);
         let changes = run(&mut s, 39_900.0, 70_000.0, 100.0);
         let kinds: Vec<(f64, &Change)> = changes.iter().map(|(t, n)| (*t, &n.change)).collect();
-        // Laptop-1 has a microphone and is up: there, 20 s of start-up, then a heartbeat.
+        // The reaper (every 2 s, twice the interpreter's heartbeat) takes it out at 42 s;
+        // Laptop-1 has a microphone and is up: there, after 20 s of start-up.
         assert_eq!(
             kinds,
             [
                 (41_100.0, &Change::Failed { silence_ms: 1600.0 }),
-                (41_100.0, &Change::Restarted { host: Some(0) }),
-                (61_600.0, &Change::Recovered),
+                (42_000.0, &Change::Restarted { host: Some(0) }),
+                (62_000.0, &Change::Recovered),
             ]
         );
+        // Its users' renewal asked every 500 ms from 41 600 and got it at 62 100.
+        assert!(!s.failed(sr));
+        assert_eq!(s.counts(sr), (1, 1));
         // Laptop-1 goes down (the interpreter is found silent first); the on-board PC has no
         // microphone, so it goes back to Laptop-2, up all along (speech production beats).
         s.stop(interpreter, 77_000.0);
@@ -763,6 +869,41 @@ mod tests {
                 .iter()
                 .any(|(_, n)| n.change == Change::Restarted { host: Some(2) }),
             "{changes:?}"
+        );
+    }
+
+    #[test]
+    fn each_host_passed_over_for_not_answering_costs_a_lookup() {
+        let mut s = three_hosts();
+        let interpreter = s.add(spec("interpreter", 1000.0, 3000.0), Some(0));
+        let sr = s.add(
+            ComponentSpec {
+                lookup_ms: 1000.0,
+                ..speech("speech", 0.0)
+            },
+            Some(0),
+        );
+        s.add(speech("tts", 0.0), Some(0));
+        s.link();
+        // Laptop-1 is down (its interpreter found silent at 11.1 s); speech recognition falls
+        // silent on Laptop-2, taken out by the reaper at 14 s.
+        s.stop(interpreter, 8_000.0);
+        s.stop(sr, 12_000.0);
+        let changes = run(&mut s, 11_000.0, 16_000.0, 100.0);
+        let kinds: Vec<(f64, &Change)> = changes
+            .iter()
+            .filter(|(_, n)| n.unit == sr)
+            .map(|(t, n)| (*t, &n.change))
+            .collect();
+        // Laptop-1 has a microphone but does not answer: 1 s to find out; the on-board PC has
+        // none; Laptop-2 answers (speech production beats there).
+        assert_eq!(
+            kinds,
+            [
+                (13_100.0, &Change::Failed { silence_ms: 1600.0 }),
+                (14_000.0, &Change::Restarted { host: Some(2) }),
+                (15_000.0, &Change::Recovered),
+            ]
         );
     }
 

@@ -6,5 +6,6 @@ pub mod component;
 pub mod memory;
 pub mod persist;
 pub mod recruit;
+pub mod renewal;
 
 pub use memory::{MemEvent, MemOp, Memory, Trace};

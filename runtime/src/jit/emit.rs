@@ -59,6 +59,9 @@ pub(crate) struct Bases {
     pub slots: Value,
     pub seq: Value,
     pub status: Value,
+    /// `status` as loaded, not moved by a shared function's node offset: for node ids a
+    /// unit table entry holds.
+    pub status_abs: Value,
     pub state: Value,
     pub done: Value,
     pub seen: Value,
@@ -140,6 +143,7 @@ impl<'a, 'b> Fx<'a, 'b> {
                 slots,
                 seq,
                 status,
+                status_abs: status,
                 state,
                 done,
                 seen,
@@ -195,16 +199,29 @@ impl<'a, 'b> Fx<'a, 'b> {
     /// A constant of the code at `site`: an immediate, or in a function several units share
     /// whose constants there differ, the unit's from the parameter table.
     pub fn konst(&mut self, site: Site, v: f64) -> Value {
-        let e = self.params.and_then(|p| {
-            p.consts
-                .binary_search_by_key(&site, |x| x.0)
-                .ok()
-                .map(|i| p.consts[i].1)
-        });
-        match e {
+        match self.param(site) {
             Some(e) => self.table_entry(e, types::F64),
             None => self.f64c(v),
         }
+    }
+
+    /// A wide node's first child unit (an i64): the unit's from the parameter table in a
+    /// function several units share whose wide nodes' children are numbered differently.
+    pub fn wide_base(&mut self, n: NodeId) -> Value {
+        match self.param(Site::Wide(n)) {
+            Some(e) => self.table_entry(e, P),
+            None => {
+                let base = self.plan.wide[n as usize].unwrap_or(0);
+                self.b.ins().iconst(P, i64::from(base))
+            }
+        }
+    }
+
+    /// The table entry of a parameter at `site`, if this function reads it from there.
+    fn param(&self, site: Site) -> Option<u32> {
+        let p = self.params?;
+        let i = p.consts.binary_search_by_key(&site, |x| x.0).ok()?;
+        Some(p.consts[i].1)
     }
 
     /// The table entry holding this unit's number of `slot`, when it is read from there.
@@ -520,10 +537,15 @@ impl<'a, 'b> Fx<'a, 'b> {
     }
 
     /// Resets a node whose id is only known at run time (a halt function's default case;
-    /// in a shared function, the representative's id).
-    pub fn reset_status_dyn(&mut self, n: Value) {
+    /// in a shared function, the representative's id unless `absolute`).
+    pub fn reset_status_dyn(&mut self, n: Value, absolute: bool) {
         let off = self.b.ins().uextend(P, n);
-        let addr = self.b.ins().iadd(self.at.status, off);
+        let base = if absolute {
+            self.at.status_abs
+        } else {
+            self.at.status
+        };
+        let addr = self.b.ins().iadd(base, off);
         let prev = self.b.ins().uload8(types::I32, flags(), addr, 0);
         let idle = self.status_c(Status::Idle);
         self.b.ins().istore8(flags(), idle, addr, 0);
@@ -533,8 +555,8 @@ impl<'a, 'b> Fx<'a, 'b> {
         let changed = self.ne_imm(prev, 0);
         let (_, cont) = self.if_then(changed);
         let n = match self.shift {
-            Some(d) => self.b.ins().iadd(n, d[0]),
-            None => n,
+            Some(d) if !absolute => self.b.ins().iadd(n, d[0]),
+            _ => n,
         };
         self.call(self.callees.record, &[self.at.view, n, prev, idle]);
         self.end_if(cont);

@@ -39,7 +39,7 @@ impl Fx<'_, '_> {
         // Nodes that are never halted while running (leaves that complete at once): a halt
         // is a reset.
         self.b.switch_to_block(generic);
-        self.reset_status_dyn(n);
+        self.reset_status_dyn(n, false);
         self.b.ins().return_(&[]);
         Ok(())
     }

@@ -518,6 +518,8 @@ pub(crate) type Delta = [i32; 4];
 pub(crate) enum Site {
     Op(u32),
     Arg(NodeId, u16),
+    /// A wide node's first child unit (`Plan::wide`), an index into the unit table.
+    Wide(NodeId),
 }
 
 /// What a function several units share reads from where its unit's state lives: slots moved

@@ -15,9 +15,8 @@
 //! unit of a shape, and the table offset is passed on like the others.
 //!
 //! Node ids and slots that go to Rust (a foreign leaf's, a recorded transition's, a list's)
-//! are moved the same way. A unit with a wide node (which numbers units), or whose slots
-//! do not correspond one to one (list or not, can be unset or not), keeps a function of its
-//! own.
+//! are moved the same way; a wide node's first child unit is a parameter. A unit whose
+//! slots do not correspond (list or not, can be unset or not) keeps a function of its own.
 
 use super::plan::{Delta, Params, Plan, Sharing, Site};
 use super::JitError;
@@ -82,8 +81,10 @@ fn classify(plan: &Plan) -> Sharing {
     let mut shapes: Vec<Option<Shape>> = (0..n).map(|_| None).collect();
     let mut classes: Vec<Class> = Vec::new();
     let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
+    // Each unit's class, which a key names (it stays when a class changes representative).
+    let mut class_of: Vec<Option<u32>> = vec![None; n];
     for u in (0..n).rev() {
-        let Some(shape) = shape(plan, &s, u) else {
+        let Some(shape) = shape(plan, &class_of, u) else {
             continue;
         };
         let candidates = by_key.entry(shape.key.clone()).or_default();
@@ -95,11 +96,32 @@ fn classify(plan: &Plan) -> Sharing {
                 s.rep[u] = class.rep;
                 s.delta[u] = d;
                 class.members.push(u as u32);
+                class_of[u] = Some(c as u32);
                 joined = true;
                 break;
             }
         }
+        // A representative alone in its class that binds two of its slots to one slot
+        // (two ports to one variable) serves no unit binding them to two; the other way
+        // round works: swap.
+        for &c in candidates.iter() {
+            let class = &mut classes[c];
+            let old = class.rep as usize;
+            if joined || class.members.len() != 1 {
+                continue;
+            }
+            let rep = shapes[old].as_ref().expect("a shape");
+            if let Some(d) = fits(plan, &s, &shape, rep) {
+                class.rep = u as u32;
+                class.members = vec![u as u32, old as u32];
+                s.rep[old] = u as u32;
+                s.delta[old] = d;
+                class_of[u] = Some(c as u32);
+                joined = true;
+            }
+        }
         if !joined {
+            class_of[u] = Some(classes.len() as u32);
             candidates.push(classes.len());
             classes.push(Class {
                 rep: u as u32,
@@ -288,6 +310,11 @@ fn fits(plan: &Plan, s: &Sharing, rep: &Shape, u: &Shape) -> Option<Delta> {
             return None;
         }
         for (k, dk) in d.iter_mut().enumerate() {
+            // A unit whose nodes have no children (a wide node's leaf, say) never reads
+            // its edge offset.
+            if k == 1 && !has_edges(plan, uc) {
+                continue;
+            }
             let want = i64::from(s.delta[uc as usize][k]) - i64::from(s.delta[rc as usize][k]);
             if *dk.get_or_insert(want) != want {
                 return None;
@@ -304,8 +331,15 @@ fn fits(plan: &Plan, s: &Sharing, rep: &Shape, u: &Shape) -> Option<Delta> {
     Some([dn, de, i32::try_from(ds).ok()?, 0])
 }
 
+/// Whether any node of unit `u` has children (and so entries of the children table).
+fn has_edges(plan: &Plan, u: u32) -> bool {
+    plan.members[u as usize]
+        .iter()
+        .any(|&m| plan.agent.nodes[m as usize].children.1 > 0)
+}
+
 /// A unit's shape, or `None` when its code cannot move.
-fn shape(plan: &Plan, s: &Sharing, u: usize) -> Option<Shape> {
+fn shape(plan: &Plan, class_of: &[Option<u32>], u: usize) -> Option<Shape> {
     let agent = plan.agent;
     let root = plan.units[u];
     let members = &plan.members[u];
@@ -326,8 +360,15 @@ fn shape(plan: &Plan, s: &Sharing, u: usize) -> Option<Shape> {
     };
     for &m in members {
         let node = &agent.nodes[m as usize];
-        if plan.wide[m as usize].is_some() || plan.is_wide_node(m) {
-            return None;
+        // A wide node calls its children through the unit table from its first child's
+        // unit, a number the offsets do not move: a parameter.
+        match plan.wide[m as usize] {
+            Some(base) => {
+                sh.key.push_str("w;");
+                sh.consts.push((Site::Wide(m), u64::from(base)));
+            }
+            None if plan.is_wide_node(m) => return None,
+            None => {}
         }
         let i = m as usize;
         let _ = write!(
@@ -359,7 +400,11 @@ fn shape(plan: &Plan, s: &Sharing, u: usize) -> Option<Shape> {
             let _ = write!(sh.key, "{} ", i64::from(c) - i64::from(root));
             if plan.unit_of[c as usize] != Some(u as u32) {
                 let cu = plan.unit_of[c as usize]?;
-                let _ = write!(sh.key, "u{} ", s.rep[cu as usize]);
+                match class_of[cu as usize] {
+                    Some(k) => write!(sh.key, "u{k} "),
+                    None => write!(sh.key, "x{cu} "),
+                }
+                .ok()?;
                 sh.calls.push(cu);
             }
         }

@@ -33,13 +33,13 @@ impl Fx<'_, '_> {
 
     /// The address of child `k`'s `UnitEntry` (`k` an i32 below the child count).
     fn child_entry(&mut self, n: NodeId, k: Value) -> Value {
-        let base = self.plan.wide[n as usize].unwrap_or(0);
+        let base = self.wide_base(n);
         let table = self
             .b
             .ins()
             .load(P, flags(), self.at.view, offset_of!(View, units) as i32);
         let k = self.b.ins().uextend(P, k);
-        let u = self.b.ins().iadd_imm_s(k, base as i64);
+        let u = self.b.ins().iadd(k, base);
         let off = self.b.ins().imul_imm_s(u, size_of::<UnitEntry>() as i64);
         self.b.ins().iadd(table, off)
     }
@@ -74,7 +74,7 @@ impl Fx<'_, '_> {
             .ins()
             .load(types::I32, flags(), e, offset_of!(UnitEntry, node) as i32);
         let c = self.b.ins().uextend(P, c);
-        let addr = self.b.ins().iadd(self.at.status, c);
+        let addr = self.b.ins().iadd(self.at.status_abs, c);
         self.b.ins().uload8(types::I32, flags(), addr, 0)
     }
 
@@ -88,7 +88,7 @@ impl Fx<'_, '_> {
             .ins()
             .load(types::I32, flags(), e, offset_of!(UnitEntry, node) as i32);
         let c64 = self.b.ins().uextend(P, c);
-        let addr = self.b.ins().iadd(self.at.status, c64);
+        let addr = self.b.ins().iadd(self.at.status_abs, c64);
         let st = self.b.ins().uload8(types::I32, flags(), addr, 0);
         let running = self.eq_imm(st, Status::Running as i64);
         let (_, cont) = self.if_then(running);
@@ -101,7 +101,7 @@ impl Fx<'_, '_> {
             .ins()
             .call_indirect(sig, h, &[self.at.view, c, dn, de, ds, dk]);
         self.end_if(cont);
-        self.reset_status_dyn(c);
+        self.reset_status_dyn(c, true);
     }
 
     /// Emits `for k in from..count { body(k) }` (`from` an i32); continues after the loop.

@@ -3,10 +3,16 @@
 //! its latency. Generic over the payload, which the runtime defines (recruitment messages,
 //! commands between robots).
 //!
-//! Deterministic: copies are queued in send order and, for a broadcast, in recipient order;
-//! one draw from the bus's own random stream decides each copy's loss. Each recipient has its
-//! own queue, so receiving costs what that robot gets, not what the whole team has in flight
-//! (one queue for all made a broadcast to 10,000 robots cost 10,000² to hand out).
+//! Deterministic: copies are queued in send order and, for a broadcast, in recipient order.
+//! Each copy's loss is one draw keyed by the copy itself (sender, recipient, time of sending
+//! and the sender's how-manieth message at that time), not the next number of one stream:
+//! with a stream, a run at 10 % loss that lost one more copy than the same seed at 5 % drew
+//! every later copy's fate from a shifted position, so the two runs' losses were unrelated
+//! from there on and cells of an experiment differed by chance more than by the loss rate.
+//! Keyed, a copy lost at 5 % is lost at 10 % too, for as long as the two runs send the same
+//! messages (docs/worlds.md). Each recipient has its own queue, so receiving costs what that
+//! robot gets, not what the whole team has in flight (one queue for all made a broadcast to
+//! 10,000 robots cost 10,000² to hand out).
 
 use super::{AgentId, World};
 use crate::rng::Rng;
@@ -63,7 +69,11 @@ struct InFlight<P> {
 
 pub struct MessageBus<P> {
     spec: MessageSpec,
-    rng: Rng,
+    /// The seed of the loss draws (the world's seed and the stream's name).
+    loss_seed: u64,
+    /// By sender (the agent id's index): the time of its last message and how many it has
+    /// sent at that time, which tells two messages of one sender and tick apart.
+    sends_at: Vec<(u64, u64)>,
     /// Copies on their way, by recipient (the agent id's index), in send order.
     in_flight: Vec<Vec<InFlight<P>>>,
     /// How many copies `in_flight` holds.
@@ -75,7 +85,8 @@ impl<P: Clone> MessageBus<P> {
     pub fn new(spec: &MessageSpec, seed: u64) -> MessageBus<P> {
         MessageBus {
             spec: spec.clone(),
-            rng: Rng::named(seed, "messages"),
+            loss_seed: Rng::named(seed, "messages").next_u64(),
+            sends_at: Vec::new(),
             in_flight: Vec::new(),
             pending: 0,
             stats: BusStats::default(),
@@ -102,6 +113,7 @@ impl<P: Clone> MessageBus<P> {
             return 0;
         };
         let now = world.now_ms();
+        let nth = self.nth_at(from, now);
         let mut sent = 0;
         for recipient in to.agents(world, from) {
             let in_range = match (self.spec.range_m, world.position(recipient)) {
@@ -115,8 +127,14 @@ impl<P: Clone> MessageBus<P> {
             }
             sent += 1;
             self.stats.sent += 1;
-            // No draw when nothing is ever lost, so a loss-free world's stream stays unused.
-            if self.spec.loss > 0.0 && self.rng.chance(self.spec.loss) {
+            // No draw when nothing is ever lost.
+            if self.spec.loss > 0.0
+                && Rng::keyed(
+                    self.loss_seed,
+                    &[from.0.into(), recipient.0.into(), now, nth],
+                )
+                .chance(self.spec.loss)
+            {
                 self.stats.lost += 1;
                 continue;
             }
@@ -136,6 +154,20 @@ impl<P: Clone> MessageBus<P> {
             });
         }
         sent
+    }
+
+    /// How many messages `from` has sent before this one at `now`.
+    fn nth_at(&mut self, from: AgentId, now: u64) -> u64 {
+        let i = from.index();
+        if self.sends_at.len() <= i {
+            self.sends_at.resize(i + 1, (u64::MAX, 0));
+        }
+        let (at, n) = &mut self.sends_at[i];
+        if *at != now {
+            (*at, *n) = (now, 0);
+        }
+        *n += 1;
+        *n - 1
     }
 
     /// The messages that have reached an agent by now, oldest first.

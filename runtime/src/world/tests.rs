@@ -551,6 +551,44 @@ fn message_loss_is_random_but_reproducible() {
     assert!(a.windows(2).all(|p| p[0] < p[1]), "in send order");
 }
 
+#[test]
+fn a_copy_lost_at_a_lower_loss_rate_is_lost_at_a_higher_one() {
+    // The same seed at 5 % and 10 % loss: the UAV sends one message a second to UGV 1. At
+    // 10 % another robot also answers each loss (as a protocol would). Each copy's fate is
+    // keyed by the copy, so that extra traffic leaves the UAV's copies' fates alone: every
+    // copy lost at 5 % is lost at 10 % too. (With one stream for all copies, the extra draws
+    // shifted every later copy's fate, and the two runs' losses were unrelated.)
+    let lost_at = |loss: f64, answer_losses: bool| {
+        let mut s = spec(FIELD);
+        s.messages.loss = loss;
+        let mut w = World::new(&s).unwrap();
+        let mut bus: MessageBus<u32> = MessageBus::for_world(&w);
+        let mut lost = Vec::new();
+        for i in 0..2000 {
+            let before = bus.stats().lost;
+            bus.send(&w, AgentId(0), Recipient::Agent(AgentId(1)), i);
+            if bus.stats().lost > before {
+                lost.push(i);
+                if answer_losses {
+                    bus.send(&w, AgentId(2), Recipient::Broadcast, i);
+                }
+            }
+            w.step(1000);
+        }
+        lost
+    };
+    let (low, high) = (lost_at(0.05, false), lost_at(0.10, true));
+    assert!(
+        (60..=140).contains(&low.len()) && (150..=250).contains(&high.len()),
+        "about 5 % and 10 % lost: {} and {}",
+        low.len(),
+        high.len()
+    );
+    let missing: Vec<_> = low.iter().filter(|i| !high.contains(i)).collect();
+    assert!(missing.is_empty(), "lost at 5 %, not at 10 %: {missing:?}");
+    assert_eq!(high, lost_at(0.10, true), "reproducible");
+}
+
 const CORRIDOR: &str = r#"world Corridor {
     area 10m x 4m cell 1m;
     spawn A at (1m, 2m);
