@@ -185,6 +185,57 @@ fn a_jit_that_cannot_run_falls_back_and_says_so_once() {
 }
 
 #[test]
+fn bench_starts_the_program_again_in_process_when_asked() {
+    let dir = scratch("bench-starts");
+    let file = dir.join("tree.affect");
+    std::fs::write(&file, TREE).unwrap();
+    let bench = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "bench",
+            file.to_str().unwrap(),
+            "--ticks",
+            "20",
+            "--repeats",
+            "1",
+            "--no-code-cache",
+        ];
+        args.extend(extra);
+        let out = affect(&args, &[]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("one JSON object")
+    };
+    let plain = bench(&[]);
+    assert_eq!(plain["restart_first_tick_ms"], serde_json::Value::Null);
+    let again = bench(&["--starts", "3"]);
+    let r = &again["restart_first_tick_ms"];
+    let (min, median, max) = (
+        r["min"].as_f64().expect("min"),
+        r["median"].as_f64().expect("median"),
+        r["max"].as_f64().expect("max"),
+    );
+    assert!(0.0 < min && min <= median && median <= max, "{again}");
+    // The restarts change nothing the timed run reports.
+    assert_eq!(again["blackboard"], plain["blackboard"]);
+    // An unknown --bb variable is a usage error, with or without restarts.
+    let out = affect(
+        &[
+            "bench",
+            file.to_str().unwrap(),
+            "--starts",
+            "2",
+            "--bb",
+            "nosuch=1",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
+
+#[test]
 fn bench_prints_one_json_object_per_engine() {
     let dir = scratch("bench");
     let file = dir.join("tree.affect");
