@@ -6,7 +6,7 @@
 
 mod support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 /// Runs `affect`; the code cache is a scratch directory unless `env` names one.
@@ -41,6 +41,26 @@ main tree Main {
     }
 }
 "#;
+
+/// `affect bench FILE --ticks 20 --repeats 1 EXTRA...`, which must succeed: its JSON.
+fn bench_json(file: &Path, extra: &[&str], env: &[(&str, &str)]) -> serde_json::Value {
+    let mut args = vec![
+        "bench",
+        file.to_str().unwrap(),
+        "--ticks",
+        "20",
+        "--repeats",
+        "1",
+    ];
+    args.extend(extra);
+    let out = affect(&args, env);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
 
 fn run_trace(
     dir: &std::path::Path,
@@ -120,24 +140,7 @@ fn the_code_cache_fills_is_used_and_is_off_with_no_code_cache() {
     assert_eq!(entries(), 1);
     // bench says what the cache did, and the tiered engine reports when its code was ready.
     let file = dir.join("tree.affect");
-    let bench = |extra: &[&str]| -> serde_json::Value {
-        let mut args = vec![
-            "bench",
-            file.to_str().unwrap(),
-            "--ticks",
-            "20",
-            "--repeats",
-            "1",
-        ];
-        args.extend(extra);
-        let out = affect(&args, &env);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).expect("one JSON object")
-    };
+    let bench = |extra: &[&str]| bench_json(&file, extra, &env);
     // A benchmark's code does not record status changes: an entry of its own.
     let miss = bench(&["--engine", "jit"]);
     assert_eq!(miss["code_cache"], "miss", "{miss}");
@@ -189,25 +192,7 @@ fn bench_starts_the_program_again_in_process_when_asked() {
     let dir = scratch("bench-starts");
     let file = dir.join("tree.affect");
     std::fs::write(&file, TREE).unwrap();
-    let bench = |extra: &[&str]| -> serde_json::Value {
-        let mut args = vec![
-            "bench",
-            file.to_str().unwrap(),
-            "--ticks",
-            "20",
-            "--repeats",
-            "1",
-            "--no-code-cache",
-        ];
-        args.extend(extra);
-        let out = affect(&args, &[]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).expect("one JSON object")
-    };
+    let bench = |extra: &[&str]| bench_json(&file, &[&["--no-code-cache"], extra].concat(), &[]);
     let plain = bench(&[]);
     assert_eq!(plain["restart_first_tick_ms"], serde_json::Value::Null);
     let again = bench(&["--starts", "3"]);
