@@ -24,7 +24,7 @@
 //! that counts, so an agent that ticks rarely still sees a failure repaired between two of
 //! its ticks. Nothing here panics: unknown indices answer "not failed".
 
-use super::renewal::{drop_time, Drop, Renewal};
+use super::renewal::{removal_time, Removal, Renewal};
 use affect_compiler::ir::program::ComponentSpec;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -66,7 +66,7 @@ pub struct Unit {
     /// Networked: a re-binding that takes effect at `at` if `to` is still alive then.
     rebind: Option<(usize, f64)>,
     /// Simulated: when the registry takes this instance out after it fell silent.
-    drop: Option<Drop>,
+    removal: Option<Removal>,
     /// Simulated: the users' renewal of their connection, while they are without service.
     renewal: Option<Renewal>,
     served: bool,
@@ -174,7 +174,7 @@ impl Supervisor {
             redundant: Vec::new(),
             serving: i,
             rebind: None,
-            drop: None,
+            removal: None,
             renewal: None,
             served: true,
             failures: 0,
@@ -331,7 +331,7 @@ impl Supervisor {
                         u.health = Health::Failed;
                         u.down_ms = now_ms;
                         if !u.remote {
-                            u.drop = Some(drop_time(heard, reaper, u.spec.confirm_ms));
+                            u.removal = Some(removal_time(heard, reaper, u.spec.confirm_ms));
                         }
                         out.push(Note {
                             unit: i,
@@ -411,9 +411,9 @@ impl Supervisor {
             self.serve_heard(i, now_ms, out);
             return;
         }
-        let dropped = self.units[i].drop.is_some_and(|d| now_ms >= d.at);
+        let removed = self.units[i].removal.is_some_and(|d| now_ms >= d.at);
         let backup = self.units[i].redundant.iter().any(|&r| self.alive(r));
-        if dropped && !backup && self.units[i].health == Health::Failed {
+        if removed && !backup && self.units[i].health == Health::Failed {
             // The registry takes the silent instance out and starts a new one.
             self.restart(i, now_ms, out);
         }
@@ -433,7 +433,7 @@ impl Supervisor {
         let got = renewal.advance(
             now_ms,
             self.units[lost].spec.heartbeat_ms,
-            self.units[lost].drop,
+            self.units[lost].removal,
             &|t| self.registered(lost, t),
             &|t| {
                 if self.registered(i, t) {

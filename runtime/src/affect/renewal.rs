@@ -23,7 +23,7 @@
 
 /// When the registry takes a silent instance out, and when its users hear of it.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Drop {
+pub struct Removal {
     /// The reaper's call to the instance has failed: it is no longer registered.
     pub at: f64,
     /// The first bookkeeping after that: users asking by name learn it is gone.
@@ -33,12 +33,12 @@ pub struct Drop {
 /// The registry's view of an instance last heard at `last_ms`: the reaper, passing every
 /// `period_ms` from time 0, finds it overdue at the first pass more than a period after
 /// `last_ms`, calls it once more for `confirm_ms`, and takes it out.
-pub fn drop_time(last_ms: f64, period_ms: f64, confirm_ms: f64) -> Drop {
+pub fn removal_time(last_ms: f64, period_ms: f64, confirm_ms: f64) -> Removal {
     let period = period_ms.max(1.0);
     let pass = ((last_ms + period) / period).floor() + 1.0;
     let found = pass * period;
     let at = found + confirm_ms;
-    Drop {
+    Removal {
         at,
         // The reaper sleeps what is left of its period after the call, if anything.
         told: (found + period).max(at),
@@ -77,7 +77,7 @@ impl Renewal {
         }
     }
 
-    /// Runs the renewal's rounds due by `now_ms`. `drop` is when the registry takes `lost`
+    /// Runs the renewal's rounds due by `now_ms`. `removal` is when the registry takes `lost`
     /// out (`None`: not yet); `by_name(t)` whether `lost` itself is registered and alive at
     /// `t` (a restarted instance registers under the same name); `any(t)` an instance of the
     /// component the registry would hand out at `t`. Returns the instance the users get, and
@@ -86,15 +86,15 @@ impl Renewal {
         &mut self,
         now_ms: f64,
         heartbeat_ms: f64,
-        drop: Option<Drop>,
+        removal: Option<Removal>,
         by_name: &dyn Fn(f64) -> bool,
         any: &dyn Fn(f64) -> Option<usize>,
     ) -> Option<(usize, f64)> {
         let hb = heartbeat_ms.max(1.0);
         while self.next_ms <= now_ms {
             let t = self.next_ms;
-            let listed = drop.is_none_or(|d| t < d.at);
-            if drop.is_some_and(|d| t >= d.told) {
+            let listed = removal.is_none_or(|d| t < d.at);
+            if removal.is_some_and(|d| t >= d.told) {
                 self.know = Know::Gone;
             }
             if by_name(t) {
@@ -116,7 +116,7 @@ impl Renewal {
                     // Asking for the silent instance by name: while it is registered, the
                     // registry's call to it times out; then the user's own call to it does.
                     let end = t + if listed { 2.0 * hb } else { hb };
-                    if drop.is_some_and(|d| end >= d.told) {
+                    if removal.is_some_and(|d| end >= d.told) {
                         self.know = Know::Gone;
                     }
                     self.next_ms = end + hb;
@@ -135,32 +135,32 @@ mod tests {
     fn the_reaper_finds_an_instance_a_period_after_its_last_beat() {
         // Last heard at 39.0 s, reaper every 3 s: 42 is exactly a period later (not more), so
         // 45 finds it; the call waits 1 s; users hear at the next pass, 48.
-        let d = drop_time(39_000.0, 3000.0, 1000.0);
+        let d = removal_time(39_000.0, 3000.0, 1000.0);
         assert_eq!(
             d,
-            Drop {
+            Removal {
                 at: 46_000.0,
                 told: 48_000.0
             }
         );
         // A call longer than the period: the reaper does not sleep after it.
-        let d = drop_time(39_000.0, 3000.0, 5000.0);
+        let d = removal_time(39_000.0, 3000.0, 5000.0);
         assert_eq!(
             d,
-            Drop {
+            Removal {
                 at: 50_000.0,
                 told: 50_000.0
             }
         );
         // Last heard between passes.
-        assert_eq!(drop_time(40_500.0, 3000.0, 0.0).at, 45_000.0);
+        assert_eq!(removal_time(40_500.0, 3000.0, 0.0).at, 45_000.0);
     }
 
     /// ADE's defaults in seed 001's failure: heartbeat 1.5 s, the speech recognizer last
     /// heard at 39.0 s and found silent by its users at 42.1 s.
     #[test]
     fn users_get_the_redundant_instance_once_the_registry_has_told_them() {
-        let drop = drop_time(39_000.0, 3000.0, 1000.0);
+        let removal = removal_time(39_000.0, 3000.0, 1000.0);
         let mut r = Renewal::start(7, 42_100.0, 1500.0);
         let none = |_: f64| false;
         let backup = |_: f64| Some(9);
@@ -168,27 +168,30 @@ mod tests {
         // then the user's own call time out (48.1, after the registry's 48.0 bookkeeping);
         // 49.6: told it is gone, the renewal gets the backup.
         assert_eq!(
-            r.advance(49_000.0, 1500.0, Some(drop), &none, &backup),
+            r.advance(49_000.0, 1500.0, Some(removal), &none, &backup),
             None
         );
         assert_eq!(r.next_ms, 49_600.0);
         assert_eq!(
-            r.advance(49_600.0, 1500.0, Some(drop), &none, &backup),
+            r.advance(49_600.0, 1500.0, Some(removal), &none, &backup),
             Some((9, 49_600.0))
         );
     }
 
     #[test]
     fn a_restarted_instance_is_found_by_name_or_once_it_has_registered() {
-        let drop = drop_time(39_000.0, 3000.0, 1000.0);
+        let removal = removal_time(39_000.0, 3000.0, 1000.0);
         let mut r = Renewal::start(7, 42_100.0, 1500.0);
         // Registered again at 60 s: the renewal, told at 48.0, asks every 1.5 s from 49.6 and
         // gets it, by name, at 60.1.
         let up = |t: f64| t >= 60_000.0;
         let nothing = |_: f64| None;
-        assert_eq!(r.advance(59_999.0, 1500.0, Some(drop), &up, &nothing), None);
         assert_eq!(
-            r.advance(70_000.0, 1500.0, Some(drop), &up, &nothing),
+            r.advance(59_999.0, 1500.0, Some(removal), &up, &nothing),
+            None
+        );
+        assert_eq!(
+            r.advance(70_000.0, 1500.0, Some(removal), &up, &nothing),
             Some((7, 60_100.0))
         );
     }
@@ -198,7 +201,7 @@ mod tests {
         let mut r = Renewal::start(7, 1000.0, 500.0);
         let none = |_: f64| false;
         let other = |_: f64| Some(9);
-        // No drop yet: every round finds it listed, and nothing is handed out.
+        // No removal yet: every round finds it listed, and nothing is handed out.
         assert_eq!(r.advance(20_000.0, 500.0, None, &none, &other), None);
         assert!(r.next_ms > 20_000.0);
     }
