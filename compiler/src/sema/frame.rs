@@ -3,6 +3,7 @@
 //! frame entries by index; instantiation maps them onto real slots.
 
 use super::ty::Ty;
+use crate::ir::program::Op;
 use crate::span::Span;
 use std::collections::HashMap;
 
@@ -119,6 +120,26 @@ impl Frame {
         i
     }
 
+    /// Records an assignment that stores at `at` in the tree's code. Code a check compiled
+    /// and then dropped (`truncate`) leaves entries at or past `at`: they go, so each entry
+    /// names the op now at its index and the entries stay in code order.
+    pub fn stored(&mut self, at: usize, span: Span) {
+        while self.stores.last().is_some_and(|&(i, _)| i >= at) {
+            self.stores.pop();
+        }
+        self.stores.push((at, span));
+    }
+
+    /// The assignments whose stores are still in `code` (see `stored`), in code order.
+    pub fn stores_in<'c>(&'c self, code: &'c [Op]) -> impl Iterator<Item = (usize, Span)> + 'c {
+        self.stores.iter().copied().filter(|&(i, _)| {
+            matches!(
+                code.get(i),
+                Some(Op::Store(_) | Op::StoreClamped(..) | Op::ListSet(_))
+            )
+        })
+    }
+
     pub fn get(&self, name: &str) -> Option<u32> {
         self.by_name.get(name).copied()
     }
@@ -139,5 +160,27 @@ impl Frame {
             .iter()
             .filter(|v| v.kind != VarKind::Temp)
             .map(|v| v.name.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An assignment compiled where dropped code was replaces what that code recorded, and
+    /// only entries at a store of the code are handed on.
+    #[test]
+    fn dropped_code_leaves_no_assignment_behind() {
+        let (a, b, c) = (Span::new(1, 2), Span::new(3, 4), Span::new(5, 6));
+        let mut f = Frame::default();
+        f.stored(1, a);
+        f.stored(4, b); // compiled, then its code was truncated to 3 ops
+        f.stored(3, c);
+        assert_eq!(f.stores, [(1, a), (3, c)]);
+        let code = [Op::Load(0), Op::Store(0), Op::Load(1), Op::ListSet(1)];
+        assert_eq!(f.stores_in(&code).collect::<Vec<_>>(), [(1, a), (3, c)]);
+        // Truncated again, and the place taken by an op that stores nothing.
+        let code = [Op::Load(0), Op::Store(0), Op::Load(1), Op::Load(2)];
+        assert_eq!(f.stores_in(&code).collect::<Vec<_>>(), [(1, a)]);
     }
 }

@@ -47,12 +47,8 @@ impl Builder<'_> {
     /// that the template's code ranges move by.
     fn copy_code(&mut self, t: &Template, map: &[SlotId]) -> u32 {
         let base = self.p.code.len() as u32;
-        (self.stores).extend(
-            t.frame
-                .stores
-                .iter()
-                .map(|&(i, at)| (base as usize + i, at)),
-        );
+        let stores = t.frame.stores_in(&t.code);
+        (self.stores).extend(stores.map(|(i, at)| (base as usize + i, at)));
         // One tree's code at a time: reserved, so a long one (a call of 200,000 arguments)
         // does not leave the program's code up to half empty after a doubling.
         self.p.code.reserve(t.code.len());
@@ -115,7 +111,7 @@ impl Builder<'_> {
             return;
         }
         self.reported.push(named);
-        // Each tree's assignments are in code order.
+        // Each tree's assignments are in code order, one per op (`Frame::stored`).
         let stores = &t.frame.stores;
         let assignment = (stores.binary_search_by_key(&at, |&(i, _)| i).ok()).map(|k| stores[k].1);
         let mut d = Diagnostic::error(

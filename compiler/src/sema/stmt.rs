@@ -278,7 +278,7 @@ impl Cx<'_> {
                 // A list given to a variable of unknown type is copied into a list of its
                 // own (the lowering makes the variable a list: `lower_any.rs`).
                 let at = self.emit(Op::ListSet(slot));
-                self.frame.stores.push((at, target.span.to(value.span)));
+                self.frame.stored(at, target.span.to(value.span));
                 return;
             }
         } else {
@@ -320,7 +320,7 @@ impl Cx<'_> {
             Some((lo, hi)) => self.emit(Op::StoreClamped(slot, lo, hi)),
             None => self.emit(Op::Store(slot)),
         };
-        self.frame.stores.push((at, target.span.to(value.span)));
+        self.frame.stored(at, target.span.to(value.span));
     }
 }
 
