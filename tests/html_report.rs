@@ -139,3 +139,65 @@ fn a_million_node_events_make_a_page_under_the_limit() {
     // The trace is some 170 MB: not left behind in target/.
     std::fs::remove_file(&trace).unwrap();
 }
+
+/// A run whose tree an error stopped (a read of a variable `unset_blackboard` emptied,
+/// E0605): the trace's `error` event is on the page, at the top of the agent's tab with its
+/// tick and time, and in the story.
+#[test]
+fn the_error_that_stopped_a_tree_is_on_the_page() {
+    let dir = support::scratch("html_report", "error");
+    let program = support::write_temp(
+        &dir,
+        "robot.affect",
+        "action Approach(in distance: num);\n\nagent Docker {\n    var target: num = 1.5;\n    var n: num = 0;\n    main {\n        sequence {\n            do { n = n + 1 }\n            check n >= 4\n            unset_blackboard(\"target\")\n            check target > 0\n            Approach(distance: target)\n        }\n    }\n}\n",
+    );
+    let trace = dir.join("run.jsonl");
+    let page = dir.join("run.html");
+    let out = support::affect(&[
+        "run",
+        program.to_str().unwrap(),
+        "--ticks",
+        "10",
+        "--no-persist",
+        "--quiet",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", support::stderr(&out));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let error: Vec<serde_json::Value> = (text.lines())
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["ev"] == "error")
+        .collect();
+    assert_eq!(error.len(), 1, "{text}");
+    let (tick, t_ms) = (
+        error[0]["tick"].as_u64().unwrap(),
+        error[0]["t_ms"].as_f64().unwrap(),
+    );
+    // The fourth tick (0-based 3) is the first that passes `check n >= 4`.
+    assert_eq!((tick, t_ms), (3, 300.0));
+    let said = error[0]["text"].as_str().unwrap();
+    assert!(said.contains("`target`"), "{said}");
+    support::affect_ok(&[
+        "report",
+        trace.to_str().unwrap(),
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let said = said
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    let said = said.replace('"', "&quot;").replace('\'', "&#39;");
+    let top = format!("Stopped by an error at tick 3 (0.3 s)</h2><p>{said}</p>");
+    assert!(html.contains(&top), "no error panel in the page");
+    let story = format!("<span class=\"k\">error</span></td><td>{said}</td>");
+    assert!(html.contains(&story), "no error line in the story");
+    // The panel comes before the agent's tree.
+    let (at, tree) = (
+        html.find(&top).unwrap(),
+        html.find("Tree: each node").unwrap(),
+    );
+    assert!(at < tree);
+}

@@ -126,3 +126,113 @@ fn a_torn_tail_is_ignored_with_a_warning() {
     let head: Vec<&str> = recorded.lines().take(cut).collect();
     assert_eq!(replayed.lines().take(cut).collect::<Vec<_>>(), head);
 }
+
+/// Counts the reads of one file of a directory that end while it is watched: inotify's
+/// `IN_CLOSE_NOWRITE` (a file opened without writing, closed), by name, so the atomic
+/// rename of a save (a new file of the same name) is followed. `IN_OPEN` is watched too:
+/// inotify merges an event into an identical one just before it, and the opens between the
+/// closes keep every close apart.
+#[cfg(target_os = "linux")]
+struct Reads(i32);
+
+#[cfg(target_os = "linux")]
+impl Reads {
+    fn watch(dir: &Path) -> Reads {
+        use std::os::unix::ffi::OsStrExt;
+        // SAFETY: plain system calls on a descriptor this value owns.
+        let fd = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
+        assert!(
+            fd >= 0,
+            "inotify_init1: {}",
+            std::io::Error::last_os_error()
+        );
+        let dir = std::ffi::CString::new(dir.as_os_str().as_bytes()).unwrap();
+        // SAFETY: `dir` is a NUL-terminated path that outlives the call.
+        let wd = unsafe {
+            libc::inotify_add_watch(fd, dir.as_ptr(), libc::IN_OPEN | libc::IN_CLOSE_NOWRITE)
+        };
+        assert!(
+            wd >= 0,
+            "inotify_add_watch: {}",
+            std::io::Error::last_os_error()
+        );
+        Reads(fd)
+    }
+
+    /// The reads of `name` since `watch`; call after the reader's process ended.
+    fn of(self, name: &str) -> usize {
+        let header = std::mem::size_of::<libc::inotify_event>();
+        let mut count = 0;
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            // SAFETY: reads at most `buf.len()` bytes into `buf`.
+            let n = unsafe { libc::read(self.0, buf.as_mut_ptr().cast(), buf.len()) };
+            if n <= 0 {
+                break;
+            }
+            let mut at = 0;
+            while at + header <= n as usize {
+                // SAFETY: the kernel wrote a whole event header at `at`.
+                let ev: libc::inotify_event =
+                    unsafe { std::ptr::read_unaligned(buf[at..].as_ptr().cast()) };
+                let raw = &buf[at + header..at + header + ev.len as usize];
+                let file = raw.split(|b| *b == 0).next().unwrap_or_default();
+                if ev.mask & libc::IN_Q_OVERFLOW != 0 {
+                    panic!("inotify's queue overflowed: the reads cannot be counted");
+                }
+                if file == name.as_bytes() && ev.mask & libc::IN_CLOSE_NOWRITE != 0 {
+                    count += 1;
+                }
+                at += header + ev.len as usize;
+            }
+        }
+        // SAFETY: the descriptor is this value's, closed once.
+        unsafe { libc::close(self.0) };
+        count
+    }
+}
+
+/// `--record` keeps the memory file's bytes in the record from the very read the run starts
+/// from, not from a read of its own: a recorded run reads the file as often as a plain run
+/// (a second read could see the file changed, and the replay would start from memories the
+/// run never had), and its replay is the run, line for line.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_recorded_run_reads_each_memory_file_once() {
+    let dir = with_example("read_once", "navigator.affect");
+    let args = ["run", "navigator.affect", "--quiet"];
+    // A first run leaves the memory file the others start from.
+    run(&dir, &[&args[..], &["--seed", "1"]].concat());
+    let reads = |extra: &[&str]| {
+        let watch = Reads::watch(&dir);
+        run(&dir, &[&args[..], extra].concat());
+        watch.of("feelings.eltm")
+    };
+    let plain = reads(&["--seed", "2"]);
+
+    // Before the first tick, and at the save (which keeps the file's other memories).
+    assert!(
+        plain >= 1,
+        "the plain run read the memory file {plain} times"
+    );
+    let before = std::fs::read(dir.join("feelings.eltm")).unwrap();
+    let recorded = reads(&["--seed", "3", "--trace", "run.jsonl", "--record", "r.rec"]);
+    assert_eq!(
+        recorded, plain,
+        "a recorded run reads its memory file as often as a plain run"
+    );
+    // The record holds what the run started from: the replay (in a directory of its own,
+    // from the recorded bytes) gives the run's trace, and leaves the file alone.
+    let after = std::fs::read(dir.join("feelings.eltm")).unwrap();
+    assert_ne!(after, before, "the recorded run learned something");
+    let out = run(
+        &dir,
+        &["replay", "r.rec", "--quiet", "--trace", "replay.jsonl"],
+    );
+    assert!(stderr(&out).contains("line for line"), "{}", stderr(&out));
+    assert_eq!(
+        text(&dir.join("replay.jsonl")),
+        text(&dir.join("run.jsonl"))
+    );
+    assert_eq!(std::fs::read(dir.join("feelings.eltm")).unwrap(), after);
+}

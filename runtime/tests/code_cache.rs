@@ -176,3 +176,107 @@ fn an_existing_cache_directory_is_made_private() {
     assert_eq!(mode & 0o777, 0o700);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `TREE` as someone else might write it: comments, blank lines, other spacing and line
+/// breaks; every source position moves, nothing the tree does changes.
+const MESSY: &str = "// The same tree, laid out differently.
+
+action   Work( ) ;
+
+
+main tree Main
+{
+  // where it starts
+  var x : num = 0.5;
+  var n:int=0;
+  reactive_sequence { check x < 1000
+     sequence { do { x = x * 1.5 + 1; n += 1 }
+        Work()   timeout(300ms) { Work() }
+          on_halted { n = n + 100 } } }
+}
+";
+
+#[test]
+fn only_comments_layout_and_names_changed_hit_the_same_entry() {
+    let dir = scratch("layout");
+    let p = program(TREE);
+    assert_eq!(lookup(&p, &dir), Some("miss"));
+    let formatted = affect_compiler::fmt::format_source(MESSY).expect("formats");
+    assert_ne!(formatted, MESSY, "`affect fmt` changed nothing");
+    let renamed = TREE
+        .replace("main tree Main", "main tree Patrol")
+        .replace("var n:", "var count:")
+        .replace("n += 1", "count += 1")
+        .replace("n = n + 100", "count = count + 100");
+    for (what, src) in [
+        ("commented and laid out", MESSY),
+        ("formatted", formatted.as_str()),
+        ("renamed", renamed.as_str()),
+    ] {
+        let q = program(src);
+        assert_ne!(format!("{q:?}"), format!("{p:?}"), "{what}: the same IR");
+        assert_eq!(lookup(&q, &dir), Some("hit"), "{what}");
+        assert_eq!(entries(&dir).len(), 1, "{what}");
+        // Traces name what the running program names: the loaded code holds no names.
+        let (reference, _) = trace(&q, &config(EngineKind::Interp, None));
+        for engine in [EngineKind::Jit, EngineKind::Tiered] {
+            let (t, e) = trace(&q, &config(engine, Some(&dir)));
+            assert!(t == reference, "{what}, {engine:?}: the trace differs");
+            assert_eq!(e, EngineKind::Jit);
+        }
+        if what == "renamed" {
+            assert!(reference.contains("count"), "{reference}");
+        }
+    }
+    // A change to what the tree does is another entry: a node more, a constant changed.
+    let more = TREE.replace("Work()\n", "Work()\n            Work()\n");
+    let slower = TREE.replace("300ms", "400ms");
+    for (what, src) in [("a node more", more), ("another timeout", slower)] {
+        assert_ne!(src, TREE);
+        assert_eq!(lookup(&program(&src), &dir), Some("miss"), "{what}");
+    }
+    assert_eq!(entries(&dir).len(), 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A read of a variable that holds no value stops the tree (here at the fifth tick, after
+/// the tiered engine has switched); the JIT's code reports the slot's number, and the run
+/// names it from the program it runs. So code loaded for a program whose variable was
+/// renamed and moved reports the new name.
+#[test]
+fn a_run_time_error_of_loaded_code_names_the_running_program_s_variable() {
+    const FAULT: &str = "main tree Main {
+    var level: num;
+    var n: int = 0;
+
+    sequence {
+        do { n += 1 }
+        check n < 5 || level < 1
+    }
+}
+";
+    let dir = scratch("fault");
+    let config = |engine, cache: Option<&Path>| RunConfig {
+        leaves: Vec::new(),
+        ..config(engine, cache)
+    };
+    let p = program(FAULT);
+    assert_eq!(lookup(&p, &dir), Some("miss"));
+    let moved = format!(
+        "// moved down and renamed\n\n{}",
+        FAULT.replace("level", "charge")
+    );
+    let q = program(&moved);
+    assert_eq!(lookup(&q, &dir), Some("hit"));
+    let (reference, _) = trace(&q, &config(EngineKind::Interp, None));
+    assert!(
+        reference.contains("`charge` was read while it holds no value"),
+        "{reference}"
+    );
+    for engine in [EngineKind::Jit, EngineKind::Tiered] {
+        let (t, e) = trace(&q, &config(engine, Some(&dir)));
+        assert!(t == reference, "{engine:?}: the trace differs:\n{t}");
+        assert_eq!(e, EngineKind::Jit);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

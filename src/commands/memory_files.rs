@@ -40,13 +40,20 @@ pub fn persist_names(program: &Program) -> Vec<String> {
 
 /// The memory files of the run as they are before it, by `persist` name (`None`: not there
 /// yet), for its record; `None` when the run keeps its memories in memory (`--no-persist`).
-pub fn snapshot(program: &Program, config: &RunConfig) -> Option<Vec<(String, Option<Vec<u8>>)>> {
-    let dir = config.persist_dir.as_ref()?;
-    let files = of_run(program, config).into_iter().filter_map(|path| {
-        let name = path.strip_prefix(dir).ok()?.to_str()?.to_string();
-        // Read as the run reads it: a regular file, bounded.
-        let bytes = affect_files::read_bytes(&path, persist::MAX_FILE_BYTES).ok();
-        Some((name, bytes))
+/// Each file is read once, here: the run is handed the same bytes (`config.memories_read`),
+/// so the record holds exactly what the run starts from.
+pub fn snapshot(
+    program: &Program,
+    config: &mut RunConfig,
+) -> Option<Vec<(String, Option<Vec<u8>>)>> {
+    let dir = config.persist_dir.clone()?;
+    let ahead = persist::ReadAhead::read(of_run(program, config));
+    let files = ahead.files().filter_map(|(path, bytes)| {
+        let name = path.strip_prefix(&dir).ok()?.to_str()?.to_string();
+        // A file that cannot be read stops the run (E0603) before its first tick.
+        Some((name, bytes.as_ref().ok().cloned().flatten()))
     });
-    Some(files.collect())
+    let files = files.collect();
+    config.memories_read = ahead;
+    Some(files)
 }

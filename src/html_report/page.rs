@@ -83,7 +83,7 @@ nav button.on{background:#243447;color:#fff}section.agent{display:none;padding:8
 td,th{padding:2px 8px;border-bottom:1px solid #eceff2;text-align:left;vertical-align:top;font-size:13px}
 td.t{white-space:nowrap;color:#5b6670}.k{font-size:11px;padding:1px 5px;border-radius:3px;background:#e8ebef}
 .legend span{display:inline-block;margin-right:12px}.legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-2px}
-.note{color:#5b6670;font-size:12px}svg text{font:11px system-ui,sans-serif;fill:#1d2228}";
+.note{color:#5b6670;font-size:12px}.error{border-left:4px solid #c62828}.error h2{color:#c62828}svg text{font:11px system-ui,sans-serif;fill:#1d2228}";
 
 const SCRIPT: &str = "document.querySelectorAll('nav button').forEach(function(b){b.addEventListener('click',function(){
 document.querySelectorAll('nav button').forEach(function(x){x.classList.toggle('on',x===b)});
@@ -147,6 +147,15 @@ fn agent(out: &mut String, run: &Run, a: &Agent, d: Detail) {
             .unwrap_or_else(|| format!("{} ticks", a.ticks)),
         a.node_events
     );
+    // Whatever the detail: the reason the agent stopped is the first thing to read.
+    if let Some((tick, t, text)) = &a.error {
+        let _ = write!(
+            out,
+            "<div class=\"panel error\"><h2>Stopped by an error at tick {tick} ({})</h2><p>{}</p></div>",
+            time(*t),
+            esc(text)
+        );
+    }
     tree(out, run, a, d);
     charts(out, run, a, d);
     steps(out, run, a, d);

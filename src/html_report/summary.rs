@@ -1,7 +1,8 @@
 //! Reading a JSON Lines trace (docs/trace.md) into what the report shows, in one pass and in
 //! memory bounded by the report's resolution rather than by the trace: node statuses per time
 //! bucket (the last status each node had in each bucket), each numeric variable's minimum and
-//! maximum per bucket, and the first changes of drives, emotions and the story.
+//! maximum per bucket, the first changes of drives, emotions and the story, and the error
+//! that stopped an agent's tree.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -49,6 +50,9 @@ pub struct Agent {
     pub ticks: u64,
     pub node_events: u64,
     pub summary: Option<String>,
+    /// The first `error` event (a read of a variable without a value stopped the agent's
+    /// tree): its tick, `t_ms` and text.
+    pub error: Option<(u64, f64, String)>,
 }
 
 pub struct Run {
@@ -169,6 +173,17 @@ pub fn read(input: impl BufRead, end_ms: f64) -> Result<Run, String> {
                         }
                     }
                     _ => {}
+                }
+            }
+            "error" => {
+                let said = text(&ev["text"]);
+                if a.error.is_none() {
+                    a.error = Some((ev["tick"].as_u64().unwrap_or(0), t, said.clone()));
+                }
+                if a.story.len() < KEPT_LINES {
+                    a.story.push((t, "error", said));
+                } else {
+                    a.story_dropped += 1;
                 }
             }
             "drive" | "emotion" | "memory" | "msg" | "log" | "recruit" | "component"

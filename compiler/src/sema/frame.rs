@@ -105,6 +105,10 @@ pub struct Frame {
     pub root_refs: Vec<(String, Span)>,
     /// The tree this frame belongs to (`None` in an agent), for messages.
     pub tree: Option<String>,
+    /// The assignments of the tree's code (`x = v`, `@x = @y`): where each stores (its
+    /// index in the template's code) and where it is written, for the diagnostics about a
+    /// value a variable is given once the program is lowered (E0322).
+    pub stores: Vec<(usize, Span)>,
 }
 
 impl Frame {

@@ -18,6 +18,8 @@ struct Builder<'a> {
     stack: Vec<u32>,
     /// The root blackboard's names, for `@key`.
     root_names: Vec<(String, SlotId)>,
+    /// Where the root blackboard's variables are declared, by slot.
+    root_decls: Vec<Span>,
     reported: Vec<Span>,
     /// Trees instantiated, for their pending constructs, in order; `is_used` marks them by
     /// index (a search of `used` per call made n distinct trees cost n²).
@@ -29,6 +31,9 @@ struct Builder<'a> {
     capped: bool,
     /// The variables declared `any` (slot, declaration), which become lists when given one.
     declared_any: Vec<(SlotId, Span)>,
+    /// The program's assignments: where each stores (its index in the program's code) and
+    /// where it is written (`Frame::stores` of each tree instance).
+    stores: Vec<(usize, Span)>,
     /// Subtree instances' variables without an initial value (slot, declaration), for E0323.
     unset_locals: Vec<(SlotId, Span)>,
 }
@@ -42,10 +47,16 @@ impl Builder<'_> {
     /// that the template's code ranges move by.
     fn copy_code(&mut self, t: &Template, map: &[SlotId]) -> u32 {
         let base = self.p.code.len() as u32;
+        (self.stores).extend(
+            t.frame
+                .stores
+                .iter()
+                .map(|&(i, at)| (base as usize + i, at)),
+        );
         // One tree's code at a time: reserved, so a long one (a call of 200,000 arguments)
         // does not leave the program's code up to half empty after a doubling.
         self.p.code.reserve(t.code.len());
-        for op in &t.code {
+        for (i, op) in t.code.iter().enumerate() {
             let mapped = match *op {
                 Op::Load(s) => Op::Load(self.slot(t, map, s)),
                 Op::Store(s) => {
@@ -61,7 +72,7 @@ impl Builder<'_> {
                 Op::ListBuild(s, n) => Op::ListBuild(self.slot(t, map, s), n),
                 Op::ListSet(s) => {
                     let m = self.slot(t, map, s);
-                    self.list_target(t, s, m);
+                    self.list_target(t, i, s, m);
                     Op::ListSet(m)
                 }
                 Op::ListSetAt(s) => Op::ListSetAt(self.slot(t, map, s)),
@@ -80,30 +91,42 @@ impl Builder<'_> {
 
     /// E0322 for a list given to a variable that holds something else: a root key
     /// (`@goal = [1, 2]`, its type unknown when the tree was checked) or a port of type
-    /// `any` bound to one. An `any` variable becomes a list later (`lower_any.rs`).
-    fn list_target(&mut self, t: &Template, operand: u32, slot: SlotId) {
+    /// `any` bound to one. An `any` variable becomes a list later (`lower_any.rs`). At the
+    /// assignment (the template's op `at`), with the variable's declaration beside it.
+    fn list_target(&mut self, t: &Template, at: usize, operand: u32, slot: SlotId) {
         let s = &self.p.slots[slot as usize];
         if s.kind == ValueKind::List || self.declared_any.iter().any(|(d, _)| *d == slot) {
             return;
         }
-        let span = if operand & ROOT_FLAG != 0 {
-            t.frame.root_refs[(operand & !ROOT_FLAG) as usize].1
+        // The root key (`@count`) or the port as the tree names it, and what it stands for.
+        let (named, declared) = if operand & ROOT_FLAG != 0 {
+            let named = t.frame.root_refs[(operand & !ROOT_FLAG) as usize].1;
+            let root = self.root_decls.get(slot as usize).copied();
+            (
+                named,
+                root.map(|d| (d, format!("`{}` is declared here", s.name))),
+            )
         } else {
-            t.frame
-                .vars
-                .get(operand as usize)
-                .map_or(Span::DUMMY, |v| v.span)
+            let port = t.frame.vars.get(operand as usize).map(|v| v.span);
+            let label = format!("a port bound to `{}`", s.name);
+            (port.unwrap_or(Span::DUMMY), port.map(|p| (p, label)))
         };
-        if self.reported.contains(&span) {
+        if self.reported.contains(&named) {
             return;
         }
-        self.reported.push(span);
-        let d = Diagnostic::error(
+        self.reported.push(named);
+        // Each tree's assignments are in code order.
+        let stores = &t.frame.stores;
+        let assignment = (stores.binary_search_by_key(&at, |&(i, _)| i).ok()).map(|k| stores[k].1);
+        let mut d = Diagnostic::error(
             "E0322",
             format!("a list is given to `{}`, which does not hold lists", s.name),
-            span,
+            assignment.unwrap_or(named),
         )
-        .with_label("not a list variable");
+        .with_label(format!("this gives `{}` a list", s.name));
+        if let Some((span, label)) = declared.filter(|(d, _)| Some(*d) != assignment) {
+            d = d.with_secondary(span, label);
+        }
         self.c.diags.push(d);
     }
 
@@ -553,6 +576,7 @@ impl Checker {
         };
         let mut map = Vec::new();
         let mut root_names = Vec::new();
+        let mut root_decls = Vec::new();
         let mut declared_any = Vec::new();
         for v in &t.frame.vars {
             if v.ty == super::ty::Ty::Any
@@ -580,6 +604,7 @@ impl Checker {
             let s = p.slots.len() as SlotId - 1;
             map.push(s);
             root_names.push((v.name.clone(), s));
+            root_decls.push(v.span);
         }
         let mut b = Builder {
             c: self,
@@ -587,12 +612,14 @@ impl Checker {
             p,
             stack: Vec::new(),
             root_names,
+            root_decls,
             reported: Vec::new(),
             used: Vec::new(),
             is_used: vec![false; templates.len()],
             depth: 0,
             capped: false,
             declared_any,
+            stores: Vec::new(),
             unset_locals: Vec::new(),
         };
         let base = b.copy_code(t, &map);
@@ -639,7 +666,7 @@ impl Checker {
             }
         }
         b.p.pending = pending;
-        super::lower_any::lists_in_any(&mut b.p, &b.declared_any, &mut b.c.diags);
+        super::lower_any::lists_in_any(&mut b.p, &b.declared_any, &b.stores, &mut b.c.diags);
         check_unset_reads(&mut b.p);
         if !b.c.behavior_tree_xml {
             super::never_written::report(&b.p, &b.unset_locals, &mut b.c.diags);

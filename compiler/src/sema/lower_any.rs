@@ -14,6 +14,7 @@ use crate::span::Span;
 pub(super) fn lists_in_any(
     p: &mut AgentProgram,
     declared: &[(SlotId, Span)],
+    stores: &[(usize, Span)],
     diags: &mut Vec<Diagnostic>,
 ) {
     let mut decl: Vec<Option<Span>> = vec![None; p.slots.len()];
@@ -94,31 +95,87 @@ pub(super) fn lists_in_any(
             }
         }
     }
-    for (s, span) in decl.iter().enumerate() {
-        let Some(span) = span else { continue };
-        if !listed[s] {
-            continue;
-        }
-        let stored = p
-            .code
-            .iter()
-            .any(|op| matches!(op, Op::Store(x) | Op::StoreClamped(x, ..) if *x as usize == s));
-        if stored || !is_unset(p.slots[s].init) {
-            let name = &p.slots[s].name;
-            diags.push(
-                Diagnostic::error(
-                    "E0322",
-                    format!("`{name}` is given a list and a value that is not a list"),
-                    *span,
-                )
-                .with_label("declared `any` here")
-                .with_help(format!(
-                    "a variable holds lists or other values, not both: declare its type \
-                     (`var {name}: [num]`) and keep the other value in a variable of its own"
-                )),
-            );
+    report_mixed(p, &decl, &listed, stores, diags);
+}
+
+/// E0322 for each variable that became a list and is also given another value: at the
+/// later of the two assignments (where the variable stops holding one kind of value), with
+/// the earlier one and the declaration beside it. An assignment the code does not place
+/// (a node's output port, an initial value) leaves the error at what is known.
+fn report_mixed(
+    p: &AgentProgram,
+    decl: &[Option<Span>],
+    listed: &[bool],
+    stores: &[(usize, Span)],
+    diags: &mut Vec<Diagnostic>,
+) {
+    if !listed.contains(&true) {
+        return;
+    }
+    let written: std::collections::HashMap<usize, Span> = stores.iter().copied().collect();
+    // Per slot: whether something stores a value that is not a list, and the first
+    // assignment of a list and of another value that the code places.
+    let mut stored = vec![false; p.slots.len()];
+    let mut list_at: Vec<Option<Span>> = vec![None; p.slots.len()];
+    let mut other_at: Vec<Option<Span>> = vec![None; p.slots.len()];
+    for (i, op) in p.code.iter().enumerate() {
+        let (s, first) = match *op {
+            Op::ListSet(s) => (s as usize, &mut list_at),
+            Op::Store(s) | Op::StoreClamped(s, ..) => {
+                if let Some(x) = stored.get_mut(s as usize) {
+                    *x = true;
+                }
+                (s as usize, &mut other_at)
+            }
+            _ => continue,
+        };
+        if let Some(slot @ None) = first.get_mut(s) {
+            *slot = written.get(&i).copied();
         }
     }
+    for (s, span) in decl.iter().enumerate() {
+        let Some(declared) = *span else { continue };
+        let initial = !is_unset(p.slots[s].init);
+        if !listed[s] || !(stored[s] || initial) {
+            continue;
+        }
+        let name = &p.slots[s].name;
+        let list_label = "this gives it a list";
+        let other_label = "this gives it a value that is not a list";
+        let d = match (list_at[s], other_at[s]) {
+            (Some(list), Some(other)) => {
+                let ((first, first_label), (second, second_label)) = if other.start < list.start {
+                    ((other, other_label), (list, list_label))
+                } else {
+                    ((list, list_label), (other, other_label))
+                };
+                mixed(name, second)
+                    .with_label(second_label)
+                    .with_secondary(first, first_label)
+                    .with_secondary(declared, "declared `any` here")
+            }
+            // Given a value by its declaration, then a list.
+            (Some(list), None) if initial && !stored[s] => mixed(name, list)
+                .with_label(list_label)
+                .with_secondary(declared, "declared `any` with a value that is not a list"),
+            (Some(list), None) => mixed(name, list)
+                .with_label(list_label)
+                .with_secondary(declared, "declared `any` here"),
+            (None, _) => mixed(name, declared).with_label("declared `any` here"),
+        };
+        diags.push(d.with_help(format!(
+            "a variable holds lists or other values, not both: declare its type \
+             (`var {name}: [num]`) and keep the other value in a variable of its own"
+        )));
+    }
+}
+
+fn mixed(name: &str, at: Span) -> Diagnostic {
+    Diagnostic::error(
+        "E0322",
+        format!("`{name}` is given a list and a value that is not a list"),
+        at,
+    )
 }
 
 #[cfg(test)]

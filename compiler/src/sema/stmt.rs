@@ -277,7 +277,8 @@ impl Cx<'_> {
             if ty == Ty::Any && matches!(vt, Ty::List(_) | Ty::Tuple(_)) {
                 // A list given to a variable of unknown type is copied into a list of its
                 // own (the lowering makes the variable a list: `lower_any.rs`).
-                self.emit(Op::ListSet(slot));
+                let at = self.emit(Op::ListSet(slot));
+                self.frame.stores.push((at, target.span.to(value.span)));
                 return;
             }
         } else {
@@ -315,10 +316,11 @@ impl Cx<'_> {
                 }
             }
         }
-        match range {
+        let at = match range {
             Some((lo, hi)) => self.emit(Op::StoreClamped(slot, lo, hi)),
             None => self.emit(Op::Store(slot)),
         };
+        self.frame.stores.push((at, target.span.to(value.span)));
     }
 }
 

@@ -277,18 +277,66 @@ fn parse_body(text: &str, links_allowed: bool) -> Result<Vec<Stored>, Damage> {
 /// The memories of the file at `path`: `None` when there is none yet. Only a regular file of
 /// at most `MAX_FILE_BYTES` is read.
 pub fn load(path: &Path) -> Result<Option<Vec<Stored>>, String> {
+    parse(path, read_file(path)?.as_deref())
+}
+
+/// The bytes of the memory file at `path`: `None` when there is none yet. Only a regular
+/// file of at most `MAX_FILE_BYTES` is read.
+pub fn read_file(path: &Path) -> FileBytes {
     // No file yet (or a link to one not written yet): nothing remembered.
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         _ => {}
     }
     let bytes = affect_files::read_bytes(path, MAX_FILE_BYTES).map_err(|e| e.message)?;
-    read(&bytes).map(Some).map_err(|d| {
+    Ok(Some(bytes))
+}
+
+/// The memories the bytes of the file at `path` hold (`None`: no file).
+fn parse(path: &Path, bytes: Option<&[u8]>) -> Result<Option<Vec<Stored>>, String> {
+    let Some(bytes) = bytes else { return Ok(None) };
+    read(bytes).map(Some).map_err(|d| {
         format!(
             "`{}` is not a long-term memory this version can read ({d}); it was left untouched: move it away to start afresh",
             path.display()
         )
     })
+}
+
+/// Memory files read ahead of a run, each once, as [`read_file`] reads them: `--record`
+/// keeps these bytes in its record, and the run takes its memories from the same bytes
+/// instead of reading the files again, so the record holds exactly what the run started from
+/// (a file changed in between cannot make them disagree).
+#[derive(Clone, Debug, Default)]
+pub struct ReadAhead(std::sync::Arc<Vec<(PathBuf, FileBytes)>>);
+
+/// A memory file's bytes as [`read_file`] read them.
+pub type FileBytes = Result<Option<Vec<u8>>, String>;
+
+impl ReadAhead {
+    /// Reads each of `paths` once.
+    pub fn read(paths: impl IntoIterator<Item = PathBuf>) -> ReadAhead {
+        let files = paths.into_iter().map(|p| {
+            let bytes = read_file(&p);
+            (p, bytes)
+        });
+        ReadAhead(std::sync::Arc::new(files.collect()))
+    }
+
+    /// Each file read, with its bytes (`Ok(None)`: no file; `Err`: it could not be read).
+    pub fn files(&self) -> impl Iterator<Item = (&Path, &FileBytes)> {
+        self.0.iter().map(|(p, b)| (p.as_path(), b))
+    }
+
+    /// The memories of the file at `path` from the bytes read ahead, or `None` when it was
+    /// not read ahead.
+    fn load(&self, path: &Path) -> Option<Result<Option<Vec<Stored>>, String>> {
+        let (_, bytes) = self.0.iter().find(|(p, _)| p == path)?;
+        Some(match bytes {
+            Ok(b) => parse(path, b.as_deref()),
+            Err(e) => Err(e.clone()),
+        })
+    }
 }
 
 /// The memory files a run keeps its memories in, each read once before the first tick.
@@ -323,10 +371,12 @@ pub fn places(memories: &[Stored]) -> usize {
 /// Reads, before the first tick, every memory file the agents will read and write: each
 /// must be absent or a readable memory file, and writable (a read-only file, or a directory
 /// where no file can be created, would otherwise fail only after the whole run). The errors
-/// are E0603 at each memory's `persist`.
+/// are E0603 at each memory's `persist`. A file in `ahead` is taken from the bytes read
+/// there, not read again.
 pub fn check_files<'a>(
     agents: impl IntoIterator<Item = &'a AgentProgram>,
     dir: &Path,
+    ahead: &ReadAhead,
 ) -> Result<Files, Vec<Diagnostic>> {
     let mut errors: Vec<Diagnostic> = Vec::new();
     let mut files = Files {
@@ -339,7 +389,8 @@ pub fn check_files<'a>(
         if files.files.iter().any(|(p, _)| *p == path) {
             continue;
         }
-        let checked = load(&path).and_then(|held| {
+        let held = ahead.load(&path).unwrap_or_else(|| load(&path));
+        let checked = held.and_then(|held| {
             affect_files::check_writable(&path)
                 .map_err(|e| format!("{e}; the run did not start, so nothing learned is lost"))?;
             Ok(held)

@@ -10,13 +10,18 @@
 //! simplest sound design: no loader or relocation code of our own, and the same path links
 //! freshly generated code.
 //!
-//! An entry is named by a SHA-256 key of the agent's IR (its `Debug` text and its leaves'),
-//! the engine (a hash of the JIT's and interpreter's sources, taken when the binary was
-//! built), Cranelift's settings and the CPU features it detected, and whether the code
-//! records. An entry carries its key and a SHA-256 checksum of its contents; anything that
-//! does not decode, check and fit the declarations is reported `Damaged`, never linked, and
-//! rebuilt. Entries are written atomically (`affect_files::write_atomic`) into a directory
-//! created 0700; a directory that cannot be made or written only turns the cache off.
+//! An entry is named by a SHA-256 key of what decides the code: the parts of the agent's IR
+//! the JIT reads, in a canonical form without source spans or names (`key.rs`: adding a
+//! comment, re-formatting the file or renaming a variable keeps the key; changing a
+//! constant or a node does not), the engine (a hash of the JIT's, the interpreter's and the
+//! IR's sources, taken when the binary was built), Cranelift's settings and the CPU features
+//! it detected, and whether the code records. The code holds no source position or name
+//! (node and slot numbers only), so what a run reports about the program comes from the
+//! program it runs, never from the entry. An entry carries its key and a SHA-256 checksum
+//! of its contents; anything that does not decode, check and fit the declarations is
+//! reported `Damaged`, never linked, and rebuilt. Entries are written atomically
+//! (`affect_files::write_atomic`) into a directory created 0700; a directory that cannot be
+//! made or written only turns the cache off.
 
 use super::compile::{Artifact, Out};
 use super::JitError;
@@ -99,19 +104,13 @@ impl CodeCache {
 
     /// The key of an agent's code: see the module's comment.
     pub fn key(program: &Program, agent: &AgentProgram, record: bool) -> Result<String, JitError> {
-        use std::io::Write;
-        let mut h = HashWriter(Sha256::new());
-        let _ = write!(
-            h,
-            "{}\n{}\n{}\n{agent:?}\n",
-            super::compile::fingerprint()?,
-            record,
-            agent.nodes.len()
-        );
-        for l in &program.leaves {
-            let _ = writeln!(h, "{l:?}");
-        }
-        Ok(hex(&h.0.finalize()))
+        let mut h = Sha256::new();
+        let engine = super::compile::fingerprint()?;
+        h.update((engine.len() as u64).to_le_bytes());
+        h.update(engine.as_bytes());
+        h.update([u8::from(record)]);
+        super::key::feed(&mut h, program, agent);
+        Ok(hex(&h.finalize()))
     }
 
     fn path(&self, key: &str) -> PathBuf {
@@ -201,19 +200,6 @@ impl CodeCache {
         }
         #[cfg(not(unix))]
         std::fs::create_dir_all(&self.dir).map_err(cannot)?;
-        Ok(())
-    }
-}
-
-/// Feeds formatted text straight into the hash (the IR's text is never held whole).
-struct HashWriter(Sha256);
-
-impl std::io::Write for HashWriter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.update(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
 }

@@ -680,16 +680,18 @@ impl Env<'_> {
 
 /// What besides the program decides the generated code, for the code cache's key: this
 /// engine's sources (hashed when it was built, `build.rs`), the target, Cranelift's
-/// settings and the CPU features it detected, and the size of a function.
+/// settings and the CPU features it detected, the size of a function, whether units share
+/// functions, and from how many children a control loops over them.
 pub(crate) fn fingerprint() -> Result<String, JitError> {
     let isa = isa()?;
     let mut s = format!(
-        "{}\n{}\n{}\nunit {}\nshare {}\n",
+        "{}\n{}\n{}\nunit {}\nshare {}\nwide {}\n",
         env!("AFFECT_ENGINE_HASH"),
         isa.triple(),
         isa.flags(),
         super::plan::unit_budget(),
-        super::share::enabled()
+        super::share::enabled(),
+        super::plan::wide_threshold()
     );
     for v in isa.isa_flags() {
         s.push_str(&format!("{v}\n"));

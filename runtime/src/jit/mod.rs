@@ -15,7 +15,8 @@
 //! `wide` (controls with many children, as loops), `share` (units of one shape sharing a
 //! function), `halt` (halts), `expr` (expressions),
 //! `view` (the state view), `host` (the Rust functions compiled code calls), `compile` (the
-//! driver).
+//! driver), `tier` (the background compiler), `cache` (the on-disk code cache) and `key`
+//! (what of a program its key covers).
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub mod cache;
@@ -33,6 +34,8 @@ mod expr;
 mod halt;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod host;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod key;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod plan;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]

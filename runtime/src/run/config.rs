@@ -39,6 +39,9 @@ pub struct RunConfig {
     pub world: Option<String>,
     /// Where memories' `persist` files are read and written; `None` keeps them in memory.
     pub persist_dir: Option<std::path::PathBuf>,
+    /// Memory files already read (by `--record`, which keeps their bytes): the run takes
+    /// them from these bytes instead of reading them again.
+    pub memories_read: crate::affect::persist::ReadAhead,
     /// The engine that runs the tick program. `Jit` falls back to the interpreter where
     /// there is no JIT (32-bit ARM) or compiling fails, and says so in the trace (a `log`
     /// event) and in each summary's `fallback`. The interpreter is the reference.
@@ -77,6 +80,7 @@ impl Default for RunConfig {
             pacing: Pacing::Fixed,
             world: None,
             persist_dir: None,
+            memories_read: Default::default(),
             engine: EngineKind::Interp,
             code_cache: None,
             tier_at: None,

@@ -269,6 +269,7 @@ impl<'p> Run<'p> {
             Some(dir) => Some(persist::check_files(
                 instances.iter().map(|i| i.program),
                 dir,
+                &config.memories_read,
             )?),
             None => None,
         };

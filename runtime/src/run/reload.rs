@@ -156,9 +156,11 @@ impl<'p> Run<'p> {
         let sources: Vec<&dyn crate::leaf::LeafSource> = vec![&config.nodes];
         // The new program's memories that do not carry over start from their files.
         let files = match &config.persist_dir {
+            // Read now: the files as they are at the reload, not as the run found them.
             Some(dir) => Some(persist::check_files(
                 instances.iter().map(|i| i.program),
                 dir,
+                &persist::ReadAhead::default(),
             )?),
             None => None,
         };
