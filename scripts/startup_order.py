@@ -11,7 +11,10 @@ names one) under valgrind's callgrind and lists every function it executes, in t
      tick (and the ticks after it), on the interpreter;
   2. the rest of that process: the command line, the report;
   3. a start on the default, tiered engine (Cranelift compiling on its own thread), `affect run`
-     and `affect check` of the README's example.
+     and `affect check` of the README's example;
+
+each group sorted by name (where in its group a function lies matters little, and so the list
+made again differs only by the functions that came or went).
 
 A function's name carries a hash that changes when its crate is built with other features,
 other dependency versions or another compiler. The linker skips names it does not find, so a
@@ -112,11 +115,12 @@ def main():
         ]
     order, seen = [], set()
     for names in lists:
-        for s in names:
-            # Only the binary's own functions: callgrind also names the C library's.
-            if s in have and s not in seen:
-                seen.add(s)
-                order.append(s)
+        # Only the binary's own functions (callgrind also names the C library's), new to the
+        # list; sorted within each group, where their order matters little, so that making
+        # the list again changes only the lines of functions that came or went.
+        new = sorted({s for s in names if s in have and s not in seen})
+        seen.update(new)
+        order += new
     with open(a.out + ".tmp", "w") as f:
         f.write("".join(s + "\n" for s in order))
     os.replace(a.out + ".tmp", a.out)
