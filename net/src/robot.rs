@@ -3,9 +3,12 @@
 //! over Zenoh — recruitment messages, commands, component heartbeats and liveliness, restart
 //! requests — and the launcher's fault injection.
 //!
-//! Message loss and delay of the world's `messages` apply at the sender: each copy is drawn
-//! lost from the sender's own random stream (seeded by the run's seed and the sender's name),
-//! and a latency holds a message back before it is published.
+//! Message loss and delay of the world's `messages` apply at the sender: each copy's loss is
+//! one draw keyed by the copy (the run's seed and the sender's name, the recipient, and the
+//! sender's how-manieth message this is), as the simulated bus keys it by the copy
+//! (`runtime/src/world/messages.rs`; a network has no shared clock, so the message's number
+//! stands in for its time). A copy lost at 5 % is then lost at 10 % too, for as long as the
+//! robot sends the same messages. A latency holds a message back before it is published.
 
 use crate::node::{Inbox, LiveInbox, Node};
 use crate::wire::{self, Alive, Body, Message};
@@ -45,7 +48,10 @@ struct Shared {
     loss: f64,
     latency_ms: f64,
     unicast: bool,
-    rng: Rng,
+    /// The key of this robot's loss draws: the run's seed and its name.
+    loss_seed: u64,
+    /// Messages this robot has sent: the number of the next one.
+    sent: u64,
     /// Component calls, the caller's side.
     pub(crate) calls: crate::call::Caller,
     /// Heartbeats received ahead of this robot's clock: (sent at, owner, component, host).
@@ -130,7 +136,8 @@ impl Robot {
             loss: 0.0,
             latency_ms: 0.0,
             unicast: false,
-            rng: Rng::named(options.seed, &format!("messages:{name}")),
+            loss_seed: Rng::named(options.seed, &format!("messages:{name}")).next_u64(),
+            sent: 0,
             calls: crate::call::Caller::new(
                 reply_in,
                 Rng::named(options.seed, &format!("calls:{name}")),
@@ -494,12 +501,13 @@ impl Radio for NetRadio {
     fn send(&mut self, world: &World, from: AgentId, to: Recipient, msg: Msg) -> Copies {
         let mut s = self.shared.borrow_mut();
         let recipients = to.agents(world, from);
-        // One draw per copy, in recipient order, as the in-process bus draws.
+        let nth = s.sent;
+        s.sent += 1;
+        // One draw per copy, keyed by the copy (none when nothing is ever lost).
         let mut lost_for = Vec::new();
         if s.loss > 0.0 {
             for r in &recipients {
-                let loss = s.loss;
-                if s.rng.chance(loss) {
+                if copy_lost(s.loss_seed, r.0.into(), nth, s.loss) {
                     lost_for.push(name_of(world, *r));
                 }
             }
@@ -563,5 +571,41 @@ impl affect_runtime::network::Calls for NetCalls {
         let s = &mut *s;
         let (cut_off, loss) = (s.cut_off(), s.loss);
         s.calls.call(&mut s.node, cut_off, loss, call)
+    }
+}
+
+/// Whether the copy of this robot's message number `nth` to `recipient` is lost at `loss`:
+/// a draw keyed by the copy, so a copy lost at one loss is lost at any higher one.
+fn copy_lost(loss_seed: u64, recipient: u64, nth: u64, loss: f64) -> bool {
+    Rng::keyed(loss_seed, &[recipient, nth]).chance(loss)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::copy_lost;
+
+    /// The copies lost at 5 % are lost at 10 % too, and each rate is about what it says: the
+    /// property the simulated bus has, which one stream of draws did not give (one more
+    /// copy lost shifted every later copy's draw).
+    #[test]
+    fn a_copy_lost_at_a_lower_loss_is_lost_at_a_higher_one() {
+        let copies: Vec<(u64, u64)> = (0..4000).map(|n| (n % 7, n / 7)).collect();
+        let lost = |p: f64| -> Vec<bool> {
+            copies
+                .iter()
+                .map(|&(to, nth)| copy_lost(0x5eed, to, nth, p))
+                .collect()
+        };
+        let (five, ten) = (lost(0.05), lost(0.10));
+        assert!(five.iter().zip(&ten).all(|(a, b)| !a || *b));
+        let count = |v: &[bool]| v.iter().filter(|&&x| x).count();
+        assert!((150..250).contains(&count(&five)), "{}", count(&five));
+        assert!((330..470).contains(&count(&ten)), "{}", count(&ten));
+        // Another robot (another key) loses other copies.
+        let other: Vec<bool> = copies
+            .iter()
+            .map(|&(to, nth)| copy_lost(0x5eee, to, nth, 0.10))
+            .collect();
+        assert_ne!(other, ten);
     }
 }
