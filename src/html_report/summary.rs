@@ -55,6 +55,17 @@ pub struct Agent {
     pub error: Option<(u64, f64, String)>,
 }
 
+impl Agent {
+    /// A line of the story, or one more counted as dropped once `KEPT_LINES` are kept.
+    fn tell(&mut self, t: f64, kind: &'static str, said: String) {
+        if self.story.len() < KEPT_LINES {
+            self.story.push((t, kind, said));
+        } else {
+            self.story_dropped += 1;
+        }
+    }
+}
+
 pub struct Run {
     pub agents: Vec<Agent>,
     pub end_ms: f64,
@@ -180,20 +191,12 @@ pub fn read(input: impl BufRead, end_ms: f64) -> Result<Run, String> {
                 if a.error.is_none() {
                     a.error = Some((ev["tick"].as_u64().unwrap_or(0), t, said.clone()));
                 }
-                if a.story.len() < KEPT_LINES {
-                    a.story.push((t, "error", said));
-                } else {
-                    a.story_dropped += 1;
-                }
+                a.tell(t, "error", said);
             }
             "drive" | "emotion" | "memory" | "msg" | "log" | "recruit" | "component"
             | "behavior" => {
                 let (kind, said) = story_line(kind, &ev);
-                if a.story.len() < KEPT_LINES {
-                    a.story.push((t, kind, said));
-                } else {
-                    a.story_dropped += 1;
-                }
+                a.tell(t, kind, said);
             }
             "summary" => {
                 a.summary = Some(format!(
