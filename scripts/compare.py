@@ -68,9 +68,8 @@ def setup():
         log(f"compare.py will install py_trees from PyPI into the venv {TOOLS} (pip) ...")
         run([VENV_PY, "-m", "pip", "install", "--quiet", "py_trees"])
     log(f"compare.py builds affect in release mode into {AFFECT} (cargo) ...")
-    # Benchmarks need no networking: without the `net` feature the build skips Zenoh.
-    run(["cargo", "build", "--release", "--quiet", "--no-default-features", "--bin", "affect"],
-        cwd=ROOT)
+    # The build startup.order is made from (without the `net` feature: no Zenoh).
+    startup_order.build()
     settle_binary()
     found, listed = startup_order.coverage(AFFECT)
     if found < 0.9 * listed:

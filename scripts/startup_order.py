@@ -32,9 +32,6 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ORDER = os.path.join(ROOT, "startup.order")
 EXAMPLE = os.path.join(ROOT, "examples", "navigator.affect")
-# The benchmark tree's blackboard (`affect gen-tree --bb-args`), so the ticks run its scripts.
-BB = ["--bb", "x0=2.5", "--bb", "x1=-0.5", "--bb", "x2=-1.5", "--bb", "x3=2.5",
-      "--bb", "x4=0.25", "--bb", "x5=0.0", "--bb", "tick_count=0.0"]
 
 
 def run(args, **kw):
@@ -77,7 +74,8 @@ def coverage(binary, order=ORDER):
 
 
 def build():
-    print("startup_order.py: building affect in release mode (cargo) ...", file=sys.stderr)
+    """The release binary, built as the list is made from it and as compare.py measures it
+    (which calls this): without the `net` feature, which benchmarks need not build (Zenoh)."""
     run(["cargo", "build", "--release", "--quiet", "--no-default-features", "--bin", "affect"],
         cwd=ROOT)
     return os.path.join(ROOT, "target", "release", "affect")
@@ -90,6 +88,8 @@ def main():
     ap.add_argument("--check", action="store_true",
                     help="only say how many names of the list the binary has")
     a = ap.parse_args()
+    if a.binary is None:
+        print("startup_order.py: building affect in release mode (cargo) ...", file=sys.stderr)
     binary = a.binary or build()
     if a.check:
         found, listed = coverage(binary, a.out)
@@ -104,7 +104,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         xml = os.path.join(tmp, "bench.xml")
         run([binary, "gen-tree", "--size", "100", "--seed", "1", "-o", xml])
-        bench = [binary, "bench", xml, "--ticks", "20", "--repeats", "1", *BB]
+        bb = run([binary, "gen-tree", "--size", "100", "--seed", "1", "--bb-args"]).split()
+        bench = [binary, "bench", xml, "--ticks", "20", "--repeats", "1", *bb]
         interp = bench + ["--engine", "interp", "--no-code-cache"]
         lists = [
             executed(tmp, "start", interp, toggle=timed),
