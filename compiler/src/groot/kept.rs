@@ -100,7 +100,12 @@ fn ours(name: &str) -> bool {
 pub fn start_tag(el: &Element) -> String {
     let head = Element {
         name: el.name.clone(),
-        attrs: el.attrs.iter().filter(|a| !ours(&a.name)).cloned().collect(),
+        attrs: el
+            .attrs
+            .iter()
+            .filter(|a| !ours(&a.name))
+            .cloned()
+            .collect(),
         ..Element::default()
     };
     fragment(&head)
@@ -205,7 +210,8 @@ fn explicit(e: &Element) -> bool {
 /// every attribute whose value still means the same.
 pub fn merge_head(generated: &mut Element, kept: &Element, v4: bool) {
     let id = id_of(generated).to_string();
-    let same_node = id == id_of(kept) && (explicit(kept) || explicit(generated) || generated.name == kept.name);
+    let same_node =
+        id == id_of(kept) && (explicit(kept) || explicit(generated) || generated.name == kept.name);
     if same_node && generated.name != kept.name {
         generated.name = kept.name.clone();
         generated.remove("ID");
@@ -213,11 +219,17 @@ pub fn merge_head(generated: &mut Element, kept: &Element, v4: bool) {
             generated.attrs.insert(0, k.clone());
         }
     }
+    // The kept attributes by name, found in constant time (an element may have 200,000).
+    let mut at: std::collections::HashMap<&str, usize> =
+        std::collections::HashMap::with_capacity(kept.attrs.len());
+    for (i, k) in kept.attrs.iter().enumerate() {
+        at.entry(k.name.as_str()).or_insert(i);
+    }
     for a in &mut generated.attrs {
         if ours(&a.name) {
             continue;
         }
-        let Some(k) = kept.attribute(&a.name) else {
+        let Some(k) = at.get(a.name.as_str()).map(|&i| &kept.attrs[i]) else {
             continue;
         };
         if a.value == k.value {
@@ -235,13 +247,9 @@ pub fn merge_head(generated: &mut Element, kept: &Element, v4: bool) {
         }
     }
     // The kept order; what the program added comes after.
-    let place = |name: &str| {
-        kept.attrs
-            .iter()
-            .position(|k| k.name == name)
-            .unwrap_or(usize::MAX)
-    };
-    generated.attrs.sort_by_key(|a| place(&a.name));
+    generated
+        .attrs
+        .sort_by_key(|a| at.get(a.name.as_str()).copied().unwrap_or(usize::MAX));
 }
 
 /// A model entry to write: the kept one (`kept`, which the caller found to read as the
@@ -283,7 +291,11 @@ mod tests {
             "{text}"
         );
         let out = export(&parsed.file, Dialect::V4);
-        assert!(!crate::diagnostic::has_errors(&out.diagnostics), "{:?}", out.diagnostics);
+        assert!(
+            !crate::diagnostic::has_errors(&out.diagnostics),
+            "{:?}",
+            out.diagnostics
+        );
         out.xml
     }
 
@@ -314,8 +326,13 @@ mod tests {
         assert!(xml.contains("<Fallback name=\"root\">"), "{xml}");
         // An edited model entry is printed from the declaration (without what was not
         // modelled); the kept one while it reads as the declaration.
-        let xml = round(TREE, |t| t.replace("in message: str", "in message: str, in loud: bool"));
-        assert!(xml.contains(r#"<input_port name="loud" type="bool"/>"#), "{xml}");
+        let xml = round(TREE, |t| {
+            t.replace("in message: str", "in message: str, in loud: bool")
+        });
+        assert!(
+            xml.contains(r#"<input_port name="loud" type="bool"/>"#),
+            "{xml}"
+        );
         assert!(!xml.contains("<Unknown/>"), "{xml}");
     }
 
