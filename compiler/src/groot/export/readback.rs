@@ -3,8 +3,8 @@
 //! (`_affect`, see `carry`). This is the one place the exporter uses the importer.
 
 use super::super::carry;
-use super::super::kept;
 use super::super::import::Reader;
+use super::super::kept;
 use super::super::xml::Element;
 use super::super::{Dialect, Scope};
 use crate::syntax::ast::*;

@@ -110,9 +110,7 @@ impl Reader {
             st: &mut st,
         }
         .head(&carry::head(n));
-        if crate::diagnostic::has_errors(&st.diags)
-            || !kept::spelled_alike(&generated, el, false)
-        {
+        if crate::diagnostic::has_errors(&st.diags) || !kept::spelled_alike(&generated, el, false) {
             n.attrs.push(kept::attr(kept::XML, kept::start_tag(el)));
         }
     }

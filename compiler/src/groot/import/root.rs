@@ -513,9 +513,10 @@ fn keep_model_order(source: &[(String, bool)], tree_ids: &[String], items: &mut 
         .iter_mut()
         .find(|i| matches!(i.kind, ItemKind::Tree(_) | ItemKind::Agent(_)))
     {
-        first
-            .attrs
-            .push(super::super::kept::attr(super::super::kept::XML_MODELS, order.join("\n")));
+        first.attrs.push(super::super::kept::attr(
+            super::super::kept::XML_MODELS,
+            order.join("\n"),
+        ));
     }
 }
 
