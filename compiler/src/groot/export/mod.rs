@@ -539,6 +539,8 @@ impl Exporter {
             return;
         }
         match &item.kind {
+            // Included by an included file: BehaviorTree.CPP reads it through that one.
+            ItemKind::Use(_) if item.attrs.iter().any(|a| a.name.name == vocab::TRANSITIVE) => {}
             ItemKind::Use(UseDecl {
                 target: UseTarget::File(path, _),
             }) => {

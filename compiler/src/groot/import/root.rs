@@ -48,7 +48,7 @@ impl Reader {
             .map(|m| (m.id.clone(), matches!(m.item.kind, ItemKind::Leaf(_))))
             .collect();
         for (el, _) in &parts.includes {
-            self.include(el, name, loader, included, &mut vec![name.to_string()]);
+            self.include(el, name, loader, included, &mut vec![name.to_string()], "");
         }
         if has_errors(&self.diags) {
             return empty;
@@ -59,6 +59,7 @@ impl Reader {
         let xml_items = self.xml_items(&parts, model_entries, &tree_ids, main_attr.as_deref());
         let mut items = in_carried_order(carried, xml_items);
         root_attributes(root, &mut items);
+        self.transitive_uses(&mut items);
         if root.attr(carry::AFFECT).is_none() {
             keep_model_order(&model_order, &tree_ids, &mut items);
         }
@@ -66,6 +67,44 @@ impl Reader {
             items,
             span: Span::DUMMY,
         }
+    }
+
+    /// A `#[transitive] use` for each file an included file includes, after the file's own
+    /// `use`s: BehaviorTree.CPP knows the trees of every file included on the way, affect
+    /// those of the files a file `use`s itself. The export writes no `<include>` for them.
+    fn transitive_uses(&mut self, items: &mut Vec<Item>) {
+        let used = |items: &[Item], path: &str| {
+            items.iter().any(|i| {
+                matches!(&i.kind, ItemKind::Use(UseDecl { target: UseTarget::File(p, _) }) if p == path)
+            })
+        };
+        let at = items
+            .iter()
+            .rposition(|i| matches!(i.kind, ItemKind::Use(_)))
+            .map_or(0, |i| i + 1);
+        let mut new = Vec::new();
+        for path in std::mem::take(&mut self.nested) {
+            let affect_path = match path.strip_suffix(".xml") {
+                Some(stem) => format!("{stem}.affect"),
+                None => path,
+            };
+            if used(items, &affect_path) || used(&new, &affect_path) {
+                continue;
+            }
+            new.push(Item {
+                doc: None,
+                attrs: vec![Attr {
+                    name: ident(vocab::TRANSITIVE),
+                    value: None,
+                    span: Span::DUMMY,
+                }],
+                kind: ItemKind::Use(UseDecl {
+                    target: UseTarget::File(affect_path, Span::DUMMY),
+                }),
+                span: Span::DUMMY,
+            });
+        }
+        items.splice(at..at, new);
     }
 
     /// The dialect `BTCPP_format` names (none: v3); `None` for a document BehaviorTree.CPP
