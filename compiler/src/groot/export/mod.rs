@@ -555,6 +555,9 @@ impl Exporter {
                         .filter(|a| !is_reserved_item_attr(a))
                         .map(|a| (a.name.name.as_str(), attr_value(a))),
                 );
+                if let Some(k) = kept::of(&item.attrs, kept::XML) {
+                    kept::merge_head(&mut el, &k, self.dialect == Dialect::V4);
+                }
                 includes.push(el);
                 let key = XmlItem::Use(path.clone());
                 if item.doc.is_some() {

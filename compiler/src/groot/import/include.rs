@@ -22,12 +22,18 @@ impl Reader {
             Some(stem) => format!("{stem}.affect"),
             None => path.to_string(),
         };
-        let attrs = el
+        let mut attrs: Vec<Attr> = el
             .attrs
             .iter()
             .filter(|a| a.name != "path")
             .map(|a| attr(&a.name, &a.value))
             .collect();
+        if super::super::kept::spelled_otherwise(el) {
+            attrs.push(super::super::kept::attr(
+                super::super::kept::XML,
+                super::super::kept::start_tag(el),
+            ));
+        }
         Some(Item {
             doc: node_doc(docs),
             attrs,
