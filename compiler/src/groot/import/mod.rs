@@ -15,6 +15,7 @@ mod call;
 mod include;
 mod models;
 mod node;
+mod ports;
 mod root;
 mod tree;
 
