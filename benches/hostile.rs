@@ -266,6 +266,15 @@ fn read_memory(bytes: &[u8]) -> usize {
         .len()
 }
 
+/// The benchmark filter given on the command line (`cargo bench --bench hostile -- NAME`):
+/// the table measures only the cases whose name holds it, as criterion does.
+fn wanted(name: &str) -> bool {
+    std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .is_none_or(|f| name.contains(&f))
+}
+
 /// One run of each case: its time and peak heap, as a table on standard error.
 fn table() {
     eprintln!(
@@ -273,6 +282,9 @@ fn table() {
         "case", "size", "ms", "peak MB"
     );
     let row = |name: &str, n: usize, f: &mut dyn FnMut() -> usize| {
+        if !wanted(name) {
+            return;
+        }
         let base = IN_USE.load(Ordering::Relaxed);
         PEAK.store(base, Ordering::Relaxed);
         let t = Instant::now();
@@ -297,7 +309,7 @@ fn table() {
         row("many_errors/fixed", n, &mut || check_json(&fixed));
     }
     // The JIT's own share of `wide_node_jit`: compiling and ticking a checked program.
-    for n in SIZES {
+    for n in SIZES.into_iter().filter(|_| wanted("wide_node_jit_only")) {
         let program = affect_compiler::check_source_with(&wide(n), &NoFiles)
             .program
             .expect("the wide program checks");
