@@ -7,7 +7,7 @@ use super::super::names::PRE_POST;
 use super::super::script;
 use super::super::vocab;
 use super::super::xml::{Attribute, Element, XmlNode};
-use super::super::{element, Dialect};
+use super::super::{element, kept, Dialect};
 use super::*;
 use crate::builtins::{self};
 use crate::span::Span;
@@ -27,6 +27,8 @@ impl Reader {
         }
         let natural = |this: &mut Self| {
             let mut n = this.natural(el);
+            // Before the comments join the doc: the element says only its `_description`.
+            this.keep_head(el, &mut n);
             // The comments before the node come first, then its own `_description`.
             if let Some(mut doc) = node_doc(comment_docs.clone()) {
                 doc.lines
@@ -90,6 +92,27 @@ impl Reader {
             d.with_note("the element was edited after the export; its attributes are read instead")
         });
         natural(self)
+    }
+
+    /// Keeps the element's start tag as written on the node (`#[xml]`, see `kept`) when the
+    /// export would spell it otherwise.
+    fn keep_head(&self, el: &Element, n: &mut Node) {
+        if matches!(n.kind, NodeKind::Error) {
+            return;
+        }
+        let mut st = element::HeadState {
+            form: self.form,
+            ..Default::default()
+        };
+        let generated = element::Heads {
+            dialect: self.dialect,
+            scope: &self.scope,
+            st: &mut st,
+        }
+        .head(&carry::head(n));
+        if crate::diagnostic::has_errors(&st.diags) || !kept::spelled_alike(&generated, el, false) {
+            n.attrs.push(kept::attr(kept::XML, kept::start_tag(el)));
+        }
     }
 
     /// A node from its element alone.

@@ -42,6 +42,11 @@ impl Reader {
         let tree_ids = self.tree_ids(&parts.trees, root.elements().count());
         // Models, then everything included, make up the scope.
         let model_entries = parts.models.map(|m| self.models(m)).unwrap_or_default();
+        let model_order: Vec<(String, bool)> = model_entries
+            .iter()
+            .filter(|m| !m.inferred)
+            .map(|m| (m.id.clone(), matches!(m.item.kind, ItemKind::Leaf(_))))
+            .collect();
         for (el, _) in &parts.includes {
             self.include(el, name, loader, included, &mut vec![name.to_string()]);
         }
@@ -54,6 +59,9 @@ impl Reader {
         let xml_items = self.xml_items(&parts, model_entries, &tree_ids, main_attr.as_deref());
         let mut items = in_carried_order(carried, xml_items);
         root_attributes(root, &mut items);
+        if root.attr(carry::AFFECT).is_none() {
+            keep_model_order(&model_order, &tree_ids, &mut items);
+        }
         File {
             items,
             span: Span::DUMMY,
@@ -470,6 +478,46 @@ fn in_carried_order(carried: Vec<Entry>, xml_items: Vec<(XmlItem, Item)>) -> Vec
         }
     }
     items
+}
+
+/// The order of `<TreeNodesModel>`'s entries, kept on the first tree (`#[xml_models]`, see
+/// `kept`) when the export would write them in another: it writes node models in declaration
+/// order, then those of the trees in the order of their `<BehaviorTree>`s, then tree
+/// signatures, all sorted by ID when each group is (`export::order_models`).
+fn keep_model_order(source: &[(String, bool)], tree_ids: &[String], items: &mut [Item]) {
+    let leaves = source.iter().filter(|(_, leaf)| *leaf).map(|(id, _)| id);
+    let with_body = tree_ids
+        .iter()
+        .filter(|t| source.iter().any(|(id, leaf)| !leaf && id == *t));
+    let signatures = source
+        .iter()
+        .filter(|(id, leaf)| !leaf && !tree_ids.contains(id))
+        .map(|(id, _)| id);
+    let mut written: Vec<&String> = leaves.chain(with_body).chain(signatures).collect();
+    let sorted = |leaf: bool| {
+        let ids: Vec<&String> = written
+            .iter()
+            .filter(|id| source.iter().any(|(s, l)| s == **id && *l == leaf))
+            .copied()
+            .collect();
+        ids.windows(2).all(|w| w[0] <= w[1])
+    };
+    if sorted(true) && sorted(false) {
+        written.sort();
+    }
+    if written.iter().copied().eq(source.iter().map(|(id, _)| id)) {
+        return;
+    }
+    let order: Vec<&str> = source.iter().map(|(id, _)| id.as_str()).collect();
+    if let Some(first) = items
+        .iter_mut()
+        .find(|i| matches!(i.kind, ItemKind::Tree(_) | ItemKind::Agent(_)))
+    {
+        first.attrs.push(super::super::kept::attr(
+            super::super::kept::XML_MODELS,
+            order.join("\n"),
+        ));
+    }
 }
 
 /// Attributes of `<root>` that are neither the format nor the main tree travel on the first
