@@ -45,9 +45,9 @@ pub fn independent(
         .into_iter()
         .filter(|d| {
             let at = d.primary.span;
-            !regions.overlaps(at)
-                && !said.overlaps(at)
-                && !(about_a_name(d) && names_lost(d, &lost))
+            let repeats = regions.overlaps(at) || said.overlaps(at);
+            let lost_name = about_a_name(d) && names_lost(d, &lost);
+            !repeats && !lost_name
         })
         .collect()
 }
