@@ -539,6 +539,8 @@ impl Exporter {
             return;
         }
         match &item.kind {
+            // Included by an included file: BehaviorTree.CPP reads it through that one.
+            ItemKind::Use(_) if item.attrs.iter().any(|a| a.name.name == vocab::TRANSITIVE) => {}
             ItemKind::Use(UseDecl {
                 target: UseTarget::File(path, _),
             }) => {
@@ -553,6 +555,9 @@ impl Exporter {
                         .filter(|a| !is_reserved_item_attr(a))
                         .map(|a| (a.name.name.as_str(), attr_value(a))),
                 );
+                if let Some(k) = kept::of(&item.attrs, kept::XML) {
+                    kept::merge_head(&mut el, &k, self.dialect == Dialect::V4);
+                }
                 includes.push(el);
                 let key = XmlItem::Use(path.clone());
                 if item.doc.is_some() {
