@@ -17,7 +17,7 @@ pub struct Unknown {
     pub kind: LeafKind,
     /// Called as a `<SubTree>`.
     pub tree: bool,
-    /// Port names in first-use order; `true` when some use binds a blackboard entry.
+    /// Port names in first-use order; `true` when every use binds a blackboard entry.
     pub ports: Vec<(String, bool)>,
     pub span: Span,
 }
@@ -67,7 +67,8 @@ impl Unknowns {
         }
         for (p, key) in ports {
             match seen.get(p) {
-                Some(&j) => entry.ports[j].1 |= *key,
+                // A port given a literal anywhere is read (`in`): a literal cannot take a write.
+                Some(&j) => entry.ports[j].1 &= *key,
                 None => {
                     seen.insert(p.clone(), entry.ports.len());
                     entry.ports.push((p.clone(), *key));
@@ -118,8 +119,8 @@ pub fn declaration(u: &Unknown) -> Item {
         .iter()
         .map(|(name, bound)| PortDecl {
             doc: None,
-            // A port given a blackboard entry may be read or written; one given a literal
-            // is read.
+            // A port given a blackboard entry in every use may be read or written; one given
+            // a literal somewhere is read.
             dir: if *bound { PortDir::InOut } else { PortDir::In },
             name: Ident::new(name, Span::DUMMY),
             ty: None,

@@ -458,8 +458,21 @@ fn reduce(operands: &mut Vec<Raw<'_>>, ops: &mut Vec<(u8, Option<BinOp>, (usize,
             }
             left => Raw::Chain(vec![left, right], vec![op]),
         },
+        // BehaviorTree.CPP's `+` concatenates two strings (`'My name is ' + name`): with a
+        // string literal on either side it is `..`.
+        Some(BinOp::Add) if is_text(&left) || is_text(&right) => {
+            Raw::Concat(Box::new(left), Box::new(right))
+        }
         Some(op) => Raw::Binary(op, Box::new(left), Box::new(right)),
     });
+}
+
+/// A string literal or concatenation, through parentheses (a loop: no recursion on input).
+fn is_text(mut r: &Raw<'_>) -> bool {
+    while let Raw::Group(inner) = r {
+        r = inner;
+    }
+    matches!(r, Raw::Str(_) | Raw::Concat(..))
 }
 
 /// Beyond [`MAX_TREE`] (a long chain, or nesting inside one).
@@ -901,6 +914,13 @@ mod tests {
         );
         assert!(raw("a < b <= c").starts_with("Chain(["));
         assert!(raw("a + b .. c").starts_with("Concat(Binary(Add"));
+        assert!(
+            raw("'a' + b").starts_with("Concat(Str"),
+            "{}",
+            raw("'a' + b")
+        );
+        assert!(raw("(a .. 'b') + c").starts_with("Concat(Group"));
+        assert!(raw("a + 1").starts_with("Binary(Add"));
         assert!(raw("a || b && c").starts_with("Binary(Or"));
         assert!(raw("a & b | c ^ d").starts_with("Binary(BitXor, Binary(BitOr, Binary(BitAnd"));
     }
