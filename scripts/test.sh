@@ -20,6 +20,9 @@
 #      Zenoh network (the eclipse-zenoh, cryptography and pytest packages in the venv
 #      .tools/netpy, made when missing)
 #
+# Every suite runs with TMPDIR set to a new empty folder, and a file the tests write into the
+# checkout is a failure (see "Tests own their state" below).
+#
 # Environment: AFFECT_CORPUS (default ../shared/corpus), SKIP_EDITORS=1, SKIP_LINT=1,
 # SKIP_CROSS=1, SKIP_NET=1.
 set -euo pipefail
@@ -50,6 +53,22 @@ if ! command -v chromium >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
   fi
 fi
+
+# Tests own their state: the suites run with TMPDIR set to a new empty folder, so nothing an
+# earlier run left in the temporary folder can make a test pass (each test makes its own
+# folder in it: tests/support `scratch`, the tempfile crate; the `affect` runs of the tests
+# keep their JIT code cache there too). It is removed at the end when every suite passed, and
+# kept for a look when one failed. A file the tests write into the checkout (outside target/
+# and .tools/) is a failure too: it would be there for the next run to find.
+run_tmp="$(mktemp -d "${TMPDIR:-/tmp}/affect-test-run.XXXXXX")"
+export TMPDIR="$run_tmp"
+# Caches too (the JIT's code cache of every `affect` a test starts, tree-sitter's grammars):
+# a test must not pass on code an earlier run compiled.
+export XDG_CACHE_HOME="$run_tmp/cache"
+written_marker="$run_tmp/.started"
+touch "$written_marker"
+sleep 1 # file times have a resolution: what the tests write is newer than the marker
+echo "TMPDIR=$TMPDIR"
 
 if [[ "${SKIP_LINT:-0}" != 1 ]]; then
   step "cargo fmt --check"
@@ -95,6 +114,17 @@ else
         printf "did not run: %s::%s, because the public corpus is not at %s (set AFFECT_CORPUS to run it)\n", suite, name, dir }'
 fi
 
+step "the tests wrote nothing into the checkout"
+written=$(find . \( -path ./target -o -path ./.tools -o -path ./.git -o -path ./fuzz/target \
+  -o -name node_modules \) -prune -o -type f -newer "$written_marker" -print | sort)
+if [[ -n "$written" ]]; then
+  echo "written into the checkout by the tests (a test must write only under its own folder):"
+  echo "$written"
+  failed+=(checkout-written)
+else
+  echo "nothing"
+fi
+
 step "affect check and fmt --check over the examples"
 run examples-check cargo run -q --locked -- check examples/*.affect
 run examples-fmt cargo run -q --locked -- fmt --check examples/*.affect tests/fixtures/syntax/pass/*.affect stdlib/*.affect
@@ -121,6 +151,8 @@ fi
 
 if ((${#failed[@]})); then
   printf '\nFAILED: %s\n' "${failed[*]}" >&2
+  printf "the tests' temporary files are kept in %s\n" "$run_tmp" >&2
   exit 1
 fi
+rm -rf "$run_tmp"
 printf '\nall test suites passed\n'

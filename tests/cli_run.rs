@@ -6,7 +6,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use support::affect;
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> support::Scratch {
     support::scratch("cli_run", name)
 }
 

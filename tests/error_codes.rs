@@ -61,11 +61,8 @@ fn example_files(example: &str) -> Vec<(String, String)> {
 }
 
 /// Writes an example's files into a fresh directory; returns it and the main file's path.
-fn write_example(code: &str, which: &str, example: &str) -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir()
-        .join(format!("affect-error-pages-{}", std::process::id()))
-        .join(format!("{code}_{which}"));
-    let _ = std::fs::remove_dir_all(&dir);
+fn write_example(code: &str, which: &str, example: &str) -> (support::Scratch, PathBuf) {
+    let dir = support::scratch("error_pages", &format!("{code}_{which}"));
     let files = example_files(example);
     for (name, text) in &files {
         let path = dir.join(name);
@@ -164,7 +161,7 @@ struct Found {
 /// Every diagnostic of an example: `check_source` (the syntax checks) and `affect check` run
 /// on a file (every phase, as a user runs it), without duplicates.
 fn diagnose(code: &str, which: &str, example: &str) -> Vec<Found> {
-    let (_, file) = write_example(code, which, example);
+    let (_dir, file) = write_example(code, which, example);
     let main_text = std::fs::read_to_string(&file).unwrap();
     let mut found: Vec<Found> = check_source(&main_text)
         .iter()

@@ -228,18 +228,12 @@ fn messages_grow_with_loss_for_every_strategy() {
 #[test]
 fn the_same_inputs_give_the_same_files_whatever_the_threads() {
     let file = workspace().join("experiments/002-unicast.toml");
-    let a = experiment(
-        &file,
-        2,
-        &support::scratch("experiments", "one_thread"),
-        &["--jobs", "1"],
+    let (one, two) = (
+        support::scratch("experiments", "one_thread"),
+        support::scratch("experiments", "two_threads"),
     );
-    let b = experiment(
-        &file,
-        2,
-        &support::scratch("experiments", "two_threads"),
-        &["--jobs", "2"],
-    );
+    let a = experiment(&file, 2, &one, &["--jobs", "1"]);
+    let b = experiment(&file, 2, &two, &["--jobs", "2"]);
     for f in ["runs.csv", "table.md"] {
         let (x, y) = (
             std::fs::read(a.join(f)).unwrap(),
@@ -253,13 +247,16 @@ fn the_same_inputs_give_the_same_files_whatever_the_threads() {
 #[test]
 fn a_wrong_file_is_refused_with_its_problem() {
     let dir = support::scratch("experiments", "wrong");
+    // The experiment names the program by its full path: the test's folder is not in the
+    // checkout.
+    let recruitment = support::workspace().join("examples/recruitment.affect");
+    let param = format!(
+        "title = \"x\"\nprogram = \"{}\"\n[[parameter]]\nname = \"speed\"\nvalues = [1]\n[[measure]]\nname = \"m\"\ncount = {{ ev = \"msg\" }}\n[[table]]\nrows = \"speed\"\nmeasures = [\"m\"]\n",
+        recruitment.display()
+    );
     let cases = [
         ("typo.toml", "titel = \"x\"\n", "unknown field `titel`"),
-        (
-            "param.toml",
-            "title = \"x\"\nprogram = \"../../../examples/recruitment.affect\"\n[[parameter]]\nname = \"speed\"\nvalues = [1]\n[[measure]]\nname = \"m\"\ncount = { ev = \"msg\" }\n[[table]]\nrows = \"speed\"\nmeasures = [\"m\"]\n",
-            "unknown parameter",
-        ),
+        ("param.toml", param.as_str(), "unknown parameter"),
         (
             "measure.toml",
             "title = \"x\"\nprogram = \"p.affect\"\n[[measure]]\nname = \"m\"\n[[table]]\nrows = \"a\"\nmeasures = [\"m\"]\n",

@@ -10,7 +10,7 @@
 mod support;
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// When the script stops the speech servers, and their heartbeat, timeout and `confirm`
 /// (ADE's defaults, as the example declares them).
@@ -25,7 +25,7 @@ const STARTUP_MS: f64 = 25_000.0;
 /// The Peoplebot ticks at 10 Hz.
 const TICK_MS: f64 = 100.0;
 
-fn scratch(name: &str, edit: impl Fn(String) -> String) -> PathBuf {
+fn scratch(name: &str, edit: impl Fn(String) -> String) -> support::Scratch {
     let d = support::scratch("failover_scenario", name);
     let text =
         std::fs::read_to_string(support::workspace().join("examples/failover.affect")).unwrap();

@@ -4,17 +4,10 @@
 
 mod support;
 
-use std::path::PathBuf;
 use support::affect;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("affect-groot-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
 }
 
 const NAV2: &str = "examples/xml/nav2_tree.xml";
@@ -31,7 +24,8 @@ fn import_prints_affect_or_writes_the_file() {
         "{affect_text}"
     );
 
-    let path = scratch("nav.affect");
+    let path_dir = support::scratch("groot_cli", "nav_affect");
+    let path = path_dir.join("nav.affect");
     let out = affect(&["import", NAV2, "-o", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty());
@@ -45,7 +39,8 @@ fn import_prints_affect_or_writes_the_file() {
 
 #[test]
 fn import_refuses_what_behaviortree_cpp_refuses() {
-    let path = scratch("never.affect");
+    let path_dir = support::scratch("groot_cli", "never_affect");
+    let path = path_dir.join("never.affect");
     let out = affect(&[
         "import",
         "tests/fixtures/xml/fail/unclosed_element.xml",
@@ -59,7 +54,8 @@ fn import_refuses_what_behaviortree_cpp_refuses() {
         text(&out.stderr)
     );
     assert!(!path.exists(), "nothing is written for a refused file");
-    let json_out = scratch("never2.affect");
+    let json_out_dir = support::scratch("groot_cli", "never2_affect");
+    let json_out = json_out_dir.join("never2.affect");
     let out = affect(&[
         "import",
         "tests/fixtures/xml/fail/unclosed_element.xml",
@@ -99,7 +95,8 @@ fn build_writes_both_dialects() {
         "{x}"
     );
 
-    let path = scratch("portable_v3.xml");
+    let path_dir = support::scratch("groot_cli", "portable_v3_xml");
+    let path = path_dir.join("portable_v3.xml");
     let v3 = affect(&[
         "build",
         "tests/fixtures/groot/portable.affect",
@@ -134,7 +131,8 @@ fn build_writes_both_dialects() {
 
 /// Runs a command with `--format json -o <scratch>`; the diagnostics' codes.
 fn run_json(args: &[&str]) -> (Option<i32>, Vec<String>) {
-    let out_path = scratch("json-out");
+    let out_path_dir = support::scratch("groot_cli", "json_out");
+    let out_path = out_path_dir.join("json-out");
     let mut all: Vec<&str> = args.to_vec();
     let p = out_path.to_str().unwrap().to_string();
     all.extend(["--format", "json", "-o", &p]);
@@ -208,9 +206,21 @@ fn every_exporter_and_converter_code_is_reported() {
         .code(),
         Some(2)
     );
+    // A program the checker refuses is not exported: the exporter's E0454 (a switch of 7
+    // cases, a `for` without body, ..) and W0454 (an undeclared node) are the checker's
+    // E0315, E0204, .. first, which `build` reports instead.
+    let (status, c) = run_json(&[
+        "build",
+        "tests/fixtures/types/switch_too_many_cases.affect",
+        "--emit",
+        "groot",
+    ]);
+    assert_eq!(status, Some(1));
+    assert!(c.iter().any(|c| c == "E0315"), "{c:?}");
+    let checker_first = ["E0454", "W0454"];
     for info in affect_compiler::codes::CODES {
         let n: u32 = info.code[1..].parse().unwrap();
-        if (451..470).contains(&n) {
+        if (451..470).contains(&n) && !checker_first.contains(&info.code) {
             assert!(
                 seen.iter().any(|c| c == info.code),
                 "nothing reports {} ({}); seen {seen:?}",
@@ -245,7 +255,8 @@ fn convert_v3_to_v4_and_back() {
     );
     assert!(text(&out.stderr).contains("W0461"));
 
-    let path = scratch("v4.xml");
+    let path_dir = support::scratch("groot_cli", "v4_xml");
+    let path = path_dir.join("v4.xml");
     std::fs::write(&path, &x).unwrap();
     let back = affect(&["convert", path.to_str().unwrap(), "--to", "v3"]);
     assert_eq!(back.status.code(), Some(1), "Precondition has no v3 form");
@@ -261,7 +272,8 @@ fn explain_knows_the_xml_codes() {
 
 #[test]
 fn import_writes_included_files_beside_the_output() {
-    let dir = scratch("includes");
+    let dir_dir = support::scratch("groot_cli", "includes");
+    let dir = dir_dir.join("includes");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     // mission -> child/dock: paths stay relative.
@@ -298,7 +310,8 @@ fn import_writes_included_files_beside_the_output() {
 /// example got `action tendencies(...)`; issue 12: it is a Switch now).
 #[test]
 fn exporting_tendencies_writes_the_table_as_a_switch() {
-    let out_path = scratch("waiter.xml");
+    let out_path_dir = support::scratch("groot_cli", "waiter_xml");
+    let out_path = out_path_dir.join("waiter.xml");
     let out = affect(&[
         "build",
         "--emit",
@@ -326,13 +339,15 @@ fn exporting_tendencies_writes_the_table_as_a_switch() {
 /// imports back as the `tendencies(..)` node.
 #[test]
 fn a_tendency_table_of_eight_states_exports_as_a_chain_of_switches() {
-    let src = scratch("eight.affect");
+    let src_dir = support::scratch("groot_cli", "eight_affect");
+    let src = src_dir.join("eight.affect");
     std::fs::write(
         &src,
-        "enum Mood { A, B, C, D, E, F, G, H }\n\naction Do(in x: int);\n\nagent R {\n    var level: number = 0;\n    emotions mood: Mood = A {\n        from level;\n        rise 0.1;\n        fall 0.1;\n        A -> B when intensity > 0.5;\n    }\n    tendencies mood {\n        A => Do(x: 1);\n        B => Do(x: 2);\n        C => Do(x: 3);\n        D => Do(x: 4);\n        E => Do(x: 5);\n        F => Do(x: 6);\n        G => Do(x: 7);\n        H => Do(x: 8);\n    }\n    main {\n        act: tendencies(mood)\n    }\n}\n",
+        "enum Mood { A, B, C, D, E, F, G, H }\n\naction Do(in x: int);\n\nagent R {\n    var level: num = 0;\n    emotions mood: Mood = A {\n        from level;\n        rise 0.1;\n        fall 0.1;\n        A -> B when intensity > 0.5;\n    }\n    tendencies mood {\n        A => Do(x: 1);\n        B => Do(x: 2);\n        C => Do(x: 3);\n        D => Do(x: 4);\n        E => Do(x: 5);\n        F => Do(x: 6);\n        G => Do(x: 7);\n        H => Do(x: 8);\n    }\n    main {\n        act: tendencies(mood)\n    }\n}\n",
     )
     .unwrap();
-    let xml_path = scratch("eight.xml");
+    let xml_path_dir = support::scratch("groot_cli", "eight_xml");
+    let xml_path = xml_path_dir.join("eight.xml");
     let out = affect(&[
         "build",
         src.to_str().unwrap(),
@@ -350,7 +365,8 @@ fn a_tendency_table_of_eight_states_exports_as_a_chain_of_switches() {
         "{xml}"
     );
     assert_eq!(xml.matches("</Switch2>\n").count(), 1, "{xml}");
-    let back = scratch("eight_back.affect");
+    let back_dir = support::scratch("groot_cli", "eight_back_affect");
+    let back = back_dir.join("eight_back.affect");
     let out = affect(&[
         "import",
         xml_path.to_str().unwrap(),
@@ -366,7 +382,8 @@ fn a_tendency_table_of_eight_states_exports_as_a_chain_of_switches() {
 /// with every used file's XML beside it; trees of used files are called as SubTrees.
 #[test]
 fn build_into_a_directory_writes_the_used_files() {
-    let dir = scratch("with_includes");
+    let dir_dir = support::scratch("groot_cli", "with_includes");
+    let dir = dir_dir.join("with_includes");
     let _ = std::fs::remove_dir_all(&dir);
     let program = dir.join("src/mission.affect");
     std::fs::create_dir_all(program.parent().unwrap()).unwrap();
@@ -412,4 +429,40 @@ fn build_into_a_directory_writes_the_used_files() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("E0206"), "{}", text(&out.stderr));
     assert!(!again.exists());
+}
+
+/// `affect build --emit groot|groot-v3` exports only a program that checks: one with a port of
+/// the wrong type and a misspelt argument gets the checker's diagnostics, exit 1, and nothing
+/// is written (BehaviorTree.CPP would refuse the XML).
+#[test]
+fn build_refuses_a_program_that_does_not_check() {
+    let dir = support::scratch("groot_cli", "unchecked");
+    let src = dir.join("wrong.affect");
+    std::fs::write(
+        &src,
+        "action Dock(in goal: str, in speed: num);\n\nmain tree T {\n    sequence {\n        Dock(goal: \"home\", speed: \"fast\")\n        Dock(goal: \"home\", sped: 2)\n    }\n}\n",
+    )
+    .unwrap();
+    for emit in ["groot", "groot-v3"] {
+        let xml = dir.join(format!("{emit}.xml"));
+        let out = affect(&[
+            "build",
+            src.to_str().unwrap(),
+            "--emit",
+            emit,
+            "-o",
+            xml.to_str().unwrap(),
+        ]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{emit}: {err}");
+        assert!(
+            err.contains("E0301") && err.contains("E0305"),
+            "{emit}: {err}"
+        );
+        assert!(
+            err.contains("does not check; nothing written"),
+            "{emit}: {err}"
+        );
+        assert!(!xml.exists(), "{emit}: {} was written", xml.display());
+    }
 }

@@ -24,10 +24,72 @@ fn oracle() -> PathBuf {
     support::oracle()
 }
 
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("affect-groot-oracle-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a scratch directory");
-    dir
+/// This test process's own folder (made fresh under `TMPDIR` by each run; each test's files
+/// in it have names of their own).
+fn scratch() -> &'static Path {
+    static DIR: std::sync::OnceLock<support::Scratch> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| support::scratch("groot_oracle", "run"))
+}
+
+/// Reads the files a fixture `use`s, relative to the fixture, as `affect build` does.
+struct FixtureLoader(PathBuf);
+
+impl affect_compiler::sema::Loader for FixtureLoader {
+    fn load(&self, path: &str) -> Result<String, affect_compiler::source::SourceError> {
+        affect_files::read_source(&self.0.join(path))
+    }
+}
+
+/// Exports the fixture at `path` with every file it uses, as `affect build --emit groot -o`
+/// writes them: the main file at `dir/pass/NAME.xml` and each used file at its path relative
+/// to that, so BehaviorTree.CPP finds each `<include>` the export wrote (inside `dir`, never
+/// beside it). Returns the main file's XML and where it was written.
+fn export_with_uses(
+    path: &Path,
+    file: &affect_compiler::syntax::ast::File,
+    dir: &Path,
+) -> Result<(String, PathBuf), String> {
+    let loader = FixtureLoader(path.parent().unwrap().to_path_buf());
+    let out = groot::export_program(file, Dialect::V4, &loader);
+    let errors = |d: &[affect_compiler::Diagnostic]| affect_compiler::diagnostic::has_errors(d);
+    if errors(&out.main.diagnostics)
+        || errors(&out.load_diagnostics)
+        || out.used.iter().any(|u| errors(&u.exported.diagnostics))
+    {
+        return Err("the export has errors".to_string());
+    }
+    let stem = path.file_stem().unwrap().to_string_lossy();
+    let main = dir.join("pass").join(format!("{stem}.xml"));
+    let write = |at: &Path, xml: &str| {
+        std::fs::create_dir_all(at.parent().unwrap()).expect("a folder for the XML");
+        std::fs::write(at, xml).expect("write the XML");
+    };
+    for used in &out.used {
+        let at = main.parent().unwrap().join(&used.xml_path);
+        assert!(
+            normalize(&at).starts_with(dir),
+            "{}: `{}` would be written outside the test's folder",
+            path.display(),
+            used.xml_path
+        );
+        write(&at, &used.exported.xml);
+    }
+    write(&main, &out.main.xml);
+    Ok((out.main.xml, main))
+}
+
+/// `a/b/../c` as `a/c` (the path need not exist).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 fn oracle_load(path: &Path, tree: Option<&str>) -> Result<(), String> {
@@ -53,14 +115,19 @@ fn oracle_load(path: &Path, tree: Option<&str>) -> Result<(), String> {
 fn load(xml: &str, name: &str) -> Result<(), String> {
     let path = scratch().join(name);
     std::fs::write(&path, xml).expect("write the XML");
+    load_at(xml, &path)
+}
+
+/// As [`load`], for XML already written at `path`.
+fn load_at(xml: &str, path: &Path) -> Result<(), String> {
     let doc = groot::xml::parse(xml).document;
     let root = doc.root().expect("a root element");
     if root.attr("main_tree_to_execute").is_some() {
-        oracle_load(&path, None)?;
+        oracle_load(path, None)?;
     }
     for bt in root.elements().filter(|e| e.name == "BehaviorTree") {
         let id = bt.attr("ID").unwrap_or_default();
-        oracle_load(&path, Some(id)).map_err(|e| format!("tree {id}: {e}"))?;
+        oracle_load(path, Some(id)).map_err(|e| format!("tree {id}: {e}"))?;
     }
     Ok(())
 }
@@ -430,12 +497,10 @@ fn passing_fixtures_load_and_tick_in_behaviortree_cpp() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let src = std::fs::read_to_string(path).expect("a fixture");
         let file = syntax::parse(&src).file;
-        let out = groot::export(&file, Dialect::V4);
-        let result = if affect_compiler::diagnostic::has_errors(&out.diagnostics) {
-            Err("the export has errors".to_string())
-        } else {
-            tick_or_load(&file, &out.xml, &name)
-        };
+        // Each fixture in a folder of its own: its used files cannot meet another's.
+        let dir = scratch().join(format!("fixture-{name}"));
+        let result = export_with_uses(path, &file, &dir)
+            .and_then(|(xml, at)| tick_or_load(&file, &xml, &at));
         match (result, pending.contains(&name.as_str())) {
             (Ok(()), false) => ticked += 1,
             (Ok(()), true) => fixed.push(name),
@@ -460,17 +525,15 @@ fn passing_fixtures_load_and_tick_in_behaviortree_cpp() {
 fn tick_or_load(
     file: &affect_compiler::syntax::ast::File,
     xml: &str,
-    name: &str,
+    path: &Path,
 ) -> Result<(), String> {
     let doc = groot::xml::parse(xml).document;
     let Some(main) = doc.root().and_then(|r| r.attr("main_tree_to_execute")) else {
-        return load(xml, name);
+        return load_at(xml, path);
     };
-    let path = scratch().join(format!("fixture-{name}.xml"));
-    std::fs::write(&path, xml).expect("write the XML");
     let run = Command::new(oracle())
         .arg("trace")
-        .arg(&path)
+        .arg(path)
         .args(["--ticks", "10", "--no-idle"])
         .args(host_entries(file, main, xml))
         .output()

@@ -39,7 +39,7 @@ fn shim() -> PathBuf {
 
 /// The emulated bus of one test: its state file and transfer log.
 struct Bus {
-    dir: PathBuf,
+    dir: support::Scratch,
 }
 
 // A0 (light, gain 4.096 V): 1.0 V is code 8000 (0x1F40); A1 (sound, gain 2.048 V): 0.256 V

@@ -6,7 +6,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 /// Runs `affect`; the code cache is a scratch directory unless `env` names one.
@@ -20,7 +20,7 @@ fn affect(args: &[&str], env: &[(&str, &str)]) -> Output {
         .expect("affect runs")
 }
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> support::Scratch {
     support::scratch("jit_cli", name)
 }
 

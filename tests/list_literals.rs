@@ -5,7 +5,6 @@
 mod support;
 
 use serde_json::Value;
-use std::path::PathBuf;
 
 const PROGRAM: &str = r#"action GoTo(in goal: Point, in speed: num);
 
@@ -34,7 +33,7 @@ world W {
 }
 "#;
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> support::Scratch {
     support::scratch("list_literals", name)
 }
 

@@ -19,30 +19,9 @@ mod support;
 
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 // ---------------------------------------------------------------------------- running
-
-/// A fresh temporary directory for one run or story, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let d =
-            std::env::temp_dir().join(format!("affect-navigator-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
 
 /// `examples/navigator.affect` with the edits of one validation test: its itinerary, where the
 /// robot starts, and whether the door slams at 40 s. Each edit must apply exactly once.
@@ -318,8 +297,8 @@ fn labels(places: &[(u64, String)]) -> Vec<&str> {
 
 #[test]
 fn the_lesson_leaves_the_covered_letters_dark_and_the_lit_corner_bright() {
-    let dir = Scratch::new("lesson");
-    let learnt = learn(&dir.0);
+    let dir = support::scratch("navigator_scenarios", "lesson");
+    let learnt = learn(&dir);
     let score = |k: &str| learnt.iter().find(|(x, _)| x == k).map(|t| t.1).unwrap();
     // Fig. 55's shape: X and K far below neutral, the flashlit corner far above.
     for dark in ["X", "K"] {
@@ -335,7 +314,7 @@ fn the_lesson_leaves_the_covered_letters_dark_and_the_lit_corner_bright() {
         "every place of the lesson reached long-term memory"
     );
     // The connections travelled are remembered too (two keys on a line).
-    let text = std::fs::read_to_string(dir.0.join("feelings.eltm")).unwrap();
+    let text = std::fs::read_to_string(dir.join("feelings.eltm")).unwrap();
     assert!(text.starts_with("affect long-term memory v3\n"), "{text}");
     assert!(text.lines().any(|l| l == "H\tS" || l == "S\tH"), "{text}");
     assert!(
@@ -346,9 +325,9 @@ fn the_lesson_leaves_the_covered_letters_dark_and_the_lit_corner_bright() {
 
 #[test]
 fn scenario_i_from_p_to_a_the_longer_brighter_path_overrides_the_shortest() {
-    let dir = Scratch::new("i");
-    let learnt = learn(&dir.0);
-    let t = run(&dir.0, &variant(&["A"], "P", true), 150, &[]);
+    let dir = support::scratch("navigator_scenarios", "i");
+    let learnt = learn(&dir);
+    let t = run(&dir, &variant(&["A"], "P", true), 150, &[]);
 
     // The walk: P to A along the lit corner, never on X or K.
     let places = t.places();
@@ -396,9 +375,9 @@ fn scenario_i_from_p_to_a_the_longer_brighter_path_overrides_the_shortest() {
 
 #[test]
 fn scenario_ii_from_a_to_l_the_dark_k_lifts_the_mood_then_exploring_resumes() {
-    let dir = Scratch::new("ii");
-    let learnt = learn(&dir.0);
-    let t = run(&dir.0, &variant(&["L"], "A", true), 120, &[]);
+    let dir = support::scratch("navigator_scenarios", "ii");
+    let learnt = learn(&dir);
+    let t = run(&dir, &variant(&["L"], "A", true), 120, &[]);
 
     // A to L goes straight through the covered K.
     let places = t.places();
@@ -448,12 +427,12 @@ fn scenario_ii_from_a_to_l_the_dark_k_lifts_the_mood_then_exploring_resumes() {
 
 #[test]
 fn scenario_iii_a_loud_noise_means_avoid_danger_and_costs_25() {
-    let dir = Scratch::new("iii");
+    let dir = support::scratch("navigator_scenarios", "iii");
     // The main story as the README runs it, with a fresh memory; the door slams at 40 s.
     let program =
         std::fs::read_to_string(support::workspace().join("examples/navigator.affect")).unwrap();
-    let t = run(&dir.0, &program, 420, &["--no-persist"]);
-    assert!(!dir.0.join("feelings.eltm").exists());
+    let t = run(&dir, &program, 420, &["--no-persist"]);
+    assert!(!dir.join("feelings.eltm").exists());
 
     // At 40 s, ten ticks a second: the tick at 40.0 s hears it.
     let noise = t.when("loud_noise", Value::Bool(true));
@@ -494,7 +473,7 @@ fn scenario_iii_a_loud_noise_means_avoid_danger_and_costs_25() {
 fn scenario_iv_p_a_p_runs_every_memory_process() {
     // As in the seed: the itinerary once with no long-term memory (the eLTM file removed,
     // Fig. 53), then again remembering the first walk (Figs. 50-52, 54).
-    let dir = Scratch::new("iv");
+    let dir = support::scratch("navigator_scenarios", "iv");
     let program = variant(&["A", "P"], "P", true);
     let mut all = BTreeSet::new();
     for (walk, want) in [
@@ -510,7 +489,7 @@ fn scenario_iv_p_a_p_runs_every_memory_process() {
             ][..],
         ),
     ] {
-        let t = run(&dir.0, &program, 260, &[]);
+        let t = run(&dir, &program, 260, &[]);
         // The itinerary ends when the robot is back at P: `leg` counts the places reached.
         let back = t.when("leg", 2.into());
         let places = t.places();

@@ -20,7 +20,7 @@ fn run(dir: &Path, args: &[&str]) -> std::process::Output {
 }
 
 /// A scratch directory with a copy of `examples/NAME`.
-fn with_example(test: &str, name: &str) -> std::path::PathBuf {
+fn with_example(test: &str, name: &str) -> support::Scratch {
     let dir = scratch("record_replay", test);
     std::fs::copy(workspace().join("examples").join(name), dir.join(name)).unwrap();
     dir

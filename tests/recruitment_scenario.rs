@@ -8,7 +8,6 @@
 mod support;
 
 use serde_json::Value;
-use std::path::PathBuf;
 
 /// The example's SHAME threshold and ignore cost `c + d(D)`.
 const THRESHOLD: f64 = 0.75;
@@ -17,7 +16,7 @@ fn ignore_cost(d: f64) -> f64 {
 }
 
 /// Copies the example into a scratch directory, applying `edit` to its text.
-fn scratch(name: &str, edit: impl Fn(String) -> String) -> PathBuf {
+fn scratch(name: &str, edit: impl Fn(String) -> String) -> support::Scratch {
     let d = support::scratch("recruitment_scenario", name);
     let text =
         std::fs::read_to_string(support::workspace().join("examples/recruitment.affect")).unwrap();

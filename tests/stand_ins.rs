@@ -5,7 +5,6 @@
 
 mod support;
 
-use std::path::PathBuf;
 use support::{affect, stderr};
 
 /// The example, as the binary (run in the workspace) finds it.
@@ -13,7 +12,7 @@ fn watch() -> String {
     "examples/xml/watch.affect".to_string()
 }
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> support::Scratch {
     support::scratch("stand_ins", name)
 }
 

@@ -11,7 +11,7 @@
 mod support;
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use support::affect;
 
 const FT: f64 = 0.3048;
@@ -22,7 +22,7 @@ const VONDA_PLACE: (f64, f64) = (21.0 * FT, 47.0 * FT);
 /// Positions are sensed at the start of a tick, so a few millimetres of slack for arithmetic.
 const EPS: f64 = 1e-6;
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> support::Scratch {
     let d = support::scratch("waiter_scenario", name);
     let from = support::workspace().join("examples").join("waiter.affect");
     std::fs::copy(from, d.join("waiter.affect")).unwrap();

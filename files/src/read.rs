@@ -111,17 +111,18 @@ pub(crate) fn kind(meta: &Metadata) -> &'static str {
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("affect-files-read-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    /// A new folder of the test's own (removed with the guard).
+    fn scratch(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("affect-files-read-{name}-"))
+            .tempdir()
+            .unwrap()
     }
 
     #[test]
     fn a_regular_file_is_read() {
-        let dir = scratch("regular");
+        let tmp = scratch("regular");
+        let dir = tmp.path();
         std::fs::write(dir.join("a.affect"), "tree T() { succeed }\n").unwrap();
         assert_eq!(
             read_source(&dir.join("a.affect")).unwrap(),
@@ -145,7 +146,8 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_fifo_is_refused_without_waiting_for_a_writer() {
-        let dir = scratch("fifo");
+        let tmp = scratch("fifo");
+        let dir = tmp.path();
         let fifo = dir.join("pipe");
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         // SAFETY: a valid NUL-terminated path.
@@ -158,7 +160,8 @@ mod tests {
 
     #[test]
     fn a_file_over_the_limit_is_e0702_and_a_missing_one_e0705() {
-        let dir = scratch("limit");
+        let tmp = scratch("limit");
+        let dir = tmp.path();
         std::fs::write(dir.join("big"), vec![b'a'; 2000]).unwrap();
         assert_eq!(
             read_bytes(&dir.join("big"), 1000).unwrap_err().code,

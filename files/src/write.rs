@@ -271,17 +271,18 @@ mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("affect-files-write-{}-{name}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
+    /// A new folder of the test's own (removed with the guard).
+    fn scratch(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("affect-files-write-{name}-"))
+            .tempdir()
+            .unwrap()
     }
 
     #[test]
     fn a_file_is_replaced_whole_keeping_its_permissions() {
-        let dir = scratch("perm");
+        let tmp = scratch("perm");
+        let dir = tmp.path();
         let p = dir.join("f.eltm");
         write_atomic(&p, b"one").unwrap();
         fs::set_permissions(&p, fs::Permissions::from_mode(0o640)).unwrap();
@@ -301,7 +302,8 @@ mod tests {
 
     #[test]
     fn a_symlink_is_written_through() {
-        let dir = scratch("link");
+        let tmp = scratch("link");
+        let dir = tmp.path();
         let real = dir.join("real.svg");
         fs::write(&real, "old").unwrap();
         std::os::unix::fs::symlink("real.svg", dir.join("link.svg")).unwrap();
@@ -348,7 +350,8 @@ mod tests {
 
     #[test]
     fn stale_temporaries_are_removed_and_live_ones_kept() {
-        let dir = scratch("stale");
+        let tmp = scratch("stale");
+        let dir = tmp.path();
         // No process has pid 4194304 (above Linux's pid_max).
         fs::write(dir.join(".f.affect-tmp.4194304"), "half").unwrap();
         fs::write(dir.join(".f.tmp4194305"), "half").unwrap();
@@ -364,7 +367,8 @@ mod tests {
 
     #[test]
     fn read_only_files_and_directories_are_refused_before_and_at_writing() {
-        let dir = scratch("ro");
+        let tmp = scratch("ro");
+        let dir = tmp.path();
         let p = dir.join("f.eltm");
         fs::write(&p, "keep").unwrap();
         fs::set_permissions(&p, fs::Permissions::from_mode(0o444)).unwrap();

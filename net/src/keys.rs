@@ -223,8 +223,8 @@ mod tests {
 
     #[test]
     fn members_verify_their_own_signatures_and_nobody_elses() {
-        let dir = std::env::temp_dir().join(format!("affect-keys-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("keys");
         let names = vec!["UAV".to_string(), "UGV#1".to_string()];
         let created = generate(&dir, "Minefield", &names).unwrap();
         assert_eq!(created, names);

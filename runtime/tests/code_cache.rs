@@ -20,11 +20,12 @@ fn program(source: &str) -> Program {
         .expect("compiles")
 }
 
-/// A fresh directory for one test (removed first if an earlier run left it).
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("affect-code-cache-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+/// A path `name` that does not exist yet, in a new folder of the test's own (removed with
+/// the guard).
+fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join(name);
+    (tmp, d)
 }
 
 fn config(engine: EngineKind, cache: Option<&Path>) -> RunConfig {
@@ -67,7 +68,7 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn a_miss_stores_and_a_hit_loads_and_both_run_as_the_interpreter() {
-    let dir = scratch("hit");
+    let (_dir_tmp, dir) = scratch("hit");
     let p = program(TREE);
     let (reference, _) = trace(&p, &config(EngineKind::Interp, None));
     assert_eq!(lookup(&p, &dir), Some("miss"));
@@ -96,7 +97,7 @@ fn a_miss_stores_and_a_hit_loads_and_both_run_as_the_interpreter() {
 
 #[test]
 fn a_damaged_entry_is_ignored_and_rebuilt() {
-    let dir = scratch("damaged");
+    let (_dir_tmp, dir) = scratch("damaged");
     let p = program(TREE);
     let (reference, _) = trace(&p, &config(EngineKind::Interp, None));
     assert_eq!(lookup(&p, &dir), Some("miss"));
@@ -142,7 +143,7 @@ fn a_damaged_entry_is_ignored_and_rebuilt() {
 
 #[test]
 fn an_unwritable_cache_directory_only_turns_the_cache_off() {
-    let base = scratch("unwritable");
+    let (_base_tmp, base) = scratch("unwritable");
     std::fs::create_dir_all(&base).unwrap();
     // A regular file where the directory should be, and a directory under it.
     let file = base.join("file");
@@ -168,7 +169,7 @@ fn an_unwritable_cache_directory_only_turns_the_cache_off() {
 #[test]
 fn an_existing_cache_directory_is_made_private() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = scratch("private");
+    let (_dir_tmp, dir) = scratch("private");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(lookup(&program(TREE), &dir), Some("miss"));
@@ -198,7 +199,7 @@ main tree Main
 
 #[test]
 fn only_comments_layout_and_names_changed_hit_the_same_entry() {
-    let dir = scratch("layout");
+    let (_dir_tmp, dir) = scratch("layout");
     let p = program(TREE);
     assert_eq!(lookup(&p, &dir), Some("miss"));
     let formatted = affect_compiler::fmt::format_source(MESSY).expect("formats");
@@ -255,7 +256,7 @@ fn a_run_time_error_of_loaded_code_names_the_running_program_s_variable() {
     }
 }
 ";
-    let dir = scratch("fault");
+    let (_dir_tmp, dir) = scratch("fault");
     let config = |engine, cache: Option<&Path>| RunConfig {
         leaves: Vec::new(),
         ..config(engine, cache)

@@ -280,8 +280,11 @@ fn shared_functions_load_from_the_code_cache() {
 }
 
 fn from_the_cache(p: &Program, k: usize) {
-    let dir = std::env::temp_dir().join(format!("affect-share-cache-{}-{k}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!("affect-share-cache-{k}-"))
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path().join("cache");
     let (reference, _) = trace(p, &config(EngineKind::Interp));
     let lookup = || {
         let (code, said) = jit::compile_cached(p, &p.agents[0], true, Some(dir.clone()));

@@ -237,8 +237,8 @@ fn a_wide_node_switched_and_loaded_from_the_cache_gives_the_interpreters_trace()
     switch_anywhere("wide", &program, &config, &[0, 1, 2, 3, 5, 11]);
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {
-        let dir = std::env::temp_dir().join(format!("affect-tiered-wide-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("cache");
         let cached = RunConfig {
             code_cache: Some(dir.clone()),
             ..config.clone()

@@ -279,19 +279,21 @@ fn list(record: &RecordFile) {
 
 /// The long-term memory files as the recorded run found them, in a directory of their own
 /// for the replay (removed when it is over): the replay neither reads nor changes the
-/// files beside the program.
-struct Memories(Option<PathBuf>);
+/// files beside the program. The directory is new and private (`tempfile`: a name nobody can
+/// predict, mode 0700), never a fixed name another process could have prepared.
+struct Memories(Option<tempfile::TempDir>);
 
 impl Memories {
     fn restore(program: &Program, header: &Header) -> Result<Memories, String> {
         let Some(files) = &header.memories else {
             return Ok(Memories(None));
         };
-        let dir = std::env::temp_dir().join(format!("affect-replay-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot make `{}`: {e}", dir.display()))?;
-        let memories = Memories(Some(dir.clone()));
+        let tmp = tempfile::Builder::new()
+            .prefix("affect-replay-")
+            .tempdir()
+            .map_err(|e| format!("cannot make a folder for the recorded memories: {e}"))?;
+        let dir = tmp.path().to_path_buf();
+        let memories = Memories(Some(tmp));
         // Only the files the (hash-checked) program persists are written, by its names.
         let names = super::memory_files::persist_names(program);
         for (name, bytes) in files {
@@ -313,15 +315,7 @@ impl Memories {
     }
 
     fn dir(&self) -> Option<PathBuf> {
-        self.0.clone()
-    }
-}
-
-impl Drop for Memories {
-    fn drop(&mut self) {
-        if let Some(d) = &self.0 {
-            let _ = std::fs::remove_dir_all(d);
-        }
+        self.0.as_ref().map(|d| d.path().to_path_buf())
     }
 }
 

@@ -44,7 +44,7 @@ pub fn stdout(out: &Output) -> String {
 }
 
 /// A fresh directory for one test.
-pub fn scratch(name: &str) -> PathBuf {
+pub fn scratch(name: &str) -> support::Scratch {
     support::scratch("hostile", name)
 }
 

@@ -6,6 +6,8 @@
 mod client;
 mod navigation;
 mod robustness;
+#[path = "../support/mod.rs"]
+mod support;
 
 use client::{position, Client};
 use serde_json::{json, Value};
@@ -38,12 +40,9 @@ pub(crate) fn file_uri(path: &Path) -> String {
     s
 }
 
-/// A fresh folder under the target directory.
-pub(crate) fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("lsp-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch folder");
-    dir
+/// A new folder of the test's own (`support::scratch`).
+pub(crate) fn scratch(name: &str) -> support::Scratch {
+    support::scratch("lsp", name)
 }
 
 pub(crate) fn example(name: &str) -> (PathBuf, String) {

@@ -42,7 +42,7 @@ world Hall {
 ";
 
 /// The two files on disk and a client with the main one open.
-fn session(name: &str) -> (Client, String, String, std::path::PathBuf) {
+fn session(name: &str) -> (Client, String, String, crate::support::Scratch) {
     let dir = scratch(name);
     std::fs::create_dir_all(dir.join("lib")).unwrap();
     std::fs::write(dir.join("lib/moves.affect"), LIB).unwrap();

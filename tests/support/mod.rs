@@ -14,8 +14,25 @@ use std::sync::OnceLock;
 /// The `affect` binary, run from the workspace without colour.
 pub fn affect_command() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_affect"));
-    c.current_dir(workspace()).env("NO_COLOR", "1");
+    c.current_dir(workspace())
+        .env("NO_COLOR", "1")
+        .env("XDG_CACHE_HOME", test_cache());
     c
+}
+
+/// The JIT code cache (`$XDG_CACHE_HOME/affect`) of this test process's `affect` runs: a new
+/// empty folder under `TMPDIR`, so no run reads code an earlier test run left in the user's
+/// cache. (A static is never dropped: `scripts/test.sh` removes its whole `TMPDIR`.)
+pub fn test_cache() -> &'static Path {
+    static CACHE: OnceLock<tempfile::TempDir> = OnceLock::new();
+    CACHE
+        .get_or_init(|| {
+            tempfile::Builder::new()
+                .prefix("affect-test-cache-")
+                .tempdir()
+                .expect("a cache directory under TMPDIR")
+        })
+        .path()
 }
 
 /// Runs `affect ARGS` (see `affect_command`) to the end.
@@ -213,12 +230,55 @@ pub fn oracle() -> PathBuf {
         .clone()
 }
 
-/// An empty directory `target/SUITE/NAME` for one test's files (emptied if it existed).
-pub fn scratch(suite: &str, name: &str) -> PathBuf {
-    let d = workspace().join("target").join(suite).join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A new empty directory for one test's files, under the temporary folder (`TMPDIR`):
+/// `affect-SUITE-NAME-XXXXXX`, made fresh for every call, so nothing an earlier run left
+/// behind (in the folder or beside it) can make a test pass. It is removed when the test
+/// passes and kept, with its path printed, when the test fails (set `AFFECT_KEEP_SCRATCH=1`
+/// to keep it always). It derefs to its `Path`.
+pub fn scratch(suite: &str, name: &str) -> Scratch {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("affect-{suite}-{name}-"))
+        .tempdir()
+        .expect("a scratch directory under TMPDIR");
+    Scratch(Some(dir))
+}
+
+/// A test's own directory (see [`scratch`]).
+pub struct Scratch(Option<tempfile::TempDir>);
+
+impl Scratch {
+    pub fn path(&self) -> &Path {
+        self.0.as_ref().expect("a scratch directory").path()
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.path()
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        self.path()
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.path().as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let Some(dir) = self.0.take() else { return };
+        if std::thread::panicking() || std::env::var_os("AFFECT_KEEP_SCRATCH").is_some() {
+            let kept = dir.keep();
+            eprintln!("kept the test's files in {}", kept.display());
+        }
+    }
 }
 
 pub fn write_temp(dir: &Path, name: &str, text: &str) -> PathBuf {

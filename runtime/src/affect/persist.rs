@@ -529,9 +529,8 @@ mod tests {
 
     #[test]
     fn save_keeps_other_memories_and_refuses_damage() {
-        let dir = std::env::temp_dir().join(format!("affect-persist-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let p = dir.join("f.eltm");
         save(&p, [sample()[0].clone()]).unwrap();
         let other = Stored {

@@ -404,8 +404,8 @@ mod tests {
 
     #[test]
     fn a_full_cache_removes_its_least_recently_used_entries() {
-        let dir = std::env::temp_dir().join(format!("affect-cache-lru-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("cache");
         let size = encode("a", &sample()).unwrap().len() as u64;
         // Room for two entries, not three.
         let cache = CodeCache::with_limit(&dir, 2 * size + size / 2);
@@ -432,7 +432,6 @@ mod tests {
         );
         assert!(cache.path("c").exists(), "the entry just stored stays");
         assert!(dir.join("notes.txt").exists(), "only entries are removed");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -394,12 +394,11 @@ mod tests {
     use crate::record::entry::{Entry, Fail, Value};
     use crate::run::RunConfig;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("affect-record-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
-        let _ = std::fs::remove_file(&path);
-        path
+    /// A path `name` in a new folder of the test's own (removed with the guard).
+    fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        (dir, path)
     }
 
     fn tick(tick: u64) -> Record {
@@ -441,7 +440,7 @@ mod tests {
 
     #[test]
     fn a_run_is_read_back_record_for_record() {
-        let path = scratch("whole.rec");
+        let (_path_dir, path) = scratch("whole.rec");
         write_run(&path);
         let file = RecordFile::scan(&path).unwrap();
         assert_eq!(file.runs.len(), 1);
@@ -462,10 +461,10 @@ mod tests {
     /// tail (never an error, never a record that was not written).
     #[test]
     fn a_cut_anywhere_is_a_torn_tail() {
-        let path = scratch("cut.rec");
+        let (_path_dir, path) = scratch("cut.rec");
         write_run(&path);
         let bytes = std::fs::read(&path).unwrap();
-        let cut_path = scratch("cut-copy.rec");
+        let (_cut_path_dir, cut_path) = scratch("cut-copy.rec");
         for cut in 1..bytes.len() {
             std::fs::write(&cut_path, &bytes[..cut]).unwrap();
             let file = RecordFile::scan(&cut_path).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
@@ -488,10 +487,10 @@ mod tests {
     /// last record, it is damage or a torn tail, never read as a record.
     #[test]
     fn a_changed_byte_is_found() {
-        let path = scratch("flip.rec");
+        let (_path_dir, path) = scratch("flip.rec");
         let last = write_run(&path);
         let bytes = std::fs::read(&path).unwrap();
-        let flip_path = scratch("flip-copy.rec");
+        let (_flip_path_dir, flip_path) = scratch("flip-copy.rec");
         for i in 0..bytes.len() {
             let mut b = bytes.clone();
             b[i] ^= 0x20;
@@ -508,7 +507,7 @@ mod tests {
 
     #[test]
     fn appending_cuts_a_torn_tail_and_adds_a_run() {
-        let path = scratch("append.rec");
+        let (_path_dir, path) = scratch("append.rec");
         write_run(&path);
         let len = std::fs::metadata(&path).unwrap().len();
         let mut bytes = std::fs::read(&path).unwrap();
@@ -525,7 +524,7 @@ mod tests {
         assert_eq!(runs, [(3, false), (1, false)]);
         assert_eq!(file.frames(1).unwrap().read().unwrap(), Some(tick(0)));
         // Not a record: refused, and left alone.
-        let other = scratch("notes.txt");
+        let (_other_dir, other) = scratch("notes.txt");
         std::fs::write(&other, "my notes\n").unwrap();
         assert_eq!(RecordWriter::open(&other).err().unwrap().code, "E0612");
         assert_eq!(std::fs::read_to_string(&other).unwrap(), "my notes\n");
