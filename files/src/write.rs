@@ -293,11 +293,11 @@ mod tests {
             0o640
         );
         assert_eq!(
-            fs::read_dir(&dir).unwrap().count(),
+            fs::read_dir(dir).unwrap().count(),
             1,
             "no temporary file left"
         );
-        fs::remove_dir_all(&dir).unwrap();
+        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -317,7 +317,7 @@ mod tests {
         std::os::unix::fs::symlink("later.svg", dir.join("dangling.svg")).unwrap();
         write_atomic(&dir.join("dangling.svg"), b"x").unwrap();
         assert_eq!(fs::read(dir.join("later.svg")).unwrap(), b"x");
-        fs::remove_dir_all(&dir).unwrap();
+        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -356,13 +356,13 @@ mod tests {
         fs::write(dir.join(".f.affect-tmp.4194304"), "half").unwrap();
         fs::write(dir.join(".f.tmp4194305"), "half").unwrap();
         write_atomic(&dir.join("f"), b"whole").unwrap();
-        let left: Vec<_> = fs::read_dir(&dir)
+        let left: Vec<_> = fs::read_dir(dir)
             .unwrap()
             .flatten()
             .map(|e| e.file_name())
             .collect();
         assert_eq!(left, vec![std::ffi::OsString::from("f")]);
-        fs::remove_dir_all(&dir).unwrap();
+        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -379,8 +379,8 @@ mod tests {
             fs::metadata(&p).unwrap().permissions().mode() & 0o777,
             0o444
         );
-        assert!(check_writable(&dir).unwrap_err().contains("directory"));
-        fs::remove_dir_all(&dir).unwrap();
+        assert!(check_writable(dir).unwrap_err().contains("directory"));
+        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

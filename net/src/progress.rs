@@ -239,9 +239,8 @@ mod tests {
 
     #[test]
     fn a_growing_trace_is_read_line_by_line_once() {
-        let dir = std::env::temp_dir().join(format!("affect-progress-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.jsonl");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
         let helped = r#"{"ev":"recruit","step":"helped"}"#;
         std::fs::write(&path, format!("{helped}\n{}", &helped[..10])).unwrap();
         let mut p = Progress::new(Some(1000.0), true, false, true);
@@ -256,6 +255,5 @@ mod tests {
         assert!(p.line(500.0, 3, 4).starts_with(
             "launch: 0.5s of 1.0s world time, 3 of 4 robots running, 2 handed over, "
         ));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -325,7 +325,7 @@ fn store_killed_half_way() {
 #[test]
 fn a_store_killed_half_way_leaves_nothing_behind_for_long() {
     use std::os::unix::process::ExitStatusExt;
-    let dir = scratch("killed");
+    let (_tmp, dir) = scratch("killed");
     let child = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "store_killed_half_way",
@@ -391,5 +391,4 @@ fn a_store_killed_half_way_leaves_nothing_behind_for_long() {
     assert_eq!(lookup(&p, &dir), Some("miss"));
     assert_eq!(lookup(&p, &dir), Some("hit"));
     assert_eq!(entries(&dir).len(), 2);
-    let _ = std::fs::remove_dir_all(&dir);
 }
