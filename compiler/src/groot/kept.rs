@@ -15,6 +15,10 @@
 //!   tree with a body). The export writes the kept entry while it still reads as the
 //!   declaration says, else the entry printed anew.
 //!
+//! - A `<BehaviorTree>` or `<include>` whose values the file spells otherwise than the writer
+//!   (`'`, a raw `>`, character references) keeps its start tag in `#[xml]` on the tree or
+//!   `use`, merged the same way.
+//!
 //! Kept text travels as an ordinary `#[..]` attribute, so it survives edits elsewhere in the
 //! `.affect` file, and a file written from `.affect` source never has any.
 
@@ -94,6 +98,15 @@ pub fn of(attrs: &[Attr], name: &str) -> Option<Element> {
 /// The toolchain's own attributes, which the import reads and the export writes itself.
 fn ours(name: &str) -> bool {
     name.starts_with("_affect") || name == super::carry::INFERRED_XML
+}
+
+/// Whether the file spells a value of the element otherwise than the writer would (`'` for
+/// `&apos;`, a raw `>`, `&#x41;`): what a `<BehaviorTree>` or `<include>` keeps its start tag
+/// for, as the export writes their attributes' values back already.
+pub fn spelled_otherwise(el: &Element) -> bool {
+    el.attrs
+        .iter()
+        .any(|a| !ours(&a.name) && a.raw.as_ref().is_some_and(|r| r.value == a.value))
 }
 
 /// The element's start tag as written (self-closed): what a node keeps.

@@ -5,6 +5,8 @@ use super::Dialect;
 use crate::builtins;
 
 pub const ROOT_PREFIX: &str = "root:";
+/// `#[transitive]` on a `use`: a file an included file includes (no `<include>` of its own).
+pub const TRANSITIVE: &str = "transitive";
 /// Item attributes named `metadata:k` are Groot 2's `<MetadataFields><Metadata k=".."/>` of the
 /// declaration's model entry (one `<Metadata>` per attribute, as BehaviorTree.CPP writes them).
 pub const METADATA_PREFIX: &str = "metadata:";

@@ -42,6 +42,9 @@ impl Exporter {
             bt.children.push(XmlNode::Element(body));
         }
         self.st.form = None;
+        if let Some(k) = kept::of(&item.attrs, kept::XML) {
+            kept::merge_head(&mut bt, &k, self.dialect == Dialect::V4);
+        }
         let mut model = subtree_model(item, false);
         if let Some(k) = self.kept_model(item, t) {
             model = Some(k);

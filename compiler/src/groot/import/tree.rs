@@ -188,6 +188,9 @@ impl Reader {
             }),
             span: Span::DUMMY,
         };
+        if kept::spelled_otherwise(bt) {
+            item.attrs.push(kept::attr(kept::XML, kept::start_tag(bt)));
+        }
         // The tree's `<SubTree>` model entry as written, when the export would write it
         // otherwise (Groot 2's `<MetadataFields>`, attributes, elements it does not model).
         let entry = models.and_then(|m| {
