@@ -13,7 +13,6 @@ pub mod keys;
 pub mod launch;
 pub mod merge;
 pub mod node;
-pub mod progress;
 pub mod robot;
 pub mod startup;
 pub mod wire;

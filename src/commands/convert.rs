@@ -58,12 +58,7 @@ pub fn run(args: &ConvertArgs) -> u8 {
         return FAILED;
     }
     match files::write_output(args.output.as_deref(), &out.xml) {
-        Ok(()) => {
-            if let Some(path) = &args.output {
-                files::tell_written(path);
-            }
-            OK
-        }
+        Ok(()) => OK,
         Err(e) => {
             eprintln!("error: {e}");
             USAGE

@@ -73,12 +73,7 @@ pub fn run(args: &GenTreeArgs) -> u8 {
         args.output.as_deref()
     };
     match files::write_output(out, &text) {
-        Ok(()) => {
-            if let Some(out) = out {
-                files::tell_written(out);
-            }
-            OK
-        }
+        Ok(()) => OK,
         Err(e) => {
             eprintln!("error: {e}");
             FAILED

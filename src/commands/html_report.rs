@@ -6,8 +6,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct ReportArgs {
-    /// A JSON Lines trace (`affect run --trace FILE.jsonl`), or one compressed with
-    /// Zstandard (`FILE.jsonl.zst`, as `--trace` writes it for such a name).
+    /// A JSON Lines trace (`affect run --trace FILE.jsonl`).
     #[arg(value_name = "TRACE.jsonl")]
     pub trace: PathBuf,
     /// Where to write the page.
@@ -39,10 +38,7 @@ pub fn run(args: &ReportArgs) -> u8 {
         }
     };
     match files::write_atomic(&args.output, html.as_bytes()) {
-        Ok(()) => {
-            files::tell_written(&args.output);
-            OK
-        }
+        Ok(()) => OK,
         Err(e) => {
             eprintln!("error: {e}");
             USAGE

@@ -144,9 +144,6 @@ pub fn run(args: &ImportArgs) -> u8 {
         eprintln!("error: {e}");
         return USAGE;
     }
-    if let Some(out) = &args.output {
-        files::tell_written(out);
-    }
     let uses = included_uses(&imported.file);
     match &args.output {
         // Each `<include>`d file becomes the `.affect` file its `use` names, beside the
@@ -215,7 +212,7 @@ fn import_included(from: &Path, out: &Path, uses: &[String], seen: &mut Vec<Path
             eprintln!("error: {e}");
             return USAGE;
         }
-        files::tell_written(&target);
+        eprintln!("imported `{}` into `{}`", xml.display(), target.display());
         let code = import_included(&xml, &target, &included_uses(&imported.file), seen);
         if code != OK {
             return code;

@@ -9,10 +9,9 @@ pub fn print(summaries: &[AgentSummary]) {
     for s in summaries {
         let _ = writeln!(
             err,
-            "{}: {} tick{}, root {}; transitions: {} RUNNING, {} SUCCESS, {} FAILURE, {} IDLE",
+            "{}: {} ticks, root {}; transitions: {} RUNNING, {} SUCCESS, {} FAILURE, {} IDLE",
             s.agent,
             s.ticks,
-            if s.ticks == 1 { "" } else { "s" },
             s.root.name(),
             s.statuses[1],
             s.statuses[2],
