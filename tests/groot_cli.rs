@@ -10,7 +10,6 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-
 const NAV2: &str = "examples/xml/nav2_tree.xml";
 
 #[test]

@@ -23,7 +23,6 @@ use std::path::Path;
 
 // ---------------------------------------------------------------------------- running
 
-
 /// `examples/navigator.affect` with the edits of one validation test: its itinerary, where the
 /// robot starts, and whether the door slams at 40 s. Each edit must apply exactly once.
 fn variant(itinerary: &[&str], start: &str, door: bool) -> String {
