@@ -9,7 +9,8 @@ attributes, 1 MB tokens, a node with 10,000 children, a 20,000-line program, cha
 files) is generated into a temporary directory and given to every command that reads it:
 check, fmt, run, build --emit groot, import, convert, memory show, and the language server
 (open the document, wait for its diagnostics, change it, wait again, ask for its symbols).
-Every command runs as a child process under a 4 GiB address-space limit, started by GNU
+Many errors: 2,000 and 20,000 small trees with a syntax error each, and the same files
+fixed. Every command runs as a child process under a 4 GiB address-space limit, started by GNU
 time (`/usr/bin/time`), which reports the kernel's account of it: peak resident memory
 (`ru_maxrss`) and CPU time; memory is measured, not estimated. (The command is not forked
 from this script directly because a child forked from a large process inherits the
@@ -106,6 +107,13 @@ def long_program(units):
     parts.extend(f"            Task{i}(level: level)\n" for i in range(units))
     parts.append("        }\n    }\n}\n")
     return "".join(parts)
+
+
+def small_trees(n, broken):
+    """`n` small trees calling one action; with `broken`, each call is a syntax error."""
+    value = "_" if broken else "true"
+    return "action Go(in reached: bool);\n\n" + "".join(
+        f"tree T{i}() {{\n    Go(reached: {value})\n}}\n" for i in range(n))
 
 
 def lines_to_units(lines):
@@ -236,6 +244,13 @@ def cases():
            ["check", "run", "build"])
     yield ("chain/tree calls", "30,000", "tcalls.affect", tree_chain(30_000),
            ["check", "fmt", "run", "build"])
+    # An error in each of 2,000 small trees: recovery, the filtering of its cascades and
+    # every diagnostic in JSON (and in the language server) stay linear in the file.
+    for n in (2_000, 20_000):
+        yield ("many errors", f"{n:,} trees", f"errors{n}.affect", small_trees(n, True),
+               ["check", "check-json", "fmt", "lsp"])
+        yield ("many errors/fixed", f"{n:,} trees", f"fixed{n}.affect", small_trees(n, False),
+               ["check", "check-json"])
     yield ("memory file", "100,000 traces", "big.eltm", memory_file(100_000), ["memory"])
     yield ("memory file/1 MB key", "1 MB key", "key.eltm", memory_file(10, key_bytes=MB),
            ["memory"])
@@ -244,6 +259,7 @@ def cases():
 def argv(command, f):
     return {
         "check": ["check", f],
+        "check-json": ["check", "--format", "json", f],
         "fmt": ["fmt", "--stdout", f],
         "run": ["run", f, "--ticks", "10", "--quiet", "--no-persist"],
         "run-interp": ["run", f, "--ticks", "10", "--quiet", "--no-persist", "--engine",

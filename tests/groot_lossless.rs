@@ -1,5 +1,6 @@
 //! XML → `.affect` → XML gives back the user's file, checked strictly (issue 12 §2): the same
-//! elements in the same order, the same attributes (order free) with the same values, the same
+//! elements in the same order, the same attributes (order free) with the same text as written
+//! (entities spelled as in the file), the same
 //! comments at the same places, the same text, and the whole `<TreeNodesModel>` to any depth.
 //! Only whitespace between markup, attribute order and the XML declaration are free.
 //!
@@ -65,7 +66,8 @@ fn pieces(doc: &xml::Document, comments: bool) -> Vec<(Piece, String)> {
                     .attrs
                     .iter()
                     .filter(|a| comments || a.name != "_description")
-                    .map(|a| (a.name.clone(), a.value.clone()))
+                    // The value as written (entities spelled as in the file), not as decoded.
+                    .map(|a| (a.name.clone(), a.text()))
                     .collect();
                 let here = format!("{path}/{}", label(e));
                 out.push((
@@ -214,6 +216,8 @@ fn the_comparator_sees_every_kind_of_change() {
         "attribute added: z"
     );
     assert_eq!(changed(r#"x="1""#, r#"x="3""#), "value rewritten: x");
+    // The text as written: `&#49;` is `1` decoded, but not as written.
+    assert_eq!(changed(r#"x="1""#, r#"x="&#49;""#), "value rewritten: x");
     assert_eq!(changed(r#"k="v""#, r#"k="w""#), "tree-nodes-model");
     assert_eq!(
         changed("<MetadataFields>", "<MetadataFields><Metadata/>").as_str(),

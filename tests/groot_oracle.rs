@@ -533,7 +533,7 @@ fn tick_or_load(
     };
     let run = Command::new(oracle())
         .arg("trace")
-        .arg(&path)
+        .arg(path)
         .args(["--ticks", "10", "--no-idle"])
         .args(host_entries(file, main, xml))
         .output()

@@ -27,13 +27,38 @@ fn corpus() -> PathBuf {
 /// Corpus files that BehaviorTree.CPP itself refuses, so `affect import` refuses them too, with
 /// the code it must give. Each entry says why; the tests check that the import fails exactly
 /// so (an entry cannot hide another problem).
-const REFUSED: &[(&str, &str, &str)] = &[(
+const REFUSED: &[(&str, &str, &str)] = &[
+(
     "Groot@master/test_data/issue_3.xml",
     "E0411",
     "an empty `<BehaviorTree>` (Groot's test file for its issue 3): BehaviorTree.CPP 4.8.2 \
      refuses it (\"The tag <BehaviorTree> with ID 'ReceiveGuest' must have exactly 1 child\", \
      checked with the oracle), and 3.8's VerifyXML has the same rule",
-)];
+),
+(
+    "navigation2@main/nav2_docking/opennav_docking_bt/behavior_trees/application_example.xml",
+    "E0419",
+    "`<inverter>`, a misspelt `Inverter` with no model: BehaviorTree.CPP 4.8.2 refuses it \
+     (\"Node not recognized: inverter\", the oracle with its stand-ins for unmodelled nodes)",
+),
+(
+    "navigation2@jazzy/nav2_docking/opennav_docking_bt/behavior_trees/application_example.xml",
+    "E0419",
+    "the same `<inverter>` as on main",
+),
+(
+    "BehaviorTree.CPP@master/fuzzing/corpus/bt_corpus/corpus2.xml",
+    "E0420",
+    "`<Timeout timeout_ms=..>`, a port Timeout does not have: BehaviorTree.CPP 4.8.2 refuses it \
+     (\"a port with name [timeout_ms] is found in the XML ... but not in the providedPorts()\")",
+),
+(
+    "BehaviorTree.CPP@master/fuzzing/corpus/bt_corpus/corpus3.xml",
+    "E0420",
+    "`<SetBlackboard key=..>`, a port SetBlackboard does not have; BehaviorTree.CPP 4.8.2 \
+     refuses the file already for its SubTree named like a registered node",
+),
+];
 
 fn refused(path: &Path) -> Option<&'static str> {
     REFUSED

@@ -51,9 +51,16 @@ pub fn check_text(src: &str, loader: &dyn sema::Loader) -> Checked {
     let mut diags = parsed.diagnostics;
     let parses = !diagnostic::has_errors(&diags);
     if !parses {
-        // Names and types of a file that does not parse would only repeat its syntax errors.
+        // A file with syntax errors does not run; the checker's findings in the declarations
+        // the errors did not damage are reported with them, so one run shows every mistake.
         analysis.program = None;
-        analysis.diagnostics.retain(|d| !d.is_error());
+        analysis.diagnostics = syntax::damage::independent(
+            src,
+            &parsed.file,
+            &parsed.damage,
+            &diags,
+            std::mem::take(&mut analysis.diagnostics),
+        );
     }
     diags.append(&mut analysis.diagnostics);
     diags.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));

@@ -4,7 +4,6 @@
 
 use crate::documents::{path_to_uri, Document, Lines};
 use crate::message::{self, Json};
-use affect_compiler::diagnostic::{self, MAX_PER_FILE};
 use affect_compiler::render::elide_long_words;
 use affect_compiler::sema::index::{Target, MAIN_FILE};
 use affect_compiler::{Diagnostic, Severity, Span};
@@ -12,6 +11,7 @@ use lsp_types::{
     DiagnosticRelatedInformation, DiagnosticSeverity, DiagnosticTag, Location, NumberOrString,
     PublishDiagnosticsParams, Range, Uri,
 };
+use std::collections::HashMap;
 
 /// The notification that publishes a document's diagnostics.
 pub fn publish(doc: &Document) -> Json {
@@ -39,15 +39,15 @@ fn notify(params: PublishDiagnosticsParams) -> Json {
 /// Every diagnostic of a document, its imported files' errors included (shown on the `use`
 /// that brings them in).
 ///
-/// At most [`MAX_PER_FILE`] of the document's own and as many of its imported files' are
-/// published (errors first, as `affect check` prints them), then one note saying how many
-/// more there are: a file of 30 KB of stray closers has 30,000 errors, and converting and
-/// sending them all held the server for minutes.
+/// All of them, unlike `affect check`'s human output (100 per file): an editor lists what is
+/// wrong everywhere in the file, and a fix in one place should not reveal errors that were
+/// there all along. Each costs a binary search for its position and, for an imported
+/// file's, a look-up of that file's lines and `use`, made once per file: a file with
+/// thousands of errors is converted in time linear in their number.
 pub fn for_document(doc: &Document) -> Vec<lsp_types::Diagnostic> {
-    let shown = diagnostic::pick(&doc.diagnostics, MAX_PER_FILE);
-    let mut hidden = doc.diagnostics.len() - shown.len();
-    let mut out: Vec<lsp_types::Diagnostic> = shown
-        .into_iter()
+    let mut out: Vec<lsp_types::Diagnostic> = doc
+        .diagnostics
+        .iter()
         .map(|d| {
             convert(
                 d,
@@ -58,20 +58,25 @@ pub fn for_document(doc: &Document) -> Vec<lsp_types::Diagnostic> {
             )
         })
         .collect();
-    hidden += doc.imported_diagnostics.len().saturating_sub(MAX_PER_FILE);
-    for (file, text, d) in doc.imported_diagnostics.iter().take(MAX_PER_FILE) {
-        let Some(use_span) = use_span(doc, file) else {
+    // Per imported file: its lines, its location, and the `use` its errors are shown on.
+    let mut files: HashMap<&str, (Lines, Option<Uri>, Option<Span>)> = HashMap::new();
+    for (file, text, d) in &doc.imported_diagnostics {
+        let (lines, file_uri, use_at) = files.entry(file.as_str()).or_insert_with(|| {
+            let file_uri = doc
+                .path
+                .as_ref()
+                .and_then(|p| p.parent())
+                .and_then(|dir| path_to_uri(&dir.join(file)));
+            (Lines::new(text), file_uri, use_span(doc, file))
+        });
+        let Some(use_span) = *use_at else {
             continue;
         };
-        let lines = Lines::new(text);
         // The imported file's own location, when it is a file on disk.
-        let location = doc
-            .path
-            .as_ref()
-            .and_then(|p| p.parent())
-            .and_then(|dir| path_to_uri(&dir.join(file)))
+        let location = file_uri
+            .clone()
             .map(|uri| Location::new(uri, lines.range(text, d.primary.span)));
-        let mut diag = convert(d, &doc.uri, text, &lines, doc.range(use_span));
+        let mut diag = convert(d, &doc.uri, text, lines, doc.range(use_span));
         diag.message = format!("in `{file}`: {}", diag.message);
         // Secondary labels point into the imported file, not this one.
         diag.related_information = location.map(|l| {
@@ -86,27 +91,7 @@ pub fn for_document(doc: &Document) -> Vec<lsp_types::Diagnostic> {
         });
         out.push(diag);
     }
-    if hidden > 0 {
-        out.push(more(
-            hidden,
-            out.last().map(|d| d.range).unwrap_or_default(),
-        ));
-    }
     out
-}
-
-/// The note after the last published diagnostic that says how many were left out.
-fn more(hidden: usize, range: Range) -> lsp_types::Diagnostic {
-    lsp_types::Diagnostic {
-        range,
-        severity: Some(DiagnosticSeverity::INFORMATION),
-        source: Some("affect".to_string()),
-        message: format!(
-            "and {hidden} more diagnostic{} (at most {MAX_PER_FILE} are shown per file)",
-            if hidden == 1 { "" } else { "s" }
-        ),
-        ..Default::default()
-    }
 }
 
 /// The span of the `use` that imports `file` (a path as written, or a module name): the

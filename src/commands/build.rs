@@ -76,6 +76,15 @@ pub fn run(args: &BuildArgs) -> u8 {
             }
         };
     }
+    // A program that does not check is not exported: its XML would be refused by
+    // BehaviorTree.CPP (a port of the wrong type, a misspelt argument) or run otherwise.
+    let analysis = affect_compiler::check_source_with(&src, &files::FileLoader::beside(&args.file));
+    if affect_compiler::diagnostic::has_errors(&analysis.diagnostics) {
+        reporter.add(&name, &src, &analysis.diagnostics);
+        reporter.finish(1);
+        eprintln!("affect build: `{name}` does not check; nothing written");
+        return FAILED;
+    }
     let dialect = if args.emit == Emit::Groot {
         Dialect::V4
     } else {

@@ -33,8 +33,8 @@ impl Reporter {
         }
     }
 
-    /// Reports diagnostics of `file` (every one is counted; at most
-    /// `diagnostic::MAX_PER_FILE` per file are printed, errors first).
+    /// Reports diagnostics of `file` (every one is counted; the human form prints at most
+    /// `diagnostic::MAX_PER_FILE` per file, errors first, the JSON form every one).
     pub fn add(&mut self, file: &str, src: &str, diags: &[Diagnostic]) {
         for d in diags {
             match d.severity {
@@ -50,7 +50,11 @@ impl Reporter {
                 MAX_PER_FILE
             }
         };
-        let picked = diagnostic::pick(diags, room);
+        // JSON is read by programs (editors, CI): every diagnostic, none left out.
+        let picked = match self.format {
+            Format::Json => diags.iter().collect(),
+            Format::Human => diagnostic::pick(diags, room),
+        };
         if let Some((_, shown, left_out)) = self.shown.iter_mut().find(|(f, _, _)| f == file) {
             *shown += picked.len();
             *left_out += diags.len() - picked.len();

@@ -1,10 +1,12 @@
 //! Hostile inputs through the `affect` binary, under a 4 GiB address-space limit so that a
 //! runaway allocation fails the test instead of swapping: every class of issue 11 (depth,
-//! size, files read, numbers, memory files, files written, initial values) at ten times the
-//! sizes the issue names. Each test asserts the exact diagnostic code or the successful
-//! result; none asserts a time (benches/hostile.rs measures those).
+//! size, files read, numbers, memory files, files written, initial values) and issue 31's
+//! many errors, at ten times the sizes the issues name. Each test asserts the exact
+//! diagnostic code or the successful result; none asserts a time (benches/hostile.rs
+//! measures those).
 
 mod depth;
+mod errors;
 mod files_read;
 mod files_written;
 mod initial_values;

@@ -4,30 +4,56 @@
 use super::*;
 
 #[test]
-fn closers_get_at_most_100_diagnostics_with_short_lines() {
+fn a_run_of_closers_is_one_diagnostic_with_short_lines() {
     let dir = scratch("size_closers");
-    // 300 KB of stray closers: on one line, and on lines of 100.
+    // 300 KB of stray closers: on one line, and on lines of 100. Closers one after the other
+    // are one mistake: one diagnostic, which says how many there are and where they end.
     let one_line = format!("tree T() {{\n    succeed\n}}\n{}\n", "})]".repeat(100_000));
     let lines = format!(
         "tree T() {{\n    succeed\n}}\n{}",
         format!("{}\n", "}".repeat(100)).repeat(3_000)
     );
-    for (name, text) in [("one_line.affect", one_line), ("lines.affect", lines)] {
+    for (name, text, line) in [
+        ("one_line.affect", one_line, 4),
+        ("lines.affect", lines, 3003),
+    ] {
         write(&dir, name, text);
         let out = affect_in(&dir, &["check", name]);
         assert_eq!(status(&out), 1, "{name}");
         let err = stderr(&out);
-        assert!(err.len() < 200_000, "{name}: {} bytes of output", err.len());
-        assert_eq!(err.matches("[E0108]").count(), 100, "{name}");
-        assert!(err.contains("more diagnostics in"), "{name}");
+        assert!(err.len() < 20_000, "{name}: {} bytes of output", err.len());
+        assert_eq!(err.matches("[E0108]").count(), 1, "{name}: {err}");
+        assert!(
+            err.contains(&format!(
+                "299999 more closing delimiters after it, up to line {line}, close nothing either"
+            )),
+            "{name}: {err}"
+        );
         assert!(
             err.lines().all(|l| l.len() < 400),
             "{name}: a line of {} bytes",
             err.lines().map(str::len).max().unwrap_or(0)
         );
         let (_, codes) = check(&dir, name);
-        assert_eq!(codes.len(), 100, "{name}: JSON is capped too");
+        assert_eq!(codes, ["E0108"], "{name}: JSON has the same one");
     }
+}
+
+/// Stray closers with something between them are separate mistakes, each reported; JSON
+/// reports every one, the human output 100.
+#[test]
+fn separate_stray_closers_are_each_reported() {
+    let dir = scratch("size_strays");
+    let n = 30_000;
+    let strays: String = (0..n).map(|i| format!("action A{i}();\n}}\n")).collect();
+    let text = format!("tree T() {{\n    succeed\n}}\n{strays}");
+    write(&dir, "strays.affect", text);
+    let (st, codes) = check(&dir, "strays.affect");
+    assert_eq!(st, 1);
+    assert_eq!(codes.len(), n);
+    assert!(codes.iter().all(|c| c == "E0108"));
+    let err = stderr(&affect_in(&dir, &["check", "strays.affect"]));
+    assert_eq!(err.matches("[E0108]").count(), 100);
 }
 
 #[test]

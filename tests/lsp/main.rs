@@ -1,9 +1,10 @@
 //! End-to-end tests of `affect lsp`: the built binary driven over standard I/O with
 //! JSON-RPC messages (Content-Length framing), as an editor drives it. `navigation.rs` tests
 //! definition, references and rename across files and clones; `robustness.rs` sends broken
-//! messages.
+//! messages; `every_error.rs` checks that every diagnostic is published.
 
 mod client;
+mod every_error;
 mod navigation;
 mod robustness;
 #[path = "../support/mod.rs"]

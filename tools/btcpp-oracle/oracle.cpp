@@ -3,9 +3,10 @@
 // and reports what the library did, as JSON, so that tests can compare affect with it.
 //
 //   btcpp_oracle version
-//   btcpp_oracle load  FILE.xml [--tree ID]
+//   btcpp_oracle models                       (the library's built-in nodes and their ports)
+//   btcpp_oracle load  FILE.xml [--tree ID] [--stand-ins]
 //   btcpp_oracle trace FILE.xml [--ticks N] [--bb KEY[:TYPE]=VALUE]... [--custom-result KEY=S1,S2..]...
-//                      [--sleep-ms MS] [--no-idle] [--tree ID]
+//                      [--sleep-ms MS] [--no-idle] [--tree ID] [--stand-ins]
 //   btcpp_oracle bench FILE.xml [--seconds S] [--repeats R] [--bb ...] [--custom-result ...] [--tree ID]
 //
 // FILE.xml may be `-` (standard input). Exit status: 0 done, 1 bad arguments or an unreadable
@@ -53,6 +54,7 @@ struct Options
   long ticks = 1;
   long sleep_ms = 0;
   bool idle = true;
+  bool stand_ins = false;   // --stand-ins: register unmodelled node IDs as stand-ins
   double seconds = 2.0;
   long repeats = 7;
 };
@@ -60,10 +62,10 @@ struct Options
 [[noreturn]] void usage(const std::string& why)
 {
   std::cerr << "btcpp_oracle: " << why << "\n"
-            << "usage: btcpp_oracle version | load FILE [--tree ID] | trace FILE [--ticks N] "
-               "[--bb KEY[:TYPE]=VALUE].. [--custom-result KEY=S1,S2..].. [--sleep-ms MS] "
-               "[--no-idle] [--tree ID] | bench FILE [--seconds S] [--repeats R] [--bb ..] "
-               "[--custom-result ..] [--tree ID]\n";
+            << "usage: btcpp_oracle version | models | load FILE [--tree ID] [--stand-ins] | "
+               "trace FILE [--ticks N] [--bb KEY[:TYPE]=VALUE].. [--custom-result KEY=S1,S2..].. "
+               "[--sleep-ms MS] [--no-idle] [--tree ID] [--stand-ins] | bench FILE [--seconds S] "
+               "[--repeats R] [--bb ..] [--custom-result ..] [--tree ID]\n";
   std::exit(1);
 }
 
@@ -101,7 +103,7 @@ Options parse(int argc, char** argv)
     usage("no command");
   }
   o.command = argv[1];
-  const std::set<std::string> commands{ "version", "load", "trace", "bench" };
+  const std::set<std::string> commands{ "version", "models", "load", "trace", "bench" };
   if(!commands.count(o.command))
   {
     usage("unknown command `" + o.command + "`");
@@ -133,6 +135,8 @@ Options parse(int argc, char** argv)
       o.presets.push_back(value());
     else if(a == "--no-idle")
       o.idle = false;
+    else if(a == "--stand-ins")
+      o.stand_ins = true;
     else if(a == "--custom-result")
     {
       const std::string kv = value();
@@ -152,7 +156,7 @@ Options parse(int argc, char** argv)
     else
       usage("one file only");
   }
-  if(o.command != "version" && o.file.empty())
+  if(o.command != "version" && o.command != "models" && o.file.empty())
   {
     usage("no FILE.xml");
   }
@@ -365,6 +369,13 @@ struct Registry
         info.setDefaultValue(std::string(def));
       m.ports.insert({ name, info });
     }
+    add(m);
+  }
+
+  // Registers `m` as its stand-in (see README.md).
+  void add(const BT::TreeNodeManifest& m)
+  {
+    const std::string id = m.registration_ID;
     const Registry* self = this;
     BT::NodeBuilder build;
     switch(m.type)
@@ -393,6 +404,123 @@ struct Registry
     registered.push_back(id);
   }
 
+  // --stand-ins: every node ID the trees use that nothing registered, as the file uses it (its
+  // first use decides: an explicit tag's kind, else a leaf without children, a decorator with
+  // one, a control with more), with every attribute any use gives it that can be a port.
+  // Not an ID that differs from a built-in only in case or by at most two edits: BehaviorTree.CPP
+  // refuses those as it refuses any unregistered ID, and the import takes them for misspellings.
+  struct Use
+  {
+    BT::NodeType type;
+    std::set<std::string> ports;
+  };
+  std::map<std::string, Use> uses;
+  std::vector<std::string> use_order;
+
+  void note_uses(const tinyxml2::XMLElement* tree)
+  {
+    static const std::map<std::string, BT::NodeType> explicit_tags{
+      { "Action", BT::NodeType::ACTION },
+      { "Condition", BT::NodeType::CONDITION },
+      { "Decorator", BT::NodeType::DECORATOR },
+      { "Control", BT::NodeType::CONTROL },
+    };
+    std::vector<const tinyxml2::XMLElement*> todo;
+    for(auto* c = tree->LastChildElement(); c; c = c->PreviousSiblingElement())
+      todo.push_back(c);
+    while(!todo.empty())
+    {
+      const auto* e = todo.back();
+      todo.pop_back();
+      for(auto* c = e->LastChildElement(); c; c = c->PreviousSiblingElement())
+        todo.push_back(c);
+      const std::string tag = e->Name();
+      if(tag == "SubTree")
+        continue;
+      std::string id = tag;
+      BT::NodeType type;
+      const auto k = explicit_tags.find(tag);
+      if(k != explicit_tags.end())
+      {
+        const char* attr = e->Attribute("ID");
+        if(!attr)
+          continue;
+        id = attr;
+        type = k->second;
+      }
+      else
+      {
+        int children = 0;
+        for(auto* c = e->FirstChildElement(); c; c = c->NextSiblingElement())
+          children++;
+        type = children == 0 ? BT::NodeType::ACTION :
+               children == 1 ? BT::NodeType::DECORATOR :
+                               BT::NodeType::CONTROL;
+      }
+      auto it = uses.find(id);
+      if(it == uses.end())
+      {
+        it = uses.insert({ id, Use{ type, {} } }).first;
+        use_order.push_back(id);
+      }
+      for(auto* a = e->FirstAttribute(); a; a = a->Next())
+        if(BT::IsAllowedPortName(a->Name()) && !(a->Name() == std::string("ID")))
+          it->second.ports.insert(a->Name());
+    }
+  }
+
+  static size_t edit_distance(const std::string& a, const std::string& b)
+  {
+    // Damerau–Levenshtein (optimal string alignment), as the import's `suggest::edit_distance`.
+    std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+    for(size_t i = 0; i <= a.size(); i++)
+      d[i][0] = i;
+    for(size_t j = 0; j <= b.size(); j++)
+      d[0][j] = j;
+    for(size_t i = 1; i <= a.size(); i++)
+      for(size_t j = 1; j <= b.size(); j++)
+      {
+        const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+        d[i][j] = std::min({ d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost });
+        if(i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+          d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    return d[a.size()][b.size()];
+  }
+
+  static std::string lower(std::string s)
+  {
+    for(auto& c : s)
+      c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  }
+
+  bool near_builtin(const std::string& id) const
+  {
+    for(const auto& b : factory.builtinNodes())
+      if(lower(b) == lower(id) || edit_distance(b, id) <= 2)
+        return true;
+    return false;
+  }
+
+  void register_stand_ins()
+  {
+    for(const auto& id : use_order)
+    {
+      if(factory.builtinNodes().count(id) || factory.manifests().count(id) || near_builtin(id))
+        continue;
+      const Use& u = uses.at(id);
+      BT::TreeNodeManifest m;
+      m.registration_ID = id;
+      m.type = u.type;
+      for(const auto& p : u.ports)
+        m.ports.insert({ p, BT::PortInfo(BT::PortDirection::INOUT) });
+      add(m);
+      stand_ins.push_back(id);
+    }
+  }
+  std::vector<std::string> stand_ins;
+
   // The model entries of a document and of the files it includes (relative to it).
   void document(const std::string& text, const std::string& dir, int depth)
   {
@@ -401,6 +529,9 @@ struct Registry
        !doc.RootElement())
       return;   // the library reports a broken document itself
     const auto* root = doc.RootElement();
+    for(auto* bt = root->FirstChildElement("BehaviorTree"); bt;
+        bt = bt->NextSiblingElement("BehaviorTree"))
+      note_uses(bt);
     for(auto* inc = root->FirstChildElement("include"); inc;
         inc = inc->NextSiblingElement("include"))
     {
@@ -537,6 +668,8 @@ struct Session
     // affect's exports: what docs/groot.md tells a C++ user to register (cpp/affect_bt.hpp).
     affect_bt::registerExport(factory, xml);
     registry.document(xml, options.file == "-" ? "." : directory(options.file), 0);
+    if(options.stand_ins)
+      registry.register_stand_ins();
   }
 
   // The library's own entry points: from the file (so <include> resolves against it), or
@@ -611,7 +744,8 @@ int load(Session& s)
           { "main_tree", tree.subtrees.empty() ? "" : tree.subtrees.front()->tree_ID },
           { "nodes", node_count(tree) },
           { "subtrees", tree.subtrees.size() },
-          { "custom_models", s.registry.registered } };
+          { "custom_models", s.registry.registered },
+          { "stand_ins", s.registry.stand_ins } };
   if(!printed.empty())
     j["output"] = printed;
   std::cout << j.dump() << std::endl;
@@ -803,6 +937,32 @@ int bench(Session& s)
 
 }   // namespace
 
+// The library's own nodes as JSON: ID, kind and ports (direction, type, default), so that
+// generators of test files take them from the library rather than from a copied list.
+int models()
+{
+  BT::BehaviorTreeFactory factory;
+  Json out = Json::array();
+  for(const auto& id : factory.builtinNodes())
+  {
+    const auto& m = factory.manifests().at(id);
+    Json ports = Json::array();
+    for(const auto& [name, info] : m.ports)
+    {
+      const char* dir = info.direction() == BT::PortDirection::INPUT  ? "input" :
+                        info.direction() == BT::PortDirection::OUTPUT ? "output" :
+                                                                        "inout";
+      Json p{ { "name", name }, { "direction", dir }, { "type", info.typeName() } };
+      if(!info.defaultValueString().empty())
+        p["default"] = info.defaultValueString();
+      ports.push_back(p);
+    }
+    out.push_back(Json{ { "id", id }, { "kind", BT::toStr(m.type) }, { "ports", ports } });
+  }
+  std::cout << out.dump() << std::endl;
+  return 0;
+}
+
 int main(int argc, char** argv)
 {
   Options o = parse(argc, argv);
@@ -811,6 +971,8 @@ int main(int argc, char** argv)
     std::cout << BT::LibraryVersionString() << std::endl;
     return 0;
   }
+  if(o.command == "models")
+    return models();
   try
   {
     Session s(std::move(o));

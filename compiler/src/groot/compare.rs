@@ -76,6 +76,25 @@ fn normal_value(port: &str, v: &str) -> String {
     }
 }
 
+/// Whether two values of attribute `attr` of a node `id` mean the same, by the rules above
+/// (scripts by their meaning, `{=}` as `{port}`); instance names and `_` attributes by text.
+pub(crate) fn same_value(id: &str, attr: &str, a: &str, b: &str, v4: bool) -> bool {
+    if a == b {
+        return true;
+    }
+    let script = v4
+        && ((matches!(id, "Script" | "ScriptCondition") && attr == "code")
+            || SCRIPT_ATTRS.contains(&attr)
+            || (id == "Precondition" && attr == "if"));
+    if script {
+        return script_meaning(a) == script_meaning(b);
+    }
+    if attr == "name" || attr.starts_with('_') {
+        return false;
+    }
+    normal_value(attr, a) == normal_value(attr, b)
+}
+
 fn node(el: &Element, v4: bool, commented: bool) -> Node {
     let (mut id, explicit) = match el.name.as_str() {
         "Action" | "Condition" | "Control" | "Decorator" => {

@@ -154,12 +154,16 @@ struct Vars<'s> {
 }
 
 impl Vars<'_> {
+    /// One piece of evidence for an entry's type. BehaviorTree.CPP types an entry a script
+    /// creates dynamically: an entry that holds an int and then a double is a number
+    /// (`num`), one that holds several kinds of value is `any`.
     fn note(&mut self, name: &str, ty: Option<Type>) {
         match self.types.get_mut(name) {
             Some(slot) => {
-                if slot.is_none() {
-                    *slot = ty;
-                }
+                *slot = match (slot.take(), ty) {
+                    (None, t) | (t, None) => t,
+                    (Some(a), Some(b)) => Some(join(a, b)),
+                };
             }
             None => {
                 self.order.push(name.to_string());
@@ -202,10 +206,10 @@ impl Vars<'_> {
                 StmtKind::Assign { target, op, value } => {
                     self.reads(value);
                     if let Some(v) = Self::var_of(target) {
-                        let ty = if *op == AssignOp::Set {
-                            literal_type(value)
-                        } else {
-                            None
+                        // `x := ..` stores the value's kind; `x += 1.5` makes a double of x.
+                        let ty = match value_type(value) {
+                            Some(t) if *op == AssignOp::Set || is_named(&t, "num") => Some(t),
+                            _ => None,
                         };
                         self.note(v, ty);
                     }
@@ -337,6 +341,52 @@ impl Vars<'_> {
     }
 }
 
+fn is_named(t: &Type, name: &str) -> bool {
+    matches!(&t.kind, TypeKind::Named(p) if p.segments.len() == 1 && p.segments[0].name == name)
+}
+
+/// The type of an entry that holds values of types `a` and `b`: an int that also holds a
+/// double is a `num`; two different kinds make `any`.
+fn join(a: Type, b: Type) -> Type {
+    let text = |t: &Type| crate::fmt::format_type(t);
+    if text(&a) == text(&b) {
+        return a;
+    }
+    let numeric = |t: &Type| is_named(t, "int") || is_named(t, "num");
+    if numeric(&a) && numeric(&b) {
+        return named("num");
+    }
+    named(super::model::ANY)
+}
+
+/// The type of a value a script stores: a literal's (see [`literal_type`]), or `num` for
+/// arithmetic where a double can come out (a non-integer literal in it), `int` for
+/// arithmetic on integer literals alone.
+fn value_type(e: &Expr) -> Option<Type> {
+    if let Some(t) = literal_type(e) {
+        return Some(t);
+    }
+    match &e.kind {
+        ExprKind::Paren(x) => value_type(x),
+        ExprKind::Unary(UnOp::Neg, x) => value_type(x),
+        ExprKind::Binary(op, a, b)
+            if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) =>
+        {
+            let (x, y) = (value_type(a), value_type(b));
+            let num = |t: &Option<Type>| t.as_ref().is_some_and(|t| is_named(t, "num"));
+            let int = |t: &Option<Type>| t.as_ref().is_some_and(|t| is_named(t, "int"));
+            if num(&x) || num(&y) || (*op == BinOp::Div && (int(&x) || int(&y))) {
+                Some(named("num"))
+            } else if int(&x) && int(&y) {
+                Some(named("int"))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
 /// The type a literal assignment gives an entry (BehaviorTree.CPP's `x := 1` makes an int).
 fn literal_type(e: &Expr) -> Option<Type> {
     Some(match &e.kind {
@@ -382,4 +432,44 @@ pub fn locals(nodes: &[Node], ports: &[PortDecl], scope: &Scope) -> Vec<LocalVar
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    /// The `var` lines of the imported fixture, and whether the import checks.
+    fn imported(name: &str) -> (Vec<String>, Vec<crate::diagnostic::Diagnostic>) {
+        let path = format!(
+            "{}/../tests/fixtures/xml/dynamic_types/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let xml = std::fs::read_to_string(&path).expect("the fixture");
+        let imported = crate::groot::import_str(&xml);
+        assert!(!imported.has_errors(), "{:?}", imported.diagnostics);
+        let text = imported.text();
+        let vars = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("var "))
+            .map(str::to_string)
+            .collect();
+        let errors = crate::check_source(&text)
+            .into_iter()
+            .filter(|d| d.severity == crate::diagnostic::Severity::Error)
+            .collect();
+        (vars, errors)
+    }
+
+    #[test]
+    fn an_entry_that_takes_a_double_is_a_number() {
+        let (vars, errors) = imported("int_then_double.xml");
+        assert_eq!(vars, ["var total: num;", "var count: num;"]);
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    #[test]
+    fn an_entry_of_several_kinds_takes_any_value() {
+        let (vars, errors) = imported("several_kinds.xml");
+        assert_eq!(vars, ["var state: any;", "var ratio: num;"]);
+        assert!(errors.is_empty(), "{errors:?}");
+    }
 }

@@ -27,6 +27,7 @@ pub(crate) mod element;
 pub mod export;
 pub mod import;
 pub mod infer;
+pub mod kept;
 pub mod model;
 pub mod names;
 pub mod script;

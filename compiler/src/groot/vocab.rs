@@ -5,6 +5,8 @@ use super::Dialect;
 use crate::builtins;
 
 pub const ROOT_PREFIX: &str = "root:";
+/// `#[transitive]` on a `use`: a file an included file includes (no `<include>` of its own).
+pub const TRANSITIVE: &str = "transitive";
 /// Item attributes named `metadata:k` are Groot 2's `<MetadataFields><Metadata k=".."/>` of the
 /// declaration's model entry (one `<Metadata>` per attribute, as BehaviorTree.CPP writes them).
 pub const METADATA_PREFIX: &str = "metadata:";
@@ -47,36 +49,6 @@ pub fn switch_cases(id: &str) -> Option<usize> {
 /// IDs of BehaviorTree.CPP's own nodes that a file may use by name (`Script(code: "...")`
 /// when a script has no affect spelling): written back as they are, never given a model.
 pub fn is_bt_builtin(id: &str, dialect: Dialect) -> bool {
-    const V4_EXTRA: &[&str] = &[
-        "Script",
-        "ScriptCondition",
-        "LoopInt",
-        "LoopBool",
-        "LoopDouble",
-        "LoopString",
-        "SubTree",
-        "Switch2",
-        "Switch3",
-        "Switch4",
-        "Switch5",
-        "Switch6",
-        "ManualSelector",
-        "SequenceStar",
-    ];
-    const V3_EXTRA: &[&str] = &[
-        "BlackboardCheckInt",
-        "BlackboardCheckDouble",
-        "BlackboardCheckString",
-        "BlackboardCheckBool",
-        "SubTree",
-        "SubTreePlus",
-        "Switch2",
-        "Switch3",
-        "Switch4",
-        "Switch5",
-        "Switch6",
-        "ManualSelector",
-    ];
     match dialect {
         Dialect::V4 => {
             V4_EXTRA.contains(&id) || builtins::BUILTINS.iter().any(|b| b.v4 == Some(id))
@@ -86,6 +58,52 @@ pub fn is_bt_builtin(id: &str, dialect: Dialect) -> bool {
         }
     }
 }
+
+/// Every ID [`is_bt_builtin`] accepts in `dialect` (for "did you mean" and typo checks).
+pub fn bt_builtin_ids(dialect: Dialect) -> impl Iterator<Item = &'static str> {
+    let extra = match dialect {
+        Dialect::V4 => V4_EXTRA,
+        Dialect::V3 => V3_EXTRA,
+    };
+    let table = builtins::BUILTINS
+        .iter()
+        .filter_map(move |b| match dialect {
+            Dialect::V4 => b.v4,
+            Dialect::V3 => b.v3,
+        });
+    extra.iter().copied().chain(table)
+}
+
+const V4_EXTRA: &[&str] = &[
+    "Script",
+    "ScriptCondition",
+    "LoopInt",
+    "LoopBool",
+    "LoopDouble",
+    "LoopString",
+    "SubTree",
+    "Switch2",
+    "Switch3",
+    "Switch4",
+    "Switch5",
+    "Switch6",
+    "ManualSelector",
+    "SequenceStar",
+];
+const V3_EXTRA: &[&str] = &[
+    "BlackboardCheckInt",
+    "BlackboardCheckDouble",
+    "BlackboardCheckString",
+    "BlackboardCheckBool",
+    "SubTree",
+    "SubTreePlus",
+    "Switch2",
+    "Switch3",
+    "Switch4",
+    "Switch5",
+    "Switch6",
+    "ManualSelector",
+];
 
 /// The tags of the explicit form (`<Action ID="X"/>`); the compact form is `<X/>`.
 pub fn is_explicit_tag(tag: &str) -> bool {

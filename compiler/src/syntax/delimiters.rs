@@ -3,6 +3,7 @@
 //! stream (synthetic closers, dropped strays) so the parser always sees balanced blocks and
 //! can recover inside them. The pairs also tell parse errors which block they are in.
 
+use super::text::Text;
 use super::token::{Kw, Tok};
 use crate::diagnostic::{Diagnostic, MAX_PER_FILE};
 use crate::span::Span;
@@ -48,49 +49,6 @@ fn word<'a>(t: &Tok<'a>) -> Option<&'a str> {
         Tok::Ident(s) | Tok::RawIdent(s) => Some(s),
         Tok::Kw(k) => Some(k.as_str()),
         _ => None,
-    }
-}
-
-/// The source with its line starts, so that questions about the line of a token cost a
-/// binary search, not a scan back through the line (a file can be one line of any length).
-struct Text<'a> {
-    src: &'a str,
-    starts: Vec<usize>,
-}
-
-impl<'a> Text<'a> {
-    fn new(src: &'a str) -> Text<'a> {
-        let starts = std::iter::once(0)
-            .chain(src.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        Text { src, starts }
-    }
-
-    /// 0-based line holding byte `offset`.
-    fn line(&self, offset: usize) -> usize {
-        self.starts.partition_point(|&s| s <= offset) - 1
-    }
-
-    /// Start of the line holding byte `offset`.
-    fn line_start(&self, offset: usize) -> usize {
-        self.starts[self.line(offset.min(self.src.len()))]
-    }
-
-    /// Indentation (in characters) of the line holding byte `offset`.
-    fn indent_of(&self, offset: usize) -> usize {
-        self.src[self.line_start(offset)..]
-            .chars()
-            .take_while(|c| *c == ' ' || *c == '\t')
-            .count()
-    }
-
-    /// True when only spaces stand between the start of its line and `offset`.
-    fn first_on_line(&self, offset: usize) -> bool {
-        self.src[..offset]
-            .bytes()
-            .rev()
-            .take_while(|&b| b != b'\n')
-            .all(|b| b == b' ' || b == b'\t')
     }
 }
 
@@ -285,14 +243,15 @@ fn pair_of(tokens: &[(u32, Tok, u32)], open_idx: usize, desc: String, close: Spa
     }
 }
 
-pub fn balance<'a>(src: &str, tokens: Vec<(u32, Tok<'a>, u32)>) -> Balanced<'a> {
-    let text = Text::new(src);
+pub fn balance<'a>(text: &Text, tokens: Vec<(u32, Tok<'a>, u32)>) -> Balanced<'a> {
+    let src = text.src();
     let matching_open = matching_opens(&tokens);
 
     let mut out = OutTokens::default();
     let mut pairs = Vec::new();
     let mut diagnostics = Vec::new();
     let mut synthetic = Vec::new();
+    let mut strays: Option<Strays> = None;
     // (index in `tokens`, describe)
     let mut stack: Vec<(usize, String)> = Vec::new();
 
@@ -302,7 +261,7 @@ pub fn balance<'a>(src: &str, tokens: Vec<(u32, Tok<'a>, u32)>) -> Balanced<'a> 
 
     for (i, (s, t, e)) in tokens.iter().enumerate() {
         if closer_of(t).is_some() {
-            stack.push((i, describe(&text, &tokens, i, &matching_open)));
+            stack.push((i, describe(text, &tokens, i, &matching_open)));
             out.keep(&tokens, i);
         } else if is_closer(t) {
             let matches_top = stack
@@ -386,30 +345,84 @@ pub fn balance<'a>(src: &str, tokens: Vec<(u32, Tok<'a>, u32)>) -> Balanced<'a> 
                     Tok::RBracket => "[",
                     _ => "{",
                 };
-                let d = Diagnostic::error(
-                    "E0108",
-                    format!("unexpected closing `{}`", char_of(t)),
-                    Span::raw(*s, *e),
-                )
-                .with_label(format!("no `{opener}` is open here for this to close"))
-                .with_help("remove it, or add the missing opening delimiter where it belongs");
-                diagnostics.push(d);
                 out.drop_token(&tokens, i);
+                // A run of stray closers (nothing else between them) is one mistake: one
+                // diagnostic for the run, not one per closer (30 KB of `}` made 30,000).
+                if let Some(run) = strays.as_mut().filter(|r| r.last + 1 == i) {
+                    run.last = i;
+                    run.count += 1;
+                    run.end = Span::raw(*s, *e);
+                    continue;
+                }
+                if let Some(run) = strays.take() {
+                    diagnostics.push(run.diagnostic(text));
+                }
+                strays = Some(Strays {
+                    first: Span::raw(*s, *e),
+                    end: Span::raw(*s, *e),
+                    close: char_of(t),
+                    opener,
+                    last: i,
+                    count: 1,
+                });
             }
         } else {
             out.keep(&tokens, i);
         }
     }
+    if let Some(run) = strays.take() {
+        diagnostics.push(run.diagnostic(text));
+    }
+    diagnostics.sort_by_key(|d| d.primary.span.start);
     let mut balanced = Balanced {
         tokens: Vec::new(),
         pairs,
         diagnostics,
         synthetic,
     };
-    let closers = close_at_end(src, &text, &tokens, stack, &mut balanced);
+    let closers = close_at_end(src, text, &tokens, stack, &mut balanced);
     balanced.tokens = out.finish(tokens);
     balanced.tokens.extend(closers);
     balanced
+}
+
+/// Stray closers one after the other, reported as one.
+struct Strays {
+    /// The first of them, and the last.
+    first: Span,
+    end: Span,
+    close: char,
+    opener: &'static str,
+    /// Token index of the last, and how many.
+    last: usize,
+    count: usize,
+}
+
+impl Strays {
+    fn diagnostic(&self, text: &Text) -> Diagnostic {
+        let d = Diagnostic::error(
+            "E0108",
+            format!("unexpected closing `{}`", self.close),
+            self.first,
+        );
+        if self.count == 1 {
+            return d
+                .with_label(format!(
+                    "no `{}` is open here for this to close",
+                    self.opener
+                ))
+                .with_help("remove it, or add the missing opening delimiter where it belongs");
+        }
+        let more = self.count - 1;
+        d.with_label("no block is open here for this to close")
+            .with_help("remove them, or add the missing opening delimiters where they belong")
+            .with_secondary(self.end, "the last of them")
+            .with_note(format!(
+                "{more} more closing delimiter{} after it, up to line {}, close nothing either",
+                if more == 1 { "" } else { "s" },
+                text.line(self.end.start as usize) + 1
+            ))
+    }
 }
 
 type Token<'a> = (u32, Tok<'a>, u32);

@@ -1,6 +1,8 @@
 //! Lexing, parsing and the syntax tree.
 
 pub mod ast;
+mod blocks;
+pub mod damage;
 mod delimiters;
 pub mod depth;
 mod docs;
@@ -10,6 +12,7 @@ pub mod lexer;
 mod parse_errors;
 mod parser;
 pub mod shape;
+mod text;
 pub mod token;
 pub mod visit;
 

@@ -3,14 +3,16 @@
 //! named and pointed at, never the grammar's terminal names.
 
 use super::ast::*;
+use super::blocks::Blocks;
 use super::delimiters::Pair;
 use super::keywords::{ITEM_STARTS, MEMBER_STARTS, MODIFIERS};
+use super::text::Text;
 use super::token::{Kw, Tok};
 use super::visit::{self, Visitor};
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 use crate::suggest::closest;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 /// One expected thing, as a user would say it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -54,7 +56,9 @@ fn unquote(t: &str) -> &str {
 }
 
 fn classify(expected: &[String]) -> Vec<Want> {
-    let has = |t: &str| expected.iter().any(|e| e == t);
+    // A set: each question below would otherwise scan the hundred-odd terminals of a place.
+    let set: HashSet<&str> = expected.iter().map(String::as_str).collect();
+    let has = |t: &str| set.contains(t);
     let has_word = |w: &str| has(&format!("\"{w}\""));
     let mut wants = BTreeSet::new();
     // Soft keywords are names wherever a name may stand, so a name is expected exactly when
@@ -155,14 +159,6 @@ fn join_or(items: &[String]) -> String {
     }
 }
 
-/// The innermost block around `offset`.
-fn enclosing(pairs: &[Pair], offset: usize) -> Option<&Pair> {
-    pairs
-        .iter()
-        .filter(|p| p.open.end as usize <= offset && offset <= p.close.start as usize)
-        .min_by_key(|p| p.close.start - p.open.start)
-}
-
 pub struct ErrorSite<'t, 'a> {
     /// The unexpected token, or `None` at the end of the file.
     pub token: Option<&'t (u32, Tok<'a>, u32)>,
@@ -184,37 +180,23 @@ fn word_before(src: &str, end: usize) -> Option<&str> {
     (!w.is_empty() && !w.starts_with(|c: char| c.is_ascii_digit())).then_some(w)
 }
 
-/// Start of the line holding byte `offset`.
-fn line_start(src: &str, offset: usize) -> usize {
-    src.as_bytes()[..offset.min(src.len())]
-        .iter()
-        .rposition(|b| *b == b'\n')
-        .map_or(0, |i| i + 1)
+/// The rest of the line from byte `from`, trimmed; at most `REST_OF_LINE` bytes of it (a help
+/// quotes it, and a file may be one long line with an error every few bytes).
+fn rest_of_line<'a>(text: &Text<'a>, from: usize) -> &'a str {
+    let src = text.src();
+    let from = from.min(src.len());
+    let mut end = text.line_end(from).min(from + REST_OF_LINE);
+    while !src.is_char_boundary(end) {
+        end -= 1;
+    }
+    src[from..end].trim()
 }
 
-/// True when only spaces and tabs precede byte `offset` on its line.
-fn starts_line(src: &str, offset: usize) -> bool {
-    src.as_bytes()[line_start(src, offset)..offset.min(src.len())]
-        .iter()
-        .all(|b| *b == b' ' || *b == b'\t')
-}
-
-/// Indentation of the line holding byte `offset`.
-fn indent(src: &str, offset: usize) -> usize {
-    src.as_bytes()[line_start(src, offset)..]
-        .iter()
-        .take_while(|b| **b == b' ' || **b == b'\t')
-        .count()
-}
-
-/// The rest of the line from byte `from`, trimmed.
-fn rest_of_line(src: &str, from: usize) -> &str {
-    let tail = src.get(from.min(src.len())..).unwrap_or("");
-    tail[..tail.find('\n').unwrap_or(tail.len())].trim()
-}
+const REST_OF_LINE: usize = 1_000;
 
 /// Diagnoses one parse error, or `None` when it only follows from an earlier one.
-pub fn diagnose(src: &str, site: ErrorSite, pairs: &[Pair]) -> Option<Diagnostic> {
+pub fn diagnose(text: &Text, site: ErrorSite, blocks: &Blocks) -> Option<Diagnostic> {
+    let src = text.src();
     let wants = classify(site.expected);
     let texts: Vec<String> = wants.iter().map(want_text).collect();
     let expects_semi = wants.contains(&Want::Punct(";".into()));
@@ -222,7 +204,7 @@ pub fn diagnose(src: &str, site: ErrorSite, pairs: &[Pair]) -> Option<Diagnostic
         Want::Punct(p) if p == "}" || p == ")" || p == "]" => Some(p.clone()),
         _ => None,
     });
-    let block = enclosing(pairs, site.offset);
+    let block = blocks.innermost(site.offset);
     let at_top_level = wants.contains(&Want::Declaration)
         || (wants == [Want::Keyword("`tree`".into())]
             && word_before(src, site.prev_end.unwrap_or(0)) == Some("main"));
@@ -269,8 +251,8 @@ pub fn diagnose(src: &str, site: ErrorSite, pairs: &[Pair]) -> Option<Diagnostic
     // A token at the start of a line, indented no deeper than the line that opened the
     // block around it, looks like it was meant to come after that block: show the block.
     if let (Some(close), Some(b), Some((s, _, _))) = (&expects_close, block, site.token) {
-        let dedented = starts_line(src, *s as usize)
-            && indent(src, *s as usize) <= indent(src, b.open.start as usize);
+        let dedented = text.first_on_line(*s as usize)
+            && text.indent_of(*s as usize) <= text.indent_of(b.open.start as usize);
         if b.kind == opener_of(close) && dedented {
             d = d.with_secondary(
                 b.open,
@@ -278,7 +260,7 @@ pub fn diagnose(src: &str, site: ErrorSite, pairs: &[Pair]) -> Option<Diagnostic
             );
         }
     }
-    if let Some(help) = help_for(src, &site, &wants, block, at_top_level, same_line) {
+    if let Some(help) = help_for(text, &site, &wants, block, at_top_level, same_line) {
         d = d.with_help(help);
     }
     Some(d)
@@ -299,13 +281,14 @@ fn likely_typo(word: &str, keywords: &[&'static str]) -> Option<&'static str> {
 
 /// A hint for the common ways of getting here.
 fn help_for(
-    src: &str,
+    text: &Text,
     site: &ErrorSite,
     wants: &[Want],
     block: Option<&Pair>,
     at_top_level: bool,
     same_line: bool,
 ) -> Option<String> {
+    let src = text.src();
     let tok = site.token.map(|(_, t, _)| t);
     let prev_word = site.prev_end.and_then(|p| word_before(src, p));
     let only_brace = wants == [Want::Punct("{".into())];
@@ -353,7 +336,7 @@ fn help_for(
         }
         Some(Tok::Num(n))
             if wants.contains(&Want::Node)
-                && rest_of_line(src, site.offset)
+                && rest_of_line(text, site.offset)
                     .get(n.text.len()..)
                     .is_some_and(|r| r.trim_start().starts_with(':')) =>
         {
@@ -364,7 +347,7 @@ fn help_for(
         }
         Some(Tok::Num(_) | Tok::Str(_)) if wants.contains(&Want::Node) && same_line => {
             if let Some(w) = prev_word.filter(|w| Kw::from_word(w).is_none()) {
-                let arg = rest_of_line(src, site.offset)
+                let arg = rest_of_line(text, site.offset)
                     .split(|c: char| c.is_whitespace() || c == '{')
                     .next()
                     .unwrap_or("");
@@ -380,7 +363,7 @@ fn help_for(
         None | Some(Tok::Semi | Tok::Comma | Tok::RParen | Tok::RBracket | Tok::RBrace)
     );
     if only_brace && same_line && opens_body {
-        let rest = rest_of_line(src, site.offset);
+        let rest = rest_of_line(text, site.offset);
         if !rest.is_empty() && !rest.contains(['{', '}']) {
             return Some(format!("put the body in braces: `{{ {rest} }}`"));
         }
@@ -438,7 +421,13 @@ fn help_for(
     None
 }
 
-/// Collects the spans of the error nodes recovery left in the tree.
+/// The spans of the error nodes recovery left in the tree.
+pub fn error_spans(file: &File) -> Vec<Span> {
+    let mut spans = ErrorSpans(Vec::new());
+    visit::walk_file(&mut spans, file);
+    spans.0
+}
+
 struct ErrorSpans(Vec<Span>);
 
 impl Visitor for ErrorSpans {
@@ -490,64 +479,126 @@ impl Visitor for ErrorSpans {
 ///   an error (the parser is still recovering there);
 /// - an error after a recovery that swallowed a `{` but not its `}`: the parser then takes
 ///   that `}` for the end of the enclosing block, and is out of step until that block ends.
+///
+/// `parse` is in source order. One pass over it, each question a binary search or a heap
+/// operation: a file with thousands of errors compared each with every earlier one (n²),
+/// and counted the lines before each of them (n² more in the file's size).
 pub fn filter_cascades(
-    src: &str,
-    file: &File,
+    text: &Text,
+    lost: &[Span],
     tokens: &[(u32, Tok, u32)],
-    pairs: &[Pair],
+    blocks: &Blocks,
     earlier: &[Diagnostic],
     parse: Vec<Diagnostic>,
 ) -> Vec<Diagnostic> {
-    let line_of = |offset: u32| {
-        src.as_bytes()[..(offset as usize).min(src.len())]
-            .iter()
-            .filter(|b| **b == b'\n')
-            .count()
-    };
-    let mut spans = ErrorSpans(Vec::new());
-    visit::walk_file(&mut spans, file);
     // (after, until, own error token): parse errors in `after..=until` are out of step.
     let mut out_of_step: Vec<(u32, u32, u32)> = Vec::new();
-    for s in &spans.0 {
-        let swallowed = pairs.iter().filter(|p| {
-            p.kind == '{'
-                && s.start <= p.open.start
-                && p.open.end <= s.end
-                && p.close.start >= s.end
-        });
-        for p in swallowed {
-            // One level short from `p`'s `}` on, the parser stays out of step until the
-            // declaration around it ends.
-            let until = pairs
-                .iter()
-                .filter(|q| q.open.start <= p.open.start && q.close.end >= p.close.end)
-                .map(|q| q.close.end)
-                .max()
-                .unwrap_or(p.close.end);
-            let next = tokens
-                .iter()
-                .find(|t| t.0 >= s.end)
-                .map_or(u32::MAX, |t| t.0);
+    for s in lost {
+        for (_, until) in blocks.swallowed(*s) {
+            // One level short from the block's `}` on, the parser stays out of step until
+            // the declaration around it ends.
+            let next = tokens.partition_point(|t| t.0 < s.end);
+            let next = tokens.get(next).map_or(u32::MAX, |t| t.0);
             out_of_step.push((s.end, until, next));
         }
     }
+    out_of_step.sort_unstable();
+    let covered = Covered::new(earlier);
     let mut kept: Vec<Diagnostic> = Vec::new();
+    // The kept errors so far: the start of the last, and the furthest end.
+    let mut last_kept: Option<u32> = None;
+    let mut kept_end = 0u32;
+    let mut stepping = Stepping::default();
+    let mut next_step = 0;
     for d in parse {
         let start = d.primary.span.start;
-        let covered = earlier.iter().chain(kept.iter()).any(|e| {
-            let es = e.primary.span;
-            (es.start <= start && line_of(es.start) == line_of(start))
-                || (es.start < d.primary.span.end.max(start + 1)
-                    && start < es.end.max(es.start + 1))
-        });
-        let stepped = out_of_step
-            .iter()
-            .any(|&(after, until, own)| start > after && start <= until && start != own);
-        if !covered && !stepped {
+        let end = d.primary.span.end.max(start + 1);
+        let by_kept = last_kept.is_some_and(|k| text.line(k as usize) == text.line(start as usize))
+            || kept_end > start;
+        while next_step < out_of_step.len() && out_of_step[next_step].0 < start {
+            let (_, until, own) = out_of_step[next_step];
+            stepping.active.push((until, own));
+            next_step += 1;
+        }
+        if !by_kept && !covered.covers(text, start, end) && !stepping.covers(start) {
+            last_kept = Some(start);
+            kept_end = kept_end.max(d.primary.span.end.max(start + 1));
             kept.push(d);
         }
     }
     kept
+}
+
+/// The diagnostics before the parser's (lexical and delimiter errors), by start: whether one
+/// covers a parse error, on its line before it or overlapping it.
+struct Covered {
+    /// (start, end) of each, the end at least one past the start, by start.
+    spans: Vec<(u32, u32)>,
+    /// Per position: the furthest end of the spans up to it.
+    ends: Vec<u32>,
+}
+
+impl Covered {
+    fn new(earlier: &[Diagnostic]) -> Covered {
+        let mut spans: Vec<(u32, u32)> = earlier
+            .iter()
+            .map(|e| {
+                let s = e.primary.span;
+                (s.start, s.end.max(s.start + 1))
+            })
+            .collect();
+        spans.sort_unstable();
+        let ends = spans
+            .iter()
+            .scan(0u32, |m, &(_, e)| {
+                *m = (*m).max(e);
+                Some(*m)
+            })
+            .collect();
+        Covered { spans, ends }
+    }
+
+    /// Whether an earlier diagnostic starts on the line of `start` at or before it, or
+    /// overlaps `start..end`.
+    fn covers(&self, text: &Text, start: u32, end: u32) -> bool {
+        let upto = self.spans.partition_point(|&(s, _)| s <= start);
+        if let Some(k) = upto.checked_sub(1) {
+            let (s, _) = self.spans[k];
+            if text.line(s as usize) == text.line(start as usize) || self.ends[k] > start {
+                return true;
+            }
+        }
+        // One starting inside `start..end`.
+        self.spans.get(upto).is_some_and(|&(s, _)| s < end)
+    }
+}
+
+/// The out-of-step ranges begun before the current parse error, as (until, own error token)
+/// with the furthest end on top.
+#[derive(Default)]
+struct Stepping {
+    active: std::collections::BinaryHeap<(u32, u32)>,
+}
+
+impl Stepping {
+    /// Whether a range begun before `start` still runs at `start`, other than one whose own
+    /// error token is at `start`. Starts come in order, so a range that ended is dropped.
+    fn covers(&mut self, start: u32) -> bool {
+        let mut own_here = Vec::new();
+        let mut found = false;
+        while let Some(&(until, own)) = self.active.peek() {
+            if until < start {
+                self.active.pop();
+            } else if own == start {
+                own_here.push(self.active.pop().expect("peeked"));
+            } else {
+                found = true;
+                break;
+            }
+        }
+        self.active.extend(own_here);
+        found
+    }
 }
 
 fn opener_of(close: &str) -> char {

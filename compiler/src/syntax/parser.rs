@@ -3,6 +3,7 @@
 //! leaves open (settings, assignment targets, duplicate modifiers).
 
 use super::ast::{File, Item, ItemKind};
+use super::blocks::Blocks;
 use super::delimiters;
 use super::depth;
 use super::docs;
@@ -10,6 +11,7 @@ use super::generated::FileParser;
 use super::lexer::{self, Comment};
 use super::parse_errors::{self, ErrorSite};
 use super::shape;
+use super::text::Text;
 use super::token::Tok;
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
@@ -20,12 +22,17 @@ pub struct Parsed {
     /// Every comment of the file in order, doc comments included (for the formatter).
     pub comments: Vec<Comment>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Where the text is not what the syntax tree holds: the places of the lexer's, the
+    /// delimiter pass's and the parser's errors, and the error nodes recovery left. The
+    /// checker's findings there would only repeat them (`damage::independent`).
+    pub damage: Vec<Span>,
 }
 
 pub fn parse(src: &str) -> Parsed {
     let lexed = lexer::lex(src);
     let mut diagnostics = lexed.diagnostics;
-    let balanced = delimiters::balance(src, lexed.tokens);
+    let text = Text::new(src);
+    let balanced = delimiters::balance(&text, lexed.tokens);
     // A block comment that runs to the end of the file swallows the closers after it; the
     // unclosed blocks at the end of the file are that comment's doing, already reported.
     let comment_runs_to_end = diagnostics.iter().any(|d| d.code == "E0104");
@@ -43,15 +50,19 @@ pub fn parse(src: &str) -> Parsed {
             file: error_file(src),
             comments: lexed.comments,
             diagnostics,
+            damage: vec![Span::new(0, src.len())],
         };
     }
 
     let mut recovered: Vec<ErrorRecovery<u32, Tok, ()>> = Vec::new();
     let result = FileParser::new().parse(&mut recovered, tokens.iter().cloned());
 
+    let blocks = Blocks::new(&balanced.pairs);
+    let mut synthetic = balanced.synthetic;
+    synthetic.sort_unstable();
     let mut parse_diags = Vec::new();
     let mut report = |err: &ParseError<u32, Tok, ()>| {
-        if let Some(d) = diagnose(src, &tokens, &balanced.pairs, &balanced.synthetic, err) {
+        if let Some(d) = diagnose(&text, &tokens, &blocks, &synthetic, err) {
             parse_diags.push(d);
         }
     };
@@ -68,15 +79,14 @@ pub fn parse(src: &str) -> Parsed {
     // One diagnostic per place: cascades at the same token say nothing new.
     parse_diags.sort_by_key(|d: &Diagnostic| d.primary.span.start);
     parse_diags.dedup_by_key(|d| d.primary.span.start);
-    let parse_diags = parse_errors::filter_cascades(
-        src,
-        &file,
-        &tokens,
-        &balanced.pairs,
-        &diagnostics,
-        parse_diags,
-    );
+    let mut damage = parse_errors::error_spans(&file);
+    let parse_diags =
+        parse_errors::filter_cascades(&text, &damage, &tokens, &blocks, &diagnostics, parse_diags);
     diagnostics.extend(parse_diags);
+    for d in diagnostics.iter().filter(|d| d.is_error()) {
+        damage.push(d.primary.span);
+        damage.extend(d.secondary.iter().map(|l| l.span));
+    }
 
     diagnostics.extend(docs::attach(&mut file, &lexed.comments, &tokens));
     diagnostics.extend(shape::check(&file));
@@ -86,6 +96,7 @@ pub fn parse(src: &str) -> Parsed {
         file,
         comments: lexed.comments,
         diagnostics,
+        damage,
     }
 }
 
@@ -103,9 +114,9 @@ fn error_file(src: &str) -> File {
 }
 
 fn diagnose(
-    src: &str,
+    text: &Text,
     tokens: &[(u32, Tok, u32)],
-    pairs: &[delimiters::Pair],
+    blocks: &Blocks,
     synthetic: &[u32],
     err: &ParseError<u32, Tok, ()>,
 ) -> Option<Diagnostic> {
@@ -135,21 +146,28 @@ fn diagnose(
         return None;
     }
     if let Some((s, _, e)) = token {
-        if s == e && synthetic.contains(s) {
+        if s == e && synthetic.binary_search(s).is_ok() {
             return None;
         }
     }
     let idx = tokens.partition_point(|(s, _, _)| *s < offset);
     let prev_end = idx.checked_sub(1).map(|i| tokens[i].2 as usize);
-    let tok_ref = token.and_then(|t| tokens.iter().find(|x| x.0 == t.0 && x.2 == t.2));
+    // The token in the list (the parser's copy of it lives only as long as the error).
+    let tok_ref = token.and_then(|t| {
+        let at = tokens.partition_point(|x| x.0 < t.0);
+        tokens[at..]
+            .iter()
+            .take_while(|x| x.0 == t.0)
+            .find(|x| x.2 == t.2)
+    });
     parse_errors::diagnose(
-        src,
+        text,
         ErrorSite {
             token: tok_ref,
             prev_end,
             offset: offset as usize,
             expected,
         },
-        pairs,
+        blocks,
     )
 }

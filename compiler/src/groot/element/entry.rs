@@ -98,6 +98,7 @@ pub(crate) fn is_reserved_item_attr(a: &Attr) -> bool {
         || a.name.name == vocab::UNNAMED
         || vocab::root_attr_name(&a.name.name).is_some()
         || a.name.name.starts_with(vocab::METADATA_PREFIX)
+        || super::super::kept::is_kept(&a.name.name)
 }
 
 /// `<MetadataFields>` from the declaration's `#[metadata:k = "v"]` attributes, if any.

@@ -67,7 +67,7 @@ impl Heads<'_> {
                     !matches!(
                         a.name.name.as_str(),
                         vocab::SUBTREE_PLUS | vocab::COMPACT | vocab::EXPLICIT
-                    )
+                    ) && !super::super::kept::is_kept(&a.name.name)
                 })
                 .map(|a| (a.name.name.as_str(), attr_value(a))),
         );

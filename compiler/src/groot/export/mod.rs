@@ -27,6 +27,7 @@ use super::element::entry::{
 use super::element::node::switch_children;
 use super::element::{HeadState, Heads};
 use super::infer::{self, Unknown};
+use super::kept;
 use super::names;
 use super::script::{self, Writer};
 use super::vocab;
@@ -228,6 +229,9 @@ impl Exporter {
             _ => vec![],
         };
         el.children = children.into_iter().map(XmlNode::Element).collect();
+        if let Some(k) = kept::of(&n.attrs, kept::XML) {
+            kept::merge_head(&mut el, &k, self.dialect == Dialect::V4);
+        }
         if self.verify {
             if let Some(text) = self.readback.node(&el, n, self.st.form) {
                 el.set(carry::AFFECT, text);
@@ -460,6 +464,7 @@ impl Exporter {
         let inferred_keys = held_inferred(&seen, &mut parts);
         self.inferred_models(&seen, &mut parts.models);
         order_models(&mut parts.models);
+        kept::order_models(&file.items, &mut parts.models);
         if self.affect_nodes {
             parts.models.extend(modules::models());
         }
@@ -534,6 +539,8 @@ impl Exporter {
             return;
         }
         match &item.kind {
+            // Included by an included file: BehaviorTree.CPP reads it through that one.
+            ItemKind::Use(_) if item.attrs.iter().any(|a| a.name.name == vocab::TRANSITIVE) => {}
             ItemKind::Use(UseDecl {
                 target: UseTarget::File(path, _),
             }) => {
@@ -548,6 +555,9 @@ impl Exporter {
                         .filter(|a| !is_reserved_item_attr(a))
                         .map(|a| (a.name.name.as_str(), attr_value(a))),
                 );
+                if let Some(k) = kept::of(&item.attrs, kept::XML) {
+                    kept::merge_head(&mut el, &k, self.dialect == Dialect::V4);
+                }
                 includes.push(el);
                 let key = XmlItem::Use(path.clone());
                 if item.doc.is_some() {
@@ -560,9 +570,13 @@ impl Exporter {
             }
             ItemKind::Leaf(l) => {
                 let mut el = leaf_model(item).expect("a leaf");
-                if self.verify {
-                    self.readback
-                        .carry_model(&mut el, item, Some(l.kind), &l.name.name);
+                match self.kept_entry(item, Some(l.kind), &l.name.name) {
+                    Some(k) => el = kept::entry(&el, k),
+                    None if self.verify => {
+                        self.readback
+                            .carry_model(&mut el, item, Some(l.kind), &l.name.name)
+                    }
+                    None => {}
                 }
                 models.push(el);
                 let key = XmlItem::Leaf(l.name.name.clone());
@@ -580,8 +594,12 @@ impl Exporter {
             }
             ItemKind::Tree(t) => {
                 let mut el = subtree_model(item, true).expect("a tree");
-                if self.verify {
-                    self.readback.carry_model(&mut el, item, None, &t.name.name);
+                match self.kept_entry(item, None, &t.name.name) {
+                    Some(k) => el = kept::entry(&el, k),
+                    None if self.verify => {
+                        self.readback.carry_model(&mut el, item, None, &t.name.name)
+                    }
+                    None => {}
                 }
                 models.push(el);
                 let key = XmlItem::Tree(t.name.name.clone());
@@ -608,6 +626,24 @@ impl Exporter {
             }
             _ => entries.push(Entry::Item(item.clone())),
         }
+    }
+
+    /// The model entry a declaration keeps as written (`#[xml]`, see `kept`), while it still
+    /// reads as the declaration says.
+    fn kept_entry(&mut self, item: &Item, kind: Option<LeafKind>, id: &str) -> Option<Element> {
+        let k = kept::of(&item.attrs, kept::XML)?;
+        let tag = kind.map_or("SubTree", super::element::entry::kind_tag);
+        if k.name != tag || k.attr("ID") != Some(id) {
+            return None;
+        }
+        let bare = |i: &Item| {
+            let mut i = i.clone();
+            i.attrs.retain(|a| !kept::is_kept(&a.name.name));
+            i.doc = None;
+            i
+        };
+        let back = self.readback.model(&k, kind, id);
+        carry::same_item(&bare(item), &bare(&back)).then_some(k)
     }
 
     /// Nodes used without any declaration get a model inferred from their uses; trees called

@@ -4,6 +4,7 @@
 
 use super::super::carry;
 use super::super::import::Reader;
+use super::super::kept;
 use super::super::xml::Element;
 use super::super::{Dialect, Scope};
 use crate::syntax::ast::*;
@@ -56,9 +57,16 @@ impl ReadBack {
         form: Option<&'static str>,
     ) -> Option<String> {
         self.reader.form = form;
-        let back = self.reader.node(el, vec![]);
+        let mut back = self.reader.node(el, vec![]);
         self.reader.diags.clear();
         self.reader.unknown.clear();
+        // Kept text (`kept`) is how the element is spelled, not what it says.
+        back.attrs.retain(|a| !kept::is_kept(&a.name.name));
+        if n.attrs.iter().any(|a| kept::is_kept(&a.name.name)) {
+            let mut bare = carry::head(n);
+            bare.attrs.retain(|a| !kept::is_kept(&a.name.name));
+            return carry::head_differs(&bare, back);
+        }
         carry::head_differs(n, back)
     }
 

@@ -2,6 +2,7 @@
 
 use super::super::carry::{self};
 use super::super::element::entry::{attr_value, is_reserved_item_attr, subtree_model};
+use super::super::kept;
 use super::super::xml::{Element, XmlNode};
 use super::*;
 use crate::span::Span;
@@ -41,7 +42,13 @@ impl Exporter {
             bt.children.push(XmlNode::Element(body));
         }
         self.st.form = None;
-        let model = subtree_model(item, false);
+        if let Some(k) = kept::of(&item.attrs, kept::XML) {
+            kept::merge_head(&mut bt, &k, self.dialect == Dialect::V4);
+        }
+        let mut model = subtree_model(item, false);
+        if let Some(k) = self.kept_model(item, t) {
+            model = Some(k);
+        }
         if self.verify {
             // What an import makes of the tree's head, from the XML alone.
             let ports = match &model {
@@ -69,7 +76,7 @@ impl Exporter {
                 .collect();
             if model
                 .as_ref()
-                .is_some_and(|m| m.elements().next().is_none())
+                .is_some_and(|m| m.elements().all(|p| !p.name.ends_with("_port")))
             {
                 back_attrs.push(Attr {
                     name: Ident::new(carry::MODEL, Span::DUMMY),
@@ -112,6 +119,7 @@ impl Exporter {
                 span: Span::DUMMY,
             };
             let mut original = item.clone();
+            original.attrs.retain(|a| !kept::is_kept(&a.name.name));
             if let ItemKind::Tree(o) = &mut original.kind {
                 o.body.nodes = placeholders;
             }
@@ -123,6 +131,34 @@ impl Exporter {
             }
         }
         (bt, model)
+    }
+
+    /// The tree's `<SubTree>` model entry kept as written (`#[xml_model]`, see `kept`), while
+    /// it still reads as the tree's ports.
+    fn kept_model(&mut self, item: &Item, t: &TreeDecl) -> Option<Element> {
+        let k = kept::of(&item.attrs, kept::XML_MODEL)?;
+        if k.name != "SubTree" || k.attr("ID") != Some(t.name.name.as_str()) {
+            return None;
+        }
+        let ItemKind::Tree(back) = self.readback.model(&k, None, &t.name.name).kind else {
+            return None;
+        };
+        let signature = |ports: &Ports| Item {
+            doc: None,
+            attrs: vec![],
+            kind: ItemKind::Tree(TreeDecl {
+                is_main: false,
+                name: t.name.clone(),
+                ports: ports.clone(),
+                locals: vec![],
+                body: NodeBlock {
+                    nodes: vec![],
+                    span: Span::DUMMY,
+                },
+            }),
+            span: Span::DUMMY,
+        };
+        carry::same_item(&signature(&t.ports), &signature(&back.ports)).then_some(k)
     }
 
     pub(super) fn agent(

@@ -22,12 +22,18 @@ impl Reader {
             Some(stem) => format!("{stem}.affect"),
             None => path.to_string(),
         };
-        let attrs = el
+        let mut attrs: Vec<Attr> = el
             .attrs
             .iter()
             .filter(|a| a.name != "path")
             .map(|a| attr(&a.name, &a.value))
             .collect();
+        if super::super::kept::spelled_otherwise(el) {
+            attrs.push(super::super::kept::attr(
+                super::super::kept::XML,
+                super::super::kept::start_tag(el),
+            ));
+        }
         Some(Item {
             doc: node_doc(docs),
             attrs,
@@ -46,8 +52,19 @@ impl Reader {
         loader: &mut dyn IncludeLoader,
         included: &mut Vec<IncludedFile>,
         chain: &mut Vec<String>,
+        prefix: &str,
     ) {
         let Some(path) = el.attr("path") else { return };
+        // Where the file is relative to the top file: an include of an included file is
+        // one BehaviorTree.CPP reads too (its trees and nodes are the top file's as well).
+        let relative = format!("{prefix}{path}");
+        if chain.len() > 1 && el.attr("ros_pkg").is_none() {
+            self.nested.push(relative.clone());
+        }
+        let dir = match relative.rfind('/') {
+            Some(i) => relative[..=i].to_string(),
+            None => String::new(),
+        };
         let span = el
             .attribute("path")
             .map(|a| a.value_span)
@@ -125,9 +142,10 @@ impl Reader {
                 }
                 chain.push(name.clone());
                 for inc in root.elements().filter(|e| e.name == "include") {
-                    sub.include(inc, &name, loader, included, chain);
+                    sub.include(inc, &name, loader, included, chain, &dir);
                 }
                 chain.pop();
+                self.nested.append(&mut sub.nested);
                 for (k, v) in sub.scope.leaves.drain() {
                     self.scope.leaves.entry(k).or_insert(v);
                 }

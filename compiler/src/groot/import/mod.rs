@@ -15,6 +15,7 @@ mod call;
 mod include;
 mod models;
 mod node;
+mod ports;
 mod root;
 mod tree;
 
@@ -228,6 +229,8 @@ pub(crate) struct Reader {
     /// The form marker of the tree being read (`vocab::tree_form`): a custom node in the
     /// other form gets its own marker.
     pub form: Option<&'static str>,
+    /// Files included by included files, relative to the top file (`include`).
+    pub nested: Vec<String>,
 }
 
 impl Reader {
@@ -243,6 +246,7 @@ impl Reader {
             models_lead: Vec::new(),
             epilogue: Vec::new(),
             form: None,
+            nested: Vec::new(),
         }
     }
 

@@ -2,6 +2,7 @@
 
 use super::super::carry::{self};
 use super::super::element;
+use super::super::kept;
 use super::super::model::{self};
 use super::super::vocab;
 use super::super::xml::{Element, XmlNode};
@@ -9,6 +10,25 @@ use super::*;
 use crate::span::Span;
 use crate::syntax::ast::*;
 use std::collections::HashMap;
+
+/// Keeps a model entry as written on its declaration (`#[xml]`, see `kept`) when the export
+/// would write it otherwise; `lead` doc lines are the XML comments before the entry.
+fn keep_entry(e: &Element, item: &mut Item, lead: usize) {
+    let mut bare = item.clone();
+    if let Some(d) = &mut bare.doc {
+        d.lines.drain(..lead.min(d.lines.len()));
+        if d.lines.is_empty() {
+            bare.doc = None;
+        }
+    }
+    let generated = match &bare.kind {
+        ItemKind::Leaf(_) => element::entry::leaf_model(&bare),
+        _ => element::entry::subtree_model(&bare, true),
+    };
+    if !generated.is_some_and(|g| kept::spelled_alike(&g, e, true)) {
+        item.attrs.push(kept::attr(kept::XML, kept::fragment(e)));
+    }
+}
 
 impl Reader {
     pub(crate) fn models(&mut self, list: &Element) -> Vec<ModelEntry> {
@@ -72,6 +92,7 @@ impl Reader {
                 self.amend(|d| d.with_secondary(prev, "the first entry"));
                 continue;
             }
+            let lead = comment_docs.len();
             let natural = self.model_item(e, kind, id, comment_docs);
             let item = match e.attribute(carry::AFFECT) {
                 Some(a) => match carry::parse_item(&a.value) {
@@ -83,7 +104,11 @@ impl Reader {
                         natural
                     }
                 },
-                None => natural,
+                None => {
+                    let mut item = natural;
+                    keep_entry(e, &mut item, lead);
+                    item
+                }
             };
             first.insert(id.to_string(), e.name_span);
             out.push(ModelEntry {

@@ -7,7 +7,8 @@ use super::super::names::PRE_POST;
 use super::super::script;
 use super::super::vocab;
 use super::super::xml::{Attribute, Element, XmlNode};
-use super::super::{element, Dialect};
+use super::super::{element, kept, Dialect};
+use super::ports;
 use super::*;
 use crate::builtins::{self};
 use crate::span::Span;
@@ -27,6 +28,8 @@ impl Reader {
         }
         let natural = |this: &mut Self| {
             let mut n = this.natural(el);
+            // Before the comments join the doc: the element says only its `_description`.
+            this.keep_head(el, &mut n);
             // The comments before the node come first, then its own `_description`.
             if let Some(mut doc) = node_doc(comment_docs.clone()) {
                 doc.lines
@@ -92,6 +95,27 @@ impl Reader {
         natural(self)
     }
 
+    /// Keeps the element's start tag as written on the node (`#[xml]`, see `kept`) when the
+    /// export would spell it otherwise.
+    fn keep_head(&self, el: &Element, n: &mut Node) {
+        if matches!(n.kind, NodeKind::Error) {
+            return;
+        }
+        let mut st = element::HeadState {
+            form: self.form,
+            ..Default::default()
+        };
+        let generated = element::Heads {
+            dialect: self.dialect,
+            scope: &self.scope,
+            st: &mut st,
+        }
+        .head(&carry::head(n));
+        if crate::diagnostic::has_errors(&st.diags) || !kept::spelled_alike(&generated, el, false) {
+            n.attrs.push(kept::attr(kept::XML, kept::start_tag(el)));
+        }
+    }
+
     /// A node from its element alone.
     pub(super) fn natural(&mut self, el: &Element) -> Node {
         let mut node = Node {
@@ -140,6 +164,27 @@ impl Reader {
             return node;
         }
 
+        // BehaviorTree.CPP 4.8 looks the children of a `ReactiveSequence` or `ReactiveFallback`
+        // (either form) up by their tags, so an explicit-form child is "Unknown node type:
+        // Action" there.
+        if self.dialect == Dialect::V4 && matches!(id, "ReactiveSequence" | "ReactiveFallback") {
+            for child in el.elements().filter(|c| vocab::is_explicit_tag(&c.name)) {
+                self.error(
+                    "E0414",
+                    format!(
+                        "`<{}>` in `{id}`: BehaviorTree.CPP 4.8 refuses the explicit form here",
+                        child.name
+                    ),
+                    child.name_span,
+                );
+                let compact = child.attr("ID").unwrap_or("ID").to_string();
+                self.amend(|d| {
+                    d.with_label("\"Unknown node type\" in BehaviorTree.CPP 4.8")
+                        .with_help(format!("write it in the compact form, `<{compact} .../>`"))
+                });
+            }
+        }
+
         // Attributes every node may have.
         let mut rest: Vec<&Attribute> = Vec::new();
         for a in &el.attrs {
@@ -160,6 +205,25 @@ impl Reader {
         if vocab::is_subtree_tag(&el.name) {
             node.kind = self.subtree(el, &rest, &mut node.attrs);
             return node;
+        }
+        // Ports BehaviorTree.CPP refuses: of a built-in, or of a node its model declares.
+        let known_ports = match ports::builtin_ports(id, self.dialect) {
+            Some(mut p) => {
+                if self.dialect == Dialect::V3 && id == "Parallel" {
+                    // 3.0–3.5's single `threshold`, which the import keeps as an attribute.
+                    p.push(("threshold".to_string(), None));
+                }
+                Some(p)
+            }
+            None => self
+                .scope
+                .leaves
+                .get(id)
+                .map(|sig| ports::model_ports(&sig.ports)),
+        };
+        if let Some(known) = known_ports {
+            // Reported, and the node read on, so that its children's errors are found too.
+            self.check_ports(id, &rest, &known);
         }
         let builtin = match self.dialect {
             Dialect::V4 => builtins::BUILTINS.iter().find(|b| b.v4 == Some(id)),

@@ -42,8 +42,13 @@ impl Reader {
         let tree_ids = self.tree_ids(&parts.trees, root.elements().count());
         // Models, then everything included, make up the scope.
         let model_entries = parts.models.map(|m| self.models(m)).unwrap_or_default();
+        let model_order: Vec<(String, bool)> = model_entries
+            .iter()
+            .filter(|m| !m.inferred)
+            .map(|m| (m.id.clone(), matches!(m.item.kind, ItemKind::Leaf(_))))
+            .collect();
         for (el, _) in &parts.includes {
-            self.include(el, name, loader, included, &mut vec![name.to_string()]);
+            self.include(el, name, loader, included, &mut vec![name.to_string()], "");
         }
         if has_errors(&self.diags) {
             return empty;
@@ -54,10 +59,52 @@ impl Reader {
         let xml_items = self.xml_items(&parts, model_entries, &tree_ids, main_attr.as_deref());
         let mut items = in_carried_order(carried, xml_items);
         root_attributes(root, &mut items);
+        self.transitive_uses(&mut items);
+        if root.attr(carry::AFFECT).is_none() {
+            keep_model_order(&model_order, &tree_ids, &mut items);
+        }
         File {
             items,
             span: Span::DUMMY,
         }
+    }
+
+    /// A `#[transitive] use` for each file an included file includes, after the file's own
+    /// `use`s: BehaviorTree.CPP knows the trees of every file included on the way, affect
+    /// those of the files a file `use`s itself. The export writes no `<include>` for them.
+    fn transitive_uses(&mut self, items: &mut Vec<Item>) {
+        let used = |items: &[Item], path: &str| {
+            items.iter().any(|i| {
+                matches!(&i.kind, ItemKind::Use(UseDecl { target: UseTarget::File(p, _) }) if p == path)
+            })
+        };
+        let at = items
+            .iter()
+            .rposition(|i| matches!(i.kind, ItemKind::Use(_)))
+            .map_or(0, |i| i + 1);
+        let mut new = Vec::new();
+        for path in std::mem::take(&mut self.nested) {
+            let affect_path = match path.strip_suffix(".xml") {
+                Some(stem) => format!("{stem}.affect"),
+                None => path,
+            };
+            if used(items, &affect_path) || used(&new, &affect_path) {
+                continue;
+            }
+            new.push(Item {
+                doc: None,
+                attrs: vec![Attr {
+                    name: ident(vocab::TRANSITIVE),
+                    value: None,
+                    span: Span::DUMMY,
+                }],
+                kind: ItemKind::Use(UseDecl {
+                    target: UseTarget::File(affect_path, Span::DUMMY),
+                }),
+                span: Span::DUMMY,
+            });
+        }
+        items.splice(at..at, new);
     }
 
     /// The dialect `BTCPP_format` names (none: v3); `None` for a document BehaviorTree.CPP
@@ -418,6 +465,25 @@ impl Reader {
                 inferred_items.push((XmlItem::Tree(u.name.clone()), infer::declaration(u)));
                 continue;
             }
+            if let Some(builtin) = near_builtin(&u.name, self.dialect) {
+                // BehaviorTree.CPP refuses every ID nobody registered; a stand-in is right for
+                // an application's own node, not for a misspelt built-in ("Sequnce").
+                self.error(
+                    "E0419",
+                    format!("`{}` is not a node: a misspelt `{builtin}`?", u.name),
+                    u.span,
+                );
+                let builtin = builtin.to_string();
+                self.amend(|d| {
+                    d.with_label("no built-in and no model has this name")
+                        .with_help(format!("did you mean `{builtin}`?"))
+                        .with_note(
+                            "BehaviorTree.CPP refuses it (\"Node not recognized\"); a custom node \
+                             named so close to a built-in needs a `<TreeNodesModel>` entry",
+                        )
+                });
+                continue;
+            }
             self.warn(
                 "W0401",
                 format!(
@@ -438,6 +504,20 @@ impl Reader {
         }
         inferred_items
     }
+}
+
+/// The built-in `name` misspells: one it differs from only in case, else the nearest within
+/// two edits (Damerau–Levenshtein: `Sequnce`, `Fallbak`, `ReactiveSequnce`).
+fn near_builtin(name: &str, dialect: Dialect) -> Option<&'static str> {
+    let lower = name.to_lowercase();
+    let ids = || vocab::bt_builtin_ids(dialect).filter(|b| *b != name);
+    ids().find(|b| b.to_lowercase() == lower).or_else(|| {
+        ids()
+            .map(|b| (crate::suggest::edit_distance(name, b), b))
+            .filter(|(d, _)| *d <= 2)
+            .min()
+            .map(|(_, b)| b)
+    })
 }
 
 /// The declarations in the order the carried text gives, the others after them in the
@@ -472,6 +552,46 @@ fn in_carried_order(carried: Vec<Entry>, xml_items: Vec<(XmlItem, Item)>) -> Vec
     items
 }
 
+/// The order of `<TreeNodesModel>`'s entries, kept on the first tree (`#[xml_models]`, see
+/// `kept`) when the export would write them in another: it writes node models in declaration
+/// order, then those of the trees in the order of their `<BehaviorTree>`s, then tree
+/// signatures, all sorted by ID when each group is (`export::order_models`).
+fn keep_model_order(source: &[(String, bool)], tree_ids: &[String], items: &mut [Item]) {
+    let leaves = source.iter().filter(|(_, leaf)| *leaf).map(|(id, _)| id);
+    let with_body = tree_ids
+        .iter()
+        .filter(|t| source.iter().any(|(id, leaf)| !leaf && id == *t));
+    let signatures = source
+        .iter()
+        .filter(|(id, leaf)| !leaf && !tree_ids.contains(id))
+        .map(|(id, _)| id);
+    let mut written: Vec<&String> = leaves.chain(with_body).chain(signatures).collect();
+    let sorted = |leaf: bool| {
+        let ids: Vec<&String> = written
+            .iter()
+            .filter(|id| source.iter().any(|(s, l)| s == **id && *l == leaf))
+            .copied()
+            .collect();
+        ids.windows(2).all(|w| w[0] <= w[1])
+    };
+    if sorted(true) && sorted(false) {
+        written.sort();
+    }
+    if written.iter().copied().eq(source.iter().map(|(id, _)| id)) {
+        return;
+    }
+    let order: Vec<&str> = source.iter().map(|(id, _)| id.as_str()).collect();
+    if let Some(first) = items
+        .iter_mut()
+        .find(|i| matches!(i.kind, ItemKind::Tree(_) | ItemKind::Agent(_)))
+    {
+        first.attrs.push(super::super::kept::attr(
+            super::super::kept::XML_MODELS,
+            order.join("\n"),
+        ));
+    }
+}
+
 /// Attributes of `<root>` that are neither the format nor the main tree travel on the first
 /// tree (as `root:name`).
 fn root_attributes(root: &Element, items: &mut [Item]) {
@@ -496,5 +616,58 @@ fn root_attributes(root: &Element, items: &mut [Item]) {
                     .push(attr(&format!("{}{}", vocab::ROOT_PREFIX, a.name), &a.value));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_near_a_builtin_are_misspellings() {
+        let v4 = Dialect::V4;
+        assert_eq!(near_builtin("Sequnce", v4), Some("Sequence"));
+        assert_eq!(near_builtin("sequence", v4), Some("Sequence"));
+        assert_eq!(
+            near_builtin("REACTIVEFALLBACK", v4),
+            Some("ReactiveFallback")
+        );
+        assert_eq!(near_builtin("Fallbcak", v4), Some("Fallback"));
+        assert_eq!(
+            near_builtin("RetryUntilSucessfull", v4),
+            Some("RetryUntilSuccessful")
+        );
+        // Navigation2's own nodes, which its trees use without models, are not.
+        for nav2 in [
+            "RecoveryNode",
+            "PipelineSequence",
+            "RateController",
+            "RoundRobin",
+        ] {
+            assert_eq!(near_builtin(nav2, v4), None, "{nav2}");
+        }
+        assert_eq!(near_builtin("Sequence", v4), None);
+        // Each dialect's own names: v3's SequenceStar, v4's Script.
+        assert_eq!(
+            near_builtin("SequenceStr", Dialect::V3),
+            Some("SequenceStar")
+        );
+        assert_eq!(near_builtin("Scrip", v4), Some("Script"));
+    }
+
+    #[test]
+    fn a_misspelt_builtin_is_refused_unless_modelled() {
+        let tree = |models: &str| {
+            format!(
+                r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequnce><AlwaysSuccess/><AlwaysSuccess/></Sequnce></BehaviorTree>{models}</root>"#
+            )
+        };
+        let refused = crate::groot::import_str(&tree(""));
+        let e = refused.diagnostics.iter().find(|d| d.code == "E0419");
+        let e = e.expect("E0419");
+        assert_eq!(e.help.as_deref(), Some("did you mean `Sequence`?"));
+        let modelled = tree(r#"<TreeNodesModel><Control ID="Sequnce"/></TreeNodesModel>"#);
+        let accepted = crate::groot::import_str(&modelled);
+        assert!(!accepted.has_errors(), "{:?}", accepted.diagnostics);
     }
 }

@@ -3,6 +3,7 @@
 use super::super::carry::{self};
 use super::super::element;
 use super::super::infer::{self};
+use super::super::kept;
 use super::super::vocab;
 use super::super::xml::{Element, XmlNode};
 use super::*;
@@ -20,7 +21,9 @@ fn markers(
 ) -> Vec<Attr> {
     let has_empty_model = models.is_some_and(|m| {
         m.elements().any(|e| {
-            e.name == "SubTree" && e.attr("ID") == Some(id) && e.elements().next().is_none()
+            e.name == "SubTree"
+                && e.attr("ID") == Some(id)
+                && e.elements().all(|p| !p.name.ends_with("_port"))
         })
     });
     let unnamed = bt.attribute("ID").is_none() && id == vocab::UNNAMED_TREE;
@@ -170,7 +173,7 @@ impl Reader {
         attrs.extend(markers(bt, id, models, form));
         let ports = self.scope.trees.get(id).cloned().unwrap_or_default();
         let locals = infer::locals(&nodes, &ports, &self.scope);
-        Item {
+        let mut item = Item {
             doc: node_doc(doc),
             attrs,
             kind: ItemKind::Tree(TreeDecl {
@@ -184,7 +187,24 @@ impl Reader {
                 },
             }),
             span: Span::DUMMY,
+        };
+        if kept::spelled_otherwise(bt) {
+            item.attrs.push(kept::attr(kept::XML, kept::start_tag(bt)));
         }
+        // The tree's `<SubTree>` model entry as written, when the export would write it
+        // otherwise (Groot 2's `<MetadataFields>`, attributes, elements it does not model).
+        let entry = models.and_then(|m| {
+            m.elements()
+                .find(|e| e.name == "SubTree" && e.attr("ID") == Some(id))
+        });
+        if let Some(entry) = entry {
+            let generated = element::entry::subtree_model(&item, false);
+            if !generated.is_some_and(|g| kept::spelled_alike(&g, entry, true)) {
+                item.attrs
+                    .push(kept::attr(kept::XML_MODEL, kept::fragment(entry)));
+            }
+        }
+        item
     }
 
     pub(super) fn subtree_model_holds(&self, shadow: &Item, models: Option<&Element>) -> bool {

@@ -90,6 +90,61 @@ pub struct Attribute {
     /// True when the value was written without entities, so offset `i` of `value` is byte
     /// `value_span.start + i` of the text (lets script diagnostics point inside the value).
     pub verbatim: bool,
+    /// The value as its file spelled it, when the writer's escaping would spell it otherwise
+    /// (`'` rather than `&apos;`, `&#10;`, a raw `>`): the writer gives that text back while
+    /// the value is still the one it spells (see [`Raw`]).
+    pub raw: Option<Box<Raw>>,
+}
+
+/// An attribute value's text as written in a file, with the value it spells: the writer uses
+/// `text` only while the attribute's value is still `value`, so an edited value is escaped
+/// anew and a kept one comes back byte for byte.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Raw {
+    pub value: String,
+    pub text: String,
+}
+
+impl Attribute {
+    /// The value's text as the writer writes it: as written in the file where that is known
+    /// and still spells the value, else escaped.
+    pub fn text(&self) -> String {
+        match &self.raw {
+            Some(r) if r.value == self.value => r.text.clone(),
+            _ => {
+                let mut out = String::with_capacity(self.value.len());
+                escape_attr(&self.value, &mut out);
+                out
+            }
+        }
+    }
+
+    /// The value's text in quotes: `'` around a kept spelling that holds a `"` (as its file
+    /// quoted it), else `"`.
+    pub fn quoted(&self) -> String {
+        let text = self.text();
+        if text.contains('"') {
+            if text.contains('\'') {
+                format!("\"{}\"", text.replace('"', "&quot;"))
+            } else {
+                format!("'{text}'")
+            }
+        } else {
+            format!("\"{text}\"")
+        }
+    }
+
+    /// Keeps `text` as the spelling of the current value (when it differs from the escaping).
+    pub fn keep_spelling(&mut self, text: &str) {
+        let mut escaped = String::with_capacity(self.value.len());
+        escape_attr(&self.value, &mut escaped);
+        self.raw = (escaped != text).then(|| {
+            Box::new(Raw {
+                value: self.value.clone(),
+                text: text.to_string(),
+            })
+        });
+    }
 }
 
 impl Element {

@@ -417,13 +417,20 @@ impl<'a> Layer<'a> {
             decoded = decoded.replace("\r\n", "\n").replace('\r', "\n");
             verbatim = false;
         }
-        Attribute {
+        let mut a = Attribute {
             name: self.text[name..name_end].to_string(),
             name_span: Span::new(name, name_end),
             value: decoded,
             value_span: Span::new(value, value_end),
             verbatim,
+            raw: None,
+        };
+        let written = &self.text[value..value_end];
+        // Most values hold nothing the writer escapes: they are spelled as written already.
+        if !verbatim || written.contains(['\'', '>', '<', '"', '\n', '\t']) {
+            a.keep_spelling(written);
         }
+        a
     }
 
     /// The diagnostic for a tag quick-xml refused or that a check failed: reads the tag on from

@@ -6,11 +6,8 @@
 //! Deterministic: the same document gives the same bytes.
 
 use super::{Document, Element, XmlNode};
-use quick_xml::events::attributes::Attribute;
 use quick_xml::events::{BytesEnd, BytesPI, BytesStart, BytesText, Event};
-use quick_xml::name::QName;
 use quick_xml::writer::Writer;
-use std::borrow::Cow;
 
 /// Escapes an attribute value (see the module comment).
 pub fn escape_attr(s: &str, out: &mut String) {
@@ -109,17 +106,15 @@ pub fn write(doc: &Document) -> String {
 }
 
 fn start_tag(e: &Element) -> BytesStart<'_> {
-    let mut start = BytesStart::new(e.name.as_str());
+    let mut content = e.name.clone();
     for a in &e.attrs {
-        let mut value = String::with_capacity(a.value.len());
-        escape_attr(&a.value, &mut value);
-        // The value is written as given: escaped above.
-        start.push_attribute(Attribute {
-            key: QName(a.name.as_str()),
-            value: Cow::Owned(value),
-        });
+        // Escaped, or as its file spelled it (in the quotes it needs).
+        content.push(' ');
+        content.push_str(&a.name);
+        content.push('=');
+        content.push_str(&a.quoted());
     }
-    start
+    BytesStart::from_content(content, e.name.len())
 }
 
 fn event(w: &mut Writer<Vec<u8>>, e: Event<'_>) {

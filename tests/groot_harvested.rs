@@ -1,0 +1,174 @@
+//! Real BehaviorTree.CPP / Groot 2 files from public projects (issue 29 §4,
+//! `tests/fixtures/harvested/SOURCES.md`: drones, manipulation, mobile bases, Groot 2 project
+//! files), judged as the generated files are (`support/xmljudge.rs`): acceptance equal to
+//! BehaviorTree.CPP's with the oracle's stand-ins (v3 files after `affect convert --to v4`),
+//! traces equal where both load, and the strict round trip. A file with no tree of its own (a
+//! Groot 2 project, a model list) is imported and round-tripped only.
+//!
+//! Files that still disagree are listed in `tests/fixtures/harvested/pending.txt` with their
+//! class and why; a listed file that now agrees fails the test, so the list only shrinks.
+
+mod support;
+#[path = "support/xmljudge.rs"]
+mod xmljudge;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use xmljudge::*;
+
+const PENDING: &str = "tests/fixtures/harvested/pending.txt";
+
+/// Why a class of disagreement is still open, for `AFFECT_RECORD_PENDING=1`.
+fn reason(class: &str) -> &'static str {
+    if class.starts_with("round trip") {
+        "the strict round trip does not hold yet (issue 29 §1, format-preserving export)"
+    } else if class.contains("(E0307)") {
+        "the checker wants a variable on an `out`/`inout` port; BehaviorTree.CPP takes a literal (issue 29 §3)"
+    } else if class.contains("(E0301)") {
+        "types of entries and ports as BehaviorTree.CPP has them (issue 29 §3)"
+    } else if class.starts_with("refusal not positioned") {
+        "both refuse (it calls trees of other files), but the checker's diagnostic points at the imported text, not the XML (issue 29 §3)"
+    } else if class.contains("Can't find a tree") {
+        "it calls a tree of another file that nothing includes (MoveIt Pro registers a package's objectives together): BehaviorTree.CPP refuses it, the import infers the tree (W0401)"
+    } else {
+        "open"
+    }
+}
+
+fn harvested() -> PathBuf {
+    support::workspace().join("tests/fixtures/harvested")
+}
+
+/// path → (class, reason)
+fn pending() -> BTreeMap<String, (String, String)> {
+    let text = std::fs::read_to_string(support::workspace().join(PENDING)).expect("the list");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let mut parts = l.splitn(3, " | ").map(|p| p.trim().to_string());
+            let path = parts.next().unwrap_or_default();
+            let class = parts.next().unwrap_or_default();
+            let reason = parts.next().unwrap_or_default();
+            assert!(
+                !reason.is_empty(),
+                "{PENDING}: `{l}` needs PATH | CLASS | REASON"
+            );
+            (path, (class, reason))
+        })
+        .collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            copy_dir(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// Import and round trip only: a file with no `<BehaviorTree>`.
+fn judge_without_trees(dir: &Path, rel: &str, version: Version) -> Result<(), (String, String)> {
+    let main = dir.join(rel);
+    let text = std::fs::read_to_string(&main).unwrap();
+    match affect_side(&main, &text, dir) {
+        Affect::Refused(d) => Err((
+            format!("affect refuses a file without trees ({})", d[0].0),
+            format!("{d:?}"),
+        )),
+        Affect::Accepted => round_trip(&main, &text, version),
+    }
+}
+
+#[test]
+fn harvested_files_agree_with_behaviortree_cpp() {
+    let root = harvested();
+    let scratch = support::scratch("groot_harvested", "projects");
+    let listed = pending();
+    let mut projects: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    projects.sort();
+    assert!(
+        projects.len() >= 5,
+        "expected at least five harvested projects"
+    );
+    let (mut agreed, mut known, mut loaded, mut files) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    let mut fixed = Vec::new();
+    for project in &projects {
+        let name = project.file_name().unwrap().to_string_lossy().into_owned();
+        let dir = scratch.join(&name);
+        copy_dir(project, &dir);
+        for rel in case_files(&dir) {
+            files += 1;
+            let text = std::fs::read_to_string(dir.join(&rel)).unwrap();
+            let version = version_of(&text);
+            let key = format!("{name}/{rel}");
+            let verdict = if text.contains("<BehaviorTree") {
+                let (l, v) = judge(&dir, &rel, version, &[], None);
+                loaded += usize::from(l);
+                v
+            } else {
+                judge_without_trees(&dir, &rel, version)
+            };
+            match (verdict, listed.get(&key)) {
+                (Ok(()), None) => agreed += 1,
+                (Ok(()), Some((class, _))) => fixed.push(format!("{key} ({class})")),
+                (Err((c, _)), Some((class, _))) if &c == class => known += 1,
+                (Err((c, detail)), _) => failures.push(format!(
+                    "{key} | {c} | {}",
+                    detail.chars().take(600).collect::<String>()
+                )),
+            }
+        }
+    }
+    if std::env::var_os("AFFECT_RECORD_PENDING").is_some() {
+        let mut text = std::fs::read_to_string(support::workspace().join(PENDING)).unwrap();
+        text.truncate(
+            text.lines()
+                .take_while(|l| l.starts_with('#'))
+                .map(|l| l.len() + 1)
+                .sum(),
+        );
+        let mut lines: Vec<String> = failures
+            .iter()
+            .map(|f| {
+                let mut parts = f.splitn(3, " | ");
+                let (path, class) = (parts.next().unwrap(), parts.next().unwrap());
+                format!("{path} | {class} | {}", reason(class))
+            })
+            .collect();
+        lines.extend(
+            listed
+                .iter()
+                .filter(|(p, _)| !fixed.iter().any(|f| f.starts_with(p.as_str())))
+                .map(|(p, (c, r))| format!("{p} | {c} | {r}")),
+        );
+        lines.sort();
+        text.push_str(&lines.join("\n"));
+        text.push('\n');
+        std::fs::write(support::workspace().join(PENDING), text).unwrap();
+        return;
+    }
+    println!(
+        "{files} harvested files from {} projects: BehaviorTree.CPP loads {loaded}; {agreed} agree in everything, {known} listed in {PENDING}",
+        projects.len()
+    );
+    assert!(
+        fixed.is_empty(),
+        "these now agree: remove them from {PENDING}:\n{}",
+        fixed.join("\n")
+    );
+    assert!(
+        failures.is_empty(),
+        "harvested files that disagree with BehaviorTree.CPP (fix, or list in {PENDING} as PATH | CLASS | REASON):\n{}",
+        failures.join("\n")
+    );
+}
