@@ -587,3 +587,81 @@ fn network_flags_without_net_are_refused_not_ignored() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// What the commands that write files say on stderr (stdout stays empty, for pipes): `fmt`
+/// counts what it did, `--check` what it found; a run names each file it wrote with its
+/// size; the summary tells what a memory holds.
+#[test]
+fn commands_say_what_they_wrote() {
+    let dir = scratch("said");
+    let formatted = "main tree T {\n    succeed\n}\n";
+    let write = |name: &str, text: &str| support::write_temp(&dir, name, text);
+    let a = write("a.affect", "main tree T { succeed }\n");
+    let b = write("b.affect", formatted);
+    let c = write("c.affect", formatted);
+    let broken = write("d.affect", "main tree T { succeed \n");
+    let said = |args: &[&str]| {
+        let out = affect(args);
+        assert!(
+            out.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let err = String::from_utf8_lossy(&out.stderr).replace(&format!("{}/", dir.display()), "");
+        format!("$ affect {}\n{err}", args.join(" ")).replace(&format!("{}/", dir.display()), "")
+    };
+    let p = |f: &PathBuf| f.to_str().unwrap().to_string();
+    let check = said(&["fmt", "--check", &p(&b), &p(&c)]);
+    let fmt = said(&["fmt", &p(&a), &p(&b), &p(&c)]);
+    // The diagnostics of the broken file (the parser's to word) aside: the last line.
+    let with_broken = said(&["fmt", &p(&a), &p(&broken)]);
+    let with_broken = with_broken.lines().last().unwrap_or_default();
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), formatted);
+    insta::assert_snapshot!(format!("{check}\n{fmt}\n{with_broken}"));
+    // A run: the files it wrote, last, with their sizes; the memory's line in the summary.
+    let trace = dir.join("nav.jsonl.zst");
+    let plot = dir.join("nav.svg");
+    let nav = support::workspace().join("examples/navigator.affect");
+    let out = affect(&[
+        "run",
+        nav.to_str().unwrap(),
+        "--ticks",
+        "300",
+        "--no-persist",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    assert!(out.status.success() && out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let last: Vec<&str> = err.lines().rev().take(2).collect();
+    let size = regex_free_size(last[1], &trace);
+    assert!(size > 0, "{err}");
+    assert!(regex_free_size(last[0], &plot) > 0, "{err}");
+    let places = err
+        .lines()
+        .find_map(|l| l.strip_prefix("  feelings = "))
+        .unwrap_or_else(|| panic!("no memory line: {err}"));
+    let n: usize = places.trim_end_matches(" places").parse().expect(places);
+    assert!(n > 1, "{places}");
+}
+
+/// The size a `wrote PATH (SIZE)` line gives for `path`, in bytes (roughly: KB and MB are
+/// read as 1024 and 1024²); 0 when the line is not about it.
+fn regex_free_size(line: &str, path: &Path) -> u64 {
+    let Some(rest) = line.strip_prefix(&format!("wrote {} (", path.display())) else {
+        return 0;
+    };
+    let (number, unit) = rest
+        .trim_end_matches(')')
+        .split_once(' ')
+        .unwrap_or(("0", ""));
+    let x: f64 = number.parse().unwrap_or(0.0);
+    let scale = match unit {
+        "KB" => 1024.0,
+        "MB" => 1024.0 * 1024.0,
+        _ => 1.0,
+    };
+    (x * scale) as u64
+}

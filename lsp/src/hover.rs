@@ -324,6 +324,12 @@ fn builtin(b: &Builtin) -> String {
 pub fn param_kind(k: ParamKind) -> String {
     match k {
         ParamKind::Num => "num".into(),
+        ParamKind::Quantity(m) => match m {
+            affect_compiler::ir::units::Measure::Length => "length".into(),
+            affect_compiler::ir::units::Measure::Time => "duration".into(),
+            affect_compiler::ir::units::Measure::Frequency => "rate".into(),
+            affect_compiler::ir::units::Measure::Angle => "angle".into(),
+        },
         ParamKind::Str => "str".into(),
         ParamKind::Word(words) => words.join(" | "),
         ParamKind::Name => "name".into(),

@@ -247,3 +247,50 @@ world Room {
         "the new one runs"
     );
 }
+
+/// A reload carries a quantity as the number the run holds, in the runtime's unit: `--bb
+/// d=10s` is 10,000 ms before and after (issue 31). A variable whose type changed (here a
+/// duration that became a plain number) starts from its new initial value, never from the
+/// old number read in another unit.
+#[test]
+fn quantities_carry_over_in_their_units() {
+    let vars = |d_type: &str| {
+        format!(
+            "agent Bot {{\n    rate 10Hz;\n    var d: duration; var l: length; var a: angle; var r: rate;\n    var k: {d_type};\n    main {{ succeed }}\n}}\n"
+        )
+    };
+    let old = program(&vars("duration = 4s"));
+    let mut new = program(&vars("num = 3"));
+    let config = RunConfig {
+        bb: [("d", "10s"), ("l", "1000cm"), ("a", "10deg"), ("r", "2kHz")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        ..config(EngineKind::Interp)
+    };
+    let mut seen = Seen::default();
+    let mut run = Run::new(&old, &config).unwrap();
+    run.start(&mut seen);
+    steps(&mut run, 3, &mut seen);
+    assert!(
+        seen.lines.contains(&(0, 0.0, "var d=Num(10000.0)".into())),
+        "{:?}",
+        seen.lines
+    );
+    let done = run.reload(&mut new, &mut seen).expect("reloads");
+    assert_eq!(done[0].fresh, ["k"], "{:?}", done[0]);
+    steps(&mut run, 2, &mut seen);
+    let summaries = run.finish(&mut seen).unwrap();
+    let vars = &summaries[0].variables;
+    let value = |k: &str| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    assert_eq!(
+        [value("d"), value("l"), value("a"), value("r"), value("k")],
+        [
+            Some("10s"),
+            Some("10m"),
+            Some("10deg"),
+            Some("2000Hz"),
+            Some("3")
+        ]
+    );
+}

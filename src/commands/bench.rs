@@ -183,7 +183,7 @@ pub fn run(args: &BenchArgs) -> u8 {
     // What the targets compare with BehaviorTree.CPP's XML load: check + lower (+ JIT).
     let compile_ms = check_ms + jit_ms;
     let ms = |x: f64| (x * 1000.0).round() / 1000.0;
-    if let Err(code) = set_bb(&mut *engine, agent, &args.bb) {
+    if let Err(code) = set_bb(&mut *engine, &program, agent, &args.bb) {
         return code;
     }
     let r = bench::measure(&mut *engine, agent, args.ticks, args.repeats);
@@ -240,10 +240,12 @@ pub fn run(args: &BenchArgs) -> u8 {
     OK
 }
 
-/// Sets the root-blackboard variables of `--bb KEY=VALUE`; `Err` is the exit status, the
-/// problem told.
+/// Sets the root-blackboard variables of `--bb KEY=VALUE`, each read as `affect run` reads it
+/// (`ir::value::parse_text`: `wait=10s` is 10,000 ms); `Err` is the exit status, the problem
+/// told.
 fn set_bb(
     engine: &mut dyn Engine,
+    program: &affect_compiler::ir::program::Program,
     agent: &affect_compiler::ir::program::AgentProgram,
     bb: &[String],
 ) -> Result<(), u8> {
@@ -256,9 +258,15 @@ fn set_bb(
             eprintln!("error: --bb {k}: no such variable");
             return Err(USAGE);
         };
-        let Ok(x) = v.parse::<f64>() else {
-            eprintln!("error: --bb {k}: `{v}` is not a number");
-            return Err(USAGE);
+        let slot = &agent.slots[i];
+        let x = match affect_compiler::ir::value::parse_text(
+            program, &slot.name, slot.kind, slot.any, v,
+        ) {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("error: --bb {k}={v}: {e}");
+                return Err(USAGE);
+            }
         };
         engine.set_slot(i, x);
     }
@@ -279,7 +287,7 @@ fn restarts(args: &BenchArgs, k: usize) -> Result<Option<bench::Stats>, u8> {
         let loaded = load(args, t0)?;
         let program = std::sync::Arc::new(loaded.program);
         let mut engine = bench::Tiered::new(&program, k, None);
-        set_bb(&mut engine, &program.agents[k], &args.bb)?;
+        set_bb(&mut engine, &program, &program.agents[k], &args.bb)?;
         engine.tick();
         ms.push(t0.elapsed().as_secs_f64() * 1000.0);
         engine.settle();

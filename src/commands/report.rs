@@ -4,7 +4,7 @@ use crate::Format;
 use affect_compiler::diagnostic::{self, MAX_PER_FILE};
 use affect_compiler::render;
 use affect_compiler::source::SourceError;
-use affect_compiler::span::LineIndex;
+use affect_compiler::span::{LineIndex, Span};
 use affect_compiler::{Diagnostic, Severity};
 use std::io::IsTerminal;
 use std::path::Path;
@@ -36,6 +36,14 @@ impl Reporter {
     /// Reports diagnostics of `file` (every one is counted; the human form prints at most
     /// `diagnostic::MAX_PER_FILE` per file, errors first, the JSON form every one).
     pub fn add(&mut self, file: &str, src: &str, diags: &[Diagnostic]) {
+        // A run's option (`--bb`, `--leaf-out`, `--world`) has no place in the file: it is
+        // shown against the argument, never at the file's first line.
+        let (unplaced, diags): (Vec<Diagnostic>, Vec<Diagnostic>) =
+            diags.iter().cloned().partition(is_unplaced);
+        for d in &unplaced {
+            self.unplaced(file, d);
+        }
+        let diags = &diags[..];
         for d in diags {
             match d.severity {
                 Severity::Error => self.errors += 1,
@@ -103,6 +111,39 @@ impl Reporter {
         }
     }
 
+    /// A diagnostic about the run rather than a place in the file: one line, and its help.
+    fn unplaced(&mut self, file: &str, d: &Diagnostic) {
+        match d.severity {
+            Severity::Error => self.errors += 1,
+            Severity::Warning => self.warnings += 1,
+            Severity::Note => {}
+        }
+        match self.format {
+            Format::Human => {
+                eprintln!("[{}] {}: {}", d.code, title(d.severity), d.message);
+                for n in &d.notes {
+                    eprintln!("    Note: {n}");
+                }
+                if let Some(h) = &d.help {
+                    eprintln!("    Help: {h}");
+                }
+            }
+            Format::Json => self.json.push(serde_json::json!({
+                "code": d.code,
+                "severity": d.severity.as_str(),
+                "message": d.message,
+                "file": file,
+                "line": null,
+                "column": null,
+                "end_line": null,
+                "end_column": null,
+                "labels": [],
+                "notes": d.notes,
+                "help": d.help,
+            })),
+        }
+    }
+
     /// Diagnostics counted but not printed, over all files.
     fn left_out(&self) -> usize {
         self.shown.iter().map(|(_, _, n)| n).sum()
@@ -151,4 +192,18 @@ pub fn unreadable(path: &Path, e: &SourceError) {
 
 fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+/// A run's diagnostic with no place in the program (an option, the run as a whole): codes
+/// E06xx at no span.
+fn is_unplaced(d: &Diagnostic) -> bool {
+    d.code.starts_with("E06") && d.primary.span == Span::DUMMY && d.secondary.is_empty()
+}
+
+fn title(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "Error",
+        Severity::Warning => "Warning",
+        Severity::Note => "Advice",
+    }
 }

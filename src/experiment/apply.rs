@@ -103,6 +103,23 @@ fn number(v: &toml::Value) -> Result<f64, String> {
     }
 }
 
+/// A time with its unit (`"250ms"`, `"2s"`) in milliseconds, read as the program reads one
+/// (`ir::value`): a bare number is refused, since nothing says it is milliseconds.
+fn time_ms(v: &toml::Value) -> Result<f64, String> {
+    use affect_compiler::ir::program::ValueKind;
+    use affect_compiler::ir::value::{number_as, parse_number};
+    let text = value_text(v);
+    let (n, unit) = parse_number(&text).ok_or("not a time (write it like \"250ms\")")?;
+    let ms = number_as(n, unit, ValueKind::Duration).map_err(|e| match unit {
+        None => format!("a time needs its unit: write it like \"{text}ms\" or \"{text}s\""),
+        Some(_) => e.to_string(),
+    })?;
+    if ms < 0.0 {
+        return Err("a time is at least 0".into());
+    }
+    Ok(ms)
+}
+
 fn count(v: &toml::Value) -> Result<u64, String> {
     match v {
         toml::Value::Integer(i) if *i >= 0 => Ok(*i as u64),
@@ -158,7 +175,13 @@ fn set(
             }
             world_of(program, world)?.messages.loss = l;
         }
-        "latency" => world_of(program, world)?.messages.latency_ms = count(v)?,
+        "latency" => {
+            let ms = time_ms(v)?;
+            if ms.fract() != 0.0 {
+                return Err("latency is whole milliseconds".into());
+            }
+            world_of(program, world)?.messages.latency_ms = ms as u64;
+        }
         "delivery" => {
             world_of(program, world)?.messages.mode = match value_text(v).as_str() {
                 "broadcast" => Delivery::Broadcast,
@@ -191,11 +214,8 @@ fn set(
             }
         }
         "startup" => {
-            // Every component's start-up time, in ms, as its `startup` setting would say.
-            let ms = number(v)?;
-            if ms < 0.0 {
-                return Err("startup is a time in ms, at least 0".into());
-            }
+            // Every component's start-up time, as its `startup` setting would say.
+            let ms = time_ms(v)?;
             let agents = program.agents.iter_mut().flat_map(|a| &mut a.components);
             for c in agents.chain(&mut program.components) {
                 c.startup_ms = ms;

@@ -147,7 +147,8 @@ impl<'k> Measures<'k> {
     }
 }
 
-/// A variable's value at the end of the run, as a number (`true` is 1, `false` 0).
+/// A variable's value at the end of the run, as a number (`true` is 1, `false` 0, a
+/// quantity in the runtime's unit: the summary's `10s` is 10,000).
 fn final_value(summaries: &[AgentSummary], var: &str, agent: &Option<String>) -> Option<f64> {
     summaries
         .iter()
@@ -159,7 +160,8 @@ fn final_value(summaries: &[AgentSummary], var: &str, agent: &Option<String>) ->
         .and_then(|(_, v)| match v.as_str() {
             "true" => Some(1.0),
             "false" => Some(0.0),
-            v => v.parse::<f64>().ok(),
+            v => affect_compiler::ir::value::parse_number(v)
+                .map(|(n, unit)| unit.map_or(n, |u| affect_compiler::ir::units::quantity(n, u))),
         })
 }
 

@@ -9,4 +9,6 @@ pub mod functions;
 pub mod print;
 pub mod program;
 pub mod reads;
+pub mod units;
+pub mod value;
 pub mod world;

@@ -85,6 +85,9 @@ pub struct Slot {
     /// For a list or point: the kinds of its elements, outermost first (`[[Label]]` is
     /// `[List, Str]`), so traces can show labels and nested lists as such. Empty otherwise.
     pub elems: Vec<ValueKind>,
+    /// Declared `any` (an untyped entry of an imported tree): it holds a number as a
+    /// number, and takes other text from outside the program (`--bb`) as a string.
+    pub any: bool,
 }
 
 impl Slot {

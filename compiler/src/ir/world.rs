@@ -34,6 +34,7 @@ pub fn lower_worlds(
     (specs, diags)
 }
 
+pub use crate::ir::units::Measure;
 use crate::span::Span;
 use serde::Serialize;
 
@@ -324,11 +325,13 @@ pub enum SpawnAt {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum InitValue {
-    /// A number; a quantity with a unit is converted to metres, seconds, hertz or radians
-    /// and `dim` says which.
+    /// A number in the runtime's unit of its measure (milliseconds, hertz, metres, degrees:
+    /// `ir::units::quantity`), and the measure its unit gave (`None`: a plain number). The
+    /// checker refuses a measure the variable's type does not hold.
     Num {
         value: f64,
-        dim: Dim,
+        measure: Option<Measure>,
+        span: Span,
     },
     Bool(bool),
     Str(String),
@@ -336,15 +339,6 @@ pub enum InitValue {
     Name(String),
     /// `(x, y)`, in metres.
     Point(Point),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum Dim {
-    None,
-    Length,
-    Time,
-    Frequency,
-    Angle,
 }
 
 /// `at 40s raise loud_noise on Navigator;`, `raise treat_taken on Butler every exponential(mean: 4s);`

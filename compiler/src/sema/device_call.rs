@@ -4,10 +4,11 @@
 use super::devices::{self, DriverSpec, ParamKind};
 use super::index::Target;
 use super::ty::Ty;
-use super::wording::article;
+use super::wording::{article, mismatch_code, unit_hint};
 use super::Checker;
 use crate::diagnostic::Diagnostic;
 use crate::ir::program::{Device, DeviceArg, DeviceRole};
+use crate::ir::units::Measure;
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, ExprKind};
 
@@ -215,9 +216,35 @@ impl Checker {
             }
             (ParamKind::Name, ExprKind::Name(p)) => DeviceArg::Name(p.to_string_path()),
             (ParamKind::Str, ExprKind::Str(s)) => DeviceArg::Str(s.clone()),
+            (ParamKind::Quantity(m), _) => {
+                let want = match m {
+                    Measure::Length => Ty::Length,
+                    Measure::Time => Ty::Duration,
+                    Measure::Frequency => Ty::Rate,
+                    Measure::Angle => Ty::Angle,
+                };
+                let (v, t) = self.const_value_hint(value, Some(&want))?;
+                if t != want && !t.is_error() {
+                    let mut d = Diagnostic::error(
+                        mismatch_code(&t, &want),
+                        format!(
+                            "`{pname}` of `{name}` is {}, found {}",
+                            m.noun(),
+                            article(&self.g.show(&t))
+                        ),
+                        value.span,
+                    )
+                    .with_label(format!("this should be {}", m.noun()));
+                    if let Some(h) = unit_hint(&t, &want) {
+                        d = d.with_help(h);
+                    }
+                    self.diags.push(d);
+                    return None;
+                }
+                DeviceArg::Num(v)
+            }
             (ParamKind::Num, _) => match self.const_value_hint(value, Some(&Ty::Num)) {
-                // A number, with or without a unit (`frequency: 2kHz`).
-                Some((v, t)) if t.is_quantity() => DeviceArg::Num(v),
+                Some((v, t)) if t.is_numeric() => DeviceArg::Num(v),
                 Some((_, t)) => {
                     self.diags.push(
                         Diagnostic::error(
@@ -240,6 +267,7 @@ impl Checker {
                     ParamKind::Word(words) => format!("one of `{}`", words.join("`, `")),
                     ParamKind::Name => "the name of an agent or component".to_string(),
                     ParamKind::Num => "a number".to_string(),
+                    ParamKind::Quantity(m) => m.noun().to_string(),
                 };
                 self.diags.push(
                     Diagnostic::error(
@@ -274,6 +302,7 @@ impl Checker {
             .filter(|(_, _, required)| *required)
             .map(|(p, k, _)| match k {
                 ParamKind::Num => format!("{p}: 1"),
+                ParamKind::Quantity(m) => format!("{p}: {}", m.example()),
                 ParamKind::Str => format!("{p}: \"..\""),
                 ParamKind::Word(w) => format!("{p}: {}", w[0]),
                 ParamKind::Name => format!("{p}: name"),

@@ -2,11 +2,15 @@
 //! what they give. The runtime implements each one on hardware and in simulation.
 
 use crate::ir::program::DeviceRole;
+use crate::ir::units::Measure;
 
 /// The kind of an argument a driver takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamKind {
     Num,
+    /// A quantity that carries its unit (`cell: 24cm`, `frequency: 2kHz`), held in the
+    /// runtime's unit of its measure (metres, hertz).
+    Quantity(Measure),
     Str,
     /// A bare word from a fixed set (`edge: rising`).
     Word(&'static [&'static str]),
@@ -167,7 +171,7 @@ pub static DRIVERS: &[DriverSpec] = &[
             ("bus", ParamKind::Num, REQ),
             ("address", ParamKind::Num, REQ),
             ("retries", ParamKind::Num, OPT),
-            ("cell", ParamKind::Num, OPT),
+            ("cell", ParamKind::Quantity(Measure::Length), OPT),
             ("heading", ParamKind::Word(&["up", "down", "left", "right"]), OPT),
         ],
         doc: "The Pololu Romi 32U4 control board on I2C, running Pololu's Raspberry Pi slave demo: one-cell moves made on the Pi from its encoders (seed 003). Its safe value is stopped.",
@@ -178,7 +182,7 @@ pub static DRIVERS: &[DriverSpec] = &[
         gives: "",
         params: &[
             ("channel", ParamKind::Num, REQ),
-            ("frequency", ParamKind::Num, OPT),
+            ("frequency", ParamKind::Quantity(Measure::Frequency), OPT),
             ("safe", ParamKind::Num, OPT),
         ],
         doc: "A hardware PWM output, channel 0 or 1 of the Pi (a buzzer, a lamp); level 0..1.",
@@ -189,7 +193,7 @@ pub static DRIVERS: &[DriverSpec] = &[
         gives: "",
         params: &[
             ("pin", ParamKind::Num, REQ),
-            ("frequency", ParamKind::Num, OPT),
+            ("frequency", ParamKind::Quantity(Measure::Frequency), OPT),
             ("safe", ParamKind::Num, OPT),
         ],
         doc: "Software PWM on any GPIO pin (for pins without hardware PWM); level 0..1.",

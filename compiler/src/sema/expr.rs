@@ -11,10 +11,10 @@ use super::wording::{article, mismatch_code, unit_hint};
 use super::Globals;
 use crate::diagnostic::Diagnostic;
 use crate::ir::program::Op;
+use crate::ir::units::{quantity, Measure};
 use crate::span::Span;
 use crate::suggest::closest;
 use crate::syntax::ast::*;
-use crate::syntax::token::Unit;
 
 /// The most elements a list or point literal may compute while ticking: they pass through
 /// the expression stack, which holds 32 values.
@@ -43,25 +43,20 @@ pub struct Cx<'a> {
     pub initial: Option<(&'a str, &'a [String])>,
 }
 
-/// A number literal's value in the unit the runtime uses: milliseconds, hertz, metres,
-/// degrees.
+/// A number literal's value in the unit the runtime uses (milliseconds, hertz, metres,
+/// degrees: `ir::units::quantity`) and its type.
 pub fn literal_value(n: &crate::syntax::token::NumLit) -> (f64, Ty) {
     let v = n.value;
-    match n.unit {
-        None if n.integer => (v, Ty::Int),
-        None => (v, Ty::Num),
-        Some(Unit::Ms) => (v, Ty::Duration),
-        Some(Unit::S) => (v * 1000.0, Ty::Duration),
-        Some(Unit::Min) => (v * 60_000.0, Ty::Duration),
-        Some(Unit::H) => (v * 3_600_000.0, Ty::Duration),
-        Some(Unit::Hz) => (v, Ty::Rate),
-        Some(Unit::KHz) => (v * 1000.0, Ty::Rate),
-        Some(Unit::Mm) => (v / 1000.0, Ty::Length),
-        Some(Unit::Cm) => (v / 100.0, Ty::Length),
-        Some(Unit::M) => (v, Ty::Length),
-        Some(Unit::Ft) => (v * 0.3048, Ty::Length),
-        Some(Unit::Deg) => (v, Ty::Angle),
-    }
+    let Some(unit) = n.unit else {
+        return (v, if n.integer { Ty::Int } else { Ty::Num });
+    };
+    let ty = match Measure::of(unit) {
+        Measure::Time => Ty::Duration,
+        Measure::Frequency => Ty::Rate,
+        Measure::Length => Ty::Length,
+        Measure::Angle => Ty::Angle,
+    };
+    (quantity(v, unit), ty)
 }
 
 impl Cx<'_> {

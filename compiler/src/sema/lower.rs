@@ -523,6 +523,7 @@ impl Builder<'_> {
             visible: v.kind != super::frame::VarKind::Temp,
             scope,
             elems: v.ty.element_kinds(),
+            any: v.ty == super::ty::Ty::Any,
         });
         self.p.slots.len() as SlotId - 1
     }
@@ -596,6 +597,7 @@ impl Checker {
                 ),
                 scope: 0,
                 elems: v.ty.element_kinds(),
+                any: v.ty == super::ty::Ty::Any,
             });
             let s = p.slots.len() as SlotId - 1;
             map.push(s);

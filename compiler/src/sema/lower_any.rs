@@ -76,6 +76,7 @@ pub(super) fn lists_in_any(
             let slot = &mut p.slots[s as usize];
             if slot.kind != ValueKind::List {
                 slot.kind = ValueKind::List;
+                slot.any = false;
                 if slot.elems.is_empty() {
                     slot.elems = vec![ValueKind::Num];
                 }

@@ -34,6 +34,7 @@ mod program;
 mod recruit;
 mod settings;
 pub mod signature;
+mod spawn_values;
 mod stmt;
 mod tendencies;
 mod tendency_table;
@@ -324,6 +325,9 @@ pub(crate) struct Checker {
     pub initialising: Option<String>,
     /// Root-blackboard keys some tree reads or writes with `@key`.
     pub root_keys: std::collections::HashSet<String>,
+    /// Locals of trees nobody reads or writes (tree, name, declaration): reported once the
+    /// main tree is known, whose locals `@name` uses (they are the root blackboard).
+    unused_locals: Vec<(usize, String, Span)>,
     /// Errors in used files (their spans are in those files): module name, diagnostic.
     pub module_diags: Vec<(String, Diagnostic)>,
     /// Top-level behaviour modules of every file, for the agents that run them (`behavior`).
@@ -346,6 +350,7 @@ impl Checker {
             runtime_names: Vec::new(),
             initialising: None,
             root_keys: Default::default(),
+            unused_locals: Vec::new(),
             module_diags: Vec::new(),
             shared_behaviors: Vec::new(),
             signature_leaves: HashMap::new(),

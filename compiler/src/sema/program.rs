@@ -53,6 +53,7 @@ impl Checker {
                 program.main_tree = Some(name);
             }
         }
+        self.warn_unused_locals(program.main_tree.as_deref());
         let (worlds, world_diags) = crate::ir::world::lower_worlds(main);
         self.diags.extend(world_diags);
         self.intern_names(&worlds, &program);
@@ -67,6 +68,22 @@ impl Checker {
         // built-ins called by ID that affect cannot run).
         program.leaves = self.leaf_infos();
         Some(program)
+    }
+
+    /// W0201 for each tree's locals nobody uses; in the main tree, `@name` (anywhere) uses
+    /// its local `name`, which is the root blackboard's.
+    fn warn_unused_locals(&mut self, main_tree: Option<&str>) {
+        let main = main_tree.and_then(|n| self.g.trees.iter().position(|t| t.name == n));
+        for (tree, name, span) in std::mem::take(&mut self.unused_locals) {
+            if Some(tree) == main && self.root_keys.contains(&name) {
+                continue;
+            }
+            self.report(SemaError::Unused {
+                name,
+                span,
+                help: "remove it, or use it in the tree",
+            });
+        }
     }
 
     /// Every module's trees, as templates in the order trees were declared; trees that stay
@@ -131,11 +148,7 @@ impl Checker {
         tpl.root = TreeCx::tree(self, &mut tpl).one_root(&t.body, &owner);
         for v in &tpl.frame.vars {
             if v.kind == VarKind::Local && !v.used {
-                self.report(SemaError::Unused {
-                    name: v.name.clone(),
-                    span: v.span,
-                    help: "remove it, or use it in the tree",
-                });
+                self.unused_locals.push((i, v.name.clone(), v.span));
             }
         }
         tpl
@@ -355,6 +368,7 @@ impl Checker {
             for (name, _) in &s.init {
                 member(self, &program.agents[i], name, "variable", &|_| true);
             }
+            self.check_spawn_values(s, &program.agents[i], program);
         }
         // Events and components: on the named agent, else on every spawned agent.
         for e in &w.events {

@@ -153,14 +153,20 @@ pub fn read(bytes: &[u8]) -> Result<Vec<Stored>, Damage> {
     })?;
     let first = text.split('\n').next().unwrap_or("");
     match first {
-        HEADER => parse_body(check_footer(text)?, true),
+        HEADER => parse_body(check_footer(text)?, Version::Checked),
         HEADER_V2 | HEADER_V1 => {
             // No footer in these versions: at least a cut inside a line shows.
             if !text.ends_with('\n') {
                 let n = text.split('\n').count();
                 return Err(Damage::at(n, "the last line is cut off (no line end)"));
             }
-            parse_body(text, first == HEADER_V2)
+            parse_body(
+                text,
+                match first {
+                    HEADER_V2 => Version::V2,
+                    _ => Version::V1,
+                },
+            )
         }
         h if h.starts_with("affect long-term memory v") => Err(Damage::at(
             1,
@@ -224,8 +230,23 @@ fn check_footer(text: &str) -> Result<&str, Damage> {
     Ok(body)
 }
 
-/// The memories of a file's lines after its header.
-fn parse_body(text: &str, links_allowed: bool) -> Result<Vec<Stored>, Damage> {
+/// The format of a file's body.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Version {
+    /// v3: the footer's checksum vouches for every field.
+    Checked,
+    /// v2: connections, no footer.
+    V2,
+    /// v1: no connections, no footer.
+    V1,
+}
+
+/// The memories of a file's lines after its header. Without a footer (v2) a trace that lost
+/// its familiarity (`P<TAB>50`) reads as a connection: there, a connection after which a
+/// trace comes, or one to a number no trace has as its key, is damage (every writer put the
+/// traces first, and keys are places and labels).
+fn parse_body(text: &str, version: Version) -> Result<Vec<Stored>, Damage> {
+    let links_allowed = version != Version::V1;
     let mut out: Vec<Stored> = Vec::new();
     for (i, line) in text.split('\n').enumerate().skip(1) {
         let n = i + 1;
@@ -250,7 +271,22 @@ fn parse_body(text: &str, links_allowed: bool) -> Result<Vec<Stored>, Damage> {
         };
         let parts: Vec<&str> = line.split('\t').collect();
         match parts.as_slice() {
-            [a, b] if links_allowed => current.links.push((unescape(a, n)?, unescape(b, n)?)),
+            [a, b] if links_allowed => {
+                let numeric = |k: &str| k.parse::<f64>().is_ok() && !current.traces.iter().any(|t| t.0 == k);
+                if version == Version::V2 && numeric(b) {
+                    return Err(Damage::at(
+                        n,
+                        format!("`{a}` has a score and no familiarity (expected `key<TAB>score<TAB>familiarity`)"),
+                    ));
+                }
+                current.links.push((unescape(a, n)?, unescape(b, n)?))
+            }
+            [_, _, _] if version == Version::V2 && !current.links.is_empty() => {
+                return Err(Damage::at(
+                    n,
+                    "a trace after the memory's connections (every version writes the traces first)",
+                ))
+            }
             [k, s, f] => {
                 let num = |x: &str, what: &str| -> Result<f64, Damage> {
                     match x.parse::<f64>() {
@@ -468,6 +504,35 @@ mod tests {
         assert_eq!(m[0].links, vec![("K".to_string(), "K".to_string())]);
         // A v2 file cut inside its last line.
         assert!(read(b"affect long-term memory v2\nmemory f\nK\t18").is_err());
+    }
+
+    /// A v2 file has no checksum: a trace that lost its familiarity would read as a
+    /// connection to a key `50`. It is damage, as a missing field is in the current format.
+    #[test]
+    fn a_legacy_trace_without_its_familiarity_is_damage() {
+        for text in [
+            "affect long-term memory v2\nmemory f\nP\t50\n",
+            "affect long-term memory v2\nmemory f\nK\t18.5\t22\nP\t50\n",
+            "affect long-term memory v2\nmemory f\nP\t50\nK\t18.5\t22\n",
+            "affect long-term memory v2\nmemory f\nK\t18.5\t22\nK\tP\nP\t50\t3\n",
+        ] {
+            let e = read(text.as_bytes()).expect_err(text);
+            assert!(e.line.is_some(), "{text}: {e}");
+        }
+        let e = read(b"affect long-term memory v2\nmemory f\nK\t18.5\t22\nP\t50\n").unwrap_err();
+        assert_eq!(e.line, Some(4));
+        assert!(e.message.contains("no familiarity"), "{e}");
+        // A connection to a key that has a trace, even one spelled as a number, is one.
+        let m = read(b"affect long-term memory v2\nmemory f\n7\t18.5\t22\nK\t7\n").unwrap();
+        assert_eq!(m[0].links, vec![("K".to_string(), "7".to_string())]);
+        // The same damage in the current format: the checksum finds it.
+        let mut text = format(&[Stored {
+            name: "f".into(),
+            traces: vec![("P".into(), 50.0, 3.0)],
+            links: vec![],
+        }]);
+        text = text.replace("P\t50\t3\n", "P\t50\n");
+        assert!(read(text.as_bytes()).is_err());
     }
 
     /// Every way a file can be damaged is found: cut at every byte, every byte changed, each

@@ -910,6 +910,7 @@ mod tests {
                     visible: true,
                     scope: 0,
                     elems: Vec::new(),
+                    any: false,
                 })
                 .collect();
             // As the compiler lowers them: every read of a variable that holds no value is

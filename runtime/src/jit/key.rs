@@ -157,6 +157,7 @@ impl Enc<'_> {
             visible: _,
             scope: _,
             elems: _,
+            any: _,
         } = s;
         self.bool(*kind == ValueKind::List);
         self.bool(is_unset(*init));

@@ -306,12 +306,7 @@ fn set_bb(
         .iter()
         .position(|s| s.scope == 0 && s.name == *key);
     match found {
-        Some(i) => match super::values::parse_value(
-            program,
-            &agent.slots[i].name,
-            agent.slots[i].kind,
-            text,
-        ) {
+        Some(i) => match super::values::parse_value(program, &agent.slots[i], text) {
             Ok(v) => {
                 sim.machine.write(i as u32, v);
                 Ok(Some(i))

@@ -61,7 +61,7 @@ pub(super) fn resolve(
             diags.push(no_such_node(program, "--leaf-out", &out.node, &arg));
             continue;
         }
-        match writes(program, out) {
+        match writes(program, out, &arg) {
             Ok(found) => {
                 for (write, r) in found {
                     let same = |(w, _): &&mut (StandInWrite, u8)| {
@@ -74,7 +74,7 @@ pub(super) fn resolve(
                     }
                 }
             }
-            Err((info, e)) => diags.push(at_declaration(info, format!("--leaf-out {arg}: {e}"))),
+            Err(d) => diags.push(*d),
         }
     }
     if diags.is_empty() {
@@ -86,20 +86,25 @@ pub(super) fn resolve(
 
 /// What one `--leaf-out` writes: for each node it names, the port and the value read as
 /// the type of the variable the port is bound to (a port left unbound writes nowhere). The
-/// port is checked against the declaration even where no call names it.
-fn writes<'p>(
-    program: &'p Program,
+/// port is checked against the declaration even where no call names it (an error shown
+/// there); a value the variable cannot hold is an error of the argument `arg`.
+fn writes(
+    program: &Program,
     out: &LeafOut,
-) -> Result<Vec<(StandInWrite, u8)>, (&'p LeafInfo, String)> {
+    arg: &str,
+) -> Result<Vec<(StandInWrite, u8)>, Box<Diagnostic>> {
+    let port_error = |info: &LeafInfo, e: String| {
+        Box::new(at_declaration(info, format!("--leaf-out {arg}: {e}")))
+    };
     for info in program.leaves.iter().filter(|l| l.name == out.node) {
-        out_port(info, &out.port).map_err(|e| (info, e))?;
+        out_port(info, &out.port).map_err(|e| port_error(info, e))?;
     }
     let mut found = Vec::new();
     for (agent, i, node, info) in foreign_nodes(program) {
         let Some(r) = rank(node, info, &out.node) else {
             continue;
         };
-        let port = out_port(info, &out.port).map_err(|e| (info, e))?;
+        let port = out_port(info, &out.port).map_err(|e| port_error(info, e))?;
         let NodeKind::Foreign { ports, .. } = &node.kind else {
             continue;
         };
@@ -107,8 +112,8 @@ fn writes<'p>(
             continue;
         };
         let slot = &agent.slots[*slot as usize];
-        let value = super::values::parse_value(program, &slot.name, slot.kind, &out.value)
-            .map_err(|e| (info, e))?;
+        let value = super::values::parse_value(program, slot, &out.value)
+            .map_err(|e| Box::new(usage(format!("--leaf-out {arg}: {e}"))))?;
         let write = StandInWrite {
             agent: agent.name.clone(),
             node: i as u32,

@@ -118,47 +118,10 @@ fn value_of<'a>(
     }
 }
 
-/// Reads a `--bb` or `--leaf-out` value as the kind of variable `name` wants it.
-pub(super) fn parse_value(
-    program: &Program,
-    name: &str,
-    kind: ValueKind,
-    text: &str,
-) -> Result<f64, String> {
-    match kind {
-        ValueKind::Bool => match text {
-            "true" | "1" => Ok(1.0),
-            "false" | "0" => Ok(0.0),
-            _ => Err(format!("`{}` is a bool: give true or false", name)),
-        },
-        ValueKind::Str => Ok(program.symbol(text).map(f64::from).unwrap_or(-1.0)),
-        ValueKind::Enum(e) => {
-            let info = &program.enums[e as usize];
-            info.variants
-                .iter()
-                .position(|v| v == text)
-                .map(|i| i as f64)
-                .ok_or_else(|| {
-                    format!(
-                        "`{}` is a `{}`: one of {}",
-                        name,
-                        info.name,
-                        info.variants.join(", ")
-                    )
-                })
-        }
-        ValueKind::Int => text
-            .parse::<i64>()
-            .map(|v| v as f64)
-            .map_err(|_| format!("`{}` is an int", name)),
-        ValueKind::List => Err(format!(
-            "`{}` is a list and cannot be set from the command line",
-            name
-        )),
-        _ => text
-            .parse::<f64>()
-            .map_err(|_| format!("`{}` is a number", name)),
-    }
+/// Reads a `--bb` or `--leaf-out` value as variable `slot` wants it: through the compiler's
+/// one conversion (`ir::value::parse_text`), so `10s` is 10,000 ms here as in the program.
+pub(super) fn parse_value(program: &Program, slot: &Slot, text: &str) -> Result<f64, String> {
+    affect_compiler::ir::value::parse_text(program, &slot.name, slot.kind, slot.any, text)
 }
 
 #[cfg(test)]

@@ -484,7 +484,11 @@ impl Exporter {
         for e in parts.includes.into_iter().chain(parts.behavior_trees) {
             root.children.push(XmlNode::Element(e));
         }
-        if !parts.models.is_empty() {
+        let kept_list = file
+            .items
+            .iter()
+            .any(|i| i.attrs.iter().any(|a| a.name.name == kept::XML_MODELS));
+        if !parts.models.is_empty() || kept_list {
             let mut list = Element::new("TreeNodesModel");
             list.children = parts.models.into_iter().map(XmlNode::Element).collect();
             root.children.push(XmlNode::Element(list));
@@ -638,7 +642,10 @@ impl Exporter {
         }
         let bare = |i: &Item| {
             let mut i = i.clone();
-            i.attrs.retain(|a| !kept::is_kept(&a.name.name));
+            // What does not go on the entry: kept text, `<root>`'s attributes.
+            i.attrs.retain(|a| {
+                !kept::is_kept(&a.name.name) && vocab::root_attr_name(&a.name.name).is_none()
+            });
             i.doc = None;
             i
         };

@@ -84,7 +84,11 @@ impl ReadBack {
         id: &str,
     ) {
         let back = self.model(el, kind, id);
-        if !carry::same_item(item, &back) {
+        // `<root>`'s attributes ride on the first declaration but are not the entry's.
+        let mut own = item.clone();
+        own.attrs
+            .retain(|a| super::super::vocab::root_attr_name(&a.name.name).is_none());
+        if !carry::same_item(&own, &back) {
             el.set(carry::AFFECT, carry::format_item(item).trim_end());
         }
     }

@@ -35,7 +35,8 @@ impl Reader {
         let mut out: Vec<ModelEntry> = Vec::new();
         // Where each ID's first entry is (a search of `out` per entry was n²).
         let mut first: HashMap<String, Span> = HashMap::new();
-        let mut docs: Vec<String> = std::mem::take(&mut self.models_lead);
+        let lead: Vec<String> = std::mem::take(&mut self.models_lead);
+        let mut docs = lead.clone();
         for child in &list.children {
             let e = match child {
                 XmlNode::Element(e) => e,
@@ -116,6 +117,10 @@ impl Reader {
                 item,
                 inferred: e.attr(carry::INFERRED_XML) == Some("true"),
             });
+        }
+        if out.is_empty() {
+            // No entry to carry the comments before `<TreeNodesModel>`: the first tree does.
+            self.models_lead = lead;
         }
         out
     }

@@ -56,12 +56,26 @@ impl Reader {
         self.scope_of_models(&model_entries, &tree_ids);
         let carried = self.carried_root(root);
         let main_attr = self.main_tree(root, &tree_ids, !parts.includes.is_empty());
-        let xml_items = self.xml_items(&parts, model_entries, &tree_ids, main_attr.as_deref());
+        let mut xml_items = self.xml_items(&parts, model_entries, &tree_ids, main_attr.as_deref());
+        if !self.models_lead.is_empty() {
+            let first = xml_items.iter_mut().find(|(_, i)| {
+                matches!(
+                    i.kind,
+                    ItemKind::Tree(_) | ItemKind::Agent(_) | ItemKind::Leaf(_)
+                )
+            });
+            if let Some((_, item)) = first {
+                let mut lines = std::mem::take(&mut self.models_lead);
+                lines.extend(item.doc.take().into_iter().flat_map(|d| d.lines));
+                item.doc = node_doc(lines);
+            }
+        }
         let mut items = in_carried_order(carried, xml_items);
         root_attributes(root, &mut items);
         self.transitive_uses(&mut items);
         if root.attr(carry::AFFECT).is_none() {
-            keep_model_order(&model_order, &tree_ids, &mut items);
+            let empty_list = parts.models.is_some_and(|m| m.elements().next().is_none());
+            keep_model_order(&model_order, &tree_ids, empty_list, &mut items);
         }
         File {
             items,
@@ -428,10 +442,18 @@ impl Reader {
                 .position(|(_, item)| matches!(&item.kind, ItemKind::Tree(t) if t.is_main))
             {
                 Some(i) => Some(i),
-                None => xml_items.iter().position(|(_, item)| {
-                    matches!(&item.kind, ItemKind::Tree(t) if !t.body.nodes.is_empty())
-                        || matches!(item.kind, ItemKind::Agent(_))
-                }),
+                None => xml_items
+                    .iter()
+                    .position(|(_, item)| {
+                        matches!(&item.kind, ItemKind::Tree(t) if !t.body.nodes.is_empty())
+                            || matches!(item.kind, ItemKind::Agent(_))
+                    })
+                    // A file without trees (a Groot 2 project): the first model's declaration.
+                    .or_else(|| {
+                        xml_items.iter().position(|(_, item)| {
+                            matches!(item.kind, ItemKind::Tree(_) | ItemKind::Leaf(_))
+                        })
+                    }),
             };
             if let Some((_, item)) = main.map(|i| &mut xml_items[i]) {
                 // Before the tree's own doc: the file's comments come first.
@@ -556,7 +578,13 @@ fn in_carried_order(carried: Vec<Entry>, xml_items: Vec<(XmlItem, Item)>) -> Vec
 /// `kept`) when the export would write them in another: it writes node models in declaration
 /// order, then those of the trees in the order of their `<BehaviorTree>`s, then tree
 /// signatures, all sorted by ID when each group is (`export::order_models`).
-fn keep_model_order(source: &[(String, bool)], tree_ids: &[String], items: &mut [Item]) {
+/// An empty `<TreeNodesModel>` (`empty_list`) is kept too, as an empty order.
+fn keep_model_order(
+    source: &[(String, bool)],
+    tree_ids: &[String],
+    empty_list: bool,
+    items: &mut [Item],
+) {
     let leaves = source.iter().filter(|(_, leaf)| *leaf).map(|(id, _)| id);
     let with_body = tree_ids
         .iter()
@@ -577,7 +605,7 @@ fn keep_model_order(source: &[(String, bool)], tree_ids: &[String], items: &mut 
     if sorted(true) && sorted(false) {
         written.sort();
     }
-    if written.iter().copied().eq(source.iter().map(|(id, _)| id)) {
+    if written.iter().copied().eq(source.iter().map(|(id, _)| id)) && !empty_list {
         return;
     }
     let order: Vec<&str> = source.iter().map(|(id, _)| id.as_str()).collect();
@@ -593,7 +621,7 @@ fn keep_model_order(source: &[(String, bool)], tree_ids: &[String], items: &mut 
 }
 
 /// Attributes of `<root>` that are neither the format nor the main tree travel on the first
-/// tree (as `root:name`).
+/// tree, else the first declaration (as `root:name`).
 fn root_attributes(root: &Element, items: &mut [Item]) {
     let extra: Vec<&Attribute> = root
         .attrs
@@ -606,9 +634,14 @@ fn root_attributes(root: &Element, items: &mut [Item]) {
         })
         .collect();
     if !extra.is_empty() {
-        if let Some(first) = items
-            .iter_mut()
-            .find(|i| matches!(i.kind, ItemKind::Tree(_) | ItemKind::Agent(_)))
+        // A file without trees (a Groot 2 `.btproj`: includes and models) keeps them on its
+        // first declaration: every declaration's `root:` attributes go back to `<root>`.
+        let tree = items
+            .iter()
+            .position(|i| matches!(i.kind, ItemKind::Tree(_) | ItemKind::Agent(_)));
+        if let Some(first) = tree
+            .or((!items.is_empty()).then_some(0))
+            .map(|i| &mut items[i])
         {
             for a in extra {
                 first

@@ -2,7 +2,7 @@
 //! continuous `area` (bare lengths count its `cell`), and the cells, radii and points other
 //! settings give on it.
 use super::lower::{info, Floor, Lowering};
-use super::values::{bare_name, literal, to_si, Measure};
+use super::values::{bare_name, literal, quantity, Measure};
 use super::*;
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{Expr, ExprKind, Ident, Setting};
@@ -146,7 +146,7 @@ impl Lowering<'_> {
         let height = self.require_pair(s, "x", example);
         // The unit of the width is the world's unit for bare lengths.
         let unit_m = match literal(&s.args[0]) {
-            Some((_, Some(u))) if Measure::of(u) == Measure::Length => to_si(1.0, u),
+            Some((_, Some(u))) if Measure::of(u) == Measure::Length => quantity(1.0, u),
             _ => 1.0,
         };
         let mut r = self.reader();

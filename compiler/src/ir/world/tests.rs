@@ -167,7 +167,7 @@ fn spawns_carry_initial_values() {
     let (spec, diags) = lower_one(&world(
         "area 100 x 100;
         messages unicast loss 0.1 range 30 latency 50ms;
-        spawn UGV at (50, 0) tasked true x_from 50 mode Scan name \"g1\" home (1, 2) heading 90deg;
+        spawn UGV at (50, 0) tasked true x_from 50 mode Scan name \"g1\" home (1, 2) heading 90deg wait 10s reach 30cm;
         spawn UGV count 10 at random;",
     ));
     assert!(diags.is_empty(), "{diags:?}");
@@ -175,17 +175,18 @@ fn spawns_carry_initial_values() {
     let s = &spec.spawns[0];
     assert_eq!(s.heading_deg, Some(90.0));
     let init: Vec<(&str, &InitValue)> = s.init.iter().map(|(k, v)| (k.name.as_str(), v)).collect();
+    let num = |i: usize| match init[i].1 {
+        InitValue::Num { value, measure, .. } => (init[i].0, *value, *measure),
+        other => panic!("{other:?}"),
+    };
+    // Numbers in the runtime's units: milliseconds, metres.
+    assert_eq!(num(1), ("x_from", 50.0, None));
+    assert_eq!(num(5), ("wait", 10_000.0, Some(Measure::Time)));
+    assert_eq!(num(6), ("reach", 0.3, Some(Measure::Length)));
     assert_eq!(
-        init,
-        vec![
+        [init[0], init[2], init[3], init[4]],
+        [
             ("tasked", &InitValue::Bool(true)),
-            (
-                "x_from",
-                &InitValue::Num {
-                    value: 50.0,
-                    dim: Dim::None
-                }
-            ),
             ("mode", &InitValue::Name("Scan".into())),
             ("name", &InitValue::Str("g1".into())),
             ("home", &InitValue::Point(Point::new(1.0, 2.0))),

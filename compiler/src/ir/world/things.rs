@@ -1,7 +1,7 @@
 //! What is on a world's floor: scalar fields, obstacles, guests, landmarks, mines and the
 //! agents it spawns, with their starting values.
 use super::lower::{info, Floor, Lowering, FIELD_RULES};
-use super::values::{bare_name, literal, to_si, Measure, Reader};
+use super::values::{bare_name, literal, quantity, Measure, Reader};
 use super::*;
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{Expr, ExprKind, Setting, SettingEntry};
@@ -366,19 +366,13 @@ impl Lowering<'_> {
 
     pub(super) fn init_value(&mut self, e: &Expr) -> Option<InitValue> {
         if let Some((v, unit)) = literal(e) {
-            let (value, dim) = match unit {
-                None => (v, Dim::None),
-                Some(u) => {
-                    let dim = match Measure::of(u) {
-                        Measure::Length => Dim::Length,
-                        Measure::Time => Dim::Time,
-                        Measure::Frequency => Dim::Frequency,
-                        Measure::Angle => Dim::Angle,
-                    };
-                    (to_si(v, u), dim)
-                }
-            };
-            return Some(InitValue::Num { value, dim });
+            // In the runtime's unit now; the checker holds the measure against the variable's
+            // type (`check_world_names`): `wait 10s` for a duration is 10,000 ms.
+            return Some(InitValue::Num {
+                value: unit.map_or(v, |u| quantity(v, u)),
+                measure: unit.map(Measure::of),
+                span: e.span,
+            });
         }
         match &e.kind {
             ExprKind::Bool(b) => Some(InitValue::Bool(*b)),

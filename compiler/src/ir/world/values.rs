@@ -8,51 +8,9 @@ use crate::span::Span;
 use crate::syntax::ast::{ArgList, Expr, ExprKind, UnOp};
 use crate::syntax::token::Unit;
 
-/// What a unit measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Measure {
-    Length,
-    Time,
-    Frequency,
-    Angle,
-}
-
-impl Measure {
-    pub(super) fn of(unit: Unit) -> Measure {
-        match unit {
-            Unit::Mm | Unit::Cm | Unit::M | Unit::Ft => Measure::Length,
-            Unit::Ms | Unit::S | Unit::Min | Unit::H => Measure::Time,
-            Unit::Hz | Unit::KHz => Measure::Frequency,
-            Unit::Deg => Measure::Angle,
-        }
-    }
-
-    fn noun(self) -> &'static str {
-        match self {
-            Measure::Length => "a length",
-            Measure::Time => "a time",
-            Measure::Frequency => "a frequency",
-            Measure::Angle => "an angle",
-        }
-    }
-}
-
-/// The value of a quantity in metres, seconds, hertz or radians.
-pub(super) fn to_si(value: f64, unit: Unit) -> f64 {
-    match unit {
-        Unit::Mm => value * 0.001,
-        Unit::Cm => value * 0.01,
-        Unit::M => value,
-        Unit::Ft => value * 0.3048,
-        Unit::Ms => value * 0.001,
-        Unit::S => value,
-        Unit::Min => value * 60.0,
-        Unit::H => value * 3600.0,
-        Unit::Hz => value,
-        Unit::KHz => value * 1000.0,
-        Unit::Deg => value.to_radians(),
-    }
-}
+/// What a unit measures, and the one conversion of a quantity into the runtime's units
+/// (milliseconds, hertz, metres, degrees), shared with the checker.
+pub(super) use crate::ir::units::{quantity, Measure};
 
 /// A number literal, possibly negated or parenthesised, with its unit.
 pub(super) fn literal(e: &Expr) -> Option<(f64, Option<Unit>)> {
@@ -181,7 +139,7 @@ impl Reader<'_> {
     pub(super) fn length(&mut self, e: &Expr) -> Option<f64> {
         match self.number(e, "a length")? {
             (v, None) => Some(v * self.unit_m),
-            (v, Some(u)) if Measure::of(u) == Measure::Length => Some(to_si(v, u)),
+            (v, Some(u)) if Measure::of(u) == Measure::Length => Some(quantity(v, u)),
             (_, Some(u)) => {
                 self.wrong_unit(e, "a length", Some(u), "24cm");
                 None
@@ -218,7 +176,7 @@ impl Reader<'_> {
     pub(super) fn duration_ms(&mut self, e: &Expr) -> Option<f64> {
         match self.number(e, "a time")? {
             (v, Some(u)) if Measure::of(u) == Measure::Time => {
-                let ms = to_si(v, u) * 1000.0;
+                let ms = quantity(v, u);
                 if ms < 0.0 || !ms.is_finite() {
                     self.out_of_range(
                         e.span,
@@ -236,7 +194,8 @@ impl Reader<'_> {
         }
     }
 
-    /// An angle in degrees: `90deg`, a bare number of degrees, or a direction name.
+    /// An angle in degrees: `90deg` (a bare number is refused: degrees or radians?) or a
+    /// direction name.
     pub(super) fn heading_deg(&mut self, e: &Expr) -> Option<f64> {
         if let Some(name) = bare_name(e) {
             let deg = match name {
@@ -255,7 +214,6 @@ impl Reader<'_> {
             return Some(deg);
         }
         match self.number(e, "an angle")? {
-            (v, None) => Some(v),
             (v, Some(Unit::Deg)) => Some(v),
             (_, u) => {
                 self.wrong_unit(e, "an angle", u, "90deg");
@@ -374,7 +332,7 @@ impl Reader<'_> {
                     {
                         let hz = match literal(&a.value) {
                             Some((v, Some(u))) if Measure::of(u) == Measure::Frequency => {
-                                to_si(v, u)
+                                quantity(v, u)
                             }
                             None => {
                                 self.malformed(&a.value, "a frequency like `0.25Hz`");
