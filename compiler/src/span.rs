@@ -57,6 +57,10 @@ impl Span {
 #[derive(Clone, Debug)]
 pub struct LineIndex {
     starts: Vec<usize>,
+    /// The length of an all-ASCII text (a column is then its byte count), else `None`:
+    /// counting the characters before each of thousands of diagnostics on one long line
+    /// was n².
+    ascii_len: Option<usize>,
 }
 
 impl LineIndex {
@@ -67,7 +71,10 @@ impl LineIndex {
                 starts.push(i + 1);
             }
         }
-        LineIndex { starts }
+        LineIndex {
+            starts,
+            ascii_len: text.is_ascii().then_some(text.len()),
+        }
     }
 
     /// 1-based line and character column of a byte offset.
@@ -78,6 +85,9 @@ impl LineIndex {
             Err(i) => i - 1,
         };
         let start = self.starts[line];
+        if self.ascii_len == Some(text.len()) {
+            return (line + 1, offset - start + 1);
+        }
         let col = text
             .get(start..offset)
             .map(|s| s.chars().count())

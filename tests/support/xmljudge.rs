@@ -132,6 +132,13 @@ fn judge_inner(
     };
     let mut presets: Vec<(&str, &str, &str)> = PRESETS.to_vec();
     let mut btcpp = oracle(&oracle_main, leaves, &presets);
+    // affect checks every tree of every file; BehaviorTree.CPP creates the main tree (and what
+    // it calls) only, so each other tree is created too, as an application may (by its ID).
+    if let Btcpp::Ran(..) = btcpp {
+        if let Some(why) = other_trees_refused(&oracle_main, &presets) {
+            btcpp = Btcpp::Refused(why);
+        }
+    }
     *loaded = matches!(btcpp, Btcpp::Ran(..));
     if let Btcpp::Aborted(why) = &btcpp {
         return Err((ABORTED.to_string(), why.clone()));
@@ -154,7 +161,7 @@ fn judge_inner(
         (Btcpp::Refused(why), Affect::Refused(diags)) => {
             if let Some((d, _)) = diags.iter().map(|d| (d, ())).find(|(d, _)| !d.3) {
                 return Err((
-                    format!("refusal not positioned in the XML ({})", d.0),
+                    "refusal not positioned in the XML".to_string(),
                     format!("{d:?}; BehaviorTree.CPP: {why}"),
                 ));
             }
@@ -189,7 +196,9 @@ fn judge_inner(
     }
     if let Btcpp::Ran(..) = &btcpp {
         let mut leaves = leaves.to_vec();
-        let (mut mine, mut failed) = affect_run(&main, &leaves, dir, &presets);
+        // Both run the same XML: a v3 file as converted (node IDs are in the traces' paths).
+        let main = &oracle_main;
+        let (mut mine, mut failed) = affect_run(main, &leaves, dir, &presets);
         // A preset the imported main tree has no variable for (it never uses the entry), and a
         // stand-in status for a node only an included file uses, are left out on both sides:
         // BehaviorTree.CPP takes them, `affect run` refuses them as a mistake of its user.
@@ -205,7 +214,10 @@ fn judge_inner(
                 break;
             }
             btcpp = oracle(&oracle_main, &leaves, &presets);
-            (mine, failed) = affect_run(&main, &leaves, dir, &presets);
+            if let Btcpp::Aborted(why) = &btcpp {
+                return Err((ABORTED.to_string(), why.clone()));
+            }
+            (mine, failed) = affect_run(main, &leaves, dir, &presets);
         }
         let Btcpp::Ran(theirs, thrown) = &btcpp else {
             return Err((
@@ -282,6 +294,47 @@ pub fn general(why: &str) -> String {
     }
     let words: Vec<&str> = out.split_whitespace().take(7).collect();
     words.join(" ").trim_end_matches(':').to_string()
+}
+
+/// The first tree of the case's files that BehaviorTree.CPP refuses to create by its ID, with
+/// its message.
+fn other_trees_refused(main: &Path, presets: &[(&str, &str, &str)]) -> Option<String> {
+    // The trees of the file and of the files it includes (relative to the including one).
+    let mut ids = Vec::new();
+    let mut todo = vec![main.to_path_buf()];
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(file) = todo.pop() {
+        if !seen.insert(file.clone()) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let doc = xml::parse(&text).document;
+        let Some(root) = doc.root() else { continue };
+        for e in root.elements() {
+            match (e.name.as_str(), e.attr("ID"), e.attr("path")) {
+                ("BehaviorTree", Some(id), _) => ids.push(id.to_string()),
+                ("include", _, Some(path)) => todo.push(file.parent().unwrap().join(path)),
+                _ => {}
+            }
+        }
+    }
+    if ids.len() < 2 {
+        return None;
+    }
+    for id in ids {
+        let mut cmd = Command::new(support::oracle());
+        cmd.arg("load")
+            .arg(main)
+            .args(["--stand-ins", "--tree", &id]);
+        for (k, ty, v) in presets {
+            cmd.arg("--bb").arg(format!("{k}:{ty}={v}"));
+        }
+        let out = cmd.output().expect("the oracle runs");
+        if out.status.code() == Some(2) {
+            return Some(String::from_utf8_lossy(&out.stderr).trim().to_string());
+        }
+    }
+    None
 }
 
 /// The KEY of `OPTION KEY: WHY` in `affect run`'s errors.
@@ -395,6 +448,7 @@ pub fn affect_side(main: &Path, text: &str, dir: &Path) -> Affect {
     let errors: Vec<_> = analysis
         .diagnostics
         .iter()
+        .chain(analysis.imported_diagnostics.iter().map(|(_, _, d)| d))
         .filter(|d| d.is_error())
         // The checker's spans are in the imported text, not in the XML.
         .map(|d| (d.code.to_string(), d.message.clone(), d.help.clone(), false))

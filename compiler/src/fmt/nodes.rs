@@ -134,9 +134,21 @@ impl Printer<'_> {
                     |a| a.span,
                     |p, a| {
                         p.doc(&a.doc);
-                        p.cur
-                            .push_str(&format!("{} => ", expr::pattern(&a.pattern)));
-                        p.node(&a.node);
+                        let pattern = expr::pattern(&a.pattern);
+                        if a.node.doc.is_some() || !a.node.attrs.is_empty() {
+                            // The node's doc and attributes are lines of their own, so the
+                            // node goes under its pattern (an import keeps `#[xml]` on nodes).
+                            p.line(&format!("{pattern} =>"));
+                            p.indent += 1;
+                            p.node(&a.node);
+                            if !p.cur.is_empty() {
+                                p.newline();
+                            }
+                            p.indent -= 1;
+                        } else {
+                            p.cur.push_str(&format!("{pattern} => "));
+                            p.node(&a.node);
+                        }
                     },
                 );
                 self.close(n.span_end_of_block());

@@ -245,7 +245,7 @@ impl Converter {
         let (id, explicit) = node_id(el);
         // BehaviorTree.CPP 4 writes the compact form, and 4.8 refuses explicit-form children of
         // ReactiveSequence/ReactiveFallback ("Unknown node type: Action").
-        if explicit && super::names::is_xml_name(&id) && !id.starts_with("BlackboardCheck") {
+        if explicit && super::names::is_xml_name(&id) {
             el.remove("ID");
             el.name = id.clone();
         }

@@ -164,10 +164,10 @@ impl Reader {
             return node;
         }
 
-        // BehaviorTree.CPP 4.8 looks the children of a `ReactiveSequence` or `ReactiveFallback`
-        // (either form) up by their tags, so an explicit-form child is "Unknown node type:
-        // Action" there.
-        if self.dialect == Dialect::V4 && matches!(id, "ReactiveSequence" | "ReactiveFallback") {
+        // BehaviorTree.CPP 4.8 looks the children of a `ReactiveSequence` (either form; not a
+        // `ReactiveFallback`, measured) up by their tags, so an explicit-form child is "Unknown
+        // node type: Action" there.
+        if self.dialect == Dialect::V4 && id == "ReactiveSequence" {
             for child in el.elements().filter(|c| vocab::is_explicit_tag(&c.name)) {
                 self.error(
                     "E0414",
