@@ -73,6 +73,10 @@ enum Command {
     /// and the options after `--`) at boot, and starts it again when it ends. `--dry-run`
     /// prints it, `-o FILE` writes it elsewhere (no root needed). See docs/raspberry-pi.md.
     InstallService(commands::service::ServiceArgs),
+    /// Set every actuator of the robot's agent to its safe state (motors stopped, outputs at
+    /// their `safe:` level) on handles of its own, and exit: what systemd runs after the
+    /// robot's unit stopped (`ExecStopPost=`). See docs/raspberry-pi.md.
+    SafeStop(commands::safe_stop::SafeStopArgs),
     /// Run an experiment: a program over a grid of parameters and seeds, in parallel, with
     /// measures taken from each run's events and tables of means with 95 % confidence
     /// intervals (see docs/experiments.md and experiments/).
@@ -194,12 +198,11 @@ fn run(cli: Cli) -> u8 {
         } => commands::fmt::run(&files, check, stdout),
         Command::Explain { code } => commands::explain::run(&code),
         Command::Lsp { stdio: _ } => commands::lsp::run(),
-        Command::Watchdog { args } => {
-            affect_runtime::hardware::watchdog::serve(&args).clamp(0, 255) as u8
-        }
+        Command::Watchdog { args } => commands::safe_stop::watchdog(&args),
         Command::Run(args) => commands::run::run(&args),
         Command::Replay(args) => commands::record::replay(&args),
         Command::InstallService(args) => commands::service::install(&args),
+        Command::SafeStop(args) => commands::safe_stop::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
         Command::Experiment(args) => commands::experiment::run(&args),
         Command::Import(args) => commands::import::run(&args),

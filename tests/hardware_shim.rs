@@ -448,6 +448,206 @@ fn a_killed_run_has_its_motors_stopped_by_the_watchdog() {
     );
 }
 
+/// The run's watchdog (its one child process).
+fn watchdog_of(run: u32) -> u32 {
+    let out = Command::new("pgrep")
+        .args(["-P", &run.to_string()])
+        .output()
+        .expect("pgrep runs");
+    let pids: Vec<u32> = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    assert_eq!(
+        pids.len(),
+        1,
+        "the run has one child, its watchdog: {pids:?}"
+    );
+    pids[0]
+}
+
+fn kill(pid: u32, sig: &str) {
+    let ok = Command::new("kill")
+        .args([&format!("-{sig}"), &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{sig} {pid}");
+}
+
+/// SIGTERM to the watchdog: it stops the motors, and the run, unguarded, stops too (with an
+/// error); a `kill -9` of the run right after cannot leave them running.
+#[test]
+fn a_watchdog_told_to_stop_stops_the_motors_and_the_run() {
+    let bus = Bus::new("watchdog-term");
+    let mut run = bus.spawn(&["--watchdog-ms", "300"]);
+    bus.wait_until_moving(&mut run);
+    let watchdog = watchdog_of(run.child().id());
+    kill(watchdog, "TERM");
+    // The run notices at its next tick boundary and ends with an error.
+    let ended = eventually(10, || run.child().try_wait().unwrap().is_some());
+    assert!(ended, "the run went on without its watchdog");
+    let out = run.wait();
+    assert!(!out.status.success(), "an unguarded run is an error");
+    let err = stderr(&out);
+    assert!(err.contains("the watchdog is gone"), "{err}");
+    assert_eq!(bus.speeds(), (0, 0), "the motors stopped");
+}
+
+/// The same, with the run killed at once (before it could notice): the watchdog, told to
+/// stop, guards the run until it is gone, so the motors end at 0 whoever moved them last.
+#[test]
+fn sigterm_to_the_watchdog_then_kill_9_of_the_run_leaves_the_motors_stopped() {
+    for round in 0..3 {
+        let bus = Bus::new(&format!("watchdog-term-kill-{round}"));
+        let mut run = bus.spawn(&["--watchdog-ms", "300"]);
+        bus.wait_until_moving(&mut run);
+        let watchdog = watchdog_of(run.child().id());
+        kill(watchdog, "TERM");
+        // A few ticks' worth later, within the time the run takes to notice or not.
+        std::thread::sleep(Duration::from_millis(round * 40));
+        let _ = Command::new("kill")
+            .args(["-KILL", &run.child().id().to_string()])
+            .status();
+        drop(run);
+        assert!(
+            eventually(10, || bus.speeds() == (0, 0)),
+            "round {round}: the motors were left at {:?}",
+            bus.speeds()
+        );
+        // And they stay stopped: nothing is left to move them.
+        std::thread::sleep(Duration::from_millis(400));
+        assert_eq!(bus.speeds(), (0, 0), "round {round}");
+    }
+}
+
+/// A killed watchdog (`kill -9`: no chance to stop anything) leaves the run unguarded: the
+/// run stops the motors itself and ends with an error.
+#[test]
+fn a_killed_watchdog_makes_the_run_stop_the_motors_and_fail() {
+    let bus = Bus::new("watchdog-kill");
+    let mut run = bus.spawn(&["--watchdog-ms", "300"]);
+    bus.wait_until_moving(&mut run);
+    let pid = run.child().id();
+    kill(watchdog_of(pid), "KILL");
+    assert!(
+        eventually(10, || run.child().try_wait().unwrap().is_some()),
+        "the run went on without its watchdog"
+    );
+    let out = run.wait();
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("killed by signal 9"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(bus.speeds(), (0, 0));
+    let last = bus
+        .transfers()
+        .into_iter()
+        .rfind(|t| t.write && t.address == 20 && t.bytes.first() == Some(&6))
+        .unwrap();
+    assert_eq!(last.pid, pid, "the run itself stopped them");
+}
+
+/// A stopped watchdog (SIGSTOP: alive, silent) is as good as none: the run stops.
+#[test]
+fn a_silent_watchdog_makes_the_run_stop() {
+    let bus = Bus::new("watchdog-stop");
+    let mut run = bus.spawn(&["--watchdog-ms", "300"]);
+    bus.wait_until_moving(&mut run);
+    let watchdog = watchdog_of(run.child().id());
+    kill(watchdog, "STOP");
+    let ended = eventually(10, || run.child().try_wait().unwrap().is_some());
+    // The run, ending, kills it; if not, let it go on.
+    let _ = Command::new("kill")
+        .args(["-CONT", &watchdog.to_string()])
+        .status();
+    assert!(ended, "the run went on with a silent watchdog");
+    let out = run.wait();
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("the watchdog has not answered"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(bus.speeds(), (0, 0));
+}
+
+/// A run killed without a watchdog leaves the motors running (the case of a unit killed with
+/// its watchdog); `affect safe-stop`, systemd's `ExecStopPost=`, stops them from a process of
+/// its own.
+#[test]
+fn safe_stop_stops_the_motors_a_killed_run_left_running() {
+    let bus = Bus::new("safe-stop");
+    let mut run = bus.spawn(&["--watchdog-ms", "0"]);
+    bus.wait_until_moving(&mut run);
+    run.signal("KILL");
+    drop(run);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_ne!(bus.speeds(), (0, 0), "nothing stopped them");
+    let out = affect_command()
+        .env("LD_PRELOAD", shim())
+        .env("AFFECT_SHIM_STATE", bus.state())
+        .env("AFFECT_SHIM_LOG", bus.log())
+        .args(["safe-stop", "examples/navigator.affect"])
+        .args(["--sim-device", "place", "--sim-device", "loud_noise"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("safe: 1 actuator"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(bus.speeds(), (0, 0));
+}
+
+/// Under systemd (`Type=notify`, `WatchdogSec=`) the run says READY=1 after its first tick and
+/// WATCHDOG=1 from its tick loop, and STOPPING=1 at the end: read here from the notification
+/// socket, as systemd reads it.
+#[test]
+fn the_run_notifies_systemd_from_its_tick_loop() {
+    use std::os::unix::net::UnixDatagram;
+    let bus = Bus::new("sd-notify");
+    let socket_path = bus.dir.join("notify.sock");
+    let socket = UnixDatagram::bind(&socket_path).unwrap();
+    // Read as systemd does, while the run goes on.
+    socket
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut said = Vec::new();
+        let mut b = [0u8; 256];
+        while let Ok(n) = socket.recv(&mut b) {
+            said.extend(String::from_utf8_lossy(&b[..n]).lines().map(str::to_string));
+            if said.last().is_some_and(|l| l == "STOPPING=1") {
+                break;
+            }
+        }
+        said
+    });
+    let mut c = bus.navigator(&["--ticks", "30", "--watchdog-ms", "300"]);
+    c.env("NOTIFY_SOCKET", &socket_path)
+        .env("WATCHDOG_USEC", "200000");
+    let out = c.stderr(Stdio::piped()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = reader.join().unwrap();
+    assert_eq!(
+        said.first().map(String::as_str),
+        Some("READY=1"),
+        "{said:?}"
+    );
+    assert_eq!(
+        said.last().map(String::as_str),
+        Some("STOPPING=1"),
+        "{said:?}"
+    );
+    // 30 ticks at 10 Hz are 3 s: a ping every 100 ms at most, and more than a few.
+    let pings = said.iter().filter(|l| *l == "WATCHDOG=1").count();
+    assert!((5..=31).contains(&pings), "{pings} pings: {said:?}");
+}
+
 /// Absent hardware is a coded error before the first tick: no ADC at the address.
 #[test]
 fn an_absent_adc_is_e0610_naming_the_declaration_bus_and_address() {

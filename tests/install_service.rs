@@ -39,10 +39,19 @@ fn the_unit_runs_the_program_on_hardware_and_restarts_it() {
         examples.display()
     );
     assert!(unit.contains(&exec), "{unit}");
+    let stop_post = format!(
+        "ExecStopPost=/home/pi/affect safe-stop {}/navigator.affect --sim-device place\n",
+        examples.display()
+    );
     for line in [
         "User=pi\n",
         &format!("WorkingDirectory={}\n", examples.display()),
         "KillSignal=SIGTERM\n",
+        "KillMode=mixed\n",
+        "Type=notify\n",
+        "NotifyAccess=main\n",
+        "WatchdogSec=5\n",
+        &stop_post,
         "Restart=always\n",
         "WantedBy=multi-user.target\n",
     ] {

@@ -128,7 +128,6 @@ mod tests {
             read_source(&dir.join("a.affect")).unwrap(),
             "tree T() { succeed }\n"
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -155,7 +154,6 @@ mod tests {
         let e = read_source(&fifo).unwrap_err();
         assert_eq!(e.code, "E0801");
         assert!(e.message.contains("a FIFO"), "{e}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -171,6 +169,5 @@ mod tests {
         let e = read_source(&dir.join("missing")).unwrap_err();
         assert_eq!(e.code, "E0805");
         assert!(e.message.starts_with("cannot read `"), "{e}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

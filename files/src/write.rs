@@ -282,11 +282,10 @@ mod tests {
             0o640
         );
         assert_eq!(
-            fs::read_dir(&dir).unwrap().count(),
+            fs::read_dir(dir).unwrap().count(),
             1,
             "no temporary file left"
         );
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -306,7 +305,6 @@ mod tests {
         std::os::unix::fs::symlink("later.svg", dir.join("dangling.svg")).unwrap();
         write_atomic(&dir.join("dangling.svg"), b"x").unwrap();
         assert_eq!(fs::read(dir.join("later.svg")).unwrap(), b"x");
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -329,13 +327,12 @@ mod tests {
         fs::write(dir.join(".f.affect-tmp.4194304"), "half").unwrap();
         fs::write(dir.join(".f.tmp4194305"), "half").unwrap();
         write_atomic(&dir.join("f"), b"whole").unwrap();
-        let left: Vec<_> = fs::read_dir(&dir)
+        let left: Vec<_> = fs::read_dir(dir)
             .unwrap()
             .flatten()
             .map(|e| e.file_name())
             .collect();
         assert_eq!(left, vec![std::ffi::OsString::from("f")]);
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -352,8 +349,7 @@ mod tests {
             fs::metadata(&p).unwrap().permissions().mode() & 0o777,
             0o444
         );
-        assert!(check_writable(&dir).unwrap_err().contains("directory"));
-        fs::remove_dir_all(&dir).unwrap();
+        assert!(check_writable(dir).unwrap_err().contains("directory"));
     }
 
     #[test]

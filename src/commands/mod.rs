@@ -19,6 +19,7 @@ pub mod record;
 mod report;
 mod robot;
 pub mod run;
+pub mod safe_stop;
 pub mod service;
 mod source;
 mod stand_ins;

@@ -3,9 +3,9 @@
 
 use crate::observers::robot::{Heartbeat, StopOnSignal, TimingReport};
 use crate::observers::Fanout;
-use affect_compiler::ir::program::Program;
-use affect_runtime::hardware::motor_board;
-use affect_runtime::hardware::watchdog::{Watchdog, WatchdogSpec};
+use affect_compiler::ir::program::{AgentProgram, Program};
+use affect_runtime::hardware::watchdog::{ProgramOf, Watchdog, WatchdogSpec};
+use affect_runtime::hardware::{has_actuators, motor_board};
 use affect_runtime::realtime::{stop_on_signals, Stamp, WallClock};
 use affect_runtime::run::RunConfig;
 
@@ -13,6 +13,7 @@ use affect_runtime::run::RunConfig;
 /// is on hardware when `config.hardware` says so; `quiet` and `watchdog_ms` are `affect
 /// run`'s `--quiet` and `--watchdog-ms`.
 pub fn prepare(
+    file: &std::path::Path,
     program: &Program,
     config: &RunConfig,
     quiet: bool,
@@ -31,33 +32,35 @@ pub fn prepare(
             eprintln!("note: `{name}` is simulated in the program's world (--sim-device), not read from hardware");
         }
     }
-    let watchdog = match romi_of(program, config) {
-        Some(romi) if watchdog_ms > 0 => {
-            let exe =
-                std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
-            let spec = WatchdogSpec {
-                bound_ms: watchdog_ms,
-                romi: Some(romi),
-            };
-            let w = Watchdog::spawn(&exe, &spec)
-                .map_err(|e| format!("the watchdog did not start: {e}"))?;
-            Some(w)
-        }
-        _ => None,
+    // The watchdog guards every actuator on the robot: the motor board on a handle it holds
+    // from the start, the others opened fresh when it must stop them.
+    let agent = agent_of(program, config);
+    let guarded = agent.is_some_and(|a| has_actuators(a, &hardware.simulated));
+    let watchdog = if guarded && watchdog_ms > 0 {
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+        let spec = WatchdogSpec {
+            bound_ms: watchdog_ms,
+            romi: agent.and_then(|a| motor_board(a, &hardware.simulated)),
+            program: Some(ProgramOf {
+                file: std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf()),
+                agent: config.agent.clone(),
+                simulated: hardware.simulated.clone(),
+            }),
+        };
+        let w =
+            Watchdog::spawn(&exe, &spec).map_err(|e| format!("the watchdog did not start: {e}"))?;
+        Some(w)
+    } else {
+        None
     };
-    observers.add(Heartbeat(watchdog));
+    observers.add(Heartbeat::new(watchdog));
     Ok(WallClock::new(Stamp::Actual, Some(stop)))
 }
 
-/// The motor board of the agent that runs on hardware (bus, address), unless simulated.
-fn romi_of(program: &Program, config: &RunConfig) -> Option<(u8, u8)> {
-    let agent = match &config.agent {
-        Some(a) => program.agents.iter().find(|p| p.name == *a)?,
-        None => program.agents.first()?,
-    };
-    let simulated = config
-        .hardware
-        .as_ref()
-        .map_or(&[][..], |h| &h.simulated[..]);
-    motor_board(agent, simulated)
+/// The agent that runs on hardware.
+fn agent_of<'p>(program: &'p Program, config: &RunConfig) -> Option<&'p AgentProgram> {
+    match &config.agent {
+        Some(a) => program.agents.iter().find(|p| p.name == *a),
+        None => program.agents.first(),
+    }
 }

@@ -229,7 +229,14 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     };
     let prepare_wall_clock = |observers: &mut Fanout| {
-        super::robot::prepare(program, &config, args.quiet, args.watchdog_ms, observers)
+        super::robot::prepare(
+            &args.file,
+            program,
+            &config,
+            args.quiet,
+            args.watchdog_ms,
+            observers,
+        )
     };
     let result = if args.watch {
         // `--watch` runs as `--realtime` does, on its wall clock.

@@ -65,9 +65,21 @@ pub fn install(args: &ServiceArgs) -> u8 {
         run.extend(["--ticks".into(), DEFAULT_TICKS.into()]);
     }
     // The options as `affect run` reads them, and the program as it checks it.
-    if let Err(e) = RunLine::try_parse_from(&run) {
-        eprintln!("error: the options for `affect run` are not valid:\n{e}");
-        return USAGE;
+    let line = match RunLine::try_parse_from(&run) {
+        Ok(line) => line,
+        Err(e) => {
+            eprintln!("error: the options for `affect run` are not valid:\n{e}");
+            return USAGE;
+        }
+    };
+    // After the unit stopped, whatever stopped it: the same agent's actuators to their safe
+    // states, the simulated devices left alone.
+    let mut safe_stop: Vec<String> = vec!["safe-stop".into(), file.display().to_string()];
+    if let Some(a) = &line.run.agent {
+        safe_stop.extend(["--agent".into(), a.clone()]);
+    }
+    for name in &line.run.sim_devices {
+        safe_stop.extend(["--sim-device".into(), name.clone()]);
     }
     match super::source::load(&file) {
         Ok(l) if l.analysis.program.is_some() => {}
@@ -103,7 +115,7 @@ pub fn install(args: &ServiceArgs) -> u8 {
         return USAGE;
     }
     let user = args.user.clone().or_else(default_user);
-    let unit = unit(&name, &affect, &file, user.as_deref(), &run);
+    let unit = unit(&name, &affect, &file, user.as_deref(), &run, &safe_stop);
     if args.dry_run {
         print!("{unit}");
         return OK;
@@ -134,10 +146,22 @@ fn default_user() -> Option<String> {
 }
 
 /// The unit's text.
-fn unit(name: &str, affect: &Path, file: &Path, user: Option<&str>, run: &[String]) -> String {
+fn unit(
+    name: &str,
+    affect: &Path,
+    file: &Path,
+    user: Option<&str>,
+    run: &[String],
+    safe_stop: &[String],
+) -> String {
     let dir = file.parent().unwrap_or(Path::new("/"));
-    let mut exec = vec![quote(&affect.display().to_string()), "run".to_string()];
-    exec.extend(run.iter().map(|a| quote(a)));
+    let command = |args: &[String]| {
+        let mut exec = vec![quote(&affect.display().to_string())];
+        exec.extend(args.iter().map(|a| quote(a)));
+        exec.join(" ")
+    };
+    let exec = command(&[&["run".to_string()], run].concat());
+    let stop_post = command(safe_stop);
     let user = match user {
         Some(u) if u != "root" => format!("User={u}\n"),
         // Root can open the devices without the groups, but a program has no business
@@ -155,13 +179,23 @@ StartLimitIntervalSec=60
 StartLimitBurst=5
 
 [Service]
-Type=simple
+# The run tells systemd when its first tick is done (READY=1) and, from its tick loop, that
+# it is still ticking (WATCHDOG=1): a loop stalled for WatchdogSec= is killed and restarted.
+Type=notify
+NotifyAccess=main
+WatchdogSec=5
 {user}WorkingDirectory={dir}
 ExecStart={exec}
 # SIGTERM stops the run at a tick boundary: nodes halted, actuators at their safe values,
-# motors stopped, trace, record and memories flushed (docs/raspberry-pi.md).
+# motors stopped, trace, record and memories flushed (docs/raspberry-pi.md). Only the run
+# gets it (KillMode=mixed): its watchdog guards it until it has stopped, and anything left
+# after TimeoutStopSec= is killed.
 KillSignal=SIGTERM
+KillMode=mixed
 TimeoutStopSec=5
+# Whatever stopped the unit (a crash, the out-of-memory killer, the watchdog above, a stop):
+# every actuator to its safe state, on handles of its own.
+ExecStopPost={stop_post}
 # A run ends after its ticks (exit 0) or fails (the watchdog has stopped the motors):
 # either way it starts again, with the memories it saved.
 Restart=always
@@ -173,7 +207,6 @@ WantedBy=multi-user.target
         version = env!("CARGO_PKG_VERSION"),
         file = file.display(),
         dir = dir.display(),
-        exec = exec.join(" "),
     )
 }
 

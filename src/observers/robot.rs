@@ -4,7 +4,7 @@
 //! summarised on stderr at the end.
 
 use super::RunObserver;
-use affect_runtime::hardware::watchdog::Watchdog;
+use affect_runtime::hardware::watchdog::{Unguarded, Watchdog};
 use affect_runtime::run::{Flow, Observer, TickView};
 use affect_runtime::trace::{Event, TimingSummary, TraceSink};
 use std::io;
@@ -32,8 +32,92 @@ impl Observer for StopOnSignal {
 
 impl RunObserver for StopOnSignal {}
 
-/// Tells the watchdog after every tick; says goodbye when the run is over.
-pub struct Heartbeat(pub Option<Watchdog>);
+/// Tells the watchdog after every tick; says goodbye when the run is over. When the watchdog
+/// no longer guards the run (gone, or silent for its bound), the run stops at this tick
+/// boundary, where the runtime halts the nodes and sets every safe value itself, and it ends
+/// with an error: a robot does not go on unguarded.
+///
+/// Under systemd (`NOTIFY_SOCKET`, a unit of `affect install-service`) it also tells the
+/// service manager: `READY=1` after the first tick, `WATCHDOG=1` from the tick loop (at most
+/// every half of `WatchdogSec=`, so a stalled loop stops the pings and systemd restarts the
+/// unit, whose `ExecStopPost=` stops the motors), and `STOPPING=1` at the end.
+pub struct Heartbeat {
+    watchdog: Option<Watchdog>,
+    unguarded: Option<Unguarded>,
+    systemd: Option<Systemd>,
+}
+
+/// The service manager's side of [`Heartbeat`]. The notifications go out from a thread of
+/// their own: sending to systemd's socket blocks when its queue is full, and the tick loop
+/// must never wait for the service manager (a ping that finds the thread busy is dropped; the
+/// next tick sends another).
+struct Systemd {
+    ready: bool,
+    /// Half of `WATCHDOG_USEC` (`None`: no systemd watchdog).
+    every: Option<std::time::Duration>,
+    last: Option<std::time::Instant>,
+    to: std::sync::mpsc::SyncSender<&'static [sd_notify::NotifyState<'static>]>,
+}
+
+impl Systemd {
+    /// `None` when the run is not under systemd's notification protocol.
+    fn from_env() -> Option<Systemd> {
+        std::env::var_os("NOTIFY_SOCKET")?;
+        let every = sd_notify::watchdog_enabled().map(|d| d / 2);
+        let (to, from) = std::sync::mpsc::sync_channel::<&[sd_notify::NotifyState]>(4);
+        std::thread::Builder::new()
+            .name("sd_notify".into())
+            .spawn(move || {
+                for states in from {
+                    // A service manager that went away cannot be helped; the run goes on.
+                    let _ = sd_notify::notify(states);
+                }
+            })
+            .ok()?;
+        Some(Systemd {
+            ready: false,
+            every,
+            last: None,
+            to,
+        })
+    }
+
+    fn tick(&mut self) {
+        use sd_notify::NotifyState::{Ready, Watchdog};
+        if !self.ready {
+            self.ready = true;
+            let _ = self.to.send(if self.every.is_some() {
+                &[Ready, Watchdog]
+            } else {
+                &[Ready]
+            });
+            self.last = Some(std::time::Instant::now());
+            return;
+        }
+        if let Some(every) = self.every {
+            let now = std::time::Instant::now();
+            if self.last.is_none_or(|l| now.duration_since(l) >= every)
+                && self.to.try_send(&[Watchdog]).is_ok()
+            {
+                self.last = Some(now);
+            }
+        }
+    }
+
+    fn stopping(&mut self) {
+        let _ = self.to.send(&[sd_notify::NotifyState::Stopping]);
+    }
+}
+
+impl Heartbeat {
+    pub fn new(watchdog: Option<Watchdog>) -> Heartbeat {
+        Heartbeat {
+            watchdog,
+            unguarded: None,
+            systemd: Systemd::from_env(),
+        }
+    }
+}
 
 impl TraceSink for Heartbeat {
     fn line(&mut self, _: u64, _: f64, _: &str, _: &Event) -> io::Result<()> {
@@ -43,19 +127,37 @@ impl TraceSink for Heartbeat {
 
 impl Observer for Heartbeat {
     fn tick_done(&mut self, _: &TickView) -> Flow {
-        if let Some(w) = &mut self.0 {
-            w.beat();
+        if let Some(s) = &mut self.systemd {
+            s.tick();
         }
-        Flow::Continue
+        let Some(w) = &mut self.watchdog else {
+            return Flow::Continue;
+        };
+        match w.beat() {
+            Ok(()) => Flow::Continue,
+            Err(why) => {
+                eprintln!("error: {why}: the run stops, with the motors and every actuator at their safe values");
+                self.unguarded = Some(why);
+                Flow::Stop
+            }
+        }
     }
 }
 
 impl RunObserver for Heartbeat {
     fn finish(&mut self, _completed: bool) -> Result<(), String> {
-        if let Some(w) = self.0.take() {
+        if let Some(s) = &mut self.systemd {
+            s.stopping();
+        }
+        if let Some(w) = self.watchdog.take() {
             w.finish();
         }
-        Ok(())
+        match self.unguarded.take() {
+            Some(why) => Err(format!(
+                "the run was stopped because {why}; the motors were stopped"
+            )),
+            None => Ok(()),
+        }
     }
 }
 

@@ -17,7 +17,7 @@ mod open;
 mod retry;
 pub mod watchdog;
 
-pub use open::{motor_board, open, replayed, retries, Opened};
+pub use open::{has_actuators, motor_board, open, open_actuators, replayed, retries, Opened};
 pub use retry::{Faults, Retry};
 
 /// Opens the devices of the one agent a run on hardware runs (`agent`: the run's `--agent`;

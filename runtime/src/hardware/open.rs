@@ -99,6 +99,14 @@ pub fn motor_board(agent: &AgentProgram, simulated: &[String]) -> Option<(u8, u8
         .map(i2c_address)
 }
 
+/// Whether `agent` drives an actuator on the robot (a motor board or an output) that
+/// `simulated` does not name: what the watchdog must be able to stop.
+pub fn has_actuators(agent: &AgentProgram, simulated: &[String]) -> bool {
+    agent.devices.iter().any(|d| {
+        matches!(kind(d), Some(Kind::Base | Kind::Output(_))) && !simulated.contains(&d.name)
+    })
+}
+
 /// The declaration's `retries` (0 by default).
 pub fn retries(d: &Device) -> u32 {
     num(d, "retries").map_or(0, |r| r.max(0.0) as u32)
@@ -163,7 +171,38 @@ pub fn open(
     cfg: &HardwareConfig,
     has_world: bool,
 ) -> Result<Opened, Vec<Diagnostic>> {
-    open_with(program, agent, cfg, has_world, backend::open_devices)
+    open_with(program, agent, cfg, has_world, |agent, simulated, diags| {
+        backend::open_devices(agent, simulated, diags, Which::All)
+    })
+}
+
+/// Opens only the actuators of `agent` (its motor board and outputs) on fresh handles, to set
+/// each to its safe state with [`Opened::safe_stop`]: what `affect safe-stop` and the watchdog
+/// do when the run cannot. Sensors are not touched.
+pub fn open_actuators(
+    program: &Program,
+    agent: &AgentProgram,
+    cfg: &HardwareConfig,
+) -> Result<Opened, Vec<Diagnostic>> {
+    // Devices without a hardware driver are simulated-only sensors or leaves here: not
+    // actuators, so not refused.
+    let cfg = HardwareConfig {
+        simulated: (agent.devices.iter())
+            .filter(|d| !HARDWARE_DRIVERS.contains(&d.driver.as_str()) && !d.driver.is_empty())
+            .map(|d| d.name.clone())
+            .chain(cfg.simulated.iter().cloned())
+            .collect(),
+    };
+    open_with(program, agent, &cfg, true, |agent, simulated, diags| {
+        backend::open_devices(agent, simulated, diags, Which::Actuators)
+    })
+}
+
+/// What to open.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Which {
+    All,
+    Actuators,
 }
 
 /// The devices of `agent` as a replay has them: each one answers what the record holds
@@ -419,6 +458,11 @@ impl Opened {
                 self.faults.push(&o.name, e);
             }
         }
+    }
+
+    /// How many actuators there are (outputs, and the motor board).
+    pub fn actuators(&self) -> usize {
+        self.outputs.len() + usize::from(self.base.is_some())
     }
 
     /// Every actuator to its safe value and the motors stopped; failures are in `faults`.
@@ -705,6 +749,7 @@ mod backend {
         agent: &AgentProgram,
         simulated: &[(String, String)],
         diags: &mut Vec<Diagnostic>,
+        which: Which,
     ) -> Option<Opened> {
         let mut site = Site {
             diags,
@@ -718,6 +763,7 @@ mod backend {
                 continue;
             }
             match kind(d) {
+                Some(Kind::Sensor(_) | Kind::Event(_)) if which == Which::Actuators => {}
                 Some(Kind::Sensor(slot)) => {
                     let s = match d.driver.as_str() {
                         "ads1115" => adc_channel(&mut site, d),
@@ -756,6 +802,7 @@ mod backend {
         agent: &AgentProgram,
         simulated: &[(String, String)],
         diags: &mut Vec<Diagnostic>,
+        _which: Which,
     ) -> Option<Opened> {
         for d in &agent.devices {
             if simulated.iter().any(|(n, _)| *n == d.name) || d.driver.is_empty() {
