@@ -28,3 +28,54 @@ impl affect_compiler::sema::Loader for FileLoader {
         read_source(&full)
     }
 }
+
+/// Says on stderr what a command wrote, with its size: `wrote nav.html (141 KB)`. On stderr,
+/// so that what a command prints on stdout stays clean for a pipe. A file that cannot be
+/// looked at (a device, since removed) is named without its size.
+pub fn tell_written(path: &Path) {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => eprintln!("wrote {} ({})", path.display(), size(m.len())),
+        _ => eprintln!("wrote {}", path.display()),
+    }
+}
+
+/// A size as people read it: `812 bytes`, `4.2 KB`, `141 KB`, `185 MB` (1 KB = 1024 bytes),
+/// to two or three significant digits.
+pub fn size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if bytes < 1024 {
+        return match bytes {
+            1 => "1 byte".to_string(),
+            n => format!("{n} bytes"),
+        };
+    }
+    let mut x = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while x >= 1023.5 && unit + 1 < UNITS.len() {
+        x /= 1024.0;
+        unit += 1;
+    }
+    if x < 9.95 {
+        format!("{x:.1} {}", UNITS[unit])
+    } else {
+        format!("{x:.0} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::size;
+
+    #[test]
+    fn sizes_read_as_people_say_them() {
+        assert_eq!(size(0), "0 bytes");
+        assert_eq!(size(1), "1 byte");
+        assert_eq!(size(1023), "1023 bytes");
+        assert_eq!(size(1024), "1.0 KB");
+        assert_eq!(size(4300), "4.2 KB");
+        assert_eq!(size(144_384), "141 KB");
+        assert_eq!(size(1024 * 1024 - 1), "1.0 MB");
+        assert_eq!(size(185 * 1024 * 1024), "185 MB");
+        assert_eq!(size(3 << 30), "3.0 GB");
+    }
+}

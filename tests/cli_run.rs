@@ -124,31 +124,57 @@ fn a_plain_tree_runs_with_stand_ins_overrides_and_bb() {
     )
     .unwrap();
     let t = dir.join("t.jsonl");
-    let out = affect(&[
-        "run",
-        f.to_str().unwrap(),
-        "--ticks",
-        "5",
-        "--leaf",
-        "MoveTo=running,running,success",
-        "--bb",
-        "goal=3",
-        "--trace",
-        t.to_str().unwrap(),
-    ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let run = |more: &[&str]| {
+        let mut args = vec![
+            "run",
+            f.to_str().unwrap(),
+            "--ticks",
+            "5",
+            "--leaf",
+            "MoveTo=running,running,success",
+            "--bb",
+            "goal=3",
+            "--trace",
+            t.to_str().unwrap(),
+        ];
+        args.extend_from_slice(more);
+        let out = affect(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        stderr
+    };
+    // --loop ticks the tree again after it finishes: three ticks to finish the first MoveTo,
+    // then one per tick: done = 3 after five ticks.
+    let stderr = run(&["--loop"]);
     assert!(
         stderr.contains("stand-in") && stderr.contains("MoveTo"),
         "the summary names stand-ins: {stderr}"
     );
-    // Three ticks to finish the first MoveTo, then one per tick: done = 3 after five ticks.
     assert!(stderr.contains("done = 3"), "{stderr}");
+    assert!(stderr.contains("T: 5 ticks, root SUCCESS"), "{stderr}");
+    // Without it the run ends when the tree returns SUCCESS, as tickWhileRunning does.
+    let stderr = run(&[]);
+    assert!(stderr.contains("done = 1"), "{stderr}");
+    assert!(stderr.contains("T: 3 ticks, root SUCCESS"), "{stderr}");
+    assert!(
+        stderr.contains("ran 3 ticks (1 agent)")
+            && stderr.contains("the tree returned SUCCESS (--loop ticks it again)"),
+        "{stderr}"
+    );
+    let trace = std::fs::read_to_string(&t).unwrap();
+    assert!(
+        trace
+            .lines()
+            .last()
+            .unwrap()
+            .contains(r#""ev":"summary","ticks":3"#),
+        "{trace}"
+    );
     assert!(
         stderr.contains("goal = 3"),
         "--bb sets the variable: {stderr}"
     );
-    // --leaf-default failure makes the sequence fail at once.
+    // --leaf-default failure makes the sequence fail at once, which ends the run too.
     let out = affect(&[
         "run",
         f.to_str().unwrap(),
@@ -157,7 +183,9 @@ fn a_plain_tree_runs_with_stand_ins_overrides_and_bb() {
         "--leaf-default",
         "failure",
     ]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("done = 0"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("done = 0"), "{stderr}");
+    assert!(stderr.contains("T: 1 tick, root FAILURE"), "{stderr}");
     // Bad options are usage errors.
     let out = affect(&["run", f.to_str().unwrap(), "--leaf", "MoveTo=maybe"]);
     assert_eq!(out.status.code(), Some(2));
@@ -182,8 +210,9 @@ fn reading_a_variable_without_a_value_stops_the_tree() {
         let t = dir.join(format!("{engine}{}.jsonl", bb.len()));
         let file = f.to_str().unwrap();
         let trace = t.to_str().unwrap();
+        // The tree is ticked again after it succeeds (--loop), to read the value it removed.
         let mut args = vec![
-            "run", file, "--ticks", "4", "--engine", engine, "--trace", trace,
+            "run", file, "--ticks", "4", "--loop", "--engine", engine, "--trace", trace,
         ];
         args.extend_from_slice(bb);
         let out = affect(&args);

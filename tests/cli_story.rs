@@ -392,3 +392,52 @@ fn behaviour_modules_starting_preempted_and_resuming_are_told_concisely() {
         "{lines} module lines for {events} events:\n{err}"
     );
 }
+
+/// The recruitment example (seed 002): the story tells the protocol's steps, each on the
+/// side that took it (the offer and SHAME, the choice, the take-over, the help, the
+/// release), and the plot draws every responder's SHAME, so no UGV that heard a HELP is
+/// "nothing to draw".
+#[test]
+fn the_recruitment_story_tells_the_protocol_and_the_plot_draws_shame() {
+    let dir = scratch("recruitment");
+    let plot = dir.join("r.svg");
+    let out = affect(&[
+        "run",
+        "examples/recruitment.affect",
+        "--ticks",
+        "400",
+        "--no-persist",
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let line_of = |needle: &str| -> &str {
+        err.lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no `{needle}` in the story:\n{err}"))
+    };
+    // The first robot that helped: its side of the handshake, and the UAV's.
+    let helped = line_of("UAV  help: helped by UGV#");
+    let chosen = helped.split("helped by ").nth(1).unwrap();
+    let chosen = chosen.split([' ', ';']).next().unwrap();
+    assert!(line_of("help: offers to help UAV (SHAME 0.").contains("UGV#"));
+    line_of(&format!("UAV  help: chose {chosen} of "));
+    line_of(&format!("{chosen}  help: recruited by UAV"));
+    line_of(&format!("{chosen}  help: took over from UAV (lease 30s)"));
+    line_of(&format!(
+        "{chosen}  help: released (the lease with UAV is over)"
+    ));
+    let texts = svg_texts(&plot);
+    let shame = texts
+        .iter()
+        .filter(|t| t.starts_with("SHAME (help)"))
+        .count();
+    assert!(shame >= 3, "{shame} SHAME series: {texts:?}");
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains(&format!("{chosen}: SHAME when a HELP arrives"))),
+        "{texts:?}"
+    );
+}

@@ -155,14 +155,22 @@ fn oracle_trace(xml: &Path, s: &Scenario) -> Result<(Trace, Vec<String>), String
     Ok((trace, ids))
 }
 
-/// `affect run FILE --ticks 20 --trace T.jsonl`, clocked like the oracle.
+/// `affect run FILE --ticks 20 --loop --trace T.jsonl`, clocked like the oracle (which
+/// ticks exactly 20 times, on past a finished tree: `--loop`).
 fn affect_trace(file: &Path, s: &Scenario, tag: &str) -> Result<Trace, String> {
     let jsonl = out_dir().join("traces").join(format!("{tag}.jsonl"));
     std::fs::create_dir_all(jsonl.parent().unwrap()).unwrap();
     let mut cmd = support::affect_command();
     cmd.arg("run")
         .arg(file)
-        .args(["--ticks", TICKS, "--sleep-between-ticks", "1", "--quiet"])
+        .args([
+            "--ticks",
+            TICKS,
+            "--loop",
+            "--sleep-between-ticks",
+            "1",
+            "--quiet",
+        ])
         .arg("--trace")
         .arg(&jsonl);
     for (k, v) in &s.leaves {

@@ -201,3 +201,59 @@ fn the_error_that_stopped_a_tree_is_on_the_page() {
     );
     assert!(at < tree);
 }
+
+/// A networked team's trace, as `affect launch` merges it: lines with their process (`pid`),
+/// a message refused, a component call, copies lost, a flag that turns true. Each shows on
+/// the page (the refused message in the security panel), and the same trace compressed
+/// (`.zst`) makes the same page.
+#[test]
+fn a_team_s_trace_shows_its_processes_security_calls_losses_and_flags() {
+    let dir = support::scratch("html_report", "team");
+    let trace = dir.join("team.jsonl");
+    let lines = [
+        r#"{"pid":4242,"tick":0,"t_ms":0.0,"agent":"Peoplebot","ev":"var","name":"transmitted","value":false}"#,
+        r#"{"pid":4243,"tick":0,"t_ms":12003.1,"agent":"laptop2","ev":"call","caller":"Peoplebot","component":"speech_recognition","leaf":"Listen","host":"laptop2","id":241,"state":"served","ms":null,"why":null}"#,
+        r#"{"pid":4242,"tick":120,"t_ms":12000.0,"agent":"Peoplebot","ev":"call","caller":"Peoplebot","component":"speech_recognition","leaf":"Listen","host":"laptop2","id":241,"state":"answered","ms":2.6,"why":null}"#,
+        r#"{"pid":4242,"tick":300,"t_ms":30000.0,"agent":"Peoplebot","ev":"lost","from":"Peoplebot","to":"laptop2","kind":"call","copies":1}"#,
+        r#"{"pid":4242,"tick":930,"t_ms":93000.0,"agent":"Peoplebot","ev":"rejected","from":"UGV#1","kind":"ACCEPT","why":"bad signature"}"#,
+        r#"{"pid":4242,"tick":912,"t_ms":91200.0,"agent":"Peoplebot","ev":"var","name":"transmitted","value":true}"#,
+        r#"{"pid":4242,"tick":1000,"t_ms":100000.0,"agent":"Peoplebot","ev":"summary","ticks":1000,"statuses":{"IDLE":1,"RUNNING":2,"SUCCESS":3,"FAILURE":0,"SKIPPED":0},"root":"RUNNING"}"#,
+    ];
+    std::fs::write(&trace, lines.join("\n") + "\n").unwrap();
+    let packed = dir.join("team.jsonl.zst");
+    let raw = std::fs::read(&trace).unwrap();
+    std::fs::write(&packed, zstd::encode_all(&raw[..], 3).unwrap()).unwrap();
+    let mut pages = Vec::new();
+    for (input, page) in [(&trace, "team.html"), (&packed, "zst.html")] {
+        let page = dir.join(page);
+        let out = support::affect_ok(&[
+            "report",
+            input.to_str().unwrap(),
+            "-o",
+            page.to_str().unwrap(),
+        ]);
+        let said = support::stderr(&out);
+        assert!(
+            said.starts_with(&format!("wrote {} (", page.display())) && said.contains(" KB)"),
+            "{said}"
+        );
+        pages.push(std::fs::read_to_string(&page).unwrap());
+    }
+    let html = &pages[0];
+    for shows in [
+        "Security: messages refused",
+        "bad signature",
+        "Peoplebot calls speech_recognition.Listen on laptop2 (call 241): answered in 2.6 ms",
+        "laptop2 (call 241): served",
+        "1 copy of call from Peoplebot to laptop2 lost",
+        ">transmitted<",
+        "process 4242",
+        "process 4243",
+    ] {
+        assert!(html.contains(shows), "the page does not show `{shows}`");
+    }
+    assert!(
+        pages[1] == pages[0].replace("team.jsonl", "team.jsonl.zst"),
+        "the compressed trace makes another page"
+    );
+}

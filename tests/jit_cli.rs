@@ -78,6 +78,7 @@ fn run_trace(
         file.to_str().unwrap(),
         "--ticks",
         "20",
+        "--loop",
         "--leaf",
         "Work=running,success,running,running,running,failure",
         "--trace",

@@ -74,6 +74,8 @@ fn the_readme_tour_runs_as_written() {
     let lines = tour();
     assert!(lines.len() >= 10, "{lines:?}");
     let mut others = Vec::new();
+    // What each line said on stderr, by its first words.
+    let mut said: Vec<(String, String)> = Vec::new();
     // The README's first command, then the tour.
     let first = "affect run examples/navigator.affect".to_string();
     for line in std::iter::once(&first).chain(&lines) {
@@ -96,9 +98,57 @@ fn the_readme_tour_runs_as_written() {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+        said.push((
+            line.clone(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ));
     }
+    let told = |start: &str| -> &str {
+        let found = said.iter().find(|(l, _)| l.starts_with(start));
+        &found.unwrap_or_else(|| panic!("no tour line `{start}`")).1
+    };
+    // Lines that write files say so.
+    for (line, file) in [
+        (
+            "affect run examples/navigator.affect --ticks 600",
+            "wrote nav.jsonl (",
+        ),
+        ("affect report", "wrote nav.html ("),
+        ("affect import", "wrote nav.affect ("),
+        ("affect gen-tree", "wrote tree.xml ("),
+    ] {
+        assert!(told(line).contains(file), "`{line}`: {}", told(line));
+    }
+    assert!(
+        told("affect fmt").contains("1 file"),
+        "{}",
+        told("affect fmt")
+    );
+    // The stand-ins' line gives them what the program reads: no warning about it.
+    let watch = told("affect run examples/xml/watch.affect");
+    assert!(!watch.contains("never wrote"), "{watch}");
+    // The failover launch lasts until the restarted component is back.
+    let failover = told("affect launch examples/failover.affect");
+    assert!(
+        failover.contains("speech_production of Peoplebot: detected after")
+            && failover.contains("recovered")
+            && !failover.contains("not recovered"),
+        "{failover}"
+    );
+    // The team's launch shows its progress and its handovers.
+    let team = told("affect launch examples/recruitment.affect");
+    assert!(
+        team.contains("launch: ") && team.contains("handed over"),
+        "{team}"
+    );
     // What the lines say they make.
-    for made in ["nav.jsonl", "nav.svg", "nav.affect", "tree.xml"] {
+    for made in [
+        "nav.jsonl",
+        "nav.svg",
+        "nav.affect",
+        "tree.xml",
+        "team.jsonl.zst",
+    ] {
         assert!(dir.join(made).is_file(), "the tour did not make {made}");
     }
     assert!(dir.join("examples/feelings.eltm").is_file());

@@ -14,4 +14,7 @@ mod write;
 
 pub use affect_compiler::source::{SourceError, MAX_SOURCE_BYTES};
 pub use read::{open_regular, read_bytes, read_source};
-pub use write::{check_writable, open_output, write_atomic, write_output, CheckedWriter};
+pub use write::{
+    check_writable, open_output, process_alive, temporary_of, write_atomic, write_output,
+    CheckedWriter,
+};

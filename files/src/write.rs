@@ -141,25 +141,36 @@ fn remove_stale_temporaries(dir: &Path, name: &str) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
-    let new = temp_prefix(name);
-    let old = format!(".{name}.tmp");
     for entry in entries.flatten() {
         let file = entry.file_name();
         let file = file.to_string_lossy();
-        let pid = file
-            .strip_prefix(&new)
-            .or_else(|| file.strip_prefix(&old))
-            .and_then(|p| p.parse::<u32>().ok());
-        if let Some(pid) = pid {
-            if pid != std::process::id() && !process_alive(pid) {
+        if let Some((target, pid)) = temporary_of(&file) {
+            if target == name && pid != std::process::id() && !process_alive(pid) {
                 let _ = fs::remove_file(entry.path());
             }
         }
     }
 }
 
+/// Whether a file name is a temporary file of `write_atomic` (`.NAME.affect-tmp.PID`, or the
+/// older `.NAME.tmpPID`): the name of the file it was to replace, and the writing process.
+/// A directory with many targets (a cache) sweeps those of dead processes with it.
+pub fn temporary_of(file_name: &str) -> Option<(&str, u32)> {
+    let rest = file_name.strip_prefix('.')?;
+    let (name, pid) = match rest.rsplit_once(".affect-tmp.") {
+        Some(split) => split,
+        None => rest.rsplit_once(".tmp")?,
+    };
+    let digits = !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit());
+    Some((
+        name,
+        pid.parse().ok().filter(|_| digits && !name.is_empty())?,
+    ))
+}
+
+/// Whether a process of this id runs (or may: one we may not signal counts as running).
 #[cfg(unix)]
-fn process_alive(pid: u32) -> bool {
+pub fn process_alive(pid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return false;
     };
@@ -169,7 +180,7 @@ fn process_alive(pid: u32) -> bool {
 }
 
 #[cfg(not(unix))]
-fn process_alive(_: u32) -> bool {
+pub fn process_alive(_: u32) -> bool {
     true
 }
 
@@ -286,6 +297,7 @@ mod tests {
             1,
             "no temporary file left"
         );
+        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -305,6 +317,7 @@ mod tests {
         std::os::unix::fs::symlink("later.svg", dir.join("dangling.svg")).unwrap();
         write_atomic(&dir.join("dangling.svg"), b"x").unwrap();
         assert_eq!(fs::read(dir.join("later.svg")).unwrap(), b"x");
+        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -317,6 +330,22 @@ mod tests {
             .unwrap()
             .file_type()
             .is_char_device());
+    }
+
+    #[test]
+    fn temporary_names_are_told_apart_from_other_files() {
+        assert_eq!(temporary_of(".a.code.affect-tmp.42"), Some(("a.code", 42)));
+        assert_eq!(temporary_of(".f.tmp4194305"), Some(("f", 4194305)));
+        for other in [
+            "a.code",
+            ".a.code",
+            ".a.affect-tmp.",
+            ".a.affect-tmp.x1",
+            "..tmp1",
+            ".tmp",
+        ] {
+            assert_eq!(temporary_of(other), None, "{other}");
+        }
     }
 
     #[test]
@@ -333,6 +362,7 @@ mod tests {
             .map(|e| e.file_name())
             .collect();
         assert_eq!(left, vec![std::ffi::OsString::from("f")]);
+        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -350,6 +380,7 @@ mod tests {
             0o444
         );
         assert!(check_writable(dir).unwrap_err().contains("directory"));
+        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

@@ -82,6 +82,23 @@ pub struct Outcome {
     pub processes: Vec<(String, u32)>,
     /// Failure detection and recovery, per fault and component.
     pub measures: Vec<crate::merge::Measure>,
+    /// What the traces told (tasks handed over, components failed and back, messages
+    /// refused), the world time the launch reached and how long it took.
+    pub counts: crate::progress::Counts,
+    pub world_ms: f64,
+    pub wall: Duration,
+    /// Each robot's end, from its trace's `summary` line, in launch order.
+    pub summaries: Vec<RobotSummary>,
+}
+
+/// How a robot's run ended, as `affect run` summarises an agent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RobotSummary {
+    pub name: String,
+    pub ticks: u64,
+    pub root: String,
+    /// Transitions into IDLE, RUNNING, SUCCESS, FAILURE.
+    pub statuses: [u64; 4],
 }
 
 fn free_port() -> Result<u16, String> {
@@ -149,6 +166,13 @@ pub fn run(
     let alive_in = me.watch_alive()?;
     let ready_in = watch_ready(&me)?;
 
+    let began = Instant::now();
+    let mut progress = crate::progress::Progress::new(
+        world_end_ms(program, world, config.ticks),
+        program.agents.iter().any(|a| !a.recruitments.is_empty()),
+        !world.hosts.is_empty(),
+        config.quiet,
+    );
     let mut procs: Vec<Proc> = Vec::new();
     let mut spawner = Spawner {
         config,
@@ -165,6 +189,9 @@ pub fn run(
     }
     for h in &world.hosts {
         procs.push(spawner.spawn(Role::Host, &h.name, &[], None)?);
+    }
+    for p in &procs {
+        progress.watch(&p.trace);
     }
     let mut outcome = Outcome::default();
     // Everyone up and linked, then start.
@@ -207,12 +234,14 @@ pub fn run(
             }
         }
         while let Some((host, component)) = restarts.due(now) {
-            procs.push(spawner.spawn(
+            let p = spawner.spawn(
                 Role::Host,
                 &host,
                 std::slice::from_ref(&component),
                 Some(epoch),
-            )?);
+            )?;
+            progress.watch(&p.trace);
+            procs.push(p);
             outcome.restarts.push((host, component));
         }
         for p in &mut procs {
@@ -222,17 +251,33 @@ pub fn run(
                 }
             }
         }
-        let robots_done = procs
-            .iter()
-            .filter(|p| p.role == Role::Robot)
-            .all(|p| p.exit.is_some());
-        if robots_done {
+        let robots = procs.iter().filter(|p| p.role == Role::Robot);
+        let running = robots.clone().filter(|p| p.exit.is_none()).count();
+        progress.tick(now, running, robots.count());
+        outcome.world_ms = now.max(0.0);
+        if running == 0 {
             break;
         }
         std::thread::sleep(Duration::from_millis(5));
     }
     shut_down(&mut procs);
+    progress.look();
+    outcome.counts = progress.counts;
+    outcome.wall = began.elapsed();
     conclude(&procs, outcome, &fault_log, program, world, config)
+}
+
+/// The world time the longest-running robot takes: its ticks (`--ticks`, else the world's,
+/// else 100, as `affect run` counts them) at its rate.
+fn world_end_ms(program: &Program, world: &WorldSpec, ticks: Option<u64>) -> Option<f64> {
+    let ticks = ticks.or(world.ticks).unwrap_or(100) as f64;
+    let robots = crate::host::instances(world, program).ok()?;
+    robots
+        .iter()
+        .filter_map(|(_, p)| program.agents.iter().find(|a| a.name == *p))
+        .map(|a| ticks / a.rate_hz * 1000.0)
+        .filter(|ms| ms.is_finite())
+        .max_by(f64::total_cmp)
 }
 
 /// A component: its owner (none for a host's own) and its name.
@@ -321,15 +366,40 @@ fn conclude(
     let traces: Vec<&Path> = procs.iter().map(|p| p.trace.as_path()).collect();
     let merged = crate::merge::merge(&traces)?;
     outcome.measures = crate::merge::measure(&merged, fault_log, program, world);
+    outcome.summaries = summaries(&merged, procs);
     if let Some(out) = &config.trace {
-        let mut text = String::new();
-        for line in &merged {
-            text.push_str(&line.text);
-            text.push('\n');
-        }
-        std::fs::write(out, text).map_err(|e| format!("cannot write `{}`: {e}", out.display()))?;
+        crate::merge::write(&merged, out)?;
     }
     Ok(outcome)
+}
+
+/// Each robot's `summary` line, in launch order (a robot killed before its end has none).
+fn summaries(merged: &[crate::merge::Line], procs: &[Proc]) -> Vec<RobotSummary> {
+    let mut found: BTreeMap<String, RobotSummary> = BTreeMap::new();
+    for v in merged
+        .iter()
+        .filter(|l| l.is("summary"))
+        .filter_map(|l| l.value())
+    {
+        let (Some(name), Some(ticks)) = (v["agent"].as_str(), v["ticks"].as_u64()) else {
+            continue;
+        };
+        let n = |k: &str| v["statuses"][k].as_u64().unwrap_or(0);
+        found.insert(
+            name.to_string(),
+            RobotSummary {
+                name: name.to_string(),
+                ticks,
+                root: v["root"].as_str().unwrap_or("?").to_string(),
+                statuses: [n("IDLE"), n("RUNNING"), n("SUCCESS"), n("FAILURE")],
+            },
+        );
+    }
+    procs
+        .iter()
+        .filter(|p| p.role == Role::Robot)
+        .filter_map(|p| found.remove(&p.name))
+        .collect()
 }
 
 /// Keys for this launch only, in its scratch directory.

@@ -13,6 +13,7 @@ pub mod keys;
 pub mod launch;
 pub mod merge;
 pub mod node;
+pub mod progress;
 pub mod robot;
 pub mod startup;
 pub mod wire;

@@ -24,12 +24,35 @@ pub struct Measure {
     pub heartbeat_ms: f64,
 }
 
-/// One line of a merged trace.
+/// One line of a merged trace: its world time and its text (parsed again only where a line
+/// is looked into: a team's trace has millions of lines).
 #[derive(Clone, Debug)]
 pub struct Line {
     pub t_ms: f64,
     pub text: String,
-    pub value: serde_json::Value,
+}
+
+impl Line {
+    /// The line's event kind, as the runtime writes it (`"ev":"component"`).
+    pub fn is(&self, ev: &str) -> bool {
+        self.text.contains(&format!("\"ev\":\"{ev}\""))
+    }
+
+    pub fn value(&self) -> Option<serde_json::Value> {
+        serde_json::from_str(&self.text).ok()
+    }
+}
+
+/// The world time of a trace line, read without building the line's value; `None` for a
+/// line that is not JSON (the torn last line of a killed process).
+fn time_of(raw: &str) -> Option<f64> {
+    #[derive(serde::Deserialize)]
+    struct Time {
+        t_ms: Option<f64>,
+    }
+    serde_json::from_str::<Time>(raw)
+        .ok()
+        .map(|t| t.t_ms.unwrap_or(0.0))
 }
 
 /// Reads the traces (a missing file, a process that died before writing, is empty; a torn
@@ -43,10 +66,9 @@ pub fn merge(files: &[&Path]) -> Result<Vec<Line>, String> {
             Err(e) => return Err(format!("cannot read `{}`: {e}", f.display())),
         };
         for (li, raw) in text.lines().enumerate() {
-            let Ok(value) = serde_json::from_str::<serde_json::Value>(raw) else {
+            let Some(t_ms) = time_of(raw) else {
                 continue;
             };
-            let t_ms = value.get("t_ms").and_then(|t| t.as_f64()).unwrap_or(0.0);
             all.push((
                 t_ms,
                 fi,
@@ -54,7 +76,6 @@ pub fn merge(files: &[&Path]) -> Result<Vec<Line>, String> {
                 Line {
                     t_ms,
                     text: raw.to_string(),
-                    value,
                 },
             ));
         }
@@ -75,6 +96,12 @@ pub fn measure(
     program: &Program,
     world: &WorldSpec,
 ) -> Vec<Measure> {
+    // The component lines, the only ones looked into: (world ms, value).
+    let components: Vec<(f64, serde_json::Value)> = lines
+        .iter()
+        .filter(|l| l.is("component"))
+        .filter_map(|l| Some((l.t_ms, l.value()?)))
+        .collect();
     let mut out = Vec::new();
     for (fault, at) in faults {
         if matches!(
@@ -97,43 +124,40 @@ pub fn measure(
                 .map_or(f64::NAN, |s| s.heartbeat_ms);
             // Each robot (or `*`) that reports on this component.
             let mut owners: Vec<String> = Vec::new();
-            for l in lines.iter().filter(|l| l.t_ms >= *at) {
-                if str_of(&l.value, "ev") == Some("component")
-                    && str_of(&l.value, "name") == Some(c.name.as_str())
-                {
-                    let agent = str_of(&l.value, "agent").unwrap_or("?").to_string();
+            for (_, l) in components.iter().filter(|(t, _)| *t >= *at) {
+                if str_of(l, "name") == Some(c.name.as_str()) {
+                    let agent = str_of(l, "agent").unwrap_or("?").to_string();
                     if !owners.contains(&agent) {
                         owners.push(agent);
                     }
                 }
             }
             for owner in owners {
-                let events: Vec<&Line> = lines
+                let events: Vec<(f64, &serde_json::Value)> = components
                     .iter()
-                    .filter(|l| {
-                        l.t_ms >= *at
-                            && str_of(&l.value, "ev") == Some("component")
-                            && str_of(&l.value, "name") == Some(c.name.as_str())
-                            && str_of(&l.value, "agent") == Some(owner.as_str())
+                    .filter(|(t, l)| {
+                        *t >= *at
+                            && str_of(l, "name") == Some(c.name.as_str())
+                            && str_of(l, "agent") == Some(owner.as_str())
                     })
+                    .map(|(t, l)| (*t, l))
                     .collect();
                 let failed = events
                     .iter()
-                    .find(|l| str_of(&l.value, "state") == Some("failed"));
-                let back = failed.and_then(|f| {
-                    events.iter().find(|l| {
-                        l.t_ms >= f.t_ms
-                            && matches!(str_of(&l.value, "state"), Some("rebound" | "recovered"))
+                    .find(|(_, l)| str_of(l, "state") == Some("failed"));
+                let back = failed.and_then(|(f, _)| {
+                    events.iter().find(|(t, l)| {
+                        t >= f && matches!(str_of(l, "state"), Some("rebound" | "recovered"))
                     })
                 });
                 out.push(Measure {
                     fault: format!("{} {}@{:.1}s", fault.kind.name(), fault.target, at / 1000.0),
                     component: c.name.clone(),
                     owner,
-                    detected_after_ms: failed.map(|f| f.t_ms - at),
-                    recovered_after_ms: failed.zip(back).map(|(f, b)| b.t_ms - f.t_ms),
+                    detected_after_ms: failed.map(|(f, _)| f - at),
+                    recovered_after_ms: failed.zip(back).map(|((f, _), (b, _))| b - f),
                     how: back
-                        .and_then(|b| str_of(&b.value, "state"))
+                        .and_then(|(_, b)| str_of(b, "state"))
                         .map(str::to_string),
                     heartbeat_ms,
                 });
@@ -141,4 +165,34 @@ pub fn measure(
         }
     }
     out
+}
+
+/// How hard the merged trace is compressed (`.zst`): zstd's default level, which writes
+/// a team's trace at hundreds of megabytes a second.
+const ZSTD_LEVEL: i32 = 3;
+
+/// Writes the merged trace, one line each; a path ending in `.zst` is compressed with
+/// Zstandard (what `affect report` reads as it is, and `zstd -d` unpacks).
+pub fn write(lines: &[Line], out: &Path) -> Result<(), String> {
+    let cannot = |e: std::io::Error| format!("cannot write `{}`: {e}", out.display());
+    let file = std::fs::File::create(out).map_err(cannot)?;
+    if out.extension().is_some_and(|x| x == "zst") {
+        let mut z = zstd::Encoder::new(file, ZSTD_LEVEL).map_err(cannot)?;
+        write_lines(lines, &mut z).map_err(cannot)?;
+        z.finish().map_err(cannot)?;
+    } else {
+        let mut file = file;
+        write_lines(lines, &mut file).map_err(cannot)?;
+    }
+    Ok(())
+}
+
+fn write_lines(lines: &[Line], out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, out);
+    for line in lines {
+        w.write_all(line.text.as_bytes())?;
+        w.write_all(b"\n")?;
+    }
+    w.flush()
 }

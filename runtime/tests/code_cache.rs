@@ -281,3 +281,114 @@ fn a_run_time_error_of_loaded_code_names_the_running_program_s_variable() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Set in the child process of `a_store_killed_half_way_leaves_nothing_behind_for_long`:
+/// the cache directory it stores into.
+const KILLED_STORE: &str = "AFFECT_TEST_KILLED_STORE";
+
+/// The child's part of `a_store_killed_half_way_leaves_nothing_behind_for_long` (run only
+/// by it, in its own process): stores `TREE`'s code with a file size limit far below the
+/// entry's size, so the kernel kills the process (SIGXFSZ) in the middle of writing the
+/// temporary file, as a power cut or a `kill -9` would.
+#[cfg(unix)]
+#[test]
+#[ignore = "run by a_store_killed_half_way_leaves_nothing_behind_for_long in a process of its own"]
+fn store_killed_half_way() {
+    let Some(dir) = std::env::var_os(KILLED_STORE) else {
+        return;
+    };
+    let p = program(TREE);
+    let (core, size) = (
+        libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        },
+        libc::rlimit {
+            rlim_cur: 100,
+            rlim_max: libc::RLIM_INFINITY,
+        },
+    );
+    // SAFETY: setrlimit(2) on this process with valid structures; no core file is left.
+    unsafe {
+        libc::setrlimit(libc::RLIMIT_CORE, &core);
+        libc::setrlimit(libc::RLIMIT_FSIZE, &size);
+    }
+    let _ = jit::compile_cached(&p, &p.agents[0], true, Some(dir.into()));
+    panic!("the store was not killed");
+}
+
+/// The fault injected: a process killed while storing an entry leaves its temporary file.
+/// The next store (of any entry, by another process) removes it, the killed entry is simply
+/// not there (a miss, then stored whole), and a temporary file of a live process stays
+/// unless it is too old to be a store in progress.
+#[cfg(unix)]
+#[test]
+fn a_store_killed_half_way_leaves_nothing_behind_for_long() {
+    use std::os::unix::process::ExitStatusExt;
+    let (_tmp, dir) = scratch("killed");
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "store_killed_half_way",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env(KILLED_STORE, &dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let status = child.wait_with_output().unwrap().status;
+    assert_eq!(status.signal(), Some(libc::SIGXFSZ), "{status:?}");
+    let names = |dir: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let left = names(&dir);
+    let half = left
+        .iter()
+        .find(|n| {
+            affect_files::temporary_of(n).is_some_and(|(t, p)| t.ends_with(".code") && p == pid)
+        })
+        .unwrap_or_else(|| panic!("the killed store left no temporary file: {left:?}"))
+        .clone();
+    assert!(entries(&dir).is_empty(), "{left:?}");
+    assert_eq!(std::fs::metadata(dir.join(&half)).unwrap().len(), 100);
+    // Temporaries of live processes: pid 1 always runs. A fresh one may be a store in
+    // progress; one two hours old is not.
+    let (fresh, old) = (".f.code.affect-tmp.1", ".o.code.affect-tmp.1");
+    let other = ".notes.txt.affect-tmp.4194304";
+    for name in [fresh, old, other] {
+        std::fs::write(dir.join(name), "half").unwrap();
+    }
+    let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+    let f = std::fs::File::options()
+        .write(true)
+        .open(dir.join(old))
+        .unwrap();
+    f.set_modified(two_hours_ago).unwrap();
+    // Another program's store sweeps.
+    let other_program = program(&TREE.replace("1.5", "1.25"));
+    assert_eq!(lookup(&other_program, &dir), Some("miss"));
+    let now = names(&dir);
+    assert!(
+        !now.contains(&half),
+        "the killed store's file stays: {now:?}"
+    );
+    assert!(!now.contains(&old.to_string()), "{now:?}");
+    assert!(now.contains(&fresh.to_string()), "{now:?}");
+    assert!(
+        now.contains(&other.to_string()),
+        "only the cache's files go: {now:?}"
+    );
+    // The entry the killed process was storing: a miss, stored whole, then a hit.
+    let p = program(TREE);
+    assert_eq!(lookup(&p, &dir), Some("miss"));
+    assert_eq!(lookup(&p, &dir), Some("hit"));
+    assert_eq!(entries(&dir).len(), 2);
+}

@@ -69,7 +69,12 @@ pub fn run(args: &BuildArgs) -> u8 {
         reporter.finish(1);
         let text = affect_compiler::ir::print::print_program(&program);
         return match files::write_output(args.output.as_deref(), &text) {
-            Ok(()) => OK,
+            Ok(()) => {
+                if let Some(out) = &args.output {
+                    files::tell_written(out);
+                }
+                OK
+            }
             Err(e) => {
                 eprintln!("error: {e}");
                 USAGE
@@ -164,6 +169,7 @@ fn write_program(file: &Path, out: &Path, program: &groot::ExportedProgram) -> u
             eprintln!("error: {e}");
             return USAGE;
         }
+        files::tell_written(&path);
     }
     OK
 }

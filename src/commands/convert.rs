@@ -58,7 +58,12 @@ pub fn run(args: &ConvertArgs) -> u8 {
         return FAILED;
     }
     match files::write_output(args.output.as_deref(), &out.xml) {
-        Ok(()) => OK,
+        Ok(()) => {
+            if let Some(path) = &args.output {
+                files::tell_written(path);
+            }
+            OK
+        }
         Err(e) => {
             eprintln!("error: {e}");
             USAGE

@@ -73,7 +73,12 @@ pub fn run(args: &GenTreeArgs) -> u8 {
         args.output.as_deref()
     };
     match files::write_output(out, &text) {
-        Ok(()) => OK,
+        Ok(()) => {
+            if let Some(out) = out {
+                files::tell_written(out);
+            }
+            OK
+        }
         Err(e) => {
             eprintln!("error: {e}");
             FAILED

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct ReportArgs {
-    /// A JSON Lines trace (`affect run --trace FILE.jsonl`).
+    /// A JSON Lines trace (`affect run --trace FILE.jsonl`), or one compressed with
+    /// Zstandard (`FILE.jsonl.zst`, as `--trace` writes it for such a name).
     #[arg(value_name = "TRACE.jsonl")]
     pub trace: PathBuf,
     /// Where to write the page.
@@ -38,7 +39,10 @@ pub fn run(args: &ReportArgs) -> u8 {
         }
     };
     match files::write_atomic(&args.output, html.as_bytes()) {
-        Ok(()) => OK,
+        Ok(()) => {
+            files::tell_written(&args.output);
+            OK
+        }
         Err(e) => {
             eprintln!("error: {e}");
             USAGE

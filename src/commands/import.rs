@@ -144,6 +144,9 @@ pub fn run(args: &ImportArgs) -> u8 {
         eprintln!("error: {e}");
         return USAGE;
     }
+    if let Some(out) = &args.output {
+        files::tell_written(out);
+    }
     let uses = included_uses(&imported.file);
     match &args.output {
         // Each `<include>`d file becomes the `.affect` file its `use` names, beside the
@@ -212,7 +215,7 @@ fn import_included(from: &Path, out: &Path, uses: &[String], seen: &mut Vec<Path
             eprintln!("error: {e}");
             return USAGE;
         }
-        eprintln!("imported `{}` into `{}`", xml.display(), target.display());
+        files::tell_written(&target);
         let code = import_included(&xml, &target, &included_uses(&imported.file), seen);
         if code != OK {
             return code;

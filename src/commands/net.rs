@@ -228,7 +228,8 @@ pub struct LaunchArgs {
     /// Message loss 0..1 instead of the world's.
     #[arg(long, value_name = "P")]
     pub loss: Option<f64>,
-    /// Merge every process's trace into one JSON Lines file (each line with its `pid`).
+    /// Merge every process's trace into one JSON Lines file (each line with its `pid`); a
+    /// name ending in `.zst` is compressed with Zstandard (`affect report` reads it).
     #[arg(long, value_name = "OUT.jsonl")]
     pub trace: Option<PathBuf>,
     /// The team's key directory (default: fresh keys for this launch only).
@@ -249,7 +250,7 @@ pub struct LaunchArgs {
     /// The robots' engine (`tiered`, `jit` or `interp`).
     #[arg(long, value_enum)]
     pub engine: Option<super::bench::EngineKind>,
-    /// Print only the outcome.
+    /// Print only the outcome: no progress lines, robots' summaries or files written.
     #[arg(long)]
     pub quiet: bool,
 }
@@ -323,6 +324,9 @@ pub fn launch(args: &LaunchArgs) -> u8 {
             return FAILED;
         }
     };
+    if !args.quiet {
+        tell_summaries(&outcome, args.speed);
+    }
     eprintln!(
         "affect launch: {} processes ({} robots, {} component restarts){}",
         outcome.processes.len(),
@@ -361,11 +365,59 @@ pub fn launch(args: &LaunchArgs) -> u8 {
             code.map_or("killed".to_string(), |c| format!("exit status {c}"))
         );
     }
+    if let Some(path) = args.trace.as_deref().filter(|_| !args.quiet) {
+        files::tell_written(path);
+    }
     if outcome.interrupted || !failed.is_empty() {
         FAILED
     } else {
         OK
     }
+}
+
+/// Each robot's end as `affect run` tells an agent's (its ticks, the root's status and
+/// transitions), then one line for the whole launch: the world time it reached, how long
+/// it took, and what the traces told.
+fn tell_summaries(outcome: &launch::Outcome, speed: f64) {
+    for s in &outcome.summaries {
+        eprintln!(
+            "{}: {} tick{}, root {}; transitions: {} RUNNING, {} SUCCESS, {} FAILURE, {} IDLE",
+            s.name,
+            s.ticks,
+            if s.ticks == 1 { "" } else { "s" },
+            s.root,
+            s.statuses[1],
+            s.statuses[2],
+            s.statuses[3],
+            s.statuses[0]
+        );
+    }
+    let c = &outcome.counts;
+    let mut told = Vec::new();
+    if c.handed_over > 0 {
+        told.push(format!("{} handed over", c.handed_over));
+    }
+    if c.failed > 0 {
+        told.push(format!(
+            "{} components found failed, {} back",
+            c.failed, c.back
+        ));
+    }
+    if c.refused > 0 {
+        told.push(format!("{} messages refused", c.refused));
+    }
+    eprintln!(
+        "ran {} robot{} to {:.1}s of world time (speed {speed}), in {:.1}s{}",
+        outcome.robots.len(),
+        if outcome.robots.len() == 1 { "" } else { "s" },
+        outcome.world_ms / 1000.0,
+        outcome.wall.as_secs_f64(),
+        if told.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", told.join(", "))
+        }
+    );
 }
 
 #[derive(clap::Args)]

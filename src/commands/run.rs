@@ -11,6 +11,7 @@ use crate::observers::plot::PlotFile;
 use crate::observers::progress::Progress;
 use crate::observers::story::Narrator;
 use crate::observers::trace_file::TraceFile;
+use crate::observers::until_done::UntilDone;
 use crate::observers::views::{self, AgentView};
 use crate::observers::Fanout;
 use affect_compiler::groot::Dialect;
@@ -34,10 +35,16 @@ pub struct RunArgs {
     /// runs 100).
     #[arg(long, value_name = "N")]
     pub ticks: Option<u64>,
+    /// A file without agents: tick its main tree again after it returns SUCCESS or FAILURE,
+    /// until --ticks runs out (a loop of BehaviorTree.CPP's `tickExactlyOnce`). Without it
+    /// the run ends when the tree finishes, as `tickWhileRunning` does. `--watch` loops.
+    #[arg(long = "loop")]
+    pub loop_ticks: bool,
     /// Seed of the random generators (default: the world's `seed`, else 0).
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
-    /// Write the trace as JSON Lines (see docs/trace.md).
+    /// Write the trace as JSON Lines (see docs/trace.md); a name ending in `.zst` is
+    /// compressed with Zstandard (`affect report` reads it as it is).
     #[arg(long, value_name = "FILE.jsonl")]
     pub trace: Option<PathBuf>,
     /// Draw levels, `let` values, hormones, emotions and drives over simulated time into an
@@ -204,7 +211,12 @@ pub fn run(args: &RunArgs) -> u8 {
             args.trace.as_deref(),
             args.quiet,
         ) {
-            Ok(_) => OK,
+            Ok(_) => {
+                if let Some(path) = args.trace.as_deref().filter(|_| !args.quiet) {
+                    crate::files::tell_written(path);
+                }
+                OK
+            }
             Err(affect_net::NetError::Setup(e)) => {
                 eprintln!("error: {e}");
                 USAGE
@@ -279,6 +291,9 @@ pub fn run(args: &RunArgs) -> u8 {
     };
     reporter.finish(1);
     tell(args, program, &summaries);
+    if !args.quiet {
+        tell_outputs(args);
+    }
     // A read of an unset variable stopped a tree: the run failed, as BehaviorTree.CPP's
     // exception fails its program.
     let errors: Vec<&AgentSummary> = summaries.iter().filter(|s| s.error.is_some()).collect();
@@ -399,7 +414,14 @@ fn observers<'v>(
 ) -> Result<Fanout<'v>, String> {
     let name = &loaded.name;
     let mut fanout = Fanout::default();
-    let progress = Progress::new(config.ticks >= 2000 || args.realtime, args.quiet);
+    let mut progress = Progress::new(config.ticks >= 2000 || args.realtime, args.quiet);
+    // A plain tree that finishes ends the run (BehaviorTree.CPP's `tickWhileRunning`);
+    // one edited as it runs goes on, to show the next version.
+    let until_done = program.main_tree.is_some() && !args.loop_ticks && !args.watch;
+    if until_done {
+        progress = progress.until_done();
+        fanout.add(UntilDone);
+    }
     if !args.quiet {
         fanout.add(Narrator::new(views, Box::new(progress.story_out())));
     }
@@ -458,5 +480,14 @@ fn tell(args: &RunArgs, program: &Program, summaries: &[AgentSummary]) {
     super::stand_ins::tell(program, summaries, &args.leaf_default);
     if !args.quiet {
         super::summary::print(summaries);
+    }
+}
+
+/// The files the run wrote, last, each with its size (`wrote nav.svg (141 KB)`): the trace,
+/// the plot, the Groot 2 log and the record.
+fn tell_outputs(args: &RunArgs) {
+    let outputs = [&args.trace, &args.plot, &args.btlog, &args.record];
+    for path in outputs.into_iter().flatten() {
+        crate::files::tell_written(path);
     }
 }

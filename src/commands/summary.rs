@@ -9,9 +9,10 @@ pub fn print(summaries: &[AgentSummary]) {
     for s in summaries {
         let _ = writeln!(
             err,
-            "{}: {} ticks, root {}; transitions: {} RUNNING, {} SUCCESS, {} FAILURE, {} IDLE",
+            "{}: {} tick{}, root {}; transitions: {} RUNNING, {} SUCCESS, {} FAILURE, {} IDLE",
             s.agent,
             s.ticks,
+            if s.ticks == 1 { "" } else { "s" },
             s.root.name(),
             s.statuses[1],
             s.statuses[2],

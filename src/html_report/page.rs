@@ -1,7 +1,8 @@
 //! The report page: one HTML file with inline CSS, SVG and a few lines of script (agent tabs),
 //! no network. Per agent: the tree (each node's status over the run, one row per node), the
 //! numeric variables over time (hormones, mood, levels: min-max bands per time bucket), the
-//! values of named variables (drives, intentions, emotion states) as steps, and the story.
+//! values of named variables (drives, intentions, emotion states, flags) as steps, the
+//! messages it refused (security), its wall-clock timing, and the story.
 
 use super::summary::{Agent, Run, Series, BUCKETS};
 use std::fmt::Write;
@@ -83,7 +84,8 @@ nav button.on{background:#243447;color:#fff}section.agent{display:none;padding:8
 td,th{padding:2px 8px;border-bottom:1px solid #eceff2;text-align:left;vertical-align:top;font-size:13px}
 td.t{white-space:nowrap;color:#5b6670}.k{font-size:11px;padding:1px 5px;border-radius:3px;background:#e8ebef}
 .legend span{display:inline-block;margin-right:12px}.legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-2px}
-.note{color:#5b6670;font-size:12px}.error{border-left:4px solid #c62828}.error h2{color:#c62828}svg text{font:11px system-ui,sans-serif;fill:#1d2228}";
+.note{color:#5b6670;font-size:12px}.error{border-left:4px solid #c62828}.error h2{color:#c62828}
+.security{border-left:4px solid #8e24aa}.security h2{color:#8e24aa}svg text{font:11px system-ui,sans-serif;fill:#1d2228}";
 
 const SCRIPT: &str = "document.querySelectorAll('nav button').forEach(function(b){b.addEventListener('click',function(){
 document.querySelectorAll('nav button').forEach(function(x){x.classList.toggle('on',x===b)});
@@ -140,12 +142,13 @@ pub fn render(run: &Run, title: &str, detail: Detail) -> String {
 fn agent(out: &mut String, run: &Run, a: &Agent, d: Detail) {
     let _ = write!(
         out,
-        "<div class=\"panel\"><h2>{}</h2><p>{} · {} node transitions</p></div>",
+        "<div class=\"panel\"><h2>{}</h2><p>{} · {} node transitions{}</p></div>",
         esc(&a.name),
         a.summary
             .clone()
             .unwrap_or_else(|| format!("{} ticks", a.ticks)),
-        a.node_events
+        a.node_events,
+        processes(&a.pids)
     );
     // Whatever the detail: the reason the agent stopped is the first thing to read.
     if let Some((tick, t, text)) = &a.error {
@@ -156,10 +159,74 @@ fn agent(out: &mut String, run: &Run, a: &Agent, d: Detail) {
             esc(text)
         );
     }
+    security(out, a, d);
     tree(out, run, a, d);
     charts(out, run, a, d);
     steps(out, run, a, d);
+    timing(out, a);
     story(out, a, d);
+}
+
+/// The processes that wrote an agent's lines (a networked run): ` · process 4242`, or
+/// ` · processes 4242, 4250` when it was started again.
+fn processes(pids: &[u64]) -> String {
+    match pids {
+        [] => String::new(),
+        [one] => format!(" · process {one}"),
+        many => format!(
+            " · processes {}",
+            many.iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The messages the agent refused, in a panel of their own: a message from outside the
+/// team, replayed or damaged is an attack or a fault that a person must see apart from
+/// the story.
+fn security(out: &mut String, a: &Agent, d: Detail) {
+    if a.rejected.is_empty() {
+        return;
+    }
+    out.push_str("<div class=\"panel security\"><h2>Security: messages refused</h2><table><tr><th>time</th><th>from</th><th>kind</th><th>why</th></tr>");
+    for (t, from, kind, why) in a.rejected.iter().take(d.lines) {
+        let _ = write!(
+            out,
+            "<tr><td class=\"t\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            time(*t),
+            esc(from),
+            esc(kind),
+            esc(why)
+        );
+    }
+    out.push_str("</table>");
+    let more = a.rejected.len().saturating_sub(d.lines) as u64 + a.rejected_dropped;
+    if more > 0 {
+        let _ = write!(out, "<p class=\"note\">… and {more} more.</p>");
+    }
+    out.push_str("</div>");
+}
+
+/// The ticks measured on the wall clock (`--realtime`, `--hardware`, a networked robot):
+/// the run's percentiles when the trace has them, and the overruns.
+fn timing(out: &mut String, a: &Agent) {
+    if a.timed_ticks == 0 && a.timing.is_none() {
+        return;
+    }
+    out.push_str("<div class=\"panel\"><h2>Timing on the wall clock</h2><table>");
+    for (label, value) in a.timing.iter().flatten() {
+        let _ = write!(out, "<tr><th>{label}</th><td>{}</td></tr>", esc(value));
+    }
+    if a.timed_ticks > 0 {
+        let _ = write!(
+            out,
+            "<tr><th>ticks measured</th><td>{}, {} over their period, the longest {:.0} µs</td></tr>",
+            a.timed_ticks, a.overruns, a.longest_us
+        );
+    }
+    out.push_str("</table></div>");
 }
 
 /// One row per node, in uid order (the busiest `d.nodes` when there are more).

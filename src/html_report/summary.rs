@@ -1,8 +1,10 @@
 //! Reading a JSON Lines trace (docs/trace.md) into what the report shows, in one pass and in
 //! memory bounded by the report's resolution rather than by the trace: node statuses per time
 //! bucket (the last status each node had in each bucket), each numeric variable's minimum and
-//! maximum per bucket, the first changes of drives, emotions and the story, and the error
-//! that stopped an agent's tree.
+//! maximum per bucket, the first changes of drives, emotions and the story, the error that
+//! stopped an agent's tree, the messages a robot refused (security), its wall-clock timing
+//! and the processes (`pid`) that wrote its lines. Every kind of event the runtime writes
+//! shows somewhere (`every_event.rs` holds that to the event enum).
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -53,7 +55,23 @@ pub struct Agent {
     /// The first `error` event (a read of a variable without a value stopped the agent's
     /// tree): its tick, `t_ms` and text.
     pub error: Option<(u64, f64, String)>,
+    /// Messages from the network the agent refused (`rejected`): (t_ms, from, kind, why),
+    /// the first `KEPT_LINES`, then counted.
+    pub rejected: Vec<(f64, String, String, String)>,
+    pub rejected_dropped: u64,
+    /// The processes that wrote the agent's lines (networked runs), in order of appearance:
+    /// a component host started again is a new one.
+    pub pids: Vec<u64>,
+    /// Ticks measured on the wall clock (`timing`), those over the period, the longest (µs),
+    /// and the run's `timing_summary` as (label, value) pairs.
+    pub timed_ticks: u64,
+    pub overruns: u64,
+    pub longest_us: f64,
+    pub timing: Option<Vec<(&'static str, String)>>,
 }
+
+/// How many processes an agent lists (more are not expected: one per start of a host).
+const KEPT_PIDS: usize = 32;
 
 impl Agent {
     /// A line of the story, or one more counted as dropped once `KEPT_LINES` are kept.
@@ -132,6 +150,11 @@ pub fn read(input: impl BufRead, end_ms: f64) -> Result<Run, String> {
         });
         let a = &mut run.agents[k];
         a.ticks = a.ticks.max(ev["tick"].as_u64().unwrap_or(0));
+        if let Some(pid) = ev["pid"].as_u64() {
+            if !a.pids.contains(&pid) && a.pids.len() < KEPT_PIDS {
+                a.pids.push(pid);
+            }
+        }
         let b = bucket(t, end_ms);
         match kind {
             "node" => {
@@ -175,10 +198,11 @@ pub fn read(input: impl BufRead, end_ms: f64) -> Result<Run, String> {
                             s.max[b].max(x)
                         };
                     }
-                    Value::String(v) => {
+                    // Names, and flags (`transmitted`) as `true` / `false` steps.
+                    v @ (Value::String(_) | Value::Bool(_)) => {
                         let st = a.steps.entry(name).or_default();
                         if st.values.len() < KEPT_LINES {
-                            st.values.push((t, v.clone()));
+                            st.values.push((t, text(v)));
                         } else {
                             st.dropped += 1;
                         }
@@ -186,6 +210,21 @@ pub fn read(input: impl BufRead, end_ms: f64) -> Result<Run, String> {
                     _ => {}
                 }
             }
+            "rejected" => {
+                if a.rejected.len() < KEPT_LINES {
+                    let field = |k: &str| text(&ev[k]);
+                    a.rejected
+                        .push((t, field("from"), field("kind"), field("why")));
+                } else {
+                    a.rejected_dropped += 1;
+                }
+            }
+            "timing" => {
+                a.timed_ticks += 1;
+                a.overruns += u64::from(ev["overrun"].as_bool().unwrap_or(false));
+                a.longest_us = a.longest_us.max(ev["tick_us"].as_f64().unwrap_or(0.0));
+            }
+            "timing_summary" => a.timing = Some(timing_summary(&ev)),
             "error" => {
                 let said = text(&ev["text"]);
                 if a.error.is_none() {
@@ -194,7 +233,7 @@ pub fn read(input: impl BufRead, end_ms: f64) -> Result<Run, String> {
                 a.tell(t, "error", said);
             }
             "drive" | "emotion" | "memory" | "msg" | "log" | "recruit" | "component"
-            | "behavior" => {
+            | "behavior" | "lost" | "call" | "device" => {
                 let (kind, said) = story_line(kind, &ev);
                 a.tell(t, kind, said);
             }
@@ -248,8 +287,49 @@ fn story_line(kind: &str, ev: &Value) -> (&'static str, String) {
             text(&ev["kind"])
         ),
         "log" => text(&ev["text"]),
-        "recruit" => format!("{} {}", text(&ev["block"]), text(&ev["step"])),
-        "component" => format!("{} {}", text(&ev["name"]), text(&ev["state"])),
+        "recruit" => recruit_line(ev),
+        "component" => format!(
+            "{} {}{}{}",
+            text(&ev["name"]),
+            text(&ev["state"]),
+            opt(ev, "host", " on "),
+            opt(ev, "to", " to ")
+        ),
+        "lost" => {
+            let copies = ev["copies"].as_u64().unwrap_or(0);
+            format!(
+                "{copies} {} of {} from {} to {} lost",
+                if copies == 1 { "copy" } else { "copies" },
+                text(&ev["kind"]),
+                text(&ev["from"]),
+                text(&ev["to"])
+            )
+        }
+        "call" => format!(
+            "{} calls {}.{} on {} (call {}): {}{}{}",
+            text(&ev["caller"]),
+            text(&ev["component"]),
+            text(&ev["leaf"]),
+            text(&ev["host"]),
+            text(&ev["id"]),
+            text(&ev["state"]),
+            match ev["ms"].as_f64() {
+                Some(ms) => format!(" in {ms:.1} ms"),
+                None => String::new(),
+            },
+            opt(ev, "why", ": ")
+        ),
+        "device" => format!(
+            "device {} failed after {} attempt{}: {}",
+            text(&ev["device"]),
+            text(&ev["attempts"]),
+            if ev["attempts"].as_u64() == Some(1) {
+                ""
+            } else {
+                "s"
+            },
+            text(&ev["error"])
+        ),
         _ => format!(
             "{}: {} → {} (value {:.2})",
             text(&ev["module"]),
@@ -266,9 +346,86 @@ fn story_line(kind: &str, ev: &Value) -> (&'static str, String) {
         "log" => "log",
         "recruit" => "recruit",
         "component" => "component",
+        "lost" => "lost",
+        "call" => "call",
+        "device" => "device",
         _ => "behavior",
     };
     (kind, said)
+}
+
+/// `PREFIX value` when the event has the field (not null), else nothing.
+fn opt(ev: &Value, key: &str, prefix: &str) -> String {
+    match &ev[key] {
+        Value::Null => String::new(),
+        v => format!("{prefix}{}", text(v)),
+    }
+}
+
+/// A step of the recruitment protocol with what it says: `Help chose UGV#2 (shame 0.42,
+/// 3.1 m, 2 offers)`.
+fn recruit_line(ev: &Value) -> String {
+    let mut details = Vec::new();
+    if let Some(x) = ev["shame"].as_f64() {
+        details.push(format!("shame {x:.2}"));
+    }
+    if let Some(x) = ev["distance"].as_f64() {
+        details.push(format!("{x:.1} m"));
+    }
+    if let Some(x) = ev["eta_ms"].as_f64() {
+        details.push(format!("arrives in {:.1} s", x / 1000.0));
+    }
+    if let Some(x) = ev["offers"].as_u64() {
+        details.push(format!("{x} offer{}", if x == 1 { "" } else { "s" }));
+    }
+    if let Some(x) = ev["lease_ms"].as_f64() {
+        details.push(format!("lease {:.1} s", x / 1000.0));
+    }
+    if let Some(why) = ev["why"].as_str() {
+        details.push(why.to_string());
+    }
+    format!(
+        "{} {}{}{}",
+        text(&ev["block"]),
+        text(&ev["step"]),
+        opt(ev, "peer", " "),
+        match details.is_empty() {
+            true => String::new(),
+            false => format!(" ({})", details.join(", ")),
+        }
+    )
+}
+
+/// The `timing_summary` of a run as the report lists it.
+fn timing_summary(ev: &Value) -> Vec<(&'static str, String)> {
+    let us = |k: &str| match ev[k].as_f64() {
+        Some(x) if x >= 1000.0 => format!("{:.2} ms", x / 1000.0),
+        Some(x) => format!("{x:.0} µs"),
+        None => "–".to_string(),
+    };
+    vec![
+        ("ticks", text(&ev["ticks"])),
+        ("period", us("period_us")),
+        (
+            "tick time p50 / p99 / max",
+            format!(
+                "{} / {} / {}",
+                us("tick_p50_us"),
+                us("tick_p99_us"),
+                us("tick_max_us")
+            ),
+        ),
+        (
+            "late start p50 / p99 / max",
+            format!(
+                "{} / {} / {}",
+                us("late_p50_us"),
+                us("late_p99_us"),
+                us("late_max_us")
+            ),
+        ),
+        ("overruns", text(&ev["overruns"])),
+    ]
 }
 
 /// The last `t_ms` of a trace (a cheap first pass: no full parse of each line).

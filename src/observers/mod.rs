@@ -12,6 +12,8 @@
 //! - `groot2/`: `--groot2 [PORT]`, the run served to Groot 2 and btview (docs/monitoring.md);
 //! - `btlog.rs`: `--btlog FILE.btlog`, the run recorded in Groot 2's log format;
 //! - `record.rs`: `--record FILE`, the run's device reads for `affect replay`;
+//! - `until_done.rs`: a plain tree's run ends when the tree returns SUCCESS or FAILURE
+//!   (unless `--loop`);
 //! - `views.rs`: what each agent's variables are, read from the checked program, for the
 //!   story and the plot.
 
@@ -24,6 +26,7 @@ pub mod robot;
 pub mod story;
 mod story_modules;
 pub mod trace_file;
+pub mod until_done;
 pub mod views;
 
 use affect_compiler::ir::program::Program;

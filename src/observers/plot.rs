@@ -12,7 +12,10 @@
 //! - **hormones**;
 //! - **emotions**: one chart per emotion machine, its state as a step line over bands (state
 //!   names on the left axis) and its intensity (0..1, right axis);
-//! - **drives**: one chart per drive, its state as a step line over bands, with state names.
+//! - **drives**: one chart per drive, its state as a step line over bands, with state names;
+//! - **SHAME**: a responder's SHAME in each recruitment block (seed 002), from the `recruit`
+//!   events: the level each HELP found (raised by each one ignored, decaying between), and 0
+//!   when the robot was recruited.
 //!
 //! Panels with nothing to show are left out. Legends stand in a column right of the charts,
 //! never over the data; series of one chart are drawn a few pixels apart, so that two series
@@ -278,6 +281,19 @@ impl Recorder {
                     a.number(&m.intensity, Role::Intensity, order, t, *intensity);
                 }
             }
+            Event::Recruit {
+                block, step, shame, ..
+            } => {
+                // Recruited, the responder's SHAME starts again from nothing.
+                let level = if *step == "recruited" {
+                    Some(0.0)
+                } else {
+                    *shame
+                };
+                if let Some(x) = level {
+                    a.number(&format!("SHAME ({block})"), Role::Shame, usize::MAX, t, x);
+                }
+            }
             _ => {}
         }
     }
@@ -308,6 +324,9 @@ impl Recorder {
                     blocks.push((i, Block::Drive(s)));
                 }
             }
+            if a.tracks.iter().any(|t| t.role == Role::Shame) {
+                blocks.push((i, Block::Shame));
+            }
         }
         blocks
     }
@@ -317,7 +336,7 @@ impl Recorder {
         match b {
             Block::Header => HEADER,
             Block::Levels | Block::Hormones => LEVELS_HEIGHT,
-            Block::OwnScale(_) => OWN_SCALE_HEIGHT,
+            Block::OwnScale(_) | Block::Shame => OWN_SCALE_HEIGHT,
             Block::Emotion(s) => {
                 let n = self.agents[i].states[*s].states.len() as u32;
                 (100 + 34 * n).max(250)
@@ -380,7 +399,7 @@ impl Recorder {
                             .iter()
                             .any(|(j, b)| j == i && !matches!(b, Block::Header));
                         let note = if empty {
-                            " — no levels, hormones, emotions or drives to draw"
+                            " — no levels, hormones, emotions, drives or SHAME to draw"
                         } else {
                             ""
                         };
@@ -411,6 +430,13 @@ impl Recorder {
                     Block::Hormones => {
                         levels(&area, a, end, &|t| t.role == Role::Hormone, "hormones")?
                     }
+                    Block::Shame => levels(
+                        &area,
+                        a,
+                        end,
+                        &|t| t.role == Role::Shame,
+                        "SHAME when a HELP arrives (it answers above its threshold)",
+                    )?,
                     Block::Emotion(s) => {
                         let track = &a.states[*s];
                         let m = a.view.machines.iter().find(|m| m.state == track.name);
@@ -456,6 +482,8 @@ enum Block {
     Hormones,
     Emotion(usize),
     Drive(usize),
+    /// The SHAME of the agent's recruitment blocks.
+    Shame,
 }
 
 fn err<E: std::fmt::Display>(e: E) -> String {
@@ -557,7 +585,7 @@ fn levels(
     tracks.sort_by_key(|t| t.order);
     let own_scale = tracks
         .iter()
-        .all(|t| t.role == Role::Let && !on_level_scale(t));
+        .all(|t| (t.role == Role::Let && !on_level_scale(t)) || t.role == Role::Shame);
     let (lo, hi) = value_range(&tracks, own_scale);
     // Room above and below for the series drawn apart (SERIES_GAP).
     let edge = (hi - lo) * 0.03;

@@ -5,6 +5,7 @@
 //! ticks made, the simulated time and how long it took.
 
 use super::RunObserver;
+use affect_compiler::ir::program::Status;
 use affect_runtime::run::{Flow, Observer, TickView};
 use affect_runtime::trace::{Event, TraceSink};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -31,6 +32,10 @@ pub struct Progress {
     /// The agent instances seen ticking, and the latest simulated time.
     agents: usize,
     t_ms: f64,
+    /// The run ends when a plain tree finishes (`until_done.rs`), and the main tree's
+    /// status after the last tick, to say so.
+    until_done: bool,
+    root: Status,
 }
 
 impl Progress {
@@ -49,7 +54,15 @@ impl Progress {
             total: 0,
             agents: 0,
             t_ms: 0.0,
+            until_done: false,
+            root: Status::Idle,
         }
+    }
+
+    /// The run ends when the main tree returns SUCCESS or FAILURE: the result says so.
+    pub fn until_done(mut self) -> Progress {
+        self.until_done = true;
+        self
     }
 
     /// Where the story writes its lines: above the bar, when one is drawn.
@@ -84,12 +97,24 @@ impl Progress {
             1 => "1 agent".to_string(),
             n => format!("{n} agents"),
         };
-        let ticks = match self.done == self.total {
-            true => format!("ran {} ticks", self.done),
+        let tree_done = self.until_done && super::until_done::finished(self.root);
+        let ticks = match self.done == self.total || tree_done {
+            true => format!(
+                "ran {} tick{}",
+                self.done,
+                if self.done == 1 { "" } else { "s" }
+            ),
             false => format!("stopped after {} of {} ticks", self.done, self.total),
         };
+        let why = match tree_done {
+            true => format!(
+                "; the tree returned {} (--loop ticks it again)",
+                self.root.name()
+            ),
+            false => String::new(),
+        };
         format!(
-            "{ticks} ({agents}), {} simulated, in {}",
+            "{ticks} ({agents}), {} simulated, in {}{why}",
             simulated(self.t_ms),
             wall(elapsed)
         )
@@ -136,6 +161,7 @@ impl Observer for Progress {
         self.total = t.total;
         self.agents = self.agents.max(t.index + 1);
         self.t_ms = self.t_ms.max(t.t_ms);
+        self.root = t.root;
         let tenth = match &mut self.show {
             Show::Nothing => None,
             Show::Bar(bar) => {

@@ -12,6 +12,9 @@
 //! - a score-like level (`var x: num in 0..100`) changed class (positive above 60, negative
 //!   below 40, else neutral);
 //! - a behaviour module started, was preempted, resumed or stopped (`story_modules.rs`);
+//! - a step of the recruitment protocol (seed 002): an offer to help, the requester's
+//!   choice, the take-over, the help done, the release, giving up (a HELP ignored is not
+//!   told: the plot draws the SHAME it raised);
 //! - a log line from the runtime (each distinct text once per agent).
 //!
 //! Every line ends with the agent's levels, drives and intentions as they are now. The
@@ -50,10 +53,11 @@ const DRIVE: u8 = 1;
 const EMOTION: u8 = 2;
 const INTENTION: u8 = 3;
 const MODULE: u8 = 4;
-const LEVEL: u8 = 5;
-const CHOICE: u8 = 6;
-const MEMORY: u8 = 7;
-const LOG: u8 = 8;
+const RECRUIT: u8 = 5;
+const LEVEL: u8 = 6;
+const CHOICE: u8 = 7;
+const MEMORY: u8 = 8;
+const LOG: u8 = 9;
 
 /// Writes the story; `out` is stderr in the command, a buffer in tests.
 pub struct Narrator<'v> {
@@ -247,6 +251,11 @@ impl<'v> Narrator<'v> {
                     None => self.items.push((MEMORY, format!("memory: {s}"))),
                 }
             }
+            Event::Recruit { .. } => {
+                if let Some(said) = recruit_step(ev) {
+                    self.items.push((RECRUIT, said));
+                }
+            }
             Event::Error { text, .. } => self.items.push((LOG, format!("error: {text}"))),
             Event::Log { level, text }
                 if a.logs.len() < LOG_MEMORY && a.logs.insert(text.clone()) =>
@@ -379,4 +388,51 @@ fn number(v: &Value) -> f64 {
         Value::Int(i) => *i as f64,
         _ => f64::NAN,
     }
+}
+
+/// A step of the recruitment protocol as the story tells it (`help: chose UGV#7 of 3
+/// offers, there in 6s`); none for a HELP ignored, which only raised the robot's SHAME.
+fn recruit_step(ev: &Event) -> Option<String> {
+    let Event::Recruit {
+        block,
+        step,
+        peer,
+        shame,
+        eta_ms,
+        offers,
+        lease_ms,
+        why,
+        ..
+    } = ev
+    else {
+        return None;
+    };
+    let peer = peer.unwrap_or("?");
+    let said = match *step {
+        "help_ignored" => return None,
+        "help_accepted" => match shame {
+            Some(s) => format!("offers to help {peer} (SHAME {s:.2})"),
+            None => format!("offers to help {peer}"),
+        },
+        "chose" => {
+            let n = offers.unwrap_or(1);
+            let there = eta_ms.map_or(String::new(), |e| format!(", there in {:.0}s", e / 1000.0));
+            format!(
+                "chose {peer} of {n} offer{}{there}",
+                if n == 1 { "" } else { "s" }
+            )
+        }
+        "recruited" => format!("recruited by {peer}"),
+        "not_needed" => format!("not needed by {peer}"),
+        "arrived" => format!("{peer} arrived"),
+        "took_over" => match lease_ms {
+            Some(l) => format!("took over from {peer} (lease {:.0}s)", l / 1000.0),
+            None => format!("took over from {peer}"),
+        },
+        "helped" => format!("helped by {peer}"),
+        "released" => format!("released (the lease with {peer} is over)"),
+        "gave_up" => format!("gave up on {peer} ({})", why.unwrap_or("no answer")),
+        other => format!("{other} {peer}"),
+    };
+    Some(format!("{block}: {said}"))
 }

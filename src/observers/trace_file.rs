@@ -1,27 +1,69 @@
-//! `--trace FILE.jsonl`: the run's events as JSON Lines (docs/trace.md). A line that cannot
-//! be written does not stop the run; the first failure is reported when it ends.
+//! `--trace FILE.jsonl`: the run's events as JSON Lines (docs/trace.md); a path ending in
+//! `.zst` is written compressed with Zstandard (`affect report` reads it as it is). A line
+//! that cannot be written does not stop the run; the first failure is reported when it ends.
 
 use super::RunObserver;
 use affect_runtime::run::Observer;
 use affect_runtime::trace::{Event, JsonLines, TraceSink};
 use std::fs::File;
-use std::io::{self, BufWriter};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+
+/// zstd's default level: a trace is written at hundreds of megabytes a second.
+const ZSTD_LEVEL: i32 = 3;
+
+/// Where the lines go: the file, or a compressor in front of it.
+enum Out {
+    Plain(BufWriter<File>),
+    Zstd(zstd::Encoder<'static, BufWriter<File>>),
+}
+
+impl Write for Out {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Out::Plain(w) => w.write(buf),
+            Out::Zstd(z) => z.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Out::Plain(w) => w.flush(),
+            Out::Zstd(z) => z.flush(),
+        }
+    }
+}
+
+impl Out {
+    /// Writes what is left (the compressed stream's end) to the file.
+    fn finish(self) -> io::Result<()> {
+        match self {
+            Out::Plain(mut w) => w.flush(),
+            Out::Zstd(z) => z.finish()?.flush(),
+        }
+    }
+}
 
 pub struct TraceFile {
     path: PathBuf,
-    out: JsonLines<BufWriter<File>>,
+    /// Taken when the run finishes.
+    out: Option<JsonLines<Out>>,
     failed: Option<io::Error>,
 }
 
 impl TraceFile {
     /// Creates (or empties) the file.
     pub fn create(path: &Path) -> Result<TraceFile, String> {
-        let f =
-            File::create(path).map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        let cannot = |e: io::Error| format!("cannot write `{}`: {e}", path.display());
+        let f = BufWriter::new(File::create(path).map_err(cannot)?);
+        let out = if path.extension().is_some_and(|x| x == "zst") {
+            Out::Zstd(zstd::Encoder::new(f, ZSTD_LEVEL).map_err(cannot)?)
+        } else {
+            Out::Plain(f)
+        };
         Ok(TraceFile {
             path: path.to_path_buf(),
-            out: JsonLines::new(BufWriter::new(f)),
+            out: Some(JsonLines::new(out)),
             failed: None,
         })
     }
@@ -29,11 +71,10 @@ impl TraceFile {
 
 impl TraceSink for TraceFile {
     fn line(&mut self, tick: u64, t_ms: f64, agent: &str, ev: &Event) -> io::Result<()> {
-        if self.failed.is_some() {
+        let (None, Some(out)) = (&self.failed, &mut self.out) else {
             return Ok(());
-        }
-        let written = self.out.line(tick, t_ms, agent, ev);
-        if let Err(e) = written {
+        };
+        if let Err(e) = out.line(tick, t_ms, agent, ev) {
             self.failed = Some(e);
         }
         Ok(())
@@ -44,10 +85,12 @@ impl Observer for TraceFile {}
 
 impl RunObserver for TraceFile {
     fn finish(&mut self, _completed: bool) -> Result<(), String> {
-        let flushed = match self.failed.take() {
-            Some(e) => Err(e),
-            None => self.out.flush(),
+        let finished = match (self.failed.take(), self.out.take()) {
+            (Some(e), _) => Err(e),
+            // JsonLines writes each line through: nothing is held back in it.
+            (None, Some(out)) => out.into_inner().finish(),
+            (None, None) => Ok(()),
         };
-        flushed.map_err(|e| format!("cannot write `{}`: {e}", self.path.display()))
+        finished.map_err(|e| format!("cannot write `{}`: {e}", self.path.display()))
     }
 }

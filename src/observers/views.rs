@@ -26,6 +26,9 @@ pub enum Role {
     Emotion,
     /// The intensity of an emotion machine (0..1).
     Intensity,
+    /// The SHAME of a responder's recruitment block (seed 002): not a variable, but the
+    /// value the `recruit` events carry when it decides on a HELP (the plot draws it).
+    Shame,
 }
 
 /// One agent program as the observers see it.

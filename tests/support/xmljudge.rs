@@ -460,8 +460,9 @@ pub fn affect_side(main: &Path, text: &str, dir: &Path) -> Affect {
     }
 }
 
-/// `affect run main.xml`, clocked like the oracle: its transitions and the error that stopped
-/// it, if one did.
+/// `affect run main.xml`, clocked like the oracle, and ticked as often (`--loop`: on past a
+/// finished tree, as the oracle's `tickExactlyOnce`): its transitions and the error that
+/// stopped it, if one did.
 pub fn affect_run(
     main: &Path,
     leaves: &[(String, String)],
@@ -472,7 +473,14 @@ pub fn affect_run(
     let mut cmd = support::affect_command();
     cmd.arg("run")
         .arg(main)
-        .args(["--ticks", TICKS, "--sleep-between-ticks", "1", "--quiet"])
+        .args([
+            "--ticks",
+            TICKS,
+            "--loop",
+            "--sleep-between-ticks",
+            "1",
+            "--quiet",
+        ])
         .arg("--trace")
         .arg(&jsonl);
     for (k, _, v) in presets {

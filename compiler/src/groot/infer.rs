@@ -473,4 +473,11 @@ mod tests {
         assert_eq!(vars, ["var state: any;", "var ratio: num;"]);
         assert!(errors.is_empty(), "{errors:?}");
     }
+
+    #[test]
+    fn a_literal_on_an_output_port_checks() {
+        let (vars, errors) = imported("literal_on_output_port.xml");
+        assert_eq!(vars, ["var gripped: str;"]);
+        assert!(errors.is_empty(), "{errors:?}");
+    }
 }

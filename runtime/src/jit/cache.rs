@@ -21,7 +21,8 @@
 //! of its contents; anything that does not decode, check and fit the declarations is
 //! reported `Damaged`, never linked, and rebuilt. Entries are written atomically
 //! (`affect_files::write_atomic`) into a directory created 0700; a directory that cannot be
-//! made or written only turns the cache off.
+//! made or written only turns the cache off. Every store sweeps the temporary files that
+//! processes killed while storing left behind, and keeps the entries under `MAX_TOTAL`.
 
 use super::compile::{Artifact, Out};
 use super::JitError;
@@ -145,8 +146,10 @@ impl CodeCache {
         Ok(())
     }
 
-    /// Removes the least recently used entries (never `kept`, the one just stored) until
-    /// the entries fit the limit. Only `*.code` regular files are counted or removed.
+    /// Removes the temporary files of entries whose writer died (killed half-way through a
+    /// store), then the least recently used entries (never `kept`, the one just stored)
+    /// until the entries fit the limit. Only `*.code` regular files and their temporaries
+    /// are counted or removed.
     fn evict(&self, kept: &Path) {
         let Ok(dir) = std::fs::read_dir(&self.dir) else {
             return;
@@ -156,7 +159,14 @@ impl CodeCache {
         for e in dir.flatten() {
             let path = e.path();
             let Ok(meta) = e.metadata() else { continue };
-            if !meta.is_file() || path.extension().is_none_or(|x| x != "code") {
+            if !meta.is_file() {
+                continue;
+            }
+            if stale_temporary(&e.file_name().to_string_lossy(), &meta) {
+                let _ = std::fs::remove_file(&path);
+                continue;
+            }
+            if path.extension().is_none_or(|x| x != "code") {
                 continue;
             }
             total += meta.len();
@@ -202,6 +212,25 @@ impl CodeCache {
         std::fs::create_dir_all(&self.dir).map_err(cannot)?;
         Ok(())
     }
+}
+
+/// A store takes milliseconds: a temporary file older than this is stale even when its
+/// writer's process id now belongs to another process.
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Whether a file of the cache directory is the temporary file of an entry that its writer,
+/// killed or crashed, left behind: its process is gone, or it is older than `STALE_AFTER`.
+fn stale_temporary(name: &str, meta: &std::fs::Metadata) -> bool {
+    let Some((target, pid)) = affect_files::temporary_of(name) else {
+        return false;
+    };
+    if !target.ends_with(".code") || pid == std::process::id() {
+        return false;
+    }
+    let old = (meta.modified().ok())
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age > STALE_AFTER);
+    old || !affect_files::process_alive(pid)
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -7,7 +7,7 @@ use super::{AgentSummary, Live};
 use crate::sim::mail::SharedMail;
 use crate::sim::SenseErrors;
 use crate::trace::{same_value, Event, TraceSink, Value};
-use affect_compiler::ir::program::{AgentProgram, Program, SlotId, Status, ValueKind};
+use affect_compiler::ir::program::{AgentProgram, Program, Role, SlotId, Status, ValueKind};
 
 /// Every visible root variable's value, so a trace starts from a known state: `null` for
 /// one that has no value yet.
@@ -332,10 +332,12 @@ pub(super) fn summary(
         .enumerate()
         .filter(|(_, s)| s.visible && s.scope == 0)
         .map(|(i, s)| {
-            (
-                s.name.clone(),
-                super::show_value(program, &l.agent.machine, i),
-            )
+            let shown = match s.role {
+                // A memory's slot holds its number, not a value: say what it remembers.
+                Role::Memory => memory_places(l, l.agent.machine.slots[i]),
+                _ => super::show_value(program, &l.agent.machine, i),
+            };
+            (s.name.clone(), shown)
         })
         .collect();
     AgentSummary {
@@ -350,6 +352,13 @@ pub(super) fn summary(
         fallback: fallback.clone(),
         error: l.error.clone(),
     }
+}
+
+/// What the memory of number `index` holds at the end: `15 places` (its long-term traces).
+fn memory_places(l: &Live, index: f64) -> String {
+    let affect = l.agent.affect.borrow();
+    let n = (affect.memories.get(index as usize)).map_or(0, |m| m.long_term().len());
+    format!("{n} place{}", if n == 1 { "" } else { "s" })
 }
 
 /// Reports a read of an unset variable, which stopped the agent's tree (BehaviorTree.CPP's

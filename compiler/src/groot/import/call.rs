@@ -194,6 +194,8 @@ impl Reader {
                             model::key_expr(k)
                         }
                     }
+                    // A literal on an `out`/`inout` port stays as written (see `custom`).
+                    None if ports.get(&a.name).is_some_and(|p| p.dir != PortDir::In) => None,
                     None => {
                         let kind =
                             model::value_kind(ports.get(&a.name).and_then(|p| p.ty.as_ref()));
@@ -249,10 +251,16 @@ impl Reader {
                 attrs.push(attr(&a.name, &a.value));
                 continue;
             }
-            let ty = ports
-                .as_ref()
-                .and_then(|ps| ps.get(&a.name))
-                .and_then(|p| p.ty.as_ref());
+            let port = ports.as_ref().and_then(|ps| ps.get(&a.name));
+            let ty = port.and_then(|p| p.ty.as_ref());
+            // A literal on an `out`/`inout` port: BehaviorTree.CPP loads it (the node's write
+            // then fails), affect has no such argument; it stays as written on the node.
+            if port.is_some_and(|p| p.dir != PortDir::In)
+                && model::blackboard_key(&a.value).is_none()
+            {
+                attrs.push(attr(&a.name, &a.value));
+                continue;
+            }
             let value = match model::blackboard_key(&a.value) {
                 Some("=") => model::key_expr(&a.name),
                 Some(k) if k.matches('@').count() > 1 => {
