@@ -158,12 +158,7 @@ impl Running {
         self.0.as_mut().unwrap()
     }
     fn signal(&mut self, sig: &str) {
-        let ok = Command::new("kill")
-            .args([&format!("-{sig}"), &self.child().id().to_string()])
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "kill -{sig}");
+        kill(self.child().id(), sig);
     }
     fn wait(mut self) -> std::process::Output {
         self.0.take().unwrap().wait_with_output().unwrap()
@@ -466,13 +461,17 @@ fn watchdog_of(run: u32) -> u32 {
     pids[0]
 }
 
-fn kill(pid: u32, sig: &str) {
-    let ok = Command::new("kill")
+/// Sends `sig` to `pid`; whether it was delivered (the process may be gone).
+fn send(pid: u32, sig: &str) -> bool {
+    Command::new("kill")
         .args([&format!("-{sig}"), &pid.to_string()])
         .status()
         .unwrap()
-        .success();
-    assert!(ok, "kill -{sig} {pid}");
+        .success()
+}
+
+fn kill(pid: u32, sig: &str) {
+    assert!(send(pid, sig), "kill -{sig} {pid}");
 }
 
 /// SIGTERM to the watchdog: it stops the motors, and the run, unguarded, stops too (with an
@@ -506,9 +505,7 @@ fn sigterm_to_the_watchdog_then_kill_9_of_the_run_leaves_the_motors_stopped() {
         kill(watchdog, "TERM");
         // A few ticks' worth later, within the time the run takes to notice or not.
         std::thread::sleep(Duration::from_millis(round * 40));
-        let _ = Command::new("kill")
-            .args(["-KILL", &run.child().id().to_string()])
-            .status();
+        send(run.child().id(), "KILL");
         drop(run);
         assert!(
             eventually(10, || bus.speeds() == (0, 0)),
@@ -560,9 +557,7 @@ fn a_silent_watchdog_makes_the_run_stop() {
     kill(watchdog, "STOP");
     let ended = eventually(10, || run.child().try_wait().unwrap().is_some());
     // The run, ending, kills it; if not, let it go on.
-    let _ = Command::new("kill")
-        .args(["-CONT", &watchdog.to_string()])
-        .status();
+    send(watchdog, "CONT");
     assert!(ended, "the run went on with a silent watchdog");
     let out = run.wait();
     assert!(!out.status.success());
