@@ -6,7 +6,8 @@
 #   2. formatting and lints of the Rust code (cargo fmt --check, cargo clippy -D warnings)
 #   3. every Rust test of the workspace (unit, snapshot, property, equivalence with
 #      BehaviorTree.CPP, end-to-end through the binary; the hardware path through rppal and
-#      the I2C shim; examples/custom-node)
+#      the I2C shim; examples/custom-node; the Romi firmware in simavr, whose tools gcc-avr,
+#      avr-libc and libsimavr-dev it installs when missing)
 #   3b. the Pi cross builds (scripts/cross.sh): aarch64 and armv7 under qemu-user; a
 #      "did not run" line when the cross tools cannot be installed (SKIP_CROSS=1 skips it)
 #   4. the corpus suites: tests over the public Groot / BehaviorTree.CPP corpus, which is not
@@ -51,6 +52,16 @@ tests/live/setup.sh .tools/live
 if ! command -v chromium >/dev/null 2>&1; then
   if command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  fi
+fi
+
+step "the Romi firmware's tools: gcc-avr, avr-libc, simavr's library"
+# tests/firmware.rs builds firmware/ with avr-gcc and runs it in simavr; installed if missing.
+if ! command -v avr-gcc >/dev/null 2>&1 || [[ ! -f /usr/lib/avr/include/avr/io.h ]] ||
+  [[ ! -f /usr/include/simavr/sim_avr.h ]]; then
+  if command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq &&
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-avr avr-libc libsimavr-dev >/dev/null
   fi
 fi
 

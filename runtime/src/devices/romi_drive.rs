@@ -476,4 +476,51 @@ mod tests {
         let (l, _) = board.encoders();
         assert!(l < 0, "wrapped past 32767");
     }
+
+    /// The board's firmware (firmware/) stops the wheels when no speed command has come for a
+    /// while (300 ms by default): while a step is under way, every call (one a tick) sends
+    /// the speeds again, the last one the stop.
+    #[test]
+    fn every_call_during_a_step_sends_the_speeds() {
+        use std::cell::Cell;
+        use std::rc::Rc;
+        struct Counting<W> {
+            wheels: W,
+            sent: Rc<Cell<u32>>,
+        }
+        impl<W: Wheels> Wheels for Counting<W> {
+            fn set_speeds(&mut self, left: i16, right: i16) -> Result<(), DeviceError> {
+                self.sent.set(self.sent.get() + 1);
+                self.wheels.set_speeds(left, right)
+            }
+            fn encoders(&mut self) -> Result<(i16, i16), DeviceError> {
+                self.wheels.encoders()
+            }
+        }
+        let board = RomiBoard::new();
+        let sent = Rc::new(Cell::new(0));
+        let wheels = Counting {
+            wheels: Romi32u4::new(board.clone(), crate::devices::sim::NoDelay, 20),
+            sent: sent.clone(),
+        };
+        let mut d = RomiDrive::new(wheels, Geometry::default());
+        let mut calls = 0;
+        // A quarter turn and a cell, a cell straight on, a half turn and a cell.
+        for direction in [Direction::Left, Direction::Left, Direction::Right] {
+            d.command(MotorCommand::Step(direction)).unwrap();
+            loop {
+                board.advance_ms(100);
+                let before = sent.get();
+                let status = d.status().unwrap();
+                calls += 1;
+                assert!(sent.get() > before, "call {calls} sent no speeds");
+                if status != MotorStatus::Moving {
+                    assert_eq!(status, MotorStatus::Idle);
+                    break;
+                }
+            }
+        }
+        assert_eq!(board.motors(), (0, 0));
+        assert!(calls > 10, "{calls} calls");
+    }
 }
