@@ -13,6 +13,7 @@ pub mod radio;
 pub mod realtime;
 pub mod record;
 pub mod rng;
+pub mod robot;
 pub mod run;
 pub mod sim;
 pub mod trace;

@@ -9,15 +9,14 @@ use crate::observers::story::Narrator;
 use crate::observers::trace_file::TraceFile;
 use crate::observers::{views, Fanout};
 use affect_compiler::ir::program::Program;
-use affect_runtime::record::{
-    Header, RecordError, RecordFile, Recorder, Recording, Replay, ReplayClock, ReplayTape, Tape,
-};
+use affect_runtime::record::{Header, RecordFile, Recording, Replay, ReplayClock, ReplayTape};
 use affect_runtime::run::{Flow, Observer, Run, RunConfig, TickView};
 use affect_runtime::trace::{Event, TraceSink};
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// The observer of `--record FILE`; the run's devices are recorded from now on.
+/// The observer of `--record FILE`; the run's devices are recorded from now on (the
+/// runtime's `robot::record`).
 pub fn recorder(
     path: &Path,
     file: &Path,
@@ -25,29 +24,15 @@ pub fn recorder(
     program: &Program,
     config: &mut RunConfig,
 ) -> Result<RecordObserver, String> {
-    let named = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
-    let memories = super::memory_files::snapshot(program, config);
-    let header = Header::of_run(
-        &named.display().to_string(),
-        &loaded.sha256,
-        config,
-        memories,
-    );
-    let tape = Tape::default();
     let (recorder, warning) =
-        Recorder::create(path, header, tape.clone()).map_err(|e| coded(&e))?;
+        affect_runtime::robot::record(path, file, &loaded.sha256, program, config)?;
     if let Some(w) = warning {
         eprintln!("warning: {w}");
     }
-    config.recording = Some(Recording::Record(tape));
     Ok(RecordObserver {
         recorder,
         path: path.display().to_string(),
     })
-}
-
-fn coded(e: &RecordError) -> String {
-    format!("[{}] {}", e.code, e.message)
 }
 
 fn fail(code: &str, message: impl std::fmt::Display) -> u8 {

@@ -390,6 +390,7 @@ fn config(args: &RunArgs, program: &Program) -> Result<RunConfig, String> {
     if args.hardware {
         config.hardware = Some(affect_runtime::hardware::HardwareConfig {
             simulated: args.sim_devices.clone(),
+            ..Default::default()
         });
     }
     config.timing = wall_clock(args);

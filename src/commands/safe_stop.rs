@@ -5,8 +5,8 @@
 //! and what the run's watchdog does for the actuators besides the motor board.
 
 use super::{FAILED, OK, USAGE};
-use affect_compiler::ir::program::Program;
-use affect_runtime::hardware::{open_actuators, HardwareConfig};
+use affect_runtime::hardware::{DeviceRegistry, HardwareConfig};
+use affect_runtime::robot;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -45,26 +45,20 @@ pub fn run(args: &SafeStopArgs) -> u8 {
     }
 }
 
-/// `affect __watchdog ARGS` (started by `affect run --hardware`): the watchdog of
-/// `affect_runtime::hardware::watchdog`, stopping the program's actuators as `safe-stop` does
-/// when the spec names the program.
+/// `affect __watchdog ARGS` (started by `affect run --hardware`): the runtime's watchdog
+/// (`affect_runtime::robot::serve_watchdog`), stopping the program's actuators as `safe-stop`
+/// does when the spec names the program.
 pub fn watchdog(args: &[String]) -> u8 {
-    use affect_runtime::hardware::watchdog::{serve, WatchdogSpec};
-    let spec = match WatchdogSpec::from_args(args) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("affect watchdog: {e}");
-            return USAGE;
-        }
-    };
-    let actuators = match &spec.program {
-        Some(p) => match actuators(&p.file, p.agent.as_deref(), &p.simulated) {
-            Ok(mut stop) => Some(Box::new(move || stop().map(drop)) as Box<_>),
-            Err(status) => return status,
-        },
-        None => None,
-    };
-    serve(&spec, actuators).clamp(0, 255) as u8
+    robot::serve_watchdog(args, &DeviceRegistry::new(), |file| {
+        let loaded =
+            super::source::load(file).map_err(|_| format!("cannot read `{}`", file.display()))?;
+        loaded.analysis.program.ok_or_else(|| {
+            format!(
+                "`{}` does not check (`affect check` shows why)",
+                file.display()
+            )
+        })
+    })
 }
 
 /// Reads and checks `file` once; the function it returns opens the agent's actuators on fresh
@@ -85,7 +79,7 @@ pub fn actuators(
         );
         return Err(FAILED);
     };
-    if agent_of(&program, agent).is_none() {
+    if robot::agent_of(&program, agent).is_none() {
         eprintln!(
             "error: `{}` has no agent{}",
             file.display(),
@@ -95,44 +89,8 @@ pub fn actuators(
     }
     let cfg = HardwareConfig {
         simulated: simulated.to_vec(),
+        ..Default::default()
     };
     let agent = agent.map(str::to_string);
-    Ok(move || stop_once(&program, agent.as_deref(), &cfg))
-}
-
-fn agent_of<'p>(
-    program: &'p Program,
-    agent: Option<&str>,
-) -> Option<&'p affect_compiler::ir::program::AgentProgram> {
-    match agent {
-        Some(a) => program.agents.iter().find(|p| p.name == a),
-        None => program.agents.first(),
-    }
-}
-
-fn stop_once(
-    program: &Program,
-    agent: Option<&str>,
-    cfg: &HardwareConfig,
-) -> Result<usize, String> {
-    let agent = agent_of(program, agent).expect("checked when made");
-    let mut opened = open_actuators(program, agent, cfg).map_err(|diags| {
-        diags
-            .iter()
-            .map(|d| format!("[{}] {}", d.code, d.message))
-            .collect::<Vec<_>>()
-            .join("; ")
-    })?;
-    opened.safe_stop();
-    let failed: Vec<String> = opened
-        .faults
-        .drain()
-        .into_iter()
-        .map(|f| format!("`{}`: {}", f.device, f.error))
-        .collect();
-    if failed.is_empty() {
-        Ok(opened.actuators())
-    } else {
-        Err(failed.join("; "))
-    }
+    Ok(move || robot::safe_stop(&program, agent.as_deref(), &cfg))
 }

@@ -30,6 +30,30 @@ pub struct DriverSpec {
 const REQ: bool = true;
 const OPT: bool = false;
 
+/// The arguments of a sensor of the user's own crate: the name it registered its driver
+/// under, and what a driver commonly needs (its driver reads them; `config` is free text).
+const CUSTOM_SENSOR_PARAMS: &[(&str, ParamKind, bool)] = &[
+    ("driver", ParamKind::Str, REQ),
+    ("bus", ParamKind::Num, OPT),
+    ("address", ParamKind::Num, OPT),
+    ("channel", ParamKind::Num, OPT),
+    ("pin", ParamKind::Num, OPT),
+    ("config", ParamKind::Str, OPT),
+    ("retries", ParamKind::Num, OPT),
+];
+
+/// An actuator's: the same, and its safe level.
+const CUSTOM_ACTUATOR_PARAMS: &[(&str, ParamKind, bool)] = &[
+    ("driver", ParamKind::Str, REQ),
+    ("bus", ParamKind::Num, OPT),
+    ("address", ParamKind::Num, OPT),
+    ("channel", ParamKind::Num, OPT),
+    ("pin", ParamKind::Num, OPT),
+    ("config", ParamKind::Str, OPT),
+    ("retries", ParamKind::Num, OPT),
+    ("safe", ParamKind::Num, OPT),
+];
+
 pub static DRIVERS: &[DriverSpec] = &[
     DriverSpec {
         name: "ads1115",
@@ -207,6 +231,20 @@ pub static DRIVERS: &[DriverSpec] = &[
             ("safe", ParamKind::Num, OPT),
         ],
         doc: "A GPIO output pin (an LED, a relay): low below level 0.5, high from it.",
+    },
+    DriverSpec {
+        name: "custom_sensor",
+        role: DeviceRole::Sensor,
+        gives: "num",
+        params: CUSTOM_SENSOR_PARAMS,
+        doc: "A sensor read by a driver of your own crate, registered under `driver` (docs/custom-nodes.md): an IMU, another ADC. The other arguments are the driver's to read.",
+    },
+    DriverSpec {
+        name: "custom_actuator",
+        role: DeviceRole::Actuator,
+        gives: "",
+        params: CUSTOM_ACTUATOR_PARAMS,
+        doc: "An actuator driven by a driver of your own crate, registered under `driver` (docs/custom-nodes.md); level 0..1, set to `safe` whenever the run stops, by the watchdog too.",
     },
     DriverSpec {
         name: "motors",

@@ -1,7 +1,7 @@
 //! A GPIO output pin (`gpio_out(pin: 5, safe: 0)`): an LED, a relay. A level below 0.5 drives
 //! the pin low, from 0.5 high; NaN is refused.
 
-use super::{DeviceError, Output};
+use super::{DeviceError, Lasting, Output};
 use embedded_hal::digital::OutputPin;
 
 pub struct DigitalOutput<P> {
@@ -18,7 +18,13 @@ impl<P: OutputPin> DigitalOutput<P> {
     }
 }
 
-impl<P: OutputPin> Output for DigitalOutput<P> {
+impl<P: OutputPin + Lasting> Output for DigitalOutput<P> {
+    /// The safe level, the pin left driven at it after this handle and its process are gone.
+    fn safe_stop(&mut self, safe: f64) -> Result<(), DeviceError> {
+        let level = self.pin.lasting(safe);
+        self.set_level(level)
+    }
+
     fn set_level(&mut self, level: f64) -> Result<(), DeviceError> {
         if level.is_nan() {
             return Err(DeviceError::InvalidValue {
@@ -47,6 +53,8 @@ mod tests {
     impl ErrorType for Pin {
         type Error = Infallible;
     }
+
+    impl crate::devices::Lasting for Pin {}
 
     impl OutputPin for Pin {
         fn set_low(&mut self) -> Result<(), Infallible> {

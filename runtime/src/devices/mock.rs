@@ -280,6 +280,10 @@ impl InputPin for FakePin {
 struct PwmState {
     duties: Vec<u16>,
     fail: bool,
+    /// Asked to keep its state when dropped ([`super::Lasting`]).
+    lasting: bool,
+    /// Like a software PWM: only fully off or on outlasts the handle.
+    software: bool,
 }
 
 /// A PWM channel that records every duty cycle set.
@@ -304,6 +308,28 @@ impl FakePwm {
     /// Every later write fails.
     pub fn fail(&self) {
         self.state.borrow_mut().fail = true;
+    }
+
+    /// Behaves as a software PWM: only fully off or on outlasts the handle.
+    pub fn software(&self) {
+        self.state.borrow_mut().software = true;
+    }
+
+    /// Whether it was asked to keep its state when dropped.
+    pub fn lasting(&self) -> bool {
+        self.state.borrow().lasting
+    }
+}
+
+impl super::Lasting for FakePwm {
+    fn lasting(&mut self, level: f64) -> f64 {
+        let mut s = self.state.borrow_mut();
+        s.lasting = true;
+        match s.software {
+            true if level >= 0.5 => 1.0,
+            true => 0.0,
+            false => level,
+        }
     }
 }
 

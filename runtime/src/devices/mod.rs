@@ -125,6 +125,12 @@ pub trait Sensor {
     fn read(&mut self) -> Result<Reading, DeviceError>;
 }
 
+impl<S: Sensor + ?Sized> Sensor for Box<S> {
+    fn read(&mut self) -> Result<Reading, DeviceError> {
+        (**self).read()
+    }
+}
+
 /// A level change on a digital line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Edge {
@@ -202,4 +208,34 @@ pub trait Motor {
 pub trait Output {
     /// Sets the level, 0..=1 (0 off, 1 fully on).
     fn set_level(&mut self, level: f64) -> Result<(), DeviceError>;
+
+    /// Puts the actuator in its safe state, `safe` being its declaration's `safe:` level: what
+    /// the run does when it stops, and the watchdog and `affect safe-stop` on a fresh handle.
+    /// The state must outlast this handle and the process (the watchdog exits right after).
+    /// By default the level is set; a driver whose safe state is something else (a brake to
+    /// apply, a servo to release) says so here.
+    fn safe_stop(&mut self, safe: f64) -> Result<(), DeviceError> {
+        self.set_level(safe)
+    }
+}
+
+/// A handle whose state can outlast it. rppal resets a pin to its earlier mode and disables a
+/// PWM channel when its handle is dropped; a safe state set on a fresh handle by the watchdog,
+/// which exits right after, must stay as set.
+pub trait Lasting {
+    /// Makes the state set next stay when this handle is dropped; returns the level that can
+    /// stay (a software PWM needs its process, so only fully off and fully on outlast it).
+    fn lasting(&mut self, level: f64) -> f64 {
+        level
+    }
+}
+
+/// Why a device could not be opened before the first tick (reported as E0610).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenError {
+    /// What was being opened: `/dev/i2c-1`, `address 0x48 on /dev/i2c-1`, `GPIO 17`, ...
+    pub what: String,
+    pub detail: String,
+    /// What to do about it.
+    pub help: String,
 }

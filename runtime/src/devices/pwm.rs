@@ -4,7 +4,7 @@
 //! `SetDutyCycle` adapter since rppal does not implement that trait); this driver keeps it
 //! for the trace and turns levels into duty cycles.
 
-use super::{DeviceError, Output};
+use super::{DeviceError, Lasting, Output};
 use embedded_hal::pwm::{Error as _, SetDutyCycle};
 
 pub struct PwmOutput<P> {
@@ -39,13 +39,20 @@ impl<P: SetDutyCycle> PwmOutput<P> {
     }
 }
 
-impl<P: SetDutyCycle> Output for PwmOutput<P> {
+impl<P: SetDutyCycle + Lasting> Output for PwmOutput<P> {
     /// Levels outside 0..=1 are clamped; NaN and infinities are refused.
     fn set_level(&mut self, level: f64) -> Result<(), DeviceError> {
         let duty = self.duty_for(level)?;
         self.pwm
             .set_duty_cycle(duty)
             .map_err(|e| DeviceError::bus(&self.name, e.kind()))
+    }
+
+    /// The safe level, set to stay after this handle and its process are gone.
+    fn safe_stop(&mut self, safe: f64) -> Result<(), DeviceError> {
+        self.duty_for(safe)?;
+        let level = self.pwm.lasting(safe);
+        self.set_level(level)
     }
 }
 
@@ -78,5 +85,27 @@ mod tests {
             matches!(out.set_level(0.5), Err(DeviceError::Bus { ref device, .. }) if device == "pwm1")
         );
         assert!(pwm.duties().is_empty());
+    }
+
+    #[test]
+    fn the_safe_state_outlasts_the_handle() {
+        let pwm = FakePwm::new(1000);
+        let mut out = PwmOutput::new(pwm.clone(), 0, 2000.0);
+        out.set_level(0.7).unwrap();
+        assert!(!pwm.lasting());
+        out.safe_stop(0.2).unwrap();
+        assert!(
+            pwm.lasting(),
+            "the channel stays as set when the handle goes"
+        );
+        assert_eq!(pwm.duties(), vec![700, 200]);
+        // A software PWM keeps only off or on: 0.2 is off, 0.6 on.
+        let soft = FakePwm::new(1000);
+        soft.software();
+        let mut out = PwmOutput::new(soft.clone(), 5, 2000.0);
+        out.safe_stop(0.2).unwrap();
+        out.safe_stop(0.6).unwrap();
+        assert_eq!(soft.duties(), vec![0, 1000]);
+        assert!(out.safe_stop(f64::NAN).is_err());
     }
 }

@@ -17,15 +17,7 @@ use rppal::i2c::I2c;
 use rppal::pwm::{Channel, Polarity, Pwm};
 use std::sync::{Arc, Mutex};
 
-/// Why a device could not be opened.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OpenError {
-    /// What was being opened: `/dev/i2c-1`, `address 0x48 on /dev/i2c-1`, `GPIO 17`, ...
-    pub what: String,
-    pub detail: String,
-    /// What to do about it.
-    pub help: String,
-}
+pub use super::OpenError;
 
 /// The Pi's I2C bus `bus`, shared by the drivers on it.
 pub type Bus = SharedI2c<I2c>;
@@ -210,6 +202,22 @@ impl ErrorType for HardPwm {
     type Error = PwmError;
 }
 
+/// A channel left enabled at its duty cycle when the handle is dropped (the kernel keeps it).
+impl super::Lasting for HardPwm {
+    fn lasting(&mut self, level: f64) -> f64 {
+        self.0.set_reset_on_drop(false);
+        level
+    }
+}
+
+/// A pin left an output at its level when the handle is dropped.
+impl super::Lasting for OutputPin {
+    fn lasting(&mut self, level: f64) -> f64 {
+        self.set_reset_on_drop(false);
+        level
+    }
+}
+
 impl SetDutyCycle for HardPwm {
     fn max_duty_cycle(&self) -> u16 {
         DUTY_STEPS
@@ -243,9 +251,36 @@ impl SetDutyCycle for SoftPwm {
         DUTY_STEPS
     }
 
+    /// Fully off and fully on are the pin's level, without the timing thread.
     fn set_duty_cycle(&mut self, duty: u16) -> Result<(), PwmError> {
-        self.pin
-            .set_pwm_frequency(self.frequency_hz, f64::from(duty) / f64::from(DUTY_STEPS))
-            .map_err(|e| PwmError(e.to_string()))
+        let fail = |e: rppal::gpio::Error| PwmError(e.to_string());
+        match duty {
+            0 | DUTY_STEPS.. => {
+                self.pin.clear_pwm().map_err(fail)?;
+                if duty == 0 {
+                    self.pin.set_low();
+                } else {
+                    self.pin.set_high();
+                }
+                Ok(())
+            }
+            _ => self
+                .pin
+                .set_pwm_frequency(self.frequency_hz, f64::from(duty) / f64::from(DUTY_STEPS))
+                .map_err(fail),
+        }
+    }
+}
+
+/// Software PWM needs its thread, which ends with the process: what outlasts the handle is
+/// the pin's level, fully on from half the duty cycle, else off.
+impl super::Lasting for SoftPwm {
+    fn lasting(&mut self, level: f64) -> f64 {
+        self.pin.set_reset_on_drop(false);
+        if level >= 0.5 {
+            1.0
+        } else {
+            0.0
+        }
     }
 }

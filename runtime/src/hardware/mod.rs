@@ -13,10 +13,12 @@ use crate::record::tape::Recording;
 use affect_compiler::diagnostic::Diagnostic;
 use affect_compiler::ir::program::{AgentProgram, Program};
 
+pub mod custom;
 mod open;
 mod retry;
 pub mod watchdog;
 
+pub use custom::{DeviceRegistry, DeviceSite};
 pub use open::{has_actuators, motor_board, open, open_actuators, replayed, retries, Opened};
 pub use retry::{Faults, Retry};
 
@@ -66,4 +68,6 @@ pub struct HardwareConfig {
     /// Devices (and leaves) bound to the simulated world instead of hardware
     /// (`--sim-device place`).
     pub simulated: Vec<String>,
+    /// The drivers of `custom_sensor` and `custom_actuator` devices (the user's own crate).
+    pub devices: DeviceRegistry,
 }

@@ -25,6 +25,8 @@ pub const HARDWARE_DRIVERS: &[&str] = &[
     "pwm",
     "soft_pwm",
     "hcsr04",
+    "custom_sensor",
+    "custom_actuator",
 ];
 
 /// An actuator with a level (`pwm`, `soft_pwm`, `gpio_out`).
@@ -172,7 +174,7 @@ pub fn open(
     has_world: bool,
 ) -> Result<Opened, Vec<Diagnostic>> {
     open_with(program, agent, cfg, has_world, |agent, simulated, diags| {
-        backend::open_devices(agent, simulated, diags, Which::All)
+        backend::open_devices(agent, simulated, &cfg.devices, diags, Which::All)
     })
 }
 
@@ -192,9 +194,10 @@ pub fn open_actuators(
             .map(|d| d.name.clone())
             .chain(cfg.simulated.iter().cloned())
             .collect(),
+        devices: cfg.devices.clone(),
     };
     open_with(program, agent, &cfg, true, |agent, simulated, diags| {
-        backend::open_devices(agent, simulated, diags, Which::Actuators)
+        backend::open_devices(agent, simulated, &cfg.devices, diags, Which::Actuators)
     })
 }
 
@@ -259,10 +262,10 @@ enum Kind {
 
 fn kind(d: &Device) -> Option<Kind> {
     match (d.driver.as_str(), d.slot) {
-        ("ads1115" | "hcsr04", Some(slot)) => Some(Kind::Sensor(slot)),
+        ("ads1115" | "hcsr04" | "custom_sensor", Some(slot)) => Some(Kind::Sensor(slot)),
         ("gpio_edge", Some(slot)) => Some(Kind::Event(slot)),
         ("romi32u4", _) => Some(Kind::Base),
-        ("pwm" | "soft_pwm" | "gpio_out", slot) => Some(Kind::Output(slot)),
+        ("pwm" | "soft_pwm" | "gpio_out" | "custom_actuator", slot) => Some(Kind::Output(slot)),
         _ => None,
     }
 }
@@ -468,7 +471,7 @@ impl Opened {
     /// Every actuator to its safe value and the motors stopped; failures are in `faults`.
     pub fn safe_stop(&mut self) {
         for o in &mut self.outputs {
-            if let Err(e) = o.device.set_level(o.safe) {
+            if let Err(e) = o.device.safe_stop(o.safe) {
                 self.faults.push(&o.name, e);
             }
             o.last = Some(o.safe);
@@ -552,9 +555,11 @@ mod backend {
     use crate::devices::romi32u4::Romi32u4;
     use crate::devices::rpi::{self, Bus, HardPwm, InterruptEdge, OpenError, SoftPwm};
     use crate::devices::EdgeKind;
+    use crate::hardware::custom::{DeviceRegistry, DeviceSite};
 
     struct Site<'a> {
         diags: &'a mut Vec<Diagnostic>,
+        registry: &'a DeviceRegistry,
         buses: Vec<(u8, Result<Bus, OpenError>)>,
         adcs: Vec<((u8, u8), SharedAdc<Bus, StdDelay>)>,
         gpio: Option<Result<rppal::gpio::Gpio, OpenError>>,
@@ -675,9 +680,29 @@ mod backend {
         })
     }
 
+    /// A device of the user's own crate, opened by its registered driver.
+    fn custom<T>(
+        site: &mut Site,
+        d: &Device,
+        open: impl FnOnce(&DeviceRegistry, &mut DeviceSite) -> Result<T, OpenError>,
+    ) -> Option<T> {
+        let registry = site.registry;
+        let mut buses = |n: u8| site.bus(n);
+        let mut device_site = DeviceSite::new(d, &mut buses);
+        let r = open(registry, &mut device_site);
+        match r {
+            Ok(t) => Some(t),
+            Err(e) => {
+                site.fail(d, "", &e);
+                None
+            }
+        }
+    }
+
     fn output(site: &mut Site, d: &Device) -> Option<Box<dyn Output>> {
         let freq = num(d, "frequency").unwrap_or(1000.0);
         match d.driver.as_str() {
+            "custom_actuator" => custom(site, d, |r, s| r.open_actuator(s)),
             "pwm" => {
                 let ch = pin(d, "channel");
                 match HardPwm::open(ch, freq) {
@@ -748,11 +773,13 @@ mod backend {
     pub(super) fn open_devices(
         agent: &AgentProgram,
         simulated: &[(String, String)],
+        registry: &DeviceRegistry,
         diags: &mut Vec<Diagnostic>,
         which: Which,
     ) -> Option<Opened> {
         let mut site = Site {
             diags,
+            registry,
             buses: Vec::new(),
             adcs: Vec::new(),
             gpio: None,
@@ -767,6 +794,14 @@ mod backend {
                 Some(Kind::Sensor(slot)) => {
                     let s = match d.driver.as_str() {
                         "ads1115" => adc_channel(&mut site, d),
+                        "custom_sensor" => custom(&mut site, d, |r, s| r.open_sensor(s)).map(
+                            |device| -> Box<dyn Sensor> {
+                                Box::new(Retry {
+                                    device,
+                                    retries: retries(d),
+                                })
+                            },
+                        ),
                         _ => ranger(&mut site, d),
                     };
                     if let Some(s) = s {
@@ -801,6 +836,7 @@ mod backend {
     pub(super) fn open_devices(
         agent: &AgentProgram,
         simulated: &[(String, String)],
+        _registry: &crate::hardware::custom::DeviceRegistry,
         diags: &mut Vec<Diagnostic>,
         _which: Which,
     ) -> Option<Opened> {

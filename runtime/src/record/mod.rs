@@ -116,8 +116,10 @@ impl Header {
             bb: self.bb.clone(),
             engine,
             persist_dir,
-            hardware: (self.hardware.clone())
-                .map(|simulated| crate::hardware::HardwareConfig { simulated }),
+            hardware: (self.hardware.clone()).map(|simulated| crate::hardware::HardwareConfig {
+                simulated,
+                ..Default::default()
+            }),
             ..RunConfig::default()
         };
         let scripts = (self.leaves.iter().map(|l| (l, false)))

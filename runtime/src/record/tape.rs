@@ -75,6 +75,14 @@ impl Output for Taped<dyn Output> {
             .push(self.index, Entry::Level(level, entry::fail(&r, |()| ())));
         r
     }
+
+    /// The driver's own safe stop, recorded as the safe level written (a replay sets it).
+    fn safe_stop(&mut self, safe: f64) -> Result<(), DeviceError> {
+        let r = self.device.safe_stop(safe);
+        self.tape
+            .push(self.index, Entry::Level(safe, entry::fail(&r, |()| ())));
+        r
+    }
 }
 
 /// The motor board, recorded (shared: the `Move` leaves and the safe stop both drive it).

@@ -1,0 +1,208 @@
+//! The example's own binary runs a program on the robot with its own devices, under the
+//! watchdog, on the I2C shim's emulated Romi (shim/i2c_shim.c, LD_PRELOAD): the battery is read
+//! through its `romi_battery` driver, the yellow LED driven through its `romi_led` driver, and
+//! when the watchdog is told to stop and the run is then killed, the watchdog (this binary
+//! again) leaves the motors stopped and the LED at its safe state.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The shim, built once for the host with the C compiler (`CC`, else `cc`).
+fn shim() -> PathBuf {
+    static SHIM: OnceLock<PathBuf> = OnceLock::new();
+    SHIM.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rover-shim");
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("libaffect_i2c_shim.so");
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        let status = Command::new(&cc)
+            .args(["-shared", "-fPIC", "-O2", "-o"])
+            .arg(&out)
+            .arg(workspace().join("shim/i2c_shim.c"))
+            .arg("-ldl")
+            .status()
+            .unwrap_or_else(|e| panic!("the C compiler `{cc}` runs: {e}"));
+        assert!(status.success(), "the shim builds with {cc}");
+        out
+    })
+    .clone()
+}
+
+/// The emulated bus of one test, in a folder of its own.
+struct Bus {
+    dir: tempfile::TempDir,
+}
+
+impl Bus {
+    fn new() -> Bus {
+        Bus {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// `rover rover.affect ARGS` on this bus.
+    fn rover(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_rover"));
+        c.env("LD_PRELOAD", shim())
+            .env("AFFECT_SHIM_STATE", self.path("bus.state"))
+            .env("AFFECT_SHIM_LOG", self.path("bus.log"))
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/rover.affect"))
+            .args(["--trace"])
+            .arg(self.path("trace.jsonl"))
+            .args(args);
+        c
+    }
+
+    /// The Romi's buffer as the shim holds it (offset 64 of the state file).
+    fn romi(&self) -> Vec<u8> {
+        match std::fs::read(self.path("bus.state")) {
+            Ok(s) if s.len() == 256 => s[64..64 + 43].to_vec(),
+            _ => vec![0; 43],
+        }
+    }
+
+    fn speeds(&self) -> (i16, i16) {
+        let r = self.romi();
+        (
+            i16::from_le_bytes([r[6], r[7]]),
+            i16::from_le_bytes([r[8], r[9]]),
+        )
+    }
+
+    /// The yellow LED (offset 0).
+    fn lamp(&self) -> u8 {
+        self.romi()[0]
+    }
+
+    /// The values the trace gives the variable `name`, in order.
+    fn values(&self, name: &str) -> Vec<f64> {
+        let text = std::fs::read_to_string(self.path("trace.jsonl")).unwrap_or_default();
+        text.lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON line"))
+            .filter(|v| v["ev"] == "var" && v["name"] == name)
+            .filter_map(|v| v["value"].as_f64())
+            .collect()
+    }
+}
+
+/// A run under test; killed if the test fails before it ends.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn signal(pid: u32, sig: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{sig}"), &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill -{sig} {pid}");
+}
+
+/// The watchdog the run started: its child process `rover __watchdog ...`.
+fn watchdog_of(run: u32) -> Option<u32> {
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // pid (comm) state ppid ...: the fields after the last ')'.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if ppid == Some(run) && cmdline.windows(10).any(|w| w == b"__watchdog") {
+            return Some(pid);
+        }
+    }
+    None
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit_once(')')
+            .is_some_and(|(_, r)| !r.trim_start().starts_with('Z'))
+    })
+}
+
+fn wait_for(what: &str, mut ok: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ok() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "{what}: not within 30 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn the_crates_own_devices_run_on_the_robot_and_stop_safe() {
+    let bus = Bus::new();
+    let out = bus.rover(&["--ticks", "30"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("Rover: 30 ticks"), "{err}");
+    assert!(err.contains("timing: 30 ticks"), "the timing line: {err}");
+    // The battery the shim's Romi reports (7,400 mV), read by the crate's own driver...
+    // (the trace's first value of a variable is its declared one, 0).
+    assert_eq!(bus.values("battery"), vec![0.0, 7.4]);
+    // ... lit the lamp through the other (7.4 V is below 7.5 V), and the end of the run set
+    // it to its safe state and stopped the motors.
+    assert_eq!(bus.values("lamp"), vec![0.0, 1.0]);
+    let log = std::fs::read_to_string(bus.path("bus.log")).unwrap();
+    // Address 20 is 14 in hex; the LED's offset 0, then the level.
+    assert!(
+        log.lines().any(|l| l.ends_with(" W 14 0001")),
+        "the LED was lit over I2C: {log}"
+    );
+    assert_eq!(bus.lamp(), 0, "the LED at its safe state");
+    assert_eq!(bus.speeds(), (0, 0));
+}
+
+#[test]
+fn the_watchdog_is_this_binary_and_stops_its_devices_when_the_run_dies() {
+    let bus = Bus::new();
+    let mut run = Running(
+        bus.rover(&["--ticks", "100000", "--record"])
+            .arg(bus.path("run.rec"))
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let pid = run.0.id();
+    wait_for("the Romi moving and the lamp lit", || {
+        assert!(
+            run.0.try_wait().unwrap().is_none(),
+            "the run ended before it moved"
+        );
+        bus.speeds() != (0, 0) && bus.lamp() == 1
+    });
+    let watchdog = watchdog_of(pid).expect("the run started its watchdog, this binary");
+    // The watchdog is told to stop, and the run is killed at once: the watchdog stops the
+    // motors on its own handle and sets the crate's LED to its safe state through the crate's
+    // driver, on a fresh handle, before it exits.
+    signal(watchdog, "TERM");
+    signal(pid, "KILL");
+    let _ = run.0.wait();
+    wait_for("the watchdog exiting", || !alive(watchdog));
+    assert_eq!(bus.speeds(), (0, 0), "the motors stopped");
+    assert_eq!(bus.lamp(), 0, "the crate's LED at its safe state");
+    let record = std::fs::metadata(bus.path("run.rec")).unwrap();
+    assert!(record.len() > 0, "the run was recorded");
+}
