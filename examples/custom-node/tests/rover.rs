@@ -63,16 +63,19 @@ impl Bus {
         c
     }
 
-    /// The Romi's buffer as the shim holds it (offset 64 of the state file).
-    fn romi(&self) -> Vec<u8> {
-        match std::fs::read(self.path("bus.state")) {
-            Ok(s) if s.len() == 256 => s[64..64 + 43].to_vec(),
-            _ => vec![0; 43],
-        }
+    /// The Romi's buffer as the shim holds it (offset 64 of its state file, after the magic
+    /// "AFSHIM" and its version); `None` before the run has made the state.
+    fn romi(&self) -> Option<Vec<u8>> {
+        let s = std::fs::read(self.path("bus.state")).ok()?;
+        assert!(
+            s.starts_with(b"AFSHIM") && s.len() >= 64 + 43,
+            "a shim state file"
+        );
+        Some(s[64..64 + 43].to_vec())
     }
 
     fn speeds(&self) -> (i16, i16) {
-        let r = self.romi();
+        let r = self.romi().expect("the shim's state");
         (
             i16::from_le_bytes([r[6], r[7]]),
             i16::from_le_bytes([r[8], r[9]]),
@@ -81,7 +84,7 @@ impl Bus {
 
     /// The yellow LED (offset 0).
     fn lamp(&self) -> u8 {
-        self.romi()[0]
+        self.romi().expect("the shim's state")[0]
     }
 
     /// The values the trace gives the variable `name`, in order.
@@ -191,7 +194,7 @@ fn the_watchdog_is_this_binary_and_stops_its_devices_when_the_run_dies() {
             run.0.try_wait().unwrap().is_none(),
             "the run ended before it moved"
         );
-        bus.speeds() != (0, 0) && bus.lamp() == 1
+        bus.romi().is_some() && bus.speeds() != (0, 0) && bus.lamp() == 1
     });
     let watchdog = watchdog_of(pid).expect("the run started its watchdog, this binary");
     // The watchdog is told to stop, and the run is killed at once: the watchdog stops the
