@@ -550,7 +550,12 @@ fn build_takes_xml_as_imported() {
     assert_eq!(direct.status.code(), Some(0), "{}", text(&direct.stderr));
     let affect_file = dir.join("m.affect");
     let imported = affect(&["import", mission, "-o", affect_file.to_str().unwrap()]);
-    assert_eq!(imported.status.code(), Some(0), "{}", text(&imported.stderr));
+    assert_eq!(
+        imported.status.code(),
+        Some(0),
+        "{}",
+        text(&imported.stderr)
+    );
     let via = affect(&["build", affect_file.to_str().unwrap(), "--emit", "groot"]);
     assert_eq!(via.status.code(), Some(0), "{}", text(&via.stderr));
     assert_eq!(text(&direct.stdout), text(&via.stdout));
