@@ -40,7 +40,7 @@ use std::collections::HashMap;
 pub use compare::compare;
 pub use convert::{convert, Converted};
 pub use export::{export, export_program, export_with, Exported, ExportedFile, ExportedProgram};
-pub use import::{import, import_str, Imported, IncludedFile};
+pub use import::{import, import_str, Imported, ImportedModule, IncludedFile};
 
 /// The two XML dialects: BehaviorTree.CPP 3.x / Groot 1 and BehaviorTree.CPP 4.x / Groot 2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
