@@ -164,7 +164,9 @@ impl Node {
     /// counts itself from the epoch when that is later than its start. A launch older than
     /// the one known changes nothing (false).
     pub fn learn_launch(&mut self, epoch_ms: f64) -> bool {
-        let epoch_us = (epoch_ms.max(0.0) * 1000.0) as u64;
+        // In whole milliseconds: an epoch handed on as text (`--epoch 1765...123.457`) and
+        // rounded there must not make a process of the launch look older than it.
+        let epoch_us = (epoch_ms.max(0.0).floor() * 1000.0) as u64;
         if !self.acceptance.learn_launch(epoch_us) {
             return false;
         }

@@ -8,6 +8,7 @@ AFFECT_BIN names the binary (default target/debug/affect).
 
 import base64
 import json
+import math
 import os
 import socket
 import subprocess
@@ -57,7 +58,7 @@ class Member:
         self.seq = int(time.time() * 1e6)
         # This process: when it started, or the launch's epoch when later (docs/network.md):
         # the robots refuse a process older than their launch.
-        self.instance = max(int(time.time() * 1e6), int(epoch_ms * 1000))
+        self.instance = max(int(time.time() * 1e6), math.ceil(epoch_ms) * 1000)
         self.session = zenoh.open(peer_config(f"{'tls' if tls else 'tcp'}/127.0.0.1:{port}", tls))
 
     def world_ms(self):

@@ -12,6 +12,7 @@ delivery (milliseconds), so a loaded machine slows the test without failing it.
 """
 
 import json
+import math
 import subprocess
 import tempfile
 import threading
@@ -214,7 +215,8 @@ def test_a_sender_skewed_inside_the_window_is_heard_and_outside_it_refused():
         epoch = time.time() * 1000.0 + LEAD_MS
         traces = {n: tmp / f"{chunk(n)}.jsonl" for n in ("UGV#3", "UGV#4")}
         robots = [start(n, keys, hub, epoch, traces[n], 80, WINDOW_MS) for n in traces]
-        instance = int(epoch * 1000)
+        # No older than the launch (its epoch in whole milliseconds, rounded up).
+        instance = math.ceil(epoch) * 1000
         seq = [instance]
 
         def help_to(to, session_no, skew_ms):
