@@ -15,6 +15,7 @@ pub mod record;
 pub mod rng;
 pub mod robot;
 pub mod run;
+pub mod sched;
 pub mod sim;
 pub mod trace;
 pub mod world;

@@ -2,12 +2,12 @@
 //! custom nodes (declared, or inferred from their use).
 
 use super::super::carry::{self};
-use super::super::model::{self, ValueKind};
-use super::super::script;
 use super::super::vocab;
 use super::super::xml::{Attribute, Element};
 use super::super::{Dialect, PortsByName};
 use super::*;
+use crate::btcpp::model::{self, ValueKind};
+use crate::btcpp::script;
 use crate::builtins::{self, ArgType, Builtin};
 use crate::span::Span;
 use crate::syntax::ast::*;

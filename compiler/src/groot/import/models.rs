@@ -3,10 +3,10 @@
 use super::super::carry::{self};
 use super::super::element;
 use super::super::kept;
-use super::super::model::{self};
 use super::super::vocab;
 use super::super::xml::{Element, XmlNode};
 use super::*;
+use crate::btcpp::model::{self};
 use crate::span::Span;
 use crate::syntax::ast::*;
 use std::collections::HashMap;

@@ -2,14 +2,14 @@
 //! `try_catch` and loops; the carried `_affect` text while the element still says it.
 
 use super::super::carry::{self};
-use super::super::model::{self, ValueKind};
 use super::super::names::PRE_POST;
-use super::super::script;
 use super::super::vocab;
 use super::super::xml::{Attribute, Element, XmlNode};
 use super::super::{element, kept, Dialect};
 use super::ports;
 use super::*;
+use crate::btcpp::model::{self, ValueKind};
+use crate::btcpp::script;
 use crate::builtins::{self};
 use crate::span::Span;
 use crate::syntax::ast::*;
