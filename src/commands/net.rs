@@ -52,6 +52,10 @@ pub struct LinkArgs {
     /// Message loss 0..1 instead of the world's `messages .. loss`.
     #[arg(long, value_name = "P")]
     pub loss: Option<f64>,
+    /// Refuse a message sent longer ago than MS milliseconds of wall time by this clock, or
+    /// stamped that far ahead of it (default 10000; docs/network.md, section 4).
+    #[arg(long, value_name = "MS")]
+    pub freshness: Option<f64>,
     /// The liveliness lease, in wall time (`3s`, `1500ms`): a teammate silent for longer is
     /// found lost (default 3s; docs/network.md).
     #[arg(long, value_name = "TIME")]
@@ -86,6 +90,7 @@ impl LinkArgs {
             ("--epoch", self.epoch.is_some()),
             ("--loss", self.loss.is_some()),
             ("--lease", self.lease.is_some()),
+            ("--freshness", self.freshness.is_some()),
         ]
         .into_iter()
         .find_map(|(flag, set)| set.then_some(flag))
@@ -100,6 +105,7 @@ impl LinkArgs {
                 return Err("--loss takes a probability from 0 to 1".into());
             }
         }
+        check_freshness(self.freshness)?;
         Ok(NetOptions {
             team: self.team.clone(),
             keys: self.keys.clone(),
@@ -118,6 +124,7 @@ impl LinkArgs {
                 .as_deref()
                 .map(|l| wall_duration("--lease", l))
                 .transpose()?,
+            freshness_ms: self.freshness,
         })
     }
 }
@@ -145,6 +152,16 @@ impl crate::observers::RunObserver for PidTrace {}
 /// The trace file of `affect run --net` (none without --trace).
 pub fn pid_trace(path: Option<&Path>) -> Result<Option<PidTrace>, String> {
     Ok(path.map(|p| trace_file(Some(p))).transpose()?.map(PidTrace))
+}
+
+/// `--freshness` is a positive number of milliseconds.
+fn check_freshness(ms: Option<f64>) -> Result<(), String> {
+    match ms {
+        Some(w) if !(w.is_finite() && w > 0.0) => {
+            Err("--freshness takes a positive number of milliseconds".into())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// A trace file whose lines say which process wrote them, written line by line so that a
@@ -281,6 +298,9 @@ pub struct LaunchArgs {
     /// The team's key directory (default: fresh keys for this launch only).
     #[arg(long, value_name = "DIR")]
     pub keys: Option<PathBuf>,
+    /// Every process's freshness window in milliseconds of wall time (default 10000).
+    #[arg(long, value_name = "MS")]
+    pub freshness: Option<f64>,
     /// Kill a process (SIGKILL) at a world time: `--kill laptop2@40s`.
     #[arg(long, value_name = "NAME@TIME")]
     pub kill: Vec<String>,
@@ -405,6 +425,10 @@ pub fn launch(args: &LaunchArgs) -> u8 {
                 loss: args.loss,
                 trace: args.trace.clone(),
                 keys: args.keys.clone(),
+                freshness_ms: {
+                    check_freshness(args.freshness)?;
+                    args.freshness
+                },
                 faults: faults_of(args)?,
                 engine: args.engine.map(|e| {
                     match e {
