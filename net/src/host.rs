@@ -263,11 +263,11 @@ fn announce(s: &Served, host: &str, now: f64, restart: bool, sink: &mut dyn Trac
         },
     );
     if restart {
-        let owner = s.owner.as_deref().unwrap_or("*");
+        // Written by the host, as its other lines are (`agent` is the writer here).
         let _ = sink.line(
             0,
             now,
-            owner,
+            host,
             &Event::Component {
                 name: &s.spec.name,
                 state: "restarted",
