@@ -474,6 +474,31 @@ pub fn launch(args: &LaunchArgs) -> u8 {
             ""
         }
     );
+    tell_recovery(&outcome);
+    let failed: Vec<&(String, Option<i32>)> = outcome
+        .robots
+        .iter()
+        .filter(|(_, c)| *c != Some(0))
+        .collect();
+    for (name, code) in &failed {
+        eprintln!(
+            "  {name} did not finish ({})",
+            code.map_or("killed".to_string(), |c| format!("exit status {c}"))
+        );
+    }
+    if let Some(path) = args.trace.as_deref().filter(|_| !args.quiet) {
+        files::tell_written(path);
+    }
+    if outcome.interrupted || !failed.is_empty() {
+        FAILED
+    } else {
+        OK
+    }
+}
+
+/// The restarts (components and robots), the deaths nobody asked for, and how soon each
+/// fault was found and repaired.
+fn tell_recovery(outcome: &launch::Outcome) {
     for (host, component) in &outcome.restarts {
         eprintln!("  restarted {component} on {host}");
     }
@@ -525,25 +550,6 @@ pub fn launch(args: &LaunchArgs) -> u8 {
             m.how.as_deref().unwrap_or("not recovered"),
             ms(m.recovered_after_ms)
         );
-    }
-    let failed: Vec<&(String, Option<i32>)> = outcome
-        .robots
-        .iter()
-        .filter(|(_, c)| *c != Some(0))
-        .collect();
-    for (name, code) in &failed {
-        eprintln!(
-            "  {name} did not finish ({})",
-            code.map_or("killed".to_string(), |c| format!("exit status {c}"))
-        );
-    }
-    if let Some(path) = args.trace.as_deref().filter(|_| !args.quiet) {
-        files::tell_written(path);
-    }
-    if outcome.interrupted || !failed.is_empty() {
-        FAILED
-    } else {
-        OK
     }
 }
 
