@@ -15,6 +15,7 @@ pub mod record;
 pub mod rng;
 pub mod run;
 pub mod sim;
+pub mod tape;
 pub mod trace;
 pub mod world;
 

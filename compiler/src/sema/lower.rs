@@ -540,7 +540,7 @@ fn role_of(v: &super::frame::FrameVar) -> Role {
         VarKind::Sensor => Role::Sensor,
         VarKind::Event => Role::Event,
         VarKind::Hormone => Role::Hormone,
-        VarKind::Port(dir) => Role::Port(dir),
+        VarKind::Port(dir) => Role::Port(dir.into()),
         VarKind::Local => Role::Local,
         VarKind::Drive => Role::Drive,
         VarKind::Intention => Role::Intention,

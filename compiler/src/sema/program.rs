@@ -296,7 +296,7 @@ impl Checker {
                     .iter()
                     .map(|p| LeafPort {
                         name: p.name.to_string(),
-                        dir: p.dir,
+                        dir: p.dir.into(),
                         kind: Some(p.ty(&self.index).value_kind()),
                         default: p.default,
                     })
