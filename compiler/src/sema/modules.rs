@@ -2,7 +2,7 @@
 //! and files relative to the program, through a loader the caller provides (the compiler does
 //! no IO). Import cycles are reported.
 
-use super::index::FileId;
+use super::index::{FileId, MAIN_FILE};
 use crate::diagnostic::Diagnostic;
 use crate::source::SourceError;
 use crate::span::Span;
@@ -73,7 +73,7 @@ pub fn load_all<'a>(
     imported: &mut Vec<(String, String, Diagnostic)>,
 ) -> Vec<Module<'a>> {
     let mut modules = vec![Module {
-        id: 0,
+        id: MAIN_FILE,
         name: "<main>".into(),
         file: Cow::Borrowed(main),
         is_main: true,
@@ -92,7 +92,7 @@ pub fn load_all<'a>(
         true,
     );
     for (i, m) in modules.iter_mut().enumerate() {
-        m.id = i as FileId;
+        m.id = FileId(i as u32);
     }
     modules
 }
@@ -205,7 +205,7 @@ fn visit(
         );
         stack.pop();
         modules.push(Module {
-            id: 0,
+            id: MAIN_FILE, // numbered in `load_all` once every file is loaded
             name,
             file: Cow::Owned(parsed.file),
             is_main: false,
