@@ -1,6 +1,12 @@
 //! Real time: ticking against the monotonic clock (`--hardware`, `--realtime`).
-//! [`WallClock`] sleeps until each tick is due; what the ticks cost on it the run loop
-//! measures (`run/timing.rs`).
+//! [`WallClock`] sleeps until each tick is due and knows how late it started; what each
+//! tick costs on it the run loop measures (`run/timing.rs`).
+//!
+//! The catch-up policy lives in the run's schedule (`run/tick.rs`, `schedule_next`): on the
+//! robot ([`Stamp::Actual`]) a tick that starts a period or more late runs once, at the time
+//! it really starts (its timers, hormones and moves see the time that passed), and the
+//! periods it missed are skipped: the next tick is a period after it, never a burst of
+//! ticks due in the past.
 
 use crate::run::clock::Clock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,14 +33,24 @@ pub struct WallClock {
     stamp: Stamp,
     /// Set by a signal: stop sleeping, the run is about to stop.
     stop: Option<Arc<AtomicBool>>,
+    /// World time 0 is the first tick (a clock of one run, made by [`WallClock::new`]): the
+    /// start moves there when the first tick is asked for, so the time the run took to set
+    /// up (devices opened, code compiled, the watchdog started) is not counted as lateness.
+    anchor_at_first: bool,
+    /// How late the last tick started after it was due, wall-clock milliseconds.
+    late_ms: f64,
 }
 
 /// Sleeps are cut into slices this long, so a stop request is seen within one.
 const SLICE: Duration = Duration::from_millis(20);
 
 impl WallClock {
+    /// The clock of one run: world time 0 is its first tick.
     pub fn new(stamp: Stamp, stop: Option<Arc<AtomicBool>>) -> WallClock {
-        WallClock::at(Instant::now(), 1.0, stamp, stop)
+        WallClock {
+            anchor_at_first: true,
+            ..WallClock::at(Instant::now(), 1.0, stamp, stop)
+        }
     }
 
     /// World time 0 at `start` (which may lie ahead), world time running `speed` times
@@ -55,6 +71,8 @@ impl WallClock {
             speed,
             stamp,
             stop,
+            anchor_at_first: false,
+            late_ms: 0.0,
         }
     }
 
@@ -88,6 +106,9 @@ impl WallClock {
 
 impl Clock for WallClock {
     fn wait_until(&mut self, due_ms: f64) -> f64 {
+        if std::mem::take(&mut self.anchor_at_first) {
+            self.start = Instant::now() - Duration::from_secs_f64(due_ms.max(0.0) / 1000.0);
+        }
         loop {
             let left = (due_ms - self.now_ms()) / self.speed;
             if left <= 0.0 || self.stopped() {
@@ -95,10 +116,16 @@ impl Clock for WallClock {
             }
             std::thread::sleep(SLICE.min(Duration::from_secs_f64(left / 1000.0)));
         }
+        let now = self.now_ms();
+        self.late_ms = ((now - due_ms) / self.speed).max(0.0);
         match self.stamp {
             Stamp::Due => due_ms,
-            Stamp::Actual => self.now_ms().max(due_ms),
+            Stamp::Actual => now.max(due_ms),
         }
+    }
+
+    fn late_ms(&self) -> f64 {
+        self.late_ms
     }
 }
 
@@ -164,5 +191,26 @@ mod tests {
         assert!(!a.load(Ordering::Relaxed));
         signal_hook::low_level::raise(signal_hook::consts::SIGTERM).unwrap();
         assert!(a.load(Ordering::Relaxed) && b.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn the_wall_clock_says_how_late_a_tick_started() {
+        // A clock of one run counts from its first tick, however long the setup took.
+        let mut c = WallClock::new(Stamp::Actual, None);
+        std::thread::sleep(Duration::from_millis(30));
+        let first = c.wait_until(0.0);
+        assert!(first < 25.0, "the first tick is world time 0, not {first}");
+        assert!(c.late_ms() < 25.0);
+        // A tick asked for after its time starts at once and says how late.
+        std::thread::sleep(Duration::from_millis(40));
+        let t = c.wait_until(10.0);
+        assert!(t >= 40.0, "stamped when it started: {t}");
+        assert!(c.late_ms() >= 30.0, "late {}", c.late_ms());
+        // Stamped when due, the lateness is still measured.
+        let mut due = WallClock::new(Stamp::Due, None);
+        due.wait_until(0.0);
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(due.wait_until(5.0), 5.0);
+        assert!(due.late_ms() >= 25.0);
     }
 }

@@ -1,7 +1,9 @@
 //! What the ticks cost on the wall clock (`--hardware`, `--realtime`): [`TickTimer`]
-//! measures each tick's sense, process and act phases, how late it started against its
-//! schedule (jitter) and whether it overran its period, for the `timing` trace events and
-//! the run's summary (p50 / p99 / max).
+//! measures each tick's sense, process and act phases, its lateness (jitter), whether it
+//! overran its period and whether it missed its deadline (lateness plus its own time past
+//! the period), and the periods the schedule skipped after a stall, for the `timing` trace
+//! events and the run's summary (p50 / p99 / max, counts). How late a tick started the
+//! clock says (`Clock::late_ms`).
 
 use crate::trace::{Timing, TimingSummary};
 use std::time::{Duration, Instant};
@@ -23,17 +25,27 @@ impl Default for PhaseMarks {
     }
 }
 
+/// How late a tick started.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Lateness {
+    /// After it was due, wall-clock milliseconds.
+    pub ms: f64,
+    /// The periods the schedule skipped to start it (after a stall on the robot).
+    pub skipped: u64,
+}
+
 /// The ticks [`TickTimer`] makes room for before the first: 2^22, 23 hours at 50 Hz
 /// (two 32 MiB reservations of address space, which even armv7 has).
 const RESERVED_TICKS: u64 = 1 << 22;
 
 /// Measures ticks on the wall clock.
 pub struct TickTimer {
-    start: Instant,
     period_us: f64,
     ticks: Vec<f64>,
     lates: Vec<f64>,
     overruns: u64,
+    missed: u64,
+    skipped: u64,
 }
 
 fn micros(d: Duration) -> f64 {
@@ -59,34 +71,35 @@ impl TickTimer {
     pub fn new(period_ms: f64, ticks: u64) -> TickTimer {
         let room = usize::try_from(ticks.min(RESERVED_TICKS)).unwrap_or(0);
         TickTimer {
-            start: Instant::now(),
             period_us: period_ms * 1000.0,
             ticks: Vec::with_capacity(room),
             lates: Vec::with_capacity(room),
             overruns: 0,
+            missed: 0,
+            skipped: 0,
         }
     }
 
-    /// Starts the clock again: the run's first tick is due now.
-    pub fn restart(&mut self) {
-        self.start = Instant::now();
-    }
-
-    /// One tick: it began at `began` (when it was `due_ms` into the run), its phases ended
-    /// at `marks` and `ended`.
+    /// One tick: it started `late` after it was due (the clock's [`Clock::late_ms`]), the
+    /// schedule skipped `skipped` periods to start it, it began at `began`, its phases ended
+    /// at `marks` and `ended`. It missed its deadline when it ended after its period was
+    /// over: lateness plus its own time past the period.
     pub fn record(
         &mut self,
-        due_ms: f64,
+        late: Lateness,
         began: Instant,
         marks: PhaseMarks,
         ended: Instant,
     ) -> Timing {
         let tick_us = micros(ended - began);
-        let late_us = (micros(began - self.start) - due_ms * 1000.0).max(0.0);
+        let late_us = late.ms.max(0.0) * 1000.0;
         let overrun = tick_us > self.period_us;
+        let missed = late_us + tick_us > self.period_us;
         self.ticks.push(tick_us);
         self.lates.push(late_us);
         self.overruns += u64::from(overrun);
+        self.missed += u64::from(missed);
+        self.skipped += late.skipped;
         Timing {
             sense_us: micros(marks.sensed - began),
             process_us: micros(marks.processed - marks.sensed),
@@ -94,6 +107,8 @@ impl TickTimer {
             tick_us,
             late_us,
             overrun,
+            missed,
+            skipped: late.skipped,
         }
     }
 
@@ -113,6 +128,8 @@ impl TickTimer {
             late_p99_us: quantile(&l, 0.99),
             late_max_us: l.last().copied().unwrap_or(0.0),
             overruns: self.overruns,
+            missed: self.missed,
+            skipped: self.skipped,
             period_us: self.period_us,
         }
     }
@@ -135,20 +152,67 @@ mod tests {
     #[test]
     fn ticks_longer_than_the_period_are_overruns() {
         let mut t = TickTimer::new(10.0, 2);
-        let b = t.start;
+        let b = Instant::now();
         let m = PhaseMarks {
             sensed: b + Duration::from_millis(1),
             processed: b + Duration::from_millis(2),
         };
-        let short = t.record(0.0, b, m, b + Duration::from_millis(3));
-        assert!(!short.overrun);
+        let short = t.record(Lateness::default(), b, m, b + Duration::from_millis(3));
+        assert!(!short.overrun && !short.missed);
         assert!((short.sense_us - 1000.0).abs() < 1.0 && (short.act_us - 1000.0).abs() < 1.0);
-        let long = t.record(0.0, b, m, b + Duration::from_millis(12));
-        assert!(long.overrun);
+        let long = t.record(Lateness::default(), b, m, b + Duration::from_millis(12));
+        assert!(long.overrun && long.missed);
         let s = t.summary();
-        assert_eq!((s.ticks, s.overruns), (2, 1));
+        assert_eq!((s.ticks, s.overruns, s.missed), (2, 1, 1));
         // The samples fit the room taken for the run's ticks: no tick allocated.
         assert_eq!((t.ticks.capacity(), t.lates.capacity()), (2, 2));
         assert!((s.tick_max_us - 12_000.0).abs() < 1.0);
+    }
+
+    #[test]
+    fn a_late_tick_misses_its_deadline_though_it_is_short() {
+        let mut t = TickTimer::new(1.0, 4);
+        let b = Instant::now();
+        let tick = |t: &mut TickTimer, late: Lateness, us: u64| {
+            t.record(
+                late,
+                b,
+                PhaseMarks::default(),
+                b + Duration::from_micros(us),
+            )
+        };
+        // 1 kHz: 0.6 ms late and 0.3 ms long ends in time; 0.6 ms late and 0.5 ms long
+        // does not; 1.88 ms late is a missed deadline and a skipped period.
+        let on_time = tick(
+            &mut t,
+            Lateness {
+                ms: 0.6,
+                skipped: 0,
+            },
+            300,
+        );
+        assert!(!on_time.missed && !on_time.overrun);
+        let over = tick(
+            &mut t,
+            Lateness {
+                ms: 0.6,
+                skipped: 0,
+            },
+            500,
+        );
+        assert!(over.missed && !over.overrun);
+        let stalled = tick(
+            &mut t,
+            Lateness {
+                ms: 1.88,
+                skipped: 1,
+            },
+            100,
+        );
+        assert!(stalled.missed && !stalled.overrun);
+        assert_eq!(stalled.skipped, 1);
+        let s = t.summary();
+        assert_eq!((s.overruns, s.missed, s.skipped), (0, 2, 1));
+        assert!((s.late_max_us - 1880.0).abs() < 1e-6);
     }
 }
