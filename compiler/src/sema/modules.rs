@@ -272,8 +272,6 @@ fn source(target: &UseTarget, name: &str, loader: &dyn Loader) -> Result<String,
     }
 }
 
-/// A diagnostic about a `use`: in the main file's list, or with the used file it is in.
-
 /// `path` written in the file `base` (a path relative to the main file, or empty for the
 /// main file itself), as a path relative to the main file: `lib/a.affect` using `b.affect`
 /// means `lib/b.affect`; `..` goes up.
