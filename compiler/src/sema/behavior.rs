@@ -212,7 +212,7 @@ impl Checker {
             match s.key.name.as_str() {
                 "modules" => {
                     for a in &s.args {
-                        let child = self.top_module(b, a, t, traits);
+                        let child = self.top_module(b, a, t);
                         names.push(ChildRef {
                             name: target_name(a).unwrap_or_default(),
                             span: a.span,
@@ -249,13 +249,7 @@ impl Checker {
     }
 
     /// A name in `modules`: one of the agent's modules, or a top-level one.
-    fn top_module(
-        &mut self,
-        b: &mut Build,
-        a: &Expr,
-        t: &mut Template,
-        traits: &[(String, f64)],
-    ) -> Option<u32> {
+    fn top_module(&mut self, b: &mut Build, a: &Expr, t: &mut Template) -> Option<u32> {
         let Some(name) = target_name(a) else {
             self.diags.push(
                 Diagnostic::error("E0301", "`modules` lists behaviour modules by name", a.span)
