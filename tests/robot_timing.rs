@@ -88,3 +88,72 @@ fn a_stall_is_reported_as_missed_deadlines_and_not_followed_by_a_burst() {
         "{motor_writes} motor commands within 50 ms of the stall's end"
     );
 }
+
+/// `--sched-fifo` without the privilege or the limits it needs: the run says what was
+/// refused, why and what would grant it, and goes on. The limits are set in the child
+/// (RLIMIT_MEMLOCK 64 KiB, RLIMIT_RTPRIO 0); a test run as root also gives up root there,
+/// since root's capabilities pass any limit.
+#[test]
+fn sched_fifo_refused_under_low_limits_is_said_and_the_run_goes_on() {
+    use std::os::unix::process::CommandExt;
+    let mut c = support::affect_command();
+    c.args([
+        "run",
+        "examples/navigator.affect",
+        "--realtime",
+        "--ticks",
+        "3",
+    ])
+    .args([
+        "--no-persist",
+        "--no-code-cache",
+        "--quiet",
+        "--sched-fifo",
+        "10",
+    ]);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            let set = |resource, bytes| {
+                let r = libc::rlimit {
+                    rlim_cur: bytes,
+                    rlim_max: bytes,
+                };
+                if libc::setrlimit(resource, &r) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            };
+            set(libc::RLIMIT_MEMLOCK, 64 * 1024)?;
+            set(libc::RLIMIT_RTPRIO, 0)?;
+            if libc::geteuid() == 0
+                && (libc::setgroups(0, std::ptr::null()) != 0
+                    || libc::setgid(65534) != 0
+                    || libc::setuid(65534) != 0)
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = c.output().unwrap();
+    let err = support::stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning: SCHED_FIFO priority 10 was refused")
+            && err.contains("RLIMIT_RTPRIO is 0")
+            && err.contains("LimitRTPRIO=10"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: memory was not locked")
+            && err.contains("RLIMIT_MEMLOCK is 0.1 MiB")
+            && err.contains("LimitMEMLOCK=infinity"),
+        "{err}"
+    );
+    assert!(err.contains("timing: 3 ticks"), "the run went on: {err}");
+    // Off the wall clock it means nothing, and says so.
+    let out = support::affect(&["run", "examples/navigator.affect", "--sched-fifo", "10"]);
+    assert_eq!(out.status.code(), Some(2), "{}", support::stderr(&out));
+    assert!(support::stderr(&out).contains("--sched-fifo is for runs on the wall clock"));
+}

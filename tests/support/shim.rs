@@ -21,7 +21,7 @@ pub fn shim() -> PathBuf {
             .args(["-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o"])
             .arg(&out)
             .arg(workspace().join("shim/i2c_shim.c"))
-            .arg("-ldl")
+            .args(["-ldl", "-lm"])
             .status()
             .unwrap_or_else(|e| panic!("the C compiler `{cc}` runs: {e}"));
         assert!(status.success(), "the shim builds with {cc}");
@@ -34,6 +34,9 @@ pub fn shim() -> PathBuf {
 pub struct Bus {
     pub dir: super::Scratch,
 }
+
+/// The size of the shim's state file (`struct state`).
+pub const STATE_SIZE: usize = 864;
 
 // A0 (light, gain 4.096 V): 1.0 V is code 8000 (0x1F40); A1 (sound, gain 2.048 V): 0.256 V
 // is code 4096 (0x1000).
@@ -58,17 +61,25 @@ impl Bus {
 
     /// `affect run --hardware` of the navigator on this bus.
     pub fn navigator(&self, extra: &[&str]) -> Command {
+        let mut c = self.run("examples/navigator.affect");
+        c.args(["--sim-device", "place", "--sim-device", "loud_noise"])
+            .args(extra);
+        c
+    }
+
+    /// `affect run PROGRAM --hardware` on this bus, without memories, tracing.
+    pub fn run(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut c = affect_command();
         c.env("LD_PRELOAD", shim())
             .env("AFFECT_SHIM_STATE", self.state())
             .env("AFFECT_SHIM_LOG", self.log())
             .env("AFFECT_SHIM_A0", A0_VOLTS)
             .env("AFFECT_SHIM_A1", A1_VOLTS)
-            .args(["run", "examples/navigator.affect", "--hardware"])
-            .args(["--sim-device", "place", "--sim-device", "loud_noise"])
+            .arg("run")
+            .arg(program)
+            .arg("--hardware")
             .args(["--no-persist", "--quiet", "--trace"])
-            .arg(self.trace())
-            .args(extra);
+            .arg(self.trace());
         c
     }
 
@@ -76,8 +87,8 @@ impl Bus {
     /// before the run has created the state.
     pub fn romi(&self) -> Vec<u8> {
         match std::fs::read(self.state()) {
-            Ok(s) if s.len() == 256 => {
-                assert_eq!(&s[..8], b"AFSHIM01");
+            Ok(s) if s.len() == STATE_SIZE => {
+                assert_eq!(&s[..8], b"AFSHIM02");
                 s[64..64 + 43].to_vec()
             }
             _ => vec![0; 43],
@@ -175,14 +186,18 @@ pub struct Transfer {
     pub write: bool,
     pub address: u8,
     pub bytes: Vec<u8>,
+    /// The errno's name of a transfer that failed (`EREMOTEIO`: no acknowledge).
+    pub error: Option<String>,
 }
 
 impl Transfer {
     pub fn parse(line: &str) -> Transfer {
         let f: Vec<&str> = line.split(' ').collect();
         assert_eq!(f.len(), 5, "log line {line:?}");
-        let hex = f[4];
-        assert!(!hex.starts_with('-'), "a transfer failed: {line}");
+        let (hex, error) = match f[4].strip_prefix('-') {
+            Some(errno) => ("", Some(errno.to_string())),
+            None => (f[4], None),
+        };
         Transfer {
             ns: f[0].parse().unwrap(),
             pid: f[1].parse().unwrap(),
@@ -192,6 +207,7 @@ impl Transfer {
                 .step_by(2)
                 .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
                 .collect(),
+            error,
         }
     }
 }
