@@ -411,6 +411,17 @@ impl<'p> Run<'p> {
             let devices = h.simulated.iter().filter(|(_, w)| w != "leaf");
             let devices = devices.map(|(n, w)| (n.as_str(), w.as_str()));
             let leaves = first.agent.simulated_leaves.iter();
+            for text in &h.warnings {
+                let _ = obs.line(
+                    0,
+                    0.0,
+                    &first.agent.name,
+                    &Event::Log {
+                        level: "warn",
+                        text: text.clone(),
+                    },
+                );
+            }
             for (name, what) in devices.chain(leaves.map(|n| (n.as_str(), "leaf"))) {
                 let _ = obs.line(
                     0,
