@@ -7,7 +7,7 @@ use crate::devices::sim::SharedWorld;
 use crate::devices::{DeviceError, Direction, EdgeSource, Motor, MotorCommand, MotorStatus};
 use crate::devices::{Output, Sensor};
 use crate::leaf::Leaf;
-use crate::record::tape::{ReplayTape, Replayed, Tape, Taped, TapedMotor};
+use crate::tape::{ReplayTape, Replayed, Tape, Taped, TapedMotor};
 use crate::world::AgentId;
 use affect_compiler::diagnostic::Diagnostic;
 use affect_compiler::ir::program::{
