@@ -392,11 +392,9 @@ impl Converter {
         }
         rename_ports(el, &id, Dialect::V3);
         match id.as_str() {
-            "Parallel" => {
-                if el.attr("success_threshold").is_none() {
-                    // v4's default; v3 requires the port.
-                    el.set("success_threshold", "-1");
-                }
+            // v4's default; v3 requires the port.
+            "Parallel" if el.attr("success_threshold").is_none() => {
+                el.set("success_threshold", "-1");
             }
             "SubTree" => {
                 el.name = "SubTreePlus".into();
