@@ -11,9 +11,12 @@
  *     programmable;
  *   - a Pololu Romi 32U4 board running Pololu's RomiRPiSlaveDemo (pololu-rpi-slave-arduino
  *     -library): the 43-byte shared buffer, a write is [offset, data...] applied at the STOP,
- *     a read answers from a snapshot taken when the offset arrived; the encoder counts follow
- *     the motor speeds held in the buffer (12 counts a second per unit of speed), integrated
- *     over CLOCK_MONOTONIC.
+ *     a read answers from a snapshot taken when the offset arrived; a read that comes less
+ *     than 100 us after the previous write to it is not acknowledged (the AVR's TWI module
+ *     is off until its STOP interrupt is handled: why a_star.py sleeps 100 us); each wheel's
+ *     speed follows the commanded one with a motor's acceleration (it reaches full speed in
+ *     about 0.2 s), at 12 counts a second per unit of speed, less a little slip that varies
+ *     with time, integrated over CLOCK_MONOTONIC.
  *
  * State lives in a file mapped shared (AFFECT_SHIM_STATE), so every process that loads the
  * shim (the runtime, its watchdog, a test) sees one bus; a test reads the Romi's buffer from it
@@ -32,6 +35,14 @@
  *                       (default 1; 0 stalls it)
  *   AFFECT_SHIM_FAIL    "ADDR,AFTER,COUNT": after AFTER transfers to ADDR, the next COUNT
  *                       fail with EREMOTEIO (no acknowledge)
+ * Faults on reads (AFTER counts the reads from ADDR that went before; COUNT reads are hit):
+ *   AFFECT_SHIM_FLIP    "ADDR,AFTER,COUNT,BYTE,BIT": bit BIT of byte BYTE of the read is
+ *                       flipped (a corrupted transfer)
+ *   AFFECT_SHIM_STRETCH "ADDR,AFTER,COUNT": the slave stretched the clock and the Pi's
+ *                       controller sampled too early (the BCM2835's clock-stretching bug):
+ *                       the bytes read are shifted one bit, the first bit lost
+ *   AFFECT_SHIM_LATE    "ADDR,AFTER,COUNT,MICROS": the answer comes MICROS us late (the
+ *                       slave holds the clock), then is right
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -39,6 +50,7 @@
 #include <fcntl.h>
 #include <linux/i2c-dev.h>
 #include <linux/i2c.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,10 +72,17 @@
 #define ROMI_RIGHT_ENCODER 41
 #define ROMI_MAX_WRITE 16
 #define COUNTS_PER_SPEED_SECOND 12.0
+/* How fast a wheel's speed follows its command, counts a second per second: 3,600 counts a
+ * second (full speed) in about 0.2 s. */
+#define ACCELERATION 18000.0
+/* The share of the wheel's turning lost to slip, at most (it varies with time). */
+#define SLIP 0.03
+/* A read this soon after a write to the Romi finds its TWI module off. */
+#define READ_AFTER_WRITE_NS 100000
 
 /* The state file's layout; tests read it at these offsets (shim/README.md). */
 struct state {
-    char magic[8];            /* 0: "AFSHIM01" */
+    char magic[8];            /* 0: "AFSHIM02" */
     uint32_t ads_address;     /* 8: 0 when absent */
     uint32_t romi_address;    /* 12: 0 when absent */
     double volts[4];          /* 16: AIN0..AIN3 */
@@ -82,12 +101,23 @@ struct state {
     int32_t fail_after;       /* 244: transfers to fail_address before failures, -1 never */
     uint32_t fail_count;      /* 248 */
     uint32_t transfers;       /* 252: every transfer so far */
+    struct fault {
+        uint32_t address;     /* 0 when not set */
+        int32_t after;        /* reads from the address before the fault */
+        uint32_t count;       /* reads it hits */
+        uint32_t arg[2];      /* FLIP: byte, bit; LATE: micros */
+    } flip, stretch, late;    /* 256, 276, 296 */
+    uint32_t reads_from[128]; /* 316: reads from each address */
+    int64_t romi_write_ns;    /* 832: when the last write to the Romi ended */
+    double velocity[2];       /* 840: each wheel's speed, counts a second */
+    int64_t romi_start_ns;    /* 856: when the state was made (the slip's phase) */
 };
 
 _Static_assert(offsetof(struct state, romi) == 64, "layout");
 _Static_assert(offsetof(struct state, ads_config) == 200, "layout");
 _Static_assert(offsetof(struct state, counts) == 216, "layout");
-_Static_assert(sizeof(struct state) == 256, "layout");
+_Static_assert(offsetof(struct state, flip) == 256, "layout");
+_Static_assert(sizeof(struct state) == 864, "layout");
 
 #define MAX_FDS 4096
 
@@ -126,9 +156,26 @@ static uint32_t env_address(const char *name, uint32_t dflt) {
     return (uint32_t)strtoul(v, NULL, 0);
 }
 
+/* "ADDR,AFTER,COUNT[,ARG[,ARG]]" */
+static void read_fault(struct fault *fl, const char *name) {
+    const char *v = getenv(name);
+    if (!v || !*v) return;
+    char *end;
+    fl->address = (uint32_t)strtoul(v, &end, 0);
+    if (*end == ',') fl->after = (int32_t)strtol(end + 1, &end, 0);
+    if (*end == ',') fl->count = (uint32_t)strtoul(end + 1, &end, 0);
+    for (int i = 0; i < 2 && *end == ','; i++) fl->arg[i] = (uint32_t)strtoul(end + 1, &end, 0);
+}
+
+/* Whether the fault hits this read (the `n`th from its address, from 0). */
+static int hits(const struct fault *fl, int addr, uint32_t n) {
+    return fl->address && (int)fl->address == addr && n >= (uint32_t)fl->after &&
+           n < (uint32_t)fl->after + fl->count;
+}
+
 static void init_state(struct state *s) {
     memset(s, 0, sizeof *s);
-    memcpy(s->magic, "AFSHIM01", 8);
+    memcpy(s->magic, "AFSHIM02", 8);
     s->ads_address = env_address("AFFECT_SHIM_ADS1115", 0x48);
     s->romi_address = env_address("AFFECT_SHIM_ROMI", 20);
     const char *names[4] = {"AFFECT_SHIM_A0", "AFFECT_SHIM_A1", "AFFECT_SHIM_A2", "AFFECT_SHIM_A3"};
@@ -141,7 +188,11 @@ static void init_state(struct state *s) {
     memcpy(&s->romi[ROMI_BATTERY], &mv, 2);
     memcpy(s->romi_snapshot, s->romi, sizeof s->romi);
     s->romi_last_ns = now_ns();
+    s->romi_start_ns = s->romi_last_ns;
     s->fail_after = -1;
+    read_fault(&s->flip, "AFFECT_SHIM_FLIP");
+    read_fault(&s->stretch, "AFFECT_SHIM_STRETCH");
+    read_fault(&s->late, "AFFECT_SHIM_LATE");
     const char *f = getenv("AFFECT_SHIM_FAIL");
     if (f && *f) {
         char *end;
@@ -183,7 +234,7 @@ __attribute__((constructor)) static void shim_init(void) {
         return;
     }
     st = m;
-    if (fresh || memcmp(st->magic, "AFSHIM01", 8) != 0) init_state(st);
+    if (fresh || memcmp(st->magic, "AFSHIM02", 8) != 0) init_state(st);
     flock(fd, LOCK_UN);
     state_fd = fd;
     const char *log = getenv("AFFECT_SHIM_LOG");
@@ -280,9 +331,17 @@ static void romi_update(void) {
     st->romi_last_ns = now;
     if (dt <= 0) return;
     int16_t speed[2] = {le16(&st->romi[ROMI_LEFT_MOTOR]), le16(&st->romi[ROMI_RIGHT_MOTOR])};
+    double t = (double)(now - st->romi_start_ns) / 1e9;
     for (int w = 0; w < 2; w++) {
         int16_t s = speed[w] > 300 ? 300 : speed[w] < -300 ? -300 : speed[w];
-        st->counts[w] += s * COUNTS_PER_SPEED_SECOND * st->gain[w] * dt;
+        /* The wheel's speed moves toward the command at the motor's acceleration. */
+        double target = s * COUNTS_PER_SPEED_SECOND * st->gain[w];
+        double v0 = st->velocity[w], step = ACCELERATION * dt;
+        double v1 = fabs(target - v0) <= step ? target : v0 + (target > v0 ? step : -step);
+        st->velocity[w] = v1;
+        /* A little slip, different for each wheel and over time. */
+        double slip = SLIP * (0.5 + 0.5 * sin(3.0 * t + 1.7 * w));
+        st->counts[w] += 0.5 * (v0 + v1) * dt * (1.0 - slip);
         double c = st->counts[w];
         long long whole = c < 0 ? (long long)(c - 0.5) : (long long)(c + 0.5);
         int16_t wrapped = (int16_t)(uint16_t)(whole & 0xFFFF);
@@ -291,6 +350,7 @@ static void romi_update(void) {
 }
 
 static int romi_write(const uint8_t *b, size_t n) {
+    st->romi_write_ns = now_ns();
     if (n == 0) return 0;
     romi_update();
     /* receive(): the first byte is the offset, and takes the read snapshot. */
@@ -316,6 +376,18 @@ static int romi_read(uint8_t *b, size_t n) {
 
 /* ---------------------------------------------------------------- the bus */
 
+/* The injected faults that hit the `nth` read from `addr`. */
+static void corrupt(int addr, uint32_t nth, uint8_t *b, size_t n) {
+    if (hits(&st->flip, addr, nth) && st->flip.arg[0] < n) b[st->flip.arg[0]] ^= (uint8_t)(1u << (st->flip.arg[1] & 7));
+    if (hits(&st->stretch, addr, nth)) {
+        for (size_t i = 0; i < n; i++) b[i] = (uint8_t)(b[i] << 1 | (i + 1 < n ? b[i + 1] >> 7 : 1));
+    }
+    if (hits(&st->late, addr, nth)) {
+        struct timespec ts = {st->late.arg[0] / 1000000, (long)(st->late.arg[0] % 1000000) * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* One transfer (START..STOP) to `addr`; returns 0 or an errno. */
 static int transfer(int addr, int is_read, uint8_t *b, size_t n) {
     flock(state_fd, LOCK_EX);
@@ -329,6 +401,13 @@ static int transfer(int addr, int is_read, uint8_t *b, size_t n) {
             err = EREMOTEIO;
         }
     }
+    uint32_t nth = 0;
+    if (is_read && addr >= 0 && addr < 128) nth = st->reads_from[addr]++;
+    if (!err && is_read && st->romi_address && addr == (int)st->romi_address &&
+        now_ns() - st->romi_write_ns < READ_AFTER_WRITE_NS) {
+        /* Too soon after a write: the AVR does not acknowledge its address. */
+        err = EREMOTEIO;
+    }
     if (!err) {
         if (st->ads_address && addr == (int)st->ads_address) {
             is_read ? ads_read(b, n) : ads_write(b, n);
@@ -339,6 +418,7 @@ static int transfer(int addr, int is_read, uint8_t *b, size_t n) {
             err = EREMOTEIO;
         }
     }
+    if (!err && is_read) corrupt(addr, nth, b, n);
     flock(state_fd, LOCK_UN);
     log_transfer(is_read ? 'R' : 'W', addr, b, n, err);
     return err;

@@ -466,3 +466,75 @@ fn build_refuses_a_program_that_does_not_check() {
         assert!(!xml.exists(), "{emit}: {} was written", xml.display());
     }
 }
+
+/// `affect run` reads each file of an XML program once, however many files include it: the
+/// reads counted through the toolchain's one reader (`AFFECT_LOG_READS`).
+#[test]
+fn run_reads_each_xml_file_once() {
+    let dir = support::scratch("groot_cli", "reads");
+    let tree = |id: &str, includes: &[&str], body: &str| {
+        let inc: String = includes
+            .iter()
+            .map(|p| format!("<include path=\"{p}\"/>"))
+            .collect();
+        format!(
+            "<root BTCPP_format=\"4\">{inc}<BehaviorTree ID=\"{id}\">{body}</BehaviorTree></root>"
+        )
+    };
+    // A diamond: main includes a and sub/b, both include c.
+    support::write_temp(&dir, "c.xml", &tree("C", &[], "<AlwaysSuccess/>"));
+    support::write_temp(&dir, "a.xml", &tree("A", &["c.xml"], "<SubTree ID=\"C\"/>"));
+    support::write_temp(
+        &dir.join("sub"),
+        "b.xml",
+        &tree("B", &["../c.xml"], "<SubTree ID=\"C\"/>"),
+    );
+    let main = support::write_temp(
+        &dir,
+        "main.xml",
+        &tree(
+            "Main",
+            &["a.xml", "sub/b.xml"],
+            "<Sequence><SubTree ID=\"A\"/><SubTree ID=\"B\"/></Sequence>",
+        )
+        .replace("<root ", "<root main_tree_to_execute=\"Main\" "),
+    );
+    let out = support::affect_command()
+        .env("AFFECT_LOG_READS", "1")
+        .args(["run", main.to_str().expect("UTF-8"), "--no-persist"])
+        .output()
+        .expect("the affect binary runs");
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let mut reads: Vec<String> = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("affect: reading "))
+        .map(|p| {
+            // `sub/../c.xml` is `c.xml`.
+            let p = std::path::Path::new(p);
+            let parent = p
+                .parent()
+                .expect("a directory")
+                .canonicalize()
+                .expect("exists");
+            parent
+                .join(p.file_name().expect("a file"))
+                .display()
+                .to_string()
+        })
+        .collect();
+    reads.sort();
+    let mut expected: Vec<String> = ["a.xml", "c.xml", "main.xml", "sub/b.xml"]
+        .iter()
+        .map(|f| {
+            dir.canonicalize()
+                .expect("exists")
+                .join(f)
+                .display()
+                .to_string()
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(reads, expected, "{err}");
+    assert!(err.contains("root SUCCESS"), "{err}");
+}

@@ -113,3 +113,29 @@ fn xml_fixtures_cover_every_import_code() {
         );
     }
 }
+
+/// `affect check FILE.xml` through the binary: the checker's diagnostics of XML checked as
+/// imported, each at the XML file, line and attribute it is about (an included file's in that
+/// file), never in `.affect` text the import would print.
+#[test]
+fn xml_check_fixtures() {
+    let workspace = support::workspace();
+    insta::glob!("fixtures/xml/check/*.xml", |path| {
+        let rel = path.strip_prefix(&workspace).expect("in the workspace");
+        let rel = rel.to_str().expect("a UTF-8 path");
+        let out = support::affect(&["check", rel]);
+        let err = support::stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{rel}: {err}");
+        // Every diagnostic's place names an XML file.
+        let places: Vec<&str> = err.lines().filter(|l| l.contains(",-[ ")).collect();
+        assert!(!places.is_empty(), "{rel}: {err}");
+        for p in places {
+            assert!(
+                p.contains(".xml:"),
+                "{rel}: a place outside the XML: {p}\n{err}"
+            );
+        }
+        assert!(!err.contains("(imported)"), "{rel}: {err}");
+        insta::assert_snapshot!(err);
+    });
+}

@@ -469,3 +469,117 @@ fn ctrl_c_stops_every_process() {
     assert_eq!(pids.len(), 4, "a robot and three hosts: {pids:?}");
     none_left(&pids);
 }
+
+/// A launcher killed with SIGKILL leaves nothing behind: its temporary folder (the launch's
+/// fresh secret keys, the processes' traces) is removed by its cleaner, and every process it
+/// started stops when the launcher's end of its pipe closes.
+#[test]
+fn a_killed_launcher_leaves_no_keys_traces_or_processes() {
+    let dir = support::scratch("net_launch", "kill_launcher");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let mut child = affect()
+        .arg("launch")
+        .arg(example("failover.affect"))
+        .args(["--speed", "4", "--quiet"])
+        .env("TMPDIR", &tmp)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let launch_dir = || {
+        std::fs::read_dir(&tmp)
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .find(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("affect-launch-")
+            })
+    };
+    // Running: the fresh keys written and every process's trace begun (a robot and three
+    // hosts, and the launcher's own).
+    let began = Instant::now();
+    let running = loop {
+        assert!(
+            began.elapsed() < Duration::from_secs(60),
+            "the launch did not start: {:?}",
+            launch_dir()
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the launch ended early"
+        );
+        if let Some(d) = launch_dir() {
+            let traces = std::fs::read_dir(&d)
+                .map(|r| {
+                    r.filter(|e| {
+                        e.as_ref()
+                            .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+                    })
+                    .count()
+                })
+                .unwrap_or(0);
+            if d.join("keys").join("launch.key").exists() && traces == 5 {
+                break d;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let children = processes_mentioning(&running);
+    assert_eq!(
+        children.len(),
+        5,
+        "a robot, three hosts and the cleaner: {children:?}"
+    );
+    // SAFETY: kill(2) on our own child.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGKILL);
+    }
+    child.wait().unwrap();
+    let began = Instant::now();
+    while running.exists() {
+        assert!(
+            began.elapsed() < Duration::from_secs(15),
+            "the launch's folder is still there: {:?}",
+            std::fs::read_dir(&running).map(|r| r.count())
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(launch_dir(), None);
+    // Orphans now: whoever adopted them may leave them as zombies, which are gone too.
+    let began = Instant::now();
+    loop {
+        let left: Vec<&u64> = children.iter().filter(|p| running_now(**p)).collect();
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(15),
+            "processes left behind: {left:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Whether process `pid` exists and is not a zombie (Linux: `/proc/PID/stat`).
+fn running_now(pid: u64) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+    })
+}
+
+/// The processes whose command line names `path` (Linux: `/proc/PID/cmdline`).
+fn processes_mentioning(path: &Path) -> Vec<u64> {
+    let needle = path.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u64>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&needle))
+        })
+        .collect()
+}

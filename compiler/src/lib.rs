@@ -1,6 +1,7 @@
 //! The affect compiler as a library: text in, syntax trees, diagnostics and artefacts out.
 //! It does no IO of its own; the `affect` command reads files and passes their text in.
 
+pub mod btcpp;
 pub mod builtins;
 pub mod codes;
 pub mod diagnostic;

@@ -7,8 +7,19 @@ use std::path::Path;
 
 /// A source file's text: a regular file of at most `MAX_SOURCE_BYTES`, UTF-8 without NUL.
 pub fn read_source(path: &Path) -> Result<String, SourceError> {
+    log_read(path);
     let bytes = read_bytes(path, MAX_SOURCE_BYTES)?;
     source::decode(&path.display().to_string(), bytes)
+}
+
+/// With `AFFECT_LOG_READS` set, says on standard error which source file is read, each time
+/// one is: how a test through the binary counts the reads of a command (`affect run` reads
+/// each file of a program once, `tests/cli_check.rs`).
+fn log_read(path: &Path) {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *ON.get_or_init(|| std::env::var_os("AFFECT_LOG_READS").is_some()) {
+        eprintln!("affect: reading {}", path.display());
+    }
 }
 
 /// The bytes of a regular file of at most `limit` bytes. A device, FIFO, socket or

@@ -168,10 +168,14 @@ pub fn run(
         let now = clock.now_ms();
         for raw in control.drain() {
             if let Some(m) = node.accept(&raw) {
-                if let (Body::Partition { for_ms }, true) =
-                    (&m.body, m.to.as_deref() == Some(host.as_str()))
-                {
-                    cut_off_until = now + for_ms.max(0.0);
+                match (&m.body, m.to.as_deref() == Some(host.as_str())) {
+                    (Body::Partition { for_ms }, true) => {
+                        cut_off_until = now + for_ms.max(0.0);
+                    }
+                    (Body::Start { epoch_ms }, _) if m.from == crate::keys::LAUNCHER => {
+                        node.learn_launch(*epoch_ms);
+                    }
+                    _ => {}
                 }
             }
         }

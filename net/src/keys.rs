@@ -7,7 +7,9 @@
 //! - `<member>.key`: `{"name": "UAV", "secret": "<base64 32-byte Ed25519 seed>"}`, mode 0600
 //!
 //! A member's secret key stays on its machine; `team.pub` goes to every machine of the team.
+//! Both are refused when others may change them, or read a secret key (`key_modes.rs`).
 
+use crate::key_modes::{self, What};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
@@ -51,6 +53,8 @@ impl Identity {
     /// The member's key from `DIR/<name>.key`.
     pub fn load(dir: &Path, name: &str) -> Result<Identity, String> {
         let path = secret_path(dir, name);
+        key_modes::check(dir, What::Dir)?;
+        key_modes::check(&path, What::Secret)?;
         let text = read(&path)?;
         let file: SecretFile = serde_json::from_str(&text)
             .map_err(|e| format!("`{}` is not a secret key file: {e}", path.display()))?;
@@ -112,6 +116,8 @@ impl TeamKeys {
     /// The team's public keys from `DIR/team.pub`.
     pub fn load(dir: &Path) -> Result<TeamKeys, String> {
         let path = dir.join(TEAM_FILE);
+        key_modes::check(dir, What::Dir)?;
+        key_modes::check(&path, What::Team)?;
         let text = read(&path)?;
         let file: TeamFile = serde_json::from_str(&text)
             .map_err(|e| format!("`{}` is not a team key file: {e}", path.display()))?;
@@ -172,7 +178,12 @@ fn read(path: &Path) -> Result<String, String> {
 /// keys of the same names are kept (so adding a member does not re-key the others); the
 /// team file lists every member's public key.
 pub fn generate(dir: &Path, team: &str, names: &[String]) -> Result<Vec<String>, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    if !dir.exists() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+        key_modes::set(dir, key_modes::DIR_MODE)?;
+    }
+    key_modes::check(dir, What::Dir)?;
     let mut members = BTreeMap::new();
     let mut created = Vec::new();
     for name in names {
@@ -194,6 +205,7 @@ pub fn generate(dir: &Path, team: &str, names: &[String]) -> Result<Vec<String>,
     let text = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())? + "\n";
     let path = dir.join(TEAM_FILE);
     std::fs::write(&path, text).map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+    key_modes::set(&path, key_modes::TEAM_MODE)?;
     Ok(created)
 }
 
@@ -206,7 +218,7 @@ fn write_secret(path: &Path, text: &str) -> Result<(), String> {
         let mut f = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
-            .mode(0o600)
+            .mode(key_modes::SECRET_MODE)
             .open(path)
             .map_err(fail)?;
         f.write_all(text.as_bytes()).map_err(fail)
@@ -259,5 +271,38 @@ mod tests {
         let again = Identity::load(&dir, "UAV").unwrap();
         assert_eq!(again.public(), uav.public());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Whatever the umask, `affect keys` makes the folder 0700, `team.pub` 0644 and every
+    /// secret key 0600; a key folder, `team.pub` or secret key others could change (or read,
+    /// for a secret) is refused where the keys are loaded.
+    #[cfg(unix)]
+    #[test]
+    fn key_files_get_their_modes_and_lax_ones_are_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("keys");
+        // SAFETY: umask(2) cannot fail; the old mask is put back below.
+        let old = unsafe { libc::umask(0) };
+        let made = generate(&dir, "T", &["UAV".to_string()]);
+        unsafe { libc::umask(old) };
+        made.unwrap();
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&dir.join(TEAM_FILE)), 0o644);
+        assert_eq!(mode(&dir.join("UAV.key")), 0o600);
+        assert!(TeamKeys::load(&dir).is_ok() && Identity::load(&dir, "UAV").is_ok());
+        key_modes::set(&dir.join("UAV.key"), 0o640).unwrap();
+        let e = Identity::load(&dir, "UAV").err().unwrap();
+        assert!(e.contains("its group may read it"), "{e}");
+        key_modes::set(&dir.join("UAV.key"), 0o600).unwrap();
+        key_modes::set(&dir.join(TEAM_FILE), 0o666).unwrap();
+        let e = TeamKeys::load(&dir).unwrap_err();
+        assert!(e.contains("could swap the team's public keys"), "{e}");
+        key_modes::set(&dir.join(TEAM_FILE), 0o644).unwrap();
+        key_modes::set(&dir, 0o777).unwrap();
+        assert!(TeamKeys::load(&dir).is_err() && Identity::load(&dir, "UAV").is_err());
+        assert!(generate(&dir, "T", &["UAV".to_string()]).is_err());
+        key_modes::set(&dir, 0o700).unwrap();
     }
 }

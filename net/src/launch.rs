@@ -46,6 +46,8 @@ pub struct LaunchConfig {
     pub trace: Option<PathBuf>,
     /// The team's key directory; `None`: fresh keys for this launch, thrown away after.
     pub keys: Option<PathBuf>,
+    /// Every process's freshness window, in wall-clock ms (`None`: the default).
+    pub freshness_ms: Option<f64>,
     pub faults: Vec<Fault>,
     /// `--engine` for the robots.
     pub engine: Option<String>,
@@ -120,12 +122,51 @@ fn signal(child: &Child, sig: i32) {
     }
 }
 
-/// A scratch directory for the children's traces (and fresh keys), removed at the end.
-struct Scratch(PathBuf);
+/// A scratch directory for the children's traces (and fresh keys), removed at the end, and
+/// by its reaper if the launcher dies first (`kill -9`): a shell whose standard input is a
+/// pipe only the launcher holds. When the pipe closes, the reaper removes the directory
+/// (again, while the children, which stop when their own pipes close, may still be writing
+/// their last lines). It ignores the terminal's signals, so Ctrl-C does not take it first.
+struct Scratch(PathBuf, Option<Child>);
+
+impl Scratch {
+    fn create(path: PathBuf) -> Result<Scratch, String> {
+        std::fs::create_dir_all(&path)
+            .map_err(|e| format!("cannot create `{}`: {e}", path.display()))?;
+        Ok(Scratch(path.clone(), reaper(&path)?))
+    }
+}
+
+#[cfg(unix)]
+fn reaper(path: &Path) -> Result<Option<Child>, String> {
+    Command::new("/bin/sh")
+        .args([
+            "-c",
+            "trap '' INT TERM HUP; cat >/dev/null; \
+                 for i in 1 2 3 4 5 6 7 8 9 10; do \
+                 rm -rf \"$0\"; [ -e \"$0\" ] || exit 0; sleep 0.5; done",
+        ])
+        .arg(path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map(Some)
+        .map_err(|e| format!("cannot start the cleaner of `{}`: {e}", path.display()))
+}
+
+#[cfg(not(unix))]
+fn reaper(_path: &Path) -> Result<Option<Child>, String> {
+    Ok(None)
+}
 
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+        if let Some(mut reaper) = self.1.take() {
+            drop(reaper.stdin.take());
+            let _ = reaper.wait();
+        }
     }
 }
 
@@ -137,13 +178,11 @@ pub fn run(
     stop: Arc<AtomicBool>,
 ) -> Result<Outcome, String> {
     let team = world.name.clone();
-    let scratch = Scratch(std::env::temp_dir().join(format!(
+    let scratch = Scratch::create(std::env::temp_dir().join(format!(
         "affect-launch-{}-{}",
         std::process::id(),
         unix_ms() as u64
-    )));
-    std::fs::create_dir_all(&scratch.0)
-        .map_err(|e| format!("cannot create `{}`: {e}", scratch.0.display()))?;
+    )))?;
     let members = crate::startup::members(program, world)?;
     let key_dir = match &config.keys {
         Some(d) => d.clone(),
@@ -155,6 +194,10 @@ pub fn run(
         listen: vec![endpoint(hub)],
         ..Endpoints::default()
     })?;
+    if !config.quiet {
+        // Where another program (a monitor, a Python member) joins the team.
+        eprintln!("launch: the team meets at {}", endpoint(hub));
+    }
     let mut me = Node::join(
         session,
         &team,
@@ -162,7 +205,14 @@ pub fn run(
         Some(Identity::load(&key_dir, LAUNCHER)?),
         Some(TeamKeys::load(&key_dir)?),
     )?;
+    if let Some(w) = config.freshness_ms {
+        me.acceptance.window_ms = w;
+    }
     let restart_in = me.subscribe("restart")?;
+    // Only the launcher says `start` and `partition`: one under its name from elsewhere (an
+    // old launch's, replayed) is refused and told.
+    let control_in = me.subscribe("control")?;
+    let mut refusals = crate::refusals::Refusals::create(&scratch.0.join("launch.jsonl"))?;
     let alive_in = me.watch_alive()?;
     let ready_in = watch_ready(&me)?;
 
@@ -193,12 +243,16 @@ pub fn run(
     for p in &procs {
         progress.watch(&p.trace);
     }
+    progress.watch(refusals.path());
     let mut outcome = Outcome::default();
     // Everyone up and linked, then start.
     let expected: BTreeSet<String> = members.iter().filter(|m| *m != LAUNCHER).cloned().collect();
     outcome.interrupted = !wait_ready(&mut procs, &ready_in, &team, &expected, &stop)?;
     let epoch = unix_ms() + START_LEAD_MS;
     let clock = team_clock(epoch, config.speed, stop.clone());
+    // The launcher is of this launch before it says so: its `start` and everything after
+    // are from a process no older than the epoch, which the others then hold to.
+    me.learn_launch(epoch);
     if !outcome.interrupted {
         me.publish(0.0, None, Vec::new(), Body::Start { epoch_ms: epoch });
     }
@@ -233,6 +287,10 @@ pub fn run(
                 restarts.ask(m.body, now, program, world);
             }
         }
+        for raw in control_in.drain() {
+            me.accept(&raw);
+        }
+        refusals.take(&mut me, now);
         while let Some((host, component)) = restarts.due(now) {
             let p = spawner.spawn(
                 Role::Host,
@@ -261,10 +319,19 @@ pub fn run(
         std::thread::sleep(Duration::from_millis(5));
     }
     shut_down(&mut procs);
+    refusals.take(&mut me, clock.now_ms());
     progress.look();
     outcome.counts = progress.counts;
     outcome.wall = began.elapsed();
-    conclude(&procs, outcome, &fault_log, program, world, config)
+    conclude(
+        &procs,
+        refusals.path(),
+        outcome,
+        &fault_log,
+        program,
+        world,
+        config,
+    )
 }
 
 /// The world time the longest-running robot takes: its ticks (`--ticks`, else the world's,
@@ -349,6 +416,7 @@ impl Restarts {
 /// After the launch: who ran, the merged trace and what it says about the faults.
 fn conclude(
     procs: &[Proc],
+    launcher_trace: &Path,
     mut outcome: Outcome,
     fault_log: &[(Fault, f64)],
     program: &Program,
@@ -363,7 +431,8 @@ fn conclude(
                 .push((p.name.clone(), p.exit.and_then(|s| s.code())));
         }
     }
-    let traces: Vec<&Path> = procs.iter().map(|p| p.trace.as_path()).collect();
+    let mut traces: Vec<&Path> = procs.iter().map(|p| p.trace.as_path()).collect();
+    traces.push(launcher_trace);
     let merged = crate::merge::merge(&traces)?;
     outcome.measures = crate::merge::measure(&merged, fault_log, program, world);
     outcome.summaries = summaries(&merged, procs);
@@ -645,6 +714,9 @@ impl Spawner<'_> {
         }
         if let Some(l) = c.loss {
             cmd.args(["--loss", &l.to_string()]);
+        }
+        if let Some(w) = c.freshness_ms {
+            cmd.args(["--freshness", &w.to_string()]);
         }
         match epoch.or(self.epoch) {
             Some(e) => {

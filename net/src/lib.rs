@@ -5,15 +5,18 @@
 //! The in-process simulator stays the default: this crate only plugs a
 //! [`affect_runtime::network::Network`] into the ordinary run loop.
 
+pub mod accept;
 pub mod call;
 pub mod clock;
 pub mod faults;
 pub mod host;
+pub mod key_modes;
 pub mod keys;
 pub mod launch;
 pub mod merge;
 pub mod node;
 pub mod progress;
+pub mod refusals;
 pub mod robot;
 pub mod startup;
 pub mod wire;
@@ -46,6 +49,9 @@ pub struct NetOptions {
     pub await_start: bool,
     /// Message loss instead of the world's.
     pub loss: Option<f64>,
+    /// The freshness window in wall-clock milliseconds (default
+    /// [`accept::DEFAULT_WINDOW_MS`]).
+    pub freshness_ms: Option<f64>,
 }
 
 impl NetOptions {
@@ -107,7 +113,15 @@ fn join(opts: &NetOptions, team: &str, me: &str) -> Result<Node, String> {
         }
     }
     let session = node::open(&opts.endpoints)?;
-    Node::join(session, team, me, identity, keys)
+    let mut node = Node::join(session, team, me, identity, keys)?;
+    if let Some(w) = opts.freshness_ms {
+        node.acceptance.window_ms = w;
+    }
+    // Given its launch's epoch, the process belongs to that launch from the start.
+    if let Some(e) = opts.epoch {
+        node.learn_launch(e);
+    }
+    Ok(node)
 }
 
 /// `affect run FILE --agent NAME --net`: runs one robot of the world as this process.
@@ -181,6 +195,9 @@ pub fn run_host(
     let stop = clock::stop_flag(opts.launched());
     let mut epoch = opts.epoch.unwrap_or_else(clock::unix_ms);
     let mut node = join(opts, &team, host)?;
+    if !only.is_empty() {
+        node.set_part(&only.join(","));
+    }
     let _ready = if opts.await_start {
         let expected = startup::members(program, world)?;
         let (start, token) =

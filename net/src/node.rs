@@ -1,9 +1,9 @@
 //! One process's place in a team on Zenoh: the session (peer mode, multicast scouting off,
 //! explicit endpoints), signing what it publishes, verifying what it receives.
 
+use crate::accept::Acceptance;
 use crate::keys::{Identity, TeamKeys};
 use crate::wire::{self, Body, Message, VERSION};
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::mpsc::{channel, Receiver};
 use zenoh::Wait;
@@ -56,8 +56,18 @@ pub struct Rejection {
     pub why: String,
 }
 
-/// A received sample: key, payload, attachment.
-pub type Raw = (String, Vec<u8>, Option<Vec<u8>>);
+/// A received sample.
+#[derive(Clone, Debug)]
+pub struct Raw {
+    pub key: String,
+    pub payload: Vec<u8>,
+    /// The sender's signature.
+    pub attachment: Option<Vec<u8>>,
+    /// When it arrived, by this machine's wall clock (ms since the Unix epoch): a process
+    /// that takes its messages late (at its next tick, after a stall) does not count its own
+    /// delay against their freshness.
+    pub arrived_ms: f64,
+}
 
 /// A subscription whose samples queue up until polled.
 pub struct Inbox {
@@ -97,14 +107,15 @@ pub struct Node {
     pub team: String,
     pub me: String,
     identity: Option<Identity>,
-    /// The team's public keys; `None` accepts anything (`--unsigned`).
-    keys: Option<TeamKeys>,
-    /// This process's start, in microseconds since the Unix epoch.
+    /// What it accepts: the team's keys, the launch, the processes and sequence numbers
+    /// seen, the freshness window.
+    pub acceptance: Acceptance,
+    /// This process's start, in microseconds since the Unix epoch (or its launch's epoch,
+    /// when later).
     instance: u64,
+    /// Which of its member's processes this is (`Message::part`).
+    part: String,
     seq: u64,
-    /// The last sequence number accepted from each sending process on each key (messages
-    /// on different keys may arrive in any order relative to each other).
-    last_seq: HashMap<(String, u64), u64>,
     pub rejected: Vec<Rejection>,
     /// Messages published and received, for the summary.
     pub published: u64,
@@ -131,15 +142,36 @@ impl Node {
             team: team.to_string(),
             me: me.to_string(),
             identity,
-            keys,
+            acceptance: Acceptance::new(keys),
             instance: (crate::clock::unix_ms() * 1000.0) as u64,
+            part: String::new(),
             seq: (crate::clock::unix_ms() * 1000.0) as u64,
-            last_seq: HashMap::new(),
             rejected: Vec::new(),
             published: 0,
             accepted: 0,
             _token: Some(token),
         })
+    }
+
+    /// This process is one part of its member (`Message::part`): a host process started for
+    /// some of its components only.
+    pub fn set_part(&mut self, part: &str) {
+        self.part = part.to_string();
+    }
+
+    /// This process belongs to the launch whose world time 0 is `epoch_ms`: processes that
+    /// started before it are of an earlier launch and their messages are refused; this one
+    /// counts itself from the epoch when that is later than its start. A launch older than
+    /// the one known changes nothing (false).
+    pub fn learn_launch(&mut self, epoch_ms: f64) -> bool {
+        // In whole milliseconds: an epoch handed on as text (`--epoch 1765...123.457`) and
+        // rounded there must not make a process of the launch look older than it.
+        let epoch_us = (epoch_ms.max(0.0).floor() * 1000.0) as u64;
+        if !self.acceptance.learn_launch(epoch_us) {
+            return false;
+        }
+        self.instance = self.instance.max(epoch_us);
+        true
     }
 
     /// Subscribes to every sender's messages of one kind.
@@ -149,10 +181,12 @@ impl Node {
             .session
             .declare_subscriber(wire::key_all(&self.team, kind))
             .callback(move |sample| {
-                let key = sample.key_expr().as_str().to_string();
-                let payload = sample.payload().to_bytes().into_owned();
-                let attachment = sample.attachment().map(|a| a.to_bytes().into_owned());
-                let _ = tx.send((key, payload, attachment));
+                let _ = tx.send(Raw {
+                    key: sample.key_expr().as_str().to_string(),
+                    payload: sample.payload().to_bytes().into_owned(),
+                    attachment: sample.attachment().map(|a| a.to_bytes().into_owned()),
+                    arrived_ms: crate::clock::unix_ms(),
+                });
             })
             .wait()
             .map_err(|e| format!("cannot subscribe: {e}"))?;
@@ -205,7 +239,9 @@ impl Node {
             team: self.team.clone(),
             from: self.me.clone(),
             instance: self.instance,
+            part: self.part.clone(),
             seq: self.seq,
+            wall_ms: Some(crate::clock::unix_ms()),
             t_ms,
             to,
             lost_for,
@@ -225,8 +261,9 @@ impl Node {
     }
 
     /// Reads and verifies a received sample: the payload must parse, be of this team and
-    /// version, come from the member its key names, carry that member's signature, and be
-    /// newer than the last one accepted from it. Refusals are kept for the trace.
+    /// version, come from the member its key names, and pass [`Acceptance::check`] (its
+    /// signature, freshness, launch, process and sequence number). Refusals are kept for
+    /// the trace.
     pub fn accept(&mut self, raw: &Raw) -> Option<Message> {
         self.check(raw, true)
     }
@@ -237,16 +274,23 @@ impl Node {
         self.check(raw, false)
     }
 
-    fn check(&mut self, (key, payload, attachment): &Raw, track: bool) -> Option<Message> {
+    fn check(&mut self, raw: &Raw, track: bool) -> Option<Message> {
+        let key = &raw.key;
         let claimed = wire::sender_of(&self.team, key).unwrap_or_else(|| "?".into());
-        let msg: Message = match serde_json::from_slice(payload) {
+        let msg: Message = match serde_json::from_slice(&raw.payload) {
             Ok(m) => m,
             Err(e) => {
                 self.refuse(&claimed, "?", format!("unreadable payload: {e}"));
                 return None;
             }
         };
-        if msg.from == self.me {
+        // Its own messages come back to it; a message of this member from another process
+        // (an earlier one's, replayed) is checked as any other.
+        if msg.from == self.me && msg.instance == self.instance && msg.part == self.part {
+            // Its own (a second copy of it is a replay).
+            if let Err(why) = self.acceptance.own_echo(key, &msg) {
+                self.refuse(&msg.from, msg.body.kind(), why);
+            }
             return None;
         }
         let kind = msg.body.kind();
@@ -258,23 +302,22 @@ impl Node {
             );
             return None;
         }
-        if let Some(keys) = &self.keys {
-            let signed = wire::signed_bytes(key, payload);
-            if let Err(r) = keys.verify(&msg.from, &signed, attachment.as_deref()) {
-                self.refuse(&msg.from, kind, r.text().into());
-                return None;
-            }
-            let last = self
-                .last_seq
-                .entry((key.clone(), msg.instance))
-                .or_insert(0);
-            if msg.seq <= *last {
-                self.refuse(&msg.from, kind, "replayed".into());
-                return None;
-            }
-            if track {
-                *last = msg.seq;
-            }
+        if msg.from == self.me {
+            // Its own process is the newest of its part.
+            let (me, part, instance) = (self.me.clone(), self.part.clone(), self.instance);
+            self.acceptance.note_process(&me, &part, instance);
+        }
+        let signed = wire::signed_bytes(key, &raw.payload);
+        if let Err(why) = self.acceptance.check(
+            key,
+            &msg,
+            &signed,
+            raw.attachment.as_deref(),
+            raw.arrived_ms,
+            track,
+        ) {
+            self.refuse(&msg.from, kind, why);
+            return None;
         }
         self.accepted += 1;
         Some(msg)

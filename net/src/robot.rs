@@ -211,10 +211,16 @@ impl Network for Robot {
         // The launcher's faults come first, so a partition starting now takes effect now.
         for raw in s.control_in.drain() {
             if let Some(m) = s.node.accept(&raw) {
-                if let (Body::Partition { for_ms }, true) =
-                    (&m.body, m.to.as_deref() == Some(self.name.as_str()))
-                {
-                    s.partitioned_until = now_ms + for_ms.max(0.0);
+                match (&m.body, m.to.as_deref() == Some(self.name.as_str())) {
+                    (Body::Partition { for_ms }, true) => {
+                        s.partitioned_until = now_ms + for_ms.max(0.0);
+                    }
+                    // A robot started on its own learns its team's launch from the
+                    // launcher's signed, fresh `start` (docs/network.md, section 4).
+                    (Body::Start { epoch_ms }, _) if m.from == crate::keys::LAUNCHER => {
+                        s.node.learn_launch(*epoch_ms);
+                    }
+                    _ => {}
                 }
             }
         }

@@ -77,6 +77,7 @@ pub fn await_start(
             if let Some(m) = node.peek(&raw) {
                 if let (Body::Start { epoch_ms }, LAUNCHER) = (&m.body, m.from.as_str()) {
                     if let Some(token) = ready.take() {
+                        node.learn_launch(*epoch_ms);
                         return Ok((*epoch_ms, token));
                     }
                 }

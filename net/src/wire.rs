@@ -115,12 +115,25 @@ pub struct Message {
     pub from: String,
     /// The sending process: when it started, in microseconds since the Unix epoch. Two
     /// processes may sign as one member (a host and a component restarted on it).
+    /// A process that learns its launch (`start`, `--epoch`) before it sends counts from the
+    /// launch's epoch when that is later: no process of a launch is older than the launch.
     #[serde(default)]
     pub instance: u64,
+    /// Which of a member's processes sent it, when a member has several: empty for the
+    /// member's own; a host process started for some of its components only (a component
+    /// restarted on it) names them, comma-separated. The newest process of each part is the
+    /// one a receiver accepts.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub part: String,
     /// Increases with every message of a sending process (from `instance`, plus one per
     /// message): a message not newer than the last one accepted from that process on that
     /// key is refused as replayed.
     pub seq: u64,
+    /// The sender's wall clock when it sent, in milliseconds since the Unix epoch: receivers
+    /// refuse a message outside their freshness window (`accept.rs`). Required of a signed
+    /// message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_ms: Option<f64>,
     /// The sender's world time when it sent, in milliseconds.
     pub t_ms: f64,
     /// The recipient; `null` for everyone.
@@ -343,7 +356,9 @@ mod tests {
             team: "Minefield".into(),
             from: "UAV".into(),
             instance: 5,
+            part: String::new(),
             seq: 7,
+            wall_ms: Some(1732615282000.0),
             t_ms: 3000.0,
             to: None,
             lost_for: vec![],
@@ -359,7 +374,7 @@ mod tests {
         let text = serde_json::to_string(&m).unwrap();
         assert_eq!(
             text,
-            r#"{"v":1,"team":"Minefield","from":"UAV","instance":5,"seq":7,"t_ms":3000.0,"to":null,"body":{"type":"HELP","block":"help","requester":"UAV","session":1,"at":[20.0,12.0],"percept":"mine_detector","resend_ms":3000.0}}"#
+            r#"{"v":1,"team":"Minefield","from":"UAV","instance":5,"seq":7,"wall_ms":1732615282000.0,"t_ms":3000.0,"to":null,"body":{"type":"HELP","block":"help","requester":"UAV","session":1,"at":[20.0,12.0],"percept":"mine_detector","resend_ms":3000.0}}"#
         );
         let back: Message = serde_json::from_str(&text).unwrap();
         assert_eq!(back, m);
@@ -378,7 +393,9 @@ mod tests {
             team: "PlanetSurface".into(),
             from: "Peoplebot".into(),
             instance: 5,
+            part: String::new(),
             seq: 9,
+            wall_ms: None,
             t_ms: 41200.0,
             to: Some("laptop1".into()),
             lost_for: vec![],

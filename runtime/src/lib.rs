@@ -14,6 +14,7 @@ pub mod realtime;
 pub mod record;
 pub mod rng;
 pub mod run;
+pub mod sched;
 pub mod sim;
 pub mod trace;
 pub mod world;

@@ -1,8 +1,15 @@
 //! Real time: ticking against the monotonic clock (`--hardware`, `--realtime`), and what
-//! the ticks cost on it. [`WallClock`] sleeps until each tick is due; [`TickTimer`] measures
-//! each tick's sense, process and act phases, how late it started against its schedule
-//! (jitter) and whether it overran its period, for the `timing` trace events and the
-//! run's summary (p50 / p99 / max).
+//! the ticks cost on it. [`WallClock`] sleeps until each tick is due and knows how late it
+//! started; [`TickTimer`] measures each tick's sense, process and act phases, its lateness
+//! (jitter), whether it overran its period and whether it missed its deadline (lateness plus
+//! its own time past the period), and the periods the schedule skipped after a stall, for
+//! the `timing` trace events and the run's summary (p50 / p99 / max, counts).
+//!
+//! The catch-up policy lives in the run's schedule (`run/tick.rs`, `schedule_next`): on the
+//! robot ([`Stamp::Actual`]) a tick that starts a period or more late runs once, at the time
+//! it really starts (its timers, hormones and moves see the time that passed), and the
+//! periods it missed are skipped: the next tick is a period after it, never a burst of
+//! ticks due in the past.
 
 use crate::run::clock::Clock;
 use crate::trace::{Timing, TimingSummary};
@@ -30,14 +37,24 @@ pub struct WallClock {
     stamp: Stamp,
     /// Set by a signal: stop sleeping, the run is about to stop.
     stop: Option<Arc<AtomicBool>>,
+    /// World time 0 is the first tick (a clock of one run, made by [`WallClock::new`]): the
+    /// start moves there when the first tick is asked for, so the time the run took to set
+    /// up (devices opened, code compiled, the watchdog started) is not counted as lateness.
+    anchor_at_first: bool,
+    /// How late the last tick started after it was due, wall-clock milliseconds.
+    late_ms: f64,
 }
 
 /// Sleeps are cut into slices this long, so a stop request is seen within one.
 const SLICE: Duration = Duration::from_millis(20);
 
 impl WallClock {
+    /// The clock of one run: world time 0 is its first tick.
     pub fn new(stamp: Stamp, stop: Option<Arc<AtomicBool>>) -> WallClock {
-        WallClock::at(Instant::now(), 1.0, stamp, stop)
+        WallClock {
+            anchor_at_first: true,
+            ..WallClock::at(Instant::now(), 1.0, stamp, stop)
+        }
     }
 
     /// World time 0 at `start` (which may lie ahead), world time running `speed` times
@@ -58,6 +75,8 @@ impl WallClock {
             speed,
             stamp,
             stop,
+            anchor_at_first: false,
+            late_ms: 0.0,
         }
     }
 
@@ -91,6 +110,9 @@ impl WallClock {
 
 impl Clock for WallClock {
     fn wait_until(&mut self, due_ms: f64) -> f64 {
+        if std::mem::take(&mut self.anchor_at_first) {
+            self.start = Instant::now() - Duration::from_secs_f64(due_ms.max(0.0) / 1000.0);
+        }
         loop {
             let left = (due_ms - self.now_ms()) / self.speed;
             if left <= 0.0 || self.stopped() {
@@ -98,10 +120,16 @@ impl Clock for WallClock {
             }
             std::thread::sleep(SLICE.min(Duration::from_secs_f64(left / 1000.0)));
         }
+        let now = self.now_ms();
+        self.late_ms = ((now - due_ms) / self.speed).max(0.0);
         match self.stamp {
             Stamp::Due => due_ms,
-            Stamp::Actual => self.now_ms().max(due_ms),
+            Stamp::Actual => now.max(due_ms),
         }
+    }
+
+    fn late_ms(&self) -> f64 {
+        self.late_ms
     }
 }
 
@@ -136,17 +164,27 @@ impl Default for PhaseMarks {
     }
 }
 
+/// How late a tick started.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Lateness {
+    /// After it was due, wall-clock milliseconds.
+    pub ms: f64,
+    /// The periods the schedule skipped to start it (after a stall on the robot).
+    pub skipped: u64,
+}
+
 /// The ticks [`TickTimer`] makes room for before the first: 2^22, 23 hours at 50 Hz
 /// (two 32 MiB reservations of address space, which even armv7 has).
 const RESERVED_TICKS: u64 = 1 << 22;
 
 /// Measures ticks on the wall clock.
 pub struct TickTimer {
-    start: Instant,
     period_us: f64,
     ticks: Vec<f64>,
     lates: Vec<f64>,
     overruns: u64,
+    missed: u64,
+    skipped: u64,
 }
 
 fn micros(d: Duration) -> f64 {
@@ -172,39 +210,35 @@ impl TickTimer {
     pub fn new(period_ms: f64, ticks: u64) -> TickTimer {
         let room = usize::try_from(ticks.min(RESERVED_TICKS)).unwrap_or(0);
         TickTimer {
-            start: Instant::now(),
             period_us: period_ms * 1000.0,
             ticks: Vec::with_capacity(room),
             lates: Vec::with_capacity(room),
             overruns: 0,
+            missed: 0,
+            skipped: 0,
         }
     }
 
-    /// Starts the clock again: the run's first tick is due now.
-    pub fn restart(&mut self) {
-        self.start = Instant::now();
-    }
-
-    /// The wall-clock time since the timer was made, ms.
-    pub fn now_ms(&self) -> f64 {
-        self.start.elapsed().as_secs_f64() * 1000.0
-    }
-
-    /// One tick: it began at `began` (when it was `due_ms` into the run), its phases ended
-    /// at `marks` and `ended`.
+    /// One tick: it started `late` after it was due (the clock's [`Clock::late_ms`]), the
+    /// schedule skipped `skipped` periods to start it, it began at `began`, its phases ended
+    /// at `marks` and `ended`. It missed its deadline when it ended after its period was
+    /// over: lateness plus its own time past the period.
     pub fn record(
         &mut self,
-        due_ms: f64,
+        late: Lateness,
         began: Instant,
         marks: PhaseMarks,
         ended: Instant,
     ) -> Timing {
         let tick_us = micros(ended - began);
-        let late_us = (micros(began - self.start) - due_ms * 1000.0).max(0.0);
+        let late_us = late.ms.max(0.0) * 1000.0;
         let overrun = tick_us > self.period_us;
+        let missed = late_us + tick_us > self.period_us;
         self.ticks.push(tick_us);
         self.lates.push(late_us);
         self.overruns += u64::from(overrun);
+        self.missed += u64::from(missed);
+        self.skipped += late.skipped;
         Timing {
             sense_us: micros(marks.sensed - began),
             process_us: micros(marks.processed - marks.sensed),
@@ -212,6 +246,8 @@ impl TickTimer {
             tick_us,
             late_us,
             overrun,
+            missed,
+            skipped: late.skipped,
         }
     }
 
@@ -231,6 +267,8 @@ impl TickTimer {
             late_p99_us: quantile(&l, 0.99),
             late_max_us: l.last().copied().unwrap_or(0.0),
             overruns: self.overruns,
+            missed: self.missed,
+            skipped: self.skipped,
             period_us: self.period_us,
         }
     }
@@ -299,20 +337,88 @@ mod tests {
     #[test]
     fn ticks_longer_than_the_period_are_overruns() {
         let mut t = TickTimer::new(10.0, 2);
-        let b = t.start;
+        let b = Instant::now();
         let m = PhaseMarks {
             sensed: b + Duration::from_millis(1),
             processed: b + Duration::from_millis(2),
         };
-        let short = t.record(0.0, b, m, b + Duration::from_millis(3));
-        assert!(!short.overrun);
+        let short = t.record(Lateness::default(), b, m, b + Duration::from_millis(3));
+        assert!(!short.overrun && !short.missed);
         assert!((short.sense_us - 1000.0).abs() < 1.0 && (short.act_us - 1000.0).abs() < 1.0);
-        let long = t.record(0.0, b, m, b + Duration::from_millis(12));
-        assert!(long.overrun);
+        let long = t.record(Lateness::default(), b, m, b + Duration::from_millis(12));
+        assert!(long.overrun && long.missed);
         let s = t.summary();
-        assert_eq!((s.ticks, s.overruns), (2, 1));
+        assert_eq!((s.ticks, s.overruns, s.missed), (2, 1, 1));
         // The samples fit the room taken for the run's ticks: no tick allocated.
         assert_eq!((t.ticks.capacity(), t.lates.capacity()), (2, 2));
         assert!((s.tick_max_us - 12_000.0).abs() < 1.0);
+    }
+
+    #[test]
+    fn a_late_tick_misses_its_deadline_though_it_is_short() {
+        let mut t = TickTimer::new(1.0, 4);
+        let b = Instant::now();
+        let tick = |t: &mut TickTimer, late: Lateness, us: u64| {
+            t.record(
+                late,
+                b,
+                PhaseMarks::default(),
+                b + Duration::from_micros(us),
+            )
+        };
+        // 1 kHz: 0.6 ms late and 0.3 ms long ends in time; 0.6 ms late and 0.5 ms long
+        // does not; 1.88 ms late is a missed deadline and a skipped period.
+        let on_time = tick(
+            &mut t,
+            Lateness {
+                ms: 0.6,
+                skipped: 0,
+            },
+            300,
+        );
+        assert!(!on_time.missed && !on_time.overrun);
+        let over = tick(
+            &mut t,
+            Lateness {
+                ms: 0.6,
+                skipped: 0,
+            },
+            500,
+        );
+        assert!(over.missed && !over.overrun);
+        let stalled = tick(
+            &mut t,
+            Lateness {
+                ms: 1.88,
+                skipped: 1,
+            },
+            100,
+        );
+        assert!(stalled.missed && !stalled.overrun);
+        assert_eq!(stalled.skipped, 1);
+        let s = t.summary();
+        assert_eq!((s.overruns, s.missed, s.skipped), (0, 2, 1));
+        assert!((s.late_max_us - 1880.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_wall_clock_says_how_late_a_tick_started() {
+        // A clock of one run counts from its first tick, however long the setup took.
+        let mut c = WallClock::new(Stamp::Actual, None);
+        std::thread::sleep(Duration::from_millis(30));
+        let first = c.wait_until(0.0);
+        assert!(first < 25.0, "the first tick is world time 0, not {first}");
+        assert!(c.late_ms() < 25.0);
+        // A tick asked for after its time starts at once and says how late.
+        std::thread::sleep(Duration::from_millis(40));
+        let t = c.wait_until(10.0);
+        assert!(t >= 40.0, "stamped when it started: {t}");
+        assert!(c.late_ms() >= 30.0, "late {}", c.late_ms());
+        // Stamped when due, the lateness is still measured.
+        let mut due = WallClock::new(Stamp::Due, None);
+        due.wait_until(0.0);
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(due.wait_until(5.0), 5.0);
+        assert!(due.late_ms() >= 25.0);
     }
 }

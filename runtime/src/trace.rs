@@ -136,6 +136,11 @@ pub struct Timing {
     pub late_us: f64,
     /// The tick took longer than the agent's period.
     pub overrun: bool,
+    /// The tick ended after its deadline: lateness plus its own time past the period.
+    pub missed: bool,
+    /// Periods skipped to start this tick: it started that many periods late (a stall),
+    /// and the ticks due meanwhile were not run.
+    pub skipped: u64,
 }
 
 /// A run's timing, microseconds.
@@ -149,6 +154,10 @@ pub struct TimingSummary {
     pub late_p99_us: f64,
     pub late_max_us: f64,
     pub overruns: u64,
+    /// Ticks that missed their deadline.
+    pub missed: u64,
+    /// Periods skipped after stalls.
+    pub skipped: u64,
     /// The agent's period.
     pub period_us: f64,
 }
@@ -485,6 +494,8 @@ fn timing_fields<'f, 'o>(f: &'f mut Fields<'o>, t: &Timing) -> &'f mut Fields<'o
         .num("tick_us", t.tick_us)
         .num("late_us", t.late_us)
         .bool("overrun", t.overrun)
+        .bool("missed", t.missed)
+        .int("skipped", t.skipped)
 }
 
 /// The fields of a `timing_summary` event: the wall-clock ticks of a whole run.
@@ -498,6 +509,8 @@ fn timing_summary_fields<'f, 'o>(f: &'f mut Fields<'o>, s: &TimingSummary) -> &'
         .num("late_p99_us", s.late_p99_us)
         .num("late_max_us", s.late_max_us)
         .int("overruns", s.overruns)
+        .int("missed", s.missed)
+        .int("skipped", s.skipped)
         .num("period_us", s.period_us)
 }
 

@@ -150,10 +150,96 @@ fn the_clock_is_asked_for_each_due_tick_and_its_time_is_the_ticks_time() {
         .expect("sets up")
         .run_to_end(&mut clock, &mut obs)
         .expect("runs");
-    // Started 1 ms late, the next tick is due a period after it started.
-    assert_eq!(clock.due, [0.0, 251.0]);
+    // Started 1 ms late, the next tick is still due on the period's grid: lateness does
+    // not drift the schedule.
+    assert_eq!(clock.due, [0.0, 250.0]);
     let times: Vec<f64> = obs.seen.iter().map(|s| s.2).collect();
-    assert_eq!(times, [1.0, 252.0]);
+    assert_eq!(times, [1.0, 251.0]);
+}
+
+/// A robot's clock, on a simulated wall: each tick starts when due, but the process is
+/// stopped for `stall_ms` before tick `stall_at` (SIGSTOP, a hang); it reports how late.
+struct StalledClock {
+    now: f64,
+    stall_at: usize,
+    stall_ms: f64,
+    due: Vec<f64>,
+    late: f64,
+}
+
+impl Clock for StalledClock {
+    fn wait_until(&mut self, due_ms: f64) -> f64 {
+        if self.due.len() == self.stall_at {
+            self.now = due_ms + self.stall_ms;
+        }
+        self.due.push(due_ms);
+        self.now = self.now.max(due_ms);
+        self.late = self.now - due_ms;
+        self.now
+    }
+
+    fn late_ms(&self) -> f64 {
+        self.late
+    }
+}
+
+/// Keeps the `timing` events: (missed, skipped) of each tick, and the summary's counts.
+#[derive(Default)]
+struct Timings {
+    ticks: Vec<(bool, u64)>,
+    summary: Option<(u64, u64)>,
+}
+
+impl TraceSink for Timings {
+    fn line(&mut self, _: u64, _: f64, _: &str, ev: &Event) -> std::io::Result<()> {
+        match ev {
+            Event::Timing(t) => self.ticks.push((t.missed, t.skipped)),
+            Event::TimingSummary(s) => self.summary = Some((s.missed, s.skipped)),
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+impl Observer for Timings {}
+
+#[test]
+fn after_a_stall_the_missed_periods_are_skipped_and_reported_not_run_in_a_burst() {
+    let program = program(TWO_AGENTS);
+    let config = RunConfig {
+        ticks: 6,
+        agent: Some("Fast".into()),
+        timing: true,
+        ..RunConfig::default()
+    };
+    // 10 Hz; the process stops for 1,080 ms just before the tick due at 200 ms.
+    let mut clock = StalledClock {
+        now: 0.0,
+        stall_at: 2,
+        stall_ms: 1080.0,
+        due: Vec::new(),
+        late: 0.0,
+    };
+    let mut obs = Timings::default();
+    Run::new(&program, &config)
+        .expect("sets up")
+        .run_to_end(&mut clock, &mut obs)
+        .expect("runs");
+    // The late tick runs once, at 1,280 ms; the ten periods it missed (300 ms to 1,200 ms)
+    // are skipped, and the schedule starts again from it, a period later.
+    assert_eq!(clock.due, [0.0, 100.0, 200.0, 1380.0, 1480.0, 1580.0]);
+    assert_eq!(
+        obs.ticks,
+        [
+            (false, 0),
+            (false, 0),
+            (true, 10),
+            (false, 0),
+            (false, 0),
+            (false, 0)
+        ]
+    );
+    assert_eq!(obs.summary, Some((1, 10)));
 }
 
 #[test]

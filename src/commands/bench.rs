@@ -2,6 +2,7 @@
 //! one JSON object. FILE may be `.affect` or Groot / BehaviorTree.CPP XML (imported first).
 
 use super::report::Reporter;
+use super::xml_in::{self, XmlProgram};
 use super::{FAILED, OK, USAGE};
 use crate::{files, Format};
 use affect_compiler::sema::Analysis;
@@ -73,8 +74,8 @@ struct Loaded {
 /// checker's index and diagnostics. The first tick needs none of it; freeing it (tens of
 /// thousands of small blocks at 10,000 nodes) waits until after the ticks.
 struct Spent {
-    _text: String,
-    _imported: Option<affect_compiler::groot::Imported>,
+    _text: Option<String>,
+    _imported: Option<XmlProgram>,
     _analysis: Analysis,
 }
 
@@ -85,44 +86,54 @@ fn load(args: &BenchArgs, t0: Instant) -> Result<Loaded, u8> {
         USAGE
     })?;
     let name = args.file.display().to_string();
-    let is_xml = args.file.extension().is_some_and(|e| e == "xml");
-    let loader = files::FileLoader::beside(&args.file);
-    let imported = if is_xml {
-        let imported = affect_compiler::groot::import_str(&text);
-        if imported.has_errors() {
+    let failed = |name: &str, text: &str, diags: &[affect_compiler::Diagnostic]| {
+        let mut r = Reporter::new(Format::Human);
+        r.add(name, text, diags);
+        r.finish(1);
+        FAILED
+    };
+    if xml_in::is_xml(&args.file) {
+        // Imported XML is checked as the syntax tree the import made (`xml_in`), without
+        // printing and parsing `.affect` text again; diagnostics are shown in the XML.
+        let program = XmlProgram::import(&args.file, text);
+        let import_ms = t0.elapsed().as_secs_f64() * 1000.0;
+        let t1 = Instant::now();
+        let Some(mut analysis) = program.check() else {
             let mut r = Reporter::new(Format::Human);
-            r.add(&name, &text, &imported.diagnostics);
+            for (file, text, diags) in program.import_diagnostics() {
+                r.add(&file, &text, &diags);
+            }
             r.finish(1);
             return Err(FAILED);
-        }
-        Some(imported)
-    } else {
-        None
-    };
+        };
+        let Some(program_ir) = analysis.program.take() else {
+            return Err(failed(&name, &program.text, &analysis.diagnostics));
+        };
+        return Ok(Loaded {
+            program: program_ir,
+            import_ms,
+            check_ms: t1.elapsed().as_secs_f64() * 1000.0,
+            spent: Spent {
+                _text: None,
+                _imported: Some(program),
+                _analysis: analysis,
+            },
+        });
+    }
     let import_ms = t0.elapsed().as_secs_f64() * 1000.0;
     let t1 = Instant::now();
-    // Imported XML is checked as the syntax tree the import made: the program is the one its
-    // `.affect` text gives, spans aside (compiler/tests/import_direct.rs), without printing
-    // and parsing that text again. Diagnostics are shown in the text.
-    let mut analysis = match &imported {
-        Some(i) => affect_compiler::sema::analyze(&i.file, &loader),
-        None => affect_compiler::check_source_with(&text, &loader),
-    };
+    let loader = files::FileLoader::beside(&args.file);
+    let mut analysis = affect_compiler::check_source_with(&text, &loader);
     let Some(program) = analysis.program.take() else {
-        let src = imported.map_or(text, |i| i.text());
-        let analysis = affect_compiler::check_source_with(&src, &loader);
-        let mut r = Reporter::new(Format::Human);
-        r.add(&name, &src, &analysis.diagnostics);
-        r.finish(1);
-        return Err(FAILED);
+        return Err(failed(&name, &text, &analysis.diagnostics));
     };
     Ok(Loaded {
         program,
         import_ms,
         check_ms: t1.elapsed().as_secs_f64() * 1000.0,
         spent: Spent {
-            _text: text,
-            _imported: imported,
+            _text: Some(text),
+            _imported: None,
             _analysis: analysis,
         },
     })

@@ -1,6 +1,7 @@
 //! `affect build FILE.affect --emit KIND [-o OUT]`: the artefacts a program compiles to.
 
 use super::report::Reporter;
+use super::xml_in::{self, XmlProgram};
 use super::{FAILED, OK, USAGE};
 use crate::{files, Format};
 use affect_compiler::groot::{self, Dialect};
@@ -20,8 +21,8 @@ pub enum Emit {
 
 #[derive(clap::Args)]
 pub struct BuildArgs {
-    /// The program.
-    #[arg(value_name = "FILE.affect")]
+    /// The program: `.affect` source, or Groot / BehaviorTree.CPP XML (checked as imported).
+    #[arg(value_name = "FILE.affect|FILE.xml")]
     pub file: PathBuf,
     /// What to produce.
     #[arg(long, value_enum)]
@@ -36,31 +37,95 @@ pub struct BuildArgs {
     pub format: Format,
 }
 
+/// The program read and checked: `.affect` source, or XML imported (`xml_in`).
+struct Source {
+    name: String,
+    text: String,
+    file: affect_compiler::syntax::ast::File,
+    analysis: affect_compiler::sema::Analysis,
+}
+
+/// Reads and checks the file; `Err` is the exit status, the problem told.
+fn read(args: &BuildArgs) -> Result<(Source, Option<XmlProgram>), u8> {
+    let mut reporter = Reporter::new(args.format);
+    let src = match files::read_source(&args.file) {
+        Ok(s) => s,
+        Err(e) => {
+            super::report::unreadable(&args.file, &e);
+            return Err(USAGE);
+        }
+    };
+    let name = args.file.display().to_string();
+    if xml_in::is_xml(&args.file) {
+        let program = XmlProgram::import(&args.file, src);
+        let Some(analysis) = program.check() else {
+            let failed = program.import_diagnostics();
+            for (file, text, diags) in &failed {
+                reporter.add(file, text, diags);
+            }
+            reporter.finish(failed.len());
+            eprintln!("affect build: `{name}` was not imported; nothing written");
+            return Err(FAILED);
+        };
+        let source = Source {
+            name,
+            text: program.text.clone(),
+            file: program.imported.file.clone(),
+            analysis,
+        };
+        return Ok((source, Some(program)));
+    }
+    let checked = affect_compiler::check_text(&src, &files::FileLoader::beside(&args.file));
+    if !checked.parses {
+        reporter.add(&name, &src, &checked.analysis.diagnostics);
+        reporter.finish(1);
+        eprintln!("affect build: `{name}` has syntax errors; nothing written");
+        return Err(FAILED);
+    }
+    let source = Source {
+        name,
+        text: src,
+        file: checked.file,
+        analysis: checked.analysis,
+    };
+    Ok((source, None))
+}
+
 pub fn run(args: &BuildArgs) -> u8 {
     if args.format == Format::Json && args.output.is_none() {
         eprintln!("error: `--format json` prints the diagnostics to standard output; write the result with `-o FILE`");
         return USAGE;
     }
-    let src = match files::read_source(&args.file) {
-        Ok(s) => s,
-        Err(e) => {
-            super::report::unreadable(&args.file, &e);
-            return USAGE;
-        }
-    };
-    let name = args.file.display().to_string();
     let mut reporter = Reporter::new(args.format);
-    let parsed = affect_compiler::syntax::parse(&src);
-    if affect_compiler::diagnostic::has_errors(&parsed.diagnostics) {
-        reporter.add(&name, &src, &parsed.diagnostics);
+    let (source, xml) = match read(args) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let Source {
+        name,
+        text: src,
+        file,
+        analysis,
+    } = source;
+    // A program that does not check is not exported: its XML would be refused by
+    // BehaviorTree.CPP (a port of the wrong type, a misspelt argument) or run otherwise.
+    let errors = affect_compiler::diagnostic::has_errors(&analysis.diagnostics)
+        || analysis
+            .imported_diagnostics
+            .iter()
+            .any(|(_, _, d)| d.is_error());
+    if errors || args.emit == Emit::Ir {
+        reporter.add(&name, &src, &analysis.diagnostics);
+        for (f, text, d) in &analysis.imported_diagnostics {
+            reporter.add(f, text, std::slice::from_ref(d));
+        }
+    }
+    if errors {
         reporter.finish(1);
-        eprintln!("affect build: `{name}` has syntax errors; nothing written");
+        eprintln!("affect build: `{name}` does not check; nothing written");
         return FAILED;
     }
     if args.emit == Emit::Ir {
-        let analysis =
-            affect_compiler::check_source_with(&src, &files::FileLoader::beside(&args.file));
-        reporter.add(&name, &src, &analysis.diagnostics);
         let Some(program) = analysis.program else {
             reporter.finish(1);
             eprintln!("affect build: nothing written");
@@ -81,26 +146,16 @@ pub fn run(args: &BuildArgs) -> u8 {
             }
         };
     }
-    // A program that does not check is not exported: its XML would be refused by
-    // BehaviorTree.CPP (a port of the wrong type, a misspelt argument) or run otherwise.
-    let analysis = affect_compiler::check_source_with(&src, &files::FileLoader::beside(&args.file));
-    if affect_compiler::diagnostic::has_errors(&analysis.diagnostics) {
-        reporter.add(&name, &src, &analysis.diagnostics);
-        reporter.finish(1);
-        eprintln!("affect build: `{name}` does not check; nothing written");
-        return FAILED;
-    }
     let dialect = if args.emit == Emit::Groot {
         Dialect::V4
     } else {
         Dialect::V3
     };
     // Each `use`d file is an `<include>`: exported too, its trees called as SubTrees.
-    let program = groot::export_program(
-        &parsed.file,
-        dialect,
-        &files::FileLoader::beside(&args.file),
-    );
+    let program = match &xml {
+        Some(x) => groot::export_program(&file, dialect, &x.loader()),
+        None => groot::export_program(&file, dialect, &files::FileLoader::beside(&args.file)),
+    };
     reporter.add(&name, &src, &program.load_diagnostics);
     reporter.add(&name, &src, &program.main.diagnostics);
     for (file, text, d) in &program.used_load_diagnostics {

@@ -1,5 +1,5 @@
-//! `affect check`: every diagnostic of every file, exit 1 on any error; a summary line on
-//! success.
+//! `affect check`: every diagnostic of every file (`.affect`, or Groot / BehaviorTree.CPP XML
+//! checked as imported), exit 1 on any error; a summary line on success.
 
 use super::report::Reporter;
 use super::{FAILED, OK, USAGE};
@@ -18,6 +18,24 @@ pub fn run(paths: &[PathBuf], format: Format) -> u8 {
                 continue;
             }
         };
+        if super::xml_in::is_xml(path) {
+            // Checked as imported, every diagnostic in the XML.
+            let program = super::xml_in::XmlProgram::import(path, src);
+            match program.check() {
+                Some(analysis) => {
+                    reporter.add(&program.name, &program.text, &analysis.diagnostics);
+                    for (file, text, d) in &analysis.imported_diagnostics {
+                        reporter.add(file, text, std::slice::from_ref(d));
+                    }
+                }
+                None => {
+                    for (file, text, diags) in program.import_diagnostics() {
+                        reporter.add(&file, &text, &diags);
+                    }
+                }
+            }
+            continue;
+        }
         let analysis = affect_compiler::check_source_with(&src, &files::FileLoader::beside(path));
         reporter.add(&path.display().to_string(), &src, &analysis.diagnostics);
         for (file, text, d) in &analysis.imported_diagnostics {

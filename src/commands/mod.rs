@@ -25,6 +25,7 @@ mod source;
 mod stand_ins;
 mod summary;
 mod watch;
+mod xml_in;
 
 /// Exit statuses shared by every command.
 pub const OK: u8 = 0;

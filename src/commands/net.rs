@@ -52,6 +52,10 @@ pub struct LinkArgs {
     /// Message loss 0..1 instead of the world's `messages .. loss`.
     #[arg(long, value_name = "P")]
     pub loss: Option<f64>,
+    /// Refuse a message sent longer ago than MS milliseconds of wall time by this clock, or
+    /// stamped that far ahead of it (default 10000; docs/network.md, section 4).
+    #[arg(long, value_name = "MS")]
+    pub freshness: Option<f64>,
 }
 
 impl LinkArgs {
@@ -69,6 +73,7 @@ impl LinkArgs {
             ("--speed", self.speed != REAL_TIME),
             ("--epoch", self.epoch.is_some()),
             ("--loss", self.loss.is_some()),
+            ("--freshness", self.freshness.is_some()),
         ]
         .into_iter()
         .find_map(|(flag, set)| set.then_some(flag))
@@ -83,6 +88,7 @@ impl LinkArgs {
                 return Err("--loss takes a probability from 0 to 1".into());
             }
         }
+        check_freshness(self.freshness)?;
         Ok(NetOptions {
             team: self.team.clone(),
             keys: self.keys.clone(),
@@ -96,7 +102,18 @@ impl LinkArgs {
             epoch: self.epoch,
             await_start: self.await_start,
             loss: self.loss,
+            freshness_ms: self.freshness,
         })
+    }
+}
+
+/// `--freshness` is a positive number of milliseconds.
+fn check_freshness(ms: Option<f64>) -> Result<(), String> {
+    match ms {
+        Some(w) if !(w.is_finite() && w > 0.0) => {
+            Err("--freshness takes a positive number of milliseconds".into())
+        }
+        _ => Ok(()),
     }
 }
 
@@ -235,6 +252,9 @@ pub struct LaunchArgs {
     /// The team's key directory (default: fresh keys for this launch only).
     #[arg(long, value_name = "DIR")]
     pub keys: Option<PathBuf>,
+    /// Every process's freshness window in milliseconds of wall time (default 10000).
+    #[arg(long, value_name = "MS")]
+    pub freshness: Option<f64>,
     /// Kill a process (SIGKILL) at a world time: `--kill laptop2@40s`.
     #[arg(long, value_name = "NAME@TIME")]
     pub kill: Vec<String>,
@@ -296,6 +316,10 @@ pub fn launch(args: &LaunchArgs) -> u8 {
                 loss: args.loss,
                 trace: args.trace.clone(),
                 keys: args.keys.clone(),
+                freshness_ms: {
+                    check_freshness(args.freshness)?;
+                    args.freshness
+                },
                 faults: faults_of(args)?,
                 engine: args.engine.map(|e| {
                     match e {

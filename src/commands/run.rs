@@ -114,6 +114,12 @@ pub struct RunArgs {
     /// (a second process) stops the motors; 0 runs without one.
     #[arg(long, value_name = "MS", default_value_t = 500, requires = "hardware")]
     pub watchdog_ms: u64,
+    /// On the wall clock (--hardware, --realtime): tick at SCHED_FIFO real-time priority PRIO
+    /// (1-99) with the process's memory locked; either, when refused (no privilege, a low
+    /// RLIMIT_RTPRIO or RLIMIT_MEMLOCK), is said and the run goes on without it. See
+    /// docs/raspberry-pi.md.
+    #[arg(long, value_name = "PRIO")]
+    pub sched_fifo: Option<i32>,
     /// Serve the run to Groot 2 and btview as BehaviorTree.CPP's Groot2Publisher does: REQ/REP
     /// on PORT (default 1667) and PUB on PORT+1; the next agent on PORT+2 and PORT+3, and so
     /// on. The run goes at wall-clock speed, as with --realtime. See docs/monitoring.md.
@@ -240,7 +246,14 @@ pub fn run(args: &RunArgs) -> u8 {
             return USAGE;
         }
     };
+    if args.sched_fifo.is_some() && !wall_clock(args) {
+        eprintln!("error: --sched-fifo is for runs on the wall clock (--hardware, --realtime)");
+        return USAGE;
+    }
     let prepare_wall_clock = |observers: &mut Fanout| {
+        if let Some(priority) = args.sched_fifo {
+            sched_fifo(priority, args.quiet);
+        }
         super::robot::prepare(
             &args.file,
             program,
@@ -309,6 +322,18 @@ pub fn run(args: &RunArgs) -> u8 {
         OK
     } else {
         FAILED
+    }
+}
+
+/// `--sched-fifo`: real-time priority and locked memory for the ticking thread, each said
+/// when granted (unless quiet) and always when refused.
+fn sched_fifo(priority: i32, quiet: bool) {
+    for outcome in affect_runtime::sched::request(priority) {
+        match outcome {
+            Ok(granted) if !quiet => eprintln!("note: {granted}"),
+            Ok(_) => {}
+            Err(refused) => eprintln!("warning: {refused}"),
+        }
     }
 }
 

@@ -1,8 +1,8 @@
 //! The program `affect run` runs: its file read (Groot / BehaviorTree.CPP XML imported in
 //! memory) and checked, with the files it was read from (what `--watch` watches).
 
-use super::import::ImportingLoader;
 use super::report::Reporter;
+use super::xml_in;
 use super::{FAILED, USAGE};
 use crate::{files, Format};
 use affect_compiler::sema::Analysis;
@@ -96,60 +96,61 @@ impl<L: affect_compiler::sema::Loader> affect_compiler::sema::Loader for Noting<
 }
 
 /// Reads the file and checks it. Groot / BehaviorTree.CPP XML runs as its import would (its
-/// `<include>`s imported too). `Err` is the exit status, the problem already told.
+/// `<include>`s imported too), straight from the XML (`xml_in`). `Err` is the exit status,
+/// the problem already told.
 pub fn load(file: &Path) -> Result<Loaded, u8> {
-    let xml = file
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("xml"));
-    let read = files::read_source(file).map_err(|e| {
+    let src = files::read_source(file).map_err(|e| {
         // Coded, and shown in the file when its bytes are at fault (E0803, E0804).
         super::report::unreadable(file, &e);
         USAGE
-    });
-    if !xml {
-        let src = read?;
-        let dir = file.parent().map(PathBuf::from).unwrap_or_default();
-        let loader = Noting::new(
-            file,
-            &src,
-            files::FileLoader::beside(file),
-            Box::new(move |p| dir.join(p)),
-        );
-        let (syntax, analysis) = affect_compiler::check_source_keeping_syntax(&src, &loader);
-        return Ok(Loaded {
-            name: file.display().to_string(),
-            src,
-            syntax,
-            analysis,
-            sha256: loader.sha256(),
-            files: loader.read.into_inner(),
-        });
+    })?;
+    if xml_in::is_xml(file) {
+        return load_xml(file, src);
     }
-    read?;
-    let src = super::import::import_in_memory(file).map_err(|failed| {
+    let dir = file.parent().map(PathBuf::from).unwrap_or_default();
+    let loader = Noting::new(
+        file,
+        &src,
+        files::FileLoader::beside(file),
+        Box::new(move |p| dir.join(p)),
+    );
+    let (syntax, analysis) = affect_compiler::check_source_keeping_syntax(&src, &loader);
+    Ok(Loaded {
+        name: file.display().to_string(),
+        src,
+        syntax,
+        analysis,
+        sha256: loader.sha256(),
+        files: loader.read.into_inner(),
+    })
+}
+
+/// An XML program: read once, imported with its includes, and checked as imported.
+fn load_xml(file: &Path, src: String) -> Result<Loaded, u8> {
+    let program = xml_in::XmlProgram::import(file, src);
+    let Some(analysis) = program.check() else {
+        let failed = program.import_diagnostics();
         let mut reporter = Reporter::new(Format::Human);
         for (file, text, diags) in &failed {
             reporter.add(file, text, diags);
         }
         reporter.finish(failed.len());
         eprintln!("affect run: `{}` was not imported", file.display());
-        FAILED
-    })?;
-    // An `<include>` is a `use` of the `.affect` file of the same name: the XML file is read.
-    let imports = ImportingLoader::beside(file);
-    let loader = Noting::new(
-        file,
-        &src,
-        ImportingLoader::beside(file),
-        Box::new(move |p| imports.file_of(p).0),
-    );
-    let (syntax, analysis) = affect_compiler::check_source_keeping_syntax(&src, &loader);
+        return Err(FAILED);
+    };
+    let mut texts = Sha256::new().chain_update(text_bytes(&program.text));
+    let mut read = vec![file.to_path_buf()];
+    for (path, text) in &program.included {
+        texts.update(text_bytes(text));
+        read.push(path.clone());
+    }
+    let digest = texts.finalize();
     Ok(Loaded {
-        name: format!("{} (imported)", file.display()),
-        src,
-        syntax,
+        name: program.name,
+        src: program.text,
+        syntax: program.imported.file,
         analysis,
-        sha256: loader.sha256(),
-        files: loader.read.into_inner(),
+        sha256: digest.iter().map(|b| format!("{b:02x}")).collect(),
+        files: read,
     })
 }

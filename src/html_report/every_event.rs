@@ -40,6 +40,8 @@ fn samples() -> Vec<(Event<'static>, &'static str)> {
         tick_us: 4321.0,
         late_us: 3.0,
         overrun: true,
+        missed: true,
+        skipped: 2,
     };
     let summary = TimingSummary {
         ticks: 12,

@@ -210,7 +210,8 @@ fn security(out: &mut String, a: &Agent, d: Detail) {
 }
 
 /// The ticks measured on the wall clock (`--realtime`, `--hardware`, a networked robot):
-/// the run's percentiles when the trace has them, and the overruns.
+/// the run's percentiles when the trace has them, the overruns, the missed deadlines and the
+/// periods skipped after stalls.
 fn timing(out: &mut String, a: &Agent) {
     if a.timed_ticks == 0 && a.timing.is_none() {
         return;
@@ -222,8 +223,8 @@ fn timing(out: &mut String, a: &Agent) {
     if a.timed_ticks > 0 {
         let _ = write!(
             out,
-            "<tr><th>ticks measured</th><td>{}, {} over their period, the longest {:.0} µs</td></tr>",
-            a.timed_ticks, a.overruns, a.longest_us
+            "<tr><th>ticks measured</th><td>{}, {} over their period, the longest {:.0} µs; {} missed their deadline, {} periods skipped</td></tr>",
+            a.timed_ticks, a.overruns, a.longest_us, a.missed, a.skipped
         );
     }
     out.push_str("</table></div>");

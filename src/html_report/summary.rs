@@ -62,10 +62,13 @@ pub struct Agent {
     /// The processes that wrote the agent's lines (networked runs), in order of appearance:
     /// a component host started again is a new one.
     pub pids: Vec<u64>,
-    /// Ticks measured on the wall clock (`timing`), those over the period, the longest (µs),
+    /// Ticks measured on the wall clock (`timing`), those over the period, those that missed
+    /// their deadline, the periods skipped after stalls, the longest tick (µs),
     /// and the run's `timing_summary` as (label, value) pairs.
     pub timed_ticks: u64,
     pub overruns: u64,
+    pub missed: u64,
+    pub skipped: u64,
     pub longest_us: f64,
     pub timing: Option<Vec<(&'static str, String)>>,
 }
@@ -222,6 +225,8 @@ pub fn read(input: impl BufRead, end_ms: f64) -> Result<Run, String> {
             "timing" => {
                 a.timed_ticks += 1;
                 a.overruns += u64::from(ev["overrun"].as_bool().unwrap_or(false));
+                a.missed += u64::from(ev["missed"].as_bool().unwrap_or(false));
+                a.skipped += ev["skipped"].as_u64().unwrap_or(0);
                 a.longest_us = a.longest_us.max(ev["tick_us"].as_f64().unwrap_or(0.0));
             }
             "timing_summary" => a.timing = Some(timing_summary(&ev)),
@@ -425,6 +430,8 @@ fn timing_summary(ev: &Value) -> Vec<(&'static str, String)> {
             ),
         ),
         ("overruns", text(&ev["overruns"])),
+        ("missed deadlines", text(&ev["missed"])),
+        ("periods skipped", text(&ev["skipped"])),
     ]
 }
 

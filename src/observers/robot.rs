@@ -187,11 +187,13 @@ impl RunObserver for TimingReport {
     }
 }
 
-/// One line: tick times, lateness of tick starts (jitter) and overruns.
+/// One line: tick times, lateness of tick starts (jitter), overruns, missed deadlines and
+/// the periods skipped after stalls.
 pub fn describe(s: &TimingSummary) -> String {
     let ms = |us: f64| format!("{:.2} ms", us / 1000.0);
+    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     format!(
-        "timing: {} ticks of {}; tick p50 {}, p99 {}, max {}; start late p50 {}, p99 {}, max {}; {} overrun{}",
+        "timing: {} ticks of {}; tick p50 {}, p99 {}, max {}; start late p50 {}, p99 {}, max {}; {}, {}, {}",
         s.ticks,
         ms(s.period_us),
         ms(s.tick_p50_us),
@@ -200,7 +202,8 @@ pub fn describe(s: &TimingSummary) -> String {
         ms(s.late_p50_us),
         ms(s.late_p99_us),
         ms(s.late_max_us),
-        s.overruns,
-        if s.overruns == 1 { "" } else { "s" }
+        plural(s.overruns, "overrun", "overruns"),
+        plural(s.missed, "missed deadline", "missed deadlines"),
+        plural(s.skipped, "period skipped", "periods skipped"),
     )
 }

@@ -29,15 +29,18 @@ def call_key(sender):
     return f"affect/v1/{TEAM}/{sender}/call"
 
 
-def signed_call(secret, seq, call_id, t_ms):
-    """A signed `call` of `Listen`, served by the Peoplebot's speech recognition, to laptop2."""
+def signed_call(secret, instance, seq, call_id, t_ms):
+    """A signed `call` of `Listen`, served by the Peoplebot's speech recognition, to laptop2,
+    sent now by the wall clock (`wall_ms`) from process `instance`."""
     key = call_key("Peoplebot")
     payload = json.dumps(
         {
             "v": 1,
             "team": TEAM,
             "from": "Peoplebot",
+            "instance": instance,
             "seq": seq,
+            "wall_ms": time.time() * 1000.0,
             "t_ms": t_ms,
             "to": "laptop2",
             "body": {
@@ -94,11 +97,12 @@ def test_python_calls_a_component_on_an_affect_host_and_a_stranger_is_refused():
                 time.sleep(0.2)
             time.sleep(0.5)
             seq = int(time.time() * 1e6)
+            instance = seq
             # The stranger first, claiming to be the Peoplebot: call 7 is never answered.
-            key, payload, _ = signed_call(me, seq + 1, 7, 0.0)
+            key, payload, _ = signed_call(me, instance, seq + 1, 7, 0.0)
             session.put(key, payload, attachment=stranger.sign(key.encode() + b"\n" + payload))
             time.sleep(0.5)
-            key, payload, signature = signed_call(me, seq + 2, 8, 0.0)
+            key, payload, signature = signed_call(me, instance, seq + 2, 8, 0.0)
             session.put(key, payload, attachment=signature)
             assert got.wait(20), "no answer to the member's call"
             time.sleep(0.5)

@@ -8,6 +8,7 @@ AFFECT_BIN names the binary (default target/debug/affect).
 
 import base64
 import json
+import math
 import os
 import socket
 import subprocess
@@ -55,6 +56,9 @@ class Member:
         self.secret = secret
         self.epoch_ms = epoch_ms
         self.seq = int(time.time() * 1e6)
+        # This process: when it started, or the launch's epoch when later (docs/network.md):
+        # the robots refuse a process older than their launch.
+        self.instance = max(int(time.time() * 1e6), math.ceil(epoch_ms) * 1000)
         self.session = zenoh.open(peer_config(f"{'tls' if tls else 'tcp'}/127.0.0.1:{port}", tls))
 
     def world_ms(self):
@@ -71,7 +75,9 @@ class Member:
                 "v": 1,
                 "team": TEAM,
                 "from": sender,
+                "instance": self.instance,
                 "seq": self.seq,
+                "wall_ms": time.time() * 1000.0,
                 "t_ms": self.world_ms(),
                 "to": to,
                 "body": body,

@@ -1,11 +1,13 @@
 //! Shared by the integration tests: where the workspace and the public corpus are, the
 //! `affect` binary, scratch directories, the real BehaviorTree.CPP oracle (installed on first
 //! use, idempotently) and its runs beside `affect run`'s (`btcpp.rs`), the diagnostic
-//! snapshots' layout (`snapshots.rs`) and headless Chromium for screenshots (`chromium.rs`).
+//! snapshots' layout (`snapshots.rs`), headless Chromium for screenshots (`chromium.rs`) and
+//! the emulated I2C bus (`shim.rs`).
 #![allow(dead_code)]
 
 pub mod btcpp;
 pub mod chromium;
+pub mod shim;
 pub mod snapshots;
 
 use std::path::{Path, PathBuf};

@@ -16,8 +16,8 @@
 
 use super::carry;
 use super::names::PRE_POST as SCRIPT_ATTRS;
-use super::script;
 use super::xml::{self, Element, XmlNode};
+use crate::btcpp::script;
 use std::collections::BTreeMap;
 
 #[derive(Debug, PartialEq)]
@@ -69,7 +69,7 @@ fn ws(s: &str) -> String {
 }
 
 fn normal_value(port: &str, v: &str) -> String {
-    match super::model::blackboard_key(v) {
+    match crate::btcpp::model::blackboard_key(v) {
         Some("=") => format!("{{{port}}}"),
         Some(k) => format!("{{{k}}}"),
         None => v.to_string(),

@@ -175,13 +175,13 @@ fn set_id(el: &mut Element, explicit: bool, id: &str) {
 
 /// A port value as a script operand: `{key}` → `key`, a literal → a literal.
 fn operand(value: &str, string: bool) -> Option<String> {
-    if let Some(key) = super::model::blackboard_key(value) {
-        return super::script::is_script_ident(key.trim_start_matches('@'))
+    if let Some(key) = crate::btcpp::model::blackboard_key(value) {
+        return crate::btcpp::script::is_script_ident(key.trim_start_matches('@'))
             .then(|| key.to_string());
     }
     if !string
-        && super::script::parse(value)
-            .is_ok_and(|s| matches!(s.as_slice(), [super::script::Raw::Num(_)]))
+        && crate::btcpp::script::parse(value)
+            .is_ok_and(|s| matches!(s.as_slice(), [crate::btcpp::script::Raw::Num(_)]))
     {
         return Some(value.to_string());
     }
@@ -294,7 +294,7 @@ impl Converter {
                         "__shared_blackboard" => shared = Some((a.value.clone(), a.name_span)),
                         n if n.starts_with('_') => {}
                         _ => {
-                            if super::model::blackboard_key(&a.value).is_none()
+                            if crate::btcpp::model::blackboard_key(&a.value).is_none()
                                 && !a.value.is_empty()
                             {
                                 a.value = format!("{{{}}}", a.value);

@@ -357,7 +357,7 @@ fn join(a: Type, b: Type) -> Type {
     if numeric(&a) && numeric(&b) {
         return named("num");
     }
-    named(super::model::ANY)
+    named(crate::btcpp::model::ANY)
 }
 
 /// The type of a value a script stores: a literal's (see [`literal_type`]), or `num` for
@@ -398,7 +398,7 @@ fn literal_type(e: &Expr) -> Option<Type> {
         ExprKind::Binary(op, ..) if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) => {
             named("bool")
         }
-        ExprKind::Call(..) if super::script::concat_args(e).is_some() => named("str"),
+        ExprKind::Call(..) if crate::btcpp::script::concat_args(e).is_some() => named("str"),
         _ => return None,
     })
 }
@@ -423,7 +423,7 @@ pub fn locals(nodes: &[Node], ports: &[PortDecl], scope: &Scope) -> Vec<LocalVar
             let ty = types
                 .remove(&name)
                 .flatten()
-                .or_else(|| Some(named(super::model::ANY)));
+                .or_else(|| Some(named(crate::btcpp::model::ANY)));
             LocalVar {
                 doc: None,
                 name: Ident::new(name, Span::DUMMY),

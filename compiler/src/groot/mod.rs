@@ -6,14 +6,16 @@
 //! The mapping in both directions, and how each BehaviorTree.CPP quirk is treated, is
 //! documented in `docs/groot.md`.
 //!
-//! Files: `xml` (the lenient reader and the writer), `script` (BehaviorTree.CPP scripts ↔
-//! affect statements and expressions), `model` (C++ types ↔ affect types, port values),
-//! `vocab` (the library's own node IDs and tags), `import/` (XML → syntax), `infer`
+//! Files: `xml` (the lenient reader and the writer), `vocab` (the library's own node IDs and tags), `import/` (XML → syntax), `infer`
 //! (blackboard variables and undeclared nodes of imported trees), `element/` (syntax → XML
 //! elements), `export/` (documents, with the read-back check), `carry` (the `_affect`
 //! attributes that keep `.affect → XML → .affect` lossless), `comments` (XML comments carried
 //! as `/// <!-- -->` docs and written back in place), `convert`, `compare`, `names`
 //! (BehaviorTree.CPP naming rules).
+//!
+//! BehaviorTree.CPP scripts and port values (`crate::btcpp::{script, model}`) are shared with
+//! the checker, which reads calls by BehaviorTree.CPP IDs; `groot` depends on `sema` (the
+//! exporter loads used modules with it), never the other way.
 //!
 //! Dependencies run one way: `element` knows nothing of `import`; `import` regenerates
 //! elements with `element`; `export` builds with `element` and checks with `import` (only in
@@ -28,9 +30,7 @@ pub mod export;
 pub mod import;
 pub mod infer;
 pub mod kept;
-pub mod model;
 pub mod names;
-pub mod script;
 pub mod vocab;
 pub mod xml;
 
@@ -40,7 +40,7 @@ use std::collections::HashMap;
 pub use compare::compare;
 pub use convert::{convert, Converted};
 pub use export::{export, export_program, export_with, Exported, ExportedFile, ExportedProgram};
-pub use import::{import, import_str, Imported, IncludedFile};
+pub use import::{import, import_str, Imported, ImportedModule, IncludedFile};
 
 /// The two XML dialects: BehaviorTree.CPP 3.x / Groot 1 and BehaviorTree.CPP 4.x / Groot 2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -40,11 +40,7 @@ pub fn v3_plain_subtree(args: &crate::syntax::ast::ArgList, shared: bool, plus: 
             }))
 }
 
-/// `Switch2`..`Switch6` → the number of cases.
-pub fn switch_cases(id: &str) -> Option<usize> {
-    let n: usize = id.strip_prefix("Switch")?.parse().ok()?;
-    (2..=6).contains(&n).then_some(n)
-}
+pub use crate::btcpp::switch_cases;
 
 /// IDs of BehaviorTree.CPP's own nodes that a file may use by name (`Script(code: "...")`
 /// when a script has no affect spelling): written back as they are, never given a model.

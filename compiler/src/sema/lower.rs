@@ -386,6 +386,7 @@ impl Builder<'_> {
                 .c
                 .diags
                 .iter()
+                .chain(self.c.module_diags.iter().map(|(_, x)| x))
                 .any(|x| x.code == "E0209" && x.primary.span == span);
             if !known && !self.reported.contains(&span) {
                 self.reported.push(span);

@@ -63,7 +63,7 @@ use crate::span::Span;
 use crate::syntax::ast::{self, File, ItemKind, LeafKind, PortDir};
 use error::SemaError;
 pub use index::SemanticIndex;
-pub use modules::{Loader, NoFiles, STDLIB};
+pub use modules::{Loader, NoFiles, Syntax, STDLIB};
 use std::collections::HashMap;
 use ty::Ty;
 
@@ -290,7 +290,7 @@ pub fn analyze(file: &File, loader: &dyn Loader) -> Analysis {
     // Errors found in used files, shown against their own text.
     for (name, d) in std::mem::take(&mut c.module_diags) {
         if let Some(m) = modules.iter().find(|m| m.name == name) {
-            imported_diagnostics.push((name, m.text.clone(), d));
+            imported_diagnostics.push((m.shown.clone(), m.text.clone(), d));
         }
     }
     diags.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));

@@ -22,6 +22,22 @@ pub trait Loader {
     fn behavior_tree_xml(&self) -> bool {
         false
     }
+
+    /// A used file this loader holds as a syntax tree already (an `<include>`d XML file the
+    /// import read and imported with its includer): checked as it is, its diagnostics shown
+    /// in its own text under its own name. `None`: the file's text comes from `load`.
+    fn syntax(&self, _path: &str) -> Option<Syntax> {
+        None
+    }
+}
+
+/// A used file given as its syntax tree (see [`Loader::syntax`]).
+pub struct Syntax {
+    pub file: File,
+    /// The text the tree's spans point into.
+    pub text: String,
+    /// The file's name in diagnostics.
+    pub shown: String,
 }
 
 /// A loader for programs that may not import files (the language server's unsaved
@@ -64,6 +80,8 @@ pub struct Module<'a> {
     pub text: String,
     /// Its `use`s that loaded: where each is written, and the module it names.
     pub uses: Vec<(Span, String)>,
+    /// Its name in diagnostics (`name` but for a file the loader gave as a syntax tree).
+    pub shown: String,
 }
 
 pub fn load_all<'a>(
@@ -79,6 +97,7 @@ pub fn load_all<'a>(
         is_main: true,
         text: String::new(),
         uses: Vec::new(),
+        shown: String::new(),
     }];
     let mut stack = vec!["<main>".to_string()];
     modules[0].uses = visit(
@@ -93,6 +112,9 @@ pub fn load_all<'a>(
     );
     for (i, m) in modules.iter_mut().enumerate() {
         m.id = i as FileId;
+        if m.shown.is_empty() {
+            m.shown = m.name.clone();
+        }
     }
     modules
 }
@@ -173,6 +195,31 @@ fn visit(
             report(diags, imported, is_main, stack, text, d);
             continue;
         }
+        if let Some(given) = loader.syntax(&name) {
+            uses.push((use_span, name.clone()));
+            stack.push(name.clone());
+            let its_uses = visit(
+                &given.file,
+                &given.text,
+                loader,
+                diags,
+                imported,
+                modules,
+                stack,
+                false,
+            );
+            stack.pop();
+            modules.push(Module {
+                id: 0,
+                name,
+                file: Cow::Owned(given.file),
+                is_main: false,
+                text: given.text,
+                uses: its_uses,
+                shown: given.shown,
+            });
+            continue;
+        }
         let src = match source(&u.target, &name, loader) {
             Ok(src) => src,
             Err(e) => {
@@ -209,6 +256,7 @@ fn visit(
             name,
             file: Cow::Owned(parsed.file),
             is_main: false,
+            shown: String::new(),
             text: src,
             uses: its_uses,
         });

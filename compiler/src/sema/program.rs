@@ -90,7 +90,9 @@ impl Checker {
     /// signatures get stand-in leaves.
     fn check_trees(&mut self, modules: &[Module]) -> Vec<Option<Template>> {
         let mut templates: Vec<Option<Template>> = vec![None; self.g.trees.len()];
-        for m in modules {
+        // The module each tree is in: a call cycle is reported in the file of the call.
+        let mut home: Vec<usize> = vec![0; self.g.trees.len()];
+        for (k, m) in modules.iter().enumerate() {
             let before = self.enter(m);
             for item in &m.file.items {
                 let ItemKind::Tree(t) = &item.kind else {
@@ -104,10 +106,11 @@ impl Checker {
                     continue;
                 }
                 templates[i as usize] = Some(self.tree_template(i as usize, t));
+                home[i as usize] = k;
             }
             self.set_aside(m, before);
         }
-        self.report_recursion(&templates);
+        self.report_recursion(&templates, modules, &home);
         // Trees that stayed signatures (defined in a file nobody included): each call runs a
         // stand-in, as a custom action of the same name and ports.
         for i in 0..self.g.trees.len() {
@@ -408,7 +411,12 @@ impl Checker {
 
     /// Trees that call themselves, directly or through other trees: found on the call graph,
     /// so a recursive tree is reported even when nothing instantiates it.
-    fn report_recursion(&mut self, templates: &[Option<Template>]) {
+    fn report_recursion(
+        &mut self,
+        templates: &[Option<Template>],
+        modules: &[Module],
+        home: &[usize],
+    ) {
         fn calls(n: &TNode, out: &mut Vec<(u32, Span)>) {
             if let TKind::SubTree {
                 tree, name_span, ..
@@ -459,7 +467,13 @@ impl Checker {
                     .with_label(format!("`{last}` calls `{name}` here"))
                     .with_note(format!("the calls: {}", chain.join(" -> ")));
             }
+            // In the file of the tree that makes the call.
+            let caller = *cycle.last().expect("not empty");
+            let before = self.diags.len();
             self.diags.push(d);
+            if let Some(m) = home.get(caller).and_then(|&k| modules.get(k)) {
+                self.set_aside(m, before);
+            }
         }
     }
 

@@ -65,7 +65,7 @@ impl Ty {
         let Ty::Foreign(cpp) = self else {
             return None;
         };
-        Some(match crate::groot::model::foreign_family(cpp)? {
+        Some(match crate::btcpp::model::foreign_family(cpp)? {
             "num" => Ty::Num,
             "int" => Ty::Int,
             "bool" => Ty::Bool,

@@ -7,9 +7,9 @@
 //! BehaviorTree.CPP reads XML text: numbers, `true`/`false`, statuses, milliseconds, `{key}`
 //! references and scripts.
 
+use crate::btcpp::{model, script};
 use crate::builtins::{self, ArgType};
 use crate::diagnostic::Diagnostic;
-use crate::groot::{model, script};
 use crate::span::Span;
 use crate::syntax::ast::{
     Arg, ArgList, Expr, ExprKind, Ident, LeafKind, Node, NodeBlock, NodeKind, Path, Pattern,
@@ -32,7 +32,7 @@ pub enum Desugared {
 /// `BlackboardCheck*`).
 pub fn is_xml_id(id: &str) -> bool {
     matches!(id, "Script" | "ScriptCondition")
-        || crate::groot::vocab::switch_cases(id).is_some()
+        || crate::btcpp::switch_cases(id).is_some()
         || builtins::by_xml_id(id).is_some()
 }
 
@@ -44,7 +44,7 @@ pub fn desugar(node: &Node, id: &str) -> Option<Desugared> {
     let args = args.as_ref();
     let kind = match id {
         "Script" | "ScriptCondition" => desugar_script(node, id, args),
-        _ => match crate::groot::vocab::switch_cases(id) {
+        _ => match crate::btcpp::switch_cases(id) {
             Some(n) => desugar_switch(node, id, n, args, children.as_ref()),
             None => desugar_builtin(node, id, builtins::by_xml_id(id)?, args, children),
         },

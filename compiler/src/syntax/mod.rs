@@ -12,6 +12,7 @@ pub mod lexer;
 mod parse_errors;
 mod parser;
 pub mod shape;
+pub mod spans;
 mod text;
 pub mod token;
 pub mod visit;

@@ -18,6 +18,7 @@ pub mod gpio_edge;
 pub mod gpio_out;
 pub mod hcsr04;
 pub mod mock;
+pub mod plausible;
 pub mod pwm;
 pub mod romi32u4;
 pub mod romi_drive;
@@ -45,6 +46,9 @@ pub enum DeviceError {
     /// The device has nothing to read: a simulated sensor whose agent or field is not in
     /// the world, a camera over a blank cell.
     Unavailable { device: String, detail: String },
+    /// A read the device could not have given (an encoder faster than its wheel), read
+    /// again and still so: a corrupted transfer ([`plausible`]).
+    Implausible { device: String, detail: String },
 }
 
 impl DeviceError {
@@ -54,7 +58,8 @@ impl DeviceError {
             | DeviceError::Busy { device }
             | DeviceError::Config { device, .. }
             | DeviceError::InvalidValue { device, .. }
-            | DeviceError::Unavailable { device, .. } => device,
+            | DeviceError::Unavailable { device, .. }
+            | DeviceError::Implausible { device, .. } => device,
         }
     }
 
@@ -93,6 +98,9 @@ impl fmt::Display for DeviceError {
             }
             DeviceError::Unavailable { device, detail } => {
                 write!(f, "{device}: unavailable ({detail})")
+            }
+            DeviceError::Implausible { device, detail } => {
+                write!(f, "{device}: implausible read ({detail})")
             }
         }
     }

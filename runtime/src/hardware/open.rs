@@ -548,6 +548,7 @@ mod backend {
     use crate::devices::bus::StdDelay;
     use crate::devices::gpio_out::DigitalOutput;
     use crate::devices::hcsr04::{Hcsr04, MonotonicClock};
+    use crate::devices::plausible::{Plausible, ROMI_ENCODER};
     use crate::devices::pwm::PwmOutput;
     use crate::devices::romi32u4::Romi32u4;
     use crate::devices::rpi::{self, Bus, HardPwm, InterruptEdge, OpenError, SoftPwm};
@@ -662,8 +663,10 @@ mod backend {
         }) {
             geometry.heading = h;
         }
+        // Encoder counts faster than the wheels can turn are a corrupted transfer.
+        let name = board.name().to_string();
         let wheels = Retry {
-            device: board,
+            device: Plausible::new(board, MonotonicClock::default(), ROMI_ENCODER, &name),
             retries: retries(d),
         };
         let drive: Rc<RefCell<dyn Motor>> = Rc::new(RefCell::new(RomiDrive::new(wheels, geometry)));

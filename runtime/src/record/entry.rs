@@ -62,7 +62,7 @@ pub enum Command {
 }
 
 /// A failed call: the kind of [`DeviceError`] (0 bus, 1 busy, 2 config, 3 invalid value,
-/// 4 unavailable), the device and the detail.
+/// 4 unavailable, 5 implausible), the device and the detail.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fail(pub u8, pub String, pub String);
 
@@ -74,6 +74,7 @@ impl From<&DeviceError> for Fail {
             DeviceError::Config { detail, .. } => (2, detail.clone()),
             DeviceError::InvalidValue { detail, .. } => (3, detail.clone()),
             DeviceError::Unavailable { detail, .. } => (4, detail.clone()),
+            DeviceError::Implausible { detail, .. } => (5, detail.clone()),
         };
         Fail(k, e.device().to_string(), detail)
     }
@@ -87,6 +88,7 @@ impl From<&Fail> for DeviceError {
             1 => DeviceError::Busy { device },
             2 => DeviceError::Config { device, detail },
             3 => DeviceError::InvalidValue { device, detail },
+            5 => DeviceError::Implausible { device, detail },
             _ => DeviceError::Unavailable { device, detail },
         }
     }

@@ -10,6 +10,13 @@ pub trait Clock {
     /// tick starts (never earlier than `due_ms`). The agent's timers, the world and the
     /// trace use the returned time.
     fn wait_until(&mut self, due_ms: f64) -> f64;
+
+    /// How late, in wall-clock milliseconds, the tick that last started began after it was
+    /// due (0 where time is simulated). The `timing` events report it; with ticks stamped
+    /// when due it is the only sign that a tick ran late.
+    fn late_ms(&self) -> f64 {
+        0.0
+    }
 }
 
 /// Simulated time: a tick starts exactly when it is due, at once. Same program, world and

@@ -391,9 +391,6 @@ impl<'p> Run<'p> {
     /// Writes what a trace starts with: a warning when the JIT was asked for and the
     /// interpreter runs, then every visible root variable's initial value.
     pub fn start(&mut self, obs: &mut dyn Observer) {
-        if let Some(t) = &mut self.timer {
-            t.restart();
-        }
         if let (Some(reason), Some(first)) = (&self.fallback, self.live.first()) {
             let _ = obs.line(
                 0,
@@ -489,17 +486,21 @@ impl<'p> Run<'p> {
         if let Some(h) = &mut self.hardware {
             h.write_outputs(&l.agent.machine.slots);
         }
+        let late = crate::realtime::Lateness {
+            ms: clock.late_ms(),
+            skipped: tick::skipped_periods(l, due, now, self.config.pacing),
+        };
         let timing = self
             .timer
             .as_mut()
-            .map(|t| t.record(due, began, marks, std::time::Instant::now()));
+            .map(|t| t.record(late, began, marks, std::time::Instant::now()));
         // A read of an unset variable stopped the tick where it happened.
         let fault = l.agent.machine.take_fault();
         if fault.is_some() {
             // The tree did not return.
             l.root = root_before;
         }
-        let next = tick::schedule_next(l, now, self.config.pacing);
+        let next = tick::schedule_next(l, due, now, self.config.pacing);
         report::tick_events(
             self.program,
             l,

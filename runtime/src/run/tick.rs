@@ -69,16 +69,40 @@ pub(super) fn tick_agent(
     }
 }
 
-/// When the agent ticks next. Timers due before then fire now (their transitions belong to
-/// this tick); between ticks like BehaviorTree.CPP's `tree.sleep`, a timer that fires, or a
-/// node that woke the tree, brings the next tick forward.
-pub(super) fn schedule_next(l: &mut Live, now: f64, pacing: Pacing) -> f64 {
-    let m = &mut l.agent.machine;
-    let period = match pacing {
-        Pacing::Fixed => 1000.0 / l.agent.program.rate_hz,
-        Pacing::SleepBetweenTicks { ms } => ms,
+/// The agent's period at its `rate`.
+fn period(l: &Live) -> f64 {
+    1000.0 / l.agent.program.rate_hz
+}
+
+/// The periods of the grid a tick due at `due` that started at `now` skipped: whole
+/// periods between the two. 0 wherever ticks start when due (every simulated run).
+pub(super) fn skipped_periods(l: &Live, due: f64, now: f64, pacing: Pacing) -> u64 {
+    // Sleeping between ticks like BehaviorTree.CPP has no grid to skip on.
+    let p = period(l);
+    match pacing {
+        Pacing::Fixed if now - due >= p => ((now - due) / p).floor() as u64,
+        _ => 0,
+    }
+}
+
+/// When the agent ticks next. At a fixed rate ticks keep to the grid of the period from
+/// when this one was due, so a tick's lateness does not drift the schedule. A tick that
+/// started a period or more late (a stall on the robot, where a tick starts when it really
+/// can) ran once, at the time it started, and the periods it missed are skipped: the grid
+/// starts again from it, a period later, never a burst of ticks due in the past, each
+/// sending commands for a time already gone. Where a tick starts when due (simulation,
+/// `--realtime`), `now == due` and this is `now + period`. Timers due before then fire now
+/// (their transitions belong to this tick); between ticks like BehaviorTree.CPP's
+/// `tree.sleep`, a timer that fires, or a node that woke the tree, brings the next tick
+/// forward.
+pub(super) fn schedule_next(l: &mut Live, due: f64, now: f64, pacing: Pacing) -> f64 {
+    let skipped = skipped_periods(l, due, now, pacing);
+    let mut next = match pacing {
+        Pacing::Fixed if skipped == 0 => due + period(l),
+        Pacing::Fixed => now + period(l),
+        Pacing::SleepBetweenTicks { ms } => now + ms,
     };
-    let mut next = now + period;
+    let m = &mut l.agent.machine;
     let wake_early = matches!(pacing, Pacing::SleepBetweenTicks { .. });
     if wake_early && m.woken {
         // Woken during the tick: the sleep returns at once.

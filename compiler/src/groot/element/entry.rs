@@ -1,11 +1,11 @@
 //! Model entries: `<Action ID=..>` and friends with their ports, and `<SubTree ID=..>` models.
 
 use super::super::carry;
-use super::super::model;
 use super::super::names;
-use super::super::script::{self};
 use super::super::vocab;
 use super::super::xml::{Element, XmlNode};
+use crate::btcpp::model;
+use crate::btcpp::script::{self};
 use crate::span::Span;
 use crate::syntax::ast::*;
 

@@ -8,10 +8,10 @@
 pub(crate) mod entry;
 pub(crate) mod node;
 
-use super::model;
-use super::script::{self, Writer};
 use super::xml::Element;
 use super::{Dialect, Scope};
+use crate::btcpp::model;
+use crate::btcpp::script::{self, Writer};
 use crate::builtins::ArgType;
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;

@@ -2,12 +2,12 @@
 //! custom nodes (declared, or inferred from their use).
 
 use super::super::carry::{self};
-use super::super::model::{self, ValueKind};
-use super::super::script;
 use super::super::vocab;
 use super::super::xml::{Attribute, Element};
 use super::super::{Dialect, PortsByName};
 use super::*;
+use crate::btcpp::model::{self, ValueKind};
+use crate::btcpp::script;
 use crate::builtins::{self, ArgType, Builtin};
 use crate::span::Span;
 use crate::syntax::ast::*;
@@ -29,8 +29,8 @@ impl Reader {
             });
             let value = arg.and_then(|x| self.builtin_value(a, x.port, x.ty));
             match (arg, value) {
-                (Some(x), Some(v)) => args.push((x.name, v)),
-                _ => attrs.push(attr(&a.name, &a.value)),
+                (Some(x), Some(v)) => args.push((x.name, *a, v)),
+                _ => attrs.push(attr_of(a)),
             }
         }
         // `retry(3)`, `timeout(2s)`, `skip_unless_updated(place)`: a lone argument reads best
@@ -40,10 +40,14 @@ impl Reader {
             && args.len() == 1;
         let arg_list: Vec<Arg> = args
             .into_iter()
-            .map(|(n, v)| Arg {
-                name: (!positional).then(|| ident(n)),
-                value: v,
-                span: Span::DUMMY,
+            .map(|(n, a, v)| {
+                let mut arg = named_arg(a, v);
+                match &mut arg.name {
+                    Some(_) if positional => arg.name = None,
+                    Some(name) => name.name = n.to_string(),
+                    None => {}
+                }
+                arg
             })
             .collect();
         let children = match b.class {
@@ -170,7 +174,7 @@ impl Reader {
                 continue;
             }
             if a.name.starts_with('_') {
-                attrs.push(attr(&a.name, &a.value));
+                attrs.push(attr_of(a));
                 continue;
             }
             let value = if bare {
@@ -204,8 +208,8 @@ impl Reader {
                 }
             };
             match value {
-                Some(v) => args.push(named_arg(&a.name, v)),
-                None => attrs.push(attr(&a.name, &a.value)),
+                Some(v) => args.push(named_arg(a, v)),
+                None => attrs.push(attr_of(a)),
             }
         }
         let plus = el.name == "SubTreePlus";
@@ -248,7 +252,7 @@ impl Reader {
                 Dialect::V3 => !a.name.starts_with('_'),
             };
             if !is_port {
-                attrs.push(attr(&a.name, &a.value));
+                attrs.push(attr_of(a));
                 continue;
             }
             let port = ports.as_ref().and_then(|ps| ps.get(&a.name));
@@ -258,7 +262,7 @@ impl Reader {
             if port.is_some_and(|p| p.dir != PortDir::In)
                 && model::blackboard_key(&a.value).is_none()
             {
-                attrs.push(attr(&a.name, &a.value));
+                attrs.push(attr_of(a));
                 continue;
             }
             let value = match model::blackboard_key(&a.value) {
@@ -282,9 +286,9 @@ impl Reader {
                         let key = model::blackboard_key(&a.value).is_some();
                         unknown_ports.push((a.name.clone(), key));
                     }
-                    args.push(named_arg(&a.name, v));
+                    args.push(named_arg(a, v));
                 }
-                None => attrs.push(attr(&a.name, &a.value)),
+                None => attrs.push(attr_of(a)),
             }
         }
         let child_count = el

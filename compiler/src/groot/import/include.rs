@@ -1,8 +1,7 @@
 //! `<include path="...">`: a `use`, and the included files' models and trees in the scope.
 
 use super::super::xml::{self, Element};
-use super::super::IncludeError;
-use super::super::{IncludeLoader, LeafSig};
+use super::super::{Dialect, IncludeError};
 use super::*;
 use crate::diagnostic::has_errors;
 use crate::span::Span;
@@ -26,7 +25,7 @@ impl Reader {
             .attrs
             .iter()
             .filter(|a| a.name != "path")
-            .map(|a| attr(&a.name, &a.value))
+            .map(attr_of)
             .collect();
         if super::super::kept::spelled_otherwise(el) {
             attrs.push(super::super::kept::attr(
@@ -34,37 +33,23 @@ impl Reader {
                 super::super::kept::start_tag(el),
             ));
         }
+        let path_span = el.attribute("path").map_or(el.name_span, |a| a.value_span);
         Some(Item {
             doc: node_doc(docs),
             attrs,
             kind: ItemKind::Use(UseDecl {
-                target: UseTarget::File(affect_path, Span::DUMMY),
+                target: UseTarget::File(affect_path, path_span),
             }),
-            span: Span::DUMMY,
+            span: el.span,
         })
     }
 
-    /// Reads an included file's models and tree names into the scope (recursively).
-    pub(super) fn include(
-        &mut self,
-        el: &Element,
-        from: &str,
-        loader: &mut dyn IncludeLoader,
-        included: &mut Vec<IncludedFile>,
-        chain: &mut Vec<String>,
-        prefix: &str,
-    ) {
+    /// Imports the file `<include>` names (once per file: a file included from several places
+    /// is read and imported once), and takes its models and trees, and those of the files it
+    /// includes, into the scope. `prefix` is where the including file is, relative to the top
+    /// file.
+    pub(super) fn include(&mut self, el: &Element, from: &str, ctx: &mut Includes, prefix: &str) {
         let Some(path) = el.attr("path") else { return };
-        // Where the file is relative to the top file: an include of an included file is
-        // one BehaviorTree.CPP reads too (its trees and nodes are the top file's as well).
-        let relative = format!("{prefix}{path}");
-        if chain.len() > 1 && el.attr("ros_pkg").is_none() {
-            self.nested.push(relative.clone());
-        }
-        let dir = match relative.rfind('/') {
-            Some(i) => relative[..=i].to_string(),
-            None => String::new(),
-        };
         let span = el
             .attribute("path")
             .map(|a| a.value_span)
@@ -77,7 +62,7 @@ impl Reader {
             );
             return;
         }
-        let (name, text) = match loader.load(from, path) {
+        let (name, text) = match ctx.loader.load(from, path) {
             Ok(x) => x,
             Err(IncludeError::Refused(e)) => {
                 self.error(
@@ -105,62 +90,89 @@ impl Reader {
                 return;
             }
         };
-        if chain.contains(&name) || chain.len() > 16 {
+        if ctx.chain.contains(&name) || ctx.chain.len() > 16 {
             self.error("E0415", format!("`{path}` includes itself"), span);
-            let chain_text = chain.join(" → ");
+            let chain_text = ctx.chain.join(" → ");
             self.amend(|d| {
                 d.with_label("include cycle")
                     .with_note(format!("through {chain_text}"))
             });
             return;
         }
-        let parsed = xml::parse(&text);
-        let mut sub = Reader::new(self.dialect);
-        let mut diags = parsed.diagnostics;
-        if !has_errors(&diags) {
-            if let Some(root) = parsed.document.root() {
-                if let Some(m) = root.elements().find(|e| e.name == "TreeNodesModel") {
-                    for entry in sub.models(m) {
-                        match entry.item.kind {
-                            ItemKind::Leaf(l) if !entry.inferred => {
-                                self.scope.leaves.entry(entry.id).or_insert(LeafSig {
-                                    kind: l.kind,
-                                    ports: l.ports,
-                                });
-                            }
-                            ItemKind::Tree(t) => {
-                                self.scope.trees.entry(entry.id).or_insert(t.ports);
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-                for bt in root.elements().filter(|e| e.name == "BehaviorTree") {
-                    if let Some(id) = bt.attr("ID") {
-                        self.scope.trees.entry(id.to_string()).or_default();
-                    }
-                }
-                chain.push(name.clone());
-                for inc in root.elements().filter(|e| e.name == "include") {
-                    sub.include(inc, &name, loader, included, chain, &dir);
-                }
-                chain.pop();
-                self.nested.append(&mut sub.nested);
-                for (k, v) in sub.scope.leaves.drain() {
-                    self.scope.leaves.entry(k).or_insert(v);
-                }
-                for (k, v) in sub.scope.trees.drain() {
-                    self.scope.trees.entry(k).or_insert(v);
-                }
-            }
+        let at = match ctx.modules.iter().position(|m| m.name == name) {
+            Some(at) => at,
+            None => import_module(name, text, ctx),
+        };
+        let module = &ctx.modules[at];
+        for (k, v) in &module.leaves {
+            self.scope
+                .leaves
+                .entry(k.clone())
+                .or_insert_with(|| v.clone());
         }
-        diags.extend(sub.diags);
-        if !diags.is_empty() {
-            included.push(IncludedFile {
-                name,
-                text,
-                diagnostics: diags,
-            });
+        for (k, v) in &module.trees {
+            self.scope
+                .trees
+                .entry(k.clone())
+                .or_insert_with(|| v.clone());
+        }
+        // The files it includes are the top file's too (BehaviorTree.CPP reads them all):
+        // relative to the top file, for the `#[transitive] use`s.
+        let relative = format!("{prefix}{path}");
+        let dir = match relative.rfind('/') {
+            Some(i) => &relative[..=i],
+            None => "",
+        };
+        let nested: Vec<String> = module
+            .includes
+            .iter()
+            .map(|p| format!("{dir}{p}"))
+            .collect();
+        if ctx.chain.len() > 1 {
+            self.nested.push(relative.clone());
+        }
+        self.nested.extend(nested);
+    }
+}
+
+/// Imports an included file whole, as `affect import` would import it alone, and keeps it
+/// with what its includes bring into scope. Returns its place in `ctx.modules`.
+fn import_module(name: String, text: String, ctx: &mut Includes) -> usize {
+    let parsed = xml::parse(&text);
+    let mut diagnostics = parsed.diagnostics;
+    let mut sub = Reader::new(Dialect::V4);
+    let mut file = File {
+        items: vec![],
+        span: Span::DUMMY,
+    };
+    let mut includes = Vec::new();
+    if !has_errors(&diagnostics) {
+        if let Some(root) = parsed.document.root() {
+            sub.start(&text, &parsed.document);
+            ctx.chain.push(name.clone());
+            file = sub.document(root, &name, ctx);
+            ctx.chain.pop();
+            // Every file it includes, relative to it, each followed by those it includes.
+            includes = std::mem::take(&mut sub.nested);
         }
     }
+    diagnostics.append(&mut sub.diags);
+    diagnostics.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
+    if !diagnostics.is_empty() {
+        ctx.files.push(IncludedFile {
+            name: name.clone(),
+            text: text.clone(),
+            diagnostics,
+        });
+    }
+    ctx.modules.push(ImportedModule {
+        name,
+        text,
+        file,
+        dialect: sub.dialect,
+        leaves: sub.scope.leaves,
+        trees: sub.scope.trees,
+        includes,
+    });
+    ctx.modules.len() - 1
 }

@@ -20,10 +20,11 @@ mod root;
 mod tree;
 
 use super::carry::{self};
-use super::xml::{self, Element, XmlNode};
+use super::xml::{self, Attribute, Element, XmlNode};
 use super::{Dialect, IncludeLoader, LeafSig, NoIncludes, Scope};
 use crate::diagnostic::{has_errors, Diagnostic};
 use crate::span::Span;
+use crate::syntax::ast::Ports;
 use crate::syntax::ast::*;
 
 /// The result of an import: the syntax tree (print it with `fmt::format_file`), the dialect
@@ -38,6 +39,35 @@ pub struct Imported {
     /// The XML document the syntax tree was read from: kept, so that the caller chooses when
     /// to free it (`affect bench` does after the first tick, which needs none of it).
     pub document: xml::Document,
+    /// Every file the document includes (directly or through included files), each read and
+    /// imported once: what its `use`s name, to check without reading it again.
+    pub modules: Vec<ImportedModule>,
+}
+
+/// An included file, imported whole as `affect import` imports a file alone.
+#[derive(Debug)]
+pub struct ImportedModule {
+    /// Its name as the [`IncludeLoader`] gave it.
+    pub name: String,
+    /// Its XML text: the syntax tree's spans are byte offsets into it.
+    pub text: String,
+    pub file: File,
+    pub dialect: Dialect,
+    /// The models and trees it and the files it includes declare.
+    leaves: std::collections::HashMap<String, LeafSig>,
+    trees: std::collections::HashMap<String, Ports>,
+    /// The files it includes, relative to it, each followed by those that one includes.
+    includes: Vec<String>,
+}
+
+/// What the import of one document shares with the imports of the files it includes.
+pub(super) struct Includes<'l> {
+    loader: &'l mut dyn IncludeLoader,
+    /// The included files with diagnostics.
+    files: Vec<IncludedFile>,
+    modules: Vec<ImportedModule>,
+    /// The files being imported, the top file first (an include of one is a cycle).
+    chain: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -75,6 +105,7 @@ pub fn import(text: &str, name: &str, loader: &mut dyn IncludeLoader) -> Importe
         diagnostics: parsed.diagnostics,
         included: vec![],
         document: xml::Document::default(),
+        modules: vec![],
     };
     if has_errors(&out.diagnostics) {
         return out;
@@ -83,23 +114,16 @@ pub fn import(text: &str, name: &str, loader: &mut dyn IncludeLoader) -> Importe
         return out;
     };
     let mut reader = Reader::new(Dialect::V4);
-    reader.newlines = text
-        .bytes()
-        .enumerate()
-        .filter(|(_, b)| *b == b'\n')
-        .map(|(i, _)| i as u32)
-        .collect();
-    // Comments before `<root>` describe the file: they document its main tree.
-    for n in &parsed.document.nodes {
-        match n {
-            XmlNode::Comment(c, _) => reader
-                .prologue
-                .extend(super::comments::lines_at(c, super::comments::Place::File)),
-            XmlNode::Element(_) => break,
-            _ => {}
-        }
-    }
-    let file = reader.document(root, name, loader, &mut out.included);
+    reader.start(text, &parsed.document);
+    let mut ctx = Includes {
+        loader,
+        files: vec![],
+        modules: vec![],
+        chain: vec![name.to_string()],
+    };
+    let file = reader.document(root, name, &mut ctx);
+    out.included = ctx.files;
+    out.modules = ctx.modules;
     out.dialect = reader.dialect;
     out.diagnostics.extend(reader.diags);
     out.diagnostics
@@ -136,11 +160,26 @@ fn attr(name: &str, value: &str) -> Attr {
     }
 }
 
-fn named_arg(name: &str, value: Expr) -> Arg {
+/// `#[name = "value"]` for an attribute affect has no syntax for, placed where it is written.
+fn attr_of(a: &Attribute) -> Attr {
+    Attr {
+        name: Ident::new(a.name.clone(), a.name_span),
+        value: Some(Expr {
+            kind: ExprKind::Str(a.value.clone()),
+            span: a.value_span,
+        }),
+        span: a.name_span.to(a.value_span),
+    }
+}
+
+/// The argument an attribute gives a port: its name at the attribute's name, its value (every
+/// part the value's reading left unplaced) at the attribute's value.
+fn named_arg(a: &Attribute, mut value: Expr) -> Arg {
+    crate::syntax::spans::expr(&mut value, &mut crate::syntax::spans::fill(a.value_span));
     Arg {
-        name: Some(ident(name)),
+        name: Some(Ident::new(a.name.clone(), a.name_span)),
         value,
-        span: Span::DUMMY,
+        span: a.name_span.to(a.value_span),
     }
 }
 
@@ -231,6 +270,8 @@ pub(crate) struct Reader {
     pub form: Option<&'static str>,
     /// Files included by included files, relative to the top file (`include`).
     pub nested: Vec<String>,
+    /// The XML text: where carried `.affect` text is, to place its syntax tree in the file.
+    source: String,
 }
 
 impl Reader {
@@ -247,7 +288,67 @@ impl Reader {
             epilogue: Vec::new(),
             form: None,
             nested: Vec::new(),
+            source: String::new(),
         }
+    }
+
+    /// Takes in the text being read: where its lines break, and the comments before `<root>`,
+    /// which describe the file (they document its main tree).
+    fn start(&mut self, text: &str, document: &xml::Document) {
+        self.source = text.to_string();
+        self.newlines = text
+            .bytes()
+            .enumerate()
+            .filter(|(_, b)| *b == b'\n')
+            .map(|(i, _)| i as u32)
+            .collect();
+        for n in &document.nodes {
+            match n {
+                XmlNode::Comment(c, _) => self
+                    .prologue
+                    .extend(super::comments::lines_at(c, super::comments::Place::File)),
+                XmlNode::Element(_) => break,
+                _ => {}
+            }
+        }
+    }
+
+    /// Places what was read from attribute `a`'s `.affect` text (parsed with `shift` bytes
+    /// of wrapping before it) where that text is in the file: each span at its byte of the
+    /// value as written, entities and all.
+    pub(super) fn carried_place(&self, a: &Attribute, shift: u32) -> impl FnMut(&mut Span) {
+        let whole = a.value_span;
+        let map = self
+            .source
+            .get(whole.range())
+            .map(xml::value_offsets)
+            .filter(|m| m.len() == a.value.len() + 1)
+            .unwrap_or_default();
+        move |s: &mut Span| {
+            if map.is_empty() {
+                *s = whole;
+                return;
+            }
+            let at = |o: u32| {
+                let d = (o.saturating_sub(shift) as usize).min(map.len() - 1);
+                whole.start + map[d]
+            };
+            let (start, end) = (at(s.start), at(s.end));
+            *s = Span {
+                start,
+                end: end.max(start),
+            };
+        }
+    }
+
+    /// Places a node read from `el`: its own span is the element's; every part its reading
+    /// left unplaced is at the element's name. Its children were placed when they were read.
+    pub(super) fn place_node(el: &Element, mut n: Node) -> Node {
+        if n.span == Span::DUMMY {
+            n.span = el.span;
+        }
+        crate::syntax::spans::node(&mut n, false, &mut crate::syntax::spans::fill(el.name_span));
+        n
     }
 
     /// Whether nothing but spaces lies between two offsets of the text on one line.

@@ -3,10 +3,10 @@
 use super::super::carry::{self};
 use super::super::element;
 use super::super::kept;
-use super::super::model::{self};
 use super::super::vocab;
 use super::super::xml::{Element, XmlNode};
 use super::*;
+use crate::btcpp::model::{self};
 use crate::span::Span;
 use crate::syntax::ast::*;
 use std::collections::HashMap;
@@ -97,7 +97,10 @@ impl Reader {
             let natural = self.model_item(e, kind, id, comment_docs);
             let item = match e.attribute(carry::AFFECT) {
                 Some(a) => match carry::parse_item(&a.value) {
-                    Some(shadow) if self.model_shadow_holds(&shadow, e) => shadow,
+                    Some(mut shadow) if self.model_shadow_holds(&shadow, e) => {
+                        crate::syntax::spans::item(&mut shadow, &mut self.carried_place(a, 0));
+                        shadow
+                    }
                     _ => {
                         let span = a.name_span;
                         self.warn("W0404", format!("the `_affect` text of model `{id}` no longer matches it; it is ignored"), span);
@@ -199,7 +202,7 @@ impl Reader {
             match a.name.as_str() {
                 "ID" | carry::AFFECT | carry::INFERRED_XML => {}
                 "_description" => doc.extend(description_lines(&a.value)),
-                _ => attrs.push(attr(&a.name, &a.value)),
+                _ => attrs.push(attr_of(a)),
             }
         }
         attrs.extend(metadata);
@@ -230,12 +233,21 @@ impl Reader {
                 })
             }
         };
-        Item {
+        let mut item = Item {
             doc: node_doc(doc),
             attrs,
             kind: kind_,
-            span: Span::DUMMY,
+            span: e.span,
+        };
+        let place = &mut crate::syntax::spans::fill(e.name_span);
+        match &mut item.kind {
+            ItemKind::Leaf(LeafDecl { name, .. }) | ItemKind::Tree(TreeDecl { name, .. }) => {
+                name.span = e.attribute("ID").map_or(e.name_span, |a| a.value_span);
+            }
+            _ => {}
         }
+        crate::syntax::spans::item(&mut item, place);
+        item
     }
 
     /// A model entry's port element as a declaration (`None`, with a diagnostic, when it
@@ -296,13 +308,23 @@ impl Reader {
         };
         let mut doc = std::mem::take(comments);
         doc.extend(doc_lines_keep(&desc));
-        Some(PortDecl {
+        use crate::syntax::spans;
+        let at = |name: &str| p.attribute(name).map_or(p.name_span, |a| a.value_span);
+        if let Some(t) = &mut ty {
+            spans::ty(t, &mut spans::fill(at("type")));
+        }
+        let mut port = PortDecl {
             doc: node_doc(doc).map(Box::new),
             dir,
-            name: ident(name),
+            name: Ident::new(name, name_attr.value_span),
             ty,
-            default: default.map(Box::new),
-            span: Span::DUMMY,
-        })
+            default: default.map(|mut d| {
+                spans::expr(&mut d, &mut spans::fill(at("default")));
+                Box::new(d)
+            }),
+            span: p.span,
+        };
+        spans::port(&mut port, &mut spans::fill(p.name_span));
+        Some(port)
     }
 }

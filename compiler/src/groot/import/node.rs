@@ -2,27 +2,44 @@
 //! `try_catch` and loops; the carried `_affect` text while the element still says it.
 
 use super::super::carry::{self};
-use super::super::model::{self, ValueKind};
 use super::super::names::PRE_POST;
-use super::super::script;
 use super::super::vocab;
 use super::super::xml::{Attribute, Element, XmlNode};
 use super::super::{element, kept, Dialect};
 use super::ports;
 use super::*;
+use crate::btcpp::model::{self, ValueKind};
+use crate::btcpp::script;
 use crate::builtins::{self};
 use crate::span::Span;
 use crate::syntax::ast::*;
 
 impl Reader {
+    /// The node an element is, placed in the file (see [`Reader::place_node`]).
     pub(crate) fn node(&mut self, el: &Element, comment_docs: Vec<String>) -> Node {
+        let n = self.node_unplaced(el, comment_docs);
+        Reader::place_node(el, n)
+    }
+
+    /// A node's carried `.affect` text (`_affect`) read, placed where it is in the file.
+    fn carried_node(&self, a: &Attribute) -> Option<Node> {
+        let mut n = carry::parse_node(&a.value)?;
+        // `carry::parse_node` reads the text inside `tree T {\n`.
+        crate::syntax::spans::node(&mut n, true, &mut self.carried_place(a, 9));
+        Some(n)
+    }
+
+    fn node_unplaced(&mut self, el: &Element, comment_docs: Vec<String>) -> Node {
         if el.attr(carry::NODE).is_some() {
             // Generated with the agent's state, which travels in `_affect`.
             return carry::placeholder();
         }
         if el.attr(carry::TENDENCIES).is_some() {
             // `tendencies(machine)`: the switch is the agent's table, in the agent's text.
-            if let Some(n) = el.attr(carry::AFFECT).and_then(carry::parse_node) {
+            if let Some(n) = el
+                .attribute(carry::AFFECT)
+                .and_then(|a| self.carried_node(a))
+            {
                 return n;
             }
         }
@@ -41,7 +58,7 @@ impl Reader {
         let Some(a) = el.attribute(carry::AFFECT) else {
             return natural(self);
         };
-        let Some(shadow) = carry::parse_node(&a.value) else {
+        let Some(shadow) = self.carried_node(a) else {
             let span = a.name_span;
             self.warn(
                 "W0404",
@@ -189,14 +206,18 @@ impl Reader {
         let mut rest: Vec<&Attribute> = Vec::new();
         for a in &el.attrs {
             match a.name.as_str() {
-                "name" => node.label = Some(label(&a.value)),
+                "name" => {
+                    let mut l = label(&a.value);
+                    l.span = a.value_span;
+                    node.label = Some(l);
+                }
                 "_description" => node.doc = node_doc(description_lines(&a.value)),
                 "ID" if explicit_tag.is_some() || vocab::is_subtree_tag(&el.name) => {}
                 carry::AFFECT | carry::TRY => {}
                 n if self.dialect == Dialect::V4 && PRE_POST.contains(&n) => match self.modifier(a)
                 {
                     Some(m) => node.modifiers.push(m),
-                    None => node.attrs.push(attr(&a.name, &a.value)),
+                    None => node.attrs.push(attr_of(a)),
                 },
                 _ => rest.push(a),
             }
@@ -274,10 +295,12 @@ impl Reader {
             "_post" => ModifierKind::After(script::block(&stmts).ok()?),
             _ => return None,
         };
-        Some(Modifier {
+        let mut m = Modifier {
             kind,
-            span: Span::DUMMY,
-        })
+            span: a.name_span.to(a.value_span),
+        };
+        crate::syntax::spans::modifier(&mut m, &mut crate::syntax::spans::fill(a.value_span));
+        Some(m)
     }
 
     /// Parses a script attribute. A broken script is an error (BehaviorTree.CPP refuses the
@@ -358,13 +381,18 @@ impl Reader {
             return None;
         }
         let stmts = self.script(code, true)?;
+        let place = &mut crate::syntax::spans::fill(code.value_span);
         let kind = if condition {
-            NodeKind::Check(script::condition(&stmts).ok()?)
+            let mut e = script::condition(&stmts).ok()?;
+            crate::syntax::spans::expr(&mut e, place);
+            NodeKind::Check(e)
         } else {
-            NodeKind::Script(script::block(&stmts).ok()?)
+            let mut b = script::block(&stmts).ok()?;
+            crate::syntax::spans::block(&mut b, place);
+            NodeKind::Script(b)
         };
         for a in rest.iter().filter(|a| a.name != "code") {
-            attrs.push(attr(&a.name, &a.value));
+            attrs.push(attr_of(a));
         }
         Some(kind)
     }
@@ -378,17 +406,23 @@ impl Reader {
     ) -> Option<NodeKind> {
         let n = vocab::switch_cases(id)?;
         let variable = rest.iter().find(|a| a.name == "variable")?;
-        let subject = match model::blackboard_key(&variable.value) {
+        let mut subject = match model::blackboard_key(&variable.value) {
             Some(k) => model::key_expr(k)?,
             None => expr(ExprKind::Str(variable.value.clone())),
         };
+        crate::syntax::spans::expr(
+            &mut subject,
+            &mut crate::syntax::spans::fill(variable.value_span),
+        );
         let mut cases = Vec::new();
         for i in 1..=n {
             let c = rest.iter().find(|a| a.name == format!("case_{i}"))?;
             if model::blackboard_key(&c.value).is_some() {
                 return None;
             }
-            cases.push(model::literal(&c.value, ValueKind::Unknown));
+            let mut case = model::literal(&c.value, ValueKind::Unknown);
+            crate::syntax::spans::expr(&mut case, &mut crate::syntax::spans::fill(c.value_span));
+            cases.push(case);
         }
         let elements: Vec<&Element> = el.elements().collect();
         if elements.len() != n + 1 || el.children.iter().any(|c| matches!(c, XmlNode::Text(..))) {
@@ -402,7 +436,7 @@ impl Reader {
                         .is_ok_and(|i| (1..=n).contains(&i)))
         };
         for a in rest.iter().filter(|a| !known(a)) {
-            attrs.push(attr(&a.name, &a.value));
+            attrs.push(attr_of(a));
         }
         // Children with the comments before them as docs; pads (the exporter's filling of a
         // switch with fewer than two cases) are dropped with their cases.
@@ -480,18 +514,23 @@ impl Reader {
         let ExprKind::Name(p) = &var.kind else {
             return None;
         };
-        let var = p.segments[0].clone();
+        let mut var = p.segments[0].clone();
+        var.span = value.value_span;
         let queue_attr = rest.iter().find(|a| a.name == "queue")?;
-        let queue = match model::blackboard_key(&queue_attr.value) {
+        let mut queue = match model::blackboard_key(&queue_attr.value) {
             Some(k) => model::key_expr(k)?,
             None => expr(ExprKind::Str(queue_attr.value.clone())),
         };
+        crate::syntax::spans::expr(
+            &mut queue,
+            &mut crate::syntax::spans::fill(queue_attr.value_span),
+        );
         let body = self.body_children(el);
         for a in rest
             .iter()
             .filter(|a| a.name != "value" && a.name != "queue")
         {
-            attrs.push(attr(&a.name, &a.value));
+            attrs.push(attr_of(a));
         }
         Some(NodeKind::For {
             var,

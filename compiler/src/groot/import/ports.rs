@@ -7,8 +7,9 @@
 use super::super::names;
 use super::super::vocab;
 use super::super::xml::Attribute;
-use super::super::{model, Dialect};
+use super::super::Dialect;
 use super::*;
+use crate::btcpp::model;
 use crate::builtins::{self, ArgType};
 use crate::syntax::ast::{PortDecl, Type, TypeKind};
 

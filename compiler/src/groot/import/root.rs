@@ -5,7 +5,7 @@ use super::super::carry::{self, Entry, XmlItem};
 use super::super::infer::{self};
 use super::super::vocab;
 use super::super::xml::{Attribute, Element, XmlNode};
-use super::super::{Dialect, IncludeLoader, LeafSig};
+use super::super::{Dialect, LeafSig};
 use super::*;
 use crate::diagnostic::has_errors;
 use crate::span::Span;
@@ -20,13 +20,7 @@ pub(super) struct RootParts<'a> {
 }
 
 impl Reader {
-    pub(super) fn document(
-        &mut self,
-        root: &Element,
-        name: &str,
-        loader: &mut dyn IncludeLoader,
-        included: &mut Vec<IncludedFile>,
-    ) -> File {
+    pub(super) fn document(&mut self, root: &Element, name: &str, ctx: &mut Includes) -> File {
         let empty = File {
             items: vec![],
             span: Span::DUMMY,
@@ -48,7 +42,7 @@ impl Reader {
             .map(|m| (m.id.clone(), matches!(m.item.kind, ItemKind::Leaf(_))))
             .collect();
         for (el, _) in &parts.includes {
-            self.include(el, name, loader, included, &mut vec![name.to_string()], "");
+            self.include(el, name, ctx, "");
         }
         if has_errors(&self.diags) {
             return empty;
@@ -77,10 +71,14 @@ impl Reader {
             let empty_list = parts.models.is_some_and(|m| m.elements().next().is_none());
             keep_model_order(&model_order, &tree_ids, empty_list, &mut items);
         }
-        File {
+        let mut file = File {
             items,
-            span: Span::DUMMY,
-        }
+            span: root.span,
+        };
+        // What is left unplaced (the `use`s of files an included file includes, attributes
+        // of `<root>` carried on a tree) is at `<root>`.
+        crate::syntax::spans::file(&mut file, &mut crate::syntax::spans::fill(root.name_span));
+        file
     }
 
     /// A `#[transitive] use` for each file an included file includes, after the file's own
@@ -97,7 +95,8 @@ impl Reader {
             .rposition(|i| matches!(i.kind, ItemKind::Use(_)))
             .map_or(0, |i| i + 1);
         let mut new = Vec::new();
-        for path in std::mem::take(&mut self.nested) {
+        // `nested` stays: an included file's importer tells its includer what it includes.
+        for path in self.nested.clone() {
             let affect_path = match path.strip_suffix(".xml") {
                 Some(stem) => format!("{stem}.affect"),
                 None => path,
@@ -300,7 +299,15 @@ impl Reader {
         let carried = root
             .attribute(carry::AFFECT)
             .and_then(|a| match carry::read_root(&a.value) {
-                Some(entries) => Some(entries),
+                Some(mut entries) => {
+                    let place = &mut self.carried_place(a, 0);
+                    for e in &mut entries {
+                        if let Entry::Item(item) = e {
+                            crate::syntax::spans::item(item, place);
+                        }
+                    }
+                    Some(entries)
+                }
                 None => {
                     let span = a.name_span;
                     self.warn(
@@ -484,7 +491,7 @@ impl Reader {
                 d.with_label("called as a SubTree")
                     .with_note("the import declares `#[inferred] tree` for it, so the call stays a SubTree")
             });
-                inferred_items.push((XmlItem::Tree(u.name.clone()), infer::declaration(u)));
+                inferred_items.push((XmlItem::Tree(u.name.clone()), inferred(u)));
                 continue;
             }
             if let Some(builtin) = near_builtin(&u.name, self.dialect) {
@@ -522,10 +529,19 @@ impl Reader {
                      BehaviorTree.CPP needs it registered in C++"
                 ))
         });
-            inferred_items.push((XmlItem::Leaf(u.name.clone()), infer::declaration(u)));
+            inferred_items.push((XmlItem::Leaf(u.name.clone()), inferred(u)));
         }
         inferred_items
     }
+}
+
+/// The declaration inferred for a node without a model, placed at its first use (an empty
+/// span there: the use itself is the call's).
+fn inferred(u: &infer::Unknown) -> Item {
+    let mut item = infer::declaration(u);
+    let at = Span::at(u.span.start as usize);
+    crate::syntax::spans::item(&mut item, &mut crate::syntax::spans::fill(at));
+    item
 }
 
 /// The built-in `name` misspells: one it differs from only in case, else the nearest within

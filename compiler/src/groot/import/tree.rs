@@ -85,8 +85,8 @@ impl Reader {
         // An agent's `let`s are written out in its nodes: regenerating a node's carried text
         // needs them (`Scope::push_lets`).
         let agent_members = bt
-            .attr(carry::AFFECT)
-            .and_then(carry::parse_item)
+            .attribute(carry::AFFECT)
+            .and_then(|a| self.carried_item(a))
             .and_then(|i| match i.kind {
                 ItemKind::Agent(a) => a.members,
                 _ => None,
@@ -108,7 +108,7 @@ impl Reader {
         }
 
         let shadow = bt.attribute(carry::AFFECT).and_then(|a| {
-            let item = carry::parse_item(&a.value);
+            let item = self.carried_item(a);
             let ok = match &item {
                 Some(Item {
                     kind: ItemKind::Tree(t),
@@ -158,7 +158,7 @@ impl Reader {
                 }
                 _ => {}
             }
-            return item;
+            return self.place_tree(bt, item);
         }
 
         let mut doc = comment_docs;
@@ -167,7 +167,7 @@ impl Reader {
             match a.name.as_str() {
                 "ID" | carry::AFFECT => {}
                 "_description" => doc.extend(description_lines(&a.value)),
-                _ => attrs.push(attr(&a.name, &a.value)),
+                _ => attrs.push(attr_of(a)),
             }
         }
         attrs.extend(markers(bt, id, models, form));
@@ -204,6 +204,29 @@ impl Reader {
                     .push(kept::attr(kept::XML_MODEL, kept::fragment(entry)));
             }
         }
+        self.place_tree(bt, item)
+    }
+
+    /// A declaration's carried `.affect` text (`_affect`) read, placed where it is in the file.
+    pub(super) fn carried_item(&self, a: &xml::Attribute) -> Option<Item> {
+        let mut item = carry::parse_item(&a.value)?;
+        crate::syntax::spans::item(&mut item, &mut self.carried_place(a, 0));
+        Some(item)
+    }
+
+    /// Places a tree read from `<BehaviorTree>`: its name at its `ID`, the rest its reading
+    /// left unplaced (inferred variables, the body's braces) at the element's name. The
+    /// nodes were placed as they were read.
+    fn place_tree(&self, bt: &Element, mut item: Item) -> Item {
+        if item.span == Span::DUMMY {
+            item.span = bt.span;
+        }
+        if let ItemKind::Tree(t) = &mut item.kind {
+            if t.name.span == Span::DUMMY {
+                t.name.span = bt.attribute("ID").map_or(bt.name_span, |a| a.value_span);
+            }
+        }
+        crate::syntax::spans::item(&mut item, &mut crate::syntax::spans::fill(bt.name_span));
         item
     }
 

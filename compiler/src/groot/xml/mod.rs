@@ -300,29 +300,7 @@ pub fn decode(raw: &str) -> (String, bool) {
     while let Some(i) = rest.find('&') {
         out.push_str(&rest[..i]);
         rest = &rest[i..];
-        let semi = rest.as_bytes()[..rest.len().min(12)]
-            .iter()
-            .position(|&b| b == b';');
-        let decoded = semi.and_then(|s| {
-            let ent = &rest[1..s];
-            let ch = match ent {
-                "amp" => Some('&'),
-                "lt" => Some('<'),
-                "gt" => Some('>'),
-                "quot" => Some('"'),
-                "apos" => Some('\''),
-                _ => {
-                    let num = ent.strip_prefix('#')?;
-                    let code = match num.strip_prefix(['x', 'X']) {
-                        Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-                        None => num.parse::<u32>().ok()?,
-                    };
-                    char::from_u32(code).filter(|&c| c != '\0')
-                }
-            };
-            ch.map(|c| (c, s + 1))
-        });
-        match decoded {
+        match entity(rest) {
             Some((c, used)) => {
                 out.push(c);
                 rest = &rest[used..];
@@ -337,9 +315,78 @@ pub fn decode(raw: &str) -> (String, bool) {
     (out, false)
 }
 
+/// The character an entity or character reference at the start of `rest` (at its `&`) stands
+/// for, and its length; `None` when the `&` is kept as written.
+fn entity(rest: &str) -> Option<(char, usize)> {
+    let semi = rest.as_bytes()[..rest.len().min(12)]
+        .iter()
+        .position(|&b| b == b';')?;
+    let ent = &rest[1..semi];
+    let ch = match ent {
+        "amp" => '&',
+        "lt" => '<',
+        "gt" => '>',
+        "quot" => '"',
+        "apos" => '\'',
+        _ => {
+            let num = ent.strip_prefix('#')?;
+            let code = match num.strip_prefix(['x', 'X']) {
+                Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+                None => num.parse::<u32>().ok()?,
+            };
+            char::from_u32(code).filter(|&c| c != '\0')?
+        }
+    };
+    Some((ch, semi + 1))
+}
+
+/// Where each byte of an attribute's value (as [`Attribute::value`] holds it: entities
+/// decoded, line breaks made `\n`) is in its text as written, `raw`; one more entry for the
+/// end. A diagnostic about a part of the value (a name in carried `.affect` text, a script's
+/// operand) is placed with it in the file.
+pub fn value_offsets(raw: &str) -> Vec<u32> {
+    let mut out = Vec::with_capacity(raw.len() + 1);
+    let mut i = 0;
+    while i < raw.len() {
+        let rest = &raw[i..];
+        let (c, used) = match rest.as_bytes()[0] {
+            b'&' => entity(rest).unwrap_or(('&', 1)),
+            // tinyxml2's line breaks: `\r\n` and a lone `\r` are one `\n`.
+            b'\r' if rest.as_bytes().get(1) == Some(&b'\n') => ('\n', 2),
+            _ => {
+                let c = rest.chars().next().expect("not at the end");
+                (c, c.len_utf8())
+            }
+        };
+        let c = if c == '\r' { '\n' } else { c };
+        for _ in 0..c.len_utf8() {
+            out.push(i as u32);
+        }
+        i += used;
+    }
+    out.push(raw.len() as u32);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn value_offsets_follow_the_decoding() {
+        let raw = "a&amp;b&#10;c\r\nd&x";
+        let (value, _) = decode(raw);
+        let value = value.replace("\r\n", "\n");
+        let at = value_offsets(raw);
+        assert_eq!(at.len(), value.len() + 1);
+        // `b` is after `&amp;`, `c` after `&#10;`, `d` after the line break, `x` after `&`.
+        let raw_of = |c: char| at[value.find(c).unwrap()] as usize;
+        assert_eq!(&raw[raw_of('b')..raw_of('b') + 1], "b");
+        assert_eq!(&raw[raw_of('c')..raw_of('c') + 1], "c");
+        assert_eq!(&raw[raw_of('d')..raw_of('d') + 1], "d");
+        assert_eq!(&raw[raw_of('x')..raw_of('x') + 1], "x");
+        assert_eq!(at[value.len()] as usize, raw.len());
+    }
 
     fn ok(text: &str) -> Document {
         let p = parse(text);

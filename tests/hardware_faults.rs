@@ -1,0 +1,222 @@
+//! Faults on the emulated I2C bus (shim/i2c_shim.c) driven through `affect run --hardware`:
+//! a flipped bit in an encoder read, a read the Pi sampled too early under clock stretching,
+//! a NACK, a late answer, and the Romi's 100 µs read-after-write rule. A corrupted encoder
+//! read must not move the robot: it is read again, and if it is corrupted again the move
+//! fails with the motors stopped, and the trace says why (docs/raspberry-pi.md, "The I2C
+//! bus").
+
+mod support;
+
+use support::shim::{Bus, Transfer};
+
+/// One cell up, again and again, at 10 Hz.
+const MOVER: &str = "enum Direction { Up, Down, Left, Right }
+
+action Move(in direction: Direction);
+
+agent Mover {
+    rate 10Hz;
+    actuator base = romi32u4(bus: 1, address: 0x14);
+    main {
+        Move(direction: Up)
+    }
+}
+";
+
+const ROMI: u8 = 0x14;
+/// The Romi's first read is the battery (the probe at open), its second the encoders at the
+/// start of the move; the fifth is an encoder read in the middle of the first cell.
+const MID_MOVE_READ: &str = "4";
+
+/// Runs the mover for 20 ticks with `faults` (shim variables) on a bus of its own.
+fn run(name: &str, faults: &[(&str, String)]) -> (Bus, std::process::Output) {
+    let bus = Bus::new(name);
+    let program = bus.dir.join("mover.affect");
+    std::fs::write(&program, MOVER).unwrap();
+    let mut c = bus.run(&program);
+    c.args(["--ticks", "20"]);
+    for (k, v) in faults {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    (bus, out)
+}
+
+/// The run's (not the watchdog's) transfers with the Romi.
+fn romi(bus: &Bus, out: &std::process::Output) -> Vec<Transfer> {
+    let _ = out;
+    let all = bus.transfers();
+    let run = all.first().expect("the run used the bus").pid;
+    all.into_iter()
+        .filter(|t| t.pid == run && t.address == ROMI)
+        .collect()
+}
+
+/// The speeds of every motor command the run wrote.
+fn motor_commands(t: &[Transfer]) -> Vec<(i16, i16)> {
+    t.iter()
+        .filter(|t| t.write && t.bytes.len() == 5 && t.bytes[0] == 6)
+        .map(|t| {
+            let b = &t.bytes;
+            (
+                i16::from_le_bytes([b[1], b[2]]),
+                i16::from_le_bytes([b[3], b[4]]),
+            )
+        })
+        .collect()
+}
+
+fn trace_events(bus: &Bus, ev: &str) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(bus.trace())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["ev"] == ev)
+        .collect()
+}
+
+/// The first motor command the run wrote after its `n`th read from the Romi (from 0).
+fn command_after_read(t: &[Transfer], n: usize) -> (i16, i16) {
+    let read = t
+        .iter()
+        .filter(|t| !t.write)
+        .nth(n)
+        .expect("that many reads")
+        .ns;
+    let after: Vec<Transfer> = t.iter().filter(|t| t.ns > read).cloned().collect();
+    *motor_commands(&after)
+        .first()
+        .expect("a motor command after it")
+}
+
+/// The move went on after the fault, with no failed read. After a corrupted read that got
+/// through, the drive would have reversed at full speed (16,384 counts too far) or stopped.
+fn the_move_went_on(bus: &Bus, out: &std::process::Output) {
+    assert!(out.status.success(), "{}", support::stderr(out));
+    assert!(
+        trace_events(bus, "device").is_empty(),
+        "the re-read was good: no failed read"
+    );
+    let (l, r) = bus.encoders();
+    assert!(l > 1000 && r > 1000, "the robot went on moving: {l} {r}");
+}
+
+/// The command after the read that was read again went on forward.
+fn forward_after_the_reread(bus: &Bus, out: &std::process::Output) {
+    let (l, r) = command_after_read(&romi(bus, out), 5);
+    assert!(l > 0 && r > 0, "after the re-read: ({l}, {r})");
+}
+
+#[test]
+fn a_flipped_bit_in_an_encoder_read_is_read_again_and_does_not_move_the_robot() {
+    // Bit 6 of the left count's high byte: 16,384 counts in one read.
+    let flip = format!("20,{MID_MOVE_READ},1,1,6");
+    let (bus, out) = run("flip", &[("AFFECT_SHIM_FLIP", flip)]);
+    let reads: Vec<Transfer> = romi(&bus, &out).into_iter().filter(|t| !t.write).collect();
+    assert!(
+        reads[4].bytes[1] & 0x40 != reads[5].bytes[1] & 0x40,
+        "the fifth read was corrupted, the sixth (read again at once) was not: {reads:?}"
+    );
+    the_move_went_on(&bus, &out);
+    forward_after_the_reread(&bus, &out);
+}
+
+#[test]
+fn a_read_shifted_by_clock_stretching_is_read_again() {
+    // Late in the first cell (about 1,000 counts), where a count shifted one bit (doubled)
+    // jumps by more than the wheels can turn in a tick.
+    let (bus, out) = run("stretch", &[("AFFECT_SHIM_STRETCH", "20,9,1".into())]);
+    the_move_went_on(&bus, &out);
+    let reads: Vec<Transfer> = romi(&bus, &out).into_iter().filter(|t| !t.write).collect();
+    let count = |t: &Transfer| i16::from_le_bytes([t.bytes[0], t.bytes[1]]);
+    assert!(
+        count(&reads[9]) > count(&reads[10]) + 600,
+        "the tenth read was shifted, the eleventh not: {reads:?}"
+    );
+    let (l, r) = command_after_read(&romi(&bus, &out), 9);
+    assert!(l > 0 && r > 0, "after the re-read: ({l}, {r})");
+}
+
+#[test]
+fn an_encoder_corrupted_twice_fails_the_move_and_stops_the_motors() {
+    let flip = format!("20,{MID_MOVE_READ},2,1,6");
+    let (bus, out) = run("flip-twice", &[("AFFECT_SHIM_FLIP", flip)]);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let device = trace_events(&bus, "device");
+    let first = device.first().expect("a device event");
+    let error = first["error"].as_str().unwrap();
+    assert!(
+        error.contains("implausible read") && error.contains("left encoder moved"),
+        "{error}"
+    );
+    let failed = trace_events(&bus, "node")
+        .into_iter()
+        .any(|v| v["to"] == "FAILURE" && v["tick"] == first["tick"]);
+    assert!(failed, "the Move failed at that tick");
+    // After the two corrupted reads, the next motor command stops both wheels.
+    assert_eq!(command_after_read(&romi(&bus, &out), 5), (0, 0));
+}
+
+#[test]
+fn a_nack_fails_the_move_and_the_trace_says_so() {
+    // The Romi's ninth transfer: the offset write before an encoder read mid-move.
+    let (bus, out) = run("nack", &[("AFFECT_SHIM_FAIL", "20,8,1".into())]);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let device = trace_events(&bus, "device");
+    let error = device.first().expect("a device event")["error"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(error.contains("bus transfer failed"), "{error}");
+    let t = romi(&bus, &out);
+    let nack = t.iter().position(|t| t.error.is_some()).expect("a NACK");
+    assert_eq!(t[nack].error.as_deref(), Some("EREMOTEIO"));
+    assert_eq!(motor_commands(&t[nack..]).first(), Some(&(0, 0)));
+}
+
+#[test]
+fn a_late_answer_is_a_missed_deadline_not_an_implausible_read() {
+    // 150 ms late at 10 Hz: the wheels turned meanwhile, which the check allows for.
+    let late = format!("20,{MID_MOVE_READ},1,150000");
+    let (bus, out) = run("late", &[("AFFECT_SHIM_LATE", late)]);
+    the_move_went_on(&bus, &out);
+    let timing = trace_events(&bus, "timing");
+    assert!(
+        timing
+            .iter()
+            .any(|t| t["missed"] == true && t["tick_us"].as_f64().unwrap() > 150_000.0),
+        "the tick that waited missed its deadline"
+    );
+}
+
+#[test]
+fn the_romi_refuses_a_read_sooner_than_100_us_after_a_write() {
+    // Python's os calls go through the shim as rppal's do: a write of the offset, then a
+    // read at once, then the same after 200 µs.
+    let bus = Bus::new("read-after-write");
+    let script = "import os, fcntl, time, errno
+fd = os.open('/dev/i2c-1', os.O_RDWR)
+fcntl.ioctl(fd, 0x0703, 20)
+os.write(fd, bytes([10]))
+try:
+    os.read(fd, 2)
+    print('read')
+except OSError as e:
+    print(errno.errorcode[e.errno])
+os.write(fd, bytes([10]))
+time.sleep(0.0002)
+print(int.from_bytes(os.read(fd, 2), 'little'))
+";
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .env("LD_PRELOAD", support::shim::shim())
+        .env("AFFECT_SHIM_STATE", bus.state())
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "EREMOTEIO\n7400\n",
+        "refused at once, the battery's 7,400 mV after the wait"
+    );
+}
