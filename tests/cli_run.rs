@@ -588,6 +588,7 @@ fn network_flags_without_net_are_refused_not_ignored() {
         &["--speed", "60"],
         &["--team", "t"],
         &["--unsigned"],
+        &["--freshness", "5000"],
     ] {
         let mut argv = vec!["run", nav.to_str().unwrap(), "--ticks", "3", "--quiet"];
         argv.extend_from_slice(flags);

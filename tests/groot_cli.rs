@@ -538,3 +538,38 @@ fn run_reads_each_xml_file_once() {
     assert_eq!(reads, expected, "{err}");
     assert!(err.contains("root SUCCESS"), "{err}");
 }
+
+/// `affect build FILE.xml` builds the XML as imported, with its includes, without a `.affect`
+/// file in between: the same XML as `import -o` then `build`, the included file written
+/// beside it with `-o DIR/`; `--emit ir` too.
+#[test]
+fn build_takes_xml_as_imported() {
+    let dir = support::scratch("groot_cli", "build_xml");
+    let mission = "examples/xml/include/mission.xml";
+    let direct = affect(&["build", mission, "--emit", "groot"]);
+    assert_eq!(direct.status.code(), Some(0), "{}", text(&direct.stderr));
+    let affect_file = dir.join("m.affect");
+    let imported = affect(&["import", mission, "-o", affect_file.to_str().unwrap()]);
+    assert_eq!(
+        imported.status.code(),
+        Some(0),
+        "{}",
+        text(&imported.stderr)
+    );
+    let via = affect(&["build", affect_file.to_str().unwrap(), "--emit", "groot"]);
+    assert_eq!(via.status.code(), Some(0), "{}", text(&via.stderr));
+    assert_eq!(text(&direct.stdout), text(&via.stdout));
+    assert!(text(&direct.stdout).contains("<include path=\"child/dock.xml\"/>"));
+
+    let out_dir = dir.join("out");
+    let out = format!("{}/", out_dir.display());
+    let written = affect(&["build", mission, "--emit", "groot", "-o", &out]);
+    assert_eq!(written.status.code(), Some(0), "{}", text(&written.stderr));
+    let child = std::fs::read_to_string(out_dir.join("child/dock.xml")).expect("written");
+    assert!(child.contains("<BehaviorTree ID=\"Dock\">"), "{child}");
+    assert!(out_dir.join("mission.xml").is_file());
+
+    let ir = affect(&["build", mission, "--emit", "ir"]);
+    assert_eq!(ir.status.code(), Some(0), "{}", text(&ir.stderr));
+    assert!(!ir.stdout.is_empty());
+}

@@ -190,24 +190,7 @@ pub fn run(
     };
     check_faults(&config.faults, &members)?;
     let hub = free_port()?;
-    let session = node::open(&Endpoints {
-        listen: vec![endpoint(hub)],
-        ..Endpoints::default()
-    })?;
-    if !config.quiet {
-        // Where another program (a monitor, a Python member) joins the team.
-        eprintln!("launch: the team meets at {}", endpoint(hub));
-    }
-    let mut me = Node::join(
-        session,
-        &team,
-        LAUNCHER,
-        Some(Identity::load(&key_dir, LAUNCHER)?),
-        Some(TeamKeys::load(&key_dir)?),
-    )?;
-    if let Some(w) = config.freshness_ms {
-        me.acceptance.window_ms = w;
-    }
+    let mut me = join_as_launcher(hub, &team, &key_dir, config)?;
     let restart_in = me.subscribe("restart")?;
     // Only the launcher says `start` and `partition`: one under its name from elsewhere (an
     // old launch's, replayed) is refused and told.
@@ -332,6 +315,35 @@ pub fn run(
         world,
         config,
     )
+}
+
+/// The launcher's own place in the team, listening on the hub port every process connects
+/// to, with the launch's freshness window.
+fn join_as_launcher(
+    hub: u16,
+    team: &str,
+    key_dir: &Path,
+    config: &LaunchConfig,
+) -> Result<Node, String> {
+    let session = node::open(&Endpoints {
+        listen: vec![endpoint(hub)],
+        ..Endpoints::default()
+    })?;
+    if !config.quiet {
+        // Where another program (a monitor, a Python member) joins the team.
+        eprintln!("launch: the team meets at {}", endpoint(hub));
+    }
+    let mut me = Node::join(
+        session,
+        team,
+        LAUNCHER,
+        Some(Identity::load(key_dir, LAUNCHER)?),
+        Some(TeamKeys::load(key_dir)?),
+    )?;
+    if let Some(w) = config.freshness_ms {
+        me.acceptance.window_ms = w;
+    }
+    Ok(me)
 }
 
 /// The world time the longest-running robot takes: its ticks (`--ticks`, else the world's,

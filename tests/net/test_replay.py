@@ -335,3 +335,78 @@ def test_the_launcher_refuses_and_tells_a_restart_or_start_it_cannot_trust():
         assert ("launch", "start", "bad signature") in [
             (e["from"], e["kind"], e["why"]) for e in robots
         ], robots
+
+
+def test_a_robot_on_its_own_learns_its_launch_from_a_fresh_signed_start_only():
+    """A robot started on its own (no `--epoch`) knows no launch: a `start` signed by the
+    launcher's key but a minute old (captured, replayed) is refused as stale and pins it to
+    nothing; a fresh one is learned, and from then on a process older than that launch is
+    refused while one of the launch is heard."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        keys = make_keys(tmp)
+        hub = free_port()
+        session = zenoh.open(peer_config(f"tcp/127.0.0.1:{hub}"))
+        launcher, uav = load_secret(keys, "launch"), load_secret(keys, "UAV")
+        trace = tmp / "UGV-3.jsonl"
+        robot = subprocess.Popen(
+            [
+                AFFECT, "run", str(EXAMPLE), "--agent", "UGV#3", "--net", "--quiet",
+                "--no-persist", "--keys", str(keys), "--listen",
+                f"tcp/127.0.0.1:{free_port()}", "--connect", f"tcp/127.0.0.1:{hub}",
+                "--speed", str(SPEED), "--loss", "0", "--ticks", "200", "--trace", str(trace),
+            ],
+            stdin=subprocess.PIPE,
+        )
+        seq = [int(time.time() * 1e6)]
+
+        def put(secret, sender, kind, instance, wall_ms, body, to=None):
+            seq[0] += 1
+            key = f"affect/v1/{TEAM}/{chunk(sender)}/{kind}"
+            payload = json.dumps(
+                {
+                    "v": 1, "team": TEAM, "from": sender, "instance": instance,
+                    "seq": seq[0], "wall_ms": wall_ms, "t_ms": 0.0, "to": to, "body": body,
+                }
+            ).encode()
+            session.put(key, payload, attachment=secret.sign(key.encode() + b"\n" + payload))
+
+        def help_from(instance, session_no):
+            put(uav, "UAV", "recruit", instance, time.time() * 1000.0, {
+                "type": "HELP", "block": "help", "requester": "UAV", "session": session_no,
+                "at": [50.0, 50.0], "percept": "mine_detector", "resend_ms": 3000.0,
+            }, to="UGV#3")
+
+        try:
+            # The robot is up once its liveliness token is.
+            token = f"affect/v1/{TEAM}/UGV-3/alive"
+            deadline = time.time() + 60
+            while time.time() < deadline and not list(session.liveliness().get(token)):
+                time.sleep(0.2)
+            time.sleep(0.5)
+            now = time.time() * 1000.0
+            old = now - 60_000.0
+            put(launcher, "launch", "control", int(old * 1000), old, {
+                "type": "start", "epoch_ms": old})
+            time.sleep(0.3)
+            epoch = time.time() * 1000.0
+            put(launcher, "launch", "control", int(epoch * 1000), epoch, {
+                "type": "start", "epoch_ms": epoch})
+            time.sleep(0.3)
+            help_from(int(epoch * 1000) - 5_000_000, 1)
+            time.sleep(0.3)
+            help_from(math.ceil(epoch) * 1000, 2)
+            time.sleep(1.0)
+        finally:
+            robot.stdin.close()
+            robot.wait(timeout=60)
+            session.close()
+        refused = [(e["from"], e["kind"], e["why"]) for e in rejections(trace)]
+        assert len(refused) == 2, refused
+        assert refused[0][:2] == ("launch", "start") and refused[0][2].startswith("stale: sent 6")
+        assert refused[1][:2] == ("UAV", "HELP"), refused
+        assert refused[1][2].startswith(
+            "replayed: sent by a process started before this launch ("
+        ), refused
+        heard = [e for e in decisions(trace) if e.get("peer") == "UAV"]
+        assert len(heard) == 1, decisions(trace)

@@ -155,7 +155,8 @@ pub fn repo_xml_files() -> Vec<(String, String)> {
 
 /// Loads the files an imported program `use`s for the checker and the exporter
 /// (`groot::export_program`): `use "child/x.affect"` (relative to the main XML file) is the
-/// included `child/x.xml`, imported, as `affect run FILE.xml` reads it.
+/// included `child/x.xml`, imported to its syntax tree, as `affect run FILE.xml` reads it
+/// (`src/commands/xml_in.rs`: no `.affect` text printed and parsed again).
 pub struct ImportedXml {
     pub dir: PathBuf,
 }
@@ -170,14 +171,23 @@ impl ImportedXml {
 }
 
 impl affect_compiler::sema::Loader for ImportedXml {
-    fn load(&self, path: &str) -> Result<String, affect_compiler::source::SourceError> {
-        let xml = self.dir.join(match path.strip_suffix(".affect") {
-            Some(stem) => format!("{stem}.xml"),
-            None => path.to_string(),
-        });
-        let text = std::fs::read_to_string(&xml).map_err(|e| e.to_string())?;
+    fn syntax(&self, path: &str) -> Option<affect_compiler::sema::Syntax> {
+        let xml = self
+            .dir
+            .join(format!("{}.xml", path.strip_suffix(".affect")?));
+        let text = std::fs::read_to_string(&xml).ok()?;
         let name = xml.display().to_string();
-        Ok(affect_compiler::groot::import(&text, &name, &mut IncludeFiles).text())
+        let file = affect_compiler::groot::import(&text, &name, &mut IncludeFiles).file;
+        Some(affect_compiler::sema::Syntax {
+            file,
+            text,
+            shown: name,
+        })
+    }
+
+    fn load(&self, path: &str) -> Result<String, affect_compiler::source::SourceError> {
+        let file = self.dir.join(path);
+        std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()).into())
     }
 }
 

@@ -394,6 +394,9 @@ impl affect_compiler::sema::Loader for RunLoader {
     fn load(&self, path: &str) -> Result<String, affect_compiler::source::SourceError> {
         self.0.load(path)
     }
+    fn syntax(&self, path: &str) -> Option<affect_compiler::sema::Syntax> {
+        self.0.syntax(path)
+    }
     fn behavior_tree_xml(&self) -> bool {
         true
     }
@@ -442,16 +445,22 @@ pub fn affect_side(main: &Path, text: &str, dir: &Path) -> Affect {
     if !refusals.is_empty() {
         return Affect::Refused(refusals);
     }
-    let src = imported.text();
+    // Checked as `affect run` checks it: the imported syntax tree as it is, so the checker's
+    // spans are in the XML (an included file's in that file).
     let loader = RunLoader(support::ImportedXml::beside(main));
-    let analysis = affect_compiler::check_source_with(&src, &loader);
+    let analysis = affect_compiler::sema::analyze(&imported.file, &loader);
     let errors: Vec<_> = analysis
         .diagnostics
         .iter()
-        .chain(analysis.imported_diagnostics.iter().map(|(_, _, d)| d))
         .filter(|d| d.is_error())
-        // The checker's spans are in the imported text, not in the XML.
-        .map(|d| (d.code.to_string(), d.message.clone(), d.help.clone(), false))
+        .map(|d| xml_diag(d, text))
+        .chain(
+            analysis
+                .imported_diagnostics
+                .iter()
+                .filter(|(_, _, d)| d.is_error())
+                .map(|(_, t, d)| xml_diag(d, t)),
+        )
         .collect();
     if errors.is_empty() {
         Affect::Accepted

@@ -52,61 +52,7 @@ impl Reader {
         main_attr: Option<&str>,
         models: Option<&Element>,
     ) -> Item {
-        let body_el: Vec<&Element> = bt.elements().collect();
-        if body_el.len() != 1 {
-            let msg = if body_el.is_empty() {
-                format!("tree `{id}` has no node")
-            } else {
-                format!("tree `{id}` has {} root nodes", body_el.len())
-            };
-            self.error("E0411", msg, bt.name_span);
-            let extra = body_el.get(1).map(|e| e.name_span);
-            self.amend(|d| {
-                let d = d
-                    .with_label("a `<BehaviorTree>` holds exactly one node")
-                    .with_help("put the nodes in a `<Sequence>` (or another control node)");
-                match extra {
-                    Some(s) => d.with_secondary(s, "a second root node"),
-                    None => d,
-                }
-            });
-        }
-        // Comments inside <BehaviorTree> before its node document that node.
-        let mut pre_docs = Vec::new();
-        for c in &bt.children {
-            match c {
-                XmlNode::Comment(t, _) => pre_docs.extend(super::super::comments::lines(t)),
-                XmlNode::Element(_) => break,
-                _ => {}
-            }
-        }
-        let form = vocab::tree_form(bt, self.dialect);
-        self.form = form;
-        // An agent's `let`s are written out in its nodes: regenerating a node's carried text
-        // needs them (`Scope::push_lets`).
-        let agent_members = bt
-            .attribute(carry::AFFECT)
-            .and_then(|a| self.carried_item(a))
-            .and_then(|i| match i.kind {
-                ItemKind::Agent(a) => a.members,
-                _ => None,
-            })
-            .unwrap_or_default();
-        let saved = self.scope.push_lets(&agent_members);
-        let mut nodes = match body_el.first() {
-            None => vec![],
-            // An agent's behaviour modules, generated from its carried text.
-            Some(el) if generated(el) => vec![],
-            Some(el) if is_body_sequence(el) => self.children(el),
-            Some(el) => vec![self.node(el, pre_docs)],
-        };
-        self.form = None;
-        self.scope.pop_lets(saved);
-        // The exporter's initialisation of `var`s is part of the declarations, not the tree.
-        if nodes.first().is_some_and(is_init_placeholder) {
-            nodes.remove(0);
-        }
-
+        let (nodes, form) = self.tree_nodes(bt, id);
         let shadow = bt.attribute(carry::AFFECT).and_then(|a| {
             let item = self.carried_item(a);
             let ok = match &item {
@@ -205,6 +151,68 @@ impl Reader {
             }
         }
         self.place_tree(bt, item)
+    }
+
+    /// The nodes of a `<BehaviorTree>`: its one root node (a marked body sequence's nodes),
+    /// the comments before it as its doc, without the exporter's initialisation of `var`s and
+    /// an agent's generated arbiter; and the form marker of its custom nodes.
+    fn tree_nodes(&mut self, bt: &Element, id: &str) -> (Vec<Node>, Option<&'static str>) {
+        let body_el: Vec<&Element> = bt.elements().collect();
+        if body_el.len() != 1 {
+            let msg = if body_el.is_empty() {
+                format!("tree `{id}` has no node")
+            } else {
+                format!("tree `{id}` has {} root nodes", body_el.len())
+            };
+            self.error("E0411", msg, bt.name_span);
+            let extra = body_el.get(1).map(|e| e.name_span);
+            self.amend(|d| {
+                let d = d
+                    .with_label("a `<BehaviorTree>` holds exactly one node")
+                    .with_help("put the nodes in a `<Sequence>` (or another control node)");
+                match extra {
+                    Some(s) => d.with_secondary(s, "a second root node"),
+                    None => d,
+                }
+            });
+        }
+        // Comments inside <BehaviorTree> before its node document that node.
+        let mut pre_docs = Vec::new();
+        for c in &bt.children {
+            match c {
+                XmlNode::Comment(t, _) => pre_docs.extend(super::super::comments::lines(t)),
+                XmlNode::Element(_) => break,
+                _ => {}
+            }
+        }
+        let form = vocab::tree_form(bt, self.dialect);
+        self.form = form;
+        // An agent's `let`s are written out in its nodes: regenerating a node's carried text
+        // needs them (`Scope::push_lets`).
+        let agent_members = bt
+            .attribute(carry::AFFECT)
+            .and_then(|a| self.carried_item(a))
+            .and_then(|i| match i.kind {
+                ItemKind::Agent(a) => a.members,
+                _ => None,
+            })
+            .unwrap_or_default();
+        let saved = self.scope.push_lets(&agent_members);
+        let mut nodes = match body_el.first() {
+            None => vec![],
+            // An agent's behaviour modules, generated from its carried text.
+            Some(el) if generated(el) => vec![],
+            Some(el) if is_body_sequence(el) => self.children(el),
+            Some(el) => vec![self.node(el, pre_docs)],
+        };
+        self.form = None;
+        self.scope.pop_lets(saved);
+        // The exporter's initialisation of `var`s is part of the declarations, not the tree.
+        if nodes.first().is_some_and(is_init_placeholder) {
+            nodes.remove(0);
+        }
+
+        (nodes, form)
     }
 
     /// A declaration's carried `.affect` text (`_affect`) read, placed where it is in the file.
