@@ -21,6 +21,7 @@ mod scripted;
 mod setup;
 mod stand_ins;
 mod tick;
+mod timing;
 mod values;
 
 pub use clock::{Clock, SimClock};
@@ -211,7 +212,7 @@ pub struct Run<'p> {
     /// The robot's devices, when the run is on hardware.
     hardware: Option<crate::hardware::Opened>,
     /// Wall-clock measurements of the ticks, when asked for.
-    timer: Option<crate::realtime::TickTimer>,
+    timer: Option<timing::TickTimer>,
     /// The instances with ticks left, by when their next tick is due: finding the next one
     /// costs log n instead of a scan of every instance, so a run's time stays linear in
     /// robots × ticks (10,000 robots).
@@ -369,7 +370,7 @@ impl<'p> Run<'p> {
             timer: config.timing.then(|| {
                 let rate = live.first().map_or(10.0, |l| l.agent.program.rate_hz);
                 let ticks = config.ticks.saturating_mul(live.len() as u64);
-                crate::realtime::TickTimer::new(crate::sim::env::period_ms(rate), ticks)
+                timing::TickTimer::new(crate::sim::env::period_ms(rate), ticks)
             }),
             hardware,
             live,
@@ -410,6 +411,17 @@ impl<'p> Run<'p> {
             let devices = h.simulated.iter().filter(|(_, w)| w != "leaf");
             let devices = devices.map(|(n, w)| (n.as_str(), w.as_str()));
             let leaves = first.agent.simulated_leaves.iter();
+            for text in &h.warnings {
+                let _ = obs.line(
+                    0,
+                    0.0,
+                    &first.agent.name,
+                    &Event::Log {
+                        level: "warn",
+                        text: text.clone(),
+                    },
+                );
+            }
             for (name, what) in devices.chain(leaves.map(|n| (n.as_str(), "leaf"))) {
                 let _ = obs.line(
                     0,
@@ -473,7 +485,7 @@ impl<'p> Run<'p> {
         let l = &mut self.live[k];
         let root_before = l.root;
         let began = std::time::Instant::now();
-        let mut marks = crate::realtime::PhaseMarks::default();
+        let mut marks = timing::PhaseMarks::default();
         tick::tick_agent(
             self.program,
             l,
@@ -486,7 +498,7 @@ impl<'p> Run<'p> {
         if let Some(h) = &mut self.hardware {
             h.write_outputs(&l.agent.machine.slots);
         }
-        let late = crate::realtime::Lateness {
+        let late = timing::Lateness {
             ms: clock.late_ms(),
             skipped: tick::skipped_periods(l, due, now, self.config.pacing),
         };
