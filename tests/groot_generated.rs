@@ -20,7 +20,8 @@
 //!
 //! `AFFECT_GEN_SEED` sets the first seed (printed); `AFFECT_GEN_FILES` the number of files per
 //! version of the long run (`cargo test --test groot_generated -- --ignored`, 20,000 by
-//! default).
+//! default); `AFFECT_GEN_VERBOSE=1` prints every failure (seed, class, details);
+//! `AFFECT_GEN_MINIMISE=0` leaves new classes unminimised.
 
 mod support;
 #[path = "support/xmlgen.rs"]
@@ -146,6 +147,10 @@ fn run(version: Version, first_seed: u64, count: usize, v4: &[Builtin], label: &
                     )),
                     _ => None,
                 };
+                if let (Err((class, detail)), true) = (&verdict, verbose()) {
+                    let detail: String = detail.chars().take(400).collect();
+                    println!("{version:?} seed {seed}: {class}: {detail}");
+                }
                 let mut tally = tally.lock().unwrap();
                 tally.files += 1;
                 tally.loaded += usize::from(loaded);
@@ -187,6 +192,11 @@ fn quiet_panics_in_judges() {
             }
         }));
     });
+}
+
+/// `AFFECT_GEN_VERBOSE=1` prints every failure's seed, class and details (to triage a class).
+fn verbose() -> bool {
+    std::env::var("AFFECT_GEN_VERBOSE").is_ok_and(|v| v == "1")
 }
 
 fn seed() -> u64 {

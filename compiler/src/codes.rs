@@ -56,6 +56,8 @@ codes! {
     "W0202" => "unused tree",
     "W0203" => "expression does nothing",
     "W0204" => "port not given",
+    "W0205" => "switch case never chosen",
+    "W0206" => "tree argument binds no port",
     // Types and structure.
     "E0301" => "type mismatch",
     "E0302" => "value out of range",

@@ -1,9 +1,11 @@
 //! Shared by the integration tests: where the workspace and the public corpus are, the
 //! `affect` binary, scratch directories, the real BehaviorTree.CPP oracle (installed on first
-//! use, idempotently), the diagnostic snapshots' layout (`snapshots.rs`), headless
-//! Chromium for screenshots (`chromium.rs`) and the emulated I2C bus (`shim.rs`).
+//! use, idempotently) and its runs beside `affect run`'s (`btcpp.rs`), the diagnostic
+//! snapshots' layout (`snapshots.rs`), headless Chromium for screenshots (`chromium.rs`) and
+//! the emulated I2C bus (`shim.rs`).
 #![allow(dead_code)]
 
+pub mod btcpp;
 pub mod chromium;
 pub mod shim;
 pub mod snapshots;
@@ -12,9 +14,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-/// The `affect` binary, run from the workspace without colour.
+/// The `affect` binary, run from the workspace without colour. `AFFECT_TEST_BIN` names another
+/// build of it: a long run (`groot_generated`'s) started from copies of the test and `affect`
+/// binaries keeps judging one build while the checkout is rebuilt.
 pub fn affect_command() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_affect"));
+    let bin =
+        std::env::var_os("AFFECT_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_affect").into());
+    let mut c = Command::new(bin);
     c.current_dir(workspace())
         .env("NO_COLOR", "1")
         .env("XDG_CACHE_HOME", test_cache());

@@ -173,11 +173,9 @@ pub fn open(
     cfg: &HardwareConfig,
     has_world: bool,
 ) -> Result<Opened, Vec<Diagnostic>> {
-    let mut opened = open_with(program, agent, cfg, has_world, |agent, simulated, diags| {
+    open_with(program, agent, cfg, has_world, |agent, simulated, diags| {
         backend::open_devices(agent, simulated, diags, Which::All)
-    })?;
-    opened.warnings = range_warnings(agent, &cfg.simulated);
-    Ok(opened)
+    })
 }
 
 /// The ADS1115 channels whose declared range goes above what they can read at their supply
@@ -324,6 +322,8 @@ fn open_with(
     let opened = devices(agent, &simulated, &mut diags);
     match opened {
         Some(mut o) if diags.is_empty() => {
+            // Said on the robot and again in its replay, whose trace must be the same.
+            o.warnings = range_warnings(agent, &cfg.simulated);
             o.simulated = simulated;
             Ok(o)
         }

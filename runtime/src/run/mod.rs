@@ -96,18 +96,15 @@ pub fn run(
 /// processes: `clock` paces its ticks on the wall clock (the team's, see
 /// [`crate::realtime::WallClock::at`]) and `net` carries its messages (see [`Network`]).
 /// The program runs exactly as in [`run`]; only the clock and the transport differ.
+/// `observer` watches it as it watches any run (the trace, Groot 2, a `.btlog`, a record).
 pub fn run_networked(
     program: &Program,
     config: &RunConfig,
-    sink: &mut dyn TraceSink,
+    observer: &mut dyn Observer,
     net: Box<dyn Network>,
     clock: &mut dyn Clock,
 ) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
-    let mut observer = SinkWithProgress {
-        sink,
-        progress: |_| {},
-    };
-    Run::build(program, config, Some(net))?.run_to_end(clock, &mut observer)
+    Run::build(program, config, Some(net))?.run_to_end(clock, observer)
 }
 
 /// A plain trace sink as an observer, with a progress callback.
