@@ -139,7 +139,7 @@ codes! {
     "E0803" => "not UTF-8 text",
     "E0804" => "NUL byte in text",
     "E0805" => "cannot read file",
-    // Worlds (compiler/src/ir/world).
+    // Worlds (compiler/src/sema/world).
     "E0501" => "unknown world setting",
     "E0502" => "malformed world setting",
     "E0503" => "wrong unit in a world setting",

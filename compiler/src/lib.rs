@@ -79,7 +79,7 @@ pub fn check_text(src: &str, loader: &dyn sema::Loader) -> Checked {
 /// runtime's tests build worlds so, reading only what the compiler lowered).
 pub fn worlds_of(src: &str) -> (Vec<ir::world::WorldSpec>, Vec<Diagnostic>) {
     let parsed = syntax::parse(src);
-    let (worlds, mut diags) = ir::world::lower_worlds(&parsed.file);
+    let (worlds, mut diags) = sema::world::lower_worlds(&parsed.file);
     let mut all = parsed.diagnostics;
     all.append(&mut diags);
     (worlds, all)

@@ -13,9 +13,9 @@
 
 use super::ty::{Ty, TyDisplay};
 use super::vocab::{AkrComponent, MemoryMethod, WorldFunction};
+use super::world::WorldSetting;
 use crate::builtins::Builtin;
 use crate::ir::functions::Signature;
-use crate::ir::world::WorldSetting;
 use crate::sema::devices::DriverSpec;
 use crate::span::Span;
 use crate::syntax::ast::{Ident, LeafKind, PortDir};

@@ -54,7 +54,7 @@ impl Checker {
             }
         }
         self.warn_unused_locals(program.main_tree.as_deref());
-        let (worlds, world_diags) = crate::ir::world::lower_worlds(main);
+        let (worlds, world_diags) = super::world::lower_worlds(main);
         self.diags.extend(world_diags);
         self.intern_names(&worlds, &program);
         program.components = self.global_components(main);
