@@ -11,7 +11,7 @@ use affect_compiler::sema::NoFiles;
 use affect_runtime::run::{self, Pacing, RunConfig};
 use affect_runtime::trace::JsonLines;
 use std::fmt::Write as _;
-use std::process::Command;
+use support::btcpp::{self, Trace};
 
 struct Case {
     name: String,
@@ -23,9 +23,6 @@ struct Case {
     /// Stand-in scripts by leaf ID: `RUNNING,SUCCESS`.
     leaves: Vec<(String, String)>,
 }
-
-/// Transition lines as (tick, uid, path, from, to).
-type Trace = Vec<(u64, u64, String, String, String)>;
 
 /// The error that stopped the tree, if one did: its tick and what each side said (affect:
 /// the variable read while it held no value; BehaviorTree.CPP: the exception's text).
@@ -89,23 +86,7 @@ fn ours(case: &Case) -> Result<Ours, String> {
             return Err("the JIT's trace or blackboard differs from the interpreter's".into());
         }
     }
-    let mut trace = Vec::new();
-    let mut stop = None;
-    for line in text.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        if v["ev"] == "error" {
-            stop = Some((v["tick"].as_u64().unwrap(), v["var"].to_string()));
-        }
-        if v["ev"] == "node" {
-            trace.push((
-                v["tick"].as_u64().unwrap(),
-                v["uid"].as_u64().unwrap(),
-                v["path"].as_str().unwrap().to_string(),
-                v["from"].as_str().unwrap().to_string(),
-                v["to"].as_str().unwrap().to_string(),
-            ));
-        }
-    }
+    let (trace, stop) = btcpp::affect_transitions(&text);
     let vars = summaries[0]
         .variables
         .iter()
@@ -127,56 +108,24 @@ fn oracle(
 ) -> Result<(Trace, serde_json::Value, Stop), String> {
     let dir = support::workspace().join("target").join("equivalence");
     let xml = support::write_temp(&dir, &format!("{}.xml", case.name), &case.xml);
-    let mut cmd = Command::new(support::oracle());
-    cmd.arg("trace")
-        .arg(&xml)
-        .arg("--ticks")
-        .arg(case.ticks.to_string());
-    if let Some(ms) = case.sleep_ms {
-        cmd.arg("--sleep-ms").arg(ms.to_string());
-    }
-    for (k, v, ty) in vars {
-        cmd.arg("--bb").arg(format!("{k}:{ty}={v}"));
-    }
-    for (k, v) in &case.leaves {
-        cmd.arg("--custom-result").arg(format!("{k}={v}"));
-    }
-    let out = cmd.output().map_err(|e| e.to_string())?;
-    let text = String::from_utf8_lossy(&out.stdout);
+    let run = btcpp::oracle_trace(
+        &xml,
+        &btcpp::OracleArgs {
+            ticks: case.ticks,
+            sleep_ms: case.sleep_ms,
+            bb: vars
+                .iter()
+                .map(|(k, v, ty)| (k.as_str(), *ty, v.as_str()))
+                .collect(),
+            leaves: &case.leaves,
+            ..Default::default()
+        },
+    );
     // Exit status 3: an exception stopped the tree (its `error` line says which).
-    if !out.status.success() && out.status.code() != Some(3) {
-        return Err(format!(
-            "oracle failed ({}): {}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr),
-            text
-        ));
+    if !run.ran() {
+        return Err(format!("oracle failed ({:?}): {}", run.code, run.stderr));
     }
-    let mut trace = Vec::new();
-    let mut bb = serde_json::Value::Null;
-    let mut stop = None;
-    for line in text.lines() {
-        let v: serde_json::Value =
-            serde_json::from_str(line).map_err(|e| format!("{e}: {line}"))?;
-        if let Some(e) = v.get("error") {
-            stop = Some((
-                v["tick"].as_u64().unwrap(),
-                e.as_str().unwrap_or("").to_string(),
-            ));
-        }
-        if v.get("uid").is_some() {
-            trace.push((
-                v["tick"].as_u64().unwrap(),
-                v["uid"].as_u64().unwrap(),
-                v["path"].as_str().unwrap().to_string(),
-                v["from"].as_str().unwrap().to_string(),
-                v["to"].as_str().unwrap().to_string(),
-            ));
-        } else if v.get("blackboard").is_some() {
-            bb = v["blackboard"].clone();
-        }
-    }
-    Ok((trace, bb, stop))
+    Ok((run.trace, run.blackboard, run.thrown))
 }
 
 /// Runs one case on both sides; `Err` says how they differ.
@@ -202,19 +151,8 @@ fn compare(case: &Case) -> Result<(), String> {
             "the tree stops differently: ours {our_stop:?}, BehaviorTree.CPP {their_stop:?}"
         ));
     }
-    if our_trace != their_trace {
-        let first = our_trace
-            .iter()
-            .zip(&their_trace)
-            .position(|(a, b)| a != b)
-            .unwrap_or(our_trace.len().min(their_trace.len()));
-        return Err(format!(
-            "traces differ at transition {first} (ours {} lines, BehaviorTree.CPP {}):\n  ours:  {:?}\n  btcpp: {:?}",
-            our_trace.len(),
-            their_trace.len(),
-            our_trace.get(first),
-            their_trace.get(first)
-        ));
+    if let Some(d) = btcpp::diff(&our_trace, &their_trace) {
+        return Err(d);
     }
     for (k, v) in &our_vars {
         let theirs = bb.get(k).cloned().unwrap_or(serde_json::Value::Null);

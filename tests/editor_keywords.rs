@@ -12,15 +12,15 @@
 //! - the units equal the lexer's;
 //! - the world verbs (`spawn`, `raise`, ...) and the words of AKR components (`positive`,
 //!   `very_high`, ...), which the grammars highlight in worlds and emotions, equal the
-//!   compiler's tables (`ir::world::WORLD_VERBS`, `sema::vocab::AKR_COMPONENTS` and
+//!   compiler's tables (`sema::world::WORLD_VERBS`, `sema::vocab::AKR_COMPONENTS` and
 //!   `AGENCY_WORDS`).
 //!
 //! Each grammar keeps its lists in a clearly delimited place (a repository entry, a
 //! `BEGIN ... END` block); the comments in the grammars say where.
 
 use affect_compiler::builtins::BUILTINS;
-use affect_compiler::ir::world::WORLD_VERBS;
 use affect_compiler::sema::vocab::{AGENCY_WORDS, AKR_COMPONENTS};
+use affect_compiler::sema::world::WORLD_VERBS;
 use affect_compiler::syntax::token::{Kw, Unit};
 use serde_json::Value;
 use std::collections::BTreeSet;

@@ -379,3 +379,73 @@ fn breakpoints_act_on_subtrees_controls_and_decorators() {
         );
     }
 }
+
+/// A robot of a team on the network, watched live: `affect launch --groot2 UAV=PORT` gives
+/// the UAV's own process (`affect run --agent UAV --net`) `--groot2 PORT`, and the pyzmq
+/// client fetches its tree and sees its nodes change status while the team runs.
+#[cfg(feature = "net")]
+#[test]
+fn a_pyzmq_client_watches_a_robot_of_a_launched_team() {
+    let venv = live_venv();
+    let port = free_ports();
+    let file = support::workspace().join("examples/recruitment.affect");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_affect"))
+        .arg("launch")
+        .arg(&file)
+        .args(["--speed", "60", "--ticks", "1500", "--quiet"])
+        .args(["--groot2", &format!("UAV={port}")])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start affect launch");
+    let stderr = child.stderr.take().expect("piped");
+    let launch = Launched(child);
+    let mut lines = BufReader::new(stderr).lines();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let line = lines
+            .next()
+            .expect("affect launch ended before serving")
+            .expect("read stderr");
+        if line.starts_with("groot2: ") {
+            assert!(
+                line.contains(&format!("UAV on tcp://127.0.0.1:{port}")),
+                "{line}"
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "no `groot2:` line");
+    }
+    std::thread::spawn(move || for _ in lines {});
+    let out = python(
+        &venv,
+        "tests/live/groot2_client.py",
+        &[port.to_string(), "UAV".into()],
+    );
+    let served = uids_of(out["xml"].as_str().unwrap());
+    let mut tree_uids: Vec<u16> = served.iter().map(|(u, _)| *u).collect();
+    tree_uids.sort_unstable();
+    assert_eq!(tree_uids, (1..=tree_uids.len() as u16).collect::<Vec<_>>());
+    assert!(
+        served.iter().any(|(_, tag)| tag == "RequestHelp"),
+        "{served:?}"
+    );
+    assert!(tree_uids.contains(&(out["changed"].as_u64().unwrap() as u16)));
+    assert_ne!(out["before"], out["after"]);
+    drop(launch);
+}
+
+/// A launch stopped as Ctrl-C stops it (its children go with it) when dropped.
+#[cfg(feature = "net")]
+struct Launched(Child);
+
+#[cfg(feature = "net")]
+impl Drop for Launched {
+    fn drop(&mut self) {
+        // SAFETY: kill(2) on our own child, not yet reaped.
+        unsafe {
+            libc::kill(self.0.id() as libc::pid_t, libc::SIGINT);
+        }
+        let _ = self.0.wait();
+    }
+}

@@ -20,7 +20,8 @@
 //!
 //! `AFFECT_GEN_SEED` sets the first seed (printed); `AFFECT_GEN_FILES` the number of files per
 //! version of the long run (`cargo test --test groot_generated -- --ignored`, 20,000 by
-//! default).
+//! default); `AFFECT_GEN_VERBOSE=1` prints every failure (seed, class, details);
+//! `AFFECT_GEN_MINIMISE=0` leaves new classes unminimised.
 
 mod support;
 #[path = "support/xmlgen.rs"]
@@ -146,6 +147,10 @@ fn run(version: Version, first_seed: u64, count: usize, v4: &[Builtin], label: &
                     )),
                     _ => None,
                 };
+                if let (Err((class, detail)), true) = (&verdict, verbose()) {
+                    let detail: String = detail.chars().take(400).collect();
+                    println!("{version:?} seed {seed}: {class}: {detail}");
+                }
                 let mut tally = tally.lock().unwrap();
                 tally.files += 1;
                 tally.loaded += usize::from(loaded);
@@ -187,6 +192,11 @@ fn quiet_panics_in_judges() {
             }
         }));
     });
+}
+
+/// `AFFECT_GEN_VERBOSE=1` prints every failure's seed, class and details (to triage a class).
+fn verbose() -> bool {
+    std::env::var("AFFECT_GEN_VERBOSE").is_ok_and(|v| v == "1")
 }
 
 fn seed() -> u64 {
@@ -311,6 +321,20 @@ fn generated_files_long_run() {
     }
 }
 
+/// A fixture's files as a case: `main.xml`, and the files it includes as `sub/..` when the
+/// fixture keeps them beside itself as `NAME.sub/`.
+fn fixture_files(path: &std::path::Path, text: &str) -> Vec<(String, String)> {
+    let mut files = vec![("main.xml".to_string(), text.to_string())];
+    let sub = path.with_extension("sub");
+    if sub.is_dir() {
+        for e in std::fs::read_dir(&sub).unwrap().flatten() {
+            let rel = format!("sub/{}", e.file_name().to_string_lossy());
+            files.push((rel, std::fs::read_to_string(e.path()).unwrap()));
+        }
+    }
+    files
+}
+
 /// Each open class's fixture still fails with its class; a fixed one must leave the list.
 #[test]
 fn pending_fixtures_still_fail_their_class() {
@@ -322,16 +346,7 @@ fn pending_fixtures_still_fail_their_class() {
         let text =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let case_dir = root.join(format!("f{i}"));
-        let mut files = vec![("main.xml".to_string(), text.clone())];
-        // A fixture that includes `sub/library.xml` keeps it beside itself as `NAME.sub/`.
-        let sub = dir.join(format!("{}.sub", fixture.trim_end_matches(".xml")));
-        if sub.is_dir() {
-            for e in std::fs::read_dir(&sub).unwrap().flatten() {
-                let rel = format!("sub/{}", e.file_name().to_string_lossy());
-                files.push((rel, std::fs::read_to_string(e.path()).unwrap()));
-            }
-        }
-        write_case(&case_dir, &files);
+        write_case(&case_dir, &fixture_files(&path, &text));
         let (_, verdict) = judge(
             &case_dir,
             "main.xml",
@@ -369,7 +384,7 @@ fn fixed_fixtures_agree_with_behaviortree_cpp() {
     for (i, path) in names.iter().enumerate() {
         let text = std::fs::read_to_string(path).unwrap();
         let case_dir = root.join(format!("f{i}"));
-        write_case(&case_dir, &[("main.xml".to_string(), text.clone())]);
+        write_case(&case_dir, &fixture_files(path, &text));
         let (_, verdict) = judge(
             &case_dir,
             "main.xml",

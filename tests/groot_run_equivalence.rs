@@ -22,8 +22,9 @@ mod support;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use support::btcpp::{self, diff, Trace};
 
-const TICKS: &str = "20";
+const TICKS: u32 = 20;
 
 /// Corpus files with trees that BehaviorTree.CPP loads (the others it refuses: each is listed
 /// with BehaviorTree.CPP's own error when the test runs).
@@ -62,9 +63,6 @@ const SCRIPTS: &[&str] = &[
     "RUNNING,RUNNING,FAILURE,SUCCESS",
     "SUCCESS,FAILURE",
 ];
-
-/// Transition lines as (tick, uid, path, from, to).
-type Trace = Vec<(u64, u64, String, String, String)>;
 
 fn corpus() -> PathBuf {
     support::corpus()
@@ -114,45 +112,34 @@ struct Scenario {
     bb: Vec<(String, String)>,
 }
 
-/// The oracle's trace, or why it has none.
+/// The oracle's trace with each node's ID, or why it has none.
 fn oracle_trace(xml: &Path, s: &Scenario) -> Result<(Trace, Vec<String>), String> {
-    let mut cmd = Command::new(support::oracle());
-    cmd.arg("trace").arg(xml).arg("--ticks").arg(TICKS);
-    for (k, v) in &s.leaves {
-        cmd.arg("--custom-result").arg(format!("{k}={v}"));
+    let bb: Vec<(&str, &str, &str)> =
+        s.bb.iter()
+            .map(|(k, tv)| {
+                let (ty, v) = tv.split_once('=').expect("TYPE=VALUE");
+                (k.as_str(), ty, v)
+            })
+            .collect();
+    let run = btcpp::oracle_trace(
+        xml,
+        &btcpp::OracleArgs {
+            ticks: TICKS,
+            bb,
+            leaves: &s.leaves,
+            ..Default::default()
+        },
+    );
+    if let Some((tick, e)) = run.thrown {
+        return Err(format!("BehaviorTree.CPP threw at tick {tick}: {e}"));
     }
-    for (k, tv) in &s.bb {
-        let (ty, v) = tv.split_once('=').expect("TYPE=VALUE");
-        cmd.arg("--bb").arg(format!("{k}:{ty}={v}"));
-    }
-    let out = cmd.output().expect("the oracle runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut trace = Trace::new();
-    let mut ids = Vec::new();
-    for line in text.lines() {
-        let v: serde_json::Value =
-            serde_json::from_str(line).map_err(|e| format!("{e}: {line}"))?;
-        if let Some(uid) = v["uid"].as_u64() {
-            trace.push((
-                v["tick"].as_u64().unwrap(),
-                uid,
-                v["path"].as_str().unwrap().to_string(),
-                v["from"].as_str().unwrap().to_string(),
-                v["to"].as_str().unwrap().to_string(),
-            ));
-            ids.push(v["id"].as_str().unwrap_or_default().to_string());
-        } else if let Some(e) = v["error"].as_str() {
-            return Err(format!("BehaviorTree.CPP threw at tick {}: {e}", v["tick"]));
-        }
-    }
-    if !out.status.success() {
+    if run.code != Some(0) {
         return Err(format!(
-            "the oracle failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
+            "the oracle failed ({:?}): {}",
+            run.code, run.stderr
         ));
     }
-    Ok((trace, ids))
+    Ok((run.trace, run.ids))
 }
 
 /// `affect run FILE --ticks 20 --loop --trace T.jsonl`, clocked like the oracle (which
@@ -160,67 +147,14 @@ fn oracle_trace(xml: &Path, s: &Scenario) -> Result<(Trace, Vec<String>), String
 fn affect_trace(file: &Path, s: &Scenario, tag: &str) -> Result<Trace, String> {
     let jsonl = out_dir().join("traces").join(format!("{tag}.jsonl"));
     std::fs::create_dir_all(jsonl.parent().unwrap()).unwrap();
-    let mut cmd = support::affect_command();
-    cmd.arg("run")
-        .arg(file)
-        .args([
-            "--ticks",
-            TICKS,
-            "--loop",
-            "--sleep-between-ticks",
-            "1",
-            "--quiet",
-        ])
-        .arg("--trace")
-        .arg(&jsonl);
-    for (k, v) in &s.leaves {
-        cmd.arg("--leaf").arg(format!("{k}={}", v.to_lowercase()));
+    let bb: Vec<(&str, &str)> =
+        s.bb.iter()
+            .map(|(k, tv)| (k.as_str(), tv.split_once('=').expect("TYPE=VALUE").1))
+            .collect();
+    match btcpp::affect_trace(file, TICKS, &s.leaves, &bb, &jsonl) {
+        (_, Some(e)) => Err(format!("affect run failed: {e}")),
+        (trace, None) => Ok(trace),
     }
-    for (k, tv) in &s.bb {
-        let (_, v) = tv.split_once('=').expect("TYPE=VALUE");
-        cmd.arg("--bb").arg(format!("{k}={v}"));
-    }
-    let out = cmd.output().expect("affect runs");
-    if !out.status.success() {
-        return Err(format!(
-            "affect run failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let text = std::fs::read_to_string(&jsonl).map_err(|e| e.to_string())?;
-    let mut trace = Trace::new();
-    for line in text.lines() {
-        let v: serde_json::Value =
-            serde_json::from_str(line).map_err(|e| format!("{e}: {line}"))?;
-        if v["ev"] == "node" {
-            trace.push((
-                v["tick"].as_u64().unwrap(),
-                v["uid"].as_u64().unwrap(),
-                v["path"].as_str().unwrap().to_string(),
-                v["from"].as_str().unwrap().to_string(),
-                v["to"].as_str().unwrap().to_string(),
-            ));
-        }
-    }
-    Ok(trace)
-}
-
-fn diff(ours: &Trace, theirs: &Trace) -> Option<String> {
-    if ours == theirs {
-        return None;
-    }
-    let first = ours
-        .iter()
-        .zip(theirs)
-        .position(|(a, b)| a != b)
-        .unwrap_or(ours.len().min(theirs.len()));
-    Some(format!(
-        "traces differ at transition {first} (affect {} lines, BehaviorTree.CPP {}):\n    affect: {:?}\n    btcpp:  {:?}",
-        ours.len(),
-        theirs.len(),
-        ours.get(first),
-        theirs.get(first)
-    ))
 }
 
 /// Imports `xml` (a path under `root`) and the files it includes, mirrored under `dest`;

@@ -46,6 +46,12 @@ fn the_navigator_on_emulated_hardware_reaches_its_places() {
     let out = bus.navigator(&["--ticks", "80"]).output().unwrap();
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
+    // The light sensor's declared 0..100 is out of reach at 3.3 V with gain 4.096.
+    let trace = std::fs::read_to_string(bus.trace()).unwrap();
+    assert!(
+        trace.contains("sensor `light`: an ADS1115 at 3.3 V with gain 4.096 V reads at most 80.6 of its range 0..100"),
+        "the range warning is in the trace"
+    );
     // The run says which devices it does not read from hardware.
     for name in ["place", "loud_noise"] {
         assert!(

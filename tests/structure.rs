@@ -4,6 +4,10 @@
 //!   file imports another when a `use` or a path through `crate::`, `super::` or `self::`
 //!   names it (a path names the file of the deepest module it goes through). A module's own
 //!   file reaching into its submodules is not an import: it contains them. Tests aside.
+//! - **No two top-level modules of a crate import each other**, directly or through others
+//!   (`run` and `record`, `sema` and `groot`): a crate's top-level modules are layers. The
+//!   test prints each loop with a file of each module that imports the next.
+//! - **The runtime never names the compiler's `syntax` module**: it reads only the IR.
 //! - **No file over 1,000 lines** and **no function over 150 lines**, tests aside, unless a
 //!   comment says why it must be one piece: for a function, a comment just above it (or on
 //!   its first line) with the words "one piece"; for a file, its module documentation.
@@ -20,16 +24,21 @@ const MAX_FILE_LINES: usize = 1000;
 const MAX_FN_LINES: usize = 150;
 
 /// The crates whose files must not import each other in circles: (name, source folder).
-const CRATES: [(&str, &str); 5] = [
+const CRATES: [(&str, &str); 6] = [
     ("affect-compiler", "compiler/src"),
     ("affect-runtime", "runtime/src"),
     ("affect-lsp", "lsp/src"),
     ("affect", "src"),
     ("affect-net", "net/src"),
+    ("affect-files", "files/src"),
 ];
 
 /// Circles being taken apart: the files of each (sorted), and who owns the work.
 const ALLOWED_CIRCLES: &[(&[&str], &str)] = &[];
+
+/// Top-level modules of one crate that import each other, being taken apart: (crate's
+/// folder, the modules sorted, owner).
+const ALLOWED_MODULE_LOOPS: &[(&str, &[&str], &str)] = &[];
 
 /// Files over the limit being split: (file, owner).
 const ALLOWED_LONG_FILES: &[(&str, &str)] = &[];
@@ -364,7 +373,7 @@ fn paths_of(src: &Source) -> Vec<(Vec<String>, Vec<String>)> {
             out.push((module_at(at), p));
         }
     }
-    for head in ["crate", "super", "self"] {
+    for head in ["crate", "super", "self", "affect_compiler"] {
         for at in keyword_at(code, head) {
             let mut path = vec![head.to_string()];
             let mut i = at + head.len();
@@ -633,6 +642,140 @@ fn no_two_files_import_each_other_directly_or_in_a_loop() {
     );
 }
 
+/// The top-level module a file belongs to (`interp` for `interp/nodes.rs`); `None` for the
+/// crate's root file, which declares the modules.
+fn top_module(s: &Source) -> Option<&str> {
+    s.module.first().map(String::as_str)
+}
+
+/// Top-level modules of one crate that import each other, directly or in a loop: for each
+/// such group (crate index, its modules sorted), every import between two of them, as
+/// (module, module, a file of the first importing a file of the second).
+fn module_loops(
+    files: &[(usize, Source)],
+    edges: &BTreeSet<(usize, usize)>,
+) -> Vec<(usize, Vec<String>, Vec<String>)> {
+    let mut names: Vec<(usize, String)> = files
+        .iter()
+        .filter_map(|(k, s)| top_module(s).map(|m| (*k, m.to_string())))
+        .collect();
+    names.sort();
+    names.dedup();
+    let id = |k: usize, s: &Source| {
+        let m = top_module(s)?;
+        names.iter().position(|(j, n)| *j == k && n == m)
+    };
+    let mut between: BTreeMap<(usize, usize), (usize, usize)> = BTreeMap::new();
+    for &(a, b) in edges {
+        let (ka, kb) = (files[a].0, files[b].0);
+        if let (Some(ma), Some(mb)) = (id(ka, &files[a].1), id(kb, &files[b].1)) {
+            if ka == kb && ma != mb {
+                between.entry((ma, mb)).or_insert((a, b));
+            }
+        }
+    }
+    let module_edges: BTreeSet<(usize, usize)> = between.keys().copied().collect();
+    let mut out = Vec::new();
+    for group in circles(names.len(), &module_edges) {
+        let mut modules: Vec<String> = group.iter().map(|&m| names[m].1.clone()).collect();
+        modules.sort();
+        let mut why: Vec<String> = between
+            .iter()
+            .filter(|((ma, mb), _)| group.contains(ma) && group.contains(mb))
+            .map(|((ma, mb), (a, b))| {
+                format!(
+                    "{} -> {}: {} imports {}",
+                    names[*ma].1, names[*mb].1, files[*a].1.path, files[*b].1.path
+                )
+            })
+            .collect();
+        why.sort();
+        out.push((names[group[0]].0, modules, why));
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn no_two_top_level_modules_of_a_crate_import_each_other() {
+    // A crate's top-level modules are its layers (`syntax`, `sema`, `ir`; `run`, `record`,
+    // `sim`): one may use another, never both ways, directly or through others.
+    let files = sources();
+    let edges = imports(&files);
+    let found = module_loops(&files, &edges);
+    let shown = |k: usize, modules: &[String], why: &[String]| {
+        format!(
+            "  {}: {}\n{}",
+            CRATES[k].1,
+            modules.join(" <-> "),
+            why.iter()
+                .map(|w| format!("    {w}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    };
+    for (k, modules, why) in &found {
+        eprintln!("{}", shown(*k, modules, why));
+    }
+    let allowed = |k: usize, modules: &[String]| {
+        ALLOWED_MODULE_LOOPS.iter().any(|(dir, these, _)| {
+            *dir == CRATES[k].1 && these.iter().copied().eq(modules.iter().map(String::as_str))
+        })
+    };
+    let new: Vec<String> = found
+        .iter()
+        .filter(|(k, modules, _)| !allowed(*k, modules))
+        .map(|(k, modules, why)| shown(*k, modules, why))
+        .collect();
+    let stale: Vec<String> = ALLOWED_MODULE_LOOPS
+        .iter()
+        .filter(|(dir, these, _)| {
+            !found.iter().any(|(k, modules, _)| {
+                CRATES[*k].1 == *dir && these.iter().copied().eq(modules.iter().map(String::as_str))
+            })
+        })
+        .map(|(dir, these, owner)| format!("  {dir}: {} ({owner})", these.join(" <-> ")))
+        .collect();
+    assert!(
+        new.is_empty() && stale.is_empty(),
+        "top-level modules that import each other (one must not know the other):\n{}\n\
+         allowed ones that are gone (remove them from ALLOWED_MODULE_LOOPS):\n{}",
+        new.join("\n"),
+        stale.join("\n")
+    );
+}
+
+#[test]
+fn the_runtime_reads_the_ir_never_the_syntax() {
+    // The runtime runs what the compiler lowered: port directions, worlds and trees reach
+    // it as IR types, so a change to the syntax tree never reaches the engines.
+    let files = sources();
+    let runtime = CRATES
+        .iter()
+        .position(|(name, _)| *name == "affect-runtime")
+        .expect("the runtime is listed");
+    let mut found = Vec::new();
+    for (k, s) in &files {
+        if *k != runtime {
+            continue;
+        }
+        for (_, path) in paths_of(s) {
+            if path.first().is_some_and(|p| p == "affect_compiler")
+                && path.get(1).is_some_and(|p| p == "syntax")
+            {
+                found.push(format!("  {}: {}", s.path, path.join("::")));
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    assert!(
+        found.is_empty(),
+        "the runtime names the compiler's syntax module (it must read only the IR):\n{}",
+        found.join("\n")
+    );
+}
+
 #[test]
 fn no_file_over_a_thousand_lines_and_no_function_over_a_hundred_and_fifty() {
     let files = sources();
@@ -712,6 +855,54 @@ fn the_checker_of_this_file_sees_what_it_must() {
     // Two files that name each other are a circle; a chain is not.
     let edges: BTreeSet<(usize, usize)> = [(0, 1), (1, 2), (2, 0), (3, 4)].into_iter().collect();
     assert_eq!(circles(5, &edges).len(), 1);
+    // Top-level modules that import each other are found, with a file of each doing it; a
+    // module that only imports is not in the loop.
+    let src = |path: &str, module: &[&str], code: &str| {
+        let module = module.iter().map(|m| m.to_string()).collect();
+        let (path, raw, code) = (path.to_string(), code.to_string(), code.to_string());
+        (
+            0,
+            Source {
+                path,
+                module,
+                raw,
+                code,
+            },
+        )
+    };
+    let files = vec![
+        src("a/mod.rs", &["a"], "use crate::b::x;"),
+        src("b/x.rs", &["b", "x"], "fn f() { crate::a::g(); }"),
+        src("c.rs", &["c"], "use crate::a;"),
+    ];
+    let loops = module_loops(&files, &imports(&files));
+    assert_eq!(loops.len(), 1);
+    assert_eq!(loops[0].1, ["a", "b"]);
+    assert_eq!(
+        loops[0].2,
+        [
+            "a -> b: a/mod.rs imports b/x.rs",
+            "b -> a: b/x.rs imports a/mod.rs"
+        ]
+    );
+    // The compiler's syntax module is seen through a `use` tree and through a path.
+    let runtime = src(
+        "r.rs",
+        &["r"],
+        "use affect_compiler::{ir, syntax::parse};\nfn f(d: affect_compiler::syntax::ast::PortDir) {}",
+    );
+    let syntax: Vec<String> = paths_of(&runtime.1)
+        .into_iter()
+        .filter(|(_, p)| p.get(1).is_some_and(|s| s == "syntax"))
+        .map(|(_, p)| p.join("::"))
+        .collect();
+    assert_eq!(
+        syntax,
+        [
+            "affect_compiler::syntax::parse",
+            "affect_compiler::syntax::ast::PortDir"
+        ]
+    );
     let test_mod =
         without_test_modules("fn a() {}\n#[cfg(test)]\nmod tests {\n use super::*;\n}\n");
     assert!(!test_mod.contains("super") && test_mod.lines().count() == 5);

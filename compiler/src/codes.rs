@@ -56,6 +56,8 @@ codes! {
     "W0202" => "unused tree",
     "W0203" => "expression does nothing",
     "W0204" => "port not given",
+    "W0205" => "switch case never chosen",
+    "W0206" => "tree argument binds no port",
     // Types and structure.
     "E0301" => "type mismatch",
     "E0302" => "value out of range",
@@ -137,7 +139,7 @@ codes! {
     "E0803" => "not UTF-8 text",
     "E0804" => "NUL byte in text",
     "E0805" => "cannot read file",
-    // Worlds (compiler/src/ir/world).
+    // Worlds (compiler/src/sema/world).
     "E0501" => "unknown world setting",
     "E0502" => "malformed world setting",
     "E0503" => "wrong unit in a world setting",

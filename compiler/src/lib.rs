@@ -74,6 +74,17 @@ pub fn check_text(src: &str, loader: &dyn sema::Loader) -> Checked {
     }
 }
 
+/// Parses one source text and lowers its worlds alone, in order, with the syntax's and the
+/// worlds' diagnostics: a world described on its own, its agents declared elsewhere (the
+/// runtime's tests build worlds so, reading only what the compiler lowered).
+pub fn worlds_of(src: &str) -> (Vec<ir::world::WorldSpec>, Vec<Diagnostic>) {
+    let parsed = syntax::parse(src);
+    let (worlds, mut diags) = sema::world::lower_worlds(&parsed.file);
+    let mut all = parsed.diagnostics;
+    all.append(&mut diags);
+    (worlds, all)
+}
+
 /// Checks the syntax of one source text and returns every diagnostic, in order.
 pub fn check_source(src: &str) -> Vec<Diagnostic> {
     syntax::parse(src).diagnostics

@@ -5,7 +5,7 @@
 use crate::documents::{path_to_uri, Document, Lines};
 use crate::message::{self, Json};
 use affect_compiler::render::elide_long_words;
-use affect_compiler::sema::index::{Target, MAIN_FILE};
+use affect_compiler::sema::index::{FileId, Target, MAIN_FILE};
 use affect_compiler::{Diagnostic, Severity, Span};
 use lsp_types::{
     DiagnosticRelatedInformation, DiagnosticSeverity, DiagnosticTag, Location, NumberOrString,
@@ -97,7 +97,7 @@ pub fn for_document(doc: &Document) -> Vec<lsp_types::Diagnostic> {
 /// The span of the `use` that imports `file` (a path as written, or a module name): the
 /// document's own `use` of it, else (a file imported by an imported file) its first `use`.
 fn use_span(doc: &Document, file: &str) -> Option<Span> {
-    let uses: Vec<(Span, u32)> = doc
+    let uses: Vec<(Span, FileId)> = doc
         .index
         .refs_in(MAIN_FILE)
         .iter()
@@ -106,10 +106,10 @@ fn use_span(doc: &Document, file: &str) -> Option<Span> {
             _ => None,
         })
         .collect();
-    let named = |f: u32| {
+    let named = |f: FileId| {
         doc.index
             .files
-            .get(f as usize)
+            .get(f.index())
             .is_some_and(|x| x.name == file)
     };
     uses.iter()

@@ -293,7 +293,7 @@ impl Document {
         if file == MAIN_FILE {
             return Some(Location::new(self.uri.clone(), self.range(span)));
         }
-        let f = self.index.files.get(file as usize)?;
+        let f = self.index.files.get(file.index())?;
         let uri = self.file_uri(file)?;
         let lines = Lines::new(&f.text);
         Some(Location::new(uri, lines.range(&f.text, span)))
@@ -304,7 +304,7 @@ impl Document {
         if file == MAIN_FILE {
             return Some(self.uri.clone());
         }
-        let f = self.index.files.get(file as usize)?;
+        let f = self.index.files.get(file.index())?;
         if f.stdlib {
             return None;
         }

@@ -105,7 +105,7 @@ pub fn describe(index: &SemanticIndex, target: Target) -> Option<String> {
             }
         ),
         Target::File(i) => {
-            let f = index.files.get(i as usize)?;
+            let f = index.files.get(i.index())?;
             let count = index.defs.iter().filter(|d| d.file == i).count();
             let what = if f.stdlib {
                 "standard library module"
@@ -165,7 +165,7 @@ fn def(index: &SemanticIndex, d: &Definition) -> String {
         }
     }
     if d.file != MAIN_FILE {
-        if let Some(f) = index.files.get(d.file as usize) {
+        if let Some(f) = index.files.get(d.file.index()) {
             line.push_str(&format!(" (from `{}`)", f.name));
         }
     }

@@ -7,6 +7,7 @@ use crate::documents::Document;
 use crate::message::code;
 use crate::references;
 use crate::request::{self, Reply};
+use affect_compiler::sema::index::{DefId, FileId};
 use affect_compiler::syntax::lexer;
 use affect_compiler::syntax::token::Tok;
 use lsp_types::{
@@ -75,9 +76,9 @@ pub fn rename(doc: &Document, offset: usize, new: &str) -> Result<Option<Workspa
 }
 
 /// A definition can be renamed when every place naming it is in a file the editor can edit.
-fn renamable(doc: &Document, def: u32) -> Result<(), String> {
+fn renamable(doc: &Document, def: DefId) -> Result<(), String> {
     let d = doc.index.def(def);
-    let std = |f: u32| doc.index.files.get(f as usize).is_some_and(|f| f.stdlib);
+    let std = |f: FileId| doc.index.files.get(f.index()).is_some_and(|f| f.stdlib);
     if std(d.file) {
         return Err(format!("`{}` is declared in the standard library", d.name));
     }

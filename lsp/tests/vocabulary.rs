@@ -7,10 +7,10 @@
 
 use affect_compiler::builtins::{ArgType, BUILTINS};
 use affect_compiler::ir::program::DeviceRole;
-use affect_compiler::ir::world::{FIELD_RULES, SETTINGS};
 use affect_compiler::sema::devices::{ParamKind, DRIVERS};
 use affect_compiler::sema::ty::{BUILTIN_TYPES, POINT, STATUS_NAMES};
 use affect_compiler::sema::vocab::{AGENCY_WORDS, AKR_COMPONENTS};
+use affect_compiler::sema::world::{FIELD_RULES, SETTINGS};
 use affect_compiler::sema::{vocab, NoFiles};
 use affect_compiler::syntax::keywords;
 use affect_compiler::syntax::shape;

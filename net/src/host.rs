@@ -105,41 +105,46 @@ pub fn served_on(
 pub struct HostOptions {
     pub loss: f64,
     pub seed: u64,
+    /// Started after the team's start to run components again (the launcher's restart): its
+    /// trace says `restarted` for each, the one place a restart is a fact.
+    pub restart: bool,
+}
+
+/// Writes an info line to the host's trace.
+fn log(sink: &mut dyn TraceSink, now: f64, host: &str, text: String) {
+    let _ = sink.line(
+        0,
+        now.max(0.0),
+        host,
+        &Event::Log {
+            level: "info",
+            text,
+        },
+    );
+}
+
+fn named(s: &Served) -> String {
+    match &s.owner {
+        Some(o) => format!("{} of {o}", s.spec.name),
+        None => s.spec.name.clone(),
+    }
 }
 
 /// Runs the host until stopped: tokens up, heartbeats out, calls answered, the launcher's
-/// partitions obeyed.
+/// partitions and the world's scripted component faults (`script`) obeyed.
 pub fn run(
     mut node: Node,
     clock: WallClock,
     served: &[Served],
+    (program, mut script): (&Program, crate::script::Script),
     options: HostOptions,
     sink: &mut dyn TraceSink,
 ) -> Result<(), String> {
     let host = node.me.clone();
-    let mut tokens = Vec::new();
+    let mut faulted = Faulted::new(served);
     for s in served {
-        tokens.push(node.declare_alive(wire::component_alive(
-            &node.team,
-            &host,
-            s.owner.as_deref(),
-            &s.spec.name,
-        ))?);
-        let _ = sink.line(
-            0,
-            clock.now_ms().max(0.0),
-            &host,
-            &Event::Log {
-                level: "info",
-                text: format!(
-                    "{host} runs {}{}",
-                    s.spec.name,
-                    s.owner
-                        .as_ref()
-                        .map_or(String::new(), |o| format!(" for {o}"))
-                ),
-            },
-        );
+        faulted.tokens.push(Some(token_of(&node, s)?));
+        announce(s, &host, clock.now_ms().max(0.0), options.restart, sink);
     }
     let control = node.subscribe("control")?;
     let calls = node.subscribe("call")?;
@@ -179,15 +184,16 @@ pub fn run(
                 }
             }
         }
+        faulted.apply(&mut script, (program, served), &node, now, sink)?;
         answers.answer(
             &mut node,
             first.into_iter().chain(calls.drain()),
-            now,
-            now < cut_off_until,
+            (now, now < cut_off_until),
+            &faulted.failed,
             sink,
         );
         for (i, s) in served.iter().enumerate() {
-            if next[i] > now {
+            if next[i] > now || faulted.failed[i] {
                 continue;
             }
             let period = s.spec.heartbeat_ms.max(1.0);
@@ -233,9 +239,118 @@ pub fn run(
             text: format!("{host} stops after {beats} heartbeats"),
         },
     );
-    drop(tokens);
+    drop(faulted);
     drop(calls);
     Ok(())
+}
+
+/// The host's first lines about a component it runs: that it runs it, and `restarted` when
+/// this process was started to run it again.
+fn announce(s: &Served, host: &str, now: f64, restart: bool, sink: &mut dyn TraceSink) {
+    let _ = sink.line(
+        0,
+        now,
+        host,
+        &Event::Log {
+            level: "info",
+            text: format!(
+                "{host} runs {}{}",
+                s.spec.name,
+                s.owner
+                    .as_ref()
+                    .map_or(String::new(), |o| format!(" for {o}"))
+            ),
+        },
+    );
+    if restart {
+        // Written by the host, as its other lines are (`agent` is the writer here).
+        let _ = sink.line(
+            0,
+            now,
+            host,
+            &Event::Component {
+                name: &s.spec.name,
+                state: "restarted",
+                host: Some(host),
+                to: None,
+                silence_ms: None,
+            },
+        );
+    }
+}
+
+/// A component's liveliness token on this host.
+fn token_of(node: &Node, s: &Served) -> Result<zenoh::liveliness::LivelinessToken, String> {
+    node.declare_alive(wire::component_alive(
+        &node.team,
+        &node.me,
+        s.owner.as_deref(),
+        &s.spec.name,
+    ))
+}
+
+/// The served components' tokens and what the world's script did to them.
+struct Faulted {
+    /// Each served component's token; `None` once withdrawn.
+    tokens: Vec<Option<zenoh::liveliness::LivelinessToken>>,
+    /// Failed by the script: silent and deaf until it recovers...
+    failed: Vec<bool>,
+    /// ... since this world time.
+    failed_at: Vec<f64>,
+    /// (owner, name) of each, as the script names them.
+    ids: Vec<(Option<String>, String)>,
+}
+
+impl Faulted {
+    fn new(served: &[Served]) -> Faulted {
+        Faulted {
+            tokens: Vec::new(),
+            failed: vec![false; served.len()],
+            failed_at: vec![f64::INFINITY; served.len()],
+            ids: (served.iter())
+                .map(|s| (s.owner.clone(), s.spec.name.clone()))
+                .collect(),
+        }
+    }
+
+    /// Applies the script's events due by `now`, and withdraws the token of a component
+    /// failed for its `timeout`: its users have found it silent by then, as they would a
+    /// real host whose link is down for good, and the launcher then takes it for gone and
+    /// starts the restart its users ask for.
+    fn apply(
+        &mut self,
+        script: &mut crate::script::Script,
+        (program, served): (&Program, &[Served]),
+        node: &Node,
+        now: f64,
+        sink: &mut dyn TraceSink,
+    ) -> Result<(), String> {
+        for a in script.due(now, program, &self.ids) {
+            let i = a.served;
+            if self.failed[i] == a.failed {
+                continue;
+            }
+            self.failed[i] = a.failed;
+            self.failed_at[i] = if a.failed { a.at_ms } else { f64::INFINITY };
+            if !a.failed && self.tokens[i].is_none() {
+                self.tokens[i] = Some(token_of(node, &served[i])?);
+            }
+            let what = if a.failed { "fails" } else { "recovers" };
+            let text = format!(
+                "{}: {} {what} (the world's script, at {:.1} s)",
+                node.me,
+                named(&served[i]),
+                a.at_ms / 1000.0
+            );
+            log(sink, a.at_ms, &node.me, text);
+        }
+        for (i, s) in served.iter().enumerate() {
+            if self.failed_at[i] + s.spec.timeout_ms <= now {
+                self.tokens[i] = None;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What a host needs to answer calls.
@@ -251,8 +366,8 @@ impl Answers<'_> {
         &mut self,
         node: &mut Node,
         raws: impl Iterator<Item = Raw>,
-        now: f64,
-        cut_off: bool,
+        (now, cut_off): (f64, bool),
+        failed: &[bool],
         sink: &mut dyn TraceSink,
     ) {
         let host = node.me.clone();
@@ -272,7 +387,11 @@ impl Answers<'_> {
             if cut_off || m.to.as_deref() != Some(host.as_str()) || m.lost_for.contains(&host) {
                 continue;
             }
-            let runs = (self.served.iter()).any(|s| s.owner == *owner && s.spec.name == *component);
+            let runs = (self.served.iter().enumerate()).any(|(i, s)| {
+                s.owner == *owner
+                    && s.spec.name == *component
+                    && !failed.get(i).copied().unwrap_or(false)
+            });
             if !runs {
                 continue;
             }

@@ -52,6 +52,11 @@ pub struct LaunchConfig {
     /// `--engine` for the robots.
     pub engine: Option<String>,
     pub quiet: bool,
+    /// The robots' liveliness lease (`--lease`, passed on as given).
+    pub lease: Option<String>,
+    /// Options for one robot only: (robot, flag, value), such as `("UGV#3", "--groot2",
+    /// "1667")` from `--groot2 UGV#3=1667`.
+    pub per_robot: Vec<(String, String, String)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +75,8 @@ struct Proc {
     killed: bool,
     /// Paused by a fault until this world time.
     resume_at: Option<f64>,
+    /// A robot that died and was started again (a newer `Proc` runs it now).
+    replaced: bool,
 }
 
 /// What a launch did.
@@ -79,6 +86,11 @@ pub struct Outcome {
     pub robots: Vec<(String, Option<i32>)>,
     /// Component processes started again.
     pub restarts: Vec<(String, String)>,
+    /// Robots that died and were started again, with the world time (ms) of each restart.
+    pub robot_restarts: Vec<(String, f64)>,
+    /// Children that died without a fault asking (an external `kill -9`, a crash): name,
+    /// world ms, how.
+    pub deaths: Vec<(String, f64, String)>,
     pub interrupted: bool,
     /// Processes that ran, with their pids.
     pub processes: Vec<(String, u32)>,
@@ -270,6 +282,7 @@ pub fn run(
                 restarts.ask(m.body, now, program, world);
             }
         }
+        restarts.retry(now, program, world);
         for raw in control_in.drain() {
             me.accept(&raw);
         }
@@ -285,14 +298,14 @@ pub fn run(
             procs.push(p);
             outcome.restarts.push((host, component));
         }
-        for p in &mut procs {
-            if p.exit.is_none() {
-                if let Ok(Some(s)) = p.child.try_wait() {
-                    p.exit = Some(s);
-                }
-            }
+        for again in exits(&mut procs, now, &mut outcome, &mut fault_log) {
+            let p = spawner.spawn(Role::Robot, &again, &[], Some(epoch))?;
+            progress.watch(&p.trace);
+            procs.push(p);
         }
-        let robots = procs.iter().filter(|p| p.role == Role::Robot);
+        let robots = procs
+            .iter()
+            .filter(|p| p.role == Role::Robot && !p.replaced);
         let running = robots.clone().filter(|p| p.exit.is_none()).count();
         progress.tick(now, running, robots.count());
         outcome.world_ms = now.max(0.0);
@@ -370,7 +383,14 @@ struct Restarts {
     live: BTreeSet<ComponentId>,
     asked: BTreeMap<ComponentId, Instant>,
     starting: Vec<(f64, ComponentId, String)>,
+    /// Asked while its token was still up: asked again when the token goes (a host withdraws
+    /// a silent component's token at its `timeout`, the moment its users ask), for a while.
+    held: Vec<(Body, Instant)>,
 }
+
+/// How long a restart asked for a component whose token is still up waits for the token
+/// to go.
+const HOLD: Duration = Duration::from_secs(5);
 
 impl Restarts {
     /// A liveliness token appeared (`up`) or went.
@@ -399,8 +419,16 @@ impl Restarts {
             return;
         };
         let id = (owner.clone(), component.clone());
-        if self.live.contains(&id)
-            || self.starting.iter().any(|(_, w, _)| *w == id)
+        if self.live.contains(&id) {
+            let body = Body::Restart {
+                owner,
+                component,
+                host,
+            };
+            self.held.push((body, Instant::now()));
+            return;
+        }
+        if self.starting.iter().any(|(_, w, _)| *w == id)
             || self
                 .asked
                 .get(&id)
@@ -414,6 +442,27 @@ impl Restarts {
         self.asked.insert(id.clone(), Instant::now());
         let due = now + startup_ms(program, owner.as_deref(), &component);
         self.starting.push((due, id, host));
+    }
+
+    /// The held restarts whose component's token has gone since, asked again.
+    fn retry(&mut self, now: f64, program: &Program, world: &WorldSpec) {
+        let held = std::mem::take(&mut self.held);
+        for (body, at) in held {
+            let Body::Restart {
+                owner, component, ..
+            } = &body
+            else {
+                continue;
+            };
+            if at.elapsed() > HOLD {
+                continue;
+            }
+            if self.live.contains(&(owner.clone(), component.clone())) {
+                self.held.push((body, at));
+            } else {
+                self.ask(body, now, program, world);
+            }
+        }
     }
 
     /// A restart whose start-up time has passed, as (host, component): its new process comes
@@ -437,7 +486,7 @@ fn conclude(
 ) -> Result<Outcome, String> {
     for p in procs {
         outcome.processes.push((p.name.clone(), p.child.id()));
-        if p.role == Role::Robot && !p.killed {
+        if p.role == Role::Robot && !p.killed && !p.replaced {
             outcome
                 .robots
                 .push((p.name.clone(), p.exit.and_then(|s| s.code())));
@@ -478,9 +527,58 @@ fn summaries(merged: &[crate::merge::Line], procs: &[Proc]) -> Vec<RobotSummary>
     }
     procs
         .iter()
-        .filter(|p| p.role == Role::Robot)
+        .filter(|p| p.role == Role::Robot && !p.replaced)
         .filter_map(|p| found.remove(&p.name))
         .collect()
+}
+
+/// The children that ended since the last look: a death nobody asked for (an external
+/// `kill -9`, a crash) is logged as a kill at `now` is, so it is measured; the robots among
+/// the dead are to be started again at once, as systemd's `Restart=` would (their names
+/// are returned, their restarts noted).
+fn exits(
+    procs: &mut [Proc],
+    now: f64,
+    outcome: &mut Outcome,
+    fault_log: &mut Vec<(Fault, f64)>,
+) -> Vec<String> {
+    let mut again = Vec::new();
+    for p in procs.iter_mut().filter(|p| p.exit.is_none()) {
+        let Ok(Some(status)) = p.child.try_wait() else {
+            continue;
+        };
+        p.exit = Some(status);
+        let died = died(status);
+        if let (Some(how), false) = (&died, p.killed) {
+            outcome.deaths.push((p.name.clone(), now, how.clone()));
+            let fault = Fault {
+                target: p.name.clone(),
+                at_ms: now,
+                kind: FaultKind::Kill,
+            };
+            fault_log.push((fault, now));
+        }
+        if p.role == Role::Robot && (died.is_some() || p.killed) {
+            p.replaced = true;
+            again.push(p.name.clone());
+            outcome.robot_restarts.push((p.name.clone(), now));
+        }
+    }
+    again
+}
+
+/// How a child died, when it did not exit by itself: killed by a signal.
+fn died(status: ExitStatus) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        status.signal().map(|s| format!("killed by signal {s}"))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = status;
+        None
+    }
 }
 
 /// Keys for this launch only, in its scratch directory.
@@ -705,6 +803,12 @@ impl Spawner<'_> {
                 if let Some(e) = &c.engine {
                     cmd.args(["--engine", e]);
                 }
+                if let Some(l) = &c.lease {
+                    cmd.args(["--lease", l]);
+                }
+                for (_, flag, value) in c.per_robot.iter().filter(|(r, ..)| r == name) {
+                    cmd.args([flag, value]);
+                }
             }
             Role::Host => {
                 cmd.arg("host").arg(&c.file).args(["--host", name]);
@@ -754,6 +858,7 @@ impl Spawner<'_> {
             exit: None,
             killed: false,
             resume_at: None,
+            replaced: false,
         })
     }
 }

@@ -15,17 +15,19 @@ pub mod keys;
 pub mod launch;
 pub mod merge;
 pub mod node;
+pub mod peers;
 pub mod progress;
 pub mod refusals;
 pub mod robot;
+pub mod script;
 pub mod startup;
 pub mod wire;
 
 use affect_compiler::diagnostic::Diagnostic;
 use affect_compiler::ir::program::Program;
 use affect_compiler::ir::world::WorldSpec;
-use affect_runtime::run::{self, AgentSummary, RunConfig};
-use affect_runtime::trace::TraceSink;
+use affect_runtime::run::{self, AgentSummary, Observer, RunConfig, TickView};
+use affect_runtime::trace::{Event, TraceSink};
 use keys::{Identity, TeamKeys};
 use node::{Endpoints, Node};
 use std::path::PathBuf;
@@ -49,6 +51,8 @@ pub struct NetOptions {
     pub await_start: bool,
     /// Message loss instead of the world's.
     pub loss: Option<f64>,
+    /// The teammates' liveliness lease, wall time (`peers::DEFAULT_LEASE` when not given).
+    pub lease: Option<Duration>,
     /// The freshness window in wall-clock milliseconds (default
     /// [`accept::DEFAULT_WINDOW_MS`]).
     pub freshness_ms: Option<f64>,
@@ -124,12 +128,13 @@ fn join(opts: &NetOptions, team: &str, me: &str) -> Result<Node, String> {
     Ok(node)
 }
 
-/// `affect run FILE --agent NAME --net`: runs one robot of the world as this process.
+/// `affect run FILE --agent NAME --net`: runs one robot of the world as this process,
+/// watched by `observer` (its trace and whatever else watches it: Groot 2, a `.btlog`).
 pub fn run_robot(
     program: &Program,
     config: &RunConfig,
     opts: &NetOptions,
-    sink: &mut dyn TraceSink,
+    observer: &mut dyn Observer,
 ) -> Result<Vec<AgentSummary>, NetError> {
     let world = world_of(program, config.world.as_deref())?;
     let Some(agent) = config.agent.as_deref() else {
@@ -150,6 +155,20 @@ pub fn run_robot(
     let stop = clock::stop_flag(opts.launched());
     let mut epoch = opts.epoch.unwrap_or_else(clock::unix_ms);
     let node = join(opts, &team, agent)?;
+    // Started with the team's epoch already past (the launcher restarting it, or a robot
+    // started again on its own): it runs the world time it missed at once, cut off.
+    let catch_up_ms = match (opts.epoch, opts.await_start) {
+        (Some(e), false) => Some((clock::unix_ms() - e) * opts.speed).filter(|t| *t > 0.0),
+        _ => None,
+    };
+    let peers = instances
+        .iter()
+        .filter(|(n, _)| n != agent)
+        .map(|(n, p)| {
+            let rate = (program.agents.iter().find(|a| a.name == *p)).map_or(1.0, |a| a.rate_hz);
+            (n.clone(), 1000.0 / rate)
+        })
+        .collect();
     let mut robot = robot::Robot::new(
         node,
         stop.clone(),
@@ -159,6 +178,9 @@ pub fn run_robot(
             loss: opts.loss,
             seed: config.seed,
             speed: opts.speed,
+            peers,
+            lease: opts.lease.unwrap_or(peers::DEFAULT_LEASE),
+            catch_up_ms,
         },
     )?;
     let _ready = if opts.await_start {
@@ -174,8 +196,60 @@ pub fn run_robot(
         ..config.clone()
     };
     let mut clock = clock::team_clock(epoch, opts.speed, stop);
-    run::run_networked(program, &config, sink, Box::new(robot), &mut clock)
+    let mut resumed = Resumed {
+        inner: observer,
+        from_ms: catch_up_ms,
+    };
+    run::run_networked(program, &config, &mut resumed, Box::new(robot), &mut clock)
         .map_err(NetError::Program)
+}
+
+/// The trace of a robot started late: what it ran while catching up (cut off, from its
+/// spawn) is not what the team saw, so its trace starts where it joined, with a line saying
+/// so; the run's summary at the end is kept.
+struct Resumed<'o> {
+    inner: &'o mut dyn Observer,
+    /// World time it catches up to; `None` once told (or never started late).
+    from_ms: Option<f64>,
+}
+
+impl TraceSink for Resumed<'_> {
+    fn line(&mut self, tick: u64, t_ms: f64, agent: &str, ev: &Event) -> std::io::Result<()> {
+        if let Some(from) = self.from_ms {
+            if t_ms < from && !matches!(ev, Event::Summary { .. }) {
+                return Ok(());
+            }
+            self.from_ms = None;
+            let text = format!(
+                "{agent} started again: a new process, which ran the {:.1} s of world time it missed at once from its spawn, cut off, and rejoins its team now",
+                from / 1000.0
+            );
+            self.inner.line(
+                tick,
+                t_ms,
+                agent,
+                &Event::Log {
+                    level: "info",
+                    text,
+                },
+            )?;
+        }
+        self.inner.line(tick, t_ms, agent, ev)
+    }
+}
+
+impl Observer for Resumed<'_> {
+    fn tick_done(&mut self, tick: &TickView) -> run::Flow {
+        self.inner.tick_done(tick)
+    }
+
+    fn memory_read(&mut self, path: &std::path::Path, places: usize) {
+        self.inner.memory_read(path, places);
+    }
+
+    fn memory_written(&mut self, path: &std::path::Path, places: usize) {
+        self.inner.memory_written(path, places);
+    }
 }
 
 /// `affect host FILE --host NAME`: runs the components the world places on a host (or only
@@ -210,13 +284,11 @@ pub fn run_host(
     let options = host::HostOptions {
         loss: opts.loss.unwrap_or(world.messages.loss),
         seed: seed.unwrap_or(world.seed),
+        // Launched after the start: the launcher restarts components this way.
+        restart: opts.launched() && !opts.await_start,
     };
-    host::run(
-        node,
-        clock::team_clock(epoch, opts.speed, stop),
-        &served,
-        options,
-        sink,
-    )?;
+    let clock = clock::team_clock(epoch, opts.speed, stop);
+    let script = script::Script::new(world, options.seed, clock.now_ms())?;
+    host::run(node, clock, &served, (program, script), options, sink)?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! its process wrote. Then what the merged trace says about each injected fault: when the
 //! robots found the failed components, and how long recovery took (seed 001's measures).
 
-use crate::faults::{Fault, FaultKind};
+use crate::faults::Fault;
 use affect_compiler::ir::program::Program;
 use affect_compiler::ir::world::WorldSpec;
 use std::path::Path;
@@ -102,16 +102,15 @@ pub fn measure(
         .filter(|l| l.is("component"))
         .filter_map(|l| Some((l.t_ms, l.value()?)))
         .collect();
+    let robots: Vec<(f64, serde_json::Value)> = lines
+        .iter()
+        .filter(|l| l.is("robot"))
+        .filter_map(|l| Some((l.t_ms, l.value()?)))
+        .collect();
     let mut out = Vec::new();
     for (fault, at) in faults {
-        if matches!(
-            fault.kind,
-            FaultKind::Partition { .. } | FaultKind::Pause { .. }
-        ) && !world.hosts.iter().any(|h| h.name == fault.target)
-        {
-            continue;
-        }
         let Some(host) = world.hosts.iter().find(|h| h.name == fault.target) else {
+            out.extend(robot_measure(&robots, fault, *at));
             continue;
         };
         for c in &host.components {
@@ -166,6 +165,39 @@ pub fn measure(
     }
     out
 }
+
+/// A fault of a robot: how soon a teammate found it lost (`robot` lines), and how soon
+/// after that it was heard again (`restarted` when a new process was heard: the launcher
+/// started it again).
+fn robot_measure(robots: &[(f64, serde_json::Value)], fault: &Fault, at: f64) -> Option<Measure> {
+    let about = |state: &str, after: f64| {
+        robots.iter().find(|(t, l)| {
+            *t >= after
+                && str_of(l, "name") == Some(fault.target.as_str())
+                && str_of(l, "state") == Some(state)
+        })
+    };
+    let lost = about("lost", at);
+    let back = lost.and_then(|(t, _)| about("back", *t));
+    Some(Measure {
+        fault: format!("{} {}@{:.1}s", fault.kind.name(), fault.target, at / 1000.0),
+        component: ROBOT.to_string(),
+        owner: fault.target.clone(),
+        detected_after_ms: lost.map(|(t, _)| t - at),
+        recovered_after_ms: lost.zip(back).map(|((l, _), (b, _))| b - l),
+        how: back.map(|(_, b)| {
+            if str_of(b, "why").is_some_and(|w| w.contains("new process")) {
+                "restarted".to_string()
+            } else {
+                "back".to_string()
+            }
+        }),
+        heartbeat_ms: f64::NAN,
+    })
+}
+
+/// [`Measure::component`] of a robot's own fault (the process is the robot).
+pub const ROBOT: &str = "robot";
 
 /// How hard the merged trace is compressed (`.zst`): zstd's default level, which writes
 /// a team's trace at hundreds of megabytes a second.

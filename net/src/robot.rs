@@ -11,6 +11,7 @@
 //! robot sends the same messages. A latency holds a message back before it is published.
 
 use crate::node::{Inbox, LiveInbox, Node};
+use crate::peers::{Change, Peers};
 use crate::wire::{self, Alive, Body, Message};
 use affect_compiler::ir::program::EnumInfo;
 use affect_compiler::ir::world::Delivery;
@@ -23,6 +24,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// What the robot's network, its radio and its component calls share.
 struct Shared {
@@ -56,11 +58,27 @@ struct Shared {
     pub(crate) calls: crate::call::Caller,
     /// Heartbeats received ahead of this robot's clock: (sent at, owner, component, host).
     beats: Vec<(f64, Option<String>, String, String)>,
+    /// The teammates' liveliness (`peers.rs`), and its changes for the trace.
+    peers: Peers,
+    peer_changes: Vec<Change>,
+    /// When this robot last published its pose (its beat: at least every quarter lease).
+    last_beat: Option<Instant>,
+    /// Whether the previous tick was cut off (its end restarts the teammates' silence).
+    was_cut_off: bool,
 }
 
 impl Shared {
     fn cut_off(&self) -> bool {
         self.now_ms < self.partitioned_until
+    }
+
+    /// Accepts a received message (`Node::accept`), and hears its sender.
+    fn take(&mut self, raw: &crate::node::Raw) -> Option<Message> {
+        let m = self.node.accept(raw)?;
+        if let Some(c) = self.peers.heard(&m.from, m.instance, Instant::now()) {
+            self.peer_changes.push(c);
+        }
+        Some(m)
     }
 
     /// Publishes now, or later under a latency; nothing while cut off.
@@ -99,6 +117,12 @@ pub struct RobotOptions {
     pub seed: u64,
     /// World time per wall time (`--speed`).
     pub speed: f64,
+    /// The teammates to watch (every other robot: name, world ms between its ticks) and the
+    /// liveliness lease (wall time).
+    pub peers: Vec<(String, f64)>,
+    pub lease: Duration,
+    /// Started late (a restart): cut off until it has caught up to this world time.
+    pub catch_up_ms: Option<f64>,
 }
 
 /// A robot's link to its team: the run loop's [`Network`].
@@ -144,7 +168,21 @@ impl Robot {
                 options.speed,
             ),
             beats: Vec::new(),
+            peers: Peers::new(
+                options.peers.iter().map(|(n, period_ms)| {
+                    let wall = period_ms / options.speed / 1000.0;
+                    (n.clone(), Duration::from_secs_f64(wall.clamp(0.0, 1e6)))
+                }),
+                options.lease,
+            ),
+            peer_changes: Vec::new(),
+            last_beat: None,
+            was_cut_off: false,
         };
+        let mut shared = shared;
+        if let Some(t) = options.catch_up_ms {
+            shared.partitioned_until = t;
+        }
         Ok(Robot {
             shared: Rc::new(RefCell::new(shared)),
             name: name.to_string(),
@@ -201,16 +239,16 @@ impl Network for Robot {
             team,
             mail,
         } = x;
-        let mut s = self.shared.borrow_mut();
+        let mut shared = self.shared.borrow_mut();
         // The run's clock has waited for the tick; a stop request cut that wait short.
-        if s.stop.load(Ordering::Relaxed) {
+        if shared.stop.load(Ordering::Relaxed) {
             return false;
         }
-        s.now_ms = now_ms;
-        let s = &mut *s;
+        shared.now_ms = now_ms;
+        let s = &mut *shared;
         // The launcher's faults come first, so a partition starting now takes effect now.
         for raw in s.control_in.drain() {
-            if let Some(m) = s.node.accept(&raw) {
+            if let Some(m) = s.take(&raw) {
                 match (&m.body, m.to.as_deref() == Some(self.name.as_str())) {
                     (Body::Partition { for_ms }, true) => {
                         s.partitioned_until = now_ms + for_ms.max(0.0);
@@ -225,11 +263,16 @@ impl Network for Robot {
             }
         }
         let cut_off = s.cut_off();
+        if s.was_cut_off && !cut_off {
+            // Back from a partition or a catch-up: silence heard meanwhile was its own.
+            s.peers.restart_silence(Instant::now());
+        }
+        s.was_cut_off = cut_off;
         for raw in s.pose_in.drain() {
             if cut_off {
                 continue;
             }
-            if let Some(m) = s.node.accept(&raw) {
+            if let Some(m) = s.take(&raw) {
                 if let (Body::Pose { at, airborne }, Some(w)) = (&m.body, world.as_deref_mut()) {
                     if let Some(id) = w.agent_by_name(&m.from) {
                         w.place(id, Point::new(at[0], at[1]), *airborne);
@@ -241,7 +284,7 @@ impl Network for Robot {
             if cut_off {
                 continue;
             }
-            if let Some(m) = s.node.accept(&raw) {
+            if let Some(m) = s.take(&raw) {
                 s.recruits.push(m);
             }
         }
@@ -249,7 +292,7 @@ impl Network for Robot {
             if cut_off {
                 continue;
             }
-            if let Some(m) = s.node.accept(&raw) {
+            if let Some(m) = s.take(&raw) {
                 if let (Body::Command { command }, Some(to)) = (&m.body, &m.to) {
                     mail.receive_remote(to, command, &self.enums);
                 }
@@ -285,6 +328,13 @@ impl Network for Robot {
             }
         }
         for (key, alive) in s.alive_in.drain() {
+            if let (false, Some(Alive::Member(m))) = (alive, wire::parse_alive(&s.node.team, &key))
+            {
+                if let Some(c) = s.peers.withdrawn(&m) {
+                    s.peer_changes.push(c);
+                }
+                continue;
+            }
             if let (
                 false,
                 Some(Alive::Component {
@@ -302,7 +352,23 @@ impl Network for Robot {
                 }
             }
         }
+        if !cut_off {
+            let expired = s.peers.expired(Instant::now());
+            s.peer_changes.extend(expired);
+        }
         s.flush_delayed();
+        let lost: Vec<String> = (s.peer_changes.iter())
+            .filter(|(_, state, _)| *state == "lost")
+            .map(|(name, ..)| name.clone())
+            .collect();
+        drop(shared);
+        // A teammate found gone is a partner lost at once: no waiting for its deadlines. (The
+        // protocol's answers go out through the radio, which borrows the shared state.)
+        if let Some(w) = world.as_deref() {
+            for name in &lost {
+                team.partner_lost(w, name, now_ms.max(0.0));
+            }
+        }
         true
     }
 
@@ -320,8 +386,11 @@ impl Network for Robot {
         let world: Option<&World> = world.map(|w| &*w);
         if let Some(a) = world.and_then(|w| w.agent(w.agent_by_name(agent)?)) {
             let pose = (a.position.x, a.position.y, a.airborne);
-            if s.last_pose != Some(pose) {
+            // Also every quarter lease when it stands still: its teammates' lease.
+            let beat_due = s.last_beat.is_none_or(|t| t.elapsed() >= s.peers.beat());
+            if (s.last_pose != Some(pose) || beat_due) && !s.cut_off() {
                 s.last_pose = Some(pose);
+                s.last_beat = Some(Instant::now());
                 s.send(
                     None,
                     Vec::new(),
@@ -350,6 +419,18 @@ impl Network for Robot {
         // An agent without recruitment never takes its messages.
         s.recruits.clear();
         crate::call::trace(&mut s.calls.notes, tick, agent, sink);
+        for (name, state, why) in std::mem::take(&mut s.peer_changes) {
+            let _ = sink.line(
+                tick,
+                now_ms,
+                agent,
+                &Event::Robot {
+                    name: &name,
+                    state,
+                    why: &why,
+                },
+            );
+        }
         for r in s.node.rejected.drain(..) {
             let _ = sink.line(
                 tick,

@@ -17,6 +17,7 @@ pub mod rng;
 pub mod run;
 pub mod sched;
 pub mod sim;
+pub mod tape;
 pub mod trace;
 pub mod world;
 

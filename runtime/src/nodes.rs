@@ -15,8 +15,8 @@ use crate::devices::sim::SharedWorld;
 use crate::leaf::{Leaf, LeafCall, LeafSource};
 use crate::world::AgentId;
 use affect_compiler::diagnostic::Diagnostic;
+use affect_compiler::ir::program::PortDir;
 use affect_compiler::ir::program::{EnumInfo, LeafInfo, Program, Status, ValueKind};
-use affect_compiler::syntax::ast::PortDir;
 use std::rc::Rc;
 use std::sync::Arc;
 

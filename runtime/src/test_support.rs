@@ -1,25 +1,13 @@
 //! What the runtime's unit tests share: a world built from its source text.
 
 use crate::world::World;
-use affect_compiler::ir::world::{lower_world, WorldSpec};
-use affect_compiler::syntax::ast::ItemKind;
+use affect_compiler::ir::world::WorldSpec;
 
 /// The spec of the first world in `src`, which must parse and lower cleanly.
 pub(crate) fn world_spec(src: &str) -> WorldSpec {
-    let parsed = affect_compiler::syntax::parse(src);
-    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
-    let decl = parsed
-        .file
-        .items
-        .iter()
-        .find_map(|i| match &i.kind {
-            ItemKind::World(w) => Some(w),
-            _ => None,
-        })
-        .expect("a world");
-    let (spec, diags) = lower_world(decl);
+    let (worlds, diags) = affect_compiler::worlds_of(src);
     assert!(diags.is_empty(), "{diags:?}");
-    spec
+    worlds.into_iter().next().expect("a world")
 }
 
 /// The first world in `src`, built.

@@ -85,6 +85,14 @@ pub enum Event<'a> {
         kind: &'a str,
         why: &'a str,
     },
+    /// A teammate's process found gone or back (networked runs, docs/network.md): `lost`
+    /// when its liveliness token was withdrawn or nothing was heard from it for longer than
+    /// the lease, `back` when it is heard again; `why` says which.
+    Robot {
+        name: &'a str,
+        state: &'a str,
+        why: &'a str,
+    },
     /// A read of a variable that holds no value (declared without one and never written,
     /// or removed by `unset_blackboard`): BehaviorTree.CPP throws "Variable not found", and
     /// the agent's tree stops; this is its last tick.
@@ -443,6 +451,11 @@ pub fn write_event(out: &mut Vec<u8>, tick: u64, t_ms: f64, agent: &str, ev: &Ev
             .str("ev", "rejected")
             .str("from", from)
             .str("kind", kind)
+            .str("why", why),
+        Event::Robot { name, state, why } => f
+            .str("ev", "robot")
+            .str("name", name)
+            .str("state", state)
             .str("why", why),
         Event::Error { var, text } => f.str("ev", "error").str("var", var).str("text", text),
         Event::Call {

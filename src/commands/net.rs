@@ -56,6 +56,22 @@ pub struct LinkArgs {
     /// stamped that far ahead of it (default 10000; docs/network.md, section 4).
     #[arg(long, value_name = "MS")]
     pub freshness: Option<f64>,
+    /// The liveliness lease, in wall time (`3s`, `1500ms`): a teammate silent for longer is
+    /// found lost (default 3s; docs/network.md).
+    #[arg(long, value_name = "TIME")]
+    pub lease: Option<String>,
+}
+
+/// A wall-clock duration from the command line (`3s`, `500ms`, a bare number of seconds).
+fn wall_duration(flag: &str, text: &str) -> Result<std::time::Duration, String> {
+    match faults::parse_duration(text) {
+        Some(ms) if ms.is_finite() && ms > 0.0 => {
+            Ok(std::time::Duration::from_secs_f64(ms / 1000.0))
+        }
+        _ => Err(format!(
+            "{flag} {text}: give a positive time, like 3s or 1500ms"
+        )),
+    }
 }
 
 impl LinkArgs {
@@ -73,6 +89,7 @@ impl LinkArgs {
             ("--speed", self.speed != REAL_TIME),
             ("--epoch", self.epoch.is_some()),
             ("--loss", self.loss.is_some()),
+            ("--lease", self.lease.is_some()),
             ("--freshness", self.freshness.is_some()),
         ]
         .into_iter()
@@ -102,9 +119,39 @@ impl LinkArgs {
             epoch: self.epoch,
             await_start: self.await_start,
             loss: self.loss,
+            lease: self
+                .lease
+                .as_deref()
+                .map(|l| wall_duration("--lease", l))
+                .transpose()?,
             freshness_ms: self.freshness,
         })
     }
+}
+
+/// A robot's trace file on the network, for `affect run --net`'s observers: each line says
+/// which process wrote it and is written at once.
+pub struct PidTrace(Box<dyn TraceSink>);
+
+impl TraceSink for PidTrace {
+    fn line(
+        &mut self,
+        tick: u64,
+        t_ms: f64,
+        agent: &str,
+        ev: &affect_runtime::trace::Event,
+    ) -> std::io::Result<()> {
+        self.0.line(tick, t_ms, agent, ev)
+    }
+}
+
+impl affect_runtime::run::Observer for PidTrace {}
+
+impl crate::observers::RunObserver for PidTrace {}
+
+/// The trace file of `affect run --net` (none without --trace).
+pub fn pid_trace(path: Option<&Path>) -> Result<Option<PidTrace>, String> {
+    Ok(path.map(|p| trace_file(Some(p))).transpose()?.map(PidTrace))
 }
 
 /// `--freshness` is a positive number of milliseconds.
@@ -119,7 +166,7 @@ fn check_freshness(ms: Option<f64>) -> Result<(), String> {
 
 /// A trace file whose lines say which process wrote them, written line by line so that a
 /// process killed mid-run loses at most the line it was writing.
-fn pid_trace(path: Option<&Path>) -> Result<Box<dyn TraceSink>, String> {
+fn trace_file(path: Option<&Path>) -> Result<Box<dyn TraceSink>, String> {
     Ok(match path {
         Some(p) => {
             let f = std::fs::File::create(p)
@@ -133,17 +180,16 @@ fn pid_trace(path: Option<&Path>) -> Result<Box<dyn TraceSink>, String> {
     })
 }
 
-/// `affect run FILE --agent NAME --net`.
+/// `affect run FILE --agent NAME --net`, watched by `observer` (its trace, Groot 2, ...).
 pub fn run_robot(
     link: &LinkArgs,
     program: &Program,
     config: &RunConfig,
-    trace: Option<&Path>,
+    observer: &mut dyn affect_runtime::run::Observer,
     quiet: bool,
 ) -> Result<Vec<AgentSummary>, NetError> {
     let opts = link.options()?;
-    let mut sink = pid_trace(trace)?;
-    let summaries = affect_net::run_robot(program, config, &opts, sink.as_mut())?;
+    let summaries = affect_net::run_robot(program, config, &opts, observer)?;
     if !quiet {
         for s in &summaries {
             eprintln!(
@@ -196,7 +242,7 @@ pub fn host(args: &HostArgs) -> u8 {
     };
     let result = (|| -> Result<(), NetError> {
         let opts = args.link.options()?;
-        let mut sink = pid_trace(args.trace.as_deref())?;
+        let mut sink = trace_file(args.trace.as_deref())?;
         affect_net::run_host(
             &program,
             args.world.as_deref(),
@@ -273,6 +319,62 @@ pub struct LaunchArgs {
     /// Print only the outcome: no progress lines, robots' summaries or files written.
     #[arg(long)]
     pub quiet: bool,
+    /// The robots' liveliness lease, wall time: a robot silent for longer is found lost by
+    /// its team (default 3s).
+    #[arg(long, value_name = "TIME")]
+    pub lease: Option<String>,
+    /// Serve one robot to Groot 2 and btview on PORT (and PORT+1): `--groot2 UGV#3=1667`
+    /// (repeatable).
+    #[arg(long, value_name = "ROBOT=PORT")]
+    pub groot2: Vec<String>,
+    /// Record one robot's tree for Groot 2's log replay: `--btlog UGV#3=ugv3.btlog`.
+    #[arg(long, value_name = "ROBOT=FILE.btlog")]
+    pub btlog: Vec<String>,
+    /// Record one robot's run (`affect replay`): `--record UAV=uav.rec`.
+    #[arg(long, value_name = "ROBOT=FILE")]
+    pub record: Vec<String>,
+}
+
+/// The per-robot options (`--groot2 UGV#3=1667`) as (robot, flag, value); files are made
+/// absolute, since the robots do not run in this folder's name.
+fn per_robot(
+    args: &LaunchArgs,
+    robots: &[String],
+) -> Result<Vec<(String, String, String)>, String> {
+    let mut out = Vec::new();
+    for (flag, list) in [
+        ("--groot2", &args.groot2),
+        ("--btlog", &args.btlog),
+        ("--record", &args.record),
+    ] {
+        for spec in list {
+            let Some((robot, value)) = spec.split_once('=') else {
+                return Err(format!(
+                    "{flag} {spec}: name the robot, as in {flag} UGV#3={}",
+                    if flag == "--groot2" { "1667" } else { "FILE" }
+                ));
+            };
+            if !robots.iter().any(|r| r == robot) {
+                return Err(format!(
+                    "{flag} {spec}: no robot `{robot}` (robots: {})",
+                    robots.join(", ")
+                ));
+            }
+            let value = if flag == "--groot2" {
+                value
+                    .parse::<u16>()
+                    .map_err(|_| format!("{flag} {spec}: `{value}` is not a port"))?
+                    .to_string()
+            } else {
+                std::path::absolute(value)
+                    .map_err(|e| format!("{flag} {spec}: {e}"))?
+                    .display()
+                    .to_string()
+            };
+            out.push((robot.to_string(), flag.to_string(), value));
+        }
+    }
+    Ok(out)
 }
 
 fn faults_of(args: &LaunchArgs) -> Result<Vec<faults::Fault>, String> {
@@ -304,6 +406,13 @@ pub fn launch(args: &LaunchArgs) -> u8 {
             return Err("--speed takes a positive number".into());
         }
         let exe = std::env::current_exe().map_err(|e| format!("cannot find `affect`: {e}"))?;
+        if let Some(l) = &args.lease {
+            wall_duration("--lease", l)?;
+        }
+        let robots: Vec<String> = affect_net::host::instances(&world, &program)?
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
         Ok((
             world.clone(),
             LaunchConfig {
@@ -330,6 +439,8 @@ pub fn launch(args: &LaunchArgs) -> u8 {
                     .to_string()
                 }),
                 quiet: args.quiet,
+                lease: args.lease.clone(),
+                per_robot: per_robot(args, &robots)?,
             },
         ))
     })();
@@ -352,32 +463,18 @@ pub fn launch(args: &LaunchArgs) -> u8 {
         tell_summaries(&outcome, args.speed);
     }
     eprintln!(
-        "affect launch: {} processes ({} robots, {} component restarts){}",
+        "affect launch: {} processes ({} robots, {} component restarts, {} robot restarts){}",
         outcome.processes.len(),
         outcome.robots.len(),
         outcome.restarts.len(),
+        outcome.robot_restarts.len(),
         if outcome.interrupted {
             ", interrupted"
         } else {
             ""
         }
     );
-    for (host, component) in &outcome.restarts {
-        eprintln!("  restarted {component} on {host}");
-    }
-    for m in &outcome.measures {
-        let ms = |v: Option<f64>| v.map_or("never".to_string(), |x| format!("{:.0} ms", x));
-        eprintln!(
-            "  {}: {} of {}: detected after {} (heartbeat {} ms), {} {} later",
-            m.fault,
-            m.component,
-            m.owner,
-            ms(m.detected_after_ms),
-            m.heartbeat_ms,
-            m.how.as_deref().unwrap_or("not recovered"),
-            ms(m.recovered_after_ms)
-        );
-    }
+    tell_recovery(&outcome);
     let failed: Vec<&(String, Option<i32>)> = outcome
         .robots
         .iter()
@@ -396,6 +493,63 @@ pub fn launch(args: &LaunchArgs) -> u8 {
         FAILED
     } else {
         OK
+    }
+}
+
+/// The restarts (components and robots), the deaths nobody asked for, and how soon each
+/// fault was found and repaired.
+fn tell_recovery(outcome: &launch::Outcome) {
+    for (host, component) in &outcome.restarts {
+        eprintln!("  restarted {component} on {host}");
+    }
+    if !outcome.robot_restarts.is_empty() {
+        let each: Vec<String> = (outcome.robot_restarts.iter())
+            .map(|(r, t)| format!("{r} at {:.1}s", t / 1000.0))
+            .collect();
+        eprintln!(
+            "  {} robot restart{}: {}",
+            each.len(),
+            if each.len() == 1 { "" } else { "s" },
+            each.join(", ")
+        );
+    }
+    for (name, t, how) in &outcome.deaths {
+        eprintln!(
+            "  {name} died at {:.1}s ({how}), not by a fault of this launch",
+            t / 1000.0
+        );
+    }
+    for m in outcome
+        .measures
+        .iter()
+        .filter(|m| m.component == affect_net::merge::ROBOT)
+    {
+        let ms = |v: Option<f64>| v.map_or("never".to_string(), |x| format!("{:.0} ms", x));
+        eprintln!(
+            "  {}: {} found lost by its team after {}, {} {} later",
+            m.fault,
+            m.owner,
+            ms(m.detected_after_ms),
+            m.how.as_deref().unwrap_or("not back"),
+            ms(m.recovered_after_ms)
+        );
+    }
+    for m in outcome
+        .measures
+        .iter()
+        .filter(|m| m.component != affect_net::merge::ROBOT)
+    {
+        let ms = |v: Option<f64>| v.map_or("never".to_string(), |x| format!("{:.0} ms", x));
+        eprintln!(
+            "  {}: {} of {}: detected after {} (heartbeat {} ms), {} {} later",
+            m.fault,
+            m.component,
+            m.owner,
+            ms(m.detected_after_ms),
+            m.heartbeat_ms,
+            m.how.as_deref().unwrap_or("not recovered"),
+            ms(m.recovered_after_ms)
+        );
     }
 }
 

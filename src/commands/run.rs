@@ -158,10 +158,10 @@ pub struct RunArgs {
     pub watch: bool,
     /// Run the one robot named by --agent as its own process, talking to the rest of its
     /// team over Zenoh on the wall clock (docs/network.md). Its trace says what it did;
-    /// --plot, --groot2, --btlog, --watch and --sleep-between-ticks are for simulated runs
-    /// only.
+    /// --groot2, --btlog and --record watch it as they watch a simulated run; --plot,
+    /// --watch and --sleep-between-ticks are for simulated runs only.
     #[cfg(feature = "net")]
-    #[arg(long, requires = "agent", conflicts_with_all = ["plot", "groot2", "btlog", "watch", "sleep_between_ticks"])]
+    #[arg(long, requires = "agent", conflicts_with_all = ["plot", "watch", "sleep_between_ticks"])]
     pub net: bool,
     #[cfg(feature = "net")]
     #[command(flatten, next_help_heading = "Network (with --net)")]
@@ -204,35 +204,8 @@ pub fn run(args: &RunArgs) -> u8 {
         return USAGE;
     }
     #[cfg(feature = "net")]
-    if args.net && args.record.is_some() {
-        eprintln!("error: --record records a run on its own, not a robot of a team (--net)");
-        return USAGE;
-    }
-    #[cfg(feature = "net")]
     if args.net {
-        return match super::net::run_robot(
-            &args.link,
-            program,
-            &config,
-            args.trace.as_deref(),
-            args.quiet,
-        ) {
-            Ok(_) => {
-                if let Some(path) = args.trace.as_deref().filter(|_| !args.quiet) {
-                    crate::files::tell_written(path);
-                }
-                OK
-            }
-            Err(affect_net::NetError::Setup(e)) => {
-                eprintln!("error: {e}");
-                USAGE
-            }
-            Err(affect_net::NetError::Program(diags)) => {
-                reporter.add(&loaded.name, &loaded.src, &diags);
-                reporter.finish(1);
-                FAILED
-            }
-        };
+        return run_net(args, config, program, &loaded, reporter);
     }
     let views = if args.quiet && args.plot.is_none() {
         Vec::new()
@@ -322,6 +295,56 @@ pub fn run(args: &RunArgs) -> u8 {
         OK
     } else {
         FAILED
+    }
+}
+
+/// `affect run --net`: one robot of a team as this process, watched by its trace (each
+/// line with this process's `pid`) and what else the options ask for (Groot 2, `.btlog`,
+/// `--record`).
+#[cfg(feature = "net")]
+fn run_net(
+    args: &RunArgs,
+    mut config: RunConfig,
+    program: &Program,
+    loaded: &Loaded,
+    mut reporter: super::report::Reporter,
+) -> u8 {
+    let mut watchers = Fanout::default();
+    let added = super::net::pid_trace(args.trace.as_deref()).and_then(|t| {
+        if let Some(t) = t {
+            watchers.add(t);
+        }
+        watchers_of(args, &mut config, program, loaded, &mut watchers)
+    });
+    if let Err(e) = added {
+        eprintln!("error: {e}");
+        return USAGE;
+    }
+    let result = super::net::run_robot(&args.link, program, &config, &mut watchers, args.quiet);
+    let unwritten = watchers.finish(result.is_ok());
+    for e in &unwritten {
+        eprintln!("error: {e}");
+    }
+    match result {
+        Ok(_) if !unwritten.is_empty() => USAGE,
+        Ok(_) => {
+            if !args.quiet {
+                let outputs = [&args.trace, &args.btlog, &args.record];
+                for path in outputs.into_iter().flatten() {
+                    crate::files::tell_written(path);
+                }
+            }
+            OK
+        }
+        Err(affect_net::NetError::Setup(e)) => {
+            eprintln!("error: {e}");
+            USAGE
+        }
+        Err(affect_net::NetError::Program(diags)) => {
+            reporter.add(&loaded.name, &loaded.src, &diags);
+            reporter.finish(1);
+            FAILED
+        }
     }
 }
 
@@ -461,13 +484,26 @@ fn observers<'v>(
     if let Some(path) = &args.trace {
         fanout.add(TraceFile::create(path)?);
     }
+    watchers_of(args, config, program, loaded, &mut fanout)?;
+    Ok(fanout)
+}
+
+/// The observers that watch a run from outside (a simulated run or a robot on the network):
+/// its record (`--record`), its Groot 2 log (`--btlog`) and Groot 2 live (`--groot2`).
+fn watchers_of<'v>(
+    args: &RunArgs,
+    config: &mut RunConfig,
+    program: &'v Program,
+    loaded: &Loaded,
+    fanout: &mut Fanout<'v>,
+) -> Result<(), String> {
     if let Some(path) = &args.record {
         fanout.add(super::record::recorder(
             path, &args.file, loaded, program, config,
         )?);
     }
     if args.groot2.is_none() && args.btlog.is_none() {
-        return Ok(fanout);
+        return Ok(());
     }
     // Groot 2 and its logs show the tree as the Groot exporter writes it from the syntax
     // tree the check parsed.
@@ -491,7 +527,7 @@ fn observers<'v>(
         config.hook_nodes = served.node_hooks();
         fanout.add(served);
     }
-    Ok(fanout)
+    Ok(())
 }
 
 /// After a run: the JIT's absence (once), the stand-ins, and each agent's summary.

@@ -28,6 +28,7 @@ fn ev_name(ev: &Event) -> &'static str {
         Event::Summary { .. } => "summary",
         Event::Rejected { .. } => "rejected",
         Event::Call { .. } => "call",
+        Event::Robot { .. } => "robot",
     }
 }
 

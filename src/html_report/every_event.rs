@@ -27,9 +27,10 @@ fn kind_of(e: &Event) -> usize {
         Event::Timing(_) => 15,
         Event::TimingSummary(_) => 16,
         Event::Summary { .. } => 17,
+        Event::Robot { .. } => 18,
     }
 }
-const KINDS: usize = 18;
+const KINDS: usize = 19;
 
 /// One or more events of every kind, each with a text the page must show because of it.
 fn samples() -> Vec<(Event<'static>, &'static str)> {
@@ -179,6 +180,14 @@ fn team_samples() -> Vec<(Event<'static>, &'static str)> {
                 silence_ms: Some(900.0),
             },
             "speech_recognition failed on laptop2",
+        ),
+        (
+            Event::Robot {
+                name: "UGV#7",
+                state: "lost",
+                why: "liveliness token withdrawn",
+            },
+            "robot UGV#7 lost: liveliness token withdrawn",
         ),
         (
             Event::Rejected {

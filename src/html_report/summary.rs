@@ -238,7 +238,7 @@ pub fn read(input: impl BufRead, end_ms: f64) -> Result<Run, String> {
                 a.tell(t, "error", said);
             }
             "drive" | "emotion" | "memory" | "msg" | "log" | "recruit" | "component"
-            | "behavior" | "lost" | "call" | "device" => {
+            | "behavior" | "lost" | "call" | "device" | "robot" => {
                 let (kind, said) = story_line(kind, &ev);
                 a.tell(t, kind, said);
             }
@@ -300,6 +300,12 @@ fn story_line(kind: &str, ev: &Value) -> (&'static str, String) {
             opt(ev, "host", " on "),
             opt(ev, "to", " to ")
         ),
+        "robot" => format!(
+            "robot {} {}: {}",
+            text(&ev["name"]),
+            text(&ev["state"]),
+            text(&ev["why"])
+        ),
         "lost" => {
             let copies = ev["copies"].as_u64().unwrap_or(0);
             format!(
@@ -351,6 +357,7 @@ fn story_line(kind: &str, ev: &Value) -> (&'static str, String) {
         "log" => "log",
         "recruit" => "recruit",
         "component" => "component",
+        "robot" => "robot",
         "lost" => "lost",
         "call" => "call",
         "device" => "device",

@@ -1,9 +1,11 @@
 //! Shared by the integration tests: where the workspace and the public corpus are, the
 //! `affect` binary, scratch directories, the real BehaviorTree.CPP oracle (installed on first
-//! use, idempotently), the diagnostic snapshots' layout (`snapshots.rs`), headless
-//! Chromium for screenshots (`chromium.rs`) and the emulated I2C bus (`shim.rs`).
+//! use, idempotently) and its runs beside `affect run`'s (`btcpp.rs`), the diagnostic
+//! snapshots' layout (`snapshots.rs`), headless Chromium for screenshots (`chromium.rs`) and
+//! the emulated I2C bus (`shim.rs`).
 #![allow(dead_code)]
 
+pub mod btcpp;
 pub mod chromium;
 pub mod shim;
 pub mod snapshots;
@@ -12,9 +14,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-/// The `affect` binary, run from the workspace without colour.
+/// The `affect` binary, run from the workspace without colour. `AFFECT_TEST_BIN` names another
+/// build of it: a long run (`groot_generated`'s) started from copies of the test and `affect`
+/// binaries keeps judging one build while the checkout is rebuilt.
 pub fn affect_command() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_affect"));
+    let bin =
+        std::env::var_os("AFFECT_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_affect").into());
+    let mut c = Command::new(bin);
     c.current_dir(workspace())
         .env("NO_COLOR", "1")
         .env("XDG_CACHE_HOME", test_cache());
@@ -149,7 +155,8 @@ pub fn repo_xml_files() -> Vec<(String, String)> {
 
 /// Loads the files an imported program `use`s for the checker and the exporter
 /// (`groot::export_program`): `use "child/x.affect"` (relative to the main XML file) is the
-/// included `child/x.xml`, imported, as `affect run FILE.xml` reads it.
+/// included `child/x.xml`, imported to its syntax tree, as `affect run FILE.xml` reads it
+/// (`src/commands/xml_in.rs`: no `.affect` text printed and parsed again).
 pub struct ImportedXml {
     pub dir: PathBuf,
 }
@@ -164,14 +171,23 @@ impl ImportedXml {
 }
 
 impl affect_compiler::sema::Loader for ImportedXml {
-    fn load(&self, path: &str) -> Result<String, affect_compiler::source::SourceError> {
-        let xml = self.dir.join(match path.strip_suffix(".affect") {
-            Some(stem) => format!("{stem}.xml"),
-            None => path.to_string(),
-        });
-        let text = std::fs::read_to_string(&xml).map_err(|e| e.to_string())?;
+    fn syntax(&self, path: &str) -> Option<affect_compiler::sema::Syntax> {
+        let xml = self
+            .dir
+            .join(format!("{}.xml", path.strip_suffix(".affect")?));
+        let text = std::fs::read_to_string(&xml).ok()?;
         let name = xml.display().to_string();
-        Ok(affect_compiler::groot::import(&text, &name, &mut IncludeFiles).text())
+        let file = affect_compiler::groot::import(&text, &name, &mut IncludeFiles).file;
+        Some(affect_compiler::sema::Syntax {
+            file,
+            text,
+            shown: name,
+        })
+    }
+
+    fn load(&self, path: &str) -> Result<String, affect_compiler::source::SourceError> {
+        let file = self.dir.join(path);
+        std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()).into())
     }
 }
 

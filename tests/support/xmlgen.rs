@@ -10,6 +10,7 @@
 //! `tests/groot_generated.rs` counts, and the stand-in statuses of its custom leaves, which both
 //! sides are given.
 
+use affect_compiler::groot::names;
 use proptest::prelude::RngExt;
 use proptest::test_runner::{RngAlgorithm, TestRng};
 use std::collections::{BTreeMap, BTreeSet};
@@ -51,39 +52,32 @@ pub fn builtins_from_models(json: &str) -> Vec<Builtin> {
 }
 
 /// BehaviorTree.CPP 3.8's built-ins, as its v4 counterparts are spelt there: v4-only nodes
-/// left out, renamed nodes and ports renamed back, v3-only nodes added.
+/// left out, renamed nodes and ports renamed back (the converter's own tables, so the two
+/// cannot drift apart), v3-only nodes added.
 pub fn v3_builtins(v4: &[Builtin]) -> Vec<Builtin> {
-    const V4_ONLY: &[&str] = &[
-        "Script",
-        "ScriptCondition",
-        "Precondition",
-        "Sleep",
-        "RunOnce",
-        "UnsetBlackboard",
-        "ParallelAll",
-        "AsyncSequence",
-        "AsyncFallback",
-        "LoopInt",
-        "LoopDouble",
-        "LoopBool",
-        "LoopString",
-        "WasEntryUpdated",
-        "SkipUnlessUpdated",
-        "WaitValueUpdate",
-    ];
+    use affect_compiler::groot::convert::{NODE_RENAMES, PORT_RENAMES, V4_ONLY};
     let mut out: Vec<Builtin> = v4
         .iter()
         .filter(|b| !V4_ONLY.contains(&b.id.as_str()))
         .cloned()
         .map(|mut b| {
-            if b.id == "SequenceWithMemory" {
-                b.id = "SequenceStar".into();
+            for (node, v3, v4) in PORT_RENAMES {
+                if *node == b.id {
+                    if let Some(p) = b.ports.iter_mut().find(|p| p.0 == *v4) {
+                        p.0 = v3.to_string();
+                    }
+                }
             }
+            if let Some((v3, _)) = NODE_RENAMES.iter().find(|(_, v4)| *v4 == b.id) {
+                b.id = v3.to_string();
+            }
+            // 3.8's Parallel requires `success_threshold` (v4's `success_count` defaults to -1).
             if b.id == "Parallel" {
-                b.ports = vec![
-                    ("success_threshold".into(), "int".into(), None),
-                    ("failure_threshold".into(), "int".into(), Some("1".into())),
-                ];
+                for p in &mut b.ports {
+                    if p.0 == "success_threshold" {
+                        p.2 = None;
+                    }
+                }
             }
             b
         })
@@ -892,10 +886,11 @@ impl Gen {
             let taken = self.builtins.iter().any(|b| b.id == t)
                 || V3_ONLY.contains(&t.as_str())
                 || custom_names().contains(&t.as_str());
+            // A name the library takes as an ID, spelt as a tag (the compact form).
             if !taken
-                && !t.is_empty()
-                && t.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-                && t.chars().all(|c| c.is_ascii_alphanumeric())
+                && names::is_xml_name(&t)
+                && names::forbidden_char(&t).is_none()
+                && names::model_name_error(&t).is_none()
             {
                 return Some(t);
             }
@@ -906,10 +901,11 @@ impl Gen {
     fn port_typo(&mut self, port: &str, ports: &[String]) -> Option<String> {
         for _ in 0..20 {
             let t = edit(&mut self.rng, port, 1);
+            // A name the library takes as a port (BehaviorTree.CPP's naming rules).
             if !ports.contains(&t)
-                && t.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-                && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                && !matches!(t.as_str(), "name" | "ID")
+                && names::is_port_attr(&t)
+                && names::forbidden_char(&t).is_none()
+                && names::is_xml_name(&t)
             {
                 return Some(t);
             }

@@ -14,6 +14,7 @@ use affect_compiler::syntax;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
+use support::btcpp;
 
 /// BehaviorTree.CPP 4 or 3 (judged after `affect convert --to v4`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -43,7 +44,7 @@ pub const PRESETS: &[(&str, &str, &str)] = &[
     ("f", "bool", "true"),
 ];
 
-const TICKS: &str = "8";
+const TICKS: u32 = 8;
 /// The class of files whose run aborts BehaviorTree.CPP itself (counted, never compared).
 pub const ABORTED: &str = "BehaviorTree.CPP aborts";
 
@@ -59,8 +60,7 @@ pub enum Btcpp {
     Aborted(String),
 }
 
-/// (tick, uid, path, from, to)
-pub type Trace = Vec<(u64, u64, String, String, String)>;
+pub use support::btcpp::{diff, Trace};
 
 /// The affect side's verdict.
 #[derive(Debug)]
@@ -171,9 +171,15 @@ fn judge_inner(
                     Mutation::PortTypo(_, w, p) => (w, p),
                     _ => return Ok(()),
                 };
+                // Only where the library refuses the file for the misspelt name (not for
+                // another fault it met first, such as an explicit child of a ReactiveSequence).
+                if !why.contains(wrong.as_str()) {
+                    return Ok(());
+                }
                 let says = diags.iter().any(|d| {
                     d.2.as_deref()
-                        .is_some_and(|h| h.contains("did you mean") && h.contains(near.as_str()))
+                        .and_then(suggested)
+                        .is_some_and(|s| as_near(wrong, s, near))
                         && d.1.contains(wrong.as_str())
                 });
                 if !says {
@@ -244,6 +250,19 @@ fn judge_inner(
         }
     }
     round_trip(&main, &text, version)
+}
+
+/// The name a "did you mean `NAME`?" help suggests.
+fn suggested(help: &str) -> Option<&str> {
+    let rest = &help[help.find("did you mean")?..];
+    rest.split('`').nth(1)
+}
+
+/// Whether `suggested` is a right "did you mean" for `wrong`, a misspelling of `meant`: the
+/// name itself, or another as near to `wrong` (with names equally near, either is right).
+fn as_near(wrong: &str, suggested: &str, meant: &str) -> bool {
+    use affect_compiler::suggest::edit_distance;
+    suggested == meant || edit_distance(wrong, suggested) <= edit_distance(wrong, meant)
 }
 
 /// The XML files of a case (`.xml`, Groot 2's `.btproj`), relative to its folder, sorted;
@@ -347,43 +366,24 @@ fn unknown_option(stderr: &str, option: &str, why: &str) -> Option<String> {
 }
 
 pub fn oracle(main: &Path, leaves: &[(String, String)], presets: &[(&str, &str, &str)]) -> Btcpp {
-    let mut cmd = Command::new(support::oracle());
-    cmd.arg("trace")
-        .arg(main)
-        .args(["--ticks", TICKS, "--stand-ins"]);
-    for (k, ty, v) in presets {
-        cmd.arg("--bb").arg(format!("{k}:{ty}={v}"));
-    }
-    for (k, v) in leaves {
-        cmd.arg("--custom-result").arg(format!("{k}={v}"));
-    }
-    let out = cmd.output().expect("the oracle runs");
-    let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
-    match out.status.code() {
-        Some(2) => return Btcpp::Refused(stderr),
-        Some(0 | 3) => {}
+    let run = btcpp::oracle_trace(
+        main,
+        &btcpp::OracleArgs {
+            ticks: TICKS,
+            stand_ins: true,
+            bb: presets.to_vec(),
+            leaves,
+            ..Default::default()
+        },
+    );
+    match run.code {
+        Some(2) => Btcpp::Refused(run.stderr),
+        Some(0 | 3) => Btcpp::Ran(run.trace, run.thrown.map(|t| t.1)),
         // BehaviorTree.CPP 4.8.2 runs `_onHalted` scripts when it destroys a tree, and one that
         // throws there (an entry a subtree's own blackboard lacks) aborts the process.
-        _ if stderr.contains("terminate called") => return Btcpp::Aborted(stderr),
-        _ => panic!("the oracle failed on {}: {stderr}", main.display()),
+        _ if run.stderr.contains("terminate called") => Btcpp::Aborted(run.stderr),
+        _ => panic!("the oracle failed on {}: {}", main.display(), run.stderr),
     }
-    let mut trace = Trace::new();
-    let mut thrown = None;
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let v: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
-        if let Some(uid) = v["uid"].as_u64() {
-            trace.push((
-                v["tick"].as_u64().unwrap(),
-                uid,
-                v["path"].as_str().unwrap().to_string(),
-                v["from"].as_str().unwrap().to_string(),
-                v["to"].as_str().unwrap().to_string(),
-            ));
-        } else if let Some(e) = v["error"].as_str() {
-            thrown = Some(e.to_string());
-        }
-    }
-    Btcpp::Ran(trace, thrown)
 }
 
 /// Loads the files an imported program `use`s as `affect run FILE.xml` does: the included XML
@@ -393,6 +393,9 @@ struct RunLoader(support::ImportedXml);
 impl affect_compiler::sema::Loader for RunLoader {
     fn load(&self, path: &str) -> Result<String, affect_compiler::source::SourceError> {
         self.0.load(path)
+    }
+    fn syntax(&self, path: &str) -> Option<affect_compiler::sema::Syntax> {
+        self.0.syntax(path)
     }
     fn behavior_tree_xml(&self) -> bool {
         true
@@ -442,16 +445,22 @@ pub fn affect_side(main: &Path, text: &str, dir: &Path) -> Affect {
     if !refusals.is_empty() {
         return Affect::Refused(refusals);
     }
-    let src = imported.text();
+    // Checked as `affect run` checks it: the imported syntax tree as it is, so the checker's
+    // spans are in the XML (an included file's in that file).
     let loader = RunLoader(support::ImportedXml::beside(main));
-    let analysis = affect_compiler::check_source_with(&src, &loader);
+    let analysis = affect_compiler::sema::analyze(&imported.file, &loader);
     let errors: Vec<_> = analysis
         .diagnostics
         .iter()
-        .chain(analysis.imported_diagnostics.iter().map(|(_, _, d)| d))
         .filter(|d| d.is_error())
-        // The checker's spans are in the imported text, not in the XML.
-        .map(|d| (d.code.to_string(), d.message.clone(), d.help.clone(), false))
+        .map(|d| xml_diag(d, text))
+        .chain(
+            analysis
+                .imported_diagnostics
+                .iter()
+                .filter(|(_, _, d)| d.is_error())
+                .map(|(_, t, d)| xml_diag(d, t)),
+        )
         .collect();
     if errors.is_empty() {
         Affect::Accepted
@@ -460,37 +469,17 @@ pub fn affect_side(main: &Path, text: &str, dir: &Path) -> Affect {
     }
 }
 
-/// `affect run main.xml`, clocked like the oracle, and ticked as often (`--loop`: on past a
-/// finished tree, as the oracle's `tickExactlyOnce`): its transitions and the error that
-/// stopped it, if one did.
+/// `affect run main.xml`, clocked like the oracle and ticked as often: its transitions and
+/// the error that stopped it, if one did.
 pub fn affect_run(
     main: &Path,
     leaves: &[(String, String)],
     dir: &Path,
     presets: &[(&str, &str, &str)],
 ) -> (Trace, Option<String>) {
-    let jsonl = dir.join("affect-trace.jsonl");
-    let mut cmd = support::affect_command();
-    cmd.arg("run")
-        .arg(main)
-        .args([
-            "--ticks",
-            TICKS,
-            "--loop",
-            "--sleep-between-ticks",
-            "1",
-            "--quiet",
-        ])
-        .arg("--trace")
-        .arg(&jsonl);
-    for (k, _, v) in presets {
-        cmd.arg("--bb").arg(format!("{k}={v}"));
-    }
-    for (k, v) in leaves {
-        cmd.arg("--leaf").arg(format!("{k}={}", v.to_lowercase()));
-    }
-    let out = cmd.output().expect("affect runs");
-    let failed = (!out.status.success()).then(|| String::from_utf8_lossy(&out.stderr).into_owned());
+    let bb: Vec<(&str, &str)> = presets.iter().map(|(k, _, v)| (*k, *v)).collect();
+    let (trace, failed) =
+        btcpp::affect_trace(main, TICKS, leaves, &bb, &dir.join("affect-trace.jsonl"));
     if let Some(panic) = failed.as_deref().filter(|e| e.contains("panicked at")) {
         let what = panic
             .lines()
@@ -499,41 +488,7 @@ pub fn affect_run(
             .unwrap_or_default();
         panic!("affect run: {what}");
     }
-    let text = std::fs::read_to_string(&jsonl).unwrap_or_default();
-    let mut trace = Trace::new();
-    for line in text.lines() {
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
-        if v["ev"] == "node" {
-            trace.push((
-                v["tick"].as_u64().unwrap(),
-                v["uid"].as_u64().unwrap(),
-                v["path"].as_str().unwrap().to_string(),
-                v["from"].as_str().unwrap().to_string(),
-                v["to"].as_str().unwrap().to_string(),
-            ));
-        }
-    }
     (trace, failed)
-}
-
-pub fn diff(ours: &Trace, theirs: &Trace) -> Option<String> {
-    if ours == theirs {
-        return None;
-    }
-    let first = ours
-        .iter()
-        .zip(theirs)
-        .position(|(a, b)| a != b)
-        .unwrap_or(ours.len().min(theirs.len()));
-    Some(format!(
-        "traces differ at transition {first} (affect {} lines, BehaviorTree.CPP {}): affect {:?}, BehaviorTree.CPP {:?}",
-        ours.len(),
-        theirs.len(),
-        ours.get(first),
-        theirs.get(first)
-    ))
 }
 
 // ------------------------------------------------------------------- the strict round trip

@@ -32,7 +32,17 @@ pub struct Converted {
     pub from: Dialect,
 }
 
-const V4_ONLY: &[&str] = &[
+/// The renames between the dialects: node IDs (v3, v4), and ports of a node (node, v3, v4).
+/// Public so that what checks the converter (the generator of `tests/groot_generated.rs`)
+/// reads the same table.
+pub const NODE_RENAMES: &[(&str, &str)] = &[("SequenceStar", "SequenceWithMemory")];
+pub const PORT_RENAMES: &[(&str, &str, &str)] = &[
+    ("Parallel", "success_threshold", "success_count"),
+    ("Parallel", "failure_threshold", "failure_count"),
+];
+
+/// Built-ins of BehaviorTree.CPP 4 that 3.x does not have.
+pub const V4_ONLY: &[&str] = &[
     "Script",
     "ScriptCondition",
     "Precondition",
@@ -101,6 +111,36 @@ pub fn convert(text: &str, to: Dialect) -> Converted {
         xml: xml::write(&doc),
         diagnostics: c.diags,
         from,
+    }
+}
+
+/// A node ID's spelling in `to`, where the dialects spell it differently.
+fn renamed(id: &str, to: Dialect) -> Option<&'static str> {
+    NODE_RENAMES.iter().find_map(|(v3, v4)| match to {
+        Dialect::V4 => (*v3 == id).then_some(*v4),
+        Dialect::V3 => (*v4 == id).then_some(*v3),
+    })
+}
+
+/// A port's name in `to`, where the dialects name it differently (3.0–3.5's Parallel
+/// `threshold` is the v4 `success_count` too).
+fn renamed_port(node: &str, port: &str, to: Dialect) -> Option<&'static str> {
+    if to == Dialect::V4 && node == "Parallel" && port == "threshold" {
+        return Some("success_count");
+    }
+    PORT_RENAMES.iter().find_map(|(n, v3, v4)| match to {
+        _ if *n != node => None,
+        Dialect::V4 => (*v3 == port).then_some(*v4),
+        Dialect::V3 => (*v4 == port).then_some(*v3),
+    })
+}
+
+/// Renames `el`'s ports that the dialects name differently.
+fn rename_ports(el: &mut Element, node: &str, to: Dialect) {
+    for a in &mut el.attrs {
+        if let Some(new) = renamed_port(node, &a.name, to) {
+            a.name = new.to_string();
+        }
     }
 }
 
@@ -200,33 +240,19 @@ impl Converter {
         let Some(id) = e.attr("ID").map(str::to_string) else {
             return true;
         };
+        if let Some(to) = renamed(&id, self.to) {
+            e.set("ID", to);
+        }
         match (self.to, id.as_str()) {
-            (Dialect::V4, "SequenceStar") => e.set("ID", "SequenceWithMemory"),
-            (Dialect::V3, "SequenceWithMemory") => e.set("ID", "SequenceStar"),
             (Dialect::V4, b) if b.starts_with("BlackboardCheck") => return false,
-            (Dialect::V4, "Parallel") | (Dialect::V3, "Parallel") => {
-                let pairs: &[(&str, &str)] = if self.to == Dialect::V4 {
-                    &[
-                        ("success_threshold", "success_count"),
-                        ("failure_threshold", "failure_count"),
-                        ("threshold", "success_count"),
-                    ]
-                } else {
-                    &[
-                        ("success_count", "success_threshold"),
-                        ("failure_count", "failure_threshold"),
-                    ]
-                };
-                for p in e.elements_mut() {
-                    for (from, to) in pairs {
-                        if p.attr("name") == Some(from) {
-                            p.set("name", *to);
-                        }
-                    }
-                }
-            }
             (Dialect::V3, v4) if V4_ONLY.contains(&v4) => return false,
             _ => {}
+        }
+        for p in e.elements_mut() {
+            let name = p.attr("name").unwrap_or_default().to_string();
+            if let Some(to) = renamed_port(&id, &name, self.to) {
+                p.set("name", to);
+            }
         }
         true
     }
@@ -250,13 +276,11 @@ impl Converter {
             el.name = id.clone();
         }
         let explicit = explicit && el.name != id;
+        if let Some(to) = renamed(&id, Dialect::V4) {
+            set_id(el, explicit, to);
+        }
+        rename_ports(el, &id, Dialect::V4);
         match id.as_str() {
-            "SequenceStar" => set_id(el, explicit, "SequenceWithMemory"),
-            "Parallel" => {
-                rename_attr(el, "success_threshold", "success_count");
-                rename_attr(el, "failure_threshold", "failure_count");
-                rename_attr(el, "threshold", "success_count");
-            }
             "SubTreePlus" => {
                 el.name = "SubTree".into();
                 rename_attr(el, "__autoremap", "_autoremap");
@@ -363,15 +387,14 @@ impl Converter {
                 );
             }
         }
+        if let Some(to) = renamed(&id, Dialect::V3) {
+            set_id(el, explicit, to);
+        }
+        rename_ports(el, &id, Dialect::V3);
         match id.as_str() {
-            "SequenceWithMemory" => set_id(el, explicit, "SequenceStar"),
-            "Parallel" => {
-                rename_attr(el, "success_count", "success_threshold");
-                rename_attr(el, "failure_count", "failure_threshold");
-                if el.attr("success_threshold").is_none() {
-                    // v4's default; v3 requires the port.
-                    el.set("success_threshold", "-1");
-                }
+            // v4's default; v3 requires the port.
+            "Parallel" if el.attr("success_threshold").is_none() => {
+                el.set("success_threshold", "-1");
             }
             "SubTree" => {
                 el.name = "SubTreePlus".into();

@@ -57,11 +57,42 @@ pub enum Role {
     /// A component (seed 001): not a value; `failed(c)` asks the runtime about it.
     Component,
     /// A tree's port, with its direction.
-    Port(crate::syntax::ast::PortDir),
+    Port(PortDir),
     /// A tree's own `var`.
     Local,
     /// A temporary of the compiler, never shown.
     Temp,
+}
+
+/// Which way a port carries values, as the runtime reads it (the IR's own type, so the
+/// engines never read the syntax tree).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PortDir {
+    In,
+    Out,
+    InOut,
+}
+
+impl PortDir {
+    /// How affect writes it: `in`, `out`, `inout`.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            PortDir::In => "in",
+            PortDir::Out => "out",
+            PortDir::InOut => "inout",
+        }
+    }
+}
+
+impl From<crate::syntax::ast::PortDir> for PortDir {
+    fn from(d: crate::syntax::ast::PortDir) -> PortDir {
+        use crate::syntax::ast::PortDir as Ast;
+        match d {
+            Ast::In => PortDir::In,
+            Ast::Out => PortDir::Out,
+            Ast::InOut => PortDir::InOut,
+        }
+    }
 }
 
 /// A blackboard entry. Subtree instances get their own slots, named by instance path.
@@ -356,7 +387,7 @@ pub struct LeafInfo {
 #[derive(Clone, Debug, PartialEq)]
 pub struct LeafPort {
     pub name: String,
-    pub dir: crate::syntax::ast::PortDir,
+    pub dir: PortDir,
     pub kind: Option<ValueKind>,
     pub default: Option<f64>,
 }

@@ -1,6 +1,6 @@
 //! Units and what they measure, and the one conversion of a quantity into the runtime's
 //! unit for its measure (milliseconds, hertz, metres, degrees). `value.rs` reads typed values
-//! with it; worlds (`ir/world`) and the checker's literals (`sema::expr::literal_value`) too.
+//! with it; worlds (`sema/world`) and the checker's literals (`sema::expr::literal_value`) too.
 
 use crate::syntax::token::Unit;
 use serde::Serialize;

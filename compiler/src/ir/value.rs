@@ -3,7 +3,7 @@
 //! 10,000; `units.rs` holds the units and `quantity`, apart so that worlds can use them
 //! without the program's types). Every entry of a value into a program converts here: literals in the checker
 //! (`sema::expr::literal_value`, so declarations, tree parameters and defaults, component
-//! settings), world settings and spawn values (`ir/world`), and text given on the command
+//! settings), world settings and spawn values (`sema/world`), and text given on the command
 //! line, in a record's header or an experiment's parameters ([`parse_text`]). A number
 //! without its unit where the type needs one is refused, never guessed.
 

@@ -1,38 +1,12 @@
 //! Worlds: the simulated surroundings a program runs in, as plain data for the runtime.
 //!
-//! `lower_world` turns a `world Name { ... }` declaration into a [`WorldSpec`] and reports
+//! The checker lowers a `world Name { ... }` declaration into a [`WorldSpec`]
+//! (`sema/world/`, with the trees and agents: one layer lowers the syntax tree) and reports
 //! every setting it cannot use with a positioned, coded diagnostic (E0501..E0511). The spec
 //! holds no syntax-tree types: lengths are metres, times are milliseconds, labels are chars.
 //! Names the world refers to (agents, events, components) are kept with their spans as
 //! [`NameRef`]s, because only the checker knows which of them the program declares.
 //! docs/worlds.md describes every setting.
-
-mod events;
-mod floor;
-mod lower;
-mod things;
-mod values;
-
-#[cfg(test)]
-mod tests;
-
-pub use lower::{lower_world, Fits, WorldSetting, FIELD_RULES, SETTINGS, WORLD_VERBS};
-
-/// Lowers every world of a file, in order, with all their diagnostics.
-pub fn lower_worlds(
-    file: &crate::syntax::ast::File,
-) -> (Vec<WorldSpec>, Vec<crate::diagnostic::Diagnostic>) {
-    let mut specs = Vec::new();
-    let mut diags = Vec::new();
-    for item in &file.items {
-        if let crate::syntax::ast::ItemKind::World(w) = &item.kind {
-            let (spec, mut d) = lower_world(w);
-            specs.push(spec);
-            diags.append(&mut d);
-        }
-    }
-    (specs, diags)
-}
 
 pub use crate::ir::units::Measure;
 use crate::span::Span;

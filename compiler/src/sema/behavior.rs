@@ -39,6 +39,8 @@ struct Build<'a> {
     /// Structure only: an unused shared module, checked without an agent (its values and
     /// tree arguments may name any agent's members).
     scratch: bool,
+    /// The agent's personality traits (constants its modules' values may read).
+    traits: &'a [(String, f64)],
 }
 
 /// A module's child as written: its name, where, and what it resolved to.
@@ -106,6 +108,7 @@ impl Checker {
             placed: Vec::new(),
             places: Vec::new(),
             scratch: false,
+            traits,
         };
         match blocks.first() {
             Some((block, _)) => self.arbiter_block(&mut b, block, t, traits),
@@ -113,7 +116,7 @@ impl Checker {
             None => {
                 for d in &decls {
                     if let Some(i) =
-                        self.module(&mut b, d, d.name.name.clone(), None, d.name.span, t, traits)
+                        self.module(&mut b, d, d.name.name.clone(), None, d.name.span, t)
                     {
                         b.out.top.push(i);
                     }
@@ -150,16 +153,9 @@ impl Checker {
                 placed: Vec::new(),
                 places: Vec::new(),
                 scratch: false,
-            };
-            self.module(
-                &mut alone,
-                d,
-                d.name.name.clone(),
-                None,
-                d.name.span,
-                t,
                 traits,
-            );
+            };
+            self.module(&mut alone, d, d.name.name.clone(), None, d.name.span, t);
             t.code.truncate(code);
         }
         t.behaviors = Some(b.out);
@@ -191,17 +187,10 @@ impl Checker {
                 placed: Vec::new(),
                 places: Vec::new(),
                 scratch: true,
+                traits: &[],
             };
             let mut t = Template::default();
-            self.module(
-                &mut b,
-                d,
-                d.name.name.clone(),
-                None,
-                d.name.span,
-                &mut t,
-                &[],
-            );
+            self.module(&mut b, d, d.name.name.clone(), None, d.name.span, &mut t);
         }
         self.shared_behaviors = shared;
     }
@@ -223,7 +212,7 @@ impl Checker {
             match s.key.name.as_str() {
                 "modules" => {
                     for a in &s.args {
-                        let child = self.top_module(b, a, t, traits);
+                        let child = self.top_module(b, a, t);
                         names.push(ChildRef {
                             name: target_name(a).unwrap_or_default(),
                             span: a.span,
@@ -260,13 +249,7 @@ impl Checker {
     }
 
     /// A name in `modules`: one of the agent's modules, or a top-level one.
-    fn top_module(
-        &mut self,
-        b: &mut Build,
-        a: &Expr,
-        t: &mut Template,
-        traits: &[(String, f64)],
-    ) -> Option<u32> {
+    fn top_module(&mut self, b: &mut Build, a: &Expr, t: &mut Template) -> Option<u32> {
         let Some(name) = target_name(a) else {
             self.diags.push(
                 Diagnostic::error("E0301", "`modules` lists behaviour modules by name", a.span)
@@ -276,13 +259,13 @@ impl Checker {
         };
         if let Some(d) = b.members.iter().copied().find(|d| d.name.name == name) {
             self.no_module_arguments(a, &name);
-            return self.module(b, d, name, None, a.span, t, traits);
+            return self.module(b, d, name, None, a.span, t);
         }
         let shared = b.shared;
         if let Some(d) = shared.iter().find(|d| d.name.name == name) {
             self.used_globals.insert(name.clone());
             self.no_module_arguments(a, &name);
-            return self.module(b, d, name, None, a.span, t, traits);
+            return self.module(b, d, name, None, a.span, t);
         }
         let mut known: Vec<String> = b.members.iter().map(|d| d.name.name.clone()).collect();
         known.extend(b.shared.iter().map(|d| d.name.name.clone()));
@@ -326,7 +309,6 @@ impl Checker {
 
     /// Places one module (and, through its `children`, its subtree) in the module tree;
     /// returns its index.
-    #[allow(clippy::too_many_arguments)]
     fn module(
         &mut self,
         b: &mut Build,
@@ -335,8 +317,8 @@ impl Checker {
         parent: Option<u32>,
         at: Span,
         t: &mut Template,
-        traits: &[(String, f64)],
     ) -> Option<u32> {
+        let traits = b.traits;
         if !self.may_place(b, decl, parent, at) {
             return None;
         }
@@ -561,7 +543,7 @@ impl Checker {
             Some(d) => {
                 self.no_module_arguments(a, &name);
                 let p = format!("{path}/{name}");
-                self.module(b, d, p, Some(idx), a.span, t, traits)
+                self.module(b, d, p, Some(idx), a.span, t)
                     .map(BehaviorChild::Module)
             }
             None => self.module_tree(b, a, "children", nested, t, traits),

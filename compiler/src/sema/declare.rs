@@ -6,12 +6,12 @@ use super::error::{Scope, SemaError};
 use super::index::{Decl, DefId, DefKind, Target, Visibility};
 use super::order::{dependency_order, names_in, Order};
 use super::ty::{self, Ty};
+use super::world::{FIELD_RULES, SETTINGS};
 use super::{
     ast, modules, signature, wording, ConstDef, EnumDef, Global, LeafDef, PortSig, TreeSig,
 };
 use super::{is_signature, Checker};
 use crate::diagnostic::Diagnostic;
-use crate::ir::world::{FIELD_RULES, SETTINGS};
 use crate::span::Span;
 use crate::suggest::closest;
 use crate::syntax::ast::{File, ItemKind, PortDir};

@@ -40,9 +40,10 @@ pub static DRIVERS: &[DriverSpec] = &[
             ("address", ParamKind::Num, REQ),
             ("channel", ParamKind::Num, REQ),
             ("gain", ParamKind::Num, OPT),
+            ("supply", ParamKind::Num, OPT),
             ("retries", ParamKind::Num, OPT),
         ],
-        doc: "A channel of a TI ADS1115 ADC on I2C, scaled to 0..100 (seed 003).",
+        doc: "A channel of a TI ADS1115 ADC on I2C, scaled to 0..100 (seed 003); `supply:` its VDD in volts (3.3 by default).",
     },
     DriverSpec {
         name: "camera_label",

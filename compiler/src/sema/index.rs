@@ -13,9 +13,9 @@
 
 use super::ty::{Ty, TyDisplay};
 use super::vocab::{AkrComponent, MemoryMethod, WorldFunction};
+use super::world::WorldSetting;
 use crate::builtins::Builtin;
 use crate::ir::functions::Signature;
-use crate::ir::world::WorldSetting;
 use crate::sema::devices::DriverSpec;
 use crate::span::Span;
 use crate::syntax::ast::{Ident, LeafKind, PortDir};
@@ -23,11 +23,33 @@ use crate::syntax::shape::SettingShape;
 use std::collections::HashMap;
 
 /// A file of the program: 0 is the main file, others are files it `use`s, directly or not.
-pub type FileId = u32;
-/// A definition of the index.
-pub type DefId = u32;
+/// Its own type, as [`DefId`] is: one cannot be passed for the other.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FileId(pub u32);
 
-pub const MAIN_FILE: FileId = 0;
+/// A definition of the index, numbered in the order the checker declared them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DefId(u32);
+
+impl FileId {
+    /// Its place in [`SemanticIndex::files`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl DefId {
+    /// Its place in [`SemanticIndex::defs`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    fn of(i: usize) -> DefId {
+        DefId(u32::try_from(i).expect("fewer than 2^32 definitions: sources are bounded"))
+    }
+}
+
+pub const MAIN_FILE: FileId = FileId(0);
 
 /// A file the index refers to.
 #[derive(Clone, Debug)]
@@ -172,6 +194,9 @@ pub struct Definition {
     pub fields: Vec<(String, String)>,
     /// The agent an agent clones (`agent Vonda = Leguin;`).
     pub base: Option<DefId>,
+    /// Where it is used: indices into [`SemanticIndex::refs`], in order of file and
+    /// position (filled in when the index is complete).
+    uses: Vec<u32>,
 }
 
 /// What a name written in the program stands for.
@@ -235,7 +260,7 @@ pub struct SemanticIndex {
 
 impl SemanticIndex {
     pub fn def(&self, id: DefId) -> &Definition {
-        &self.defs[id as usize]
+        &self.defs[id.index()]
     }
 
     pub fn global(&self, name: &str) -> Option<(DefId, &Definition)> {
@@ -264,7 +289,7 @@ impl SemanticIndex {
             .iter()
             .enumerate()
             .filter(move |(_, d)| d.parent == Some(parent))
-            .map(|(i, d)| (i as DefId, d))
+            .map(|(i, d)| (DefId::of(i), d))
     }
 
     /// The variants of an enum definition.
@@ -328,7 +353,7 @@ impl SemanticIndex {
             .iter()
             .enumerate()
             .filter(|(_, d)| d.file == file && touches(d.name_span))
-            .map(|(i, d)| (d.name_span, Target::Def(i as DefId)));
+            .map(|(i, d)| (d.name_span, Target::Def(DefId::of(i))));
         refs.chain(defs)
             .min_by_key(|(s, _)| (!s.contains(offset), s.len()))
     }
@@ -341,12 +366,13 @@ impl SemanticIndex {
     }
 
     /// Every place that names a definition: its declaration first, then its uses in order
-    /// of file and position.
+    /// of file and position. A lookup: each definition keeps its uses.
     pub fn references(&self, id: DefId) -> Vec<(FileId, Span)> {
         let d = self.def(id);
         let mut out = vec![(d.file, d.name_span)];
-        for r in &self.refs {
-            if matches!(r.target, Target::Def(t) if t == id) && !out.contains(&(r.file, r.span)) {
+        for &u in &d.uses {
+            let r = &self.refs[u as usize];
+            if (r.file, r.span) != (d.file, d.name_span) {
                 out.push((r.file, r.span));
             }
         }
@@ -365,7 +391,7 @@ impl SemanticIndex {
             }
             if let Visibility::Within(s) = d.visible {
                 if inside(s) {
-                    out.push(i as DefId);
+                    out.push(DefId::of(i));
                 }
             }
             // A clone sees its base's members.
@@ -389,7 +415,7 @@ impl SemanticIndex {
 
     /// Records a definition in the file being checked.
     pub(crate) fn define(&mut self, name: &Ident, kind: DefKind, decl: Decl) -> DefId {
-        let id = self.defs.len() as DefId;
+        let id = DefId::of(self.defs.len());
         self.defs.push(Definition {
             name: name.name.clone(),
             kind,
@@ -406,6 +432,7 @@ impl SemanticIndex {
             visible: decl.visible,
             fields: decl.fields,
             base: None,
+            uses: Vec::new(),
         });
         if decl.visible == Visibility::Global {
             self.globals.entry(name.name.clone()).or_insert(id);
@@ -473,7 +500,7 @@ impl SemanticIndex {
 
     pub(crate) fn set_type(&mut self, def: Option<DefId>, ty: &Ty) {
         if let Some(d) = def {
-            self.defs[d as usize].ty = Some(ty.clone());
+            self.defs[d.index()].ty = Some(ty.clone());
         }
     }
 
@@ -485,6 +512,14 @@ impl SemanticIndex {
             .sort_by_key(|r| (r.file, r.span.start, r.span.end));
         self.refs
             .dedup_by(|a, b| a.file == b.file && a.span == b.span);
+        // Each definition keeps its uses, so finding them is a lookup, not a walk of every
+        // reference of the program.
+        for (i, r) in self.refs.iter().enumerate() {
+            if let Target::Def(d) = r.target {
+                let i = u32::try_from(i).expect("fewer than 2^32 references: sources are bounded");
+                self.defs[d.index()].uses.push(i);
+            }
+        }
     }
 }
 

@@ -20,7 +20,7 @@ impl Checker {
                 continue;
             };
             if let Some(b) = self.agent_def(&base.name) {
-                self.index.defs[agent as usize].base = Some(b);
+                self.index.defs[agent.index()].base = Some(b);
                 self.index.refer_def(base.span, Some(b));
             }
         }

@@ -351,9 +351,13 @@ impl Builder<'_> {
                 name_span,
             } => {
                 let node_path = self.p.nodes[id as usize].path.clone();
-                if let Some((child, inputs)) =
-                    self.subtree(*tree, bindings, *name_span, t, map, base, &node_path)
-                {
+                if let Some((child, inputs)) = self.subtree(
+                    *tree,
+                    bindings,
+                    *name_span,
+                    Caller { t, map, base },
+                    &node_path,
+                ) {
                     kids.push(child);
                     self.p.nodes[id as usize].kind = NodeKind::SubTree { inputs };
                 }
@@ -365,15 +369,12 @@ impl Builder<'_> {
         id
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn subtree(
         &mut self,
         tree: u32,
         bindings: &[TBinding],
         span: Span,
-        caller: &Template,
-        caller_map: &[SlotId],
-        caller_base: u32,
+        caller: Caller<'_>,
         path: &str,
     ) -> Option<(NodeId, Vec<(SlotId, Code)>)> {
         if self.stack.contains(&tree) {
@@ -432,14 +433,14 @@ impl Builder<'_> {
                     None => v,
                 };
                 match binding {
-                    Some(TBinding::Var(op)) => Some(self.slot(caller, caller_map, *op)),
+                    Some(TBinding::Var(op)) => Some(self.slot(caller.t, caller.map, *op)),
                     Some(TBinding::Const(c)) => {
                         map.push(self.new_slot(v, *c, scope, path));
                         continue;
                     }
                     Some(TBinding::Expr(code)) => {
                         let s = self.new_slot(v, v.init, scope, path);
-                        inputs.push((s, Self::shift(*code, caller_base)));
+                        inputs.push((s, Self::shift(*code, caller.base)));
                         map.push(s);
                         continue;
                     }
@@ -541,7 +542,7 @@ fn role_of(v: &super::frame::FrameVar) -> Role {
         VarKind::Sensor => Role::Sensor,
         VarKind::Event => Role::Event,
         VarKind::Hormone => Role::Hormone,
-        VarKind::Port(dir) => Role::Port(dir),
+        VarKind::Port(dir) => Role::Port(dir.into()),
         VarKind::Local => Role::Local,
         VarKind::Drive => Role::Drive,
         VarKind::Intention => Role::Intention,
@@ -552,18 +553,38 @@ fn role_of(v: &super::frame::FrameVar) -> Role {
     }
 }
 
+/// What an agent brings to lowering besides its checked tree: its name and rate, the code
+/// of its per-tick update, its devices and its drives (a main tree has none of these).
+pub(super) struct AgentHead<'n> {
+    pub name: &'n str,
+    pub rate_hz: f64,
+    pub process: Code,
+    pub devices: Vec<Device>,
+    pub drives: Vec<DriveInfo>,
+}
+
+/// The tree that calls a subtree, as the lowering sees it: its template, where its slots
+/// went and where its code starts.
+struct Caller<'a> {
+    t: &'a Template,
+    map: &'a [SlotId],
+    base: u32,
+}
+
 impl Checker {
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn build_agent(
         &mut self,
-        name: &str,
-        rate_hz: f64,
+        head: AgentHead<'_>,
         t: &Template,
-        process: Code,
         templates: &[Option<Template>],
-        devices: Vec<Device>,
-        drives: Vec<DriveInfo>,
     ) -> AgentProgram {
+        let AgentHead {
+            name,
+            rate_hz,
+            process,
+            devices,
+            drives,
+        } = head;
         let mut p = AgentProgram {
             name: name.to_string(),
             rate_hz,

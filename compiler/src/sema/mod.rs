@@ -42,6 +42,7 @@ mod tree;
 pub mod ty;
 pub mod vocab;
 pub mod wording;
+pub mod world;
 mod xml_ids;
 
 /// For unit tests: check a source that uses no files; the program (if any) and each

@@ -2,7 +2,7 @@
 //! and files relative to the program, through a loader the caller provides (the compiler does
 //! no IO). Import cycles are reported.
 
-use super::index::FileId;
+use super::index::{FileId, MAIN_FILE};
 use crate::diagnostic::Diagnostic;
 use crate::source::SourceError;
 use crate::span::Span;
@@ -91,7 +91,7 @@ pub fn load_all<'a>(
     imported: &mut Vec<(String, String, Diagnostic)>,
 ) -> Vec<Module<'a>> {
     let mut modules = vec![Module {
-        id: 0,
+        id: MAIN_FILE,
         name: "<main>".into(),
         file: Cow::Borrowed(main),
         is_main: true,
@@ -99,19 +99,18 @@ pub fn load_all<'a>(
         uses: Vec::new(),
         shown: String::new(),
     }];
-    let mut stack = vec!["<main>".to_string()];
-    modules[0].uses = visit(
-        main,
-        "",
+    let mut loading = Loading {
         loader,
         diags,
         imported,
-        &mut modules,
-        &mut stack,
-        true,
-    );
+        modules: Vec::new(),
+        stack: vec!["<main>".to_string()],
+    };
+    let uses = loading.visit(main, "", true);
+    modules[0].uses = uses;
+    modules.append(&mut loading.modules);
     for (i, m) in modules.iter_mut().enumerate() {
-        m.id = i as FileId;
+        m.id = FileId(i as u32);
         if m.shown.is_empty() {
             m.shown = m.name.clone();
         }
@@ -119,149 +118,147 @@ pub fn load_all<'a>(
     modules
 }
 
-/// Loads the modules `file` uses; `text` is its source (for diagnostics in used files; the
-/// main file's diagnostics go to `diags`). Returns the uses of `file` that loaded.
-#[allow(clippy::too_many_arguments)]
-fn visit(
-    file: &File,
-    text: &str,
-    loader: &dyn Loader,
-    diags: &mut Vec<Diagnostic>,
-    imported: &mut Vec<(String, String, Diagnostic)>,
-    modules: &mut Vec<Module<'_>>,
-    stack: &mut Vec<String>,
-    is_main: bool,
-) -> Vec<(Span, String)> {
-    let mut uses = Vec::new();
-    for item in &file.items {
-        let ItemKind::Use(u) = &item.kind else {
-            continue;
-        };
-        let use_span = match &u.target {
-            UseTarget::Module(p) => p.span,
-            UseTarget::File(_, s) => *s,
-        };
-        // Relative to the file that uses it; the loader takes paths relative to the main file.
-        let base = if is_main {
-            ""
-        } else {
-            stack.last().map_or("", String::as_str)
-        };
-        let name = match &u.target {
-            UseTarget::Module(p) => p.to_string_path(),
-            UseTarget::File(path, _) => relative_to(base, path),
-        };
-        if stack.contains(&name) {
-            uses.push((use_span, name.clone()));
-            if is_main || stack.len() > 1 {
-                let chain = stack
-                    .iter()
-                    .skip(1)
-                    .chain(std::iter::once(&name))
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(" -> ");
-                let d = Diagnostic::error(
-                    "E0205",
-                    format!("`{name}` is imported in a cycle"),
-                    use_span,
-                )
-                .with_label("this import leads back to a file already being loaded")
-                .with_note(format!("the cycle: {chain}"));
-                report(diags, imported, is_main, stack, text, d);
+/// What loading the used files keeps while it walks them.
+struct Loading<'a, 'l> {
+    loader: &'l dyn Loader,
+    /// The main file's diagnostics.
+    diags: &'l mut Vec<Diagnostic>,
+    /// Diagnostics in used files: (file, its text, diagnostic).
+    imported: &'l mut Vec<(String, String, Diagnostic)>,
+    /// The used files loaded so far, each once (the main file is not among them).
+    modules: Vec<Module<'a>>,
+    /// The chain of files being loaded, the main file first.
+    stack: Vec<String>,
+}
+
+impl Loading<'_, '_> {
+    /// Loads the modules `file` uses; `text` is its source (for diagnostics in used files; the
+    /// main file's diagnostics go to `diags`). Returns the uses of `file` that loaded.
+    fn visit(&mut self, file: &File, text: &str, is_main: bool) -> Vec<(Span, String)> {
+        let mut uses = Vec::new();
+        for item in &file.items {
+            let ItemKind::Use(u) = &item.kind else {
+                continue;
+            };
+            let use_span = match &u.target {
+                UseTarget::Module(p) => p.span,
+                UseTarget::File(_, s) => *s,
+            };
+            // Relative to the file that uses it; the loader takes paths relative to the main file.
+            let base = if is_main {
+                ""
+            } else {
+                self.stack.last().map_or("", String::as_str)
+            };
+            let name = match &u.target {
+                UseTarget::Module(p) => p.to_string_path(),
+                UseTarget::File(path, _) => relative_to(base, path),
+            };
+            if self.stack.contains(&name) {
+                uses.push((use_span, name.clone()));
+                if is_main || self.stack.len() > 1 {
+                    let chain = self
+                        .stack
+                        .iter()
+                        .skip(1)
+                        .chain(std::iter::once(&name))
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(" -> ");
+                    let d = Diagnostic::error(
+                        "E0205",
+                        format!("`{name}` is imported in a cycle"),
+                        use_span,
+                    )
+                    .with_label("this import leads back to a file already being loaded")
+                    .with_note(format!("the cycle: {chain}"));
+                    self.report(is_main, text, d);
+                }
+                continue;
             }
-            continue;
-        }
-        // A file used from several places is read and parsed once.
-        if modules.iter().any(|m| m.name == name) {
-            uses.push((use_span, name));
-            continue;
-        }
-        // Files are loaded depth-first: a chain of uses is as deep as it is long.
-        let max = crate::syntax::depth::MAX_DEPTH;
-        if stack.len() > max {
-            let d = Diagnostic::error(
+            // A file used from several places is read and parsed once.
+            if self.modules.iter().any(|m| m.name == name) {
+                uses.push((use_span, name));
+                continue;
+            }
+            // Files are loaded depth-first: a chain of uses is as deep as it is long.
+            let max = crate::syntax::depth::MAX_DEPTH;
+            if self.stack.len() > max {
+                let d = Diagnostic::error(
                 "E0118",
                 format!("nested deeper than {max} levels"),
                 use_span,
             )
             .with_label(format!(
                 "this is the {}th file in a chain of uses",
-                stack.len()
+                self.stack.len()
             ))
             .with_help(
                 "files may use each other at most 256 deep: use the files from a file higher up",
             );
-            report(diags, imported, is_main, stack, text, d);
-            continue;
-        }
-        if let Some(given) = loader.syntax(&name) {
-            uses.push((use_span, name.clone()));
-            stack.push(name.clone());
-            let its_uses = visit(
-                &given.file,
-                &given.text,
-                loader,
-                diags,
-                imported,
-                modules,
-                stack,
-                false,
-            );
-            stack.pop();
-            modules.push(Module {
-                id: 0,
-                name,
-                file: Cow::Owned(given.file),
-                is_main: false,
-                text: given.text,
-                uses: its_uses,
-                shown: given.shown,
-            });
-            continue;
-        }
-        let src = match source(&u.target, &name, loader) {
-            Ok(src) => src,
-            Err(e) => {
-                let (d, bad_bytes) = *e;
-                report(diags, imported, is_main, stack, text, d);
-                // Bad bytes are shown where they are, in the used file.
-                if let Some((text, d)) = bad_bytes {
-                    imported.push((name.clone(), text, d));
-                }
+                self.report(is_main, text, d);
                 continue;
             }
-        };
-        uses.push((use_span, name.clone()));
-        let parsed = syntax::parse(&src);
-        for d in &parsed.diagnostics {
-            if d.is_error() {
-                imported.push((name.clone(), src.clone(), d.clone()));
+            if let Some(given) = self.loader.syntax(&name) {
+                uses.push((use_span, name.clone()));
+                self.stack.push(name.clone());
+                let its_uses = self.visit(&given.file, &given.text, false);
+                self.stack.pop();
+                self.modules.push(Module {
+                    id: MAIN_FILE, // numbered in `load_all` once every file is loaded
+                    name,
+                    file: Cow::Owned(given.file),
+                    is_main: false,
+                    text: given.text,
+                    uses: its_uses,
+                    shown: given.shown,
+                });
+                continue;
             }
+            let src = match source(&u.target, &name, self.loader) {
+                Ok(src) => src,
+                Err(e) => {
+                    let (d, bad_bytes) = *e;
+                    self.report(is_main, text, d);
+                    // Bad bytes are shown where they are, in the used file.
+                    if let Some((text, d)) = bad_bytes {
+                        self.imported.push((name.clone(), text, d));
+                    }
+                    continue;
+                }
+            };
+            uses.push((use_span, name.clone()));
+            let parsed = syntax::parse(&src);
+            for d in &parsed.diagnostics {
+                if d.is_error() {
+                    self.imported.push((name.clone(), src.clone(), d.clone()));
+                }
+            }
+            self.stack.push(name.clone());
+            let its_uses = self.visit(&parsed.file, &src, false);
+            self.stack.pop();
+            self.modules.push(Module {
+                id: MAIN_FILE, // numbered in `load_all` once every file is loaded
+                name,
+                file: Cow::Owned(parsed.file),
+                is_main: false,
+                shown: String::new(),
+                text: src,
+                uses: its_uses,
+            });
         }
-        stack.push(name.clone());
-        let its_uses = visit(
-            &parsed.file,
-            &src,
-            loader,
-            diags,
-            imported,
-            modules,
-            stack,
-            false,
-        );
-        stack.pop();
-        modules.push(Module {
-            id: 0,
-            name,
-            file: Cow::Owned(parsed.file),
-            is_main: false,
-            shown: String::new(),
-            text: src,
-            uses: its_uses,
-        });
+        uses
     }
-    uses
+
+    /// A diagnostic about the file being loaded (`text`): the main file's, or a used file's.
+    fn report(&mut self, is_main: bool, text: &str, d: Diagnostic) {
+        if is_main {
+            self.diags.push(d);
+        } else {
+            let file = self.stack.last().cloned().unwrap_or_default();
+            self.imported.push((file, text.to_string(), d));
+        }
+    }
 }
 
 /// The text of a used module: the standard library's, or a file's through the loader (`name`
@@ -311,23 +308,6 @@ fn source(target: &UseTarget, name: &str, loader: &dyn Loader) -> Result<String,
                     .map(|(text, _)| (text.clone(), e.diagnostic()));
             Box::new((at_use, bad_bytes))
         }),
-    }
-}
-
-/// A diagnostic about a `use`: in the main file's list, or with the used file it is in.
-fn report(
-    diags: &mut Vec<Diagnostic>,
-    imported: &mut Vec<(String, String, Diagnostic)>,
-    is_main: bool,
-    stack: &[String],
-    text: &str,
-    d: Diagnostic,
-) {
-    if is_main {
-        diags.push(d);
-    } else {
-        let file = stack.last().cloned().unwrap_or_default();
-        imported.push((file, text.to_string(), d));
     }
 }
 

@@ -51,12 +51,25 @@ impl TreeCx<'_> {
                         }
                         None => {
                             let names: Vec<&str> = params.iter().map(|(n, _)| *n).collect();
-                            let mut d = Diagnostic::error(
-                                "E0305",
-                                format!("`{what}` has no argument `{}`", n.name),
-                                n.span,
-                            )
-                            .with_label("unknown argument");
+                            // A tree call (the calls `..` may end) is BehaviorTree.CPP's
+                            // `<SubTree>`, which remaps any attribute: naming no port of the
+                            // tree, the argument binds nothing, as the remapping of an entry
+                            // the subtree never uses.
+                            let mut d = if allow_rest {
+                                Diagnostic::warning(
+                                    "W0206",
+                                    format!("`{what}` has no port `{}`", n.name),
+                                    n.span,
+                                )
+                                .with_label("binds nothing")
+                            } else {
+                                Diagnostic::error(
+                                    "E0305",
+                                    format!("`{what}` has no argument `{}`", n.name),
+                                    n.span,
+                                )
+                                .with_label("unknown argument")
+                            };
                             d = match closest(&n.name, names.iter().copied()) {
                                 Some(b) => d.with_help(format!("did you mean `{b}`?")),
                                 None if names.is_empty() => {
@@ -68,7 +81,7 @@ impl TreeCx<'_> {
                                 )),
                             };
                             self.err(d);
-                            unknown = true;
+                            unknown |= !allow_rest;
                             self.scratch_expr(&a.value);
                             continue;
                         }
@@ -357,27 +370,29 @@ impl TreeCx<'_> {
                         && p.dir == PortDir::In
                         && !unknown_arg
                     {
-                        let help = if rest {
-                            format!(
-                                "`..` binds a port to the variable of the same name, and there is no variable `{0}` here: pass it, `{0}: value`",
-                                p.name
+                        let at = args.map(|a| a.span).unwrap_or(name.span);
+                        let declared = p.span(&self.c.index);
+                        self.err(if rest {
+                            // BehaviorTree.CPP's `_autoremap` makes no port mandatory: the
+                            // subtree finds no entry, and a read of it fails when it runs.
+                            Diagnostic::warning(
+                                "W0204",
+                                format!("`{}` is called without its `{}` port", sig.name, p.name),
+                                at,
                             )
+                            .with_label(format!("`..` finds no variable `{}` here", p.name))
+                            .with_secondary(declared, "declared here, without a default")
+                            .with_help(format!("pass it, `{0}: value`, or declare a variable `{0}`: the tree reads a port that holds no value", p.name))
                         } else {
-                            format!("pass it: `{}: value`, or end the call with `..` to bind variables of the same names", p.name)
-                        };
-                        self.err(
                             Diagnostic::error(
                                 "E0306",
                                 format!("`{}` needs its `{}` port", sig.name, p.name),
-                                args.map(|a| a.span).unwrap_or(name.span),
+                                at,
                             )
                             .with_label("not given")
-                            .with_secondary(
-                                p.span(&self.c.index),
-                                "declared here, without a default",
-                            )
-                            .with_help(help),
-                        );
+                            .with_secondary(declared, "declared here, without a default")
+                            .with_help(format!("pass it: `{}: value`, or end the call with `..` to bind variables of the same names", p.name))
+                        });
                     }
                     match p.default {
                         Some(d) => TBinding::Const(d),

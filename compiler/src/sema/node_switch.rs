@@ -18,7 +18,13 @@ impl TreeCx<'_> {
         arms: &[ast::SwitchArm],
     ) -> (TKind, String, Vec<TNode>) {
         let start = self.t.code.len() as u32;
-        let sty = self.cx().expr(subject, None);
+        let mut sty = self.cx().expr(subject, None);
+        // An entry nothing types, switched on with a word as a case, holds text: BehaviorTree.CPP
+        // reads a Switch's variable as a string and compares the cases with it as text.
+        let word = |a: &ast::SwitchArm| matches!(&a.pattern, ast::Pattern::Expr(Expr { kind: ExprKind::Str(s), .. }) if s.trim().parse::<f64>().is_err());
+        if sty == Ty::Any && arms.iter().any(word) {
+            sty = Ty::Str;
+        }
         let code = Code {
             start,
             len: self.t.code.len() as u32 - start,
@@ -93,7 +99,16 @@ impl TreeCx<'_> {
         }
         let pstart = self.t.code.len();
         let before = self.c.diags.len();
-        let pty = self.cx().expr(e, Some(sty));
+        let pty = match (&e.kind, sty) {
+            // BehaviorTree.CPP compares a Switch's cases with its variable as text
+            // (`CheckStringEquality`): on a `str` subject a number is the string it is spelt as.
+            (ExprKind::Num(n), Ty::Str) if n.unit.is_none() => {
+                let sym = self.c.strings.intern(&n.text);
+                self.t.code.push(crate::ir::program::Op::Const(sym as f64));
+                Ty::Str
+            }
+            _ => self.cx().expr(e, Some(sty)),
+        };
         let folded = crate::ir::eval::eval_const(&self.t.code[pstart..]);
         self.t.code.truncate(pstart);
         let mut ok = true;
@@ -136,10 +151,13 @@ impl TreeCx<'_> {
         };
         let earlier = seen.iter().find(|(t, _)| *t == text).filter(|_| ok);
         if let Some((_, first)) = earlier {
+            // BehaviorTree.CPP loads a Switch with a repeated case and takes the first that
+            // matches: the later arm is dead, not wrong.
             self.err(
-                Diagnostic::error("E0314", format!("case `{text}` appears twice"), e.span)
-                    .with_label("again here")
-                    .with_secondary(*first, "first here"),
+                Diagnostic::warning("W0205", format!("case `{text}` appears twice"), e.span)
+                    .with_label("never chosen")
+                    .with_secondary(*first, "the first arm with this case is chosen")
+                    .with_help("remove this arm, or give it the case you meant"),
             );
         }
         (CaseValue { text, value }, ok)

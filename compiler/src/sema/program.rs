@@ -54,7 +54,7 @@ impl Checker {
             }
         }
         self.warn_unused_locals(program.main_tree.as_deref());
-        let (worlds, world_diags) = crate::ir::world::lower_worlds(main);
+        let (worlds, world_diags) = super::world::lower_worlds(main);
         self.diags.extend(world_diags);
         self.intern_names(&worlds, &program);
         program.components = self.global_components(main);
@@ -167,15 +167,14 @@ impl Checker {
             };
             let Some(members) = &a.members else { continue };
             let checked = self.check_agent(a, members);
-            let mut prog = self.build_agent(
-                &checked.name,
-                checked.rate_hz,
-                &checked.template,
-                checked.process,
-                templates,
-                checked.devices,
-                checked.drives,
-            );
+            let head = super::lower::AgentHead {
+                name: &checked.name,
+                rate_hz: checked.rate_hz,
+                process: checked.process,
+                devices: checked.devices,
+                drives: checked.drives,
+            };
+            let mut prog = self.build_agent(head, &checked.template, templates);
             prog.memories = checked.memories;
             prog.machines = checked.machines;
             // The agent's own code starts the program's, so code ranges and frame slots carry
@@ -241,15 +240,14 @@ impl Checker {
         self.used_globals.insert(sig.name.clone());
         // Borrowed, not cloned: a template is the whole checked tree.
         let t = templates[i].as_ref()?;
-        let agent = self.build_agent(
-            &sig.name,
-            10.0,
-            t,
-            Code::default(),
-            templates,
-            vec![],
-            vec![],
-        );
+        let head = super::lower::AgentHead {
+            name: &sig.name,
+            rate_hz: 10.0,
+            process: Code::default(),
+            devices: vec![],
+            drives: vec![],
+        };
+        let agent = self.build_agent(head, t, templates);
         Some((agent, sig.name))
     }
 
@@ -299,7 +297,7 @@ impl Checker {
                     .iter()
                     .map(|p| LeafPort {
                         name: p.name.to_string(),
-                        dir: p.dir,
+                        dir: p.dir.into(),
                         kind: Some(p.ty(&self.index).value_kind()),
                         default: p.default,
                     })

@@ -147,7 +147,7 @@ impl Items<'_> {
 
     fn def(&mut self, group: u8, id: DefId, insert: Option<String>) {
         let index = &self.doc.index;
-        let Some(d) = index.defs.get(id as usize) else {
+        let Some(d) = index.defs.get(id.index()) else {
             return;
         };
         let docs = hover::describe(index, Target::Def(id));

@@ -9,9 +9,9 @@ use super::Items;
 use crate::hover::{self, arg_type, driver_signature, param_kind};
 use affect_compiler::builtins::{self, ArgType};
 use affect_compiler::ir::program::DeviceRole;
-use affect_compiler::ir::world::{FIELD_RULES, SETTINGS};
-use affect_compiler::sema::index::{DefKind, Target};
+use affect_compiler::sema::index::{DefId, DefKind, Target};
 use affect_compiler::sema::vocab::{AGENCY_WORDS, AKR_COMPONENTS};
+use affect_compiler::sema::world::{FIELD_RULES, SETTINGS};
 use affect_compiler::sema::{self, devices, ty, vocab};
 use affect_compiler::syntax::keywords;
 use affect_compiler::syntax::shape;
@@ -503,7 +503,7 @@ fn arguments(items: &mut Items, callee: &str, written: &[String]) {
         return;
     }
     if let Some(id) = items.callee_def(callee) {
-        let ports: Vec<(u32, String, String)> = items
+        let ports: Vec<(DefId, String, String)> = items
             .doc
             .index
             .ports(id)

@@ -126,6 +126,38 @@ pub fn config_write(channel: Channel, gain: Gain) -> [u8; 3] {
 }
 
 /// A raw conversion scaled to 0..100.
+/// The supply the converter runs at unless the declaration says (`supply:`): the Pi's 3.3 V.
+pub const DEFAULT_SUPPLY_V: f64 = 3.3;
+
+/// The top of the 0..100 scale a channel can reach: an input cannot go above the supply
+/// (the data sheet's absolute maximum is VDD + 0.3 V), so with a gain wider than the supply
+/// the top of the scale is out of reach.
+pub fn max_reading(supply_v: f64, gain: Gain) -> f64 {
+    (supply_v / gain.volts()).min(1.0) * 100.0
+}
+
+/// A warning when the range a sensor declares (`num in lo..hi`; the scale's 0..100 when it
+/// declares none) goes above what the channel can read at its supply and gain.
+pub fn range_warning(
+    sensor: &str,
+    supply_v: f64,
+    gain: Gain,
+    declared: Option<(f64, f64)>,
+) -> Option<String> {
+    let top = max_reading(supply_v, gain);
+    let (lo, hi) = declared.unwrap_or((0.0, 100.0));
+    (hi > top + 0.05).then(|| {
+        format!(
+            "sensor `{sensor}`: an ADS1115 at {supply_v} V with gain {} V reads at most {top:.1} of its range {lo}..{hi} (inputs cannot exceed the supply); a gain of {} V or less uses the whole scale, or declare `supply:` if the converter runs at another voltage",
+            gain.volts(),
+            Gain::ALL
+                .into_iter()
+                .find(|g| g.volts() <= supply_v)
+                .map_or(0.256, Gain::volts)
+        )
+    })
+}
+
 pub fn scale(raw: i16) -> f64 {
     (f64::from(raw) * 100.0 / 32767.0).clamp(0.0, 100.0)
 }
@@ -249,6 +281,26 @@ impl<I2C: I2c, D: DelayNs> Sensor for AdcChannel<I2C, D> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gain_wider_than_the_supply_cannot_reach_the_top_of_the_range() {
+        // 3.3 V with gain 4.096: the top is 3.3 / 4.096 of the scale.
+        assert!((max_reading(3.3, Gain::V4_096) - 80.566).abs() < 0.001);
+        let w = range_warning("light", 3.3, Gain::V4_096, Some((0.0, 100.0))).unwrap();
+        assert!(
+            w.contains("reads at most 80.6 of its range 0..100") && w.contains("gain of 2.048 V"),
+            "{w}"
+        );
+        // No declared range: the scale's 0..100.
+        assert!(range_warning("light", 3.3, Gain::V4_096, None).is_some());
+        // A range within reach, a narrower gain, a 5 V supply: nothing to say.
+        assert_eq!(
+            range_warning("light", 3.3, Gain::V4_096, Some((0.0, 80.0))),
+            None
+        );
+        assert_eq!(range_warning("sound", 3.3, Gain::V2_048, None), None);
+        assert_eq!(range_warning("light", 5.0, Gain::V4_096, None), None);
+    }
     use crate::devices::mock::{MockEvent, MockI2c, Op, Transaction};
     use embedded_hal::i2c::ErrorKind;
 

@@ -9,7 +9,7 @@
 //! actuator its safe value (`safe: 0`, what it is set to when the run stops for any reason;
 //! default 0; motors always stop). See docs/raspberry-pi.md.
 
-use crate::record::tape::Recording;
+use crate::tape::Recording;
 use affect_compiler::diagnostic::Diagnostic;
 use affect_compiler::ir::program::{AgentProgram, Program};
 

@@ -7,7 +7,7 @@ use crate::devices::sim::SharedWorld;
 use crate::devices::{DeviceError, Direction, EdgeSource, Motor, MotorCommand, MotorStatus};
 use crate::devices::{Output, Sensor};
 use crate::leaf::Leaf;
-use crate::record::tape::{ReplayTape, Replayed, Tape, Taped, TapedMotor};
+use crate::tape::{ReplayTape, Replayed, Tape, Taped, TapedMotor};
 use crate::world::AgentId;
 use affect_compiler::diagnostic::Diagnostic;
 use affect_compiler::ir::program::{
@@ -54,6 +54,8 @@ pub struct Opened {
     pub simulated: Vec<(String, String)>,
     /// Failures inside leaves, for `device` trace events.
     pub faults: Faults,
+    /// What the run should say at its start (a declared range out of a sensor's reach).
+    pub warnings: Vec<String>,
     /// Keeps the GPIO (and with it every pin) open for the run.
     #[cfg(target_os = "linux")]
     _gpio: Option<rppal::gpio::Gpio>,
@@ -174,6 +176,21 @@ pub fn open(
     open_with(program, agent, cfg, has_world, |agent, simulated, diags| {
         backend::open_devices(agent, simulated, diags, Which::All)
     })
+}
+
+/// The ADS1115 channels whose declared range goes above what they can read at their supply
+/// and gain (3.3 V with gain 4.096 reads at most 80.6 of 0..100).
+fn range_warnings(agent: &AgentProgram, simulated: &[String]) -> Vec<String> {
+    use crate::devices::ads1115::{range_warning, Gain, DEFAULT_SUPPLY_V};
+    let adcs = agent.devices.iter().filter(|d| d.driver == "ads1115");
+    adcs.filter(|d| !simulated.contains(&d.name))
+        .filter_map(|d| {
+            let gain = Gain::from_volts(num(d, "gain").unwrap_or(4.096)).ok()?;
+            let supply = num(d, "supply").unwrap_or(DEFAULT_SUPPLY_V);
+            let range = d.slot.and_then(|s| agent.slots.get(s as usize)?.range);
+            range_warning(&d.name, supply, gain, range)
+        })
+        .collect()
 }
 
 /// Opens only the actuators of `agent` (its motor board and outputs) on fresh handles, to set
@@ -305,6 +322,8 @@ fn open_with(
     let opened = devices(agent, &simulated, &mut diags);
     match opened {
         Some(mut o) if diags.is_empty() => {
+            // Said on the robot and again in its replay, whose trace must be the same.
+            o.warnings = range_warnings(agent, &cfg.simulated);
             o.simulated = simulated;
             Ok(o)
         }
@@ -361,6 +380,7 @@ impl Opened {
             base: None,
             simulated: Vec::new(),
             faults: Faults::default(),
+            warnings: Vec::new(),
             #[cfg(target_os = "linux")]
             _gpio: None,
         }

@@ -391,8 +391,8 @@ fn refuse_special(path: &Path, file: &File) -> Result<(), RecordError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::entry::{Entry, Fail, Value};
     use crate::run::RunConfig;
+    use crate::tape::entry::{Entry, Fail, Value};
 
     /// A path `name` in a new folder of the test's own (removed with the guard).
     fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {

@@ -6,24 +6,23 @@
 //! - [`file`]: the record's framing: a magic line, then records each length-prefixed and
 //!   checksummed, written and flushed one per tick; a torn tail (a run killed mid-write) is
 //!   found and ignored with a warning, damage before the end is E0612 with its byte offset;
-//! - [`entry`]: what one device read or write is on disk (the format's own types, so a
-//!   renamed runtime type never changes what old records mean);
-//! - [`tape`]: the devices of a recording run (each read also goes to the tape) and of a
-//!   replay (each read comes from the tape);
+//! - `crate::tape`: the devices of a recording run (each read also goes to the tape) and of
+//!   a replay (each read comes from the tape), and what one device read or write is on disk
+//!   (`tape::entry`: the format's own types, so a renamed runtime type never changes what
+//!   old records mean); the tape sits below the devices' owners (`hardware`, `run`), the
+//!   record above them;
 //! - [`recorder`] and [`replay`]: the observer that writes a run's frames, and the clock and
 //!   observer that play them back and check the replay's trace against the recorded one.
 
-pub mod entry;
 pub mod file;
 pub mod recorder;
 pub mod replay;
-pub mod tape;
 
-pub use entry::Entry;
+pub use crate::tape::entry::Entry;
+pub use crate::tape::{Recording, ReplayTape, Tape};
 pub use file::{RecordError, RecordFile, RecordWriter, RunInfo};
 pub use recorder::Recorder;
 pub use replay::{Replay, ReplayClock};
-pub use tape::{Recording, ReplayTape, Tape};
 
 use crate::jit::EngineKind;
 use crate::run::{parse_status, parse_statuses, LeafOut, LeafScript, Pacing, RunConfig};

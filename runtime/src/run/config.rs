@@ -67,7 +67,7 @@ pub struct RunConfig {
     /// `--realtime`).
     pub timing: bool,
     /// The robot's device calls recorded (`--record`) or replayed (`affect replay`).
-    pub recording: Option<crate::record::tape::Recording>,
+    pub recording: Option<crate::tape::Recording>,
 }
 
 impl Default for RunConfig {

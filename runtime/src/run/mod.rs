@@ -21,6 +21,7 @@ mod scripted;
 mod setup;
 mod stand_ins;
 mod tick;
+mod timing;
 mod values;
 
 pub use clock::{Clock, SimClock};
@@ -95,18 +96,15 @@ pub fn run(
 /// processes: `clock` paces its ticks on the wall clock (the team's, see
 /// [`crate::realtime::WallClock::at`]) and `net` carries its messages (see [`Network`]).
 /// The program runs exactly as in [`run`]; only the clock and the transport differ.
+/// `observer` watches it as it watches any run (the trace, Groot 2, a `.btlog`, a record).
 pub fn run_networked(
     program: &Program,
     config: &RunConfig,
-    sink: &mut dyn TraceSink,
+    observer: &mut dyn Observer,
     net: Box<dyn Network>,
     clock: &mut dyn Clock,
 ) -> Result<Vec<AgentSummary>, Vec<Diagnostic>> {
-    let mut observer = SinkWithProgress {
-        sink,
-        progress: |_| {},
-    };
-    Run::build(program, config, Some(net))?.run_to_end(clock, &mut observer)
+    Run::build(program, config, Some(net))?.run_to_end(clock, observer)
 }
 
 /// A plain trace sink as an observer, with a progress callback.
@@ -211,7 +209,7 @@ pub struct Run<'p> {
     /// The robot's devices, when the run is on hardware.
     hardware: Option<crate::hardware::Opened>,
     /// Wall-clock measurements of the ticks, when asked for.
-    timer: Option<crate::realtime::TickTimer>,
+    timer: Option<timing::TickTimer>,
     /// The instances with ticks left, by when their next tick is due: finding the next one
     /// costs log n instead of a scan of every instance, so a run's time stays linear in
     /// robots × ticks (10,000 robots).
@@ -369,7 +367,7 @@ impl<'p> Run<'p> {
             timer: config.timing.then(|| {
                 let rate = live.first().map_or(10.0, |l| l.agent.program.rate_hz);
                 let ticks = config.ticks.saturating_mul(live.len() as u64);
-                crate::realtime::TickTimer::new(crate::sim::env::period_ms(rate), ticks)
+                timing::TickTimer::new(crate::sim::env::period_ms(rate), ticks)
             }),
             hardware,
             live,
@@ -410,6 +408,17 @@ impl<'p> Run<'p> {
             let devices = h.simulated.iter().filter(|(_, w)| w != "leaf");
             let devices = devices.map(|(n, w)| (n.as_str(), w.as_str()));
             let leaves = first.agent.simulated_leaves.iter();
+            for text in &h.warnings {
+                let _ = obs.line(
+                    0,
+                    0.0,
+                    &first.agent.name,
+                    &Event::Log {
+                        level: "warn",
+                        text: text.clone(),
+                    },
+                );
+            }
             for (name, what) in devices.chain(leaves.map(|n| (n.as_str(), "leaf"))) {
                 let _ = obs.line(
                     0,
@@ -473,7 +482,7 @@ impl<'p> Run<'p> {
         let l = &mut self.live[k];
         let root_before = l.root;
         let began = std::time::Instant::now();
-        let mut marks = crate::realtime::PhaseMarks::default();
+        let mut marks = timing::PhaseMarks::default();
         tick::tick_agent(
             self.program,
             l,
@@ -486,7 +495,7 @@ impl<'p> Run<'p> {
         if let Some(h) = &mut self.hardware {
             h.write_outputs(&l.agent.machine.slots);
         }
-        let late = crate::realtime::Lateness {
+        let late = timing::Lateness {
             ms: clock.late_ms(),
             skipped: tick::skipped_periods(l, due, now, self.config.pacing),
         };

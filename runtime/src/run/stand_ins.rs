@@ -8,9 +8,9 @@ use super::{LeafOut, RunConfig, UnwrittenOutput};
 use crate::leaf::{rank, StandInWrite};
 use crate::sim::SimAgent;
 use affect_compiler::diagnostic::Diagnostic;
+use affect_compiler::ir::program::PortDir;
 use affect_compiler::ir::program::{AgentProgram, LeafInfo, Node, NodeKind, PortBinding, Program};
 use affect_compiler::span::Span;
-use affect_compiler::syntax::ast::PortDir;
 
 /// Every foreign node of every agent, with its declaration.
 fn foreign_nodes(

@@ -2,9 +2,9 @@
 //! senses, processes (hormones, lets, handlers, emotions, drives) and acts (the main tree,
 //! then its behaviour modules); last, the schedule says when it ticks next.
 
+use super::timing::PhaseMarks;
 use super::{Live, Pacing};
 use crate::devices::sim::SharedWorld;
-use crate::realtime::PhaseMarks;
 use crate::sim::mail::SharedMail;
 use crate::sim::SenseErrors;
 use crate::trace::TraceSink;

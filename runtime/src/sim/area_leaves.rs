@@ -30,8 +30,8 @@ use crate::devices::sim::SharedWorld;
 use crate::leaf::{Leaf, LeafCall};
 use crate::rng::Rng;
 use crate::world::{point_from, AgentId, Blocked, Point, World};
+use affect_compiler::ir::program::PortDir;
 use affect_compiler::ir::program::{EnumInfo, LeafInfo, Status, ValueKind};
-use affect_compiler::syntax::ast::PortDir;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 

@@ -26,9 +26,9 @@ use super::env::LeafEnv;
 use crate::devices::sim::SharedWorld;
 use crate::leaf::{Leaf, LeafCall};
 use crate::world::{AgentId, Point};
+use affect_compiler::ir::program::PortDir;
 use affect_compiler::ir::program::{EnumInfo, LeafInfo, Status, ValueKind};
 use affect_compiler::ir::world::LandmarkKind;
-use affect_compiler::syntax::ast::PortDir;
 use std::cell::RefCell;
 use std::rc::Rc;
 

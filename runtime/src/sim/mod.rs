@@ -25,11 +25,11 @@ use crate::interp::Machine;
 use crate::leaf::{Leaf, LeafSource, LeafTable, StandIn};
 use crate::rng::Rng;
 use crate::world::AgentId;
+use affect_compiler::ir::program::PortDir;
 use affect_compiler::ir::program::{
     AgentProgram, EnumInfo, LeafInfo, NodeKind, PortBinding, Program, SlotId, Status, ValueKind,
 };
 use affect_compiler::ir::world::InitValue;
-use affect_compiler::syntax::ast::PortDir;
 use area_leaves::AreaAgent;
 use env::LeafEnv;
 use host::{AgentAffect, AgentHost};

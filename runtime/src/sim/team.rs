@@ -211,6 +211,23 @@ impl Team {
         self.supervisor.lost(unit, at_ms);
     }
 
+    /// Networked runs: robot `name` was found gone (see the recruitment machines'
+    /// `partner_lost`); every instance run here stops waiting for it at once.
+    pub fn partner_lost(&mut self, w: &World, name: &str, now_ms: f64) {
+        let Some(partner) = w.agent_by_name(name) else {
+            return;
+        };
+        for member in 0..self.members.len() {
+            for bi in 0..self.members[member].blocks.len() {
+                let mut out = Outbox::default();
+                let b = &mut self.members[member].blocks[bi];
+                b.requester.partner_lost(partner, now_ms, &mut out);
+                b.responder.partner_lost(partner, &mut out);
+                deliver(self, member, bi, out, w);
+            }
+        }
+    }
+
     /// The restarts decided since the last call.
     pub fn take_restarts(&mut self) -> Vec<Restart> {
         std::mem::take(&mut self.restarts)
@@ -515,7 +532,8 @@ fn supervise(t: &mut Team, member: usize, now: f64) {
             Change::Failed { silence_ms } => ("failed", None, Some(silence_ms)),
             Change::Rebound { to } => ("rebound", Some(to), None),
             Change::Restarted { host } => {
-                // Over a network someone must start the new instance.
+                // Over a network someone must start the new instance: the robot only asks
+                // (`restart_asked`), and the process the launcher starts says `restarted`.
                 if t.supervisor.is_remote(c.unit) {
                     let u = &t.supervisor.units()[c.unit];
                     t.restarts.push(Restart {
@@ -526,8 +544,10 @@ fn supervise(t: &mut Team, member: usize, now: f64) {
                         component: u.spec.name.clone(),
                         host: t.supervisor.host_name(host).map(str::to_string),
                     });
+                    ("restart_asked", None, None)
+                } else {
+                    ("restarted", None, None)
                 }
-                ("restarted", None, None)
             }
             Change::Recovered => ("recovered", None, None),
             Change::Abandoned => ("abandoned", None, None),

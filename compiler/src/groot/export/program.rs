@@ -83,7 +83,7 @@ pub fn export_program(main: &File, dialect: Dialect, loader: &dyn Loader) -> Exp
 /// of any length (the loader bounds them) and cycles are fine.
 fn reachable(m: &Module, modules: &[Module], by_name: &HashMap<&str, usize>) -> Vec<usize> {
     let mut seen = vec![false; modules.len()];
-    seen[m.id as usize] = true;
+    seen[m.id.index()] = true;
     let mut out = Vec::new();
     let mut todo: Vec<&str> = m.uses.iter().map(|(_, n)| n.as_str()).collect();
     while let Some(name) = todo.pop() {

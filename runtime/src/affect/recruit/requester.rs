@@ -157,6 +157,24 @@ impl Requester {
         }
     }
 
+    /// The team found robot `partner` gone (its process died or fell silent for longer than
+    /// the liveliness lease, networked runs): an offer of it is dropped, and a request
+    /// waiting for it to arrive or acknowledge starts over at once (HELP again) instead of
+    /// waiting for its deadline. A task it has taken over stays its own until its lease ends.
+    pub fn partner_lost(&mut self, partner: AgentId, now_ms: f64, out: &mut Outbox) {
+        match &mut self.state {
+            Req::Requesting { offers, .. } => offers.retain(|(r, _)| *r != partner),
+            Req::AwaitArrival { chosen, .. } | Req::AwaitAck { chosen, .. }
+                if *chosen == partner =>
+            {
+                out.reports
+                    .push(Report::gave_up(Some(partner), "partner lost"));
+                self.start(now_ms, self.asked_at, out);
+            }
+            _ => {}
+        }
+    }
+
     /// Time passes: choose among the ACCEPTs in hand, repeat HELP, give up on a responder
     /// that never arrives or never acknowledges. `pick(n)` draws one of `n` offers for the
     /// random strategy.

@@ -226,6 +226,23 @@ impl Responder {
         }
     }
 
+    /// The team found robot `partner` gone (networked runs): a handshake with it as the
+    /// requester ends at once (it can no longer choose, agree or need this robot); a task
+    /// taken over is kept until its lease ends, as the protocol says.
+    pub fn partner_lost(&mut self, partner: AgentId, out: &mut Outbox) {
+        let requester = match &self.state {
+            Resp::Offered { requester, .. }
+            | Resp::Chosen { requester, .. }
+            | Resp::Arriving { requester, .. } => *requester,
+            Resp::Idle | Resp::TakenOver { .. } => return,
+        };
+        if requester == partner {
+            out.reports
+                .push(Report::gave_up(Some(partner), "partner lost"));
+            self.state = Resp::Idle;
+        }
+    }
+
     /// Time passes: every wait has its deadline, and a lease its end.
     pub fn step(&mut self, now_ms: f64, out: &mut Outbox) {
         match &mut self.state {

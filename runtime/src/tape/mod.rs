@@ -4,11 +4,16 @@
 //! device is a stand-in that returns what the [`ReplayTape`] holds for it, in order; a call
 //! the record does not have at that point (another program, another binary that behaves
 //! differently) is a divergence, told as E0614 when the tick is done.
+//!
+//! The devices (`crate::hardware`) wear the tape; the record file and its replay
+//! (`crate::record`) store and read it. [`entry`] is what one call is on disk.
 
-use super::entry::{self, Entry};
+pub mod entry;
+
 use crate::devices::{
     DeviceError, Edge, EdgeSource, Motor, MotorCommand, MotorStatus, Output, Reading, Sensor,
 };
+use entry::Entry;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -265,8 +270,8 @@ impl Replayed {
 
 #[cfg(test)]
 mod tests {
+    use super::entry::{Command, Fail, Value};
     use super::*;
-    use crate::record::entry::{Command, Fail, Value};
 
     struct Fixed;
 
