@@ -312,6 +312,74 @@ fn a_breakpoint_stops_the_robot_and_its_unlock_decides_the_result() {
     assert_eq!(move_failures(&trace), 1, "the unlock made Move fail once");
 }
 
+/// Hooks act on every node kind, as BehaviorTree.CPP's `Groot2Publisher` lets Groot 2 set
+/// breakpoints on any node: a breakpoint before the `Step` SubTree (uid 16), a Sequence
+/// (19) and a Timeout decorator (22), unlocked with FAILURE, stops the run there and makes
+/// that node fail once without being ticked, where the plain run never fails it.
+#[test]
+fn breakpoints_act_on_subtrees_controls_and_decorators() {
+    let venv = live_venv();
+    let dir = support::scratch("groot2_live", "node_hooks");
+    let plain = dir.join("plain.jsonl");
+    let plain_run = Command::new(env!("CARGO_BIN_EXE_affect"))
+        .arg("run")
+        .arg(navigator())
+        .args(["--ticks", "60", "--no-persist", "--quiet", "--trace"])
+        .arg(&plain)
+        .status()
+        .unwrap();
+    assert!(plain_run.success());
+    let failures = |p: &Path, uid: u16| {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains(&format!("\"uid\":{uid},")) && l.contains("\"to\":\"FAILURE\""))
+            .count()
+    };
+    for (uid, kind) in [(16, "SubTree"), (19, "Sequence"), (22, "Timeout")] {
+        let port = free_ports();
+        let trace = dir.join(format!("hooked-{uid}.jsonl"));
+        let run = serve(
+            &navigator(),
+            port,
+            &[
+                "--ticks",
+                "60",
+                "--groot2-hooks",
+                "--trace",
+                trace.to_str().unwrap(),
+            ],
+        );
+        let out = python(
+            &venv,
+            "tests/live/groot2_client.py",
+            &[
+                port.to_string(),
+                "Navigator".into(),
+                "--hooks".into(),
+                uid.to_string(),
+            ],
+        );
+        assert!(
+            uids_of(out["xml"].as_str().unwrap()).contains(&(uid, kind.to_string())),
+            "uid {uid} is not a {kind}"
+        );
+        assert_eq!(out["reached"], uid, "the {kind} breakpoint was not reached");
+        assert_eq!(out["hooks_after"], "[]", "{kind}: a once hook is gone");
+        assert!(run.wait().success());
+        assert_eq!(
+            failures(&plain, uid),
+            0,
+            "{kind} never fails on its own here"
+        );
+        assert_eq!(
+            failures(&trace, uid),
+            1,
+            "the unlock made the {kind} fail once"
+        );
+    }
+}
+
 /// A robot of a team on the network, watched live: `affect launch --groot2 UAV=PORT` gives
 /// the UAV's own process (`affect run --agent UAV --net`) `--groot2 PORT`, and the pyzmq
 /// client fetches its tree and sees its nodes change status while the team runs.

@@ -8,6 +8,7 @@ pub mod jit;
 pub mod leaf;
 pub mod lists;
 pub mod network;
+pub mod node_hooks;
 pub mod nodes;
 pub mod radio;
 pub mod realtime;

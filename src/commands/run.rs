@@ -525,6 +525,7 @@ fn watchers_of<'v>(
         };
         let served = Groot2::start(program, doc, options, Box::new(std::io::stderr()))?;
         config.wrap_leaves = served.leaf_wrap();
+        config.hook_nodes = served.node_hooks();
         fanout.add(served);
     }
     Ok(())

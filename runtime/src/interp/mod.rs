@@ -77,6 +77,8 @@ pub(crate) struct Hot {
 
 pub(crate) const HAS_CONDITIONS: u8 = 1;
 pub(crate) const DECORATOR: u8 = 2;
+/// Groot 2 hooks act on this node (`node_hooks`): it takes the general path.
+pub(crate) const HOOKED: u8 = 4;
 
 /// Opcodes of the kinds the tick loop dispatches directly; the rest go through `NodeKind`.
 pub(crate) mod op {
@@ -163,6 +165,8 @@ pub struct Machine<'p> {
     /// The first read of an unset variable in this tick, if any: BehaviorTree.CPP throws
     /// there, and the tree stops. The run loop rolls the tick back to that point.
     pub fault: Option<Fault>,
+    /// Hooks around built-in nodes' ticks (`--groot2-hooks`), when set.
+    pub(crate) node_hooks: Option<std::rc::Rc<dyn crate::node_hooks::NodeHooks>>,
 }
 
 /// A read of a variable that holds no value (BehaviorTree.CPP's "Variable not found"), and
@@ -347,6 +351,7 @@ impl<'p> Machine<'p> {
             node_ticks: 0,
             native: None,
             fault: None,
+            node_hooks: None,
         };
         // A `var` without an initial value starts unset (`UNSET`), its entry never written
         // (sequence id 0, as BehaviorTree.CPP's entry a port declared and nothing set).
@@ -373,6 +378,18 @@ impl<'p> Machine<'p> {
             }
         }
         m
+    }
+
+    /// Puts hooks around the ticks of the nodes they cover (Groot 2's hooks on controls,
+    /// decorators, SubTrees and scripts): those nodes take `execute_tick_general`, which asks
+    /// them. The interpreter only: a run with node hooks does not install native code.
+    pub fn set_node_hooks(&mut self, hooks: std::rc::Rc<dyn crate::node_hooks::NodeHooks>) {
+        for (i, h) in self.hot.iter_mut().enumerate() {
+            if hooks.covers(i as NodeId) {
+                h.flags |= HOOKED;
+            }
+        }
+        self.node_hooks = Some(hooks);
     }
 
     pub fn program(&self) -> &AgentProgram {

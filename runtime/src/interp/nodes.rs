@@ -3,7 +3,7 @@
 //! sees, and the equivalence suite compares them one to one with the real library.
 //! Deliberate differences are listed in docs/semantics.md.
 
-use super::{op, Hot, Machine, Transition, DECORATOR, HAS_CONDITIONS};
+use super::{op, Hot, Machine, Transition, DECORATOR, HAS_CONDITIONS, HOOKED};
 use crate::leaf::LeafCall;
 use affect_compiler::builtins::NodeClass;
 use affect_compiler::ir::program::{
@@ -219,15 +219,23 @@ impl<'p> Machine<'p> {
             Some(ci) => self.pre_conditions(n, ci),
             None => None,
         };
+        let hooked = h.flags & HOOKED != 0;
         let new = match pre {
             Some(s) => s,
-            None => self.tick_op(n, h),
+            None => match hooked.then(|| self.pre_hook(n)).flatten() {
+                Some(s) => s,
+                None => self.tick_op(n, h),
+            },
         };
         if new.is_completed() {
             if let Some(ci) = conditions {
                 self.post_conditions(ci, new);
             }
         }
+        let new = match hooked.then(|| self.post_hook(n, new)).flatten() {
+            Some(s) => s,
+            None => new,
+        };
         // SKIPPED is told to the parent, but the node itself stays as it was.
         if new != Status::Skipped {
             self.set_status(n, new);
@@ -240,6 +248,30 @@ impl<'p> Machine<'p> {
             }
         }
         new
+    }
+
+    /// The pre-tick hook, asked only when the node is not completed (BehaviorTree.CPP's
+    /// order). A forced result ends a running node: what runs under it is halted, as the
+    /// hooked action underneath is (`Hooked`), or it would go on from where it stood.
+    #[cold]
+    fn pre_hook(&mut self, n: NodeId) -> Option<Status> {
+        if self.status[n as usize].is_completed() {
+            return None;
+        }
+        let forced = self.node_hooks.as_ref()?.pre(n)?;
+        if self.status[n as usize] == Status::Running {
+            self.halt_node(n);
+        }
+        Some(forced)
+    }
+
+    #[cold]
+    fn post_hook(&mut self, n: NodeId, status: Status) -> Option<Status> {
+        let forced = self.node_hooks.as_ref()?.post(n, status)?;
+        if status == Status::Running {
+            self.halt_node(n);
+        }
+        Some(forced)
     }
 
     pub(super) fn leaf_class(&self, leaf: u32) -> NodeClass {

@@ -56,6 +56,9 @@ pub struct RunConfig {
     pub tier_at: Option<u64>,
     /// Wraps each foreign node's implementation as agents are built (Groot 2 hooks).
     pub wrap_leaves: Option<crate::leaf::LeafWrap>,
+    /// Hooks around the other nodes' ticks (Groot 2 hooks on controls, decorators,
+    /// SubTrees, scripts). Set, the run ticks in the interpreter (`node_hooks`).
+    pub hook_nodes: Option<crate::node_hooks::NodeHookFn>,
     /// Leaves implemented in Rust by the user's own crate (docs/custom-nodes.md).
     pub nodes: crate::nodes::NodeRegistry,
     /// Run one agent on its robot's devices (`--hardware`; docs/raspberry-pi.md).
@@ -85,6 +88,7 @@ impl Default for RunConfig {
             code_cache: None,
             tier_at: None,
             wrap_leaves: None,
+            hook_nodes: None,
             nodes: crate::nodes::NodeRegistry::default(),
             hardware: None,
             timing: false,

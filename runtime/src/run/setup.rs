@@ -91,6 +91,7 @@ pub(super) fn shared<'a>(
         mail: crate::sim::mail::Mail::shared(),
         team: crate::sim::team::Team::shared(config.seed),
         wrap: config.wrap_leaves.clone(),
+        hook_nodes: config.hook_nodes.clone(),
         sources,
         strings: std::rc::Rc::new(program.strings.clone()),
         enums: std::rc::Rc::new(program.enums.clone()),
@@ -193,6 +194,14 @@ pub(super) fn compile(program: &Program, config: &RunConfig, instances: &[Instan
         if !agents.iter().any(|p| std::ptr::eq(*p, i.program)) {
             agents.push(i.program);
         }
+    }
+    // Hooks on built-in nodes stop the tick where only the interpreter can (`node_hooks`).
+    if config.hook_nodes.is_some() && config.engine != EngineKind::Interp {
+        engines.fallback = Some(
+            "Groot 2 hooks act on every node, and only the interpreter stops at built-in ones"
+                .to_string(),
+        );
+        return engines;
     }
     match config.engine {
         EngineKind::Interp => {}

@@ -85,6 +85,8 @@ pub struct Setup<'a> {
     pub team: team::SharedTeam,
     /// Wraps every foreign node's implementation (`RunConfig::wrap_leaves`).
     pub wrap: Option<crate::leaf::LeafWrap>,
+    /// Hooks around the other nodes (`RunConfig::hook_nodes`).
+    pub hook_nodes: Option<crate::node_hooks::NodeHookFn>,
     /// Leaves implemented outside the simulator (the user's own nodes, the robot's
     /// devices), tried in order before the simulator's; `--leaf` still overrides them.
     pub sources: &'a [&'a dyn LeafSource],
@@ -210,6 +212,9 @@ pub fn build_agent<'p>(
         table.wrap_all(|node, leaf| (wrap.0)(&name, node, leaf));
     }
     let mut machine = Machine::new(program, agent, table);
+    if let Some(hooks) = setup.hook_nodes.as_ref().and_then(|f| (f.0)(&name)) {
+        machine.set_node_hooks(hooks);
+    }
     machine.default_leaf = setup.leaf_default;
     let seed = setup.seed
         ^ (world.as_ref().map_or(0, |(_, id)| id.0 as u64 + 1)).wrapping_mul(0x9E37_79B9_7F4A_7C15);

@@ -5,8 +5,10 @@
 //! replaces the node's result (a hook before the tick skips the tick). A client that sends no
 //! request for 5 s is gone: its hooks stop acting (and breakpoints let go) until it is back.
 //!
-//! In affect, hooks act on actions and conditions (the nodes the runtime calls out to, in both
-//! engines); inserting one elsewhere is refused with an error reply that says so.
+//! Hooks act on every node, as in BehaviorTree.CPP: on actions and conditions where the
+//! runtime calls them out ([`Hooked`], in both engines), on controls, decorators, SubTrees
+//! and scripts in the interpreter ([`AroundNodes`]; a run with `--groot2-hooks` therefore
+//! runs the interpreter). A uid that is no node of the agent is refused with an error reply.
 
 use affect_compiler::ir::program::Status;
 use serde_json::{json, Value as Json};
@@ -198,7 +200,7 @@ impl Hooks {
             };
             if !self.takes(hook.uid) {
                 return Err(format!(
-                    "node {} takes no hooks: in affect, hooks act on actions and conditions",
+                    "node {} takes no hooks: it is not a node of this tree",
                     hook.uid
                 ));
             }
@@ -335,6 +337,38 @@ impl Hooks {
     }
 }
 
+/// The hooks of an agent instance on its built-in nodes, for the interpreter
+/// ([`affect_runtime::node_hooks`]). Node `n` is uid `n + 1`.
+pub struct AroundNodes {
+    pub hooks: std::sync::Arc<Hooks>,
+    /// Per node: hooked here (every node but actions and conditions, which [`Hooked`] wraps).
+    pub covered: Vec<bool>,
+}
+
+impl AroundNodes {
+    fn verdict(&self, node: u32, position: Position) -> Option<Status> {
+        match self.hooks.at(u16::try_from(node + 1).ok()?, position) {
+            Verdict::Force(true) => Some(Status::Success),
+            Verdict::Force(false) => Some(Status::Failure),
+            Verdict::Pass => None,
+        }
+    }
+}
+
+impl affect_runtime::node_hooks::NodeHooks for AroundNodes {
+    fn covers(&self, node: u32) -> bool {
+        self.covered.get(node as usize).copied().unwrap_or(false)
+    }
+
+    fn pre(&self, node: u32) -> Option<Status> {
+        self.verdict(node, Position::Pre)
+    }
+
+    fn post(&self, node: u32, _status: Status) -> Option<Status> {
+        self.verdict(node, Position::Post)
+    }
+}
+
 /// An action or condition with the agent's hooks around it.
 pub struct Hooked {
     pub inner: Box<dyn affect_runtime::leaf::Leaf>,
@@ -400,11 +434,14 @@ mod tests {
         r#"{"enabled":true,"uid":3,"mode":1,"once":true,"desired_status":"FAILURE","position":0}"#;
 
     #[test]
-    fn hooks_are_refused_unless_allowed_and_only_on_leaves() {
+    fn hooks_are_refused_unless_allowed_and_only_on_nodes_of_the_tree() {
         let off = Hooks::new(false, vec![3]);
         assert!(off.insert(REPLACE).unwrap_err().contains("--groot2-hooks"));
         let on = Hooks::new(true, vec![5]);
-        assert!(on.insert(REPLACE).unwrap_err().contains("takes no hooks"));
+        assert!(on
+            .insert(REPLACE)
+            .unwrap_err()
+            .contains("not a node of this tree"));
         assert!(on.insert("{}").unwrap_err().contains("not found"));
     }
 

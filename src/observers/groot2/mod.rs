@@ -18,6 +18,7 @@ use affect_compiler::builtins::NodeClass;
 use affect_compiler::groot::xml::Document;
 use affect_compiler::ir::program::{AgentProgram, NodeKind, Program};
 use affect_runtime::leaf::{Leaf, LeafWrap};
+use affect_runtime::node_hooks::{NodeHookFn, NodeHooks};
 use affect_runtime::trace::{Event, TraceSink};
 use server::{Server, Shared, State};
 use std::cell::RefCell;
@@ -52,21 +53,25 @@ pub fn program_of<'p>(program: &'p Program, instance: &str) -> Option<&'p AgentP
         .or_else(|| program.agents.iter().find(|a| a.name == base))
 }
 
-/// The uids of the actions and conditions of an agent: the nodes hooks act on.
-pub fn hookable(program: &Program, agent: &AgentProgram) -> Vec<u16> {
-    agent
-        .nodes
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| match &n.kind {
-            NodeKind::Foreign { leaf, .. } => program
-                .leaves
-                .get(*leaf as usize)
-                .is_some_and(|l| matches!(l.class, NodeClass::Action | NodeClass::Condition)),
-            _ => false,
-        })
-        .map(|(i, _)| (i + 1) as u16)
+/// The uids hooks may be set on: every node of the agent, as in BehaviorTree.CPP (not the
+/// stand-in root over several behaviour trees, which is not a node of the program).
+pub fn hookable(agent: &AgentProgram) -> Vec<u16> {
+    (1..=agent.nodes.len())
+        .filter_map(|uid| u16::try_from(uid).ok())
         .collect()
+}
+
+/// Whether node `node` is an action or a condition: those are hooked where the engines
+/// call them out ([`LeafWrap`], both engines); every other node in the interpreter
+/// ([`NodeHookFn`]).
+fn is_leaf_call(program: &Program, agent: &AgentProgram, node: u32) -> bool {
+    match agent.nodes.get(node as usize).map(|n| &n.kind) {
+        Some(NodeKind::Foreign { leaf, .. }) => program
+            .leaves
+            .get(*leaf as usize)
+            .is_some_and(|l| matches!(l.class, NodeClass::Action | NodeClass::Condition)),
+        _ => false,
+    }
 }
 
 /// The run observer that serves every agent instance as it appears.
@@ -126,7 +131,7 @@ impl<'p> Groot2<'p> {
             let state = State::new(&tree);
             let shared = Arc::new(Shared {
                 uuid: wire::tree_uuid(uuid_seed(name, port)),
-                hooks: self.hooks.of(self.program, p, name, self.options.hooks),
+                hooks: self.hooks.of(p, name, self.options.hooks),
                 state: Mutex::new(state),
                 tree,
             });
@@ -158,18 +163,12 @@ impl<'p> Groot2<'p> {
 pub struct HookTable(Rc<RefCell<HashMap<String, Arc<hooks::Hooks>>>>);
 
 impl HookTable {
-    fn of(
-        &self,
-        program: &Program,
-        agent: &AgentProgram,
-        name: &str,
-        allowed: bool,
-    ) -> Arc<hooks::Hooks> {
+    fn of(&self, agent: &AgentProgram, name: &str, allowed: bool) -> Arc<hooks::Hooks> {
         Arc::clone(
             self.0
                 .borrow_mut()
                 .entry(name.to_string())
-                .or_insert_with(|| Arc::new(hooks::Hooks::new(allowed, hookable(program, agent)))),
+                .or_insert_with(|| Arc::new(hooks::Hooks::new(allowed, hookable(agent)))),
         )
     }
 }
@@ -189,14 +188,31 @@ impl<'p> Groot2<'p> {
                 let Some(agent) = program_of(&program, name) else {
                     return inner;
                 };
-                let uid = (node + 1) as u16;
-                let hooks = table.of(&program, agent, name, true);
-                if !hooks.takes(uid) {
+                if !is_leaf_call(&program, agent, node) {
                     return inner;
                 }
-                Box::new(hooks::Hooked::new(inner, uid, hooks)) as Box<dyn Leaf>
+                let hooks = table.of(agent, name, true);
+                Box::new(hooks::Hooked::new(inner, (node + 1) as u16, hooks)) as Box<dyn Leaf>
             },
         )))
+    }
+
+    /// With `--groot2-hooks`: the hooks on every other node (controls, decorators, SubTrees,
+    /// scripts), which the interpreter asks around their ticks.
+    pub fn node_hooks(&self) -> Option<NodeHookFn> {
+        if !self.options.hooks {
+            return None;
+        }
+        let table = self.hooks.clone();
+        let program = Rc::new(self.program.clone());
+        Some(NodeHookFn(Rc::new(move |name: &str| {
+            let agent = program_of(&program, name)?;
+            let covered = (0..agent.nodes.len() as u32)
+                .map(|n| !is_leaf_call(&program, agent, n))
+                .collect();
+            let hooks = table.of(agent, name, true);
+            Some(Rc::new(hooks::AroundNodes { hooks, covered }) as Rc<dyn NodeHooks>)
+        })))
     }
 }
 
