@@ -106,7 +106,8 @@ fn oracle(
     case: &Case,
     vars: &[(String, String, &str)],
 ) -> Result<(Trace, serde_json::Value, Stop), String> {
-    let dir = support::workspace().join("target").join("equivalence");
+    // The case's own folder under TMPDIR, kept when the test fails.
+    let dir = support::scratch("btcpp_equivalence", &case.name);
     let xml = support::write_temp(&dir, &format!("{}.xml", case.name), &case.xml);
     let run = btcpp::oracle_trace(
         &xml,

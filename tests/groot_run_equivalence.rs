@@ -68,10 +68,19 @@ fn corpus() -> PathBuf {
     support::corpus()
 }
 
+/// This test process's own folder under `TMPDIR` (the imported trees and both sides'
+/// traces), so no run reads what an earlier one left. (A static is never dropped:
+/// `scripts/test.sh` removes its whole `TMPDIR`.)
 fn out_dir() -> PathBuf {
-    support::workspace()
-        .join("target")
-        .join("groot_run_equivalence")
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        tempfile::Builder::new()
+            .prefix("groot_run_equivalence-")
+            .tempdir()
+            .expect("a folder under TMPDIR")
+    })
+    .path()
+    .to_path_buf()
 }
 
 struct Loaded {
