@@ -126,6 +126,11 @@ pub fn measure(
             for (_, l) in components.iter().filter(|(t, _)| *t >= *at) {
                 if str_of(l, "name") == Some(c.name.as_str()) {
                     let agent = str_of(l, "agent").unwrap_or("?").to_string();
+                    // A host writes its own `restarted` line: it is not a robot the
+                    // component serves, so it gets no measure of its own.
+                    if world.hosts.iter().any(|h| h.name == agent) {
+                        continue;
+                    }
                     if !owners.contains(&agent) {
                         owners.push(agent);
                     }
