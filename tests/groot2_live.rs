@@ -248,76 +248,13 @@ fn btview_shows_the_tree_statuses_and_blackboard() {
     );
 }
 
+/// A breakpoint stops the robot and its unlock decides the result, on every node kind, as
+/// BehaviorTree.CPP's `Groot2Publisher` lets Groot 2 set breakpoints on any node: before the
+/// `Step` SubTree (uid 16), a Sequence (19), a Timeout decorator (22) and the Move action (23,
+/// ticked on every tick while the robot steps), each unlocked with FAILURE, the run stops
+/// there and that node fails once without being ticked, where the plain run never fails it.
 #[test]
-fn a_breakpoint_stops_the_robot_and_its_unlock_decides_the_result() {
-    let venv = live_venv();
-    let port = free_ports();
-    let dir = support::scratch("groot2_live", "hooks");
-    let trace = dir.join("run.jsonl");
-    let plain = dir.join("plain.jsonl");
-    // Move (uid 21) is ticked on every tick while the robot steps; a breakpoint before it,
-    // unlocked with FAILURE, makes that tick's Move fail without moving.
-    let run = serve(
-        &navigator(),
-        port,
-        &[
-            "--ticks",
-            "60",
-            "--groot2-hooks",
-            "--trace",
-            trace.to_str().unwrap(),
-        ],
-    );
-    let out = python(
-        &venv,
-        "tests/live/groot2_client.py",
-        &[
-            port.to_string(),
-            "Navigator".into(),
-            "--hooks".into(),
-            "23".into(),
-        ],
-    );
-    assert_eq!(out["reached"], 23);
-    let dumped: serde_json::Value = serde_json::from_str(out["hooks"].as_str().unwrap()).unwrap();
-    assert_eq!(dumped[0]["uid"], 23);
-    assert_eq!(dumped[0]["mode"], 0);
-    assert_eq!(
-        out["hooks_after"], "[]",
-        "a once hook is gone after its unlock"
-    );
-    assert!(run.wait().success());
-    let plain_run = Command::new(env!("CARGO_BIN_EXE_affect"))
-        .arg("run")
-        .arg(navigator())
-        .args([
-            "--ticks",
-            "60",
-            "--no-persist",
-            "--quiet",
-            "--trace",
-            plain.to_str().unwrap(),
-        ])
-        .status()
-        .unwrap();
-    assert!(plain_run.success());
-    let move_failures = |p: &Path| {
-        std::fs::read_to_string(p)
-            .unwrap()
-            .lines()
-            .filter(|l| l.contains("\"uid\":23,") && l.contains("\"to\":\"FAILURE\""))
-            .count()
-    };
-    assert_eq!(move_failures(&plain), 0, "Move never fails on its own here");
-    assert_eq!(move_failures(&trace), 1, "the unlock made Move fail once");
-}
-
-/// Hooks act on every node kind, as BehaviorTree.CPP's `Groot2Publisher` lets Groot 2 set
-/// breakpoints on any node: a breakpoint before the `Step` SubTree (uid 16), a Sequence
-/// (19) and a Timeout decorator (22), unlocked with FAILURE, stops the run there and makes
-/// that node fail once without being ticked, where the plain run never fails it.
-#[test]
-fn breakpoints_act_on_subtrees_controls_and_decorators() {
+fn breakpoints_stop_the_robot_on_every_node_kind_and_their_unlock_decides() {
     let venv = live_venv();
     let dir = support::scratch("groot2_live", "node_hooks");
     let plain = dir.join("plain.jsonl");
@@ -336,7 +273,12 @@ fn breakpoints_act_on_subtrees_controls_and_decorators() {
             .filter(|l| l.contains(&format!("\"uid\":{uid},")) && l.contains("\"to\":\"FAILURE\""))
             .count()
     };
-    for (uid, kind) in [(16, "SubTree"), (19, "Sequence"), (22, "Timeout")] {
+    for (uid, kind) in [
+        (16, "SubTree"),
+        (19, "Sequence"),
+        (22, "Timeout"),
+        (23, "Move"),
+    ] {
         let port = free_ports();
         let trace = dir.join(format!("hooked-{uid}.jsonl"));
         let run = serve(
@@ -365,6 +307,12 @@ fn breakpoints_act_on_subtrees_controls_and_decorators() {
             "uid {uid} is not a {kind}"
         );
         assert_eq!(out["reached"], uid, "the {kind} breakpoint was not reached");
+        let dumped: serde_json::Value =
+            serde_json::from_str(out["hooks"].as_str().unwrap()).unwrap();
+        assert_eq!(
+            (&dumped[0]["uid"], &dumped[0]["mode"]),
+            (&uid.into(), &0.into())
+        );
         assert_eq!(out["hooks_after"], "[]", "{kind}: a once hook is gone");
         assert!(run.wait().success());
         assert_eq!(
