@@ -199,52 +199,47 @@ impl Loading<'_, '_> {
                 self.report(is_main, text, d);
                 continue;
             }
-            if let Some(given) = self.loader.syntax(&name) {
-                uses.push((use_span, name.clone()));
-                self.stack.push(name.clone());
-                let its_uses = self.visit(&given.file, &given.text, false);
-                self.stack.pop();
-                self.modules.push(Module {
-                    id: MAIN_FILE, // numbered in `load_all` once every file is loaded
-                    name,
-                    file: Cow::Owned(given.file),
-                    is_main: false,
-                    text: given.text,
-                    uses: its_uses,
-                    shown: given.shown,
-                });
-                continue;
-            }
-            let src = match source(&u.target, &name, self.loader) {
-                Ok(src) => src,
-                Err(e) => {
-                    let (d, bad_bytes) = *e;
-                    self.report(is_main, text, d);
-                    // Bad bytes are shown where they are, in the used file.
-                    if let Some((text, d)) = bad_bytes {
-                        self.imported.push((name.clone(), text, d));
+            // A used file comes as its syntax tree (imported XML) or as text to parse; either
+            // way it is loaded the same.
+            let given = match self.loader.syntax(&name) {
+                Some(given) => given,
+                None => match source(&u.target, &name, self.loader) {
+                    Ok(src) => {
+                        let parsed = syntax::parse(&src);
+                        for d in &parsed.diagnostics {
+                            if d.is_error() {
+                                self.imported.push((name.clone(), src.clone(), d.clone()));
+                            }
+                        }
+                        Syntax {
+                            file: parsed.file,
+                            text: src,
+                            shown: String::new(),
+                        }
                     }
-                    continue;
-                }
+                    Err(e) => {
+                        let (d, bad_bytes) = *e;
+                        self.report(is_main, text, d);
+                        // Bad bytes are shown where they are, in the used file.
+                        if let Some((text, d)) = bad_bytes {
+                            self.imported.push((name.clone(), text, d));
+                        }
+                        continue;
+                    }
+                },
             };
             uses.push((use_span, name.clone()));
-            let parsed = syntax::parse(&src);
-            for d in &parsed.diagnostics {
-                if d.is_error() {
-                    self.imported.push((name.clone(), src.clone(), d.clone()));
-                }
-            }
             self.stack.push(name.clone());
-            let its_uses = self.visit(&parsed.file, &src, false);
+            let its_uses = self.visit(&given.file, &given.text, false);
             self.stack.pop();
             self.modules.push(Module {
                 id: MAIN_FILE, // numbered in `load_all` once every file is loaded
                 name,
-                file: Cow::Owned(parsed.file),
+                file: Cow::Owned(given.file),
                 is_main: false,
-                shown: String::new(),
-                text: src,
+                text: given.text,
                 uses: its_uses,
+                shown: given.shown,
             });
         }
         uses
