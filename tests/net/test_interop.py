@@ -113,11 +113,12 @@ def load_team(keys):
     }
 
 
-def start_robot(name, keys, port, hub, epoch_ms, trace, ticks, zenoh_config=None):
+def start_robot(name, keys, port, hub, epoch_ms, trace, ticks, zenoh_config=None, args=()):
     """An affect robot on loopback; with `zenoh_config` (a Zenoh configuration file) it
-    listens and connects over TLS."""
+    listens and connects over TLS; `args` are more options of `affect run`."""
     scheme = "tls" if zenoh_config else "tcp"
     extra = ["--zenoh-config", str(zenoh_config)] if zenoh_config else []
+    extra += list(args)
     return subprocess.Popen(
         [
             AFFECT, "run", str(EXAMPLE), "--agent", name, "--net", "--quiet",

@@ -34,6 +34,7 @@ from test_interop import (
     load_secret,
     make_keys,
     peer_config,
+    start_robot,
 )
 
 # Robots start ticking this long after they are started: time to open their sessions.
@@ -44,16 +45,7 @@ WINDOW_MS = 3000.0
 
 def start(name, keys, hub, epoch_ms, trace, ticks, window_ms=None):
     extra = ["--freshness", str(window_ms)] if window_ms else []
-    return subprocess.Popen(
-        [
-            AFFECT, "run", str(EXAMPLE), "--agent", name, "--net", "--quiet",
-            "--no-persist", "--keys", str(keys), "--listen", f"tcp/127.0.0.1:{free_port()}",
-            "--connect", f"tcp/127.0.0.1:{hub}", "--epoch", f"{epoch_ms:.3f}",
-            "--speed", str(SPEED), "--loss", "0", "--ticks", str(ticks),
-            "--trace", str(trace), *extra,
-        ],
-        stdin=subprocess.PIPE,
-    )
+    return start_robot(name, keys, free_port(), hub, epoch_ms, trace, ticks, args=extra)
 
 
 def stop(procs, limit_s=120):
