@@ -85,6 +85,8 @@ pub struct Groot2<'p> {
     /// Each instance's hooks, made when its leaves are wrapped (before it runs) or when it
     /// is served, whichever comes first.
     hooks: HookTable,
+    /// The program as the hooks' closures keep it (they outlive this borrow): copied once.
+    owned: std::cell::OnceCell<Rc<Program>>,
     /// Why an agent could not be served; the run stops and says so.
     pub error: Option<String>,
     out: Box<dyn Write + 'p>,
@@ -106,6 +108,7 @@ impl<'p> Groot2<'p> {
             agents: Vec::new(),
             names: HashMap::new(),
             hooks: HookTable::default(),
+            owned: std::cell::OnceCell::new(),
             error: None,
             out,
         })
@@ -174,6 +177,10 @@ impl HookTable {
 }
 
 impl<'p> Groot2<'p> {
+    fn owned_program(&self) -> Rc<Program> {
+        Rc::clone(self.owned.get_or_init(|| Rc::new(self.program.clone())))
+    }
+
     /// With `--groot2-hooks`: what puts the hooks around every action and condition as the
     /// run builds its agents.
     pub fn leaf_wrap(&self) -> Option<LeafWrap> {
@@ -181,8 +188,7 @@ impl<'p> Groot2<'p> {
             return None;
         }
         let table = self.hooks.clone();
-        // The wrap outlives this borrow of the program: it keeps its own copy of what it needs.
-        let program = self.program.clone();
+        let program = self.owned_program();
         Some(LeafWrap(Rc::new(
             move |name: &str, node: u32, inner: Box<dyn Leaf>| {
                 let Some(agent) = program_of(&program, name) else {
@@ -204,7 +210,7 @@ impl<'p> Groot2<'p> {
             return None;
         }
         let table = self.hooks.clone();
-        let program = Rc::new(self.program.clone());
+        let program = self.owned_program();
         Some(NodeHookFn(Rc::new(move |name: &str| {
             let agent = program_of(&program, name)?;
             let covered = (0..agent.nodes.len() as u32)
