@@ -1,13 +1,14 @@
 //! Which received messages a member acts on. A signed message must be its claimed sender's
 //! (the signature), of the current launch (its sending process no older than the launch), of
 //! the newest process of that member seen so far, newer than the last one accepted from that
-//! process on that key (its `seq`), and fresh (its `wall_ms` within the freshness window of
-//! the receiver's wall clock), checked in that order so that the reason given is the most
-//! telling one. The last four are what make a captured message
-//! worthless later: replayed into another launch it is from before that launch; replayed
-//! after its sender restarted it is from an earlier process; replayed to a receiver that saw
-//! it, it is not newer; replayed to one that did not (a receiver restarted since), it is
-//! stale once the window has passed.
+//! process on that key (its `seq`), fresh (its `wall_ms` within the freshness window of the
+//! receiver's wall clock), and sent after the receiving process started, checked in that
+//! order so that the reason given is the most telling one. The last five are what make a
+//! captured message worthless later: replayed into another launch it is from before that
+//! launch; replayed after its sender restarted it is from an earlier process; replayed to a
+//! receiver that saw it, it is not newer; replayed to a receiver restarted since (which saw
+//! nothing of it, but whose earlier process may have acted on it), it was sent before that
+//! receiver started. So each member acts on a message at most once, across its restarts.
 
 use crate::keys::TeamKeys;
 use crate::wire::Message;
@@ -34,6 +35,10 @@ pub struct Acceptance {
     /// The last sequence number accepted from each sending process on each key (messages
     /// on different keys may arrive in any order relative to each other).
     last_seq: HashMap<(String, u64), u64>,
+    /// When this receiving process started, by its wall clock (Unix ms; 0: not set): a
+    /// message stamped earlier could not have reached it but as a replay, and its earlier
+    /// process (it was restarted) may have acted on it already.
+    started_ms: f64,
 }
 
 impl Acceptance {
@@ -44,7 +49,16 @@ impl Acceptance {
             launch_us: 0,
             newest: HashMap::new(),
             last_seq: HashMap::new(),
+            started_ms: 0.0,
         }
+    }
+
+    /// This receiving process started at `unix_ms` (before it subscribed to anything): what
+    /// was sent before then is refused. A sender whose clock is `s` ms behind this one's is
+    /// refused for the first `s` ms after the start (NTP keeps `s` to milliseconds; a
+    /// restarted robot hears nothing anyway while it catches up).
+    pub fn started_at(&mut self, unix_ms: f64) {
+        self.started_ms = unix_ms;
     }
 
     /// The current launch's epoch (µs), 0 when none is known.
@@ -104,6 +118,12 @@ impl Acceptance {
             return Err("replayed: not newer than the last message of its process".into());
         }
         self.fresh(msg, arrived_ms)?;
+        if let Some(sent) = msg.wall_ms.filter(|t| *t < self.started_ms) {
+            return Err(format!(
+                "replayed: sent {} ms before this process started",
+                (self.started_ms - sent).round()
+            ));
+        }
         if track {
             self.last_seq.insert(process, msg.seq);
             self.note_process(&msg.from, &msg.part, msg.instance);
@@ -250,6 +270,23 @@ mod tests {
         let mut part = msg(6_500, 1, now);
         part.part = "speech".into();
         assert_eq!(check(&mut a, &t, &part, now), Ok(()));
+    }
+
+    #[test]
+    fn a_restarted_receiver_refuses_what_was_sent_before_it_started() {
+        // The receiver's earlier process may have acted on it: every message of a process
+        // still current, fresh and with a sequence number this process never saw, is
+        // refused when stamped before this process started, and taken when after.
+        let t = team();
+        let mut a = Acceptance::new(Some(t.keys.clone()));
+        let now = 1_800_000_000_000.0;
+        a.started_at(now - 500.0);
+        let before = check(&mut a, &t, &msg(1, 1, now - 501.0), now).unwrap_err();
+        assert_eq!(before, "replayed: sent 1 ms before this process started");
+        assert_eq!(check(&mut a, &t, &msg(1, 2, now - 500.0), now), Ok(()));
+        // A stale one says so first: the more telling reason.
+        let stale = check(&mut a, &t, &msg(1, 3, now - 20_000.0), now).unwrap_err();
+        assert!(stale.starts_with("stale"), "{stale}");
     }
 
     #[test]

@@ -137,15 +137,18 @@ impl Node {
             .declare_token(wire::alive(team, me))
             .wait()
             .map_err(|e| format!("cannot declare the liveliness token: {e}"))?;
+        let started_ms = crate::clock::unix_ms();
+        let mut acceptance = Acceptance::new(keys);
+        acceptance.started_at(started_ms);
         Ok(Node {
             session,
             team: team.to_string(),
             me: me.to_string(),
             identity,
-            acceptance: Acceptance::new(keys),
-            instance: (crate::clock::unix_ms() * 1000.0) as u64,
+            acceptance,
+            instance: (started_ms * 1000.0) as u64,
             part: String::new(),
-            seq: (crate::clock::unix_ms() * 1000.0) as u64,
+            seq: (started_ms * 1000.0) as u64,
             rejected: Vec::new(),
             published: 0,
             accepted: 0,
