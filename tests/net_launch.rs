@@ -268,6 +268,69 @@ fn a_robot_killed_mid_recruitment_is_found_lost_restarted_and_every_mine_handed_
     );
 }
 
+/// What a robot persisted comes back when it is restarted: the navigator files places in its
+/// long-term memory (`persist "feelings.eltm"`) as it goes; launched, it saves them into its
+/// folder of the launch every second of wall time (when changed). Killed (SIGKILL) at 24 s of
+/// world time, it is started again and reads them back: its trace names every place it had
+/// moved to long-term memory up to a checkpoint before the kill (1 s of wall time, 4 s of
+/// world time here, and 2 s of world time of margin for a loaded machine).
+#[test]
+fn a_robot_restarted_after_learning_restores_its_memories() {
+    let dir = support::scratch("net_launch", "memory");
+    let trace = dir.join("team.jsonl");
+    let file = example("navigator.affect");
+    let args = [
+        file.to_str().unwrap(),
+        "--speed",
+        "4",
+        "--ticks",
+        "300",
+        "--kill",
+        "Navigator@24s",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--quiet",
+    ];
+    let out = launch(&args, Duration::from_secs(120));
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("1 robot restart: Navigator at "), "{err}");
+    let evs = events(&trace);
+    let first_pid = evs.iter().find(|e| e["agent"] == "Navigator").unwrap()["pid"].as_u64();
+    let restored: Vec<&str> = evs
+        .iter()
+        .filter(|e| e["ev"] == "log" && e["pid"].as_u64() != first_pid)
+        .filter_map(|e| e["text"].as_str())
+        .filter(|t| t.starts_with("Navigator restored its long-term memories: memory `feelings`"))
+        .collect();
+    assert_eq!(
+        restored.len(),
+        1,
+        "the restarted Navigator says what it restored"
+    );
+    let places = restored[0]
+        .rsplit_once('(')
+        .unwrap()
+        .1
+        .trim_end_matches(')');
+    let places: BTreeSet<&str> = places.split(", ").collect();
+    let learned: BTreeSet<&str> = evs
+        .iter()
+        .filter(|e| e["ev"] == "memory" && e["op"] == "transfer" && e["pid"].as_u64() == first_pid)
+        .filter(|e| t(e) <= 24_000.0 - 6_000.0)
+        .map(|e| e["key"].as_str().unwrap())
+        .collect();
+    assert!(
+        !learned.is_empty(),
+        "the navigator learned nothing before the kill"
+    );
+    assert!(
+        learned.is_subset(&places),
+        "learned before the kill {learned:?}, restored {places:?}"
+    );
+    none_left(&pids(&evs));
+}
+
 /// Faults only the lease reveals: UGV#7 paused (SIGSTOP) from 80 s for 6 s of wall time, and
 /// UGV#3 cut off from 200 s for 6 s of wall time, keep their Zenoh links and tokens up; the
 /// team finds each lost once it has been silent for the lease (3 s of wall time, 180 s of

@@ -795,8 +795,16 @@ impl Spawner<'_> {
         let mut cmd = Command::new(&c.exe);
         match role {
             Role::Robot => {
-                cmd.arg("run").arg(&c.file).args(["--agent", name, "--net"]);
-                cmd.args(["--no-persist", "--quiet"]);
+                cmd.arg("run")
+                    .arg(&c.file)
+                    .args(["--agent", name, "--net", "--quiet"]);
+                // Its own memory folder in the launch's (the program's folder is not its to
+                // write): it saves its memories there as it runs, and a process started
+                // again for it reads them back.
+                let memory = self.scratch.join("memory").join(wire::chunk(name));
+                std::fs::create_dir_all(&memory)
+                    .map_err(|e| format!("cannot make `{}`: {e}", memory.display()))?;
+                cmd.arg("--memory-dir").arg(&memory);
                 if let Some(t) = c.ticks {
                     cmd.args(["--ticks", &t.to_string()]);
                 }

@@ -199,18 +199,67 @@ pub fn run_robot(
     let mut resumed = Resumed {
         inner: observer,
         from_ms: catch_up_ms,
+        restored: restored(program, agent, &instances, config.persist_dir.as_deref()),
     };
     run::run_networked(program, &config, &mut resumed, Box::new(robot), &mut clock)
         .map_err(NetError::Program)
 }
 
+/// What a robot starts with of the long-term memories it persists (its earlier process's,
+/// when it was restarted), for its trace: each file found, with its memories' places. `None`
+/// when it persists nothing, or found nothing.
+fn restored(
+    program: &Program,
+    agent: &str,
+    instances: &[(String, String)],
+    dir: Option<&std::path::Path>,
+) -> Option<String> {
+    let dir = dir?;
+    let kind = &instances.iter().find(|(n, _)| n == agent)?.1;
+    let spec = program.agents.iter().find(|a| a.name == *kind)?;
+    let mut told = Vec::new();
+    for file in spec.memories.iter().filter_map(|m| m.persist.as_deref()) {
+        let path = dir.join(file);
+        // A damaged file stops the run before it starts (its own error says so).
+        let Ok(Some(stored)) = affect_runtime::affect::persist::load(&path) else {
+            continue;
+        };
+        for m in stored
+            .iter()
+            .filter(|m| spec.memories.iter().any(|s| s.name == m.name))
+        {
+            let keys: Vec<&str> = m.traces.iter().map(|t| t.0.as_str()).collect();
+            let shown = keys.iter().take(20).copied().collect::<Vec<_>>().join(", ");
+            let more = match keys.len() {
+                n if n > 20 => format!(" and {} more", n - 20),
+                _ => String::new(),
+            };
+            told.push(format!(
+                "memory `{}` from {}: {} places ({shown}{more})",
+                m.name,
+                path.display(),
+                keys.len()
+            ));
+        }
+    }
+    (!told.is_empty()).then(|| {
+        format!(
+            "{agent} restored its long-term memories: {}",
+            told.join("; ")
+        )
+    })
+}
+
 /// The trace of a robot started late: what it ran while catching up (cut off, from its
 /// spawn) is not what the team saw, so its trace starts where it joined, with a line saying
-/// so; the run's summary at the end is kept.
+/// so; the run's summary at the end is kept. A robot that found memories it persisted (its
+/// earlier process's) says what they hold in its first line.
 struct Resumed<'o> {
     inner: &'o mut dyn Observer,
     /// World time it catches up to; `None` once told (or never started late).
     from_ms: Option<f64>,
+    /// The memories it started with, until told.
+    restored: Option<String>,
 }
 
 impl TraceSink for Resumed<'_> {
@@ -224,6 +273,17 @@ impl TraceSink for Resumed<'_> {
                 "{agent} started again: a new process, which ran the {:.1} s of world time it missed at once from its spawn, cut off, and rejoins its team now",
                 from / 1000.0
             );
+            self.inner.line(
+                tick,
+                t_ms,
+                agent,
+                &Event::Log {
+                    level: "info",
+                    text,
+                },
+            )?;
+        }
+        if let Some(text) = self.restored.take() {
             self.inner.line(
                 tick,
                 t_ms,

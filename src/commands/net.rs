@@ -60,7 +60,18 @@ pub struct LinkArgs {
     /// found lost (default 3s; docs/network.md).
     #[arg(long, value_name = "TIME")]
     pub lease: Option<String>,
+    /// Where this robot's long-term memory files (`persist`) are read and written, instead
+    /// of beside the program (`affect launch` gives each robot its own folder).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_persist")]
+    pub memory_dir: Option<PathBuf>,
+    /// Save the memories that persist while running, when they changed, at most this often
+    /// in wall time (default 1s): a robot killed mid-run loses no more learning than that.
+    #[arg(long, value_name = "TIME")]
+    pub save_every: Option<String>,
 }
+
+/// A robot on the network saves its memories at least this often (wall time) while it runs.
+pub const SAVE_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A wall-clock duration from the command line (`3s`, `500ms`, a bare number of seconds).
 fn wall_duration(flag: &str, text: &str) -> Result<std::time::Duration, String> {
@@ -91,6 +102,8 @@ impl LinkArgs {
             ("--loss", self.loss.is_some()),
             ("--lease", self.lease.is_some()),
             ("--freshness", self.freshness.is_some()),
+            ("--memory-dir", self.memory_dir.is_some()),
+            ("--save-every", self.save_every.is_some()),
         ]
         .into_iter()
         .find_map(|(flag, set)| set.then_some(flag))
@@ -189,7 +202,17 @@ pub fn run_robot(
     quiet: bool,
 ) -> Result<Vec<AgentSummary>, NetError> {
     let opts = link.options()?;
-    let summaries = affect_net::run_robot(program, config, &opts, observer)?;
+    let mut config = config.clone();
+    if let Some(dir) = &link.memory_dir {
+        config.persist_dir = Some(dir.clone());
+    }
+    if config.persist_dir.is_some() {
+        config.memory_checkpoint = Some(match &link.save_every {
+            Some(t) => wall_duration("--save-every", t)?,
+            None => SAVE_EVERY,
+        });
+    }
+    let summaries = affect_net::run_robot(program, &config, &opts, observer)?;
     if !quiet {
         for s in &summaries {
             eprintln!(

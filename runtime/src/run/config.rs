@@ -39,6 +39,10 @@ pub struct RunConfig {
     pub world: Option<String>,
     /// Where memories' `persist` files are read and written; `None` keeps them in memory.
     pub persist_dir: Option<std::path::PathBuf>,
+    /// Also save the memories that persist while the run goes on, when they changed, at
+    /// most this often (wall time): a process killed mid-run loses no more than that much
+    /// learning. `None`: only at the end.
+    pub memory_checkpoint: Option<std::time::Duration>,
     /// Memory files already read (by `--record`, which keeps their bytes): the run takes
     /// them from these bytes instead of reading them again.
     pub memories_read: crate::affect::persist::ReadAhead,
@@ -83,6 +87,7 @@ impl Default for RunConfig {
             pacing: Pacing::Fixed,
             world: None,
             persist_dir: None,
+            memory_checkpoint: None,
             memories_read: Default::default(),
             engine: EngineKind::Interp,
             code_cache: None,

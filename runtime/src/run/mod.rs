@@ -217,6 +217,13 @@ pub struct Run<'p> {
     /// The memory files read before the first tick, with the places each held: told at
     /// the start.
     memory_read: Vec<(std::path::PathBuf, usize)>,
+    /// When the memories were last saved during the run, and what was saved
+    /// (`RunConfig::memory_checkpoint`).
+    /// (`None`: a checkpoint failed; only the end saves then.)
+    checkpoint: (
+        Option<std::time::Instant>,
+        Vec<(String, Vec<persist::Stored>)>,
+    ),
 }
 
 /// An instance's place in the schedule: when its next tick is due; ties go to the instance
@@ -354,6 +361,7 @@ impl<'p> Run<'p> {
             program,
             config,
             memory_read,
+            checkpoint: (Some(std::time::Instant::now()), Vec::new()),
             world,
             mail,
             team,
@@ -550,6 +558,8 @@ impl<'p> Run<'p> {
             self.queue.push(Reverse(Due { ms: next, k }));
         }
         self.done += 1;
+        self.checkpoint_memories(tick, now, obs);
+        let l = &self.live[k];
         Some(obs.tick_done(&TickView {
             index: k,
             agent: &l.agent.name,
@@ -648,12 +658,9 @@ impl<'p> Run<'p> {
         }
     }
 
-    /// Long-term memories that persist are saved at the end of the run, each file read and
-    /// written once (a later instance's memory of the same name replacing an earlier's).
-    fn save_memories(&self, obs: &mut dyn Observer) -> Result<(), Vec<Diagnostic>> {
-        let Some(dir) = &self.config.persist_dir else {
-            return Ok(());
-        };
+    /// The memories that persist, by file (a later instance's memory of the same name
+    /// replacing an earlier's).
+    fn stored_files(&self) -> Vec<(String, Vec<persist::Stored>)> {
         let mut files: Vec<(String, Vec<persist::Stored>)> = Vec::new();
         for l in &self.live {
             for (file, stored) in l.agent.stored_memories(self.program) {
@@ -663,6 +670,61 @@ impl<'p> Run<'p> {
                 }
             }
         }
+        files
+    }
+
+    /// During the run, every `memory_checkpoint` of wall time: the memories that persist
+    /// are saved when they changed since last saved (atomically, as at the end: a process
+    /// killed meanwhile leaves the file before or after, never torn). A file that cannot be
+    /// written is told once in the trace; the end of the run reports it as an error.
+    fn checkpoint_memories(&mut self, tick: u64, now: f64, obs: &mut dyn Observer) {
+        let (Some(every), Some(dir)) = (self.config.memory_checkpoint, &self.config.persist_dir)
+        else {
+            return;
+        };
+        if self.checkpoint.0.is_none_or(|t| t.elapsed() < every) {
+            return;
+        }
+        self.checkpoint.0 = Some(std::time::Instant::now());
+        let files = self.stored_files();
+        if files == self.checkpoint.1 {
+            return;
+        }
+        for (file, stored) in &files {
+            if self
+                .checkpoint
+                .1
+                .iter()
+                .any(|(f, s)| f == file && s == stored)
+            {
+                continue;
+            }
+            if let Err(e) = persist::save(&dir.join(file), stored.clone()) {
+                let agent = self.live.first().map_or("", |l| l.agent.name.as_str());
+                let text = format!("memories not saved during the run: {e}");
+                let _ = obs.line(
+                    tick,
+                    now,
+                    agent,
+                    &Event::Log {
+                        level: "warn",
+                        text,
+                    },
+                );
+                self.checkpoint.0 = None;
+                return;
+            }
+        }
+        self.checkpoint.1 = files;
+    }
+
+    /// Long-term memories that persist are saved at the end of the run, each file read and
+    /// written once (a later instance's memory of the same name replacing an earlier's).
+    fn save_memories(&self, obs: &mut dyn Observer) -> Result<(), Vec<Diagnostic>> {
+        let Some(dir) = &self.config.persist_dir else {
+            return Ok(());
+        };
+        let files = self.stored_files();
         for (file, stored) in files {
             let path = dir.join(&file);
             // Keeps what other memories in the same file hold.
