@@ -219,3 +219,15 @@ fn run(cli: Cli) -> u8 {
         Command::Keys(args) => commands::net::keys(&args),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// clap checks its own definitions only when a command is built in a debug build: every
+    /// subcommand is checked here, not only those a test happens to run (a flag that
+    /// conflicts with one its subcommand lacks panics at start).
+    #[test]
+    fn every_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+}

@@ -60,6 +60,11 @@ pub struct LinkArgs {
     /// found lost (default 3s; docs/network.md).
     #[arg(long, value_name = "TIME")]
     pub lease: Option<String>,
+}
+
+/// A robot's memories on the network (`affect run --net` only, not `affect host`).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct MemoryArgs {
     /// Where this robot's long-term memory files (`persist`) are read and written, instead
     /// of beside the program (`affect launch` gives each robot its own folder).
     #[arg(long, value_name = "DIR", conflicts_with = "no_persist")]
@@ -68,6 +73,19 @@ pub struct LinkArgs {
     /// in wall time (default 1s): a robot killed mid-run loses no more learning than that.
     #[arg(long, value_name = "TIME")]
     pub save_every: Option<String>,
+}
+
+impl MemoryArgs {
+    /// The first of these flags given, by its name (they apply to `--net` only).
+    pub fn given(&self) -> Option<&'static str> {
+        if self.memory_dir.is_some() {
+            Some("--memory-dir")
+        } else if self.save_every.is_some() {
+            Some("--save-every")
+        } else {
+            None
+        }
+    }
 }
 
 /// A robot on the network saves its memories at least this often (wall time) while it runs.
@@ -102,8 +120,6 @@ impl LinkArgs {
             ("--loss", self.loss.is_some()),
             ("--lease", self.lease.is_some()),
             ("--freshness", self.freshness.is_some()),
-            ("--memory-dir", self.memory_dir.is_some()),
-            ("--save-every", self.save_every.is_some()),
         ]
         .into_iter()
         .find_map(|(flag, set)| set.then_some(flag))
@@ -195,7 +211,7 @@ fn trace_file(path: Option<&Path>) -> Result<Box<dyn TraceSink>, String> {
 
 /// `affect run FILE --agent NAME --net`, watched by `observer` (its trace, Groot 2, ...).
 pub fn run_robot(
-    link: &LinkArgs,
+    (link, memory): (&LinkArgs, &MemoryArgs),
     program: &Program,
     config: &RunConfig,
     observer: &mut dyn affect_runtime::run::Observer,
@@ -203,11 +219,11 @@ pub fn run_robot(
 ) -> Result<Vec<AgentSummary>, NetError> {
     let opts = link.options()?;
     let mut config = config.clone();
-    if let Some(dir) = &link.memory_dir {
+    if let Some(dir) = &memory.memory_dir {
         config.persist_dir = Some(dir.clone());
     }
     if config.persist_dir.is_some() {
-        config.memory_checkpoint = Some(match &link.save_every {
+        config.memory_checkpoint = Some(match &memory.save_every {
             Some(t) => wall_duration("--save-every", t)?,
             None => SAVE_EVERY,
         });

@@ -153,8 +153,9 @@ pub struct RunArgs {
     /// again and go on with the new program from the next tick: variables, hormones,
     /// emotions and memories whose name and type did not change keep their values, running
     /// nodes that moved are halted. A program that does not check leaves the old one
-    /// running, and its diagnostics are printed. See docs/monitoring.md.
-    #[arg(long, conflicts_with_all = ["groot2", "btlog", "hardware"])]
+    /// running, and its diagnostics are printed. With --groot2, clients stay connected and
+    /// are served the new tree under a new tree id. See docs/monitoring.md.
+    #[arg(long, conflicts_with_all = ["btlog", "hardware", "groot2_hooks"])]
     pub watch: bool,
     /// Run the one robot named by --agent as its own process, talking to the rest of its
     /// team over Zenoh on the wall clock (docs/network.md). Its trace says what it did;
@@ -166,6 +167,9 @@ pub struct RunArgs {
     #[cfg(feature = "net")]
     #[command(flatten, next_help_heading = "Network (with --net)")]
     pub link: super::net::LinkArgs,
+    #[cfg(feature = "net")]
+    #[command(flatten, next_help_heading = "Network (with --net)")]
+    pub memory: super::net::MemoryArgs,
 }
 
 fn split_kv(s: &str, what: &str) -> Result<(String, String), String> {
@@ -196,7 +200,10 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     };
     #[cfg(feature = "net")]
-    if let Some(flag) = args.link.given().filter(|_| !args.net) {
+    if let Some(flag) = (args.link.given())
+        .or(args.memory.given())
+        .filter(|_| !args.net)
+    {
         eprintln!(
             "error: {flag} applies to a robot on the network (--net); a simulated run takes \
              its world's settings (message loss: the world's `messages .. loss`)"
@@ -320,7 +327,13 @@ fn run_net(
         eprintln!("error: {e}");
         return USAGE;
     }
-    let result = super::net::run_robot(&args.link, program, &config, &mut watchers, args.quiet);
+    let result = super::net::run_robot(
+        (&args.link, &args.memory),
+        program,
+        &config,
+        &mut watchers,
+        args.quiet,
+    );
     let unwritten = watchers.finish(result.is_ok());
     for e in &unwritten {
         eprintln!("error: {e}");
