@@ -328,6 +328,88 @@ fn breakpoints_stop_the_robot_on_every_node_kind_and_their_unlock_decides() {
     }
 }
 
+/// `--watch` with `--groot2`: a saved edit reloads the program and its tree is served on the
+/// same ports under a new tree id. A client connected before the reload stays connected (one
+/// REQ socket throughout) and fetches the new tree, with the node the edit added.
+#[test]
+fn a_groot2_client_stays_connected_across_a_watch_reload() {
+    const BEFORE: &str = "action Work();\n\nagent Counter {\n    rate 20Hz;\n    var count: int = 0;\n    main {\n        reactive_sequence {\n            do { count = count + 1 }\n            Work()\n        }\n    }\n}\n";
+    let venv = live_venv();
+    let port = free_ports();
+    let dir = support::scratch("groot2_live", "watch_reload");
+    let file = dir.join("counter.affect");
+    std::fs::write(&file, BEFORE).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_affect"))
+        .arg("run")
+        .arg(&file)
+        .args([
+            "--watch",
+            "--groot2",
+            &port.to_string(),
+            "--no-persist",
+            "--quiet",
+        ])
+        .args(["--ticks", "1200"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start affect run --watch --groot2");
+    let stderr = child.stderr.take().expect("piped");
+    let _run = Served(child);
+    let (tx, said) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    let wait_for = |what: &str| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = said
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no `{what}` on stderr"));
+            if line.contains(what) {
+                return;
+            }
+        }
+    };
+    wait_for("watching");
+    let mut client = Command::new(venv.join("bin/python"))
+        .arg(support::workspace().join("tests/live/groot2_reload_client.py"))
+        .args([port.to_string(), "2".into(), "60".into()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run the client");
+    let mut trees = BufReader::new(client.stdout.take().unwrap()).lines();
+    let first: serde_json::Value =
+        serde_json::from_str(&trees.next().expect("a first tree").unwrap()).unwrap();
+    let xml = first["xml"].as_str().unwrap();
+    assert!(xml.contains("Work") && !xml.contains("Rest"), "{xml}");
+    // Saved as editors save: a new file renamed over the old one.
+    let edited = BEFORE
+        .replace("action Work();", "action Work();\naction Rest();")
+        .replace("Work()\n", "Work()\n            Rest()\n");
+    let tmp = dir.join("counter.affect.tmp");
+    std::fs::write(&tmp, edited).unwrap();
+    std::fs::rename(&tmp, &file).unwrap();
+    wait_for("groot2: Counter reloaded");
+    let second: serde_json::Value =
+        serde_json::from_str(&trees.next().expect("the reloaded tree").unwrap()).unwrap();
+    assert!(
+        client.wait().unwrap().success(),
+        "the client lost its server"
+    );
+    assert_ne!(first["uuid"], second["uuid"], "a new tree id");
+    let xml = second["xml"].as_str().unwrap();
+    assert!(xml.contains("Rest"), "the reloaded tree: {xml}");
+    let uids: Vec<u16> = uids_of(xml).iter().map(|(u, _)| *u).collect();
+    assert_eq!(
+        uids.len(),
+        uids_of(first["xml"].as_str().unwrap()).len() + 1
+    );
+}
+
 /// A robot of a team on the network, watched live: `affect launch --groot2 UAV=PORT` gives
 /// the UAV's own process (`affect run --agent UAV --net`) `--groot2 PORT`, and the pyzmq
 /// client fetches its tree and sees its nodes change status while the team runs.

@@ -175,7 +175,11 @@ fn reload<'p>(
     match run.reload(program, observers) {
         Ok(done) => {
             reporter.finish(1);
-            observers.reloaded(run.program());
+            let exported = affect_compiler::groot::exported_document(
+                &loaded.syntax,
+                affect_compiler::groot::Dialect::V4,
+            );
+            observers.reloaded(run.program(), exported.as_ref());
             for r in &done {
                 eprintln!("reload: {}: {}", r.agent, r.text());
             }

@@ -29,6 +29,7 @@ pub mod trace_file;
 pub mod until_done;
 pub mod views;
 
+use affect_compiler::groot::xml::Document;
 use affect_compiler::ir::program::Program;
 use affect_runtime::run::{Flow, Observer, TickView};
 use affect_runtime::trace::{Event, TraceSink};
@@ -43,8 +44,9 @@ pub trait RunObserver: Observer {
     }
 
     /// The run goes on with a new program (`affect run --watch`): what the observer knows
-    /// of the program (variables' roles, node uids) is replaced by what `program` says.
-    fn reloaded(&mut self, _program: &Program) {}
+    /// of the program (variables' roles, node uids) is replaced by what `program` says;
+    /// `exported` is its Groot XML, as the exporter writes it from the new syntax tree.
+    fn reloaded(&mut self, _program: &Program, _exported: Option<&Document>) {}
 }
 
 /// Hands every event and every tick's end to each observer, in the order they were added.
@@ -69,9 +71,9 @@ impl<'a> Fanout<'a> {
     }
 
     /// Tells every observer that the run goes on with `program`.
-    pub fn reloaded(&mut self, program: &Program) {
+    pub fn reloaded(&mut self, program: &Program, exported: Option<&Document>) {
         for o in &mut self.observers {
-            o.reloaded(program);
+            o.reloaded(program, exported);
         }
     }
 }

@@ -86,7 +86,11 @@ impl RunObserver for PlotFile {
         crate::files::write_atomic(&self.path, svg.as_bytes())
     }
 
-    fn reloaded(&mut self, program: &affect_compiler::ir::program::Program) {
+    fn reloaded(
+        &mut self,
+        program: &affect_compiler::ir::program::Program,
+        _exported: Option<&affect_compiler::groot::xml::Document>,
+    ) {
         let r = &mut self.recorder;
         let agents = r
             .agents

@@ -371,7 +371,11 @@ impl RunObserver for Narrator<'_> {
         Ok(())
     }
 
-    fn reloaded(&mut self, program: &affect_compiler::ir::program::Program) {
+    fn reloaded(
+        &mut self,
+        program: &affect_compiler::ir::program::Program,
+        _exported: Option<&affect_compiler::groot::xml::Document>,
+    ) {
         // The tick being told belongs to the old program: it is told first.
         self.flush();
         let agents = self

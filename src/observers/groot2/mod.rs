@@ -20,12 +20,12 @@ use affect_compiler::ir::program::{AgentProgram, NodeKind, Program};
 use affect_runtime::leaf::{Leaf, LeafWrap};
 use affect_runtime::node_hooks::{NodeHookFn, NodeHooks};
 use affect_runtime::trace::{Event, TraceSink};
-use server::{Server, Shared, State};
+use server::{Server, Shared};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::rc::Rc;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// BehaviorTree.CPP's default server port.
 pub const DEFAULT_PORT: &str = "1667";
@@ -81,6 +81,8 @@ pub struct Groot2<'p> {
     options: Options,
     server: Server,
     agents: Vec<Arc<Shared>>,
+    /// Each served instance's name and port, in the order of `agents`.
+    ports: Vec<(String, u16)>,
     names: HashMap<String, Option<usize>>,
     /// Each instance's hooks, made when its leaves are wrapped (before it runs) or when it
     /// is served, whichever comes first.
@@ -106,6 +108,7 @@ impl<'p> Groot2<'p> {
             server: Server::start(&options.bind)?,
             options,
             agents: Vec::new(),
+            ports: Vec::new(),
             names: HashMap::new(),
             hooks: HookTable::default(),
             owned: std::cell::OnceCell::new(),
@@ -131,13 +134,11 @@ impl<'p> Groot2<'p> {
                 return None;
             };
             let tree = served_tree::build(p, &p.name, self.exported.as_ref());
-            let state = State::new(&tree);
-            let shared = Arc::new(Shared {
-                uuid: wire::tree_uuid(uuid_seed(name, port)),
-                hooks: self.hooks.of(p, name, self.options.hooks),
-                state: Mutex::new(state),
+            let shared = Arc::new(Shared::new(
                 tree,
-            });
+                wire::tree_uuid(uuid_seed(name, port)),
+                self.hooks.of(p, name, self.options.hooks),
+            ));
             match self.server.serve(Arc::clone(&shared), port) {
                 Ok(k) => {
                     shared.hooks.set_notifier(Box::new(self.server.notifier(k)));
@@ -148,6 +149,7 @@ impl<'p> Groot2<'p> {
                         port + 1
                     );
                     self.agents.push(shared);
+                    self.ports.push((name.to_string(), port));
                     Some(k)
                 }
                 Err(e) => {
@@ -263,6 +265,20 @@ impl super::RunObserver for Groot2<'_> {
         match self.error.take() {
             Some(e) => Err(e),
             None => Ok(()),
+        }
+    }
+
+    /// `--watch` reloaded the program: every instance is served the new tree on the same
+    /// ports under a new tree id, so connected clients stay connected and fetch it again.
+    fn reloaded(&mut self, program: &Program, exported: Option<&Document>) {
+        self.exported = exported.cloned();
+        for (k, (name, port)) in self.ports.iter().enumerate() {
+            let Some(p) = program_of(program, name) else {
+                continue;
+            };
+            let tree = served_tree::build(p, &p.name, self.exported.as_ref());
+            self.agents[k].replace(tree, wire::tree_uuid(uuid_seed(name, *port)));
+            let _ = writeln!(self.out, "groot2: {name} reloaded: a new tree id");
         }
     }
 }

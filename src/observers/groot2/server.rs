@@ -16,8 +16,10 @@ const KEPT_TRANSITIONS: usize = 1000;
 
 /// One agent instance as its clients see it.
 pub struct Shared {
-    pub tree: ServedTree,
-    pub uuid: [u8; 16],
+    /// The tree served and its id. A reload (`--watch`) replaces both: the sockets stay
+    /// bound, and a client sees the new id in its next reply header and asks for the new tree
+    /// (Groot 2 does so when the id changes).
+    pub served: Mutex<(Arc<ServedTree>, [u8; 16])>,
     pub hooks: Arc<Hooks>,
     pub state: Mutex<State>,
 }
@@ -71,8 +73,28 @@ impl State {
 }
 
 impl Shared {
+    pub fn new(tree: ServedTree, uuid: [u8; 16], hooks: Arc<Hooks>) -> Shared {
+        Shared {
+            state: Mutex::new(State::new(&tree)),
+            served: Mutex::new((Arc::new(tree), uuid)),
+            hooks,
+        }
+    }
+
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn served(&self) -> (Arc<ServedTree>, [u8; 16]) {
+        let s = self.served.lock().unwrap_or_else(|p| p.into_inner());
+        (Arc::clone(&s.0), s.1)
+    }
+
+    /// Serves `tree` under a new id from now on, its nodes' statuses and blackboards fresh
+    /// (the reloaded program's slots and uids are its own).
+    pub fn replace(&self, tree: ServedTree, uuid: [u8; 16]) {
+        *self.state() = State::new(&tree);
+        *self.served.lock().unwrap_or_else(|p| p.into_inner()) = (Arc::new(tree), uuid);
     }
 
     /// The reply's parts after the header, or the error message.
@@ -84,7 +106,7 @@ impl Shared {
             }
         };
         Ok(match kind {
-            Request::FullTree => vec![self.tree.xml.as_bytes().to_vec()],
+            Request::FullTree => vec![self.served().0.xml.as_bytes().to_vec()],
             Request::Status => vec![self.state().status.clone()],
             Request::Blackboard => {
                 let names = text()?;
@@ -147,7 +169,7 @@ impl Shared {
         };
         match self.answer(header.kind, parts.get(1).copied()) {
             Ok(rest) => {
-                let mut out = vec![wire::reply_header(header, &self.uuid).to_vec()];
+                let mut out = vec![wire::reply_header(header, &self.served().1).to_vec()];
                 out.extend(rest);
                 out
             }
