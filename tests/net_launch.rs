@@ -137,11 +137,48 @@ fn recruitment_launch(
     (evs, stderr(&out))
 }
 
+/// What seed 002's measures see of a recruitment run: the mines handed over (the UAV's
+/// `helped`: the task done), and whether every request the UAV gave up was made again and
+/// ended handed over (its recoveries: no `gave_up` after the last `helped`).
+fn recruitment_measures(evs: &[Value]) -> (usize, bool) {
+    let helped = steps(evs, "UAV", "helped");
+    let last_helped = helped
+        .iter()
+        .map(|e| t(e))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let recovered = steps(evs, "UAV", "gave_up")
+        .iter()
+        .all(|e| t(e) < last_helped);
+    (helped.len(), recovered)
+}
+
+/// The example both ways, without loss: simulated in one process and launched as 13, seed
+/// 002's measures see the same (every possible mine handed over; every request given up made
+/// again and ended handed over).
 #[test]
 fn recruitment_between_processes_completes_without_loss() {
+    let dir = support::scratch("net_launch", "recruitment_sim");
+    let sim_trace = dir.join("sim.jsonl");
+    let sim = affect()
+        .arg("run")
+        .arg(example("recruitment.affect"))
+        .args(["--no-persist", "--quiet", "--ticks", "900", "--trace"])
+        .arg(&sim_trace)
+        .output()
+        .unwrap();
+    assert!(sim.status.success(), "{}", stderr(&sim));
     let evs = recruitment_completes("loss0", "0", &[]);
     // Every protocol message of a robot is signed and verified: none refused.
     assert!(!evs.iter().any(|e| e["ev"] == "rejected"));
+    // No robot was lost: those that made their ticks first said so as they left.
+    let lost: Vec<&Value> = evs
+        .iter()
+        .filter(|e| e["ev"] == "robot" && e["state"] == "lost")
+        .collect();
+    assert!(lost.is_empty(), "{lost:?}");
+    let simulated = recruitment_measures(&events(&sim_trace));
+    assert_eq!(simulated, (5, true), "simulated");
+    assert_eq!(recruitment_measures(&evs), simulated, "launched");
 }
 
 #[test]

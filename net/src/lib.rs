@@ -181,6 +181,7 @@ pub fn run_robot(
             peers,
             lease: opts.lease.unwrap_or(peers::DEFAULT_LEASE),
             catch_up_ms,
+            ticks: config.ticks,
         },
     )?;
     let _ready = if opts.await_start {

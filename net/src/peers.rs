@@ -22,6 +22,8 @@ struct Peer {
     lease: Duration,
     heard: Option<Instant>,
     lost: bool,
+    /// It said it made all its ticks (`done`): its token going and its silence are its end.
+    done: bool,
     /// The process last heard (its `instance`), to tell a restarted robot.
     instance: u64,
 }
@@ -45,6 +47,7 @@ impl Peers {
                     lease: lease.max(period * 2),
                     heard: None,
                     lost: false,
+                    done: false,
                     instance: 0,
                 };
                 (name, peer)
@@ -72,6 +75,7 @@ impl Peers {
         p.heard = Some(now);
         let new_process = p.instance != 0 && instance != p.instance;
         p.instance = instance;
+        p.done &= !new_process;
         if !p.lost {
             return None;
         }
@@ -84,10 +88,17 @@ impl Peers {
         Some((name.to_string(), "back", why.to_string()))
     }
 
+    /// `name` made all its ticks and leaves: not lost when its token goes or it falls silent.
+    pub fn done(&mut self, name: &str) {
+        if let Some(p) = self.peers.get_mut(name) {
+            p.done = true;
+        }
+    }
+
     /// `name`'s liveliness token was withdrawn.
     pub fn withdrawn(&mut self, name: &str) -> Option<Change> {
         let p = self.peers.get_mut(name)?;
-        if p.lost {
+        if p.lost || p.done {
             return None;
         }
         p.lost = true;
@@ -104,7 +115,7 @@ impl Peers {
         for (name, p) in &mut self.peers {
             let Some(heard) = p.heard else { continue };
             let silent = now.saturating_duration_since(heard);
-            if !p.lost && silent > p.lease {
+            if !p.lost && !p.done && silent > p.lease {
                 p.lost = true;
                 out.push((
                     name.clone(),
@@ -155,6 +166,22 @@ mod tests {
         assert_eq!(back.1, "back");
         assert!(back.2.contains("new process"), "{back:?}");
         assert_eq!(p.beat(), Duration::from_millis(750));
+    }
+
+    #[test]
+    fn a_teammate_that_made_its_ticks_is_not_lost_when_it_leaves() {
+        let mut p = peers();
+        let t0 = Instant::now();
+        p.restart_silence(t0);
+        p.heard("UGV#1", 7, t0);
+        p.done("UGV#1");
+        assert!(p.withdrawn("UGV#1").is_none());
+        let lost = p.expired(t0 + Duration::from_secs(20));
+        assert_eq!(lost.len(), 1, "UGV#2 only: {lost:?}");
+        assert_eq!(lost[0].0, "UGV#2");
+        // A new process of it (started again) is watched again.
+        p.heard("UGV#1", 8, t0 + Duration::from_secs(21));
+        assert_eq!(p.withdrawn("UGV#1").unwrap().1, "lost");
     }
 
     #[test]

@@ -123,6 +123,8 @@ pub struct RobotOptions {
     pub lease: Duration,
     /// Started late (a restart): cut off until it has caught up to this world time.
     pub catch_up_ms: Option<f64>,
+    /// The ticks it makes: after the last it tells its team it is `done`.
+    pub ticks: u64,
 }
 
 /// A robot's link to its team: the run loop's [`Network`].
@@ -273,10 +275,14 @@ impl Network for Robot {
                 continue;
             }
             if let Some(m) = s.take(&raw) {
-                if let (Body::Pose { at, airborne }, Some(w)) = (&m.body, world.as_deref_mut()) {
-                    if let Some(id) = w.agent_by_name(&m.from) {
-                        w.place(id, Point::new(at[0], at[1]), *airborne);
+                match (&m.body, world.as_deref_mut()) {
+                    (Body::Pose { at, airborne }, Some(w)) => {
+                        if let Some(id) = w.agent_by_name(&m.from) {
+                            w.place(id, Point::new(at[0], at[1]), *airborne);
+                        }
                     }
+                    (Body::Done { .. }, _) => s.peers.done(&m.from),
+                    _ => {}
                 }
             }
         }
@@ -416,6 +422,11 @@ impl Network for Robot {
             );
         }
         s.flush_delayed();
+        if tick + 1 == self.options.ticks && !s.cut_off() {
+            // Its last tick: its teammates are to see it leave, not lose it.
+            let (now, ticks) = (s.now_ms, self.options.ticks);
+            s.node.publish(now, None, Vec::new(), Body::Done { ticks });
+        }
         // An agent without recruitment never takes its messages.
         s.recruits.clear();
         crate::call::trace(&mut s.calls.notes, tick, agent, sink);

@@ -202,6 +202,10 @@ pub enum Body {
         #[serde(default)]
         airborne: bool,
     },
+    /// The sender has made all its ticks and leaves (its liveliness token goes next): a
+    /// teammate that ended, not one lost.
+    #[serde(rename = "done")]
+    Done { ticks: u64 },
     /// A command for robot `to` (`SendCommand`): a variant of its `command` enum.
     #[serde(rename = "command")]
     Command { command: String },
@@ -263,6 +267,7 @@ impl Body {
             Body::Agree { .. } => kind::AGREE,
             Body::AckAck { .. } => kind::ACKACK,
             Body::Pose { .. } => "pose",
+            Body::Done { .. } => "done",
             Body::Command { .. } => "command",
             Body::Heartbeat { .. } => "heartbeat",
             Body::Restart { .. } => "restart",
@@ -276,7 +281,7 @@ impl Body {
     /// The `<kind>` chunk of its key expression.
     pub fn topic(&self) -> &'static str {
         match self {
-            Body::Pose { .. } => "pose",
+            Body::Pose { .. } | Body::Done { .. } => "pose",
             Body::Command { .. } => "command",
             Body::Heartbeat { .. } => "heartbeat",
             Body::Restart { .. } => "restart",
