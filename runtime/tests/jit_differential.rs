@@ -436,6 +436,10 @@ impl Gen {
             24 if self.records && self.pick(2) == 0 => {
                 format!("for row in g {{ {} }}", self.node(d))
             }
+            // A literal queue: a hidden list both engines fill afresh when the loop starts.
+            24 if self.pick(3) == 0 => {
+                format!("for item in [1, 2, 3] {{ {} }}", self.node(d))
+            }
             24 => format!("for item in q {{ {} }}", self.node(d)),
             25 if !self.in_helper => format!("Count(n: c, step: {})", self.num(1)),
             26 if !self.in_helper => format!("Helper(level: {})", self.num(1)),

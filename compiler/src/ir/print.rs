@@ -74,6 +74,7 @@ fn node_line(p: &Program, a: &AgentProgram, n: &Node) -> String {
             queue,
             value,
             if_empty,
+            ..
         } => format!(
             "{} in {} else {}",
             slot_name(a, *value),

@@ -245,6 +245,9 @@ pub enum NodeKind {
         queue: SlotId,
         value: SlotId,
         if_empty: Status,
+        /// A literal queue (`queue="1;2;3"`): its list, computed into `queue` (a hidden
+        /// slot) each time the loop starts, as BehaviorTree.CPP copies its static queue.
+        fill: Option<Code>,
     },
     /// A subtree instance. `inputs` are `in` ports given as expressions: each is computed
     /// into the instance's slot when the subtree starts (is ticked while idle).

@@ -218,10 +218,12 @@ impl Builder<'_> {
                 queue,
                 value,
                 if_empty,
+                fill,
             } => NodeKind::Loop {
                 queue: self.slot(t, map, queue),
                 value: self.slot(t, map, value),
                 if_empty,
+                fill: fill.map(sh),
             },
             NodeKind::Script { code } => NodeKind::Script { code: sh(code) },
             NodeKind::ScriptCondition { cond } => NodeKind::ScriptCondition { cond: sh(cond) },

@@ -205,6 +205,7 @@ impl TreeCx<'_> {
                     .copied()
                     .flatten()
                     .unwrap_or(Status::Success),
+                fill: None,
             },
             "succeed" => NodeKind::AlwaysSuccess,
             "fail" => NodeKind::AlwaysFailure,
@@ -371,7 +372,7 @@ fn parse_default(d: &str) -> f64 {
     }
 }
 
-fn status_of(d: &str) -> Option<Status> {
+pub(super) fn status_of(d: &str) -> Option<Status> {
     Some(match d {
         "SUCCESS" => Status::Success,
         "FAILURE" => Status::Failure,

@@ -187,6 +187,14 @@ impl TreeCx<'_> {
                 (Some(e), PortDir::In) => {
                     PortBinding::In(self.arg(e, &pty, &format!("port `{}`", p.name)))
                 }
+                // BehaviorTree.CPP loads a literal on an output or inout port (a write to it
+                // fails only when it happens): in an imported file such a literal binds
+                // nothing, as the import keeps it when it sees the model in the same file
+                // (`#[port = "text"]`); here a model of an including file declared the port.
+                (Some(e), _) if self.c.behavior_tree_xml && !self.names_variable(e) => {
+                    self.scratch_expr(e);
+                    PortBinding::Absent
+                }
                 (Some(e), dir) => {
                     match self.variable(e, &format!("`{}` port `{}`", dir.keyword(), p.name)) {
                         Some((slot, vt)) => {

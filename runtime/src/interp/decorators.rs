@@ -264,6 +264,15 @@ impl<'p> Machine<'p> {
         let mut popped = false;
         if self.status[i] == Status::Idle {
             self.state[i].flags &= !CHILD_RUNNING;
+            // A literal queue starts full each time (BehaviorTree.CPP's static queue).
+            let prog = self.prog;
+            if let NodeKind::Loop {
+                fill: Some(code), ..
+            } = &prog.nodes[i].kind
+            {
+                let v = self.eval(*code);
+                self.store(queue, v);
+            }
         }
         if self.state[i].flags & CHILD_RUNNING == 0 {
             // A queue that holds no value stops the tick (BehaviorTree.CPP's LoopNode throws

@@ -398,6 +398,7 @@ impl<'p> Machine<'p> {
                 queue,
                 value,
                 if_empty,
+                ..
             } => {
                 let (queue, value, if_empty) = (*queue, *value, *if_empty);
                 self.tick_loop(n, queue, value, if_empty)

@@ -334,15 +334,20 @@ impl Fx<'_, '_> {
     pub(super) fn tick_loop(
         &mut self,
         n: NodeId,
-        queue: u32,
-        value: u32,
+        (queue, value): (u32, u32),
         if_empty: Status,
+        fill: Option<Code>,
         out: Block,
     ) -> Result<(), JitError> {
         let st = self.status_of(n);
         let idle = self.eq_imm(st, Status::Idle as i64);
         let (_, cont) = self.if_then(idle);
         self.flags_clear(n, CHILD_RUNNING);
+        // A literal queue starts full each time (BehaviorTree.CPP's static queue).
+        if let Some(code) = fill {
+            let v = self.eval(code)?;
+            self.store_value(queue, v);
+        }
         self.end_if(cont);
         let running = self.flag_set(n, CHILD_RUNNING);
         let take = self.b.create_block();

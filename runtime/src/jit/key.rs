@@ -300,11 +300,19 @@ impl Enc<'_> {
                 queue,
                 value,
                 if_empty,
+                fill,
             } => {
                 self.u8(24);
                 self.u32(*queue);
                 self.u32(*value);
                 self.status(*if_empty);
+                match fill {
+                    Some(c) => {
+                        self.u8(1);
+                        self.code(*c);
+                    }
+                    None => self.u8(0),
+                }
             }
             K::SubTree { inputs } => {
                 self.u8(25);

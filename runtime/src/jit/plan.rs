@@ -232,7 +232,9 @@ impl<'p> Plan<'p> {
                 NodeKind::EntryUpdated { slot, .. } | NodeKind::WasEntryUpdated { slot } => {
                     slot_ok(*slot)
                 }
-                NodeKind::Loop { queue, value, .. } => slot_ok(*queue) && slot_ok(*value),
+                NodeKind::Loop {
+                    queue, value, fill, ..
+                } => slot_ok(*queue) && slot_ok(*value) && fill.is_none_or(code_ok),
                 NodeKind::SubTree { inputs } => {
                     inputs.iter().all(|(s, c)| slot_ok(*s) && code_ok(*c))
                 }

@@ -497,9 +497,14 @@ fn kind(plan: &Plan, n: NodeId, k: &NodeKind, sh: &mut Shape) -> Option<()> {
             queue,
             value,
             if_empty,
+            fill,
         } => {
             let _ = write!(sh.key, "Loop {if_empty:?} s_ s_ ");
             sh.slots.extend([*queue, *value]);
+            if let Some(c) = fill {
+                sh.key.push_str("fill ");
+                code(plan, *c, sh)?;
+            }
         }
         // The leaf's stand-in is found in Rust by the node's id, which the offset moves.
         NodeKind::Foreign { leaf, ports } => {

@@ -229,7 +229,8 @@ impl Fx<'_, '_> {
                 queue,
                 value,
                 if_empty,
-            } => self.tick_loop(n, *queue, *value, *if_empty, out),
+                fill,
+            } => self.tick_loop(n, (*queue, *value), *if_empty, *fill, out),
             NodeKind::SubTree { inputs } => self.tick_subtree(n, inputs, out),
             NodeKind::AlwaysSuccess => {
                 self.exit(out, Status::Success);
