@@ -31,6 +31,8 @@ mod emit;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod expr;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod families;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod halt;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod host;
