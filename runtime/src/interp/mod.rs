@@ -3,13 +3,13 @@
 //! steady-state tick allocates nothing.
 
 pub(crate) mod controls;
-mod decorators;
 mod eval;
 pub(crate) mod families;
 mod fast;
 mod halt;
 pub(crate) mod nodes;
 mod roots;
+mod subtree;
 
 /// What the runtime provides to compiled code: emotional memory, world questions. The
 /// interpreter calls it for `Op::Host`; so does JIT-compiled code.

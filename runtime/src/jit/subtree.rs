@@ -1,4 +1,4 @@
-//! Subtree instances, emitted as `interp/decorators.rs` runs them; see `tick.rs`. The
+//! Subtree instances, emitted as `interp/subtree.rs` runs them; see `tick.rs`. The
 //! built-in decorators are families: `interp/families/`.
 
 use super::emit::Fx;
