@@ -6,32 +6,18 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The shim, built once for the host with the C compiler (`CC`, else `cc`).
+/// The workspace's shim, built once per test binary into its own folder.
+#[path = "../../../tests/support/built.rs"]
+mod built;
+
 fn shim() -> PathBuf {
-    static SHIM: OnceLock<PathBuf> = OnceLock::new();
-    SHIM.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rover-shim");
-        std::fs::create_dir_all(&dir).unwrap();
-        let out = dir.join("libaffect_i2c_shim.so");
-        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-        let status = Command::new(&cc)
-            .args(["-shared", "-fPIC", "-O2", "-o"])
-            .arg(&out)
-            .arg(workspace().join("shim/i2c_shim.c"))
-            .arg("-ldl")
-            .status()
-            .unwrap_or_else(|e| panic!("the C compiler `{cc}` runs: {e}"));
-        assert!(status.success(), "the shim builds with {cc}");
-        out
-    })
-    .clone()
+    built::shim(&workspace())
 }
 
 /// The emulated bus of one test, in a folder of its own.
