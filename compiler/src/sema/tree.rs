@@ -12,7 +12,10 @@ use super::wording::article;
 use super::{Checker, Global};
 use crate::builtins::{self};
 use crate::diagnostic::Diagnostic;
-use crate::ir::program::{Arg, Code, Conditions, NodeKind, Op, Status, UNSET};
+use crate::ir::program::{
+    Access, Arg, Code, Conditions, Decorator, DecoratorArg, DecoratorKind, NodeKind, Op, Status,
+    UNSET,
+};
 use crate::span::Span;
 use crate::suggest::closest;
 use crate::syntax::ast::{
@@ -394,12 +397,18 @@ impl TreeCx<'_> {
                         _ => None,
                     })
                     .unwrap_or(Status::Success);
-                let kind = NodeKind::Loop {
-                    queue,
-                    value: value.map(|v| v.0).unwrap_or(0),
-                    if_empty,
-                    fill,
-                };
+                // The loop family's node, its arguments in its row's order; a literal queue
+                // adds the code that fills its hidden list when the loop starts.
+                let mut args = vec![
+                    DecoratorArg::Slot(queue, Access::ReadWrite),
+                    DecoratorArg::Slot(value.map(|v| v.0).unwrap_or(0), Access::Write),
+                    DecoratorArg::Status(if_empty),
+                ];
+                args.extend(fill.map(DecoratorArg::Code));
+                let kind = NodeKind::Decorator(Decorator {
+                    kind: DecoratorKind::Loop,
+                    args,
+                });
                 (TKind::Node(kind), id.to_string(), children)
             }
             AstKind::Error => (
