@@ -28,8 +28,6 @@ fn reason(class: &str) -> &'static str {
         "types of entries and ports as BehaviorTree.CPP has them (issue 29 §3)"
     } else if class.starts_with("refusal not positioned") {
         "both refuse (it calls trees of other files), but the checker's diagnostic points at the imported text, not the XML (issue 29 §3)"
-    } else if class.contains("Can't find a tree") {
-        "it calls a tree of another file that nothing includes (MoveIt Pro registers a package's objectives together): BehaviorTree.CPP refuses it, the import infers the tree (W0401)"
     } else {
         "open"
     }

@@ -52,6 +52,7 @@ codes! {
     "E0208" => "ambiguous enum variant",
     "E0209" => "tree calls itself",
     "E0210" => "derived values depend on each other",
+    "E0211" => "tree defined in no file of the program",
     "W0201" => "unused variable",
     "W0202" => "unused tree",
     "W0203" => "expression does nothing",

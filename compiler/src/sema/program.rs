@@ -111,6 +111,9 @@ impl Checker {
             self.set_aside(m, before);
         }
         self.report_recursion(&templates, modules, &home);
+        if self.behavior_tree_xml {
+            self.report_undefined_calls(&templates, modules, &home);
+        }
         // Trees that stayed signatures (defined in a file nobody included): each call runs a
         // stand-in, as a custom action of the same name and ports.
         for i in 0..self.g.trees.len() {
@@ -403,6 +406,69 @@ impl Checker {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// E0211 for each call of a tree that stayed a signature in a program of BehaviorTree.CPP
+    /// XML: the library registers the trees of the file and of every file it includes, and
+    /// refuses a `<SubTree>` whose ID none of them defines ("Can't find a tree with name"),
+    /// whether the ID has a `<SubTree>` model entry or none (the import then infers it).
+    /// Reported in the file of the call, at the ID.
+    fn report_undefined_calls(
+        &mut self,
+        templates: &[Option<Template>],
+        modules: &[Module],
+        home: &[usize],
+    ) {
+        let defined: Vec<String> = self
+            .g
+            .trees
+            .iter()
+            .filter(|t| !t.signature)
+            .map(|t| t.name.clone())
+            .collect();
+        for (caller, t) in templates.iter().enumerate() {
+            let Some(root) = t.as_ref().and_then(|t| t.root.as_ref()) else {
+                continue;
+            };
+            // Depth-first without recursion: trees are as deep as the file makes them.
+            let mut todo = vec![root];
+            let mut found = Vec::new();
+            while let Some(n) = todo.pop() {
+                if let TKind::SubTree {
+                    tree, name_span, ..
+                } = &n.kind
+                {
+                    if self.g.trees[*tree as usize].signature {
+                        found.push((*tree, *name_span));
+                    }
+                }
+                todo.extend(n.children.iter().rev());
+            }
+            let before = self.diags.len();
+            for (tree, span) in found {
+                let name = self.g.trees[tree as usize].name.clone();
+                let mut d = Diagnostic::error(
+                    "E0211",
+                    format!("no file of the program defines the tree `{name}`"),
+                    span,
+                )
+                .with_label("called here")
+                .with_note(
+                    "BehaviorTree.CPP refuses the file (\"Can't find a tree with name\"): it \
+                     knows the trees of this file and of the files it includes",
+                );
+                d = match crate::suggest::closest(&name, defined.iter().map(String::as_str)) {
+                    Some(near) => d.with_help(format!("did you mean `{near}`?")),
+                    None => d.with_help(
+                        "define it in a `<BehaviorTree>`, or `<include>` the file that defines it",
+                    ),
+                };
+                self.diags.push(d);
+            }
+            if let Some(m) = home.get(caller).and_then(|&k| modules.get(k)) {
+                self.set_aside(m, before);
             }
         }
     }
