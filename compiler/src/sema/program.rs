@@ -410,7 +410,7 @@ impl Checker {
         }
     }
 
-    /// E0211 for each call of a tree that stayed a signature in a program of BehaviorTree.CPP
+    /// E0422 for each call of a tree that stayed a signature in a program of BehaviorTree.CPP
     /// XML: the library registers the trees of the file and of every file it includes, and
     /// refuses a `<SubTree>` whose ID none of them defines ("Can't find a tree with name"),
     /// whether the ID has a `<SubTree>` model entry or none (the import then infers it).
@@ -450,7 +450,7 @@ impl Checker {
             for (tree, span) in found {
                 let name = self.g.trees[tree as usize].name.clone();
                 let mut d = Diagnostic::error(
-                    "E0211",
+                    "E0422",
                     format!("no file of the program defines the tree `{name}`"),
                     span,
                 )

@@ -52,13 +52,19 @@ impl Reader {
         let main_attr = self.main_tree(root, &tree_ids, !parts.includes.is_empty());
         let mut xml_items = self.xml_items(&parts, model_entries, &tree_ids, main_attr.as_deref());
         if !self.models_lead.is_empty() {
-            let first = xml_items.iter_mut().find(|(_, i)| {
+            let declaration = xml_items.iter().position(|(_, i)| {
                 matches!(
                     i.kind,
                     ItemKind::Tree(_) | ItemKind::Agent(_) | ItemKind::Leaf(_)
                 )
             });
-            if let Some((_, item)) = first {
+            // A file of only `<include>`s (a Groot 2 project): on the last `use`.
+            let at = declaration.or_else(|| {
+                xml_items
+                    .iter()
+                    .rposition(|(_, i)| matches!(i.kind, ItemKind::Use(_)))
+            });
+            if let Some((_, item)) = at.map(|i| &mut xml_items[i]) {
                 let mut lines = std::mem::take(&mut self.models_lead);
                 lines.extend(item.doc.take().into_iter().flat_map(|d| d.lines));
                 item.doc = node_doc(lines);
@@ -625,10 +631,17 @@ fn keep_model_order(
         return;
     }
     let order: Vec<&str> = source.iter().map(|(id, _)| id.as_str()).collect();
-    if let Some(first) = items
-        .iter_mut()
-        .find(|i| matches!(i.kind, ItemKind::Tree(_) | ItemKind::Agent(_)))
+    let first = match items
+        .iter()
+        .position(|i| matches!(i.kind, ItemKind::Tree(_) | ItemKind::Agent(_)))
     {
+        Some(i) => Some(i),
+        // A file of only `<include>`s: on its last `use`.
+        None => items
+            .iter()
+            .rposition(|i| matches!(i.kind, ItemKind::Use(_))),
+    };
+    if let Some(first) = first.map(|i| &mut items[i]) {
         first.attrs.push(super::super::kept::attr(
             super::super::kept::XML_MODELS,
             order.join("\n"),
