@@ -174,11 +174,6 @@ fn harvested_files_agree_with_behaviortree_cpp() {
 /// still fail (the list only shrinks).
 const CORPUS_PENDING: &[(&str, &str)] = &[
     (
-        "BehaviorTree.CPP@master/examples/test_files/log_test.xml",
-        "two trees and no `main_tree_to_execute`: BehaviorTree.CPP's createTreeFromFile refuses \
-         it, the check accepts the file as a library of trees",
-    ),
-    (
         "BehaviorTree.CPP@master/examples/test_files/subtree_test.xml",
         "`<CheckStatus/>`, a compact element named like a tree an included file defines: \
          BehaviorTree.CPP refuses it (\"Node not recognized\"; with the oracle's stand-ins, the \

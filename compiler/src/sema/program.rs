@@ -12,6 +12,10 @@ use crate::diagnostic::Diagnostic;
 use crate::ir::program::*;
 use crate::ir::world::WorldSpec;
 use crate::span::Span;
+
+/// How the import keeps a `main_tree_to_execute` that names no tree of its file (`groot`'s
+/// `root:` attributes, written back on `<root>`).
+const MAIN_TREE_ATTR: &str = "root:main_tree_to_execute";
 use crate::syntax::ast::{File, ItemKind, LeafKind};
 
 impl Checker {
@@ -541,6 +545,88 @@ impl Checker {
         }
     }
 
+    /// The tree BehaviorTree.CPP creates from an XML file none of whose trees is
+    /// `main_tree_to_execute`: the one that attribute names in an included file (the import
+    /// keeps it as `root:main_tree_to_execute`), else the only tree of the file and its
+    /// includes. E0423 where the library refuses ("[main_tree_to_execute] was not specified
+    /// correctly"): the name is no tree of the program, or it is absent and there are several.
+    fn xml_main_tree(&mut self, main: &File) -> Option<usize> {
+        let defined: Vec<usize> = (0..self.g.trees.len())
+            .filter(|&i| !self.g.trees[i].signature)
+            .collect();
+        let named = main
+            .items
+            .iter()
+            .flat_map(|i| &i.attrs)
+            .find(|a| a.name.name == MAIN_TREE_ATTR)
+            .and_then(|a| a.value.as_ref());
+        let Some(value) = named else {
+            if defined.len() < 2 {
+                return defined.first().copied();
+            }
+            let trees: Vec<String> = defined
+                .iter()
+                .map(|&i| format!("`{}`", self.g.trees[i].name))
+                .collect();
+            // In this file: its second tree, else its one tree (the others are included).
+            let here: Vec<Span> = main
+                .items
+                .iter()
+                .filter_map(|i| match &i.kind {
+                    ItemKind::Tree(t) if !super::is_signature(i, t) => Some(t.name.span),
+                    _ => None,
+                })
+                .collect();
+            let at = here.get(1).or(here.first()).copied().unwrap_or(main.span);
+            self.diags.push(
+                Diagnostic::error(
+                    "E0423",
+                    format!(
+                        "{} trees and no `main_tree_to_execute`: which one runs?",
+                        defined.len()
+                    ),
+                    at,
+                )
+                .with_label("one of them")
+                .with_note(format!(
+                    "BehaviorTree.CPP refuses to create a tree from the file (\"[main_tree_to_execute] \
+                     was not specified correctly\"): the file and its includes define {}",
+                    trees.join(", ")
+                ))
+                .with_help(format!(
+                    "name the tree to run: `<root main_tree_to_execute=\"{}\">`",
+                    self.g.trees[defined[0]].name
+                )),
+            );
+            return None;
+        };
+        let crate::syntax::ast::ExprKind::Str(name) = &value.kind else {
+            return None;
+        };
+        if let Some(&i) = defined.iter().find(|&&i| &self.g.trees[i].name == name) {
+            return Some(i);
+        }
+        let names: Vec<&str> = defined
+            .iter()
+            .map(|&i| self.g.trees[i].name.as_str())
+            .collect();
+        let mut d = Diagnostic::error(
+            "E0423",
+            format!("`main_tree_to_execute` names `{name}`, which no file of the program defines"),
+            value.span,
+        )
+        .with_label("no such tree")
+        .with_note(
+            "BehaviorTree.CPP refuses to create a tree from the file (\"[main_tree_to_execute] \
+             was not specified correctly\")",
+        );
+        if let Some(near) = crate::suggest::closest(name, names.iter().copied()) {
+            d = d.with_help(format!("did you mean `{near}`?"));
+        }
+        self.diags.push(d);
+        None
+    }
+
     fn main_tree(&mut self, main: &File) -> Option<usize> {
         let mut marked = main.items.iter().filter_map(|i| match &i.kind {
             ItemKind::Tree(t) if t.is_main => Some(t),
@@ -555,6 +641,7 @@ impl Checker {
         }
         let t = match first {
             Some(t) => t,
+            None if self.behavior_tree_xml => return self.xml_main_tree(main),
             None => {
                 let trees: Vec<_> = main
                     .items

@@ -653,14 +653,17 @@ fn keep_model_order(
 /// Attributes of `<root>` that are neither the format nor the main tree travel on the first
 /// tree, else the first declaration (as `root:name`).
 fn root_attributes(root: &Element, items: &mut [Item]) {
+    // `main_tree_to_execute` naming no tree of this file (one an included file defines, or
+    // none) travels as written: the checker looks for it in the whole program.
+    let main_here = items
+        .iter()
+        .any(|i| matches!(&i.kind, ItemKind::Tree(t) if t.is_main));
     let extra: Vec<&Attribute> = root
         .attrs
         .iter()
-        .filter(|a| {
-            !matches!(
-                a.name.as_str(),
-                "BTCPP_format" | "main_tree_to_execute" | carry::AFFECT | carry::ENUMS
-            )
+        .filter(|a| match a.name.as_str() {
+            "main_tree_to_execute" => !main_here,
+            name => !matches!(name, "BTCPP_format" | carry::AFFECT | carry::ENUMS),
         })
         .collect();
     if !extra.is_empty() {
@@ -674,9 +677,12 @@ fn root_attributes(root: &Element, items: &mut [Item]) {
             .map(|i| &mut items[i])
         {
             for a in extra {
-                first
-                    .attrs
-                    .push(attr(&format!("{}{}", vocab::ROOT_PREFIX, a.name), &a.value));
+                let mut kept = attr(&format!("{}{}", vocab::ROOT_PREFIX, a.name), &a.value);
+                // At the value in the XML, for the checker's diagnostics about it.
+                if let Some(v) = kept.value.as_mut() {
+                    v.span = a.value_span;
+                }
+                first.attrs.push(kept);
             }
         }
     }
