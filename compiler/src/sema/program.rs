@@ -564,11 +564,6 @@ impl Checker {
             if defined.len() < 2 {
                 return defined.first().copied();
             }
-            let trees: Vec<String> = defined
-                .iter()
-                .map(|&i| format!("`{}`", self.g.trees[i].name))
-                .collect();
-            // In this file: its second tree, else its one tree (the others are included).
             let here: Vec<Span> = main
                 .items
                 .iter()
@@ -577,7 +572,13 @@ impl Checker {
                     _ => None,
                 })
                 .collect();
-            let at = here.get(1).or(here.first()).copied().unwrap_or(main.span);
+            // A file without trees of its own (a Groot 2 project of includes) is no program
+            // to create a tree from: it runs nothing, and is no mistake.
+            let &at = here.get(1).or(here.first())?;
+            let trees: Vec<String> = defined
+                .iter()
+                .map(|&i| format!("`{}`", self.g.trees[i].name))
+                .collect();
             self.diags.push(
                 Diagnostic::error(
                     "E0423",

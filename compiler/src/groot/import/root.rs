@@ -71,7 +71,7 @@ impl Reader {
             }
         }
         let mut items = in_carried_order(carried, xml_items);
-        root_attributes(root, &mut items);
+        root_attributes(root, &tree_ids, &mut items);
         self.transitive_uses(&mut items);
         if root.attr(carry::AFFECT).is_none() {
             let empty_list = parts.models.is_some_and(|m| m.elements().next().is_none());
@@ -652,12 +652,12 @@ fn keep_model_order(
 
 /// Attributes of `<root>` that are neither the format nor the main tree travel on the first
 /// tree, else the first declaration (as `root:name`).
-fn root_attributes(root: &Element, items: &mut [Item]) {
+fn root_attributes(root: &Element, tree_ids: &[String], items: &mut [Item]) {
     // `main_tree_to_execute` naming no tree of this file (one an included file defines, or
     // none) travels as written: the checker looks for it in the whole program.
-    let main_here = items
-        .iter()
-        .any(|i| matches!(&i.kind, ItemKind::Tree(t) if t.is_main));
+    let main_here = root
+        .attr("main_tree_to_execute")
+        .is_some_and(|m| tree_ids.iter().any(|t| t == m));
     let extra: Vec<&Attribute> = root
         .attrs
         .iter()
