@@ -320,6 +320,7 @@ macro_rules! decorator_families {
             SkipUnlessUpdated skip_unless_updated,
             WaitUpdate wait_update,
             Loop loop_queue,
+            Cooldown cooldown,
         }
     };
 }
