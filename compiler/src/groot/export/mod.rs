@@ -567,10 +567,19 @@ impl Exporter {
                 if let Some(k) = kept::of(&item.attrs, kept::XML) {
                     kept::merge_head(&mut el, &k, self.dialect == Dialect::V4);
                 }
-                includes.push(el);
                 let key = XmlItem::Use(path.clone());
-                if item.doc.is_some() {
-                    // An include has nowhere to keep a doc comment.
+                // XML comments before (or after) the include, or before `<TreeNodesModel>`
+                // in a file of only includes: as a tree's, restored from `_description`.
+                let comments = item
+                    .doc
+                    .as_ref()
+                    .filter(|d| super::comments::only_comments(&d.lines));
+                if let Some(d) = comments {
+                    el.set("_description", d.lines.join("\n"));
+                }
+                includes.push(el);
+                if item.doc.is_some() && comments.is_none() {
+                    // An include has nowhere to keep a description.
                     entries.push(Entry::Item(item.clone()));
                 } else {
                     entries.push(Entry::Xml(key.clone()));
