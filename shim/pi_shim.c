@@ -24,7 +24,14 @@
  * (kept in the file at LATCH), sets GPLEV's bits of every pin in output mode (GPFSEL 001) from
  * it, clears the set and clear words, and closes the page again. Elsewhere (aarch64, armv7
  * under qemu) the page stays open and the set and clear words keep only the last mask.
- * Inputs' levels are what the file's GPLEV holds (a test may write them).
+ * Inputs' levels are what the file's GPLEV holds (a test may write them), but for an HC-SR04
+ * ranger's echo pin when one is wired (x86-64 only: its level follows the time):
+ *
+ *   AFFECT_SHIM_HCSR04        "TRIG,ECHO,METRES": a falling edge of the trigger pin (its pulse
+ *                             ends) sends a ping; 0.5 ms later the echo pin goes high for the
+ *                             sound's time there and back to an obstacle METRES away (343 m/s)
+ *   AFFECT_SHIM_HCSR04_FAULT  "AFTER,COUNT,METRES": pings AFTER..AFTER+COUNT-1 (from 0) echo
+ *                             from METRES instead (a ghost echo, a missed one at 6.5)
  */
 #define _GNU_SOURCE
 #include "pi_shim.h"
@@ -40,6 +47,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -48,8 +56,11 @@
 #define GPSET0 (0x1c / 4)
 #define GPCLR0 (0x28 / 4)
 #define GPLEV0 (0x34 / 4)
-/* The shim's output latch (two words), past the registers rppal maps (61 words). */
+/* The shim's output latch (two words), past the registers rppal maps (61 words); then the
+ * HC-SR04's last ping (ns, two words) and the pings so far. */
 #define LATCH (0x100 / 4)
+#define PING (0x120 / 4)
+#define PINGS (0x128 / 4)
 #define GPIO_PINS 58
 #define PAGE 4096
 
@@ -68,7 +79,23 @@ static const char *const prefixes[] = {
     "/proc/cpuinfo", "/sys/firmware/devicetree/base/", "/dev/gpiomem", "/sys/class/pwm/",
 };
 
+/* The HC-SR04: its pins (-1: none), the obstacle, the pings that echo from elsewhere. */
+static int hc_trigger = -1, hc_echo = -1;
+static double hc_metres;
+static long hc_fault_after = -1, hc_fault_count;
+static double hc_fault_metres;
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 void pi_init(void) {
+    const char *hc = getenv("AFFECT_SHIM_HCSR04");
+    if (hc && sscanf(hc, "%d,%d,%lf", &hc_trigger, &hc_echo, &hc_metres) != 3) hc_trigger = hc_echo = -1;
+    const char *f = getenv("AFFECT_SHIM_HCSR04_FAULT");
+    if (f && sscanf(f, "%ld,%ld,%lf", &hc_fault_after, &hc_fault_count, &hc_fault_metres) != 3) hc_fault_after = -1;
     const char *r = getenv("AFFECT_SHIM_PI");
     if (!r || !*r || strlen(r) >= sizeof root - 128) return;
     strcpy(root, r);
@@ -248,7 +275,10 @@ static struct region {
 
 /* Applies the set and clear words written to the latch, and the latch to GPLEV's bits of
  * the pins in output mode. Atomic on the shared file: the run and its watchdog map it. */
+static uint32_t bit(volatile uint32_t *words, int pin) { return words[pin / 32] >> (pin % 32) & 1; }
+
 static void settle(volatile uint32_t *r) {
+    uint32_t trigger_was = hc_trigger >= 0 ? bit(&r[LATCH], hc_trigger) : 0;
     for (int b = 0; b < 2; b++) {
         uint32_t set = __atomic_exchange_n(&r[GPSET0 + b], 0, __ATOMIC_SEQ_CST);
         uint32_t clr = __atomic_exchange_n(&r[GPCLR0 + b], 0, __ATOMIC_SEQ_CST);
@@ -267,6 +297,32 @@ static void settle(volatile uint32_t *r) {
             new = (old & ~out[b]) | (latch & out[b]);
         } while (!__atomic_compare_exchange_n(&r[GPLEV0 + b], &old, new, 0, __ATOMIC_SEQ_CST,
                                               __ATOMIC_SEQ_CST));
+    }
+    if (trigger_was && !bit(&r[LATCH], hc_trigger)) {
+        /* The trigger pulse ended: a ping. */
+        __atomic_store_n((volatile int64_t *)&r[PING], now_ns(), __ATOMIC_SEQ_CST);
+        __atomic_fetch_add(&r[PINGS], 1, __ATOMIC_SEQ_CST);
+    }
+}
+
+/* The echo pin's level now: high from 0.5 ms after the last ping for the sound's way there
+ * and back. */
+__attribute__((unused)) static void echo(volatile uint32_t *r) {
+    if (hc_echo < 0) return;
+    uint32_t pings = __atomic_load_n(&r[PINGS], __ATOMIC_SEQ_CST);
+    if (!pings) return;
+    long nth = (long)pings - 1;
+    double m = nth >= hc_fault_after && hc_fault_after >= 0 && nth < hc_fault_after + hc_fault_count
+                   ? hc_fault_metres
+                   : hc_metres;
+    int64_t rise = __atomic_load_n((volatile int64_t *)&r[PING], __ATOMIC_SEQ_CST) + 500000;
+    int64_t fall = rise + (int64_t)(2.0 * m / 343.0 * 1e9);
+    int64_t t = now_ns();
+    uint32_t mask = 1u << (hc_echo % 32);
+    if (t >= rise && t < fall) {
+        __atomic_fetch_or(&r[GPLEV0 + hc_echo / 32], mask, __ATOMIC_SEQ_CST);
+    } else {
+        __atomic_fetch_and(&r[GPLEV0 + hc_echo / 32], ~mask, __ATOMIC_SEQ_CST);
     }
 }
 
@@ -307,6 +363,8 @@ static void on_segv(int sig, siginfo_t *si, void *ctx) {
     while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE)) {
     }
     mprotect((void *)r->base, r->len, PROT_READ | PROT_WRITE);
+    /* An input read sees its level at this moment. */
+    echo(r->base);
     stepping = r;
     ((ucontext_t *)ctx)->uc_mcontext.gregs[REG_EFL] |= TRAP_FLAG;
 }

@@ -75,6 +75,12 @@ impl Bus {
         (fsel == 1).then_some(level == 1)
     }
 
+    /// The pings the emulated HC-SR04 has sent (pi_shim.c keeps the count at 0x128).
+    pub fn pings(&self) -> u32 {
+        let regs = std::fs::read(self.pi().join("dev/gpiomem")).unwrap();
+        u32::from_le_bytes(regs[0x128..0x12c].try_into().unwrap())
+    }
+
     /// PWM channel `channel`'s (duty cycle, period) in ns and whether it is enabled; `None`
     /// when it is not exported.
     pub fn pwm(&self, channel: u32) -> Option<(u64, u64, bool)> {
