@@ -410,7 +410,13 @@ impl Gen {
                 50 + 100 * self.pick(3),
                 self.node(d)
             ),
-            19 => format!("delay({}ms) {{ {} }}", 50 * self.pick(4), self.node(d)),
+            19 => {
+                // One draw, as for `delay` alone before, so the programs of other seeds
+                // stay as they were: its low bits pick the duration, the next one the node.
+                let k = self.pick(8);
+                let name = if k < 4 { "delay" } else { "cooldown" };
+                format!("{name}({}ms) {{ {} }}", 50 * (k % 4), self.node(d))
+            }
             20 => format!(
                 "run_once(then_skip: {}) {{ {} }}",
                 self.pick(2) == 0,

@@ -301,6 +301,9 @@ impl Heads<'_> {
             self.amend(|d| d.with_label(format!("not available in the {dialect} dialect")));
             return Element::new("AlwaysFailure");
         };
+        if b.own && !self.st.own_nodes.iter().any(|o| o.name == b.name) {
+            self.st.own_nodes.push(b);
+        }
         // `loop(queue: q, value: v)` pops the type `for v in q` would: one entry, one queue type.
         let id = if b.name == "loop" && self.dialect == Dialect::V4 {
             let arg = |name: &str, i: usize| {

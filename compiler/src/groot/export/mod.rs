@@ -468,6 +468,11 @@ impl Exporter {
         if self.affect_nodes {
             parts.models.extend(modules::models());
         }
+        // affect's own built-ins the trees use: `cpp/affect_bt.hpp` registers them.
+        let own = std::mem::take(&mut self.st.own_nodes);
+        parts
+            .models
+            .extend(own.into_iter().map(super::element::entry::builtin_model));
         let default_order = parts.default_order(inferred_keys);
         let actual: Vec<XmlItem> = parts
             .entries
