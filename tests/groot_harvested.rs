@@ -172,22 +172,7 @@ fn harvested_files_agree_with_behaviortree_cpp() {
 
 /// Corpus files whose acceptance still differs from BehaviorTree.CPP's, with why: each must
 /// still fail (the list only shrinks).
-const CORPUS_PENDING: &[(&str, &str)] = &[
-    (
-        "BehaviorTree.CPP@master/examples/test_files/subtree_test.xml",
-        "`<CheckStatus/>`, a compact element named like a tree an included file defines: \
-         BehaviorTree.CPP refuses it (\"Node not recognized\"; with the oracle's stand-ins, the \
-         tree's ID is a registered node's), the import infers a node of that name. The imported \
-         syntax tree writes that element and a `<SubTree ID=\"CheckStatus\"/>` alike \
-         (`CheckStatus()`, told apart only by kept XML text), so the checker cannot refuse the \
-         one without the other: the import must mark the element (or refuse it where it sees \
-         the tree's definition, which its scope does not tell from a `<SubTree>` model)",
-    ),
-    (
-        "BehaviorTree.CPP@v3.8/examples/test_files/subtree_test.xml",
-        "the same `<CheckStatus/>` as on master",
-    ),
-];
+const CORPUS_PENDING: &[(&str, &str)] = &[];
 
 /// Every public corpus file with a tree (issue 29 §3), judged as the harvested files are:
 /// BehaviorTree.CPP loads it (with the oracle's stand-ins; a v3 file after conversion) exactly

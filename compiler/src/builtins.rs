@@ -408,6 +408,17 @@ mod tests {
     }
 
     #[test]
+    fn each_family_is_its_own_row() {
+        for &k in DecoratorKind::ALL {
+            let row = k.row();
+            assert_eq!(row.class, NodeClass::Decorator, "{k:?}");
+            assert_eq!(DecoratorKind::of(row), Some(k), "{}", row.name);
+        }
+        assert_eq!(DecoratorKind::Retry.row().v4, Some("RetryUntilSuccessful"));
+        assert_eq!(DecoratorKind::of(by_name("sequence").unwrap()), None);
+    }
+
+    #[test]
     fn lookups() {
         assert_eq!(
             by_xml_id("SequenceStar").unwrap().name,

@@ -117,6 +117,7 @@ impl Checker {
         self.report_recursion(&templates, modules, &home);
         if self.behavior_tree_xml {
             self.report_undefined_calls(&templates, modules, &home);
+            self.report_nodes_named_like_trees(modules);
         }
         // Trees that stayed signatures (defined in a file nobody included): each call runs a
         // stand-in, as a custom action of the same name and ports.
@@ -474,6 +475,92 @@ impl Checker {
             if let Some(m) = home.get(caller).and_then(|&k| modules.get(k)) {
                 self.set_aside(m, before);
             }
+        }
+    }
+
+    /// E0414 for an element named like a tree of the program (`<CheckStatus/>` beside an
+    /// included `<BehaviorTree ID="CheckStatus">`): BehaviorTree.CPP looks an element up among
+    /// its registered nodes ("Node not recognized") and calls a tree only as `<SubTree ID="..">`.
+    /// The import declares the name an `#[inferred]` node and keeps the element's start tag
+    /// (`#[xml = "<CheckStatus/>"]`), which tells it from a `<SubTree>` call of the same name.
+    fn report_nodes_named_like_trees(&mut self, modules: &[Module]) {
+        use crate::syntax::ast;
+        use crate::syntax::visit::{walk_node, Visitor};
+        let trees: std::collections::HashSet<&str> = modules
+            .iter()
+            .flat_map(|m| &m.file.items)
+            .filter_map(|i| match &i.kind {
+                ItemKind::Tree(t) if !super::is_signature(i, t) => Some(t.name.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        struct Elements<'a> {
+            names: Vec<&'a str>,
+            found: Vec<(String, Span)>,
+        }
+        impl Visitor for Elements<'_> {
+            fn visit_node(&mut self, n: &ast::Node) {
+                if let ast::NodeKind::Call { name, .. } = &n.kind {
+                    let element = n.attrs.iter().any(|a| {
+                        a.name.name == "xml"
+                            && matches!(&a.value, Some(ast::Expr { kind: ast::ExprKind::Str(t), .. })
+                                if !t.starts_with("<SubTree"))
+                    });
+                    if let ([one], true) = (name.segments.as_slice(), element) {
+                        if self.names.contains(&one.name.as_str()) {
+                            self.found.push((one.name.clone(), one.span));
+                        }
+                    }
+                }
+                walk_node(self, n);
+            }
+        }
+        for m in modules {
+            let names: Vec<&str> = m
+                .file
+                .items
+                .iter()
+                .filter_map(|i| match &i.kind {
+                    ItemKind::Leaf(l)
+                        if i.attrs.iter().any(|a| a.name.name == "inferred")
+                            && trees.contains(l.name.name.as_str()) =>
+                    {
+                        Some(l.name.name.as_str())
+                    }
+                    _ => None,
+                })
+                .collect();
+            if names.is_empty() {
+                continue;
+            }
+            let mut elements = Elements {
+                names,
+                found: Vec::new(),
+            };
+            for item in &m.file.items {
+                if let ItemKind::Tree(t) = &item.kind {
+                    for n in &t.body.nodes {
+                        elements.visit_node(n);
+                    }
+                }
+            }
+            let before = self.diags.len();
+            for (name, span) in elements.found {
+                self.diags.push(
+                    Diagnostic::error(
+                        "E0414",
+                        format!("`<{name}>` names a tree, not a node"),
+                        span,
+                    )
+                    .with_label("no node has this name")
+                    .with_help(format!("call the tree as `<SubTree ID=\"{name}\"/>`"))
+                    .with_note(
+                        "BehaviorTree.CPP looks an element up among its registered nodes \
+                             and refuses the file (\"Node not recognized\")",
+                    ),
+                );
+            }
+            self.set_aside(m, before);
         }
     }
 
