@@ -161,7 +161,7 @@ for t in "${targets[@]}"; do
 
   # 3. the hardware path through rppal against the shim built for the target
   shim="$work/$t/libaffect_i2c_shim.so"
-  if "$(cc_of "$t")" -shared -fPIC -O2 -Wall -Werror -o "$shim" shim/i2c_shim.c -ldl -lm; then
+  if "$(cc_of "$t")" -shared -fPIC -O2 -Wall -Werror -o "$shim" shim/i2c_shim.c shim/pi_shim.c -ldl -lm; then
     hw="$work/$t/hardware"
     mkdir -p "$hw"
     "${qemu[@]}" -E "LD_PRELOAD=$shim" -E "AFFECT_SHIM_STATE=$hw/bus.state" \

@@ -1,5 +1,11 @@
 //! The built-in tree nodes: their affect names, their BehaviorTree.CPP IDs in each dialect,
 //! and their arguments. One table serves the checker, the XML exporter and the importer.
+//!
+//! The built-in decorators are families: each has its row in a file of its own here
+//! (`builtins/retry.rs`) and its tick and halt, for the interpreter and the JIT, in the
+//! runtime's file of the same name (`runtime/src/families/retry.rs`). [`decorator_families!`]
+//! names them all once; the checker, both engines and the language server read that list,
+//! so a new decorator is a line in it and those two files (docs/architecture.md).
 
 /// What kind of node a built-in is, in BehaviorTree.CPP's terms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +47,15 @@ pub enum ArgType {
     Str,
 }
 
+/// What a node does with a variable it is given (`ArgType::Variable`): the checker refuses a
+/// read-only variable where the node writes, and the IR's readers know which slots it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+    ReadWrite,
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct BuiltinArg {
     /// The name in affect (`success` of `parallel(success: 2)`).
@@ -52,6 +67,8 @@ pub struct BuiltinArg {
     pub ty: ArgType,
     /// The default, as BehaviorTree.CPP writes it; `None` when the argument is required.
     pub default: Option<&'static str>,
+    /// For a variable: whether the node reads or writes it.
+    pub access: Access,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -68,6 +85,10 @@ pub struct Builtin {
     /// Number of children: (min, max); `usize::MAX` for any number.
     pub children: (usize, usize),
     pub summary: &'static str,
+    /// affect's own node: BehaviorTree.CPP has none by that ID. `cpp/affect_bt.hpp`
+    /// implements it for a BehaviorTree.CPP application, and the export declares it in
+    /// `<TreeNodesModel>` (marked `_affect_node`, which the import skips).
+    pub own: bool,
 }
 
 const fn arg(
@@ -82,6 +103,7 @@ const fn arg(
         port_v3: None,
         ty,
         default,
+        access: Access::Read,
     }
 }
 
@@ -101,6 +123,7 @@ const fn control(
         args: &[],
         children: (1, MANY),
         summary,
+        own: false,
     }
 }
 
@@ -118,10 +141,12 @@ const fn decorator(
         args: &[],
         children: (1, 1),
         summary,
+        own: false,
     }
 }
 
-pub static BUILTINS: &[Builtin] = &[
+/// The controls, in BehaviorTree.CPP's order of its documentation.
+const CONTROLS: &[Builtin] = &[
     control("sequence", "Sequence", Some("Sequence"), "Ticks its children in order until one fails; a running child is resumed without re-ticking the ones before it."),
     control("sequence_with_memory", "SequenceWithMemory", Some("SequenceStar"), "A sequence that does not restart after a failure: the failed child is ticked again next time."),
     control("reactive_sequence", "ReactiveSequence", Some("ReactiveSequence"), "Re-ticks every child from the first on every tick; a running child halts the ones after it."),
@@ -135,11 +160,12 @@ pub static BUILTINS: &[Builtin] = &[
         v3: Some("Parallel"),
         class: NodeClass::Control,
         args: &[
-            BuiltinArg { name: "success", port: "success_count", port_v3: Some("success_threshold"), ty: ArgType::Int, default: Some("-1") },
-            BuiltinArg { name: "failure", port: "failure_count", port_v3: Some("failure_threshold"), ty: ArgType::Int, default: Some("1") },
+            BuiltinArg { name: "success", port: "success_count", port_v3: Some("success_threshold"), ty: ArgType::Int, default: Some("-1"), access: Access::Read },
+            BuiltinArg { name: "failure", port: "failure_count", port_v3: Some("failure_threshold"), ty: ArgType::Int, default: Some("1"), access: Access::Read },
         ],
         children: (1, MANY),
         summary: "Ticks all children every tick; succeeds when `success` children succeeded (-1: all), fails when `failure` failed.",
+        own: false,
     },
     Builtin {
         name: "parallel_all",
@@ -149,6 +175,7 @@ pub static BUILTINS: &[Builtin] = &[
         args: &[arg("max_failures", "max_failures", ArgType::Int, Some("1"))],
         children: (1, MANY),
         summary: "Runs all children to completion; fails when more than `max_failures` failed.",
+        own: false,
     },
     Builtin {
         name: "if_then_else",
@@ -168,54 +195,13 @@ pub static BUILTINS: &[Builtin] = &[
         args: &[arg("catch_on_halt", "catch_on_halt", ArgType::Bool, Some("false"))],
         children: (2, MANY),
         summary: "Runs all children but the last as a sequence; on failure runs the last (the catch) and fails.",
+        own: false,
     },
-    decorator("invert", "Inverter", Some("Inverter"), "Turns SUCCESS into FAILURE and back."),
-    decorator("force_success", "ForceSuccess", Some("ForceSuccess"), "A completed child counts as SUCCESS."),
-    decorator("force_failure", "ForceFailure", Some("ForceFailure"), "A completed child counts as FAILURE."),
-    Builtin {
-        args: &[arg("num_cycles", "num_cycles", ArgType::Int, None)],
-        ..decorator("repeat", "Repeat", Some("Repeat"), "Repeats a successful child `n` times (-1: forever).")
-    },
-    Builtin {
-        args: &[arg("num_attempts", "num_attempts", ArgType::Int, None)],
-        ..decorator("retry", "RetryUntilSuccessful", Some("RetryUntilSuccessful"), "Retries a failing child up to `n` times (-1: forever).")
-    },
-    decorator("keep_running_until_failure", "KeepRunningUntilFailure", Some("KeepRunningUntilFailure"), "Keeps running while the child succeeds; fails when it fails."),
-    Builtin {
-        args: &[arg("msec", "msec", ArgType::Duration, None)],
-        ..decorator("timeout", "Timeout", Some("Timeout"), "Halts the child and fails when it runs longer than the duration.")
-    },
-    Builtin {
-        args: &[arg("delay_msec", "delay_msec", ArgType::Duration, None)],
-        ..decorator("delay", "Delay", Some("Delay"), "Waits for the duration, then ticks the child.")
-    },
-    Builtin {
-        args: &[arg("then_skip", "then_skip", ArgType::Bool, Some("true"))],
-        ..decorator("run_once", "RunOnce", None, "Runs the child to completion once; afterwards it is skipped (or repeats the result).")
-    },
-    Builtin {
-        args: &[
-            arg("if", "if", ArgType::Condition, None),
-            arg("else", "else", ArgType::Status, Some("FAILURE")),
-        ],
-        ..decorator("precondition", "Precondition", None, "Ticks the child only when the condition holds, else returns `else`.")
-    },
-    Builtin {
-        args: &[arg("entry", "entry", ArgType::Variable, None)],
-        ..decorator("skip_unless_updated", "SkipUnlessUpdated", None, "Ticks the child only when the variable changed since the last check, else SKIPPED.")
-    },
-    Builtin {
-        args: &[arg("entry", "entry", ArgType::Variable, None)],
-        ..decorator("wait_update", "WaitValueUpdate", None, "RUNNING until the variable changes, then ticks the child.")
-    },
-    Builtin {
-        args: &[
-            arg("queue", "queue", ArgType::Variable, None),
-            arg("value", "value", ArgType::Variable, None),
-            arg("if_empty", "if_empty", ArgType::Status, Some("SUCCESS")),
-        ],
-        ..decorator("loop", "LoopDouble", None, "Pops each element of a queue into `value` and ticks the child (written `for value in queue { .. }`).")
-    },
+];
+
+/// The actions and conditions, and v3's `BlackboardCheck*` (a decorator that lowers to the
+/// precondition family's node).
+const OTHERS: &[Builtin] = &[
     Builtin {
         name: "succeed",
         v4: Some("AlwaysSuccess"),
@@ -224,6 +210,7 @@ pub static BUILTINS: &[Builtin] = &[
         args: &[],
         children: (0, 0),
         summary: "Returns SUCCESS.",
+        own: false,
     },
     Builtin {
         name: "fail",
@@ -233,6 +220,7 @@ pub static BUILTINS: &[Builtin] = &[
         args: &[],
         children: (0, 0),
         summary: "Returns FAILURE.",
+        own: false,
     },
     Builtin {
         name: "sleep",
@@ -242,6 +230,7 @@ pub static BUILTINS: &[Builtin] = &[
         args: &[arg("msec", "msec", ArgType::Duration, None)],
         children: (0, 0),
         summary: "RUNNING for the duration, then SUCCESS.",
+        own: false,
     },
     Builtin {
         name: "set_blackboard",
@@ -250,10 +239,11 @@ pub static BUILTINS: &[Builtin] = &[
         class: NodeClass::Action,
         args: &[
             arg("value", "value", ArgType::Any, None),
-            arg("output_key", "output_key", ArgType::Variable, None),
+            BuiltinArg { access: Access::Write, ..arg("output_key", "output_key", ArgType::Variable, None) },
         ],
         children: (0, 0),
         summary: "Writes a value into a variable (prefer `do { x = value }`).",
+        own: false,
     },
     Builtin {
         name: "unset_blackboard",
@@ -263,6 +253,7 @@ pub static BUILTINS: &[Builtin] = &[
         args: &[arg("key", "key", ArgType::Str, None)],
         children: (0, 0),
         summary: "Removes an entry from the blackboard.",
+        own: false,
     },
     Builtin {
         name: "was_updated",
@@ -272,17 +263,104 @@ pub static BUILTINS: &[Builtin] = &[
         args: &[arg("entry", "entry", ArgType::Variable, None)],
         children: (0, 0),
         summary: "SUCCESS when the variable changed since the last check, else FAILURE.",
+        own: false,
     },
     Builtin {
         args: &[
-            BuiltinArg { name: "value_a", port: "value_A", port_v3: None, ty: ArgType::Any, default: None },
-            BuiltinArg { name: "value_b", port: "value_B", port_v3: None, ty: ArgType::Any, default: None },
+            BuiltinArg { name: "value_a", port: "value_A", port_v3: None, ty: ArgType::Any, default: None, access: Access::Read },
+            BuiltinArg { name: "value_b", port: "value_B", port_v3: None, ty: ArgType::Any, default: None, access: Access::Read },
             arg("return_on_mismatch", "return_on_mismatch", ArgType::Status, Some("FAILURE")),
         ],
         v4: None,
         ..decorator("blackboard_check", "", Some("BlackboardCheckDouble"), "v3 only: ticks the child when value_a equals value_b, else returns `return_on_mismatch`.")
     },
 ];
+
+/// Every built-in: the controls, the decorator families in their list's order, the others.
+pub static BUILTINS: &[Builtin] = &ALL;
+
+const ALL_LEN: usize = CONTROLS.len() + DECORATORS.len() + OTHERS.len();
+const ALL: [Builtin; ALL_LEN] = concat([CONTROLS, &DECORATORS, OTHERS]);
+
+/// The three tables as one, at compile time (a `static` slice cannot be built otherwise).
+const fn concat(parts: [&[Builtin]; 3]) -> [Builtin; ALL_LEN] {
+    let mut out = [CONTROLS[0]; ALL_LEN];
+    let (mut i, mut k) = (0, 0);
+    while i < parts.len() {
+        let mut j = 0;
+        while j < parts[i].len() {
+            out[k] = parts[i][j];
+            k += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Every family of built-in decorators: its [`DecoratorKind`] variant, then its module, which
+/// is `builtins/NAME.rs` here (the row) and `runtime/src/families/NAME.rs` (the tick and
+/// halt of both engines). Calls `$then! { Variant module, .. }`, so each reader of the list
+/// (this file's declarations, the runtime's modules and dispatch) is made from it: adding a
+/// line here is all the registration a new decorator needs.
+#[macro_export]
+macro_rules! decorator_families {
+    ($then:ident) => {
+        $then! {
+            Invert invert,
+            ForceSuccess force_success,
+            ForceFailure force_failure,
+            Repeat repeat,
+            Retry retry,
+            KeepRunningUntilFailure keep_running_until_failure,
+            Timeout timeout,
+            Delay delay,
+            RunOnce run_once,
+            Precondition precondition,
+            SkipUnlessUpdated skip_unless_updated,
+            WaitUpdate wait_update,
+            Loop loop_queue,
+            Cooldown cooldown,
+        }
+    };
+}
+
+macro_rules! declare_families {
+    ($($kind:ident $module:ident,)*) => {
+        $(pub mod $module;)*
+
+        /// A built-in decorator, as the IR names it (`ir::decorator::Decorator`).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum DecoratorKind {
+            $($kind,)*
+        }
+
+        impl DecoratorKind {
+            /// Every family, in the list's order.
+            pub const ALL: &[DecoratorKind] = &[$(DecoratorKind::$kind,)*];
+        }
+
+        /// The families' rows, in [`DecoratorKind`]'s order.
+        const DECORATORS: [Builtin; DecoratorKind::ALL.len()] = [$($module::ROW,)*];
+    };
+}
+
+decorator_families!(declare_families);
+
+impl DecoratorKind {
+    /// The family's row in the table.
+    pub fn row(self) -> &'static Builtin {
+        &BUILTINS[CONTROLS.len() + self as usize]
+    }
+
+    /// The family of a built-in, by its affect name (`None` for controls and leaves).
+    pub fn of(b: &Builtin) -> Option<DecoratorKind> {
+        DecoratorKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.row().name == b.name)
+    }
+}
 
 /// The node kinds written with their own syntax, and their BehaviorTree.CPP IDs.
 pub const SCRIPT_ID: &str = "Script";
@@ -327,6 +405,17 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn each_family_is_its_own_row() {
+        for &k in DecoratorKind::ALL {
+            let row = k.row();
+            assert_eq!(row.class, NodeClass::Decorator, "{k:?}");
+            assert_eq!(DecoratorKind::of(row), Some(k), "{}", row.name);
+        }
+        assert_eq!(DecoratorKind::Retry.row().v4, Some("RetryUntilSuccessful"));
+        assert_eq!(DecoratorKind::of(by_name("sequence").unwrap()), None);
     }
 
     #[test]
