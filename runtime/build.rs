@@ -1,5 +1,6 @@
 //! Hashes what decides the JIT's generated code besides the program (the JIT's and the
-//! interpreter's sources, the compiler's IR, the locked Cranelift version) into
+//! interpreter's sources, the compiler's IR and built-in node table, the locked Cranelift
+//! version) into
 //! `AFFECT_ENGINE_HASH`: the code cache's key includes it, so a cached entry is used only by
 //! a build of the very same engine (runtime/src/jit/cache.rs).
 
@@ -21,8 +22,16 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn main() {
-    let dirs = ["src/jit", "src/interp", "../compiler/src/ir"];
-    let mut files = Vec::new();
+    // The decorator families' list and rows (`compiler/src/builtins.rs`, `builtins/`) too:
+    // a family's number in the IR is its place in that list.
+    let dirs = [
+        "src/jit",
+        "src/interp",
+        "../compiler/src/ir",
+        "../compiler/src/builtins",
+    ];
+    let mut files = vec![PathBuf::from("../compiler/src/builtins.rs")];
+    println!("cargo:rerun-if-changed=../compiler/src/builtins.rs");
     for d in dirs {
         println!("cargo:rerun-if-changed={d}");
         collect(Path::new(d), &mut files);

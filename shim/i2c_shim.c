@@ -64,6 +64,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pi_shim.h"
+
 #define ROMI_SIZE 43
 #define ROMI_LEFT_MOTOR 6
 #define ROMI_RIGHT_MOTOR 8
@@ -137,6 +139,14 @@ static int (*real_close)(int);
 static ssize_t (*real_read)(int, void *, size_t);
 static ssize_t (*real_write)(int, const void *, size_t);
 static int (*real_ioctl)(int, unsigned long, ...);
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static void *(*real_mmap64)(void *, size_t, int, int, int, off64_t);
+static int (*real_munmap)(void *, size_t);
+static int (*real_statx)(int, const char *, int, unsigned, struct statx *);
+static int (*real_stat)(const char *, struct stat *);
+static int (*real_stat64)(const char *, struct stat64 *);
+static int (*real_lstat)(const char *, struct stat *);
+static int (*real_lstat64)(const char *, struct stat64 *);
 
 static int64_t now_ns(void) {
     struct timespec ts;
@@ -213,6 +223,15 @@ __attribute__((constructor)) static void shim_init(void) {
     RESOLVE(read);
     RESOLVE(write);
     RESOLVE(ioctl);
+    RESOLVE(mmap);
+    RESOLVE(mmap64);
+    RESOLVE(munmap);
+    RESOLVE(statx);
+    RESOLVE(stat);
+    RESOLVE(stat64);
+    RESOLVE(lstat);
+    RESOLVE(lstat64);
+    pi_init();
     const char *path = getenv("AFFECT_SHIM_STATE");
     if (!path || !*path || !real_open) return;
     const char *bus = getenv("AFFECT_SHIM_BUS");
@@ -439,8 +458,6 @@ static int open_device(const char *path) {
 }
 
 #define OPEN_BODY(real, ...)                               \
-    int r = open_device(path);                             \
-    if (r != -2) return r;                                 \
     mode_t mode = 0;                                       \
     if (flags & (O_CREAT | O_TMPFILE)) {                   \
         va_list ap;                                        \
@@ -448,6 +465,10 @@ static int open_device(const char *path) {
         mode = va_arg(ap, mode_t);                         \
         va_end(ap);                                        \
     }                                                      \
+    int r = open_device(path);                             \
+    if (r != -2) return r;                                 \
+    r = pi_open(path, flags, mode, real_open);             \
+    if (r != -2) return r;                                 \
     return real(__VA_ARGS__, flags, mode)
 
 int open(const char *path, int flags, ...) {
@@ -470,8 +491,64 @@ int openat64(int dirfd, const char *path, int flags, ...) {
     OPEN_BODY(real_openat64, dirfd, path);
 }
 
+/* The Pi's files are looked at where the shim keeps them (rppal asks whether a PWM channel
+ * is exported). */
+#define STAT_BODY(real, ...)                               \
+    char buf[1024];                                        \
+    path = pi_path(path, buf, sizeof buf);                 \
+    return real(__VA_ARGS__)
+
+int statx(int dirfd, const char *restrict path, int flags, unsigned mask, struct statx *restrict out) {
+    if (!real_statx) shim_init();
+    STAT_BODY(real_statx, dirfd, path, flags, mask, out);
+}
+
+int stat(const char *restrict path, struct stat *restrict out) {
+    if (!real_stat) shim_init();
+    STAT_BODY(real_stat, path, out);
+}
+
+int stat64(const char *restrict path, struct stat64 *restrict out) {
+    if (!real_stat64) shim_init();
+    STAT_BODY(real_stat64, path, out);
+}
+
+int lstat(const char *restrict path, struct stat *restrict out) {
+    if (!real_lstat) shim_init();
+    STAT_BODY(real_lstat, path, out);
+}
+
+int lstat64(const char *restrict path, struct stat64 *restrict out) {
+    if (!real_lstat64) shim_init();
+    STAT_BODY(real_lstat64, path, out);
+}
+
+/* The GPIO registers' mapping is watched (pi_shim.c). */
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
+    if (!real_mmap) shim_init();
+    int gpio = pi_mapping(fd);
+    void *m = real_mmap(addr, len, prot, flags, fd, off);
+    if (gpio) pi_mapped(m, len, off);
+    return m;
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off) {
+    if (!real_mmap64) shim_init();
+    int gpio = pi_mapping(fd);
+    void *m = real_mmap64(addr, len, prot, flags, fd, off);
+    if (gpio) pi_mapped(m, len, off);
+    return m;
+}
+
+int munmap(void *addr, size_t len) {
+    if (!real_munmap) shim_init();
+    pi_munmap(addr);
+    return real_munmap(addr, len);
+}
+
 int close(int fd) {
     if (is_ours(fd)) ours[fd] = 0;
+    pi_close(fd);
     return real_close(fd);
 }
 
@@ -490,6 +567,8 @@ ssize_t read(int fd, void *buf, size_t n) {
 }
 
 ssize_t write(int fd, const void *buf, size_t n) {
+    ssize_t pi = pi_write(fd, buf, n);
+    if (pi != -2) return pi;
     if (!is_ours(fd)) return real_write(fd, buf, n);
     if (slave[fd] < 0) {
         errno = EINVAL;
@@ -517,6 +596,8 @@ int ioctl(int fd, unsigned long request, ...) {
     va_start(ap, request);
     void *arg = va_arg(ap, void *);
     va_end(ap);
+    int result;
+    if (pi_ioctl(fd, request, arg, &result)) return result;
     if (!is_ours(fd)) return real_ioctl(fd, request, arg);
     unsigned long value = (unsigned long)(uintptr_t)arg;
     switch (request) {

@@ -16,8 +16,8 @@ use std::sync::Mutex;
 use support::workspace;
 
 /// Builds the firmware with `MOTOR_TIMEOUT_MS=timeout_ms`, and the harness, afresh (`make
-/// -B`) into a folder of the build's own, once per test run (the tests share a build);
-/// returns (firmware ELF, harness).
+/// -B`) into this test binary's own build folder (`support::built`), once per timeout (the
+/// tests share a build); returns (firmware ELF, harness).
 fn build(timeout_ms: u32) -> (PathBuf, PathBuf) {
     static BUILT: Mutex<Vec<(u32, (PathBuf, PathBuf))>> = Mutex::new(Vec::new());
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
@@ -30,7 +30,7 @@ fn build(timeout_ms: u32) -> (PathBuf, PathBuf) {
 }
 
 fn make(timeout_ms: u32) -> (PathBuf, PathBuf) {
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+    let out = support::built::folder()
         .join("firmware")
         .join(format!("timeout-{timeout_ms}"));
     let status = Command::new("make")

@@ -437,3 +437,29 @@ fn write_generated_case() {
         println!("--- minimised ({}):\n{small}", min_dir.display());
     }
 }
+
+/// Judges one file (`AFFECT_JUDGE=path/to/main.xml`, with `NAME.sub/` beside it as a fixture
+/// keeps it) and prints the verdict in full, to look at one fixture by hand.
+#[test]
+#[ignore = "a tool: AFFECT_JUDGE=FILE cargo test --test groot_generated judge_file -- --ignored --nocapture"]
+fn judge_file() {
+    let Ok(file) = std::env::var("AFFECT_JUDGE") else {
+        panic!("set AFFECT_JUDGE to the file to judge");
+    };
+    let path = std::path::PathBuf::from(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let dir = scratch_root("judge");
+    write_case(&dir, &fixture_files(&path, &text));
+    let (loaded, verdict) = judge(
+        &dir,
+        "main.xml",
+        version_of(&text),
+        &fixture_leaves(&text),
+        None,
+    );
+    println!("BehaviorTree.CPP loads: {loaded}");
+    match verdict {
+        Ok(()) => println!("agree"),
+        Err((class, detail)) => println!("{class}\n{detail}"),
+    }
+}

@@ -13,7 +13,7 @@ mod support;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use support::shim::{eventually, kill, send, shim, Bus};
+use support::shim::{eventually, kill, send, Bus};
 use support::{affect_command, stderr};
 
 fn places(trace: &Path) -> Vec<String> {
@@ -375,10 +375,8 @@ fn safe_stop_stops_the_motors_a_killed_run_left_running() {
     drop(run);
     std::thread::sleep(Duration::from_millis(200));
     assert_ne!(bus.speeds(), (0, 0), "nothing stopped them");
-    let out = affect_command()
-        .env("LD_PRELOAD", shim())
-        .env("AFFECT_SHIM_STATE", bus.state())
-        .env("AFFECT_SHIM_LOG", bus.log())
+    let out = bus
+        .affect()
         .args(["safe-stop", "examples/navigator.affect"])
         .args(["--sim-device", "place", "--sim-device", "loud_noise"])
         .output()

@@ -89,28 +89,11 @@ fn a_stall_is_reported_as_missed_deadlines_and_not_followed_by_a_burst() {
     );
 }
 
-/// `--sched-fifo` without the privilege or the limits it needs: the run says what was
-/// refused, why and what would grant it, and goes on. The limits are set in the child
-/// (RLIMIT_MEMLOCK 64 KiB, RLIMIT_RTPRIO 0); a test run as root also gives up root there,
-/// since root's capabilities pass any limit.
-#[test]
-fn sched_fifo_refused_under_low_limits_is_said_and_the_run_goes_on() {
+/// Runs `c` under limits that refuse `--sched-fifo`: RLIMIT_MEMLOCK 64 KiB and RLIMIT_RTPRIO 0,
+/// set in the child; a test run as root also gives up root there, since root's capabilities
+/// pass any limit.
+fn under_low_limits(c: &mut std::process::Command) -> std::process::Output {
     use std::os::unix::process::CommandExt;
-    let mut c = support::affect_command();
-    c.args([
-        "run",
-        "examples/navigator.affect",
-        "--realtime",
-        "--ticks",
-        "3",
-    ])
-    .args([
-        "--no-persist",
-        "--no-code-cache",
-        "--quiet",
-        "--sched-fifo",
-        "10",
-    ]);
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
         c.pre_exec(|| {
@@ -136,9 +119,11 @@ fn sched_fifo_refused_under_low_limits_is_said_and_the_run_goes_on() {
             Ok(())
         });
     }
-    let out = c.output().unwrap();
-    let err = support::stderr(&out);
-    assert!(out.status.success(), "{err}");
+    c.output().unwrap()
+}
+
+/// Both refusals said, each with why and what would grant it.
+fn says_both_refused(err: &str) {
     assert!(
         err.contains("warning: SCHED_FIFO priority 10 was refused")
             && err.contains("RLIMIT_RTPRIO is 0")
@@ -151,9 +136,62 @@ fn sched_fifo_refused_under_low_limits_is_said_and_the_run_goes_on() {
             && err.contains("LimitMEMLOCK=infinity"),
         "{err}"
     );
+}
+
+/// `--sched-fifo` without the privilege or the limits it needs: the run says what was
+/// refused, why and what would grant it, and goes on.
+#[test]
+fn sched_fifo_refused_under_low_limits_is_said_and_the_run_goes_on() {
+    let mut c = support::affect_command();
+    c.args([
+        "run",
+        "examples/navigator.affect",
+        "--realtime",
+        "--ticks",
+        "3",
+    ])
+    .args([
+        "--no-persist",
+        "--no-code-cache",
+        "--quiet",
+        "--sched-fifo",
+        "10",
+    ]);
+    let out = under_low_limits(&mut c);
+    let err = support::stderr(&out);
+    assert!(out.status.success(), "{err}");
+    says_both_refused(&err);
     assert!(err.contains("timing: 3 ticks"), "the run went on: {err}");
     // Off the wall clock it means nothing, and says so.
     let out = support::affect(&["run", "examples/navigator.affect", "--sched-fifo", "10"]);
     assert_eq!(out.status.code(), Some(2), "{}", support::stderr(&out));
     assert!(support::stderr(&out).contains("--sched-fifo is for runs on the wall clock"));
+}
+
+/// A robot on the network ticks on its team's wall clock: `--sched-fifo` applies there too
+/// (it was silently ignored with `--net`), refused and said under low limits, and the robot
+/// goes on.
+#[test]
+fn sched_fifo_applies_to_a_robot_on_the_network() {
+    let mut c = support::affect_command();
+    c.args([
+        "run",
+        "examples/recruitment.affect",
+        "--agent",
+        "UAV",
+        "--net",
+    ])
+    .args(["--unsigned", "--listen", "tcp/127.0.0.1:0", "--loss", "0"])
+    .args([
+        "--ticks",
+        "3",
+        "--no-persist",
+        "--quiet",
+        "--sched-fifo",
+        "10",
+    ]);
+    let out = under_low_limits(&mut c);
+    let err = support::stderr(&out);
+    assert!(out.status.success(), "{err}");
+    says_both_refused(&err);
 }

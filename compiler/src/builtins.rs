@@ -1,5 +1,11 @@
 //! The built-in tree nodes: their affect names, their BehaviorTree.CPP IDs in each dialect,
 //! and their arguments. One table serves the checker, the XML exporter and the importer.
+//!
+//! The built-in decorators are families: each has its row in a file of its own here
+//! (`builtins/retry.rs`) and its tick and halt, for the interpreter and the JIT, in the
+//! runtime's file of the same name (`runtime/src/families/retry.rs`). [`decorator_families!`]
+//! names them all once; the checker, both engines and the language server read that list,
+//! so a new decorator is a line in it and those two files (docs/architecture.md).
 
 /// What kind of node a built-in is, in BehaviorTree.CPP's terms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +47,15 @@ pub enum ArgType {
     Str,
 }
 
+/// What a node does with a variable it is given (`ArgType::Variable`): the checker refuses a
+/// read-only variable where the node writes, and the IR's readers know which slots it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+    ReadWrite,
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct BuiltinArg {
     /// The name in affect (`success` of `parallel(success: 2)`).
@@ -52,6 +67,8 @@ pub struct BuiltinArg {
     pub ty: ArgType,
     /// The default, as BehaviorTree.CPP writes it; `None` when the argument is required.
     pub default: Option<&'static str>,
+    /// For a variable: whether the node reads or writes it.
+    pub access: Access,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -82,6 +99,7 @@ const fn arg(
         port_v3: None,
         ty,
         default,
+        access: Access::Read,
     }
 }
 
@@ -121,7 +139,8 @@ const fn decorator(
     }
 }
 
-pub static BUILTINS: &[Builtin] = &[
+/// The controls, in BehaviorTree.CPP's order of its documentation.
+const CONTROLS: &[Builtin] = &[
     control("sequence", "Sequence", Some("Sequence"), "Ticks its children in order until one fails; a running child is resumed without re-ticking the ones before it."),
     control("sequence_with_memory", "SequenceWithMemory", Some("SequenceStar"), "A sequence that does not restart after a failure: the failed child is ticked again next time."),
     control("reactive_sequence", "ReactiveSequence", Some("ReactiveSequence"), "Re-ticks every child from the first on every tick; a running child halts the ones after it."),
@@ -135,8 +154,8 @@ pub static BUILTINS: &[Builtin] = &[
         v3: Some("Parallel"),
         class: NodeClass::Control,
         args: &[
-            BuiltinArg { name: "success", port: "success_count", port_v3: Some("success_threshold"), ty: ArgType::Int, default: Some("-1") },
-            BuiltinArg { name: "failure", port: "failure_count", port_v3: Some("failure_threshold"), ty: ArgType::Int, default: Some("1") },
+            BuiltinArg { name: "success", port: "success_count", port_v3: Some("success_threshold"), ty: ArgType::Int, default: Some("-1"), access: Access::Read },
+            BuiltinArg { name: "failure", port: "failure_count", port_v3: Some("failure_threshold"), ty: ArgType::Int, default: Some("1"), access: Access::Read },
         ],
         children: (1, MANY),
         summary: "Ticks all children every tick; succeeds when `success` children succeeded (-1: all), fails when `failure` failed.",
@@ -169,53 +188,11 @@ pub static BUILTINS: &[Builtin] = &[
         children: (2, MANY),
         summary: "Runs all children but the last as a sequence; on failure runs the last (the catch) and fails.",
     },
-    decorator("invert", "Inverter", Some("Inverter"), "Turns SUCCESS into FAILURE and back."),
-    decorator("force_success", "ForceSuccess", Some("ForceSuccess"), "A completed child counts as SUCCESS."),
-    decorator("force_failure", "ForceFailure", Some("ForceFailure"), "A completed child counts as FAILURE."),
-    Builtin {
-        args: &[arg("num_cycles", "num_cycles", ArgType::Int, None)],
-        ..decorator("repeat", "Repeat", Some("Repeat"), "Repeats a successful child `n` times (-1: forever).")
-    },
-    Builtin {
-        args: &[arg("num_attempts", "num_attempts", ArgType::Int, None)],
-        ..decorator("retry", "RetryUntilSuccessful", Some("RetryUntilSuccessful"), "Retries a failing child up to `n` times (-1: forever).")
-    },
-    decorator("keep_running_until_failure", "KeepRunningUntilFailure", Some("KeepRunningUntilFailure"), "Keeps running while the child succeeds; fails when it fails."),
-    Builtin {
-        args: &[arg("msec", "msec", ArgType::Duration, None)],
-        ..decorator("timeout", "Timeout", Some("Timeout"), "Halts the child and fails when it runs longer than the duration.")
-    },
-    Builtin {
-        args: &[arg("delay_msec", "delay_msec", ArgType::Duration, None)],
-        ..decorator("delay", "Delay", Some("Delay"), "Waits for the duration, then ticks the child.")
-    },
-    Builtin {
-        args: &[arg("then_skip", "then_skip", ArgType::Bool, Some("true"))],
-        ..decorator("run_once", "RunOnce", None, "Runs the child to completion once; afterwards it is skipped (or repeats the result).")
-    },
-    Builtin {
-        args: &[
-            arg("if", "if", ArgType::Condition, None),
-            arg("else", "else", ArgType::Status, Some("FAILURE")),
-        ],
-        ..decorator("precondition", "Precondition", None, "Ticks the child only when the condition holds, else returns `else`.")
-    },
-    Builtin {
-        args: &[arg("entry", "entry", ArgType::Variable, None)],
-        ..decorator("skip_unless_updated", "SkipUnlessUpdated", None, "Ticks the child only when the variable changed since the last check, else SKIPPED.")
-    },
-    Builtin {
-        args: &[arg("entry", "entry", ArgType::Variable, None)],
-        ..decorator("wait_update", "WaitValueUpdate", None, "RUNNING until the variable changes, then ticks the child.")
-    },
-    Builtin {
-        args: &[
-            arg("queue", "queue", ArgType::Variable, None),
-            arg("value", "value", ArgType::Variable, None),
-            arg("if_empty", "if_empty", ArgType::Status, Some("SUCCESS")),
-        ],
-        ..decorator("loop", "LoopDouble", None, "Pops each element of a queue into `value` and ticks the child (written `for value in queue { .. }`).")
-    },
+];
+
+/// The actions and conditions, and v3's `BlackboardCheck*` (a decorator that lowers to the
+/// precondition family's node).
+const OTHERS: &[Builtin] = &[
     Builtin {
         name: "succeed",
         v4: Some("AlwaysSuccess"),
@@ -250,7 +227,7 @@ pub static BUILTINS: &[Builtin] = &[
         class: NodeClass::Action,
         args: &[
             arg("value", "value", ArgType::Any, None),
-            arg("output_key", "output_key", ArgType::Variable, None),
+            BuiltinArg { access: Access::Write, ..arg("output_key", "output_key", ArgType::Variable, None) },
         ],
         children: (0, 0),
         summary: "Writes a value into a variable (prefer `do { x = value }`).",
@@ -275,14 +252,99 @@ pub static BUILTINS: &[Builtin] = &[
     },
     Builtin {
         args: &[
-            BuiltinArg { name: "value_a", port: "value_A", port_v3: None, ty: ArgType::Any, default: None },
-            BuiltinArg { name: "value_b", port: "value_B", port_v3: None, ty: ArgType::Any, default: None },
+            BuiltinArg { name: "value_a", port: "value_A", port_v3: None, ty: ArgType::Any, default: None, access: Access::Read },
+            BuiltinArg { name: "value_b", port: "value_B", port_v3: None, ty: ArgType::Any, default: None, access: Access::Read },
             arg("return_on_mismatch", "return_on_mismatch", ArgType::Status, Some("FAILURE")),
         ],
         v4: None,
         ..decorator("blackboard_check", "", Some("BlackboardCheckDouble"), "v3 only: ticks the child when value_a equals value_b, else returns `return_on_mismatch`.")
     },
 ];
+
+/// Every built-in: the controls, the decorator families in their list's order, the others.
+pub static BUILTINS: &[Builtin] = &ALL;
+
+const ALL_LEN: usize = CONTROLS.len() + DECORATORS.len() + OTHERS.len();
+const ALL: [Builtin; ALL_LEN] = concat([CONTROLS, &DECORATORS, OTHERS]);
+
+/// The three tables as one, at compile time (a `static` slice cannot be built otherwise).
+const fn concat(parts: [&[Builtin]; 3]) -> [Builtin; ALL_LEN] {
+    let mut out = [CONTROLS[0]; ALL_LEN];
+    let (mut i, mut k) = (0, 0);
+    while i < parts.len() {
+        let mut j = 0;
+        while j < parts[i].len() {
+            out[k] = parts[i][j];
+            k += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Every family of built-in decorators: its [`DecoratorKind`] variant, then its module, which
+/// is `builtins/NAME.rs` here (the row) and `runtime/src/families/NAME.rs` (the tick and
+/// halt of both engines). Calls `$then! { Variant module, .. }`, so each reader of the list
+/// (this file's declarations, the runtime's modules and dispatch) is made from it: adding a
+/// line here is all the registration a new decorator needs.
+#[macro_export]
+macro_rules! decorator_families {
+    ($then:ident) => {
+        $then! {
+            Invert invert,
+            ForceSuccess force_success,
+            ForceFailure force_failure,
+            Repeat repeat,
+            Retry retry,
+            KeepRunningUntilFailure keep_running_until_failure,
+            Timeout timeout,
+            Delay delay,
+            RunOnce run_once,
+            Precondition precondition,
+            SkipUnlessUpdated skip_unless_updated,
+            WaitUpdate wait_update,
+            Loop loop_queue,
+        }
+    };
+}
+
+macro_rules! declare_families {
+    ($($kind:ident $module:ident,)*) => {
+        $(pub mod $module;)*
+
+        /// A built-in decorator, as the IR names it (`ir::decorator::Decorator`).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum DecoratorKind {
+            $($kind,)*
+        }
+
+        impl DecoratorKind {
+            /// Every family, in the list's order.
+            pub const ALL: &[DecoratorKind] = &[$(DecoratorKind::$kind,)*];
+        }
+
+        /// The families' rows, in [`DecoratorKind`]'s order.
+        const DECORATORS: [Builtin; DecoratorKind::ALL.len()] = [$($module::ROW,)*];
+    };
+}
+
+decorator_families!(declare_families);
+
+impl DecoratorKind {
+    /// The family's row in the table.
+    pub fn row(self) -> &'static Builtin {
+        &BUILTINS[CONTROLS.len() + self as usize]
+    }
+
+    /// The family of a built-in, by its affect name (`None` for controls and leaves).
+    pub fn of(b: &Builtin) -> Option<DecoratorKind> {
+        DecoratorKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.row().name == b.name)
+    }
+}
 
 /// The node kinds written with their own syntax, and their BehaviorTree.CPP IDs.
 pub const SCRIPT_ID: &str = "Script";

@@ -114,7 +114,7 @@ pub struct RunArgs {
     /// (a second process) stops the motors; 0 runs without one.
     #[arg(long, value_name = "MS", default_value_t = 500, requires = "hardware")]
     pub watchdog_ms: u64,
-    /// On the wall clock (--hardware, --realtime): tick at SCHED_FIFO real-time priority PRIO
+    /// On the wall clock (--hardware, --realtime, --net): tick at SCHED_FIFO real-time priority PRIO
     /// (1-99) with the process's memory locked; either, when refused (no privilege, a low
     /// RLIMIT_RTPRIO or RLIMIT_MEMLOCK), is said and the run goes on without it. See
     /// docs/raspberry-pi.md.
@@ -220,7 +220,9 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     };
     if args.sched_fifo.is_some() && !wall_clock(args) {
-        eprintln!("error: --sched-fifo is for runs on the wall clock (--hardware, --realtime)");
+        eprintln!(
+            "error: --sched-fifo is for runs on the wall clock (--hardware, --realtime, --net)"
+        );
         return USAGE;
     }
     let prepare_wall_clock = |observers: &mut Fanout| {
@@ -320,6 +322,10 @@ fn run_net(
         eprintln!("error: {e}");
         return USAGE;
     }
+    // A robot on the network ticks on its team's wall clock, in this thread.
+    if let Some(priority) = args.sched_fifo {
+        sched_fifo(priority, args.quiet);
+    }
     let result = super::net::run_robot(&args.link, program, &config, &mut watchers, args.quiet);
     let unwritten = watchers.finish(result.is_ok());
     for e in &unwritten {
@@ -362,7 +368,7 @@ fn sched_fifo(priority: i32, quiet: bool) {
 
 /// Whether the run goes at wall-clock speed, on `--realtime`'s clock (or the robot's): on
 /// hardware, when asked, and when someone watches it live (`--groot2`) or edits it as it
-/// runs (`--watch`).
+/// runs (`--watch`). A robot on the network (`--net`) always does, on its team's clock.
 fn wall_clock(args: &RunArgs) -> bool {
     args.hardware || args.realtime || args.watch || args.groot2.is_some()
 }

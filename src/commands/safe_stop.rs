@@ -29,13 +29,7 @@ pub fn run(args: &SafeStopArgs) -> u8 {
     };
     match stop() {
         Ok(n) => {
-            eprintln!(
-                "safe: {n} actuator{} of `{}` at {} safe state{}",
-                if n == 1 { "" } else { "s" },
-                args.file.display(),
-                if n == 1 { "its" } else { "their" },
-                if n == 1 { "" } else { "s" },
-            );
+            eprintln!("{}", robot::safe_stop_said(n, &args.file));
             OK
         }
         Err(e) => {

@@ -4,6 +4,7 @@
 //! run` would check them, as is the program: a unit that would fail at boot is not written.
 
 use super::{FAILED, OK, USAGE};
+use affect_runtime::robot::service::{default_user, Unit};
 use clap::Parser;
 use std::path::{Path, PathBuf};
 
@@ -115,7 +116,17 @@ pub fn install(args: &ServiceArgs) -> u8 {
         return USAGE;
     }
     let user = args.user.clone().or_else(default_user);
-    let unit = unit(&name, &affect, &file, user.as_deref(), &run, &safe_stop);
+    let start = [&["run".to_string()], run.as_slice()].concat();
+    let unit = Unit {
+        name: &name,
+        writer: "affect install-service",
+        exe: &affect,
+        file: &file,
+        user: user.as_deref(),
+        start: &start,
+        stop_post: &safe_stop,
+    }
+    .text();
     if args.dry_run {
         print!("{unit}");
         return OK;
@@ -136,107 +147,4 @@ pub fn install(args: &ServiceArgs) -> u8 {
         eprintln!("start it now and at every boot:\n  sudo systemctl daemon-reload\n  sudo systemctl enable --now {name}\nfollow it: journalctl -u {name} -f");
     }
     OK
-}
-
-/// The user a service runs as by default: who ran `sudo`, else who runs this.
-fn default_user() -> Option<String> {
-    ["SUDO_USER", "USER", "LOGNAME"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|u| !u.is_empty()))
-}
-
-/// The unit's text.
-fn unit(
-    name: &str,
-    affect: &Path,
-    file: &Path,
-    user: Option<&str>,
-    run: &[String],
-    safe_stop: &[String],
-) -> String {
-    let dir = file.parent().unwrap_or(Path::new("/"));
-    let command = |args: &[String]| {
-        let mut exec = vec![quote(&affect.display().to_string())];
-        exec.extend(args.iter().map(|a| quote(a)));
-        exec.join(" ")
-    };
-    let exec = command(&[&["run".to_string()], run].concat());
-    let stop_post = command(safe_stop);
-    let user = match user {
-        Some(u) if u != "root" => format!("User={u}\n"),
-        // Root can open the devices without the groups, but a program has no business
-        // running as root: said, not refused.
-        _ => "# User= not set: the program runs as root. Give --user (a member of i2c and gpio).\n"
-            .into(),
-    };
-    format!(
-        "# Written by `affect install-service` (affect {version}): `{name}` runs {file} on this robot.
-[Unit]
-Description=affect: {file}
-After=multi-user.target
-# Restarted at most 5 times a minute: a program that fails at once does not spin.
-StartLimitIntervalSec=60
-StartLimitBurst=5
-
-[Service]
-# The run tells systemd when its first tick is done (READY=1) and, from its tick loop, that
-# it is still ticking (WATCHDOG=1): a loop stalled for WatchdogSec= is killed and restarted.
-Type=notify
-NotifyAccess=main
-WatchdogSec=5
-{user}WorkingDirectory={dir}
-ExecStart={exec}
-# SIGTERM stops the run at a tick boundary: nodes halted, actuators at their safe values,
-# motors stopped, trace, record and memories flushed (docs/raspberry-pi.md). Only the run
-# gets it (KillMode=mixed): its watchdog guards it until it has stopped, and anything left
-# after TimeoutStopSec= is killed.
-KillSignal=SIGTERM
-KillMode=mixed
-TimeoutStopSec=5
-# Whatever stopped the unit (a crash, the out-of-memory killer, the watchdog above, a stop):
-# every actuator to its safe state, on handles of its own.
-ExecStopPost={stop_post}
-# A run ends after its ticks (exit 0) or fails (the watchdog has stopped the motors):
-# either way it starts again, with the memories it saved.
-Restart=always
-RestartSec=2
-
-[Install]
-WantedBy=multi-user.target
-",
-        version = env!("CARGO_PKG_VERSION"),
-        file = file.display(),
-        dir = dir.display(),
-    )
-}
-
-/// An argument as systemd reads it in `ExecStart=`: quoted when it has spaces or quotes;
-/// `%` (specifiers) and `$` (variables) doubled so that they stay themselves.
-fn quote(arg: &str) -> String {
-    let escaped = arg.replace('%', "%%").replace('$', "$$");
-    let plain = !escaped.is_empty()
-        && !escaped
-            .chars()
-            .any(|c| c.is_whitespace() || matches!(c, '"' | '\'' | '\\' | ';'));
-    if plain {
-        return escaped;
-    }
-    let inner = escaped.replace('\\', "\\\\").replace('"', "\\\"");
-    format!("\"{inner}\"")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::quote;
-
-    #[test]
-    fn arguments_are_quoted_as_systemd_reads_them() {
-        assert_eq!(quote("/home/pi/nav.affect"), "/home/pi/nav.affect");
-        assert_eq!(quote("my robot.affect"), "\"my robot.affect\"");
-        assert_eq!(quote("a\"b\\c"), "\"a\\\"b\\\\c\"");
-        assert_eq!(quote("50%"), "50%%");
-        assert_eq!(quote("$HOME"), "$$HOME");
-        assert_eq!(quote(""), "\"\"");
-        assert_eq!(quote("a;b"), "\"a;b\"");
-    }
 }

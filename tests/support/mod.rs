@@ -2,10 +2,11 @@
 //! `affect` binary, scratch directories, the real BehaviorTree.CPP oracle (installed on first
 //! use, idempotently) and its runs beside `affect run`'s (`btcpp.rs`), the diagnostic
 //! snapshots' layout (`snapshots.rs`), headless Chromium for screenshots (`chromium.rs`) and
-//! the emulated I2C bus (`shim.rs`).
+//! the emulated I2C bus, GPIO and PWM (`shim.rs`, built by `built.rs`).
 #![allow(dead_code)]
 
 pub mod btcpp;
+pub mod built;
 pub mod chromium;
 pub mod shim;
 pub mod snapshots;

@@ -1,36 +1,21 @@
-//! The emulated I2C bus of the hardware tests: the shim (shim/i2c_shim.c, an `LD_PRELOAD`
-//! library built once per test binary), a bus of one test (its state file and transfer log),
+//! The emulated I2C bus of the hardware tests: the shim (shim/i2c_shim.c and shim/pi_shim.c, an
+//! `LD_PRELOAD` library built once per test binary), a bus of one test (its state file and
+//! transfer log, and the emulated Pi's GPIO and PWM files),
 //! `affect run --hardware` of the navigator on it, the shim's log read back, and the
 //! processes a test starts and signals.
 
 use super::{affect_command, scratch, stderr, workspace};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// The shim, built once for the host with the C compiler (`CC`, else `cc`).
+/// The shim, built once per test binary into its own folder (`built.rs`).
 pub fn shim() -> PathBuf {
-    static SHIM: OnceLock<PathBuf> = OnceLock::new();
-    SHIM.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("shim");
-        std::fs::create_dir_all(&dir).unwrap();
-        let out = dir.join("libaffect_i2c_shim.so");
-        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-        let status = Command::new(&cc)
-            .args(["-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o"])
-            .arg(&out)
-            .arg(workspace().join("shim/i2c_shim.c"))
-            .args(["-ldl", "-lm"])
-            .status()
-            .unwrap_or_else(|e| panic!("the C compiler `{cc}` runs: {e}"));
-        assert!(status.success(), "the shim builds with {cc}");
-        out
-    })
-    .clone()
+    super::built::shim(&workspace())
 }
 
-/// The emulated bus of one test: its state file and transfer log.
+/// The emulated bus of one test: its state file and transfer log, and the Pi's files the
+/// shim answers rppal's GPIO and PWM from (`pi/`, laid out as the Pi's root).
 pub struct Bus {
     pub dir: super::Scratch,
 }
@@ -45,9 +30,71 @@ pub const A1_VOLTS: &str = "0.256";
 
 impl Bus {
     pub fn new(name: &str) -> Bus {
-        Bus {
+        let bus = Bus {
             dir: scratch("hardware_shim", name),
-        }
+        };
+        bus.make_pi();
+        bus
+    }
+
+    /// A Raspberry Pi 4 B (revision c03114: a BCM2711, /dev/gpiomem, PWM chip 0 with two
+    /// channels), its GPIO registers all zero (every pin an input, low).
+    fn make_pi(&self) {
+        let pi = self.pi();
+        let write = |path: &str, text: &[u8]| {
+            let p = pi.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write("proc/cpuinfo", b"processor\t: 0\nHardware\t: BCM2835\nRevision\t: c03114\nModel\t\t: Raspberry Pi 4 Model B Rev 1.4\n");
+        write(
+            "sys/firmware/devicetree/base/model",
+            b"Raspberry Pi 4 Model B Rev 1.4\0",
+        );
+        write(
+            "sys/firmware/devicetree/base/compatible",
+            b"raspberrypi,4-model-b\0brcm,bcm2711\0",
+        );
+        write("dev/gpiomem", &[0; 4096]);
+        write("sys/class/pwm/pwmchip0/npwm", b"2\n");
+        write("sys/class/pwm/pwmchip0/export", b"");
+        write("sys/class/pwm/pwmchip0/unexport", b"");
+    }
+
+    /// The emulated Pi's root.
+    pub fn pi(&self) -> PathBuf {
+        self.dir.join("pi")
+    }
+
+    /// GPIO `pin`'s level when it is an output (GPFSEL 001), `None` when it is not.
+    pub fn output(&self, pin: u32) -> Option<bool> {
+        let regs = std::fs::read(self.pi().join("dev/gpiomem")).unwrap();
+        let word = |i: usize| u32::from_le_bytes(regs[i * 4..i * 4 + 4].try_into().unwrap());
+        let fsel = (word((pin / 10) as usize) >> ((pin % 10) * 3)) & 7;
+        let level = word(0x34 / 4 + (pin / 32) as usize) >> (pin % 32) & 1;
+        (fsel == 1).then_some(level == 1)
+    }
+
+    /// The pings the emulated HC-SR04 has sent (pi_shim.c keeps the count at 0x128).
+    pub fn pings(&self) -> u32 {
+        let regs = std::fs::read(self.pi().join("dev/gpiomem")).unwrap();
+        u32::from_le_bytes(regs[0x128..0x12c].try_into().unwrap())
+    }
+
+    /// PWM channel `channel`'s (duty cycle, period) in ns and whether it is enabled; `None`
+    /// when it is not exported.
+    pub fn pwm(&self, channel: u32) -> Option<(u64, u64, bool)> {
+        let dir = self
+            .pi()
+            .join(format!("sys/class/pwm/pwmchip0/pwm{channel}"));
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+        // A file being rewritten (truncated, then written) reads empty for a moment.
+        let num = |name: &str| read(name)?.trim().parse::<u64>().ok();
+        Some((
+            num("duty_cycle")?,
+            num("period")?,
+            read("enable")?.trim() == "1",
+        ))
     }
     pub fn state(&self) -> PathBuf {
         self.dir.join("bus.state")
@@ -67,15 +114,22 @@ impl Bus {
         c
     }
 
-    /// `affect run PROGRAM --hardware` on this bus, without memories, tracing.
-    pub fn run(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+    /// `affect` on this bus and this Pi (the shim preloaded).
+    pub fn affect(&self) -> Command {
         let mut c = affect_command();
         c.env("LD_PRELOAD", shim())
             .env("AFFECT_SHIM_STATE", self.state())
             .env("AFFECT_SHIM_LOG", self.log())
+            .env("AFFECT_SHIM_PI", self.pi())
             .env("AFFECT_SHIM_A0", A0_VOLTS)
-            .env("AFFECT_SHIM_A1", A1_VOLTS)
-            .arg("run")
+            .env("AFFECT_SHIM_A1", A1_VOLTS);
+        c
+    }
+
+    /// `affect run PROGRAM --hardware` on this bus, without memories, tracing.
+    pub fn run(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut c = self.affect();
+        c.arg("run")
             .arg(program)
             .arg("--hardware")
             .args(["--no-persist", "--quiet", "--trace"])

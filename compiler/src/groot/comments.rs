@@ -11,8 +11,9 @@
 //! Comments with no node after them are marked on their first line: those before `<root>`
 //! ride on the main tree's doc as `/// (file) <!-- ... -->`, those before `<TreeNodesModel>`
 //! on its first entry's as `/// (models) <!-- ... -->`, those at the end of `<root>` on the
-//! main tree's as `/// (end) <!-- ... -->`, and a comment after a node (on its line, or last
-//! in its parent) on that node's as `/// (after) <!-- ... -->`. Marked comments that go after
+//! main tree's as `/// (end) <!-- ... -->`, those after `</root>` on the main tree's as
+//! `/// (tail) <!-- ... -->`, and a comment after a node (on its line, or last in its parent)
+//! on that node's as `/// (after) <!-- ... -->`. Marked comments that go after
 //! come last in a doc, after the node's own description.
 
 use super::xml::{Document, XmlNode};
@@ -33,6 +34,8 @@ pub enum Place {
     After,
     /// Last in `<root>`.
     End,
+    /// After `</root>`.
+    Tail,
 }
 
 impl Place {
@@ -43,6 +46,7 @@ impl Place {
             Place::Models => "(models) ",
             Place::After => "(after) ",
             Place::End => "(end) ",
+            Place::Tail => "(tail) ",
         }
     }
 }
@@ -122,7 +126,7 @@ pub fn leading(lines: &[String]) -> (Vec<String>, Vec<String>) {
 fn split(value: &str) -> (Vec<(Place, String)>, Option<String>) {
     let (mut comments, rest) = groups(value, &[Place::File, Place::Models]);
     // The comments that go after: from the first line marked so.
-    let tail = [Place::After, Place::End]
+    let tail = [Place::After, Place::End, Place::Tail]
         .iter()
         .filter_map(|p| {
             let m = format!("{}{OPEN}", p.mark());
@@ -133,7 +137,7 @@ fn split(value: &str) -> (Vec<(Place, String)>, Option<String>) {
         .min();
     let (desc, after) = match tail {
         Some(i) => {
-            let (after, _) = groups(&rest[i..], &[Place::After, Place::End]);
+            let (after, _) = groups(&rest[i..], &[Place::After, Place::End, Place::Tail]);
             (rest[..i].strip_suffix('\n').unwrap_or(&rest[..i]), after)
         }
         None => (rest, Vec::new()),
@@ -170,6 +174,7 @@ pub fn restore(doc: &mut Document) {
     let mut file = Vec::new();
     let mut models = Vec::new();
     let mut end = Vec::new();
+    let mut tail = Vec::new();
     let mut todo: Vec<&mut Vec<XmlNode>> = vec![&mut doc.nodes];
     while let Some(nodes) = todo.pop() {
         let mut out = Vec::with_capacity(nodes.len());
@@ -186,6 +191,7 @@ pub fn restore(doc: &mut Document) {
                             Place::Models => models.push(c),
                             Place::After => after.push(c),
                             Place::End => end.push(c),
+                            Place::Tail => tail.push(c),
                         }
                     }
                     match rest {
@@ -225,6 +231,7 @@ pub fn restore(doc: &mut Document) {
         .position(|n| matches!(n, XmlNode::Element(_)))
         .unwrap_or(0);
     doc.nodes.splice(at..at, file);
+    doc.nodes.extend(tail);
 }
 
 #[cfg(test)]
@@ -265,6 +272,7 @@ mod tests {
             vec!["desc".into()],
             lines_at("a", Place::After),
             lines_at("e", Place::End),
+            lines_at("t", Place::Tail),
         ]
         .concat();
         assert_eq!(
@@ -274,7 +282,8 @@ mod tests {
                     (Place::File, "f".into()),
                     (Place::Models, "m".into()),
                     (Place::After, "a".into()),
-                    (Place::End, "e".into())
+                    (Place::End, "e".into()),
+                    (Place::Tail, "t".into())
                 ],
                 Some("desc".into())
             )

@@ -42,6 +42,27 @@ fn code_ref(c: Code) -> String {
     format!("@{}..{}", c.start, c.start + c.len)
 }
 
+/// A decorator's arguments, each by its row's name: `num_attempts 3`, `if @4..9 else FAILURE`.
+fn decorator_args(a: &AgentProgram, d: &Decorator) -> String {
+    let row = d.kind.row();
+    let args: Vec<String> = row
+        .args
+        .iter()
+        .zip(&d.args)
+        .map(|(spec, x)| {
+            let v = match x {
+                DecoratorArg::Value(x) => arg(*x),
+                DecoratorArg::Code(c) => code_ref(*c),
+                DecoratorArg::Slot(s, _) => slot_name(a, *s),
+                DecoratorArg::Status(s) => s.name().to_string(),
+                DecoratorArg::Flag(f) => f.to_string(),
+            };
+            format!("{} {v}", spec.name)
+        })
+        .collect();
+    args.join(" ")
+}
+
 fn node_line(p: &Program, a: &AgentProgram, n: &Node) -> String {
     let detail = match &n.kind {
         NodeKind::Parallel { success, failure } => {
@@ -53,33 +74,8 @@ fn node_line(p: &Program, a: &AgentProgram, n: &Node) -> String {
             let cs: Vec<&str> = cases.iter().map(|c| c.text.as_str()).collect();
             format!("on {} cases [{}]", code_ref(*subject), cs.join(", "))
         }
-        NodeKind::Repeat { cycles } => format!("cycles {}", arg(*cycles)),
-        NodeKind::Retry { attempts } => format!("attempts {}", arg(*attempts)),
-        NodeKind::Timeout { ms } | NodeKind::Delay { ms } | NodeKind::Sleep { ms } => {
-            format!("{} ms", arg(*ms))
-        }
-        NodeKind::RunOnce { then_skip } => format!("then_skip {then_skip}"),
-        NodeKind::Precondition { cond, otherwise } => {
-            format!("if {} else {}", code_ref(*cond), otherwise.name())
-        }
-        NodeKind::EntryUpdated {
-            slot,
-            if_not_updated,
-        } => format!(
-            "entry {} else {}",
-            slot_name(a, *slot),
-            if_not_updated.name()
-        ),
-        NodeKind::Loop {
-            queue,
-            value,
-            if_empty,
-        } => format!(
-            "{} in {} else {}",
-            slot_name(a, *value),
-            slot_name(a, *queue),
-            if_empty.name()
-        ),
+        NodeKind::Decorator(d) => decorator_args(a, d),
+        NodeKind::Sleep { ms } => format!("{} ms", arg(*ms)),
         NodeKind::SubTree { inputs } => {
             let ins: Vec<String> = inputs
                 .iter()

@@ -6,6 +6,7 @@
 pub use super::behavior::{BehaviorChild, BehaviorModule, BehaviorPolicy, Behaviors, TreeRoot};
 pub use super::code::{Arg, Code, NodeId, SlotId, SymbolId};
 use super::world::WorldSpec;
+pub use crate::builtins::{Access, DecoratorKind};
 
 /// How a slot's number is to be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -213,39 +214,9 @@ pub enum NodeKind {
         subject_kind: ValueKind,
         cases: Vec<CaseValue>,
     },
-    Inverter,
-    ForceSuccess,
-    ForceFailure,
-    Repeat {
-        cycles: Arg,
-    },
-    Retry {
-        attempts: Arg,
-    },
-    KeepRunningUntilFailure,
-    Timeout {
-        ms: Arg,
-    },
-    Delay {
-        ms: Arg,
-    },
-    RunOnce {
-        then_skip: bool,
-    },
-    Precondition {
-        cond: Code,
-        otherwise: Status,
-    },
-    /// SkipUnlessUpdated (`if_not_updated` SKIPPED) and WaitValueUpdate (RUNNING).
-    EntryUpdated {
-        slot: SlotId,
-        if_not_updated: Status,
-    },
-    Loop {
-        queue: SlotId,
-        value: SlotId,
-        if_empty: Status,
-    },
+    /// A built-in decorator of a family (`builtins::decorator_families!`): which one, and its
+    /// arguments.
+    Decorator(Decorator),
     /// A subtree instance. `inputs` are `in` ports given as expressions: each is computed
     /// into the instance's slot when the subtree starts (is ticked while idle).
     SubTree {
@@ -277,22 +248,81 @@ impl NodeKind {
     /// A built-in decorator: it has one child, whose completion is reset after the
     /// decorator's own status is set. (A foreign node is one when its leaf's class says so.)
     pub fn is_builtin_decorator(&self) -> bool {
-        matches!(
-            self,
-            NodeKind::Inverter
-                | NodeKind::ForceSuccess
-                | NodeKind::ForceFailure
-                | NodeKind::Repeat { .. }
-                | NodeKind::Retry { .. }
-                | NodeKind::KeepRunningUntilFailure
-                | NodeKind::Timeout { .. }
-                | NodeKind::Delay { .. }
-                | NodeKind::RunOnce { .. }
-                | NodeKind::Precondition { .. }
-                | NodeKind::EntryUpdated { .. }
-                | NodeKind::Loop { .. }
-                | NodeKind::SubTree { .. }
-        )
+        matches!(self, NodeKind::Decorator(_) | NodeKind::SubTree { .. })
+    }
+}
+
+/// A built-in decorator: its family and its arguments, in the order of its row's (so the
+/// checker lowers every family the same way, and only the family's runtime file reads them).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decorator {
+    pub kind: DecoratorKind,
+    pub args: Vec<DecoratorArg>,
+}
+
+/// One argument of a decorator, lowered by its type (`builtins::ArgType`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DecoratorArg {
+    /// A number, boolean or duration: a constant or an expression read when the node ticks.
+    Value(Arg),
+    /// A condition the node evaluates (Precondition's `if`).
+    Code(Code),
+    /// A variable, and whether the node reads or writes it.
+    Slot(SlotId, Access),
+    /// A status written out.
+    Status(Status),
+    /// A boolean the node reads once, when it is built (RunOnce's `then_skip`): an
+    /// expression counts as false, as BehaviorTree.CPP's `getInput` of a missing key does.
+    Flag(bool),
+}
+
+impl Decorator {
+    /// The argument at `i` as a value (`Const(0)` when it is not one: never from the checker).
+    pub fn value(&self, i: usize) -> Arg {
+        match self.args.get(i) {
+            Some(DecoratorArg::Value(a)) => *a,
+            _ => Arg::Const(0.0),
+        }
+    }
+
+    pub fn flag(&self, i: usize) -> bool {
+        matches!(self.args.get(i), Some(DecoratorArg::Flag(true)))
+    }
+
+    pub fn code(&self, i: usize) -> Code {
+        match self.args.get(i) {
+            Some(DecoratorArg::Code(c)) => *c,
+            _ => Code::default(),
+        }
+    }
+
+    pub fn slot(&self, i: usize) -> SlotId {
+        match self.args.get(i) {
+            Some(DecoratorArg::Slot(s, _)) => *s,
+            _ => 0,
+        }
+    }
+
+    pub fn status(&self, i: usize) -> Status {
+        match self.args.get(i) {
+            Some(DecoratorArg::Status(s)) => *s,
+            _ => Status::Idle,
+        }
+    }
+
+    /// The slots it reads (`Access::Read` and `ReadWrite`), and those it writes.
+    pub fn slots(&self, writes: bool) -> impl Iterator<Item = SlotId> + '_ {
+        self.args.iter().filter_map(move |a| match a {
+            DecoratorArg::Slot(s, access) => {
+                let hit = match access {
+                    Access::Read => !writes,
+                    Access::Write => writes,
+                    Access::ReadWrite => true,
+                };
+                hit.then_some(*s)
+            }
+            _ => None,
+        })
     }
 }
 

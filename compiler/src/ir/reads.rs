@@ -20,8 +20,8 @@ pub fn slots_read(agent: &AgentProgram) -> Vec<bool> {
     }
     for node in &agent.nodes {
         match &node.kind {
-            NodeKind::EntryUpdated { slot, .. } | NodeKind::WasEntryUpdated { slot } => mark(*slot),
-            NodeKind::Loop { queue, .. } => mark(*queue),
+            NodeKind::WasEntryUpdated { slot } => mark(*slot),
+            NodeKind::Decorator(d) => d.slots(false).for_each(&mut mark),
             _ => {}
         }
     }

@@ -40,6 +40,7 @@ const CUSTOM_SENSOR_PARAMS: &[(&str, ParamKind, bool)] = &[
     ("pin", ParamKind::Num, OPT),
     ("config", ParamKind::Str, OPT),
     ("retries", ParamKind::Num, OPT),
+    ("max_rate", ParamKind::Num, OPT),
 ];
 
 /// An actuator's: the same, and its safe level.
@@ -66,8 +67,9 @@ pub static DRIVERS: &[DriverSpec] = &[
             ("gain", ParamKind::Num, OPT),
             ("supply", ParamKind::Num, OPT),
             ("retries", ParamKind::Num, OPT),
+            ("max_rate", ParamKind::Num, OPT),
         ],
-        doc: "A channel of a TI ADS1115 ADC on I2C, scaled to 0..100 (seed 003); `supply:` its VDD in volts (3.3 by default).",
+        doc: "A channel of a TI ADS1115 ADC on I2C, scaled to 0..100 (seed 003); `supply:` its VDD in volts (3.3 by default); `max_rate:` how fast the reading can change, a second (a faster read is refused).",
     },
     DriverSpec {
         name: "camera_label",

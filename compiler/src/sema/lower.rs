@@ -193,35 +193,22 @@ impl Builder<'_> {
                 subject_kind,
                 cases,
             },
-            NodeKind::Repeat { cycles } => NodeKind::Repeat { cycles: sa(cycles) },
-            NodeKind::Retry { attempts } => NodeKind::Retry {
-                attempts: sa(attempts),
-            },
-            NodeKind::Timeout { ms } => NodeKind::Timeout { ms: sa(ms) },
-            NodeKind::Delay { ms } => NodeKind::Delay { ms: sa(ms) },
             NodeKind::Sleep { ms } => NodeKind::Sleep { ms: sa(ms) },
-            NodeKind::Precondition { cond, otherwise } => NodeKind::Precondition {
-                cond: sh(cond),
-                otherwise,
-            },
-            NodeKind::EntryUpdated {
-                slot,
-                if_not_updated,
-            } => NodeKind::EntryUpdated {
-                slot: self.slot(t, map, slot),
-                if_not_updated,
-            },
+            NodeKind::Decorator(mut d) => {
+                for x in &mut d.args {
+                    *x = match *x {
+                        DecoratorArg::Value(a) => DecoratorArg::Value(sa(a)),
+                        DecoratorArg::Code(c) => DecoratorArg::Code(sh(c)),
+                        DecoratorArg::Slot(s, access) => {
+                            DecoratorArg::Slot(self.slot(t, map, s), access)
+                        }
+                        status => status,
+                    };
+                }
+                NodeKind::Decorator(d)
+            }
             NodeKind::WasEntryUpdated { slot } => NodeKind::WasEntryUpdated {
                 slot: self.slot(t, map, slot),
-            },
-            NodeKind::Loop {
-                queue,
-                value,
-                if_empty,
-            } => NodeKind::Loop {
-                queue: self.slot(t, map, queue),
-                value: self.slot(t, map, value),
-                if_empty,
             },
             NodeKind::Script { code } => NodeKind::Script { code: sh(code) },
             NodeKind::ScriptCondition { cond } => NodeKind::ScriptCondition { cond: sh(cond) },

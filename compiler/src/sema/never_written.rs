@@ -75,10 +75,7 @@ fn writes(p: &AgentProgram) -> Vec<bool> {
     }
     for node in &p.nodes {
         match &node.kind {
-            NodeKind::Loop { queue, value, .. } => {
-                mark(*queue);
-                mark(*value);
-            }
+            NodeKind::Decorator(d) => d.slots(true).for_each(&mut mark),
             NodeKind::SubTree { inputs } => inputs.iter().for_each(|(s, _)| mark(*s)),
             NodeKind::Foreign { ports, .. } => {
                 for port in ports {

@@ -5,9 +5,11 @@ use super::frame::ROOT_FLAG;
 use super::index::Target;
 use super::tree::{TKind, TNode, TreeCx};
 use super::ty::Ty;
-use crate::builtins::{ArgType, Builtin, NodeClass};
+use crate::builtins::{Access, ArgType, Builtin, NodeClass};
 use crate::diagnostic::Diagnostic;
-use crate::ir::program::{Arg, Code, NodeKind, Op, Status, UNSET};
+use crate::ir::program::{
+    Arg, Code, Decorator, DecoratorArg, DecoratorKind, NodeKind, Op, Status, UNSET,
+};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, ExprKind};
 
@@ -33,11 +35,13 @@ impl TreeCx<'_> {
             .collect();
         let (given, unknown_arg) = self.match_args(b.name, &params, &targets, args, false);
         let values = self.builtin_args(b, name, args, &given, unknown_arg);
-        let kind = self.builtin_kind(b, name, &given, &values);
-        let id = match (&kind, b.v4) {
-            (NodeKind::Loop { .. }, _) => "LoopDouble".to_string(),
-            (_, Some(id)) => id.to_string(),
-            (_, None) => b.v3.unwrap_or(b.name).to_string(),
+        let kind = match DecoratorKind::of(b) {
+            Some(family) => NodeKind::Decorator(decorator(family, b, &values)),
+            None => self.builtin_kind(b, name, &given, &values),
+        };
+        let id = match b.v4 {
+            Some(id) => id.to_string(),
+            None => b.v3.unwrap_or(b.name).to_string(),
         };
         let kids = self.builtin_children(b, name, children);
         if let (NodeKind::Parallel { success, failure }, Some(block)) = (&kind, children) {
@@ -113,11 +117,7 @@ impl TreeCx<'_> {
                     }
                     ArgType::Variable => {
                         var = self.variable(e, &format!("`{}`", spec.name)).map(|x| x.0);
-                        // These are written by the node.
-                        let writes = matches!(
-                            (b.name, spec.name),
-                            ("set_blackboard", "output_key") | ("loop", "value")
-                        );
+                        let writes = spec.access == Access::Write;
                         if let (true, Some(slot)) = (writes, var) {
                             let what = format!("`{}` of `{}`", spec.name, b.name);
                             self.check_writable(slot, &what, e.span);
@@ -146,7 +146,7 @@ impl TreeCx<'_> {
         given: &[Option<&Expr>],
         a: &BuiltinArgs,
     ) -> NodeKind {
-        let (vals, vars, statuses, conds) = (&a.vals, &a.vars, &a.statuses, &a.conds);
+        let (vals, vars, statuses) = (&a.vals, &a.vars, &a.statuses);
         let val = |i: usize| vals.get(i).copied().flatten().unwrap_or(Arg::Const(0.0));
         let boolean =
             |i: usize| matches!(vals.get(i).copied().flatten(), Some(Arg::Const(x)) if x != 0.0);
@@ -169,42 +169,6 @@ impl TreeCx<'_> {
             "while_do_else" => NodeKind::WhileDoElse,
             "try_catch" => NodeKind::TryCatch {
                 catch_on_halt: boolean(0),
-            },
-            "invert" => NodeKind::Inverter,
-            "force_success" => NodeKind::ForceSuccess,
-            "force_failure" => NodeKind::ForceFailure,
-            "repeat" => NodeKind::Repeat { cycles: val(0) },
-            "retry" => NodeKind::Retry { attempts: val(0) },
-            "keep_running_until_failure" => NodeKind::KeepRunningUntilFailure,
-            "timeout" => NodeKind::Timeout { ms: val(0) },
-            "delay" => NodeKind::Delay { ms: val(0) },
-            "run_once" => NodeKind::RunOnce {
-                then_skip: boolean(0),
-            },
-            "precondition" => NodeKind::Precondition {
-                cond: conds.first().copied().flatten().unwrap_or_default(),
-                otherwise: statuses
-                    .get(1)
-                    .copied()
-                    .flatten()
-                    .unwrap_or(Status::Failure),
-            },
-            "skip_unless_updated" => NodeKind::EntryUpdated {
-                slot: vars[0].unwrap_or(0),
-                if_not_updated: Status::Skipped,
-            },
-            "wait_update" => NodeKind::EntryUpdated {
-                slot: vars[0].unwrap_or(0),
-                if_not_updated: Status::Running,
-            },
-            "loop" => NodeKind::Loop {
-                queue: vars[0].unwrap_or(0),
-                value: vars[1].unwrap_or(0),
-                if_empty: statuses
-                    .get(2)
-                    .copied()
-                    .flatten()
-                    .unwrap_or(Status::Success),
             },
             "succeed" => NodeKind::AlwaysSuccess,
             "fail" => NodeKind::AlwaysFailure,
@@ -254,14 +218,14 @@ impl TreeCx<'_> {
                     }
                     _ => Code::default(),
                 };
-                NodeKind::Precondition {
-                    cond,
-                    otherwise: statuses
-                        .get(2)
-                        .copied()
-                        .flatten()
-                        .unwrap_or(Status::Failure),
-                }
+                let otherwise = statuses.get(2).copied().flatten();
+                NodeKind::Decorator(Decorator {
+                    kind: DecoratorKind::Precondition,
+                    args: vec![
+                        DecoratorArg::Code(cond),
+                        DecoratorArg::Status(otherwise.unwrap_or(Status::Failure)),
+                    ],
+                })
             }
             other => {
                 self.t
@@ -357,6 +321,22 @@ impl TreeCx<'_> {
         } else {
             self.t.frame.vars[operand as usize].ty.clone()
         }
+    }
+}
+
+/// A decorator family's node: its arguments lowered by their types, in its row's order (a
+/// missing one, already reported, as its default or a placeholder).
+fn decorator(kind: DecoratorKind, b: &Builtin, a: &BuiltinArgs) -> Decorator {
+    let args = b.args.iter().enumerate().map(|(i, spec)| match spec.ty {
+        ArgType::Condition => DecoratorArg::Code(a.conds[i].unwrap_or_default()),
+        ArgType::Variable => DecoratorArg::Slot(a.vars[i].unwrap_or(0), spec.access),
+        ArgType::Status => DecoratorArg::Status(a.statuses[i].unwrap_or(Status::Idle)),
+        ArgType::Bool => DecoratorArg::Flag(matches!(a.vals[i], Some(Arg::Const(x)) if x != 0.0)),
+        _ => DecoratorArg::Value(a.vals[i].unwrap_or(Arg::Const(0.0))),
+    });
+    Decorator {
+        kind,
+        args: args.collect(),
     }
 }
 

@@ -12,7 +12,10 @@ use super::wording::article;
 use super::{Checker, Global};
 use crate::builtins::{self};
 use crate::diagnostic::Diagnostic;
-use crate::ir::program::{Arg, Code, Conditions, NodeKind, Op, Status, UNSET};
+use crate::ir::program::{
+    Access, Arg, Code, Conditions, Decorator, DecoratorArg, DecoratorKind, NodeKind, Op, Status,
+    UNSET,
+};
 use crate::span::Span;
 use crate::suggest::closest;
 use crate::syntax::ast::{
@@ -351,11 +354,15 @@ impl TreeCx<'_> {
                     Ty::Str => "LoopString",
                     _ => "LoopDouble",
                 };
-                let kind = NodeKind::Loop {
-                    queue,
-                    value: value.map(|v| v.0).unwrap_or(0),
-                    if_empty: Status::Success,
-                };
+                // The loop family's node, its arguments in its row's order.
+                let kind = NodeKind::Decorator(Decorator {
+                    kind: DecoratorKind::Loop,
+                    args: vec![
+                        DecoratorArg::Slot(queue, Access::ReadWrite),
+                        DecoratorArg::Slot(value.map(|v| v.0).unwrap_or(0), Access::Write),
+                        DecoratorArg::Status(Status::Success),
+                    ],
+                });
                 (TKind::Node(kind), id.to_string(), children)
             }
             AstKind::Error => (

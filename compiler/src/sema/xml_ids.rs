@@ -443,7 +443,7 @@ fn with_spans(kind: NodeKind, span: Span) -> NodeKind {
 
 #[cfg(test)]
 mod tests {
-    use crate::ir::program::{NodeKind, PortBinding};
+    use crate::ir::program::{DecoratorKind, NodeKind, PortBinding};
     use crate::sema::{Loader, NoFiles};
 
     fn program(src: &str, loader: &dyn Loader) -> crate::ir::program::Program {
@@ -496,26 +496,20 @@ main tree M {
             ]
         );
         assert!(matches!(nodes[1].kind, NodeKind::Script { .. }));
-        assert!(matches!(
-            nodes[2].kind,
-            NodeKind::Retry {
-                attempts: crate::ir::program::Arg::Const(3.0)
-            }
-        ));
-        assert!(matches!(
-            nodes[4].kind,
-            NodeKind::Timeout {
-                ms: crate::ir::program::Arg::Const(250.0)
-            }
-        ));
+        let decorator = |n: &crate::ir::program::Node| match &n.kind {
+            NodeKind::Decorator(d) => Some(d.clone()),
+            _ => None,
+        };
+        let retry = decorator(&nodes[2]).expect("a decorator");
+        assert_eq!(retry.kind, DecoratorKind::Retry);
+        assert_eq!(retry.value(0), crate::ir::program::Arg::Const(3.0));
+        let timeout = decorator(&nodes[4]).expect("a decorator");
+        assert_eq!(timeout.kind, DecoratorKind::Timeout);
+        assert_eq!(timeout.value(0), crate::ir::program::Arg::Const(250.0));
         assert!(matches!(nodes[6].kind, NodeKind::Switch { .. }));
-        assert!(matches!(
-            nodes[10].kind,
-            NodeKind::Precondition {
-                otherwise: crate::ir::program::Status::Success,
-                ..
-            }
-        ));
+        let pre = decorator(&nodes[10]).expect("a decorator");
+        assert_eq!(pre.kind, DecoratorKind::Precondition);
+        assert_eq!(pre.status(1), crate::ir::program::Status::Success);
     }
 
     #[test]

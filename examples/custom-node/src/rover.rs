@@ -6,6 +6,12 @@
 //!
 //!     rover FILE.affect [--ticks N] [--sim-device NAME]... [--watchdog-ms MS]
 //!                       [--trace FILE] [--record FILE]
+//!     rover safe-stop FILE.affect [--sim-device NAME]...
+//!     rover install-service FILE.affect [--user USER] [-o UNIT | --dry-run] [-- RUN OPTIONS]
+//!
+//! `safe-stop` sets every actuator, this crate's own included, to its safe state on handles
+//! of its own; `install-service` writes the systemd unit that runs `rover FILE RUN OPTIONS` at
+//! boot and `rover safe-stop FILE` after every stop of the unit.
 
 mod romi_devices;
 
@@ -72,8 +78,19 @@ fn options(args: &[String]) -> Result<Options, String> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let devices = romi_devices::registry();
+    let program = |f: &Path| load(f).map(|(p, _)| p);
     // The watchdog is this binary again: serve it when asked to, with the same drivers.
-    if let Some(status) = robot::watchdog_command(&args, &devices, |f| load(f).map(|(p, _)| p)) {
+    if let Some(status) = robot::watchdog_command(&args, &devices, program) {
+        return ExitCode::from(status);
+    }
+    // So is the safe stop systemd runs after every stop of the unit (`ExecStopPost=`), which
+    // `rover install-service` writes.
+    if let Some(status) = robot::safe_stop_command(&args, &devices, program) {
+        return ExitCode::from(status);
+    }
+    if let Some(status) =
+        robot::service::install_service_command(&args, "rover install-service", program)
+    {
         return ExitCode::from(status);
     }
     match run(&args, devices) {

@@ -6,33 +6,21 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The shim, built once for the host with the C compiler (`CC`, else `cc`).
+/// The workspace's shim, built once per test binary into its own folder.
+#[path = "../../../tests/support/built.rs"]
+mod built;
+
 fn shim() -> PathBuf {
-    static SHIM: OnceLock<PathBuf> = OnceLock::new();
-    SHIM.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rover-shim");
-        std::fs::create_dir_all(&dir).unwrap();
-        let out = dir.join("libaffect_i2c_shim.so");
-        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-        let status = Command::new(&cc)
-            .args(["-shared", "-fPIC", "-O2", "-o"])
-            .arg(&out)
-            .arg(workspace().join("shim/i2c_shim.c"))
-            .arg("-ldl")
-            .status()
-            .unwrap_or_else(|e| panic!("the C compiler `{cc}` runs: {e}"));
-        assert!(status.success(), "the shim builds with {cc}");
-        out
-    })
-    .clone()
+    built::shim(&workspace())
 }
+
+const ROVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/rover.affect");
 
 /// The emulated bus of one test, in a folder of its own.
 struct Bus {
@@ -50,13 +38,19 @@ impl Bus {
         self.dir.path().join(name)
     }
 
-    /// `rover rover.affect ARGS` on this bus.
-    fn rover(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_rover"));
+    /// `PROGRAM` (the rover, or what a unit runs) on this bus.
+    fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut c = Command::new(program);
         c.env("LD_PRELOAD", shim())
             .env("AFFECT_SHIM_STATE", self.path("bus.state"))
-            .env("AFFECT_SHIM_LOG", self.path("bus.log"))
-            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/rover.affect"))
+            .env("AFFECT_SHIM_LOG", self.path("bus.log"));
+        c
+    }
+
+    /// `rover rover.affect ARGS` on this bus.
+    fn rover(&self, args: &[&str]) -> Command {
+        let mut c = self.command(env!("CARGO_BIN_EXE_rover"));
+        c.arg(ROVER)
             .args(["--trace"])
             .arg(self.path("trace.jsonl"))
             .args(args);
@@ -208,4 +202,86 @@ fn the_watchdog_is_this_binary_and_stops_its_devices_when_the_run_dies() {
     assert_eq!(bus.lamp(), 0, "the crate's LED at its safe state");
     let record = std::fs::metadata(bus.path("run.rec")).unwrap();
     assert!(record.len() > 0, "the run was recorded");
+}
+
+/// The unit `rover install-service` writes runs this binary, and after every stop of the unit
+/// this binary's `safe-stop`, which knows the crate's own devices: a run killed without its
+/// watchdog (as the out-of-memory killer kills a unit) leaves the motors running and the LED
+/// lit, and the unit's `ExecStopPost=` line, run as systemd runs it, stops both.
+#[test]
+fn the_units_safe_stop_is_this_binary_and_stops_its_devices() {
+    let bus = Bus::new();
+    let unit = bus.path("rover.service");
+    let out = Command::new(env!("CARGO_BIN_EXE_rover"))
+        .args(["install-service", ROVER, "--user", "pi", "-o"])
+        .arg(&unit)
+        .args(["--", "--ticks", "864000"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&unit).unwrap();
+    let line = |key: &str| -> Vec<String> {
+        let l = text
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .unwrap_or_else(|| panic!("{key} in {text}"));
+        assert!(!l.contains('"'), "no quoting needed here: {l}");
+        l.split_whitespace().map(str::to_string).collect()
+    };
+    let rover = std::fs::canonicalize(env!("CARGO_BIN_EXE_rover")).unwrap();
+    let file = std::fs::canonicalize(ROVER).unwrap();
+    let (rover, file) = (rover.display().to_string(), file.display().to_string());
+    assert_eq!(line("ExecStart="), [&rover, &file, "--ticks", "864000"]);
+    let stop_post = line("ExecStopPost=");
+    assert_eq!(stop_post, [&rover, "safe-stop", &file]);
+    assert!(text.contains("User=pi\n"), "{text}");
+    // What the run simulates, the safe stop leaves alone.
+    let out = Command::new(env!("CARGO_BIN_EXE_rover"))
+        .args([
+            "install-service",
+            ROVER,
+            "--dry-run",
+            "--",
+            "--sim-device",
+            "battery",
+        ])
+        .output()
+        .unwrap();
+    let dry = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        dry.contains(&format!(
+            "ExecStopPost={rover} safe-stop {file} --sim-device battery\n"
+        )),
+        "{dry}"
+    );
+    // A run without its watchdog, killed: nothing stops anything.
+    let mut run = Running(
+        bus.rover(&["--ticks", "100000", "--watchdog-ms", "0"])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    wait_for("the Romi moving and the lamp lit", || {
+        assert!(run.0.try_wait().unwrap().is_none(), "the run ended early");
+        bus.romi().is_some() && bus.speeds() != (0, 0) && bus.lamp() == 1
+    });
+    signal(run.0.id(), "KILL");
+    let _ = run.0.wait();
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(bus.speeds() != (0, 0) && bus.lamp() == 1, "left running");
+    // systemd's ExecStopPost=.
+    let out = bus
+        .command(&stop_post[0])
+        .args(&stop_post[1..])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("safe: 2 actuators"), "{err}");
+    assert_eq!(bus.speeds(), (0, 0), "the motors stopped");
+    assert_eq!(bus.lamp(), 0, "the crate's LED at its safe state");
 }

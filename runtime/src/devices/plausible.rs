@@ -12,10 +12,16 @@
 //! true read look corrupted. After a failure the previous value is forgotten: the next read
 //! starts afresh, as the first one does, so a board that really reset its counters is
 //! followed again instead of being refused for ever.
+//!
+//! Sensors ([`PlausibleSensor`]) are checked the same way against a [`Bound`]: a rate the
+//! declaration states (`max_rate: 0.5`, the reading's units a second: a battery cannot jump by
+//! volts), which a value never exceeds, or the driver's own (an ADS1115 channel, the HC-SR04's
+//! range), past which a jump is only believed when the read again at once confirms it (a lamp
+//! switched on, an obstacle stepping in front: real steps that a rate alone cannot rule out).
 
 use super::hcsr04::Clock;
 use super::romi_drive::Wheels;
-use super::DeviceError;
+use super::{DeviceError, Reading, Sensor};
 
 /// Re-reads of an implausible value before the read fails.
 pub const REREADS: u32 = 1;
@@ -121,6 +127,110 @@ impl<W: Wheels, C: Clock> Wheels for Plausible<W, C> {
     }
 }
 
+/// How a sensor's value may change between reads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Bound {
+    /// Never faster than this (a declared `max_rate:`): a value past it is read again, then
+    /// the read fails.
+    Never(Rate),
+    /// A jump past this is read again and believed when the re-read confirms it (within the
+    /// same allowance of the jump); a re-read back within it of the last value means the jump
+    /// was a corrupted transfer (the re-read is used); neither, and the read fails.
+    Confirmed(Rate),
+}
+
+/// An ADS1115 channel, on its 0..100 scale: a jump of more than 100 a second (a tenth of the
+/// scale at 10 Hz), plus 2 for noise, is read again. A corrupted bit 12 or above of the
+/// conversion (12.5 of the scale) or a shifted byte is caught at 10 Hz.
+pub const ADS1115_CHANNEL: Bound = Bound::Confirmed(Rate {
+    per_s: 100.0,
+    slack: 2.0,
+});
+
+/// The HC-SR04's range, in metres: nearer or farther by more than 5 m a second (the robot and
+/// an obstacle closing at walking speed), plus 5 cm of the module's jitter, is pinged again.
+pub const HCSR04_RANGE: Bound = Bound::Confirmed(Rate {
+    per_s: 5.0,
+    slack: 0.05,
+});
+
+/// A sensor whose numeric reads are checked against a [`Bound`]; other readings pass.
+pub struct PlausibleSensor<S, C> {
+    pub sensor: S,
+    clock: C,
+    bound: Bound,
+    name: String,
+    /// The last value believed and when its read began.
+    last: Option<(u64, f64)>,
+}
+
+impl<S: Sensor, C: Clock> PlausibleSensor<S, C> {
+    pub fn new(sensor: S, clock: C, bound: Bound, name: &str) -> PlausibleSensor<S, C> {
+        PlausibleSensor {
+            sensor,
+            clock,
+            bound,
+            name: name.to_string(),
+            last: None,
+        }
+    }
+
+    fn rate(&self) -> Rate {
+        match self.bound {
+            Bound::Never(r) | Bound::Confirmed(r) => r,
+        }
+    }
+
+    /// Why `now` (read by `at`) could not follow the value believed last; `None` when it can.
+    fn implausible(&self, now: f64, at: u64) -> Option<String> {
+        let (then, before) = self.last?;
+        let dt = at.saturating_sub(then);
+        let allowed = self.rate().allowed(dt);
+        ((now - before).abs() > allowed).then(|| {
+            format!(
+                "{before} became {now} in {:.1} ms, more than it can change ({allowed:.3})",
+                dt as f64 / 1e6
+            )
+        })
+    }
+
+    /// One read: its value, when its read began, and when it ended.
+    fn timed_read(&mut self) -> Result<(Reading, u64, u64), DeviceError> {
+        let start = self.clock.now_ns();
+        let r = self.sensor.read()?;
+        Ok((r, start, self.clock.now_ns()))
+    }
+}
+
+impl<S: Sensor, C: Clock> Sensor for PlausibleSensor<S, C> {
+    fn read(&mut self) -> Result<Reading, DeviceError> {
+        let (first, start, end) = self.timed_read()?;
+        let Reading::Num(v) = first else {
+            return Ok(first);
+        };
+        let Some(why) = self.implausible(v, end) else {
+            self.last = Some((start, v));
+            return Ok(first);
+        };
+        // Read again at once: a corruption is a single transfer's.
+        let (again, start2, end2) = self.timed_read()?;
+        let Reading::Num(w) = again else {
+            return Ok(again);
+        };
+        let confirmed = matches!(self.bound, Bound::Confirmed(_))
+            && (w - v).abs() <= self.rate().allowed(end2.saturating_sub(start));
+        if self.implausible(w, end2).is_none() || confirmed {
+            self.last = Some((start2, w));
+            return Ok(again);
+        }
+        self.last = None;
+        Err(DeviceError::Implausible {
+            device: self.name.clone(),
+            detail: format!("{why}; read again: {w}"),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,5 +325,77 @@ mod tests {
         w.encoders().unwrap();
         t.set(100_000_000);
         assert_eq!(w.encoders(), Ok((-32_736, 32_736)));
+    }
+
+    /// Sensor reads from a list.
+    struct Values(Vec<f64>, usize);
+
+    impl Sensor for Values {
+        fn read(&mut self) -> Result<Reading, DeviceError> {
+            self.1 += 1;
+            Ok(Reading::Num(self.0[self.1 - 1]))
+        }
+    }
+
+    fn sensor(bound: Bound, reads: &[f64]) -> (PlausibleSensor<Values, Manual>, Rc<Cell<u64>>) {
+        let t = Rc::new(Cell::new(0));
+        let s = Values(reads.to_vec(), 0);
+        (
+            PlausibleSensor::new(s, Manual(t.clone()), bound, "battery"),
+            t,
+        )
+    }
+
+    const VOLTS: Bound = Bound::Never(Rate {
+        per_s: 0.5,
+        slack: 0.05,
+    });
+
+    #[test]
+    fn a_declared_rate_is_never_exceeded() {
+        // A battery at 7.4 V read at 10 Hz: a corrupted read (3.2 V) is read again and the
+        // true value used; a jump of volts that persists fails the read, and is forgotten.
+        let (mut b, t) = sensor(VOLTS, &[7.4, 3.2, 7.39, 5.0, 5.0, 5.0]);
+        assert_eq!(b.read(), Ok(Reading::Num(7.4)));
+        t.set(100_000_000);
+        assert_eq!(b.read(), Ok(Reading::Num(7.39)), "the re-read is used");
+        t.set(200_000_000);
+        let e = b.read().unwrap_err();
+        assert!(
+            matches!(&e, DeviceError::Implausible { device, detail }
+                if device == "battery" && detail.contains("7.39 became 5 in 100.0 ms") && detail.contains("read again: 5")),
+            "{e}"
+        );
+        t.set(300_000_000);
+        assert_eq!(b.read(), Ok(Reading::Num(5.0)), "afresh after a failure");
+    }
+
+    #[test]
+    fn a_jump_past_a_drivers_bound_is_believed_when_the_re_read_confirms_it() {
+        // A light channel at 20: a corrupted read (82.5) is read again (20.5: used); a lamp
+        // switched on (90, then 90.3) is believed; a jump the re-read contradicts (15, then
+        // 60) fails.
+        let (mut l, t) = sensor(ADS1115_CHANNEL, &[20.0, 82.5, 20.5, 90.0, 90.3, 15.0, 60.0]);
+        let at = |ms: u64| t.set(ms * 1_000_000);
+        assert_eq!(l.read(), Ok(Reading::Num(20.0)));
+        at(100);
+        assert_eq!(l.read(), Ok(Reading::Num(20.5)));
+        at(200);
+        assert_eq!(l.read(), Ok(Reading::Num(90.3)));
+        at(300);
+        assert!(matches!(l.read(), Err(DeviceError::Implausible { .. })));
+    }
+
+    #[test]
+    fn a_sensors_allowance_follows_the_time_that_passed() {
+        // 1 V in 100 ms is too fast for the battery; in 3 s (a stall) it is not.
+        let (mut b, t) = sensor(VOLTS, &[7.4, 6.4, 6.4, 6.4]);
+        b.read().unwrap();
+        t.set(100_000_000);
+        assert!(b.read().is_err());
+        let (mut b, t) = sensor(VOLTS, &[7.4, 6.4]);
+        b.read().unwrap();
+        t.set(3_000_000_000);
+        assert_eq!(b.read(), Ok(Reading::Num(6.4)));
     }
 }

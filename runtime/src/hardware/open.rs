@@ -2,6 +2,7 @@
 
 use super::retry::{Faults, Retry};
 use super::HardwareConfig;
+use crate::devices::plausible::{Bound, Rate};
 use crate::devices::romi_drive::{Geometry, RomiDrive};
 use crate::devices::sim::SharedWorld;
 use crate::devices::{DeviceError, Direction, EdgeSource, Motor, MotorCommand, MotorStatus};
@@ -109,6 +110,36 @@ pub fn has_actuators(agent: &AgentProgram, simulated: &[String]) -> bool {
     agent.devices.iter().any(|d| {
         matches!(kind(d), Some(Kind::Base | Kind::Output(_))) && !simulated.contains(&d.name)
     })
+}
+
+/// How fast a sensor's reading may change: its declared `max_rate:` (the reading's units a
+/// second, never exceeded; a tenth of a second's worth more for noise and the moment the
+/// device sampled), else the driver's own bound, else none (a `custom_sensor`'s units are its
+/// driver's).
+fn bound(d: &Device, driver: Option<Bound>) -> Option<Bound> {
+    match num(d, "max_rate") {
+        Some(r) if r >= 0.0 => Some(Bound::Never(Rate {
+            per_s: r,
+            slack: r * 0.1,
+        })),
+        _ => driver,
+    }
+}
+
+/// A sensor checked against its [`bound`], when it has one.
+#[cfg(target_os = "linux")]
+fn plausible<S: Sensor + 'static>(d: &Device, sensor: S, driver: Option<Bound>) -> Box<dyn Sensor> {
+    use crate::devices::hcsr04::MonotonicClock;
+    use crate::devices::plausible::PlausibleSensor;
+    match bound(d, driver) {
+        Some(b) => Box::new(PlausibleSensor::new(
+            sensor,
+            MonotonicClock::default(),
+            b,
+            &d.name,
+        )),
+        None => Box::new(sensor),
+    }
 }
 
 /// The declaration's `retries` (0 by default).
@@ -571,7 +602,7 @@ mod backend {
     use crate::devices::bus::StdDelay;
     use crate::devices::gpio_out::DigitalOutput;
     use crate::devices::hcsr04::{Hcsr04, MonotonicClock};
-    use crate::devices::plausible::{Plausible, ROMI_ENCODER};
+    use crate::devices::plausible::{Plausible, ADS1115_CHANNEL, HCSR04_RANGE, ROMI_ENCODER};
     use crate::devices::pwm::PwmOutput;
     use crate::devices::romi32u4::Romi32u4;
     use crate::devices::rpi::{self, Bus, HardPwm, InterruptEdge, OpenError, SoftPwm};
@@ -643,7 +674,7 @@ mod backend {
         let channel = num(d, "channel").unwrap_or(0.0) as u32;
         match adc.channel(channel, num(d, "gain").unwrap_or(4.096)) {
             Ok(c) => Some(Box::new(Retry {
-                device: c,
+                device: plausible(d, c, Some(ADS1115_CHANNEL)),
                 retries: retries(d),
             })),
             Err(e) => {
@@ -782,10 +813,14 @@ mod backend {
             .gpio()
             .and_then(|g| Ok((rpi::output_pin(&g, t)?, rpi::input_pin(&g, e)?)));
         match r {
-            Ok((trigger, echo)) => Some(Box::new(Retry {
-                device: Hcsr04::new(trigger, echo, MonotonicClock::default(), StdDelay, &d.name),
-                retries: retries(d),
-            })),
+            Ok((trigger, echo)) => {
+                let ranger =
+                    Hcsr04::new(trigger, echo, MonotonicClock::default(), StdDelay, &d.name);
+                Some(Box::new(Retry {
+                    device: plausible(d, ranger, Some(HCSR04_RANGE)),
+                    retries: retries(d),
+                }))
+            }
             Err(err) => {
                 site.fail(d, &format!(" on GPIO {t} and {e}"), &err);
                 None
@@ -820,7 +855,7 @@ mod backend {
                         "custom_sensor" => custom(&mut site, d, |r, s| r.open_sensor(s)).map(
                             |device| -> Box<dyn Sensor> {
                                 Box::new(Retry {
-                                    device,
+                                    device: plausible(d, device, None),
                                     retries: retries(d),
                                 })
                             },

@@ -2,10 +2,10 @@
 //! `resetChild`), and each kind's own `halt()`: running children are halted child first,
 //! timers disarmed, cursors reset, and `_onHalted` scripts run.
 
-use super::nodes::{CHILD_RUNNING, STARTED, TIMER_DONE, WAITING};
-use super::Machine;
+use super::nodes::WAITING;
+use super::{families, Machine};
 use affect_compiler::builtins::NodeClass;
-use affect_compiler::ir::program::{NodeId, NodeKind, Status};
+use affect_compiler::ir::program::{AgentProgram, NodeId, NodeKind, Status};
 
 impl<'p> Machine<'p> {
     // ------------------------------------------------------------------ halting
@@ -67,7 +67,8 @@ impl<'p> Machine<'p> {
     /// The node's own `halt()`.
     pub(super) fn halt(&mut self, n: NodeId) {
         let i = n as usize;
-        match &self.prog.nodes[i].kind {
+        let prog: &'p AgentProgram = self.prog;
+        match &prog.nodes[i].kind {
             NodeKind::Sequence
             | NodeKind::AsyncSequence
             | NodeKind::Fallback
@@ -89,26 +90,8 @@ impl<'p> Machine<'p> {
                 self.clear_parallel(n);
                 self.control_halt(n);
             }
-            NodeKind::Repeat { .. } | NodeKind::Retry { .. } => {
-                self.state[i].a = 0;
-                self.decorator_halt(n);
-            }
-            NodeKind::Timeout { .. } | NodeKind::Delay { .. } => {
-                self.state[i].flags &= !(STARTED | TIMER_DONE);
-                self.disarm(n);
-                self.decorator_halt(n);
-            }
-            // BehaviorTree.CPP's EntryUpdatedDecorator::halt only forgets the running child:
-            // it neither halts the child nor resets itself (its parent resets it).
-            NodeKind::EntryUpdated { .. } => self.state[i].flags &= !CHILD_RUNNING,
-            NodeKind::Inverter
-            | NodeKind::ForceSuccess
-            | NodeKind::ForceFailure
-            | NodeKind::KeepRunningUntilFailure
-            | NodeKind::RunOnce { .. }
-            | NodeKind::Precondition { .. }
-            | NodeKind::Loop { .. }
-            | NodeKind::SubTree { .. } => self.decorator_halt(n),
+            NodeKind::Decorator(d) => families::halt(self, n, d),
+            NodeKind::SubTree { .. } => self.decorator_halt(n),
             NodeKind::Sleep { .. } => {
                 if self.status[i] == Status::Running {
                     self.state[i].flags &= !WAITING;
@@ -147,7 +130,7 @@ impl<'p> Machine<'p> {
         self.reset_status(n);
     }
 
-    pub(super) fn decorator_halt(&mut self, n: NodeId) {
+    pub(crate) fn decorator_halt(&mut self, n: NodeId) {
         self.reset_child(n);
         self.reset_status(n);
     }

@@ -3,12 +3,13 @@
 //! steady-state tick allocates nothing.
 
 pub(crate) mod controls;
-mod decorators;
 mod eval;
+pub(crate) mod families;
 mod fast;
 mod halt;
 pub(crate) mod nodes;
 mod roots;
+mod subtree;
 
 /// What the runtime provides to compiled code: emotional memory, world questions. The
 /// interpreter calls it for `Op::Host`; so does JIT-compiled code.
@@ -227,7 +228,7 @@ fn hot_node(
     n: &affect_compiler::ir::program::Node,
     translate: &mut impl FnMut(Code) -> Option<Code>,
 ) -> Hot {
-    use affect_compiler::ir::program::NodeKind as K;
+    use affect_compiler::ir::program::{DecoratorKind, NodeKind as K};
     // Scripts whose code cannot be translated go the general way.
     let (o, code) = match &n.kind {
         K::Sequence => (op::SEQUENCE, Code::default()),
@@ -242,9 +243,13 @@ fn hot_node(
         },
         K::AlwaysSuccess => (op::ALWAYS_SUCCESS, Code::default()),
         K::AlwaysFailure => (op::ALWAYS_FAILURE, Code::default()),
-        K::Inverter => (op::INVERTER, Code::default()),
-        K::ForceSuccess => (op::FORCE_SUCCESS, Code::default()),
-        K::ForceFailure => (op::FORCE_FAILURE, Code::default()),
+        // The commonest decorators get an opcode of their own: one call, no dispatch by kind.
+        K::Decorator(d) => match d.kind {
+            DecoratorKind::Invert => (op::INVERTER, Code::default()),
+            DecoratorKind::ForceSuccess => (op::FORCE_SUCCESS, Code::default()),
+            DecoratorKind::ForceFailure => (op::FORCE_FAILURE, Code::default()),
+            _ => (op::OTHER, Code::default()),
+        },
         K::ReactiveSequence => (op::REACTIVE_SEQUENCE, Code::default()),
         K::ReactiveFallback => (op::REACTIVE_FALLBACK, Code::default()),
         // Constant thresholds (as `tick_parallel_node` converts them) are kept in

@@ -3,23 +3,16 @@
 //! sees, and the equivalence suite compares them one to one with the real library.
 //! Deliberate differences are listed in docs/semantics.md.
 
-use super::{op, Hot, Machine, Transition, DECORATOR, HAS_CONDITIONS, HOOKED};
+use super::{families, op, Hot, Machine, Transition, DECORATOR, HAS_CONDITIONS, HOOKED};
 use crate::leaf::LeafCall;
 use affect_compiler::builtins::NodeClass;
 use affect_compiler::ir::program::{
     AgentProgram, Arg, NodeId, NodeKind, PortBinding, SlotId, Status,
 };
 
-/// A timer's node has started it (timeout, delay).
-pub(crate) const STARTED: u8 = 1;
-/// Timeout: the timer halted the child. Delay: the delay is over.
-pub(crate) const TIMER_DONE: u8 = 2;
-/// Sleep: the timer is still waiting.
+/// Sleep: the timer is still waiting. (The decorators' flags are in `families/mod.rs`; the
+/// bits differ.)
 pub(crate) const WAITING: u8 = 4;
-/// RunOnce has run its child to completion.
-pub(crate) const RAN_ONCE: u8 = 8;
-/// Precondition, SkipUnlessUpdated and Loop: the child is still running.
-pub(crate) const CHILD_RUNNING: u8 = 16;
 
 impl<'p> Machine<'p> {
     // ------------------------------------------------------------------ statuses
@@ -337,7 +330,8 @@ impl<'p> Machine<'p> {
 
     /// The node's own `tick()`.
     pub(super) fn tick(&mut self, n: NodeId) -> Status {
-        match &self.prog.nodes[n as usize].kind {
+        let prog: &'p AgentProgram = self.prog;
+        match &prog.nodes[n as usize].kind {
             NodeKind::Sequence => self.tick_sequence(n, true, false),
             NodeKind::AsyncSequence => self.tick_sequence(n, true, true),
             // SequenceWithMemory yields after every child that succeeds from IDLE.
@@ -356,52 +350,7 @@ impl<'p> Machine<'p> {
             NodeKind::WhileDoElse => self.tick_while_do_else(n),
             NodeKind::TryCatch { .. } => self.tick_try_catch(n),
             NodeKind::Switch { .. } => self.tick_switch(n),
-            NodeKind::Inverter => self.tick_inverter(n),
-            NodeKind::ForceSuccess => self.tick_force(n, Status::Success),
-            NodeKind::ForceFailure => self.tick_force(n, Status::Failure),
-            NodeKind::KeepRunningUntilFailure => self.tick_keep_running(n),
-            NodeKind::Repeat { cycles } => {
-                let c = *cycles;
-                let c = self.arg(c) as i32;
-                self.tick_repeat(n, c)
-            }
-            NodeKind::Retry { attempts } => {
-                let a = *attempts;
-                self.tick_retry(n, a)
-            }
-            NodeKind::Timeout { ms } => {
-                let ms = *ms;
-                let ms = self.arg(ms);
-                self.tick_timeout(n, ms)
-            }
-            NodeKind::Delay { ms } => {
-                let ms = *ms;
-                let ms = self.arg(ms);
-                self.tick_delay(n, ms)
-            }
-            NodeKind::RunOnce { then_skip } => {
-                let skip = *then_skip;
-                self.tick_run_once(n, skip)
-            }
-            NodeKind::Precondition { cond, otherwise } => {
-                let (cond, otherwise) = (*cond, *otherwise);
-                self.tick_precondition(n, cond, otherwise)
-            }
-            NodeKind::EntryUpdated {
-                slot,
-                if_not_updated,
-            } => {
-                let (slot, otherwise) = (*slot, *if_not_updated);
-                self.tick_entry_updated(n, slot, otherwise)
-            }
-            NodeKind::Loop {
-                queue,
-                value,
-                if_empty,
-            } => {
-                let (queue, value, if_empty) = (*queue, *value, *if_empty);
-                self.tick_loop(n, queue, value, if_empty)
-            }
+            NodeKind::Decorator(d) => families::tick(self, n, d),
             NodeKind::SubTree { .. } => self.tick_subtree(n),
             NodeKind::AlwaysSuccess => Status::Success,
             NodeKind::AlwaysFailure => Status::Failure,
@@ -522,21 +471,9 @@ impl<'p> Machine<'p> {
     pub(crate) fn fire_timer(&mut self, n: NodeId) -> bool {
         let i = n as usize;
         self.state[i].deadline = f64::NAN;
-        match self.prog.nodes[i].kind {
-            NodeKind::Timeout { .. } => {
-                let c = self.child(n, 0);
-                if self.status[c as usize] == Status::Running {
-                    self.state[i].flags |= TIMER_DONE;
-                    self.reset_child(n);
-                    true
-                } else {
-                    false
-                }
-            }
-            NodeKind::Delay { .. } => {
-                self.state[i].flags |= TIMER_DONE;
-                true
-            }
+        let prog: &'p AgentProgram = self.prog;
+        match &prog.nodes[i].kind {
+            NodeKind::Decorator(d) => families::fire_timer(self, n, d),
             NodeKind::Sleep { .. } => {
                 self.state[i].flags &= !WAITING;
                 true

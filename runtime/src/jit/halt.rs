@@ -4,7 +4,8 @@
 
 use super::emit::Fx;
 use super::JitError;
-use crate::interp::nodes::{CHILD_RUNNING, STARTED, TIMER_DONE, WAITING};
+use crate::interp::families;
+use crate::interp::nodes::WAITING;
 use affect_compiler::builtins::NodeClass;
 use affect_compiler::ir::program::{NodeId, NodeKind, Status};
 use cranelift_codegen::ir::{InstBuilder, Value};
@@ -71,28 +72,8 @@ impl Fx<'_, '_> {
                 self.store_b_c(n, 0);
                 self.control_halt(n)
             }
-            NodeKind::Repeat { .. } | NodeKind::Retry { .. } => {
-                self.store_a_c(n, 0);
-                self.decorator_halt(n)
-            }
-            NodeKind::Timeout { .. } | NodeKind::Delay { .. } => {
-                self.flags_clear(n, STARTED | TIMER_DONE);
-                self.disarm(n);
-                self.decorator_halt(n)
-            }
-            // BehaviorTree.CPP's EntryUpdatedDecorator::halt only forgets the running child.
-            NodeKind::EntryUpdated { .. } => {
-                self.flags_clear(n, CHILD_RUNNING);
-                Ok(())
-            }
-            NodeKind::Inverter
-            | NodeKind::ForceSuccess
-            | NodeKind::ForceFailure
-            | NodeKind::KeepRunningUntilFailure
-            | NodeKind::RunOnce { .. }
-            | NodeKind::Precondition { .. }
-            | NodeKind::Loop { .. }
-            | NodeKind::SubTree { .. } => self.decorator_halt(n),
+            NodeKind::Decorator(d) => families::emit_halt(self, n, d),
+            NodeKind::SubTree { .. } => self.decorator_halt(n),
             NodeKind::Sleep { .. } => {
                 let st = self.status_of(n);
                 let running = self.eq_imm(st, Status::Running as i64);
@@ -143,7 +124,7 @@ impl Fx<'_, '_> {
         Ok(())
     }
 
-    fn decorator_halt(&mut self, n: NodeId) -> Result<(), JitError> {
+    pub(super) fn decorator_halt(&mut self, n: NodeId) -> Result<(), JitError> {
         self.reset_child(n)?;
         self.reset_status(n);
         Ok(())

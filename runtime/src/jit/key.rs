@@ -17,8 +17,8 @@
 
 use affect_compiler::builtins::NodeClass;
 use affect_compiler::ir::program::{
-    is_unset, AgentProgram, Arg, CaseValue, Code, Conditions, LeafInfo, Node, NodeKind, Op,
-    PortBinding, Program, Slot, Status, TreeRoot, ValueKind,
+    is_unset, AgentProgram, Arg, CaseValue, Code, Conditions, DecoratorArg, LeafInfo, Node,
+    NodeKind, Op, PortBinding, Program, Slot, Status, TreeRoot, ValueKind,
 };
 use sha2::{Digest, Sha256};
 
@@ -259,52 +259,35 @@ impl Enc<'_> {
                     self.f64(*value);
                 }
             }
-            K::Inverter => self.u8(13),
-            K::ForceSuccess => self.u8(14),
-            K::ForceFailure => self.u8(15),
-            K::Repeat { cycles } => {
-                self.u8(16);
-                self.arg(*cycles);
-            }
-            K::Retry { attempts } => {
-                self.u8(17);
-                self.arg(*attempts);
-            }
-            K::KeepRunningUntilFailure => self.u8(18),
-            K::Timeout { ms } => {
-                self.u8(19);
-                self.arg(*ms);
-            }
-            K::Delay { ms } => {
-                self.u8(20);
-                self.arg(*ms);
-            }
-            K::RunOnce { then_skip } => {
-                self.u8(21);
-                self.bool(*then_skip);
-            }
-            K::Precondition { cond, otherwise } => {
-                self.u8(22);
-                self.code(*cond);
-                self.status(*otherwise);
-            }
-            K::EntryUpdated {
-                slot,
-                if_not_updated,
-            } => {
-                self.u8(23);
-                self.u32(*slot);
-                self.status(*if_not_updated);
-            }
-            K::Loop {
-                queue,
-                value,
-                if_empty,
-            } => {
-                self.u8(24);
-                self.u32(*queue);
-                self.u32(*value);
-                self.status(*if_empty);
+            // A family's number and its arguments, each with its kind.
+            K::Decorator(d) => {
+                self.u8(13);
+                self.u8(d.kind as u8);
+                self.len(d.args.len());
+                for x in &d.args {
+                    match x {
+                        DecoratorArg::Value(a) => {
+                            self.u8(0);
+                            self.arg(*a);
+                        }
+                        DecoratorArg::Code(c) => {
+                            self.u8(1);
+                            self.code(*c);
+                        }
+                        DecoratorArg::Slot(s, _) => {
+                            self.u8(2);
+                            self.u32(*s);
+                        }
+                        DecoratorArg::Status(s) => {
+                            self.u8(3);
+                            self.status(*s);
+                        }
+                        DecoratorArg::Flag(f) => {
+                            self.u8(4);
+                            self.bool(*f);
+                        }
+                    }
+                }
             }
             K::SubTree { inputs } => {
                 self.u8(25);

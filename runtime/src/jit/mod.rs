@@ -7,7 +7,7 @@
 //! else: the run loop, timers between ticks, traces and the blackboard stay the machine's.
 //! It calls into Rust only for foreign leaves, runtime host calls (memory, world, lists)
 //! and math functions without a machine instruction. Node semantics follow
-//! `interp/` (nodes, controls, decorators, halt) statement for statement; the interpreter is the reference, and
+//! `interp/` (nodes, controls, the decorator families, halt) statement for statement; the interpreter is the reference, and
 //! `tests/jit_differential.rs` compares the two on random programs.
 //!
 //! Files: `plan` (analysis and the cut into functions), `emit` (shared builder helpers),
@@ -25,11 +25,11 @@ mod compile;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod controls;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-mod decorators;
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod emit;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod expr;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod families;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod halt;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
@@ -40,6 +40,8 @@ mod key;
 mod plan;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod share;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod subtree;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod tick;
 pub mod tier;

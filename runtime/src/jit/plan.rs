@@ -8,24 +8,13 @@ use super::JitError;
 use affect_compiler::builtins::NodeClass;
 use affect_compiler::ir::functions::{Function, HostFn};
 use affect_compiler::ir::program::{
-    AgentProgram, Arg, Code, NodeId, NodeKind, Op, PortBinding, Program, SlotId, Status,
+    AgentProgram, Arg, Code, DecoratorArg, DecoratorKind, NodeId, NodeKind, Op, PortBinding,
+    Program, SlotId,
 };
 
-/// A set of statuses, one bit per `Status` value.
-pub(crate) type StatusSet = u8;
-
-pub(crate) const fn bit(s: Status) -> StatusSet {
-    1 << (s as u8)
-}
-
-pub(crate) const ALL: StatusSet = 0b1_1111;
-/// One status each, for the routing tables of the emitters.
-pub(crate) const I: StatusSet = bit(Status::Idle);
-pub(crate) const R: StatusSet = bit(Status::Running);
-pub(crate) const S: StatusSet = bit(Status::Success);
-pub(crate) const F: StatusSet = bit(Status::Failure);
-pub(crate) const K: StatusSet = bit(Status::Skipped);
-pub(crate) const COMPLETED: StatusSet = S | F;
+/// Status sets, one bit per `Status` value (defined beside the decorator families, which
+/// route by them too).
+pub(crate) use crate::interp::families::compiled::{bit, StatusSet, ALL, COMPLETED, F, I, K, R, S};
 
 /// Roughly how much code inlined nodes may add up to before a child gets its own function:
 /// large functions save calls, small ones keep register allocation fast.
@@ -229,10 +218,12 @@ impl<'p> Plan<'p> {
             }
             let slot_ok = |s: u32| (s as usize) < a.slots.len();
             let ok = match &node.kind {
-                NodeKind::EntryUpdated { slot, .. } | NodeKind::WasEntryUpdated { slot } => {
-                    slot_ok(*slot)
-                }
-                NodeKind::Loop { queue, value, .. } => slot_ok(*queue) && slot_ok(*value),
+                NodeKind::WasEntryUpdated { slot } => slot_ok(*slot),
+                NodeKind::Decorator(d) => d.args.iter().all(|x| match x {
+                    DecoratorArg::Slot(s, _) => slot_ok(*s),
+                    DecoratorArg::Code(c) | DecoratorArg::Value(Arg::Expr(c)) => code_ok(*c),
+                    _ => true,
+                }),
                 NodeKind::SubTree { inputs } => {
                     inputs.iter().all(|(s, c)| slot_ok(*s) && code_ok(*c))
                 }
@@ -292,7 +283,7 @@ impl<'p> Plan<'p> {
             NodeKind::Script { .. } | NodeKind::AlwaysSuccess => S,
             NodeKind::AlwaysFailure => F,
             NodeKind::ScriptCondition { .. } | NodeKind::WasEntryUpdated { .. } => S | F,
-            NodeKind::Inverter => {
+            NodeKind::Decorator(d) if d.kind == DecoratorKind::Invert => {
                 let c = kids[0];
                 let mut s = c & (I | R | K);
                 if c & S != 0 {
@@ -303,8 +294,13 @@ impl<'p> Plan<'p> {
                 }
                 s
             }
-            NodeKind::ForceSuccess | NodeKind::ForceFailure => {
-                let forced = if matches!(node.kind, NodeKind::ForceSuccess) {
+            NodeKind::Decorator(d)
+                if matches!(
+                    d.kind,
+                    DecoratorKind::ForceSuccess | DecoratorKind::ForceFailure
+                ) =>
+            {
+                let forced = if d.kind == DecoratorKind::ForceSuccess {
                     S
                 } else {
                     F
@@ -361,7 +357,14 @@ impl<'p> Plan<'p> {
         let mut w = 4 + node.children.1 * 3;
         w += match &node.kind {
             NodeKind::Script { code: c } | NodeKind::ScriptCondition { cond: c } => code(c),
-            NodeKind::Precondition { cond, .. } => code(cond),
+            NodeKind::Decorator(d) => d
+                .args
+                .iter()
+                .map(|x| match x {
+                    DecoratorArg::Code(c) => code(c),
+                    _ => 0,
+                })
+                .sum(),
             NodeKind::Switch { subject, cases, .. } => code(subject) + 4 * cases.len() as u32,
             _ => 0,
         };

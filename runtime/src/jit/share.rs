@@ -22,8 +22,8 @@ use super::plan::{Delta, Params, Plan, Sharing, Site};
 use super::JitError;
 use affect_compiler::ir::functions::HostFn;
 use affect_compiler::ir::program::{
-    is_unset, AgentProgram, Arg, Code, NodeId, NodeKind, Op, PortBinding, Program, SlotId,
-    ValueKind,
+    is_unset, AgentProgram, Arg, Code, DecoratorArg, NodeId, NodeKind, Op, PortBinding, Program,
+    SlotId, ValueKind,
 };
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -442,15 +442,31 @@ fn kind(plan: &Plan, n: NodeId, k: &NodeKind, sh: &mut Shape) -> Option<()> {
             sh.key.push_str("ParallelAll ");
             arg(max_failures, 0, sh)?;
         }
-        NodeKind::Repeat { cycles: a }
-        | NodeKind::Retry { attempts: a }
-        | NodeKind::Timeout { ms: a }
-        | NodeKind::Delay { ms: a }
-        | NodeKind::Sleep { ms: a } => {
-            let name = format!("{k:?}");
-            sh.key.push_str(name.split(' ').next().unwrap_or(""));
-            sh.key.push(' ');
+        NodeKind::Sleep { ms: a } => {
+            sh.key.push_str("Sleep ");
             arg(a, 0, sh)?;
+        }
+        // A decorator's values move like any node's arguments (`node_arg(n, i, ..)` reads
+        // the one at its position), its conditions like code, its variables like slots;
+        // statuses and flags decide the code, so they are the key.
+        NodeKind::Decorator(d) => {
+            let _ = write!(sh.key, "{:?} ", d.kind);
+            for (i, x) in (0u16..).zip(&d.args) {
+                match x {
+                    DecoratorArg::Value(a) => arg(a, i, sh)?,
+                    DecoratorArg::Code(c) => code(plan, *c, sh)?,
+                    DecoratorArg::Slot(s, _) => {
+                        sh.key.push_str("s_ ");
+                        sh.slots.push(*s);
+                    }
+                    DecoratorArg::Status(s) => {
+                        let _ = write!(sh.key, "{s:?} ");
+                    }
+                    DecoratorArg::Flag(f) => {
+                        let _ = write!(sh.key, "{f} ");
+                    }
+                }
+            }
         }
         NodeKind::Switch {
             subject,
@@ -462,10 +478,6 @@ fn kind(plan: &Plan, n: NodeId, k: &NodeKind, sh: &mut Shape) -> Option<()> {
                 let _ = write!(sh.key, "{:?}={:x} ", c.text, c.value.to_bits());
             }
             code(plan, *subject, sh)?;
-        }
-        NodeKind::Precondition { cond, otherwise } => {
-            let _ = write!(sh.key, "Precondition {otherwise:?} ");
-            code(plan, *cond, sh)?;
         }
         NodeKind::SubTree { inputs } => {
             sh.key.push_str("SubTree ");
@@ -482,24 +494,9 @@ fn kind(plan: &Plan, n: NodeId, k: &NodeKind, sh: &mut Shape) -> Option<()> {
             code(plan, *c, sh)?;
         }
         // Their slots move like any other; a node's `seen` entry moves with the node.
-        NodeKind::EntryUpdated {
-            slot,
-            if_not_updated,
-        } => {
-            let _ = write!(sh.key, "EntryUpdated {if_not_updated:?} s_ ");
-            sh.slots.push(*slot);
-        }
         NodeKind::WasEntryUpdated { slot } => {
             sh.key.push_str("WasEntryUpdated s_ ");
             sh.slots.push(*slot);
-        }
-        NodeKind::Loop {
-            queue,
-            value,
-            if_empty,
-        } => {
-            let _ = write!(sh.key, "Loop {if_empty:?} s_ s_ ");
-            sh.slots.extend([*queue, *value]);
         }
         // The leaf's stand-in is found in Rust by the node's id, which the offset moves.
         NodeKind::Foreign { leaf, ports } => {

@@ -6,9 +6,10 @@
 use super::emit::Fx;
 use super::plan::{bit, COMPLETED, F, I, K, R, S};
 use super::JitError;
+use crate::interp::families;
 use crate::interp::nodes::WAITING;
 use affect_compiler::builtins::NodeClass;
-use affect_compiler::ir::program::{Arg, NodeId, NodeKind, PortBinding, Status};
+use affect_compiler::ir::program::{Arg, DecoratorKind, NodeId, NodeKind, PortBinding, Status};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 
@@ -71,8 +72,11 @@ impl Fx<'_, '_> {
         // (Not needed after Inverter, ForceSuccess and ForceFailure without pre-conditions
         // whose child always completes: their tick has reset it already.)
         let resets_itself = matches!(
-            self.plan.agent.nodes[n as usize].kind,
-            NodeKind::Inverter | NodeKind::ForceSuccess | NodeKind::ForceFailure
+            &self.plan.agent.nodes[n as usize].kind,
+            NodeKind::Decorator(d) if matches!(
+                d.kind,
+                DecoratorKind::Invert | DecoratorKind::ForceSuccess | DecoratorKind::ForceFailure
+            )
         ) && conditions.is_none_or(|c| !c.has_pre())
             && self
                 .plan
@@ -201,35 +205,7 @@ impl Fx<'_, '_> {
                 subject_kind,
                 cases,
             } => self.tick_switch(n, *subject, *subject_kind, cases, out),
-            NodeKind::Inverter => self.tick_inverter(n, out),
-            NodeKind::ForceSuccess => self.tick_force(n, Status::Success, out),
-            NodeKind::ForceFailure => self.tick_force(n, Status::Failure, out),
-            NodeKind::KeepRunningUntilFailure => self.tick_keep_running(n, out),
-            NodeKind::Repeat { cycles } => self.tick_repeat_retry(n, *cycles, Status::Success, out),
-            NodeKind::Retry { attempts } => {
-                self.tick_repeat_retry(n, *attempts, Status::Failure, out)
-            }
-            NodeKind::Timeout { ms } => {
-                let ms = self.node_arg(n, 0, *ms)?;
-                self.tick_timeout(n, ms, out)
-            }
-            NodeKind::Delay { ms } => {
-                let ms = self.node_arg(n, 0, *ms)?;
-                self.tick_delay(n, ms, out)
-            }
-            NodeKind::RunOnce { then_skip } => self.tick_run_once(n, *then_skip, out),
-            NodeKind::Precondition { cond, otherwise } => {
-                self.tick_precondition(n, *cond, *otherwise, out)
-            }
-            NodeKind::EntryUpdated {
-                slot,
-                if_not_updated,
-            } => self.tick_entry_updated(n, *slot, *if_not_updated, out),
-            NodeKind::Loop {
-                queue,
-                value,
-                if_empty,
-            } => self.tick_loop(n, *queue, *value, *if_empty, out),
+            NodeKind::Decorator(d) => families::emit(self, n, d, out),
             NodeKind::SubTree { inputs } => self.tick_subtree(n, inputs, out),
             NodeKind::AlwaysSuccess => {
                 self.exit(out, Status::Success);

@@ -18,9 +18,13 @@
 //! ```
 //!
 //! The watchdog is started as `current_exe() __watchdog ...`: a binary that calls [`prepare`]
-//! must call [`watchdog_command`] first thing, with the same device drivers.
+//! must call [`watchdog_command`] first thing, with the same device drivers. Its
+//! [`safe_stop_command`] (`BINARY safe-stop FILE`) sets every actuator, its own devices' too,
+//! to its safe state, and [`service::install_service_command`] writes the systemd unit that
+//! runs the binary at boot and that safe stop after every stop of the unit.
 
 mod observers;
+pub mod service;
 
 pub use observers::{describe, Heartbeat, StopOnSignal, TimingReport};
 
@@ -237,6 +241,82 @@ pub fn serve_watchdog(
         None => None,
     };
     watchdog::serve(&spec, actuators).clamp(0, 255) as u8
+}
+
+/// `safe-stop FILE [--agent A] [--sim-device NAME]...` of a user's binary, as `affect
+/// safe-stop` (what the unit [`service::install_service_command`] writes runs after every
+/// stop): every actuator of the robot's agent, the ones `devices` drive included, to its safe
+/// state on handles of its own. `args` are the binary's arguments (without its name); `None`
+/// when they do not ask for it, else the exit status (0; 1 naming what could not be set; 2
+/// for a usage error).
+pub fn safe_stop_command(
+    args: &[String],
+    devices: &DeviceRegistry,
+    load: impl FnOnce(&Path) -> Result<Program, String>,
+) -> Option<u8> {
+    let ("safe-stop", rest) = args.split_first().map(|(a, r)| (a.as_str(), r))? else {
+        return None;
+    };
+    let mut file = None;
+    let mut cfg = HardwareConfig {
+        simulated: Vec::new(),
+        devices: devices.clone(),
+    };
+    let mut agent = None;
+    const USAGE: &str = "safe-stop FILE [--agent A] [--sim-device NAME]...";
+    let mut it = rest.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--agent" | "--sim-device" => {
+                let Some(v) = it.next() else {
+                    eprintln!("error: {a} needs a value ({USAGE})");
+                    return Some(2);
+                };
+                if a == "--agent" {
+                    agent = Some(v.clone());
+                } else {
+                    cfg.simulated.push(v.clone());
+                }
+            }
+            f if file.is_none() && !f.starts_with('-') => file = Some(PathBuf::from(f)),
+            other => {
+                eprintln!("error: safe-stop: unexpected {other} ({USAGE})");
+                return Some(2);
+            }
+        }
+    }
+    let Some(file) = file else {
+        eprintln!("error: {USAGE}");
+        return Some(2);
+    };
+    let program = match load(&file) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Some(1);
+        }
+    };
+    Some(match safe_stop(&program, agent.as_deref(), &cfg) {
+        Ok(n) => {
+            eprintln!("{}", safe_stop_said(n, &file));
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    })
+}
+
+/// What a safe stop that set `n` actuators says.
+pub fn safe_stop_said(n: usize, file: &Path) -> String {
+    format!(
+        "safe: {n} actuator{} of `{}` at {} safe state{}",
+        if n == 1 { "" } else { "s" },
+        file.display(),
+        if n == 1 { "its" } else { "their" },
+        if n == 1 { "" } else { "s" },
+    )
 }
 
 /// The agent a run on the robot runs: `--agent`'s, else the first.

@@ -263,6 +263,8 @@ pub(crate) struct Reader {
     prologue: Vec<String>,
     /// The comments at the end of `<root>`.
     epilogue: Vec<String>,
+    /// The comments after `</root>`.
+    tail: Vec<String>,
     /// The comments before `<TreeNodesModel>`, for its first entry to carry.
     models_lead: Vec<String>,
     /// The form marker of the tree being read (`vocab::tree_form`): a custom node in the
@@ -286,6 +288,7 @@ impl Reader {
             prologue: Vec::new(),
             models_lead: Vec::new(),
             epilogue: Vec::new(),
+            tail: Vec::new(),
             form: None,
             nested: Vec::new(),
             source: String::new(),
@@ -302,12 +305,15 @@ impl Reader {
             .filter(|(_, b)| *b == b'\n')
             .map(|(i, _)| i as u32)
             .collect();
+        use super::comments::{lines_at, Place};
+        let mut place = Place::File;
         for n in &document.nodes {
-            match n {
-                XmlNode::Comment(c, _) => self
-                    .prologue
-                    .extend(super::comments::lines_at(c, super::comments::Place::File)),
-                XmlNode::Element(_) => break,
+            match (n, place) {
+                (XmlNode::Comment(c, _), Place::File) => {
+                    self.prologue.extend(lines_at(c, Place::File))
+                }
+                (XmlNode::Comment(c, _), _) => self.tail.extend(lines_at(c, Place::Tail)),
+                (XmlNode::Element(_), _) => place = Place::Tail,
                 _ => {}
             }
         }

@@ -442,14 +442,18 @@ impl Reader {
         }
         // Children with the comments before them as docs; pads (the exporter's filling of a
         // switch with fewer than two cases) are dropped with their cases.
-        let mut arms = Vec::new();
-        let mut docs = Vec::new();
+        use super::super::comments::{lines_at, Place};
+        let mut arms: Vec<SwitchArm> = Vec::new();
+        let mut docs: Vec<&str> = Vec::new();
         let mut i = 0;
         for c in &el.children {
             match c {
-                XmlNode::Comment(t, _) => docs.extend(super::super::comments::lines(t)),
+                XmlNode::Comment(t, _) => docs.push(t),
                 XmlNode::Element(child) => {
-                    let d = std::mem::take(&mut docs);
+                    let d = std::mem::take(&mut docs)
+                        .into_iter()
+                        .flat_map(|t| lines_at(t, Place::Here))
+                        .collect();
                     let pattern = match cases.get(i) {
                         Some(c) => Pattern::Expr(c.clone()),
                         None => Pattern::Wildcard(Span::DUMMY),
@@ -472,6 +476,14 @@ impl Reader {
                 }
                 _ => {}
             }
+        }
+        // Comments after the last arm go back after it.
+        if let (Some(last), false) = (arms.last_mut(), docs.is_empty()) {
+            last.node
+                .doc
+                .get_or_insert_with(Doc::default)
+                .lines
+                .extend(docs.into_iter().flat_map(|t| lines_at(t, Place::After)));
         }
         Some(NodeKind::Switch { subject, arms })
     }

@@ -442,7 +442,7 @@ impl Reader {
         xml_items.extend(tree_items);
         xml_items.extend(signature_items);
 
-        if !self.prologue.is_empty() || !self.epilogue.is_empty() {
+        if !self.prologue.is_empty() || !self.epilogue.is_empty() || !self.tail.is_empty() {
             // On the main tree, else the first tree (a file without `main_tree_to_execute`).
             let main = match xml_items
                 .iter()
@@ -467,6 +467,7 @@ impl Reader {
                 let mut doc = std::mem::take(&mut self.prologue);
                 doc.extend(item.doc.take().into_iter().flat_map(|d| d.lines));
                 doc.append(&mut self.epilogue);
+                doc.append(&mut self.tail);
                 item.doc = node_doc(doc);
             }
         }

@@ -108,8 +108,10 @@ pub fn write(doc: &Document) -> String {
                 }
             }
             XmlNode::Comment(c, _) => {
-                // `--` may not appear inside a comment.
-                let body = c.replace("--", "- -");
+                // Written as read: XML forbids `--` inside a comment, yet BehaviorTree.CPP's
+                // reader (tinyxml2) and ours take it, and files have it (`--bb`); only a
+                // `-->` would end the comment early.
+                let body = c.replace("-->", "- ->");
                 event(&mut w, Event::Comment(BytesText::from_escaped(body)));
             }
             XmlNode::Text(t, _) => {
