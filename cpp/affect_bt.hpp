@@ -22,6 +22,7 @@
 #include <behaviortree_cpp/scripting/script_parser.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -432,7 +433,48 @@ public:
   }
 };
 
-/// Registers affect's own nodes: the arbiter, behaviour modules and queue initialisers.
+/// `cooldown(5s) { .. }` (affect's built-in, runtime/src/interp/families/cooldown.rs): the
+/// child runs as usual; when it completes (its status passed on) a cooldown of `msec` starts,
+/// during which every tick returns FAILURE without ticking the child. A halt stops a running
+/// child, not the cooldown.
+class Cooldown : public BT::DecoratorNode
+{
+public:
+  Cooldown(const std::string& name, const BT::NodeConfig& config) : BT::DecoratorNode(name, config)
+  {}
+
+  static BT::PortsList providedPorts()
+  {
+    return { BT::InputPort<unsigned>("msec", "how long after the child completes it is not ticked") };
+  }
+
+private:
+  bool cooling_ = false;
+  std::chrono::steady_clock::time_point until_;
+
+  BT::NodeStatus tick() override
+  {
+    if(cooling_ && std::chrono::steady_clock::now() < until_)
+      return BT::NodeStatus::FAILURE;
+    cooling_ = false;
+    setStatus(BT::NodeStatus::RUNNING);
+    const BT::NodeStatus s = child()->executeTick();
+    if(s == BT::NodeStatus::SUCCESS || s == BT::NodeStatus::FAILURE)
+    {
+      resetChild();
+      unsigned msec = 0;
+      if(getInput("msec", msec) && msec > 0)
+      {
+        cooling_ = true;
+        until_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(msec);
+      }
+    }
+    return s;
+  }
+};
+
+/// Registers affect's own nodes: the arbiter, behaviour modules, queue initialisers and the
+/// built-ins BehaviorTree.CPP has no node for (`Cooldown`).
 inline void registerNodes(BT::BehaviorTreeFactory& factory)
 {
   factory.registerNodeType<Behaviors>("AffectBehaviors");
@@ -441,6 +483,7 @@ inline void registerNodes(BT::BehaviorTreeFactory& factory)
   factory.registerNodeType<Queue<double>>("AffectQueueDouble");
   factory.registerNodeType<Queue<int>>("AffectQueueInt");
   factory.registerNodeType<Queue<std::string>>("AffectQueueString");
+  factory.registerNodeType<Cooldown>("Cooldown");
 }
 
 /// Everything affect's export needs beyond the application's leaves: the file's scripting

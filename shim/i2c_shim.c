@@ -2,7 +2,8 @@
  * affect's I2C shim: an LD_PRELOAD library that answers rppal's open/ioctl/read/write calls on
  * /dev/i2c-N as a Raspberry Pi's I2C bus with two devices on it, so the runtime's real
  * hardware path (rppal, the drivers, the run loop) can be exercised on a machine without a
- * Pi, natively and under qemu-user. See shim/README.md and docs/raspberry-pi.md.
+ * Pi, natively and under qemu-user. See docs/raspberry-pi.md, section 9;
+ * the Pi's GPIO and PWM are pi_shim.c's, built into the same library.
  *
  * The devices:
  *   - a TI ADS1115 ADC (data sheet SBAS444): pointer register, config register (OS, MUX,
@@ -82,7 +83,7 @@
 /* A read this soon after a write to the Romi finds its TWI module off. */
 #define READ_AFTER_WRITE_NS 100000
 
-/* The state file's layout; tests read it at these offsets (shim/README.md). */
+/* The state file's layout; tests read it at these offsets (tests/support/shim.rs). */
 struct state {
     char magic[8];            /* 0: "AFSHIM02" */
     uint32_t ads_address;     /* 8: 0 when absent */

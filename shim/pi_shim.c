@@ -24,6 +24,12 @@
  * (kept in the file at LATCH), sets GPLEV's bits of every pin in output mode (GPFSEL 001) from
  * it, clears the set and clear words, and closes the page again. Elsewhere (aarch64, armv7
  * under qemu) the page stays open and the set and clear words keep only the last mask.
+ * Every change of an output's level and every duty cycle written is appended to gpio.log in
+ * the folder, one line each (a test reads what happened, not only how it ended):
+ *
+ *     <monotonic ns> <pid> G <pin> <0|1>
+ *     <monotonic ns> <pid> P <pwmchipC/pwmN> <duty ns>
+ *
  * Inputs' levels are what the file's GPLEV holds (a test may write them), but for an HC-SR04
  * ranger's echo pin when one is wired (x86-64 only: its level follows the time):
  *
@@ -73,6 +79,7 @@ static char *folder[MAX_FDS];
 
 static char root[512];
 static size_t root_len;
+static int log_fd = -1;
 
 /* The paths answered from the folder. */
 static const char *const prefixes[] = {
@@ -100,6 +107,39 @@ void pi_init(void) {
     if (!r || !*r || strlen(r) >= sizeof root - 128) return;
     strcpy(root, r);
     root_len = strlen(root);
+    char log[600];
+    snprintf(log, sizeof log, "%s/gpio.log", root);
+    log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+}
+
+/* Appends the decimal `v` to `b` at `*k` (no stdio: this runs in a signal handler). */
+static void put(char *b, size_t *k, uint64_t v) {
+    char d[24];
+    int n = 0;
+    do {
+        d[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n) b[(*k)++] = d[--n];
+}
+
+/* One line of gpio.log: "<ns> <pid> <what> <where> <value>". */
+static void log_line(char what, const char *where, uint64_t value) {
+    if (log_fd < 0) return;
+    char b[256];
+    size_t k = 0;
+    put(b, &k, (uint64_t)now_ns());
+    b[k++] = ' ';
+    put(b, &k, (uint64_t)getpid());
+    b[k++] = ' ';
+    b[k++] = what;
+    b[k++] = ' ';
+    for (const char *c = where; *c && k < 200; c++) b[k++] = *c;
+    b[k++] = ' ';
+    put(b, &k, value);
+    b[k++] = '\n';
+    ssize_t w = write(log_fd, b, k);
+    (void)w;
 }
 
 const char *pi_path(const char *path, char *buf, size_t n) {
@@ -241,6 +281,14 @@ ssize_t pi_write(int fd, const void *buf, size_t n) {
             errno = EINVAL;
             return -1;
         }
+        if (kind[fd] == DUTY) {
+            /* "pwmchipC/pwmN": the last two parts of the folder. */
+            const char *p = dir + strlen(dir);
+            for (int slashes = 0; p > dir; p--) {
+                if (p[-1] == '/' && ++slashes == 2) break;
+            }
+            log_line('P', p, (uint64_t)v);
+        }
         return -2;
     }
     default:
@@ -279,6 +327,7 @@ static uint32_t bit(volatile uint32_t *words, int pin) { return words[pin / 32] 
 
 static void settle(volatile uint32_t *r) {
     uint32_t trigger_was = hc_trigger >= 0 ? bit(&r[LATCH], hc_trigger) : 0;
+    uint32_t level_was[2] = {r[GPLEV0], r[GPLEV0 + 1]};
     for (int b = 0; b < 2; b++) {
         uint32_t set = __atomic_exchange_n(&r[GPSET0 + b], 0, __ATOMIC_SEQ_CST);
         uint32_t clr = __atomic_exchange_n(&r[GPCLR0 + b], 0, __ATOMIC_SEQ_CST);
@@ -297,6 +346,15 @@ static void settle(volatile uint32_t *r) {
             new = (old & ~out[b]) | (latch & out[b]);
         } while (!__atomic_compare_exchange_n(&r[GPLEV0 + b], &old, new, 0, __ATOMIC_SEQ_CST,
                                               __ATOMIC_SEQ_CST));
+    }
+    for (int pin = 0; pin < GPIO_PINS; pin++) {
+        uint32_t now = bit(&r[GPLEV0], pin);
+        if (out[pin / 32] >> (pin % 32) & 1 && now != (level_was[pin / 32] >> (pin % 32) & 1)) {
+            char where[4] = {0};
+            size_t k = 0;
+            put(where, &k, (uint64_t)pin);
+            log_line('G', where, now);
+        }
     }
     if (trigger_was && !bit(&r[LATCH], hc_trigger)) {
         /* The trigger pulse ended: a ping. */

@@ -131,13 +131,42 @@ fn stays_safe(bus: &Bus, what: &str) {
     assert_eq!(state(bus), SAFE, "{what}");
 }
 
+/// What `pid` (the watchdog) set each output to never was anything but its safe level: it
+/// opens each pin on a fresh handle at that level, so a brake whose safe level is high is not
+/// released for a moment on the way. A PWM channel is the exception rppal makes: opening one
+/// disables it and zeroes its duty cycle before anything else (rppal 0.22's `Pwm::new` and
+/// `with_frequency`), so a fan whose safe duty cycle is a quarter is off for a moment
+/// (docs/raspberry-pi.md).
+fn only_safe_levels_from(bus: &Bus, pid: u32) {
+    let safe = |what: char, place: &str, value: u64| match (what, place) {
+        ('G', "5") | ('G', "13") => value == 0,
+        ('G', "6") => value == 1,
+        ('P', "pwmchip0/pwm0") => value == 0,
+        // A quarter of the 25 kHz period (40 µs), or rppal's zero on opening.
+        ('P', "pwmchip0/pwm1") => value == 10_000 || value == 0,
+        _ => false,
+    };
+    let by_watchdog: Vec<_> = (bus.gpio_log().into_iter())
+        .filter(|(p, ..)| *p == pid)
+        .collect();
+    assert!(!by_watchdog.is_empty(), "the watchdog set the outputs");
+    for (_, what, place, value) in &by_watchdog {
+        assert!(
+            safe(*what, place, *value),
+            "the watchdog set {what} {place} to {value}: {by_watchdog:?}"
+        );
+    }
+}
+
 #[test]
 fn a_killed_run_has_every_actuator_set_safe_by_the_watchdog() {
     let (bus, mut run) = start("kill");
     wait_until_driven(&bus, &mut run);
+    let watchdog = watchdog_of(run.child().id());
     run.signal("KILL");
     drop(run);
     stays_safe(&bus, "kill -9 of the run");
+    only_safe_levels_from(&bus, watchdog);
 }
 
 #[test]
@@ -152,6 +181,7 @@ fn sigterm_to_the_watchdog_then_kill_9_of_the_run_leaves_every_actuator_safe() {
         send(run.child().id(), "KILL");
         drop(run);
         stays_safe(&bus, &format!("round {round}"));
+        only_safe_levels_from(&bus, watchdog);
     }
 }
 

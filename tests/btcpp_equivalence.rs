@@ -323,6 +323,8 @@ fn handwritten() -> Vec<Case> {
         case("timeout_child_finishes", 5, Some(100), "timeout(450ms) { Twice() }", "<Timeout msec=\"450\"><Twice/></Timeout>"),
         case("timeout_with_halt_script", 6, Some(100), "sequence { timeout(150ms) { Busy() on_halted { c = c + 1 } } }", "<Sequence><Timeout msec=\"150\"><Busy _onHalted=\"c = c + 1\"/></Timeout></Sequence>"),
         case("delay", 6, Some(100), "delay(250ms) { Ok() }", "<Delay delay_msec=\"250\"><Ok/></Delay>"),
+        // affect's own decorator; BehaviorTree.CPP runs cpp/affect_bt.hpp's `Cooldown`.
+        case("cooldown", 10, Some(100), "fallback { cooldown(250ms) { sequence { do { c = c + 1 } Twice() } } Ok() }", "<Fallback><Cooldown msec=\"250\"><Sequence><Script code=\"c = c + 1\"/><Twice/></Sequence></Cooldown><Ok/></Fallback>"),
         case("sleep", 6, Some(100), "sequence { sleep(250ms) do { c = c + 1 } }", "<Sequence><Sleep msec=\"250\"/><Script code=\"c = c + 1\"/></Sequence>"),
         case("sleep_in_reactive", 6, Some(100), "reactive_sequence { check c < 4  sequence { do { c = c + 1 } sleep(150ms) } }", "<ReactiveSequence><ScriptCondition code=\"c &lt; 4\"/><Sequence><Script code=\"c = c + 1\"/><Sleep msec=\"150\"/></Sequence></ReactiveSequence>"),
         case("skip_unless_updated", 5, None, "sequence { skip_unless_updated(x) { do { c = c + 1 } } do { x = c > 1 ? 9.0 : x } }", "<Sequence><SkipUnlessUpdated entry=\"x\"><Script code=\"c = c + 1\"/></SkipUnlessUpdated><Script code=\"x = c &gt; 1 ? 9.0 : x\"/></Sequence>"),

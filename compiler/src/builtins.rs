@@ -85,6 +85,10 @@ pub struct Builtin {
     /// Number of children: (min, max); `usize::MAX` for any number.
     pub children: (usize, usize),
     pub summary: &'static str,
+    /// affect's own node: BehaviorTree.CPP has none by that ID. `cpp/affect_bt.hpp`
+    /// implements it for a BehaviorTree.CPP application, and the export declares it in
+    /// `<TreeNodesModel>` (marked `_affect_node`, which the import skips).
+    pub own: bool,
 }
 
 const fn arg(
@@ -119,6 +123,7 @@ const fn control(
         args: &[],
         children: (1, MANY),
         summary,
+        own: false,
     }
 }
 
@@ -136,6 +141,7 @@ const fn decorator(
         args: &[],
         children: (1, 1),
         summary,
+        own: false,
     }
 }
 
@@ -159,6 +165,7 @@ const CONTROLS: &[Builtin] = &[
         ],
         children: (1, MANY),
         summary: "Ticks all children every tick; succeeds when `success` children succeeded (-1: all), fails when `failure` failed.",
+        own: false,
     },
     Builtin {
         name: "parallel_all",
@@ -168,6 +175,7 @@ const CONTROLS: &[Builtin] = &[
         args: &[arg("max_failures", "max_failures", ArgType::Int, Some("1"))],
         children: (1, MANY),
         summary: "Runs all children to completion; fails when more than `max_failures` failed.",
+        own: false,
     },
     Builtin {
         name: "if_then_else",
@@ -187,6 +195,7 @@ const CONTROLS: &[Builtin] = &[
         args: &[arg("catch_on_halt", "catch_on_halt", ArgType::Bool, Some("false"))],
         children: (2, MANY),
         summary: "Runs all children but the last as a sequence; on failure runs the last (the catch) and fails.",
+        own: false,
     },
 ];
 
@@ -201,6 +210,7 @@ const OTHERS: &[Builtin] = &[
         args: &[],
         children: (0, 0),
         summary: "Returns SUCCESS.",
+        own: false,
     },
     Builtin {
         name: "fail",
@@ -210,6 +220,7 @@ const OTHERS: &[Builtin] = &[
         args: &[],
         children: (0, 0),
         summary: "Returns FAILURE.",
+        own: false,
     },
     Builtin {
         name: "sleep",
@@ -219,6 +230,7 @@ const OTHERS: &[Builtin] = &[
         args: &[arg("msec", "msec", ArgType::Duration, None)],
         children: (0, 0),
         summary: "RUNNING for the duration, then SUCCESS.",
+        own: false,
     },
     Builtin {
         name: "set_blackboard",
@@ -231,6 +243,7 @@ const OTHERS: &[Builtin] = &[
         ],
         children: (0, 0),
         summary: "Writes a value into a variable (prefer `do { x = value }`).",
+        own: false,
     },
     Builtin {
         name: "unset_blackboard",
@@ -240,6 +253,7 @@ const OTHERS: &[Builtin] = &[
         args: &[arg("key", "key", ArgType::Str, None)],
         children: (0, 0),
         summary: "Removes an entry from the blackboard.",
+        own: false,
     },
     Builtin {
         name: "was_updated",
@@ -249,6 +263,7 @@ const OTHERS: &[Builtin] = &[
         args: &[arg("entry", "entry", ArgType::Variable, None)],
         children: (0, 0),
         summary: "SUCCESS when the variable changed since the last check, else FAILURE.",
+        own: false,
     },
     Builtin {
         args: &[
@@ -305,6 +320,7 @@ macro_rules! decorator_families {
             SkipUnlessUpdated skip_unless_updated,
             WaitUpdate wait_update,
             Loop loop_queue,
+            Cooldown cooldown,
         }
     };
 }
@@ -389,6 +405,17 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn each_family_is_its_own_row() {
+        for &k in DecoratorKind::ALL {
+            let row = k.row();
+            assert_eq!(row.class, NodeClass::Decorator, "{k:?}");
+            assert_eq!(DecoratorKind::of(row), Some(k), "{}", row.name);
+        }
+        assert_eq!(DecoratorKind::Retry.row().v4, Some("RetryUntilSuccessful"));
+        assert_eq!(DecoratorKind::of(by_name("sequence").unwrap()), None);
     }
 
     #[test]

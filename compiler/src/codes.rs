@@ -104,6 +104,8 @@ codes! {
     "E0419" => "unknown node named like a built-in",
     "E0420" => "unknown port",
     "E0421" => "port value of the wrong type",
+    "E0422" => "tree defined in no file of the program",
+    "E0423" => "no main tree BehaviorTree.CPP can create",
     "W0401" => "node without a model",
     "W0402" => "ignored XML content",
     "W0403" => "included file not read",

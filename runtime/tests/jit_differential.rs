@@ -410,7 +410,13 @@ impl Gen {
                 50 + 100 * self.pick(3),
                 self.node(d)
             ),
-            19 => format!("delay({}ms) {{ {} }}", 50 * self.pick(4), self.node(d)),
+            19 => {
+                // One draw, as for `delay` alone before, so the programs of other seeds
+                // stay as they were: its low bits pick the duration, the next one the node.
+                let k = self.pick(8);
+                let name = if k < 4 { "delay" } else { "cooldown" };
+                format!("{name}({}ms) {{ {} }}", 50 * (k % 4), self.node(d))
+            }
             20 => format!(
                 "run_once(then_skip: {}) {{ {} }}",
                 self.pick(2) == 0,
@@ -435,6 +441,10 @@ impl Gen {
             24 if self.use_w(3) => format!("for item in w {{ {} }}", self.node(d)),
             24 if self.records && self.pick(2) == 0 => {
                 format!("for row in g {{ {} }}", self.node(d))
+            }
+            // A literal queue: a hidden list both engines fill afresh when the loop starts.
+            24 if self.pick(3) == 0 => {
+                format!("for item in [1, 2, 3] {{ {} }}", self.node(d))
             }
             24 => format!("for item in q {{ {} }}", self.node(d)),
             25 if !self.in_helper => format!("Count(n: c, step: {})", self.num(1)),

@@ -75,6 +75,26 @@ impl Bus {
         (fsel == 1).then_some(level == 1)
     }
 
+    /// What the processes did to the emulated Pi's outputs, in order (pi_shim.c's gpio.log):
+    /// (pid, `G` for a pin's level or `P` for a PWM channel's duty cycle in ns, the pin or
+    /// `pwmchip0/pwmN`, the value).
+    pub fn gpio_log(&self) -> Vec<(u32, char, String, u64)> {
+        let text = std::fs::read_to_string(self.pi().join("gpio.log")).unwrap_or_default();
+        text.lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split(' ').collect();
+                assert_eq!(f.len(), 5, "gpio.log line {l:?}");
+                let what = f[2].chars().next().unwrap();
+                (
+                    f[1].parse().unwrap(),
+                    what,
+                    f[3].to_string(),
+                    f[4].parse().unwrap(),
+                )
+            })
+            .collect()
+    }
+
     /// The pings the emulated HC-SR04 has sent (pi_shim.c keeps the count at 0x128).
     pub fn pings(&self) -> u32 {
         let regs = std::fs::read(self.pi().join("dev/gpiomem")).unwrap();

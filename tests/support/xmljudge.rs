@@ -12,7 +12,7 @@ use affect_compiler::groot::xml::{self, Element, XmlNode};
 use affect_compiler::groot::{self, Dialect};
 use affect_compiler::syntax;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use support::btcpp;
 
@@ -115,7 +115,7 @@ fn judge_inner(
                 let converted = groot::convert(&src, Dialect::V4);
                 if has_errors(&converted.diagnostics) {
                     let code = first_error_code(&converted.diagnostics);
-                    return match affect_side(&main, &text, dir) {
+                    return match affect_side(&main, &text) {
                         Affect::Refused(_) => Ok(()),
                         Affect::Accepted => Err((
                             format!("v3: convert refuses what import accepts ({code})"),
@@ -143,7 +143,7 @@ fn judge_inner(
     if let Btcpp::Aborted(why) = &btcpp {
         return Err((ABORTED.to_string(), why.clone()));
     }
-    let ours = affect_side(&main, &text, dir);
+    let ours = affect_side(&main, &text);
     match (&btcpp, &ours) {
         (Btcpp::Refused(why), Affect::Accepted) => {
             return Err((
@@ -318,22 +318,15 @@ pub fn general(why: &str) -> String {
 /// The first tree of the case's files that BehaviorTree.CPP refuses to create by its ID, with
 /// its message.
 fn other_trees_refused(main: &Path, presets: &[(&str, &str, &str)]) -> Option<String> {
-    // The trees of the file and of the files it includes (relative to the including one).
+    // The trees of the file and of the files it includes.
     let mut ids = Vec::new();
-    let mut todo = vec![main.to_path_buf()];
-    let mut seen = std::collections::BTreeSet::new();
-    while let Some(file) = todo.pop() {
-        if !seen.insert(file.clone()) {
-            continue;
-        }
+    for file in include_closure(main) {
         let text = std::fs::read_to_string(&file).unwrap_or_default();
         let doc = xml::parse(&text).document;
         let Some(root) = doc.root() else { continue };
         for e in root.elements() {
-            match (e.name.as_str(), e.attr("ID"), e.attr("path")) {
-                ("BehaviorTree", Some(id), _) => ids.push(id.to_string()),
-                ("include", _, Some(path)) => todo.push(file.parent().unwrap().join(path)),
-                _ => {}
+            if let ("BehaviorTree", Some(id)) = (e.name.as_str(), e.attr("ID")) {
+                ids.push(id.to_string());
             }
         }
     }
@@ -354,6 +347,30 @@ fn other_trees_refused(main: &Path, presets: &[(&str, &str, &str)]) -> Option<St
         }
     }
     None
+}
+
+/// `main` and the files it includes, directly or not (relative to the including file, as
+/// BehaviorTree.CPP resolves them), each once, `main` first: the files BehaviorTree.CPP reads.
+pub fn include_closure(main: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut todo = vec![main.to_path_buf()];
+    while let Some(file) = todo.pop() {
+        let file = std::fs::canonicalize(&file).unwrap_or(file);
+        if out.contains(&file) || !file.is_file() {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let doc = xml::parse(&text).document;
+        if let Some(root) = doc.root() {
+            for e in root.elements() {
+                if let ("include", Some(path)) = (e.name.as_str(), e.attr("path")) {
+                    todo.push(file.parent().unwrap().join(path));
+                }
+            }
+        }
+        out.push(file);
+    }
+    out
 }
 
 /// The KEY of `OPTION KEY: WHY` in `affect run`'s errors.
@@ -403,7 +420,7 @@ impl affect_compiler::sema::Loader for RunLoader {
 }
 
 /// `affect import` and the check (as `affect run FILE.xml` checks), in process.
-pub fn affect_side(main: &Path, text: &str, dir: &Path) -> Affect {
+pub fn affect_side(main: &Path, text: &str) -> Affect {
     let name = main.display().to_string();
     let imported = groot::import(text, &name, &mut support::IncludeFiles);
     let mut refusals = Vec::new();
@@ -426,12 +443,9 @@ pub fn affect_side(main: &Path, text: &str, dir: &Path) -> Affect {
             refusals.push(xml_diag(d, &f.text));
         }
     }
-    // `import -o` imports every included file as well (BehaviorTree.CPP loads their trees).
-    for rel in case_files(dir) {
-        if dir.join(&rel) == main {
-            continue;
-        }
-        let path = dir.join(&rel);
+    // `import -o` imports every included file as well (BehaviorTree.CPP loads their trees);
+    // other files beside it (a project's other objectives) are not the program's.
+    for path in include_closure(main).into_iter().skip(1) {
         let text = std::fs::read_to_string(&path).unwrap();
         let sub = groot::import(
             &text,

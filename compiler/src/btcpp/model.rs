@@ -199,6 +199,78 @@ pub fn key_expr(key: &str) -> Option<Expr> {
     Some(Expr::name(key, Span::DUMMY))
 }
 
+/// How BehaviorTree.CPP 4.8 reads a port's text when it creates the node: `from_chars` for
+/// integers (a prefix: `3x` is 3, ` 3` and `+3` are refused), `strtod` for reals, a fixed set
+/// of words for booleans (measured with the oracle).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Conversion {
+    Signed,
+    Unsigned,
+    Real,
+    Bool,
+}
+
+impl Conversion {
+    pub fn article(self) -> &'static str {
+        match self {
+            Conversion::Signed | Conversion::Unsigned => "an",
+            Conversion::Real | Conversion::Bool => "a",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Conversion::Signed => "int",
+            Conversion::Unsigned => "unsigned int",
+            Conversion::Real => "double",
+            Conversion::Bool => "bool",
+        }
+    }
+
+    /// Whether BehaviorTree.CPP reads `v` (a literal, not `{key}`).
+    pub fn reads(self, v: &str) -> bool {
+        let digit_at = |s: &str| s.as_bytes().first().is_some_and(u8::is_ascii_digit);
+        match self {
+            Conversion::Signed => digit_at(v.strip_prefix('-').unwrap_or(v)),
+            Conversion::Unsigned => digit_at(v),
+            Conversion::Real => {
+                let t = v.trim_start();
+                let t = t
+                    .strip_prefix('-')
+                    .or_else(|| t.strip_prefix('+'))
+                    .unwrap_or(t);
+                let lower = t.to_ascii_lowercase();
+                digit_at(t)
+                    || t.strip_prefix('.').is_some_and(digit_at)
+                    || lower.starts_with("inf")
+                    || lower.starts_with("nan")
+            }
+            Conversion::Bool => matches!(
+                v,
+                "0" | "1" | "true" | "TRUE" | "True" | "false" | "FALSE" | "False"
+            ),
+        }
+    }
+
+    /// The conversion of a C++ type spelling (`float`, `unsigned int`, `int64_t`), if
+    /// BehaviorTree.CPP converts text to it.
+    pub fn of_cpp(cpp: &str) -> Option<Conversion> {
+        let s: String = cpp.chars().filter(|c| !c.is_whitespace()).collect();
+        match s.as_str() {
+            "double" | "float" => Some(Conversion::Real),
+            "bool" => Some(Conversion::Bool),
+            "unsignedint" | "unsigned" | "uint32_t" | "unsignedlong" | "uint64_t" | "size_t"
+            | "std::size_t" | "unsignedshort" | "uint16_t" | "uint8_t" => {
+                Some(Conversion::Unsigned)
+            }
+            "int" | "int32_t" | "long" | "int64_t" | "short" | "int16_t" | "int8_t" => {
+                Some(Conversion::Signed)
+            }
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

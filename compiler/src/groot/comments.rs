@@ -146,6 +146,13 @@ fn split(value: &str) -> (Vec<(Place, String)>, Option<String>) {
     (comments, (!desc.is_empty()).then(|| desc.to_string()))
 }
 
+/// Whether a doc's lines are XML comments only (with their places), no description: what an
+/// element that has no `_description` of its own (an `<include>`) can still carry.
+pub fn only_comments(lines: &[String]) -> bool {
+    let (comments, desc) = split(&lines.join("\n"));
+    !comments.is_empty() && desc.is_none()
+}
+
 /// The comments at the start of `value` (unmarked, or marked with one of `marks`), and the
 /// rest.
 fn groups<'a>(value: &'a str, marks: &[Place]) -> (Vec<(Place, String)>, &'a str) {

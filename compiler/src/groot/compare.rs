@@ -92,7 +92,21 @@ pub(crate) fn same_value(id: &str, attr: &str, a: &str, b: &str, v4: bool) -> bo
     if attr == "name" || attr.starts_with('_') {
         return false;
     }
+    // A literal queue's pieces: BehaviorTree.CPP drops an empty last one (`a;b;`).
+    if id.starts_with("Loop") && attr == "queue" {
+        let pieces = |v: &str| {
+            let v = v.strip_suffix(';').unwrap_or(v);
+            v.split(';').map(str::to_string).collect::<Vec<_>>()
+        };
+        if model_key(a).is_none() && model_key(b).is_none() && pieces(a) == pieces(b) {
+            return true;
+        }
+    }
     normal_value(attr, a) == normal_value(attr, b)
+}
+
+fn model_key(v: &str) -> Option<&str> {
+    crate::btcpp::model::blackboard_key(v)
 }
 
 fn node(el: &Element, v4: bool, commented: bool) -> Node {

@@ -68,6 +68,11 @@ impl TreeCx<'_> {
             let (mut v, mut var, mut st, mut cond) = (None, None, None, None);
             match (e, spec.default) {
                 (None, None) if unknown_arg => {}
+                // BehaviorTree.CPP loads a SetBlackboard without a key (`output_key=""`, which
+                // the import keeps as written): it writes an entry no `{key}` can name.
+                (None, None)
+                    if self.c.behavior_tree_xml
+                        && (b.name, spec.name) == ("set_blackboard", "output_key") => {}
                 (None, None) => {
                     let at = args.map(|a| a.span).unwrap_or(name.span);
                     self.err(
@@ -351,7 +356,7 @@ fn parse_default(d: &str) -> f64 {
     }
 }
 
-fn status_of(d: &str) -> Option<Status> {
+pub(super) fn status_of(d: &str) -> Option<Status> {
     Some(match d {
         "SUCCESS" => Status::Success,
         "FAILURE" => Status::Failure,

@@ -185,7 +185,16 @@ impl TreeCx<'_> {
                     }
                 }
                 (Some(e), PortDir::In) => {
+                    self.btcpp_text(e, &pty, &def.name, &p.name);
                     PortBinding::In(self.arg(e, &pty, &format!("port `{}`", p.name)))
+                }
+                // BehaviorTree.CPP loads a literal on an output or inout port (a write to it
+                // fails only when it happens): in an imported file such a literal binds
+                // nothing, as the import keeps it when it sees the model in the same file
+                // (`#[port = "text"]`); here a model of an including file declared the port.
+                (Some(e), _) if self.c.behavior_tree_xml && !self.names_variable(e) => {
+                    self.scratch_expr(e);
+                    PortBinding::Absent
                 }
                 (Some(e), dir) => {
                     match self.variable(e, &format!("`{}` port `{}`", dir.keyword(), p.name)) {
@@ -263,6 +272,35 @@ impl TreeCx<'_> {
             def.name.clone(),
             children,
         )
+    }
+
+    /// E0421 for XML text on a port of a C++ type that BehaviorTree.CPP cannot convert it to
+    /// when it creates the tree (`speed="fast"` on a `float` port): the import reports it
+    /// where it sees the model, and this where the model is another file's (a node an
+    /// including file models, used in the included one).
+    fn btcpp_text(&mut self, e: &ast::Expr, pty: &super::ty::Ty, node: &str, port: &str) {
+        let (true, ast::ExprKind::Str(text), super::ty::Ty::Foreign(cpp)) =
+            (self.c.behavior_tree_xml, &e.kind, pty)
+        else {
+            return;
+        };
+        let Some(conv) = crate::btcpp::model::Conversion::of_cpp(cpp) else {
+            return;
+        };
+        if conv.reads(text.as_str()) {
+            return;
+        }
+        self.err(
+            Diagnostic::error(
+                "E0421",
+                format!("BehaviorTree.CPP cannot read `{text}` as the `{cpp}` of `{node}` port `{port}`"),
+                e.span,
+            )
+            .with_label(format!("not {} {}", conv.article(), conv.name()))
+            .with_note(
+                "BehaviorTree.CPP converts the text when it creates the tree and refuses the file",
+            ),
+        );
     }
 
     pub(crate) fn subtree_bindings(

@@ -12,6 +12,10 @@ use crate::diagnostic::Diagnostic;
 use crate::ir::program::*;
 use crate::ir::world::WorldSpec;
 use crate::span::Span;
+
+/// How the import keeps a `main_tree_to_execute` that names no tree of its file (`groot`'s
+/// `root:` attributes, written back on `<root>`).
+const MAIN_TREE_ATTR: &str = "root:main_tree_to_execute";
 use crate::syntax::ast::{File, ItemKind, LeafKind};
 
 impl Checker {
@@ -111,6 +115,10 @@ impl Checker {
             self.set_aside(m, before);
         }
         self.report_recursion(&templates, modules, &home);
+        if self.behavior_tree_xml {
+            self.report_undefined_calls(&templates, modules, &home);
+            self.report_nodes_named_like_trees(modules);
+        }
         // Trees that stayed signatures (defined in a file nobody included): each call runs a
         // stand-in, as a custom action of the same name and ports.
         for i in 0..self.g.trees.len() {
@@ -407,6 +415,155 @@ impl Checker {
         }
     }
 
+    /// E0422 for each call of a tree that stayed a signature in a program of BehaviorTree.CPP
+    /// XML: the library registers the trees of the file and of every file it includes, and
+    /// refuses a `<SubTree>` whose ID none of them defines ("Can't find a tree with name"),
+    /// whether the ID has a `<SubTree>` model entry or none (the import then infers it).
+    /// Reported in the file of the call, at the ID.
+    fn report_undefined_calls(
+        &mut self,
+        templates: &[Option<Template>],
+        modules: &[Module],
+        home: &[usize],
+    ) {
+        let defined: Vec<String> = self
+            .g
+            .trees
+            .iter()
+            .filter(|t| !t.signature)
+            .map(|t| t.name.clone())
+            .collect();
+        for (caller, t) in templates.iter().enumerate() {
+            let Some(root) = t.as_ref().and_then(|t| t.root.as_ref()) else {
+                continue;
+            };
+            // Depth-first without recursion: trees are as deep as the file makes them.
+            let mut todo = vec![root];
+            let mut found = Vec::new();
+            while let Some(n) = todo.pop() {
+                if let TKind::SubTree {
+                    tree, name_span, ..
+                } = &n.kind
+                {
+                    if self.g.trees[*tree as usize].signature {
+                        found.push((*tree, *name_span));
+                    }
+                }
+                todo.extend(n.children.iter().rev());
+            }
+            let before = self.diags.len();
+            for (tree, span) in found {
+                let name = self.g.trees[tree as usize].name.clone();
+                let mut d = Diagnostic::error(
+                    "E0422",
+                    format!("no file of the program defines the tree `{name}`"),
+                    span,
+                )
+                .with_label("called here")
+                .with_note(
+                    "BehaviorTree.CPP refuses the file (\"Can't find a tree with name\"): it \
+                     knows the trees of this file and of the files it includes",
+                );
+                d = match crate::suggest::closest(&name, defined.iter().map(String::as_str)) {
+                    Some(near) => d.with_help(format!("did you mean `{near}`?")),
+                    None => d.with_help(
+                        "define it in a `<BehaviorTree>`, or `<include>` the file that defines it",
+                    ),
+                };
+                self.diags.push(d);
+            }
+            if let Some(m) = home.get(caller).and_then(|&k| modules.get(k)) {
+                self.set_aside(m, before);
+            }
+        }
+    }
+
+    /// E0414 for an element named like a tree of the program (`<CheckStatus/>` beside an
+    /// included `<BehaviorTree ID="CheckStatus">`): BehaviorTree.CPP looks an element up among
+    /// its registered nodes ("Node not recognized") and calls a tree only as `<SubTree ID="..">`.
+    /// The import declares the name an `#[inferred]` node and keeps the element's start tag
+    /// (`#[xml = "<CheckStatus/>"]`), which tells it from a `<SubTree>` call of the same name.
+    fn report_nodes_named_like_trees(&mut self, modules: &[Module]) {
+        use crate::syntax::ast;
+        use crate::syntax::visit::{walk_node, Visitor};
+        let trees: std::collections::HashSet<&str> = modules
+            .iter()
+            .flat_map(|m| &m.file.items)
+            .filter_map(|i| match &i.kind {
+                ItemKind::Tree(t) if !super::is_signature(i, t) => Some(t.name.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        struct Elements<'a> {
+            names: Vec<&'a str>,
+            found: Vec<(String, Span)>,
+        }
+        impl Visitor for Elements<'_> {
+            fn visit_node(&mut self, n: &ast::Node) {
+                if let ast::NodeKind::Call { name, .. } = &n.kind {
+                    let element = n.attrs.iter().any(|a| {
+                        a.name.name == "xml"
+                            && matches!(&a.value, Some(ast::Expr { kind: ast::ExprKind::Str(t), .. })
+                                if !t.starts_with("<SubTree"))
+                    });
+                    if let ([one], true) = (name.segments.as_slice(), element) {
+                        if self.names.contains(&one.name.as_str()) {
+                            self.found.push((one.name.clone(), one.span));
+                        }
+                    }
+                }
+                walk_node(self, n);
+            }
+        }
+        for m in modules {
+            let names: Vec<&str> = m
+                .file
+                .items
+                .iter()
+                .filter_map(|i| match &i.kind {
+                    ItemKind::Leaf(l)
+                        if i.attrs.iter().any(|a| a.name.name == "inferred")
+                            && trees.contains(l.name.name.as_str()) =>
+                    {
+                        Some(l.name.name.as_str())
+                    }
+                    _ => None,
+                })
+                .collect();
+            if names.is_empty() {
+                continue;
+            }
+            let mut elements = Elements {
+                names,
+                found: Vec::new(),
+            };
+            for item in &m.file.items {
+                if let ItemKind::Tree(t) = &item.kind {
+                    for n in &t.body.nodes {
+                        elements.visit_node(n);
+                    }
+                }
+            }
+            let before = self.diags.len();
+            for (name, span) in elements.found {
+                self.diags.push(
+                    Diagnostic::error(
+                        "E0414",
+                        format!("`<{name}>` names a tree, not a node"),
+                        span,
+                    )
+                    .with_label("no node has this name")
+                    .with_help(format!("call the tree as `<SubTree ID=\"{name}\"/>`"))
+                    .with_note(
+                        "BehaviorTree.CPP looks an element up among its registered nodes \
+                             and refuses the file (\"Node not recognized\")",
+                    ),
+                );
+            }
+            self.set_aside(m, before);
+        }
+    }
+
     /// Trees that call themselves, directly or through other trees: found on the call graph,
     /// so a recursive tree is reported even when nothing instantiates it.
     fn report_recursion(
@@ -475,6 +632,89 @@ impl Checker {
         }
     }
 
+    /// The tree BehaviorTree.CPP creates from an XML file none of whose trees is
+    /// `main_tree_to_execute`: the one that attribute names in an included file (the import
+    /// keeps it as `root:main_tree_to_execute`), else the only tree of the file and its
+    /// includes. E0423 where the library refuses ("[main_tree_to_execute] was not specified
+    /// correctly"): the name is no tree of the program, or it is absent and there are several.
+    fn xml_main_tree(&mut self, main: &File) -> Option<usize> {
+        let defined: Vec<usize> = (0..self.g.trees.len())
+            .filter(|&i| !self.g.trees[i].signature)
+            .collect();
+        let named = main
+            .items
+            .iter()
+            .flat_map(|i| &i.attrs)
+            .find(|a| a.name.name == MAIN_TREE_ATTR)
+            .and_then(|a| a.value.as_ref());
+        let Some(value) = named else {
+            if defined.len() < 2 {
+                return defined.first().copied();
+            }
+            let here: Vec<Span> = main
+                .items
+                .iter()
+                .filter_map(|i| match &i.kind {
+                    ItemKind::Tree(t) if !super::is_signature(i, t) => Some(t.name.span),
+                    _ => None,
+                })
+                .collect();
+            // A file without trees of its own (a Groot 2 project of includes) is no program
+            // to create a tree from: it runs nothing, and is no mistake.
+            let &at = here.get(1).or(here.first())?;
+            let trees: Vec<String> = defined
+                .iter()
+                .map(|&i| format!("`{}`", self.g.trees[i].name))
+                .collect();
+            self.diags.push(
+                Diagnostic::error(
+                    "E0423",
+                    format!(
+                        "{} trees and no `main_tree_to_execute`: which one runs?",
+                        defined.len()
+                    ),
+                    at,
+                )
+                .with_label("one of them")
+                .with_note(format!(
+                    "BehaviorTree.CPP refuses to create a tree from the file (\"[main_tree_to_execute] \
+                     was not specified correctly\"): the file and its includes define {}",
+                    trees.join(", ")
+                ))
+                .with_help(format!(
+                    "name the tree to run: `<root main_tree_to_execute=\"{}\">`",
+                    self.g.trees[defined[0]].name
+                )),
+            );
+            return None;
+        };
+        let crate::syntax::ast::ExprKind::Str(name) = &value.kind else {
+            return None;
+        };
+        if let Some(&i) = defined.iter().find(|&&i| &self.g.trees[i].name == name) {
+            return Some(i);
+        }
+        let names: Vec<&str> = defined
+            .iter()
+            .map(|&i| self.g.trees[i].name.as_str())
+            .collect();
+        let mut d = Diagnostic::error(
+            "E0423",
+            format!("`main_tree_to_execute` names `{name}`, which no file of the program defines"),
+            value.span,
+        )
+        .with_label("no such tree")
+        .with_note(
+            "BehaviorTree.CPP refuses to create a tree from the file (\"[main_tree_to_execute] \
+             was not specified correctly\")",
+        );
+        if let Some(near) = crate::suggest::closest(name, names.iter().copied()) {
+            d = d.with_help(format!("did you mean `{near}`?"));
+        }
+        self.diags.push(d);
+        None
+    }
+
     fn main_tree(&mut self, main: &File) -> Option<usize> {
         let mut marked = main.items.iter().filter_map(|i| match &i.kind {
             ItemKind::Tree(t) if t.is_main => Some(t),
@@ -489,6 +729,7 @@ impl Checker {
         }
         let t = match first {
             Some(t) => t,
+            None if self.behavior_tree_xml => return self.xml_main_tree(main),
             None => {
                 let trees: Vec<_> = main
                     .items

@@ -214,6 +214,38 @@ impl TreeCx<'_> {
         }
     }
 
+    /// A `for` loop's queue: a list variable the loop pops, or a list literal (BehaviorTree.CPP's
+    /// `queue="1;2;3"`), which gets a hidden list of its own, filled with a copy of the literal
+    /// each time the loop starts (the code returned), as BehaviorTree.CPP's static queue.
+    fn queue(&mut self, e: &Expr) -> (Option<(u32, Ty)>, Option<Code>) {
+        if !matches!(e.kind, ExprKind::List(_)) {
+            return (self.variable(e, "the queue"), None);
+        }
+        let start = self.t.code.len() as u32;
+        let ty = self.cx_expr(e);
+        let code = Code {
+            start,
+            len: self.t.code.len() as u32 - start,
+        };
+        let name = format!("for queue {}", self.t.frame.vars.len());
+        let slot = self
+            .t
+            .frame
+            .add(super::frame::FrameVar::temp(name, ty.clone(), 0.0, e.span));
+        (Some((slot, ty)), Some(code))
+    }
+
+    /// Whether `e` names a variable of the frame (or a root entry), as a port binding.
+    pub(super) fn names_variable(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Root(_) => true,
+            ExprKind::Name(p) => {
+                p.segments.len() == 1 && self.t.frame.get(&p.segments[0].name).is_some()
+            }
+            _ => false,
+        }
+    }
+
     /// An `out` or `inout` port bound to a variable writes it: it must be assignable.
     pub(super) fn check_writable(&mut self, slot: u32, port: &str, span: Span) {
         if slot & ROOT_FLAG != 0 || self.t.frame.vars[slot as usize].kind.assignable() {
@@ -285,7 +317,7 @@ impl TreeCx<'_> {
             }
             AstKind::Switch { subject, arms } => self.switch(n.span, subject, arms),
             AstKind::For { var, queue, body } => {
-                let q = self.variable(queue, "the queue");
+                let (q, fill) = self.queue(queue);
                 // `for x in q` declares `x` when it is not a variable yet.
                 if self.t.frame.get(&var.name).is_none() {
                     let elem = match &q {
@@ -354,14 +386,28 @@ impl TreeCx<'_> {
                     Ty::Str => "LoopString",
                     _ => "LoopDouble",
                 };
-                // The loop family's node, its arguments in its row's order.
+                // `for` has no syntax for BehaviorTree.CPP's `if_empty`: an imported loop
+                // carries it as `#[if_empty = "FAILURE"]`.
+                let if_empty = n
+                    .attrs
+                    .iter()
+                    .find(|a| a.name.name == "if_empty")
+                    .and_then(|a| match a.value.as_ref().map(|v| &v.kind) {
+                        Some(ExprKind::Str(s)) => super::node_builtin::status_of(s),
+                        _ => None,
+                    })
+                    .unwrap_or(Status::Success);
+                // The loop family's node, its arguments in its row's order; a literal queue
+                // adds the code that fills its hidden list when the loop starts.
+                let mut args = vec![
+                    DecoratorArg::Slot(queue, Access::ReadWrite),
+                    DecoratorArg::Slot(value.map(|v| v.0).unwrap_or(0), Access::Write),
+                    DecoratorArg::Status(if_empty),
+                ];
+                args.extend(fill.map(DecoratorArg::Code));
                 let kind = NodeKind::Decorator(Decorator {
                     kind: DecoratorKind::Loop,
-                    args: vec![
-                        DecoratorArg::Slot(queue, Access::ReadWrite),
-                        DecoratorArg::Slot(value.map(|v| v.0).unwrap_or(0), Access::Write),
-                        DecoratorArg::Status(Status::Success),
-                    ],
+                    args,
                 });
                 (TKind::Node(kind), id.to_string(), children)
             }

@@ -219,6 +219,14 @@ fn desugar_builtin(
                 out.push(a.clone());
                 continue;
             };
+            // v3 reads an empty `return_on_mismatch` as no status (its `getInput` fails, the
+            // node returns FAILURE), and `affect convert --to v4` leaves it out: as absent.
+            if compared != model::ValueKind::Unknown
+                && spec.port == "return_on_mismatch"
+                && matches!(&a.value.kind, ExprKind::Str(t) if t.is_empty())
+            {
+                continue;
+            }
             let value = match (&a.value.kind, spec.ty) {
                 (ExprKind::Str(t), ArgType::Any) if compared != model::ValueKind::Unknown => {
                     match model::blackboard_key(t) {

@@ -291,7 +291,7 @@
     "invert" "force_success" "force_failure"
     "repeat" "retry" "keep_running_until_failure"
     "timeout" "delay" "run_once" "precondition"
-    "skip_unless_updated" "wait_update" "loop"
+    "skip_unless_updated" "wait_update" "loop" "cooldown"
     "succeed" "fail" "sleep"
     "set_blackboard" "unset_blackboard" "was_updated" "blackboard_check"))
 ; END BUILTINS
@@ -306,7 +306,7 @@
     "invert" "force_success" "force_failure"
     "repeat" "retry" "keep_running_until_failure"
     "timeout" "delay" "run_once" "precondition"
-    "skip_unless_updated" "wait_update" "loop"
+    "skip_unless_updated" "wait_update" "loop" "cooldown"
     "succeed" "fail" "sleep"
     "set_blackboard" "unset_blackboard" "was_updated" "blackboard_check"))
 

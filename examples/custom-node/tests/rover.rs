@@ -285,3 +285,38 @@ fn the_units_safe_stop_is_this_binary_and_stops_its_devices() {
     assert_eq!(bus.speeds(), (0, 0), "the motors stopped");
     assert_eq!(bus.lamp(), 0, "the crate's LED at its safe state");
 }
+
+/// The battery read through the crate's own driver is checked against its declared
+/// `max_rate: 0.5` (volts a second): a read the shim corrupts (bit 3 of its high byte: 7.4 V
+/// read as 5.35 V) is read again at once, and the program never sees it.
+#[test]
+fn a_corrupted_battery_read_is_read_again_and_never_reaches_the_program() {
+    let bus = Bus::new();
+    // The Romi's reads: three at open, then each tick the battery and the encoders (twice in
+    // the first tick); the ninth (from 0: 8) is the third tick's battery.
+    let out = bus
+        .rover(&["--ticks", "6", "--watchdog-ms", "0"])
+        .env("AFFECT_SHIM_FLIP", "20,8,1,1,3")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = std::fs::read_to_string(bus.path("bus.log")).unwrap();
+    let lines: Vec<&str> = log.lines().filter(|l| l.contains(" 14 ")).collect();
+    let reads: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].contains(" R "))
+        .collect();
+    let (flipped, next) = (reads[8], reads[9]);
+    assert!(
+        lines[flipped].ends_with(" R 14 e814") && lines[flipped - 1].ends_with(" W 14 0a"),
+        "the ninth read was the battery's, corrupted: {lines:#?}"
+    );
+    assert!(
+        lines[next].ends_with(" R 14 e81c") && lines[next - 1].ends_with(" W 14 0a"),
+        "and it was read again at once: {lines:#?}"
+    );
+    assert_eq!(bus.values("battery"), vec![0.0, 7.4], "never 5.352");
+}

@@ -107,9 +107,18 @@ pub fn input_pin(gpio: &Gpio, pin: u8) -> Result<InputPin, OpenError> {
         .map_err(|e| gpio_error(format!("GPIO {pin}"), e))
 }
 
-pub fn output_pin(gpio: &Gpio, pin: u8) -> Result<OutputPin, OpenError> {
+/// An output pin, driven at `high` from the moment it is an output: opened at an actuator's
+/// safe level, a pin never passes through the other (a brake whose safe level is high is not
+/// released for a moment when the watchdog opens it to set it safe).
+pub fn output_pin(gpio: &Gpio, pin: u8, high: bool) -> Result<OutputPin, OpenError> {
     gpio.get(pin)
-        .map(|p| p.into_output_low())
+        .map(|p| {
+            if high {
+                p.into_output_high()
+            } else {
+                p.into_output_low()
+            }
+        })
         .map_err(|e| gpio_error(format!("GPIO {pin}"), e))
 }
 
@@ -173,7 +182,9 @@ const DUTY_STEPS: u16 = 10_000;
 pub struct HardPwm(Pwm);
 
 impl HardPwm {
-    pub fn open(channel: u8, frequency_hz: f64) -> Result<HardPwm, OpenError> {
+    /// The channel, enabled at `duty` (0..=1: the actuator's safe level, so that opening it
+    /// never passes through another).
+    pub fn open(channel: u8, frequency_hz: f64, duty: f64) -> Result<HardPwm, OpenError> {
         let what = format!("PWM channel {channel}");
         let ch = match channel {
             0 => Channel::Pwm0,
@@ -188,7 +199,7 @@ impl HardPwm {
                 })
             }
         };
-        Pwm::with_frequency(ch, frequency_hz, 0.0, Polarity::Normal, true)
+        Pwm::with_frequency(ch, frequency_hz, duty.clamp(0.0, 1.0), Polarity::Normal, true)
             .map(HardPwm)
             .map_err(|e| OpenError {
                 what,

@@ -753,13 +753,15 @@ mod backend {
         }
     }
 
+    /// An output, opened at its safe level (a finite one; else off).
     fn output(site: &mut Site, d: &Device) -> Option<Box<dyn Output>> {
         let freq = num(d, "frequency").unwrap_or(1000.0);
+        let safe = num(d, "safe").filter(|s| s.is_finite()).unwrap_or(0.0);
         match d.driver.as_str() {
             "custom_actuator" => custom(site, d, |r, s| r.open_actuator(s)),
             "pwm" => {
                 let ch = pin(d, "channel");
-                match HardPwm::open(ch, freq) {
+                match HardPwm::open(ch, freq, safe) {
                     Ok(p) => Some(Box::new(PwmOutput::new(p, u32::from(ch), freq))),
                     Err(e) => {
                         site.fail(d, &format!(" channel {ch}"), &e);
@@ -769,7 +771,9 @@ mod backend {
             }
             "soft_pwm" | "gpio_out" => {
                 let p = pin(d, "pin");
-                let gpio = site.gpio().and_then(|g| rpi::output_pin(&g, p));
+                let gpio = site
+                    .gpio()
+                    .and_then(|g| rpi::output_pin(&g, p, safe >= 0.5));
                 match gpio {
                     Ok(out) if d.driver == "gpio_out" => {
                         Some(Box::new(DigitalOutput::new(out, &d.name)))
@@ -811,7 +815,7 @@ mod backend {
         let (t, e) = (pin(d, "trigger"), pin(d, "echo"));
         let r = site
             .gpio()
-            .and_then(|g| Ok((rpi::output_pin(&g, t)?, rpi::input_pin(&g, e)?)));
+            .and_then(|g| Ok((rpi::output_pin(&g, t, false)?, rpi::input_pin(&g, e)?)));
         match r {
             Ok((trigger, echo)) => {
                 let ranger =

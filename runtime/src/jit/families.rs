@@ -122,6 +122,11 @@ impl<'b> Emit<'b> for Fx<'_, 'b> {
 
     /// The list's first element into a stack slot (`list_pop_front` in Rust), then, when
     /// there was one, into `value`, counting a write of the queue.
+    fn store_code(&mut self, slot: SlotId, code: Code) -> Result<(), JitError> {
+        let v = self.eval(code)?;
+        self.store_value(slot, v);
+        Ok(())
+    }
     fn pop_front_into(&mut self, queue: SlotId, value: SlotId) -> Value {
         let list = self.read_slot(queue);
         let ss =

@@ -120,6 +120,36 @@ fn metadata_fields(item: &Item) -> Option<XmlNode> {
     })
 }
 
+/// The `<TreeNodesModel>` entry of one of affect's own built-ins (`Builtin::own`), from its
+/// row, marked `_affect_node` so the import skips it (the node is the built-in).
+pub(crate) fn builtin_model(b: &crate::builtins::Builtin) -> Element {
+    use crate::builtins::ArgType;
+    let mut el = Element::new(b.class.xml_tag())
+        .with("ID", b.v4.or(b.v3).unwrap_or(b.name))
+        .with(carry::NODE, "true")
+        .with("_description", b.summary);
+    for a in b.args {
+        let mut p = Element::new("input_port").with("name", a.port);
+        let ty = match a.ty {
+            ArgType::Int => Some("int"),
+            ArgType::Bool => Some("bool"),
+            // BehaviorTree.CPP's own timers (Timeout, Delay) read milliseconds so.
+            ArgType::Duration => Some("unsigned int"),
+            ArgType::Status => Some("BT::NodeStatus"),
+            ArgType::Condition | ArgType::Str => Some("std::string"),
+            ArgType::Variable | ArgType::Any => None,
+        };
+        if let Some(t) = ty {
+            p.set("type", t);
+        }
+        if let Some(d) = a.default {
+            p.set("default", d);
+        }
+        el.children.push(XmlNode::Element(p));
+    }
+    el
+}
+
 /// The `<TreeNodesModel>` entry of a leaf declaration.
 pub(crate) fn leaf_model(item: &Item) -> Option<Element> {
     let ItemKind::Leaf(l) = &item.kind else {

@@ -104,6 +104,9 @@ pub(crate) struct HeadState {
     pub undeclared_trees: Vec<(String, Span)>,
     /// The form marker of the tree being written (`vocab::COMPACT`/`EXPLICIT`), if any.
     pub form: Option<&'static str>,
+    /// affect's own built-ins the trees use (`Builtin::own`), in first-use order: the
+    /// export declares them in `<TreeNodesModel>`.
+    pub own_nodes: Vec<&'static crate::builtins::Builtin>,
 }
 
 /// The element for a node head; `None` when it cannot be written (errors).

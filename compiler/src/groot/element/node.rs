@@ -253,6 +253,20 @@ impl Heads<'_> {
     /// The Loop node for a queue and the variable it pops into, by their declared types: the
     /// queue's element type, else the variable's (`LoopDouble` when neither says).
     fn loop_id(&self, queue: Option<&Expr>, value: Option<&str>) -> &'static str {
+        // A literal queue: the type its elements are spelled in (as the import read them).
+        if let Some(ExprKind::List(xs)) = queue.map(|q| &q.kind) {
+            let first = xs.first().map(|x| match &x.kind {
+                ExprKind::Unary(_, y) => &y.kind,
+                k => k,
+            });
+            match first {
+                Some(ExprKind::Num(n)) if n.integer => return "LoopInt",
+                Some(ExprKind::Num(_)) => return "LoopDouble",
+                Some(ExprKind::Bool(_)) => return "LoopBool",
+                Some(ExprKind::Str(_)) => return "LoopString",
+                _ => {}
+            }
+        }
         let ty = match queue.map(|q| &q.kind) {
             Some(ExprKind::Name(p)) if p.segments.len() == 1 => {
                 self.st.var_types.get(&p.segments[0].name).cloned()
@@ -301,6 +315,9 @@ impl Heads<'_> {
             self.amend(|d| d.with_label(format!("not available in the {dialect} dialect")));
             return Element::new("AlwaysFailure");
         };
+        if b.own && !self.st.own_nodes.iter().any(|o| o.name == b.name) {
+            self.st.own_nodes.push(b);
+        }
         // `loop(queue: q, value: v)` pops the type `for v in q` would: one entry, one queue type.
         let id = if b.name == "loop" && self.dialect == Dialect::V4 {
             let arg = |name: &str, i: usize| {

@@ -468,6 +468,11 @@ impl Exporter {
         if self.affect_nodes {
             parts.models.extend(modules::models());
         }
+        // affect's own built-ins the trees use: `cpp/affect_bt.hpp` registers them.
+        let own = std::mem::take(&mut self.st.own_nodes);
+        parts
+            .models
+            .extend(own.into_iter().map(super::element::entry::builtin_model));
         let default_order = parts.default_order(inferred_keys);
         let actual: Vec<XmlItem> = parts
             .entries
@@ -562,10 +567,19 @@ impl Exporter {
                 if let Some(k) = kept::of(&item.attrs, kept::XML) {
                     kept::merge_head(&mut el, &k, self.dialect == Dialect::V4);
                 }
-                includes.push(el);
                 let key = XmlItem::Use(path.clone());
-                if item.doc.is_some() {
-                    // An include has nowhere to keep a doc comment.
+                // XML comments before (or after) the include, or before `<TreeNodesModel>`
+                // in a file of only includes: as a tree's, restored from `_description`.
+                let comments = item
+                    .doc
+                    .as_ref()
+                    .filter(|d| super::comments::only_comments(&d.lines));
+                if let Some(d) = comments {
+                    el.set("_description", d.lines.join("\n"));
+                }
+                includes.push(el);
+                if item.doc.is_some() && comments.is_none() {
+                    // An include has nowhere to keep a description.
                     entries.push(Entry::Item(item.clone()));
                 } else {
                     entries.push(Entry::Xml(key.clone()));

@@ -119,7 +119,10 @@ impl Exporter {
                 span: Span::DUMMY,
             };
             let mut original = item.clone();
-            original.attrs.retain(|a| !kept::is_kept(&a.name.name));
+            // `<root>`'s attributes ride on the first tree but are not the tree's.
+            original.attrs.retain(|a| {
+                !kept::is_kept(&a.name.name) && vocab::root_attr_name(&a.name.name).is_none()
+            });
             if let ItemKind::Tree(o) = &mut original.kind {
                 o.body.nodes = placeholders;
             }

@@ -263,8 +263,8 @@ impl Reader {
             (_, sw) if vocab::switch_cases(sw).is_some() => {
                 self.switch(el, sw, &rest, &mut node.attrs)
             }
-            (Dialect::V4, "LoopInt" | "LoopBool" | "LoopDouble" | "LoopString") => {
-                self.for_loop(el, &rest, &mut node.attrs)
+            (Dialect::V4, id @ ("LoopInt" | "LoopBool" | "LoopDouble" | "LoopString")) => {
+                self.for_loop(el, id, &rest, &mut node.attrs)
             }
             _ => None,
         };
@@ -520,6 +520,7 @@ impl Reader {
     pub(super) fn for_loop(
         &mut self,
         el: &Element,
+        id: &str,
         rest: &[&Attribute],
         attrs: &mut Vec<Attr>,
     ) -> Option<NodeKind> {
@@ -533,7 +534,8 @@ impl Reader {
         let queue_attr = rest.iter().find(|a| a.name == "queue")?;
         let mut queue = match model::blackboard_key(&queue_attr.value) {
             Some(k) => model::key_expr(k)?,
-            None => expr(ExprKind::Str(queue_attr.value.clone())),
+            None => literal_queue(id, &queue_attr.value)
+                .unwrap_or_else(|| expr(ExprKind::Str(queue_attr.value.clone()))),
         };
         crate::syntax::spans::expr(
             &mut queue,
@@ -555,4 +557,59 @@ impl Reader {
             },
         })
     }
+}
+
+/// A literal queue (`queue="1;2;3"`) as the list literal BehaviorTree.CPP reads from it: the
+/// text split at `;` (an empty last piece dropped, as its `splitString`), each piece read as
+/// the loop's type. `None` (the text stays a string, which the checker refuses) where affect
+/// cannot spell the list as written: no piece, a piece the type cannot hold as it is
+/// spelled, or a `LoopDouble` piece spelled as an integer (it would read back as an `int`
+/// and make the loop a `LoopInt`).
+fn literal_queue(id: &str, text: &str) -> Option<Expr> {
+    let mut pieces: Vec<&str> = text.split(';').collect();
+    if pieces.last() == Some(&"") {
+        pieces.pop();
+    }
+    if pieces.is_empty() {
+        return None;
+    }
+    let items = pieces
+        .iter()
+        .map(|p| {
+            let (neg, digits) = match p.strip_prefix('-') {
+                Some(d) => (true, d),
+                None => (false, *p),
+            };
+            let number = |float: bool| {
+                let n = crate::btcpp::script::number(digits)?;
+                (n.integer != float && n.unit.is_none() && !digits.contains('_')).then(|| {
+                    let num = expr(ExprKind::Num(n));
+                    if neg {
+                        expr(ExprKind::Unary(
+                            crate::syntax::ast::UnOp::Neg,
+                            Box::new(num),
+                        ))
+                    } else {
+                        num
+                    }
+                })
+            };
+            match id {
+                "LoopInt" => p
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|_| !p.starts_with('+'))
+                    .and_then(|_| number(false)),
+                "LoopDouble" => number(true),
+                "LoopBool" => match *p {
+                    "true" => Some(expr(ExprKind::Bool(true))),
+                    "false" => Some(expr(ExprKind::Bool(false))),
+                    _ => None,
+                },
+                _ => (!p.is_empty() && !p.contains(['{', '}']))
+                    .then(|| expr(ExprKind::Str(p.to_string()))),
+            }
+        })
+        .collect::<Option<Vec<Expr>>>()?;
+    Some(expr(ExprKind::List(items)))
 }

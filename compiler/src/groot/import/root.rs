@@ -52,20 +52,26 @@ impl Reader {
         let main_attr = self.main_tree(root, &tree_ids, !parts.includes.is_empty());
         let mut xml_items = self.xml_items(&parts, model_entries, &tree_ids, main_attr.as_deref());
         if !self.models_lead.is_empty() {
-            let first = xml_items.iter_mut().find(|(_, i)| {
+            let declaration = xml_items.iter().position(|(_, i)| {
                 matches!(
                     i.kind,
                     ItemKind::Tree(_) | ItemKind::Agent(_) | ItemKind::Leaf(_)
                 )
             });
-            if let Some((_, item)) = first {
+            // A file of only `<include>`s (a Groot 2 project): on the last `use`.
+            let at = declaration.or_else(|| {
+                xml_items
+                    .iter()
+                    .rposition(|(_, i)| matches!(i.kind, ItemKind::Use(_)))
+            });
+            if let Some((_, item)) = at.map(|i| &mut xml_items[i]) {
                 let mut lines = std::mem::take(&mut self.models_lead);
                 lines.extend(item.doc.take().into_iter().flat_map(|d| d.lines));
                 item.doc = node_doc(lines);
             }
         }
         let mut items = in_carried_order(carried, xml_items);
-        root_attributes(root, &mut items);
+        root_attributes(root, &tree_ids, &mut items);
         self.transitive_uses(&mut items);
         if root.attr(carry::AFFECT).is_none() {
             let empty_list = parts.models.is_some_and(|m| m.elements().next().is_none());
@@ -626,10 +632,17 @@ fn keep_model_order(
         return;
     }
     let order: Vec<&str> = source.iter().map(|(id, _)| id.as_str()).collect();
-    if let Some(first) = items
-        .iter_mut()
-        .find(|i| matches!(i.kind, ItemKind::Tree(_) | ItemKind::Agent(_)))
+    let first = match items
+        .iter()
+        .position(|i| matches!(i.kind, ItemKind::Tree(_) | ItemKind::Agent(_)))
     {
+        Some(i) => Some(i),
+        // A file of only `<include>`s: on its last `use`.
+        None => items
+            .iter()
+            .rposition(|i| matches!(i.kind, ItemKind::Use(_))),
+    };
+    if let Some(first) = first.map(|i| &mut items[i]) {
         first.attrs.push(super::super::kept::attr(
             super::super::kept::XML_MODELS,
             order.join("\n"),
@@ -639,15 +652,18 @@ fn keep_model_order(
 
 /// Attributes of `<root>` that are neither the format nor the main tree travel on the first
 /// tree, else the first declaration (as `root:name`).
-fn root_attributes(root: &Element, items: &mut [Item]) {
+fn root_attributes(root: &Element, tree_ids: &[String], items: &mut [Item]) {
+    // `main_tree_to_execute` naming no tree of this file (one an included file defines, or
+    // none) travels as written: the checker looks for it in the whole program.
+    let main_here = root
+        .attr("main_tree_to_execute")
+        .is_some_and(|m| tree_ids.iter().any(|t| t == m));
     let extra: Vec<&Attribute> = root
         .attrs
         .iter()
-        .filter(|a| {
-            !matches!(
-                a.name.as_str(),
-                "BTCPP_format" | "main_tree_to_execute" | carry::AFFECT | carry::ENUMS
-            )
+        .filter(|a| match a.name.as_str() {
+            "main_tree_to_execute" => !main_here,
+            name => !matches!(name, "BTCPP_format" | carry::AFFECT | carry::ENUMS),
         })
         .collect();
     if !extra.is_empty() {
@@ -661,9 +677,12 @@ fn root_attributes(root: &Element, items: &mut [Item]) {
             .map(|i| &mut items[i])
         {
             for a in extra {
-                first
-                    .attrs
-                    .push(attr(&format!("{}{}", vocab::ROOT_PREFIX, a.name), &a.value));
+                let mut kept = attr(&format!("{}{}", vocab::ROOT_PREFIX, a.name), &a.value);
+                // At the value in the XML, for the checker's diagnostics about it.
+                if let Some(v) = kept.value.as_mut() {
+                    v.span = a.value_span;
+                }
+                first.attrs.push(kept);
             }
         }
     }

@@ -107,4 +107,6 @@ pub(crate) trait Emit<'x> {
     /// Pops the queue's first element into `value` (`Machine::pop_into`): an i8, whether
     /// one was there.
     fn pop_front_into(&mut self, queue: SlotId, value: SlotId) -> Value;
+    /// Computes `code` (a list) into list slot `slot` (`Machine::store`).
+    fn store_code(&mut self, slot: SlotId, code: Code) -> Result<(), Self::Error>;
 }

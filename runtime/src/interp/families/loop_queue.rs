@@ -1,10 +1,12 @@
 //! `for value in queue { .. }`, BehaviorTree.CPP's `Loop<T>` (LoopInt, LoopDouble, ...):
 //! pops the queue's first element into `value` and ticks the child, RUNNING until the queue
-//! is empty (then `if_empty`) or the child fails.
+//! is empty (then `if_empty`) or the child fails. A literal queue (`queue="1;2;3"`) has a
+//! hidden list, filled with a copy of the literal each time the loop starts (argument 3, the
+//! literal's code), as BehaviorTree.CPP copies its static queue.
 
 use super::{CHILD_RUNNING, Family};
 use crate::interp::Machine;
-use affect_compiler::ir::program::{Decorator, NodeId, SlotId, Status};
+use affect_compiler::ir::program::{Decorator, DecoratorArg, NodeId, SlotId, Status};
 
 pub(crate) struct Node;
 
@@ -15,6 +17,10 @@ impl Family for Node {
         let mut popped = false;
         if m.status[i] == Status::Idle {
             m.state[i].flags &= !CHILD_RUNNING;
+            if let Some(DecoratorArg::Code(fill)) = d.args.get(3) {
+                let v = m.eval(*fill);
+                m.store(queue, v);
+            }
         }
         if m.state[i].flags & CHILD_RUNNING == 0 {
             popped = m.pop_into(queue, value);
@@ -60,7 +66,7 @@ pub(super) mod compiled {
     use super::Node;
     use crate::interp::families::compiled::{Compiled, Emit};
     use crate::interp::families::{CHILD_RUNNING};
-    use affect_compiler::ir::program::{Decorator, NodeId, Status};
+    use affect_compiler::ir::program::{Decorator, DecoratorArg, NodeId, Status};
     use cranelift_codegen::ir::{types, Block, BlockArg, InstBuilder};
 
     impl Compiled for Node {
@@ -75,6 +81,9 @@ pub(super) mod compiled {
             let idle = fx.eq_imm(st, Status::Idle as i64);
             let (_, cont) = fx.if_then(idle);
             fx.flags_clear(n, CHILD_RUNNING);
+            if let Some(DecoratorArg::Code(fill)) = d.args.get(3) {
+                fx.store_code(queue, *fill)?;
+            }
             fx.end_if(cont);
             let running = fx.flag_set(n, CHILD_RUNNING);
             let take = fx.b().create_block();
