@@ -2,6 +2,8 @@
 """compare.py: affect's JIT and interpreter against BehaviorTree.CPP 4.8 and py_trees, in one run.
 
     python3 scripts/compare.py [--sizes 100,1000,10000] [--seconds 3] [--out FILE.md]
+                               [--startup-only] [--rounds 5] [--treegen PATH]
+                               [--binary AFFECT] [--earlier AFFECT]
 
 On a fresh machine it installs what it needs first, saying so before each step: the
 BehaviorTree.CPP oracle (tools/btcpp-oracle/setup.sh: a Python venv in .tools/btcpp with the
@@ -22,6 +24,18 @@ and BehaviorTree.CPP's load are compared twice, like for like: each in a fresh p
 each repeated inside one process (`affect bench --starts`, BehaviorTree.CPP's `create_ms`). The code cache
 is a temporary directory (AFFECT_CODE_CACHE). The result is two markdown tables on stdout
 (min / median / max ns per node tick, and ratios of medians; then start-up).
+
+A third table compares restarts in one process on two tree shapes: gen-tree's and the kit's
+`treegen.py` (../shared/tools/btcpp/treegen.py, or --treegen; the shape differs: other
+controls at the top, longer scripts). For each shape and size, the tree's XML and its
+`.affect` text (`affect import`) are each started 11 times in one `affect bench --starts`
+process, and BehaviorTree.CPP creates the XML tree repeatedly in one `btcpp_oracle bench`
+process (`create_ms`, the median of 5 creations); the three alternate for --rounds rounds,
+so a burst of load falls on all of them alike. Each cell: the median of the rounds' medians
+and their range. Every run's blackboard is checked against its generator's reference.
+`--startup-only` runs only this table (a few minutes instead of ten or more); `--earlier
+AFFECT` adds another build's starts to each round (before and after in one run); `--binary
+AFFECT` measures that build instead of building target/release/affect.
 
 Environment: PYTHON and CXX for the oracle's setup.
 """
@@ -57,7 +71,7 @@ def run(cmd, **kw):
     return r.stdout
 
 
-def setup():
+def setup(build=True):
     if not os.access(ORACLE, os.X_OK):
         log(f"compare.py will install the BehaviorTree.CPP 4.8.2 oracle into {TOOLS}: a Python "
             f"venv, the behaviortreepy 0.1.4 wheel and sdist headers from PyPI (pip, about 35 MB), "
@@ -67,9 +81,10 @@ def setup():
     if subprocess.run([VENV_PY, "-c", "import py_trees"], capture_output=True).returncode != 0:
         log(f"compare.py will install py_trees from PyPI into the venv {TOOLS} (pip) ...")
         run([VENV_PY, "-m", "pip", "install", "--quiet", "py_trees"])
-    log(f"compare.py builds affect in release mode into {AFFECT} (cargo) ...")
-    # The build startup.order is made from (without the `net` feature: no Zenoh).
-    startup_order.build()
+    if build:
+        log(f"compare.py builds affect in release mode into {AFFECT} (cargo) ...")
+        # The build startup.order is made from (without the `net` feature: no Zenoh).
+        startup_order.build()
     settle_binary()
     found, listed = startup_order.coverage(AFFECT)
     if found < 0.9 * listed:
@@ -112,8 +127,8 @@ def save(tmp, name, text):
     return path
 
 
-def ours(xml, bb, engine, ticks, repeats, cache=None, starts=0):
-    args = [AFFECT, "bench", xml, "--engine", engine, "--ticks", str(ticks),
+def ours(xml, bb, engine, ticks, repeats, cache=None, starts=0, binary=None):
+    args = [binary or AFFECT, "bench", xml, "--engine", engine, "--ticks", str(ticks),
             "--repeats", str(repeats), "--starts", str(starts)]
     if cache is None:
         args.append("--no-code-cache")
@@ -196,6 +211,80 @@ def pytrees(xml, bb, seconds, exact=None):
     return json.loads(run(args))
 
 
+def restarts_interleaved(tmp, shape, size, rounds, earlier=None):
+    """The third table's row: `rounds` rounds of (affect from XML, affect from `.affect`,
+    BehaviorTree.CPP's creations, and the same two of an `earlier` affect when given), each
+    a process of its own, alternating."""
+    gen, xml, bb = shape_tree(tmp, shape, size)
+    src = xml[:-len(".xml")] + ".affect"
+    run([AFFECT, "import", xml, "-o", src])
+    got = {"xml": [], "affect": [], "btcpp": [], "earlier xml": [], "earlier affect": []}
+    runs = [("xml", xml, None), ("affect", src, None)]
+    if earlier:
+        runs += [("earlier xml", xml, earlier), ("earlier affect", src, earlier)]
+    for _ in range(rounds):
+        for kind, path, binary in runs:
+            r = ours(path, bb, "tiered", 20, 1, starts=STARTS, binary=binary)
+            gen.check(save(tmp, f"{shape}-{kind.replace(' ', '-')}{size}.json", json.dumps(r)))
+            got[kind].append(r["restart_first_tick_ms"]["median"])
+        b = btcpp(xml, bb, 0.5)
+        gen.check(save(tmp, f"{shape}-btcpp{size}.json", json.dumps(b)))
+        got["btcpp"].append(b["create_ms"]["median"])
+    return got
+
+
+class GenTree:
+    """`affect gen-tree`: the trees of the tables above."""
+    name = "gen-tree"
+
+    def __init__(self, size):
+        self.size = size
+
+    def xml(self):
+        return treegen(self.size)
+
+    def bb(self):
+        return [b for b in treegen(self.size, "--bb-args").split() if b != "--bb"]
+
+    def check(self, path):
+        check(self.size, path)
+
+
+class KitTreegen:
+    """The BehaviorTree.CPP kit's own generator (`treegen.py`), another shape of tree."""
+    name = "treegen.py"
+    path = None
+
+    def __init__(self, size):
+        self.size = size
+
+    def gen(self, *args):
+        return run([sys.executable, self.path, "--size", str(self.size), "--seed", "1", *args])
+
+    def xml(self):
+        return self.gen()
+
+    def bb(self):
+        return [b for b in self.gen("--bb-args").split() if b != "--bb"]
+
+    def check(self, path):
+        res = json.loads(self.gen("--check-bench", path).strip().splitlines()[-1])
+        if not res.get("ok"):
+            sys.exit(f"compare.py: {path} does not match treegen.py's reference: {res}")
+
+
+SHAPES = {"gen-tree": GenTree, "treegen": KitTreegen}
+
+
+def shape_tree(tmp, shape, size):
+    gen = SHAPES[shape](size)
+    return gen, save(tmp, f"{shape}{size}.xml", gen.xml()), gen.bb()
+
+
+def spread(xs):
+    return f"{ms(median(xs))} ({ms(min(xs))}–{ms(max(xs))})"
+
+
 def stats(d):
     return d["min"], d["median"], d["max"]
 
@@ -216,12 +305,37 @@ def main():
     ap.add_argument("--seconds", type=float, default=3.0,
                     help="about how long each timed run takes (per engine and size)")
     ap.add_argument("--out", help="also write the markdown to this file")
+    ap.add_argument("--startup-only", action="store_true",
+                    help="only the table of restarts in one process on both tree shapes")
+    ap.add_argument("--rounds", type=int, default=5,
+                    help="alternating rounds of that table (each: 11 starts of ours, 5 of its)")
+    ap.add_argument("--binary", help="measure this `affect` (for example an earlier build, "
+                    "to compare two in one run) instead of building target/release/affect")
+    ap.add_argument("--earlier", help="also start the trees of the restart table with this "
+                    "`affect` in each round (before / after in one run)")
+    ap.add_argument("--treegen", default=os.path.join(os.path.dirname(ROOT), "shared", "tools",
+                                                      "btcpp", "treegen.py"),
+                    help="the kit's treegen.py (the second tree shape)")
     a = ap.parse_args()
-    placed, listed = setup()
+    shapes = ["gen-tree"]
+    if os.path.isfile(a.treegen):
+        KitTreegen.path = a.treegen
+        shapes.append("treegen")
+    else:
+        log(f"compare.py: {a.treegen} is missing: restarts are compared on gen-tree's trees only")
+    global AFFECT
+    if a.binary:
+        AFFECT = os.path.abspath(a.binary)
+    placed, listed = setup(build=not a.binary)
     sizes = [int(s) for s in a.sizes.split(",")]
-    rows, compile_rows = [], []
+    rows, compile_rows, restart_rows = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for size in sizes:
+        for shape in shapes:
+            for size in sizes:
+                log(f"{shape}, {size} nodes: restarts in one process, {a.rounds} rounds ...")
+                restart_rows.append((shape, size, restarts_interleaved(
+                    tmp, shape, size, a.rounds, a.earlier and os.path.abspath(a.earlier))))
+        for size in ([] if a.startup_only else sizes):
             log(f"{size} nodes ...")
             xml = save(tmp, f"t{size}.xml", treegen(size))
             bb = [b for b in treegen(size, "--bb-args").split() if b != "--bb"]
@@ -257,6 +371,41 @@ def main():
             st = starts(tmp, size, xml, bb)
             rows.append((size, js, is_, bs, ps))
             compile_rows.append((size, j, i, b, p, st))
+    lines = []
+    if not a.startup_only:
+        lines += tick_tables(rows, compile_rows, placed, listed)
+    lines.append(f"Restarted in one process, on two tree shapes; load average "
+                 f"{os.getloadavg()[0]:.2f} at the end. Each cell: the median of {a.rounds} "
+                 f"rounds' medians (affect: {STARTS} starts of `affect bench --starts`, the "
+                 f"first tick from reading the file; BehaviorTree.CPP: `create_ms`, 5 "
+                 f"creations of the XML already read) and their range, ms; the three "
+                 f"alternate.")
+    lines.append("")
+    earlier = ["earlier xml", "earlier affect"] if a.earlier else []
+    head = ["affect from XML", "affect from `.affect`", "BT.CPP XML load", "BT.CPP / XML",
+            "BT.CPP / `.affect`"]
+    if earlier:
+        head += [f"{os.path.basename(a.earlier)} from XML", f"{os.path.basename(a.earlier)} "
+                 "from `.affect`", "BT.CPP / its XML", "BT.CPP / its `.affect`"]
+    lines.append("| shape | nodes | " + " | ".join(head) + " |")
+    lines.append("|---|---|" + "---|" * len(head))
+    for shape, size, got in restart_rows:
+        bt = median(got["btcpp"])
+        cells = [spread(got["xml"]), spread(got["affect"]), spread(got["btcpp"]),
+                 f"{bt / median(got['xml']):.2f}×", f"{bt / median(got['affect']):.2f}×"]
+        if earlier:
+            cells += [spread(got[k]) for k in earlier]
+            cells += [f"{bt / median(got[k]):.2f}×" for k in earlier]
+        lines.append(f"| {SHAPES[shape].name} | {size:,} | " + " | ".join(cells) + " |")
+    lines.append("")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+
+
+def tick_tables(rows, compile_rows, placed, listed):
     lines = []
     lines.append(f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} "
                  f"{platform.release()}; load average {os.getloadavg()[0]:.2f} at the end. "
@@ -299,11 +448,8 @@ def main():
                  "programs waits. The release build placed "
                  f"{placed} of the {listed} functions startup.order lists side by side "
                  "(build.rs).")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write(text)
+    lines.append("")
+    return lines
 
 
 if __name__ == "__main__":

@@ -70,11 +70,12 @@ struct Loaded {
     spent: Spent,
 }
 
-/// What the front end made besides the program: the text, the import's syntax tree, the
-/// checker's index and diagnostics. The first tick needs none of it; freeing it (tens of
-/// thousands of small blocks at 10,000 nodes) waits until after the ticks.
+/// What the front end made besides the program: the text, the syntax tree (parsed, or the
+/// import's), the checker's index and diagnostics. The first tick needs none of it; freeing
+/// it (tens of thousands of small blocks at 10,000 nodes) waits until after the ticks.
 struct Spent {
     _text: Option<String>,
+    _syntax: Option<affect_compiler::syntax::ast::File>,
     _imported: Option<XmlProgram>,
     _analysis: Analysis,
 }
@@ -115,6 +116,7 @@ fn load(args: &BenchArgs, t0: Instant) -> Result<Loaded, u8> {
             check_ms: t1.elapsed().as_secs_f64() * 1000.0,
             spent: Spent {
                 _text: None,
+                _syntax: None,
                 _imported: Some(program),
                 _analysis: analysis,
             },
@@ -123,16 +125,18 @@ fn load(args: &BenchArgs, t0: Instant) -> Result<Loaded, u8> {
     let import_ms = t0.elapsed().as_secs_f64() * 1000.0;
     let t1 = Instant::now();
     let loader = files::FileLoader::beside(&args.file);
-    let mut analysis = affect_compiler::check_source_with(&text, &loader);
-    let Some(program) = analysis.program.take() else {
-        return Err(failed(&name, &text, &analysis.diagnostics));
+    let mut checked = affect_compiler::check_text(&text, &loader);
+    let Some(program) = checked.analysis.program.take() else {
+        return Err(failed(&name, &text, &checked.analysis.diagnostics));
     };
+    let affect_compiler::Checked { file, analysis, .. } = checked;
     Ok(Loaded {
         program,
         import_ms,
         check_ms: t1.elapsed().as_secs_f64() * 1000.0,
         spent: Spent {
             _text: Some(text),
+            _syntax: Some(file),
             _imported: None,
             _analysis: analysis,
         },

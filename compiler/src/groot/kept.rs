@@ -172,16 +172,6 @@ pub fn spelled_alike(generated: &Element, source: &Element, deep: bool) -> bool 
         if g.name != s.name {
             return false;
         }
-        let texts = |e: &Element| {
-            let mut v: Vec<(String, String)> = e
-                .attrs
-                .iter()
-                .filter(|a| !ours(&a.name))
-                .map(|a| (a.name.clone(), a.text()))
-                .collect();
-            v.sort();
-            v
-        };
         if texts(g) != texts(s) {
             return false;
         }
@@ -201,6 +191,19 @@ pub fn spelled_alike(generated: &Element, source: &Element, deep: bool) -> bool 
         }
     }
     true
+}
+
+/// An element's attributes as [`spelled_alike`] compares them: name and text, sorted, the
+/// toolchain's own left out; borrowed where the text is already there.
+fn texts(e: &Element) -> Vec<(&str, std::borrow::Cow<'_, str>)> {
+    let mut v: Vec<(&str, std::borrow::Cow<str>)> = e
+        .attrs
+        .iter()
+        .filter(|a| !ours(&a.name))
+        .map(|a| (a.name.as_str(), a.spelled()))
+        .collect();
+    v.sort();
+    v
 }
 
 /// The ID an element names: `ID` in the explicit form, else the tag.

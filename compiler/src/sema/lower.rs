@@ -336,13 +336,19 @@ impl Builder<'_> {
                 tree,
                 bindings,
                 name_span,
+                autoremap,
             } => {
                 let node_path = self.p.nodes[id as usize].path.clone();
                 if let Some((child, inputs)) = self.subtree(
                     *tree,
                     bindings,
                     *name_span,
-                    Caller { t, map, base },
+                    Caller {
+                        t,
+                        map,
+                        base,
+                        autoremap: *autoremap,
+                    },
                     &node_path,
                 ) {
                     kids.push(child);
@@ -433,6 +439,20 @@ impl Builder<'_> {
                     }
                     _ => None,
                 }
+            } else if caller.autoremap
+                && matches!(
+                    v.kind,
+                    super::frame::VarKind::Var | super::frame::VarKind::Local
+                )
+                && !v.name.starts_with('_')
+            {
+                // BehaviorTree.CPP's autoremapped blackboard finds an entry it lacks in its
+                // parent's (and creates one there): the tree's entry is the caller's.
+                caller
+                    .t
+                    .frame
+                    .get(&v.name)
+                    .map(|op| self.slot(caller.t, caller.map, op))
             } else {
                 None
             };
@@ -556,6 +576,8 @@ struct Caller<'a> {
     t: &'a Template,
     map: &'a [SlotId],
     base: u32,
+    /// The call remaps every entry by name (BehaviorTree.CPP's `_autoremap`).
+    autoremap: bool,
 }
 
 impl Checker {

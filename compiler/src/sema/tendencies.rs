@@ -176,6 +176,7 @@ impl TreeCx<'_> {
                         tree: i,
                         bindings,
                         name_span: target.name.span,
+                        autoremap: false,
                     },
                     builtins::SUBTREE_ID.to_string(),
                     vec![],

@@ -58,6 +58,9 @@ pub enum TKind {
         tree: u32,
         bindings: Vec<TBinding>,
         name_span: Span,
+        /// BehaviorTree.CPP's `_autoremap` (`..` in an imported file): every entry of the
+        /// tree's own that the caller has is the caller's, not only its ports.
+        autoremap: bool,
     },
 }
 
@@ -710,11 +713,13 @@ impl TreeCx<'_> {
                 self.c.used_globals.insert(text.clone());
                 self.no_children(children, &text);
                 let bindings = self.subtree_bindings(i, name, args);
+                let autoremap = self.c.behavior_tree_xml && args.and_then(|a| a.rest).is_some();
                 (
                     TKind::SubTree {
                         tree: i,
                         bindings,
                         name_span: name.span,
+                        autoremap,
                     },
                     builtins::SUBTREE_ID.to_string(),
                     vec![],

@@ -71,3 +71,12 @@ pub fn setting_entry(s: Setting) -> SettingEntry {
     }
     SettingEntry::Setting(s)
 }
+
+/// The items of a list whose nonterminal the grammar builds boxed. The parser keeps every
+/// value on one stack of an enum as large as its largest kind and moves that whole enum at
+/// each reduction (about ten for each operand of an expression, one per precedence tier):
+/// with nodes (256 bytes), settings (280) and statements (144) boxed, an entry is about a
+/// third as large.
+pub fn unbox<T>(v: Vec<Box<T>>) -> Vec<T> {
+    v.into_iter().map(|b| *b).collect()
+}

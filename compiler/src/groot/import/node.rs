@@ -113,7 +113,9 @@ impl Reader {
     }
 
     /// Keeps the element's start tag as written on the node (`#[xml]`, see `kept`) when the
-    /// export would spell it otherwise.
+    /// export would spell it otherwise. The node's head is written from the node itself: a
+    /// head reads of its children only how many there are, so the copy with placeholder
+    /// children (`carry::head`) spelled the same and cost a copy of every node.
     fn keep_head(&self, el: &Element, n: &mut Node) {
         if matches!(n.kind, NodeKind::Error) {
             return;
@@ -127,7 +129,7 @@ impl Reader {
             scope: &self.scope,
             st: &mut st,
         }
-        .head(&carry::head(n));
+        .head(n);
         if crate::diagnostic::has_errors(&st.diags) || !kept::spelled_alike(&generated, el, false) {
             n.attrs.push(kept::attr(kept::XML, kept::start_tag(el)));
         }

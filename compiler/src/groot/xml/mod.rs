@@ -22,7 +22,7 @@ mod read;
 mod write;
 
 pub use read::parse;
-pub use write::{escape_attr, escape_text, write};
+pub use write::{escape_attr, escape_text, escaped, write};
 
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
@@ -109,12 +109,20 @@ impl Attribute {
     /// The value's text as the writer writes it: as written in the file where that is known
     /// and still spells the value, else escaped.
     pub fn text(&self) -> String {
+        self.spelled().into_owned()
+    }
+
+    /// [`Attribute::text`], borrowed where the text is already there (a kept spelling, or a
+    /// value with nothing to escape).
+    pub fn spelled(&self) -> std::borrow::Cow<'_, str> {
+        use std::borrow::Cow;
         match &self.raw {
-            Some(r) if r.value == self.value => r.text.clone(),
+            Some(r) if r.value == self.value => Cow::Borrowed(r.text.as_str()),
+            _ if !self.value.bytes().any(escaped) => Cow::Borrowed(self.value.as_str()),
             _ => {
                 let mut out = String::with_capacity(self.value.len());
                 escape_attr(&self.value, &mut out);
-                out
+                Cow::Owned(out)
             }
         }
     }
