@@ -167,6 +167,18 @@ impl Status {
         }
     }
 
+    /// The status a name of [`Status::name`] spells, if any.
+    pub fn from_name(name: &str) -> Option<Status> {
+        Some(match name {
+            "SUCCESS" => Status::Success,
+            "FAILURE" => Status::Failure,
+            "RUNNING" => Status::Running,
+            "SKIPPED" => Status::Skipped,
+            "IDLE" => Status::Idle,
+            _ => return None,
+        })
+    }
+
     pub fn from_index(i: u8) -> Status {
         match i {
             1 => Status::Running,

@@ -87,7 +87,7 @@ impl TreeCx<'_> {
                 }
                 (None, Some(d)) => {
                     v = Some(Arg::Const(parse_default(d)));
-                    st = status_of(d);
+                    st = Status::from_name(d);
                 }
                 (Some(e), _) => match spec.ty {
                     ArgType::Int => v = Some(self.arg(e, &Ty::Int, &format!("`{}`", spec.name))),
@@ -349,22 +349,11 @@ fn parse_default(d: &str) -> f64 {
     match d {
         "true" => 1.0,
         "false" => 0.0,
-        _ => match status_of(d) {
+        _ => match Status::from_name(d) {
             Some(s) => s as u8 as f64,
             None => d.parse().unwrap_or(0.0),
         },
     }
-}
-
-pub(super) fn status_of(d: &str) -> Option<Status> {
-    Some(match d {
-        "SUCCESS" => Status::Success,
-        "FAILURE" => Status::Failure,
-        "RUNNING" => Status::Running,
-        "SKIPPED" => Status::Skipped,
-        "IDLE" => Status::Idle,
-        _ => return None,
-    })
 }
 
 fn example_call(b: &Builtin) -> String {

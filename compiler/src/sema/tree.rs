@@ -396,7 +396,7 @@ impl TreeCx<'_> {
                     .iter()
                     .find(|a| a.name.name == "if_empty")
                     .and_then(|a| match a.value.as_ref().map(|v| &v.kind) {
-                        Some(ExprKind::Str(s)) => super::node_builtin::status_of(s),
+                        Some(ExprKind::Str(s)) => Status::from_name(s),
                         _ => None,
                     })
                     .unwrap_or(Status::Success);
