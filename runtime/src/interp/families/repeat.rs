@@ -1,5 +1,5 @@
 //! `repeat(n) { .. }`, BehaviorTree.CPP's Repeat: ticks a successful child again, `n` times
-//! in all (-1: forever). Its compiled loop serves `retry.rs` too.
+//! in all (-1: forever). Its loop, interpreted and compiled, serves `retry.rs` too.
 
 use super::Family;
 use crate::interp::Machine;
@@ -9,43 +9,55 @@ pub(crate) struct Node;
 
 impl Family for Node {
     fn tick(m: &mut Machine, n: NodeId, d: &Decorator) -> Status {
-        let cycles = m.arg(d.value(0)) as i32;
-        let i = n as usize;
-        let mut again = m.state[i].a < cycles || cycles == -1;
-        m.set_status(n, Status::Running);
-        while again {
-            let c = m.child(n, 0);
-            let prev = m.status[c as usize];
-            match m.execute_tick(c) {
-                Status::Success => {
-                    m.state[i].a += 1;
-                    again = m.state[i].a < cycles || cycles == -1;
-                    m.reset_child(n);
-                    if prev == Status::Idle && again {
-                        m.woken = true;
-                        return Status::Running;
-                    }
-                }
-                Status::Failure => {
-                    m.state[i].a = 0;
-                    m.reset_child(n);
-                    return Status::Failure;
-                }
-                Status::Running => return Status::Running,
-                _ => {
-                    m.reset_child(n);
-                    return Status::Skipped;
-                }
-            }
-        }
-        m.state[i].a = 0;
-        Status::Success
+        tick_repeat_retry(m, n, d, Status::Success)
     }
 
     fn halt(m: &mut Machine, n: NodeId, _d: &Decorator) {
         m.state[n as usize].a = 0;
         m.decorator_halt(n);
     }
+}
+
+/// `repeat` and `retry`: tick the child again while it ends with `again_on` (success for
+/// repeat, failure for retry) and the count allows; the other outcome ends the loop. Retry
+/// reads its port again after each failure, as BehaviorTree.CPP does; repeat reads it once per
+/// tick (as `compiled::emit_repeat_retry` does).
+pub(super) fn tick_repeat_retry(m: &mut Machine, n: NodeId, d: &Decorator, again_on: Status) -> Status {
+    let count = d.value(0);
+    let i = n as usize;
+    let mut max = m.arg(count) as i32;
+    let mut again = m.state[i].a < max || max == -1;
+    m.set_status(n, Status::Running);
+    while again {
+        let c = m.child(n, 0);
+        let prev = m.status[c as usize];
+        match m.execute_tick(c) {
+            s if s == again_on => {
+                m.state[i].a += 1;
+                if again_on == Status::Failure {
+                    max = m.arg(count) as i32;
+                }
+                again = m.state[i].a < max || max == -1;
+                m.reset_child(n);
+                if prev == Status::Idle && again {
+                    m.woken = true;
+                    return Status::Running;
+                }
+            }
+            s @ (Status::Success | Status::Failure) => {
+                m.state[i].a = 0;
+                m.reset_child(n);
+                return s;
+            }
+            Status::Running => return Status::Running,
+            _ => {
+                m.reset_child(n);
+                return Status::Skipped;
+            }
+        }
+    }
+    m.state[i].a = 0;
+    again_on
 }
 
 /// The same steps, compiled.

@@ -9,45 +9,11 @@ pub(crate) struct Node;
 
 impl Family for Node {
     fn tick(m: &mut Machine, n: NodeId, d: &Decorator) -> Status {
-        let attempts = d.value(0);
-        let i = n as usize;
-        let mut max = m.arg(attempts) as i32;
-        let mut again = m.state[i].a < max || max == -1;
-        m.set_status(n, Status::Running);
-        while again {
-            let c = m.child(n, 0);
-            let prev = m.status[c as usize];
-            match m.execute_tick(c) {
-                Status::Success => {
-                    m.state[i].a = 0;
-                    m.reset_child(n);
-                    return Status::Success;
-                }
-                Status::Failure => {
-                    m.state[i].a += 1;
-                    // BehaviorTree.CPP reads the port again here.
-                    max = m.arg(attempts) as i32;
-                    again = m.state[i].a < max || max == -1;
-                    m.reset_child(n);
-                    if prev == Status::Idle && again {
-                        m.woken = true;
-                        return Status::Running;
-                    }
-                }
-                Status::Running => return Status::Running,
-                _ => {
-                    m.reset_child(n);
-                    return Status::Skipped;
-                }
-            }
-        }
-        m.state[i].a = 0;
-        Status::Failure
+        super::repeat::tick_repeat_retry(m, n, d, Status::Failure)
     }
 
-    fn halt(m: &mut Machine, n: NodeId, _d: &Decorator) {
-        m.state[n as usize].a = 0;
-        m.decorator_halt(n);
+    fn halt(m: &mut Machine, n: NodeId, d: &Decorator) {
+        <super::repeat::Node as Family>::halt(m, n, d);
     }
 }
 
